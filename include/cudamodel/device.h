@@ -1,0 +1,168 @@
+/**
+ * @file device.h
+ * @brief Devices, versions and architectures: what the GPU is, what it allows, and whether this
+ *        library's kernels can run on it.
+ *
+ * The limits here are the ones launch validation uses. The architecture functions answer the
+ * question behind "no kernel image is available for execution on the device" before any launch:
+ * this build of the library carries machine code (SASS) for some architectures and PTX for
+ * others; a device runs native code when a SASS build of its major version and an equal or
+ * lower minor version exists, runs through PTX JIT when only PTX of an equal or lower version
+ * exists, and cannot run the library's kernels otherwise.
+ *
+ * Threading: every function is thread-safe. No function leaves the caller's current device
+ * (cudaSetDevice) changed.
+ */
+#ifndef CUDAMODEL_DEVICE_H
+#define CUDAMODEL_DEVICE_H
+
+#include <stddef.h>
+
+#include <cudamodel/export.h>
+#include <cudamodel/status.h>
+
+CM_EXTERN_C_BEGIN
+
+/** @brief The limits and identity of a GPU (or of a built-in target description). */
+typedef struct cm_device_limits {
+    char name[256];                     /**< e.g. "NVIDIA H200" */
+    int ordinal;                        /**< device ordinal, -1 for a target description */
+    int cc_major;                       /**< compute capability, e.g. 9 */
+    int cc_minor;                       /**< e.g. 0 */
+    int multiprocessor_count;           /**< SMs */
+    int warp_size;                      /**< 32 on every NVIDIA GPU so far */
+    int max_threads_per_block;          /**< 1024 */
+    int max_block_dim[3];               /**< x, y, z: 1024, 1024, 64 */
+    int max_grid_dim[3];                /**< x, y, z: 2^31-1, 65535, 65535 */
+    size_t shared_mem_per_block;        /**< default per-block limit (48 KiB) */
+    size_t shared_mem_per_block_optin;  /**< limit after cudaFuncSetAttribute opt-in */
+    size_t shared_mem_per_multiprocessor;
+    size_t reserved_shared_mem_per_block; /**< used by the system per block */
+    int regs_per_block;                 /**< 32-bit registers available to one block */
+    int regs_per_multiprocessor;
+    int max_threads_per_multiprocessor;
+    int max_blocks_per_multiprocessor;
+    size_t l2_cache_bytes;
+    size_t total_global_mem;            /**< bytes of device memory */
+    int cluster_launch;                 /**< 1 when thread-block clusters are supported (sm_90+) */
+    char pci_bus_id[32];                /**< "0000:3b:00.0", "" for a target description */
+} cm_device_limits_t;
+
+/**
+ * @brief Number of CUDA devices visible to this process.
+ * @param[out] count  set to the number of devices (0 on any failure).
+ * @return CM_OK;
+ *         CM_ERROR_NO_DRIVER when no NVIDIA driver is installed (what cudart calls
+ *         "CUDA driver version is insufficient" on such a machine);
+ *         CM_ERROR_DRIVER_TOO_OLD when the driver is older than the runtime;
+ *         CM_ERROR_NO_DEVICE when the driver sees no device (the hint names CUDA_VISIBLE_DEVICES
+ *         when it is set); CM_ERROR_INVALID_ARGUMENT when count is NULL.
+ * Thread-safe.
+ */
+CM_API cm_status_t cm_device_count(int *count);
+
+/**
+ * @brief The limits and identity of a device, from cudaGetDeviceProperties.
+ * @param[in]  ordinal  device ordinal, 0 .. count-1.
+ * @param[out] out      filled on success; left unchanged on failure.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL out or an ordinal out of range (the
+ *         message names the count); the statuses of cm_device_count(); CM_ERROR_CONTEXT_LOST.
+ * Thread-safe.
+ */
+CM_API cm_status_t cm_device_get_limits(int ordinal, cm_device_limits_t *out);
+
+/**
+ * @brief Free and total device memory of a device (cudaMemGetInfo), bytes.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL pointers or a bad ordinal; CUDA failures
+ *         as recorded by the error layer. Creates the device's primary context if needed.
+ */
+CM_API cm_status_t cm_device_memory_info(int ordinal, size_t *free_bytes, size_t *total_bytes);
+
+/**
+ * @brief Version of the installed driver as CUDA encodes it (1000*major + 10*minor).
+ * @param[out] version  0 when no driver is installed (that is not an error here).
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT when version is NULL.
+ */
+CM_API cm_status_t cm_driver_version(int *version);
+
+/**
+ * @brief Version of the CUDA runtime loaded into this process (1000*major + 10*minor).
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT when version is NULL.
+ */
+CM_API cm_status_t cm_runtime_version(int *version);
+
+/** @brief Version of the CUDA runtime headers the library was compiled against (CUDART_VERSION). */
+CM_API int cm_runtime_version_built(void);
+
+/** @brief Most architectures an architecture list holds. */
+#define CM_ARCH_LIST_MAX 32
+
+/** @brief A set of architectures with code in a binary: machine code (SASS) and PTX. */
+typedef struct cm_arch_list {
+    int sass[CM_ARCH_LIST_MAX];     /**< 10*major + minor for each SASS build, e.g. 90 */
+    int sass_specific[CM_ARCH_LIST_MAX]; /**< 1 when that SASS is arch-specific (sm_90a): exact match only */
+    int n_sass;
+    int ptx[CM_ARCH_LIST_MAX];      /**< 10*major + minor for each PTX build, e.g. 120 */
+    int n_ptx;
+} cm_arch_list_t;
+
+/**
+ * @brief Parse a CMake CUDA_ARCHITECTURES list ("75-real;90a-real;120") into an arch list.
+ *
+ * "XY-real" adds SASS, "XY-virtual" adds PTX, a bare "XY" adds both (CMake's rule).
+ * Suffixes "a" (arch-specific) and "f" (family) are understood.
+ *
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments, an empty list, an entry that is
+ *         not an architecture (the message quotes it) or more than CM_ARCH_LIST_MAX entries.
+ */
+CM_API cm_status_t cm_arch_list_parse(const char *cmake_list, cm_arch_list_t *out);
+
+/** @brief The architectures this build of the library carries (CMAKE_CUDA_ARCHITECTURES at build time). */
+CM_API const char *cm_build_cuda_architectures(void);
+
+/** @brief How a binary's kernels would run on a device. */
+typedef enum cm_image_kind {
+    CM_IMAGE_NONE = 0,     /**< no compatible SASS or PTX: "no kernel image is available" */
+    CM_IMAGE_PTX_JIT = 1,  /**< compiled from PTX by the driver at first use (slow start) */
+    CM_IMAGE_NATIVE = 2    /**< compatible machine code is in the binary */
+} cm_image_kind_t;
+
+/** @brief Short name of an image kind: "native", "PTX JIT", "none". */
+CM_API const char *cm_image_kind_name(cm_image_kind_t kind);
+
+/**
+ * @brief Predict how code from an arch list runs on a device of compute capability cc.
+ * @param[in]  archs  the binary's architectures (e.g. parsed cm_build_cuda_architectures()).
+ * @param[in]  cc     the device's 10*major + minor, e.g. 90.
+ * @param[out] used_arch  optional: the SASS or PTX arch that would be used, 0 for none.
+ * @return the kind; CM_IMAGE_NONE also for NULL archs or cc <= 0.
+ * Pure function: no CUDA call. Thread-safe.
+ */
+CM_API cm_image_kind_t cm_arch_image_for(const cm_arch_list_t *archs, int cc, int *used_arch);
+
+/** @brief What the runtime reports for one of the library's own kernels on a device. */
+typedef struct cm_kernel_image {
+    cm_image_kind_t predicted;  /**< from cm_build_cuda_architectures() and the device's cc */
+    int predicted_arch;         /**< the arch the prediction would use */
+    int cuda_error;             /**< cudaFuncGetAttributes result, 0 on success */
+    int binary_version;         /**< cudaFuncAttributes::binaryVersion (e.g. 90), 0 on error */
+    int ptx_version;            /**< cudaFuncAttributes::ptxVersion, 0 on error */
+    int launch_ok;              /**< 1 when a probe kernel ran and wrote its expected result */
+} cm_kernel_image_t;
+
+/**
+ * @brief Check for real that the library's kernels have an image for a device: ask
+ *        cudaFuncGetAttributes about a library kernel and launch it once on a 1-element buffer.
+ * @param[in]  ordinal  device ordinal.
+ * @param[out] out      the prediction and what the runtime said.
+ * @return CM_OK when the kernel ran; CM_ERROR_NO_KERNEL_IMAGE (with the rebuild flag in the
+ *         hint) when the runtime has no image for the device; other statuses as recorded.
+ */
+CM_API cm_status_t cm_device_check_kernel_image(int ordinal, cm_kernel_image_t *out);
+
+/** @brief Write "sm_XY" for a 10*major + minor value into buf (at least 12 bytes). Returns buf. */
+CM_API char *cm_arch_name(int cc, char *buf, size_t size);
+
+CM_EXTERN_C_END
+
+#endif /* CUDAMODEL_DEVICE_H */

@@ -1,0 +1,51 @@
+#include "cm_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cudamodel/status.h>
+
+bool cm_test_gpu_required(void) {
+    const char *v = getenv("CUDAMODEL_REQUIRE_GPU");
+    return v != NULL && strcmp(v, "1") == 0;
+}
+
+bool cm_test_have_gpu(char *reason, size_t size) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        snprintf(reason, size, "cudaGetDeviceCount: %s (%s)", cudaGetErrorName(err),
+                 cudaGetErrorString(err));
+        (void)cudaGetLastError();
+        return false;
+    }
+    if (count == 0) {
+        snprintf(reason, size, "no CUDA device visible");
+        return false;
+    }
+    reason[0] = '\0';
+    return true;
+}
+
+void cm_test_assert_ok(int status, const char *expr, const char *file, int line) {
+    if (status != CM_OK) {
+        char report[2048];
+        cm_error_format(NULL, report, sizeof report);
+        print_error("%s returned %s\n%s\n", expr, cm_status_name((cm_status_t)status), report);
+        _fail(file, line);
+    }
+}
+
+void cm_test_assert_status(int status, int expected, const char *expr, const char *file, int line) {
+    if (status != expected) {
+        char report[2048];
+        cm_error_format(NULL, report, sizeof report);
+        print_error("%s returned %s, expected %s\n%s\n", expr,
+                    cm_status_name((cm_status_t)status), cm_status_name((cm_status_t)expected),
+                    report);
+        _fail(file, line);
+    }
+}

@@ -1,0 +1,46 @@
+/*
+ * Shared helpers for the CMocka tests.
+ *
+ * GPU tests call CM_REQUIRE_GPU() first thing in the test body (never in a setup function,
+ * where cmocka 1.1.5 counts a skip as a failure). Without a usable GPU the test is skipped with
+ * the reason, unless CUDAMODEL_REQUIRE_GPU=1 (set by scripts/gpu-check.sh), where a missing
+ * GPU fails the test: on the GPU machine nothing may pass by skipping.
+ */
+#ifndef CM_TEST_H
+#define CM_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+/** true when cudaGetDeviceCount() reports at least one device; else reason says why. */
+bool cm_test_have_gpu(char *reason, size_t size);
+
+/** true when CUDAMODEL_REQUIRE_GPU=1: skips are failures. */
+bool cm_test_gpu_required(void);
+
+#define CM_REQUIRE_GPU()                                                                     \
+    do {                                                                                     \
+        char cm__reason_[512];                                                               \
+        if (!cm_test_have_gpu(cm__reason_, sizeof cm__reason_)) {                            \
+            if (cm_test_gpu_required())                                                      \
+                fail_msg("no usable GPU (%s) but CUDAMODEL_REQUIRE_GPU=1", cm__reason_);     \
+            print_message("skipping: this test needs a GPU: %s\n", cm__reason_);             \
+            skip();                                                                          \
+        }                                                                                    \
+    } while (0)
+
+/** Assert a libcudamodel call returned CM_OK; on failure print the library's own report. */
+#define CM_ASSERT_OK(expr) cm_test_assert_ok((expr), #expr, __FILE__, __LINE__)
+void cm_test_assert_ok(int status, const char *expr, const char *file, int line);
+
+/** Assert a call returned the expected status; print the detail when it did not. */
+#define CM_ASSERT_STATUS(expr, expected)                                                     \
+    cm_test_assert_status((expr), (expected), #expr, __FILE__, __LINE__)
+void cm_test_assert_status(int status, int expected, const char *expr, const char *file, int line);
+
+#endif /* CM_TEST_H */
