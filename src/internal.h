@@ -68,6 +68,9 @@ extern cm__hooks_t cm__hooks;
 /** Forget every recorded sticky error (tests only; a real lost context never comes back). */
 void cm__context_reset_for_tests(void);
 
+/** Forget every cached kernel attribute and device limit of cm_launch (tests only). */
+void cm__launch_cache_reset_for_tests(void);
+
 /** Re-read CUDAMODEL_SYNC from the environment (tests only). */
 void cm__sync_mode_reload_for_tests(void);
 

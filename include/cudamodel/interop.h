@@ -33,6 +33,7 @@
 
 #include <cudamodel/device.h>
 #include <cudamodel/export.h>
+#include <cudamodel/launch.h>
 #include <cudamodel/status.h>
 
 CM_EXTERN_C_BEGIN
@@ -90,6 +91,25 @@ CM_API cm_status_t cm_check_launch(const char *kernel_name, const char *file, in
  */
 CM_API cm_status_t cm_device_limits_from_props(const struct cudaDeviceProp *props, int ordinal,
                                                cm_device_limits_t *out);
+
+/**
+ * @brief Fill our kernel attributes from CUDA's (what cm_kernel_attrs_get() does).
+ * @param[in]  attr  from cudaFuncGetAttributes; not modified.
+ * @param[in]  name  the kernel's name for messages, or NULL.
+ * @param[out] out   filled on success.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL attr or out.
+ */
+CM_API cm_status_t cm_kernel_attrs_from_cuda(const struct cudaFuncAttributes *attr, const char *name,
+                                             cm_kernel_attrs_t *out);
+
+/**
+ * @brief cm_launch_at() on a CUDA stream of the application's own (0: the legacy default
+ *        stream; cfg->stream must be NULL). Same checks, cache and debug mode as cm_launch().
+ * @return the statuses of cm_launch().
+ */
+CM_API cm_status_t cm_launch_on_cuda_stream(const void *kernel, const cm_launch_config_t *cfg,
+                                            void **args, cudaStream_t stream, const char *file,
+                                            int line);
 
 /** @brief Run a CUDA runtime call; on failure record the detail and return its status. */
 #define CM_CUDA_TRY(call)                                                                   \
