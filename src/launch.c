@@ -133,7 +133,10 @@ cm_status_t cm_occupancy_compute(const cm_device_limits_t *limits, const cm_kern
     CM__REQUIRE(limits != NULL && kernel != NULL && out != NULL,
                 "pass device or target limits, kernel attributes and an output",
                 "limits, kernel or out is NULL");
-    CM__REQUIRE(threads_per_block > 0, "use 1 to 1024 threads per block", "block size is 0");
+    CM__REQUIRE(threads_per_block > 0 && threads_per_block <= (unsigned)limits->max_threads_per_block,
+                "use 1 to 1024 threads per block",
+                "block of %u threads; %s allows 1 to %d", threads_per_block, limits->name,
+                limits->max_threads_per_block);
     cudaOccDeviceProp p;
     cudaOccFuncAttributes a;
     cudaOccDeviceState st;
