@@ -33,6 +33,9 @@ cm_status_t cm__fail(cm_status_t status, int device, const char *file, int line,
 #define CM__FAIL(status, device, hint, ...)                                                  \
     cm__fail((status), (device), __FILE__, __LINE__, __func__, (hint), __VA_ARGS__)
 
+/** Point the calling thread's last failure at file:line (a public entry point's caller). */
+void cm__error_set_location(const char *file, int line);
+
 /** Return CM_ERROR_INVALID_ARGUMENT with a message when cond is false. */
 #define CM__REQUIRE(cond, hint, ...)                                                         \
     do {                                                                                     \

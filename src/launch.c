@@ -158,6 +158,12 @@ cm_status_t cm_occupancy_compute(const cm_device_limits_t *limits, const cm_kern
     }
     cm_occupancy_t o;
     memset(&o, 0, sizeof o);
+    if (kernel->max_threads_per_block > 0 && threads_per_block > (unsigned)kernel->max_threads_per_block) {
+        /* cuda_occupancy.h checks only the device's maximum; such a block cannot launch at all */
+        r.activeBlocksPerMultiprocessor = 0;
+        r.limitingFactors = OCC_LIMIT_WARPS;
+        r.blockLimitWarps = 0;
+    }
     int warps_per_block = (int)((threads_per_block + (unsigned)limits->warp_size - 1) /
                                 (unsigned)limits->warp_size);
     o.active_blocks_per_sm = r.activeBlocksPerMultiprocessor;
@@ -597,8 +603,8 @@ static cm_status_t cm__current_device(int *device) {
 
 /* ------------------------------------------------------------------ launch */
 
-static cm_status_t cm__launch(const void *kernel, const cm_launch_config_t *cfg, void **args,
-                              cudaStream_t stream, const char *file, int line) {
+static cm_status_t cm__launch_checked(const void *kernel, const cm_launch_config_t *cfg, void **args,
+                                      cudaStream_t stream, const char *file, int line) {
     CM__REQUIRE(kernel != NULL && cfg != NULL, "pass a __global__ function and a configuration",
                 "kernel or cfg is NULL");
     if (cfg->stream != NULL) {
@@ -643,6 +649,14 @@ static cm_status_t cm__launch(const void *kernel, const cm_launch_config_t *cfg,
     }
     cudaError_t err = cudaLaunchKernelExC(&lc, kernel, args);
     if (err == cudaSuccess && !cm_sync_mode()) return CM_OK; /* the fast path */
+    if (err == cudaErrorInvalidValue || err == cudaErrorInvalidConfiguration ||
+        err == cudaErrorLaunchOutOfResources) {
+        /* CUDA refused what the cached attributes allowed (a limit lowered with
+         * cudaFuncSetAttribute since): look again, and name the broken rule if there is one */
+        (void)cudaGetLastError();
+        CM_TRY(cm__kernel_info(kernel, device, 1, &attrs, &limits));
+        CM_TRY(cm_launch_config_validate(cfg, &limits, &attrs));
+    }
 
     char what[CM_ERROR_CALL_MAX];
     snprintf(what, sizeof what, "%.100s<<<(%u,%u,%u), (%u,%u,%u)>>>",
@@ -654,6 +668,14 @@ static cm_status_t cm__launch(const void *kernel, const cm_launch_config_t *cfg,
         return cm_record_cuda_error(err, call, file, line);
     }
     return cm_check_launch(what, file, line);
+}
+
+/* cm__launch_checked, with failures found before the launch reported at the caller's file:line */
+static cm_status_t cm__launch(const void *kernel, const cm_launch_config_t *cfg, void **args,
+                              cudaStream_t stream, const char *file, int line) {
+    cm_status_t s = cm__launch_checked(kernel, cfg, args, stream, file, line);
+    if (s != CM_OK && s != CM_ERROR_CONTEXT_LOST && file != NULL) cm__error_set_location(file, line);
+    return s;
 }
 
 cm_status_t cm_launch_at(const void *kernel, const cm_launch_config_t *cfg, void **args,

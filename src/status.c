@@ -110,6 +110,11 @@ cm_status_t cm__fail(cm_status_t status, int device, const char *file, int line,
     return status;
 }
 
+void cm__error_set_location(const char *file, int line) {
+    cm__strlcpy(cm__tls_error.file, file, sizeof cm__tls_error.file);
+    cm__tls_error.line = line;
+}
+
 size_t cm_error_format(const cm_error_t *e, char *buf, size_t size) {
     if (e == NULL) e = cm_last_error();
     if (buf == NULL) size = 0;
