@@ -145,7 +145,8 @@ t0=$SECONDS
 rc=0
 CUDAMODEL_REQUIRE_GPU=1 ctest --test-dir "$bdir" --output-on-failure --no-tests=error \
     --parallel "$jobs" >"$log_tests" 2>&1 || rc=$?
-line="$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log_tests" | tail -n 1)"
+# ctest 3.x: "N% tests passed, M tests failed out of K"; ctest 4 when all pass: "100% tests passed out of K"
+line="$(grep -E '^[0-9]+% tests passed(, [0-9]+ tests? failed)? out of [0-9]+' "$log_tests" | tail -n 1)"
 n_skipped="$(grep -cE '\(Skipped\)[[:space:]]*$' "$log_tests" || true)"
 grep -E '^[0-9]+% tests passed|\(Failed\)|\(Skipped\)|\(Timeout\)|Not Run|Total Test time' "$log_tests"
 if [ "$rc" -eq 0 ] && [ "$n_skipped" -eq 0 ] && [ -n "$line" ]; then

@@ -56,14 +56,16 @@ status=0
 # Skipped tests count as passed in ctest's line; they are listed as "(Skipped)" below it.
 account_ctest() {
     local label="$1" log="$2" line n_total n_failed n_skipped
-    line="$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)"
+    # ctest 3.x: "N% tests passed, M tests failed out of K"; ctest 4 when all pass: "100% tests passed out of K"
+    line="$(grep -E '^[0-9]+% tests passed(, [0-9]+ tests? failed)? out of [0-9]+' "$log" | tail -n 1 || true)"
     if [ -z "$line" ]; then
         ctest_lines+=("$label: (no ctest summary line)")
         return
     fi
     ctest_lines+=("$label: $line")
-    n_failed="$(sed -E 's/^[0-9]+% tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")"
-    n_total="$(sed -E 's/^[0-9]+% tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")"
+    n_failed=0
+    if [[ "$line" =~ ,\ ([0-9]+)\ tests?\ failed ]]; then n_failed="${BASH_REMATCH[1]}"; fi
+    n_total="$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")"
     n_skipped="$(grep -cE '\(Skipped\)[[:space:]]*$' "$log" || true)"
     total_failed=$((total_failed + n_failed))
     total_skipped=$((total_skipped + n_skipped))
