@@ -42,7 +42,7 @@ CM_EXTERN_C_BEGIN
 #define CM_DIAG_MAX_CHECKS 64
 /** @brief Capacity of a message, a fix and other short texts, NUL included. */
 #define CM_DIAG_TEXT_MAX 512
-/** @brief Capacity of a path or an environment variable's value, NUL included (longer ones are cut). */
+/** @brief Capacity of a path or an environment variable's value, NUL included (longer: cut). */
 #define CM_DIAG_PATH_MAX 1024
 
 /** @brief Exit codes of cudamodel-doctor; see the file comment. */
@@ -104,9 +104,10 @@ typedef struct cm_diag_inputs {
     bool cuda_home_exists;                 /**< CUDA_HOME is set and names a directory */
     bool cuda_path_exists;                 /**< CUDA_PATH is set and names a directory */
     char nvcc_path[CM_DIAG_PATH_MAX];      /**< first nvcc on PATH, "" when none */
-    int nvcc_version;                      /**< 1000*major + 10*minor from `nvcc --version`, 0 if unknown */
-    bool wsl;                              /**< running under WSL2 (/proc/version says "microsoft" or
-                                                "WSL", or /dev/dxg exists) */
+    int nvcc_version;                      /**< 1000*major + 10*minor from `nvcc --version`,
+                                                0 if unknown */
+    bool wsl;                              /**< running under WSL2 (/proc/version says
+                                                "microsoft" or "WSL", or /dev/dxg exists) */
 } cm_diag_inputs_t;
 
 /** @brief Verdict of one check, ordered by severity. */
@@ -120,7 +121,7 @@ typedef enum cm_diag_verdict {
 typedef struct cm_diag_check {
     char id[48];                       /**< stable identifier, e.g. "driver", "device0.image" */
     cm_diag_verdict_t verdict;         /**< ok, warning or error */
-    int exit_code;                     /**< the CM_DIAG_EXIT_* this check implies (0 unless error) */
+    int exit_code;                     /**< the CM_DIAG_EXIT_* it implies (0 unless an error) */
     char message[CM_DIAG_TEXT_MAX];    /**< what was found, with the numbers */
     char fix[CM_DIAG_TEXT_MAX];        /**< how to fix it, "" when nothing to fix */
 } cm_diag_check_t;

@@ -1,0 +1,354 @@
+#!/usr/bin/env bash
+# The one-call GPU check: build, test (nothing may skip), sanitize, diagnose, run the examples
+# and the benchmarks on a machine with an NVIDIA GPU, then print a summary table.
+#
+#   scripts/fetch-deps.sh                 # first, on a machine with network: CMocka -> .deps/debs
+#   bash scripts/gpu-check.sh             # on the GPU machine, from the repository root
+#                                         # (device tool: carry [".deps"])
+#
+# Stages (every stage runs even when an earlier one failed, so the table is complete):
+#   build       configure build-gpu/ (Release, CUDA architectures CUDAMODEL_CUDA_ARCHITECTURES,
+#               default 90 = H200) and build with every core
+#   tests       every ctest test with CUDAMODEL_REQUIRE_GPU=1: a GPU test that would skip fails
+#   sanitizer   each GPU test executable (label gpu, not label faulting) under
+#               compute-sanitizer --tool memcheck --error-exitcode 1 --report-api-errors no
+#               (the tests provoke failing CUDA calls on purpose, e.g. an out-of-memory
+#               cudaMalloc; memcheck still fails the run on any bad device memory access)
+#   doctor      build-gpu/tools/cudamodel-doctor, text and --json: must exit 0
+#   examples    every program in build-gpu/examples: must exit 0
+#   bench       every build-gpu/bench/bench_* (none built yet is not a failure), with
+#               CM_BENCH_COMMIT=<git describe> and CM_BENCH_RESULTS=$OUT/h200.jsonl when OUT is set
+# Full logs go to ${OUT:-/tmp}/gpu-check-<stage>.log (6 logs, plus h200.jsonl from the benchmarks).
+# The last lines printed are the summary table; the exit status is non-zero when a stage failed.
+#
+# CMocka comes from .deps/debs/*.deb (unpacked with dpkg -x into .deps/root, nothing installed
+# system-wide) when the machine has none; pkg-config likewise when it has none.
+#
+# Environment:
+#   CUDAMODEL_CUDA_ARCHITECTURES  architectures to build (CMake syntax), default 90
+#   CM_BENCH_COMMIT               overrides the recorded commit (git describe --always --dirty)
+#   CM_GPU_CHECK_TIMEOUT          seconds allowed to each example, benchmark or sanitized test
+#                                 (default 300)
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+root="$(pwd)"
+logdir="${OUT:-/tmp}"
+mkdir -p "$logdir"
+jobs="$(nproc 2>/dev/null || echo 4)"
+per_run_timeout="${CM_GPU_CHECK_TIMEOUT:-300}"
+bdir="$root/build-gpu"
+
+log_build="$logdir/gpu-check-build.log"
+log_tests="$logdir/gpu-check-tests.log"
+log_sanitizer="$logdir/gpu-check-sanitizer.log"
+log_doctor="$logdir/gpu-check-doctor.log"
+log_examples="$logdir/gpu-check-examples.log"
+log_bench="$logdir/gpu-check-bench.log"
+: >"$log_build"; : >"$log_tests"; : >"$log_sanitizer"; : >"$log_doctor"; : >"$log_examples"; : >"$log_bench"
+
+say() { printf '\n==> %s\n' "$*"; }
+# Print the end of a log to stdout (the full log is in $logdir).
+show_tail() { echo "--- last $2 lines of $1:"; tail -n "$2" "$1"; echo "---"; }
+
+declare -A stage_result stage_detail stage_seconds
+stages=(build tests sanitizer doctor examples bench)
+overall=0
+record() {  # record STAGE PASS|FAIL|N/A DETAIL SECONDS
+    stage_result[$1]="$2"; stage_detail[$1]="$3"; stage_seconds[$1]="$4"
+    [ "$2" = FAIL ] && overall=1
+    echo "[$1] $2: $3"
+}
+
+# ------------------------------------------------------------------ environment
+say "environment"
+command -v nvcc >/dev/null 2>&1 || export PATH="$PATH:/usr/local/cuda/bin"
+commit="${CM_BENCH_COMMIT:-$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)}"
+[ -n "$commit" ] || commit=unknown
+echo "commit: $commit"
+gpu_line=""
+if command -v nvidia-smi >/dev/null 2>&1; then
+    gpu_line="$(nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap \
+                --format=csv,noheader 2>/dev/null | head -n 1)"
+    [ -n "$gpu_line" ] || gpu_line="$(nvidia-smi -L 2>&1 | head -n 1)"
+fi
+gpu_line="${gpu_line:-nvidia-smi not available}"
+echo "nvidia-smi: $gpu_line"
+echo "nvcc: $(nvcc --version 2>/dev/null | grep -o 'release [0-9.]*' || echo 'not found')"
+echo "cmake: $(cmake --version 2>/dev/null | head -n 1)"
+echo "cores: $jobs; logs: $logdir"
+
+# CMocka (and pkg-config) from the carried Debian packages when the machine lacks them.
+have_cmocka() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists cmocka 2>/dev/null; }
+if ! have_cmocka; then
+    shopt -s nullglob
+    debs=("$root"/.deps/debs/*.deb)
+    shopt -u nullglob
+    if [ ${#debs[@]} -eq 0 ]; then
+        echo "no CMocka here and no .deps/debs/*.deb: run scripts/fetch-deps.sh where there is network" \
+             "and carry .deps (the build will fail)"
+    else
+        rm -rf "$root/.deps/root"
+        mkdir -p "$root/.deps/root"
+        for deb in "${debs[@]}"; do dpkg -x "$deb" "$root/.deps/root"; done
+        multiarch="$root/.deps/root/usr/lib/x86_64-linux-gnu"
+        if ! command -v pkg-config >/dev/null 2>&1 && [ -x "$root/.deps/root/usr/bin/pkgconf" ]; then
+            mkdir -p "$root/.deps/bin"
+            ln -sf "$root/.deps/root/usr/bin/pkgconf" "$root/.deps/bin/pkg-config"
+            export PATH="$PATH:$root/.deps/bin"
+            echo "pkg-config: using the carried pkgconf"
+        fi
+        export PKG_CONFIG_PATH="$multiarch/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+        # Their cmocka.pc says /usr: the sysroot makes its -I and -L point into .deps/root.
+        export PKG_CONFIG_SYSROOT_DIR="$root/.deps/root"
+        export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$multiarch"
+        if have_cmocka; then
+            echo "cmocka: $(pkg-config --modversion cmocka) from .deps ($(pkg-config --cflags --libs cmocka))"
+        else
+            echo "cmocka: still not found after unpacking .deps/debs (the build will fail)"
+        fi
+    fi
+else
+    echo "cmocka: $(pkg-config --modversion cmocka) (installed)"
+fi
+
+# ------------------------------------------------------------------ build
+say "build: build-gpu/ (CUDA architectures ${CUDAMODEL_CUDA_ARCHITECTURES:-90})"
+t0=$SECONDS
+gen_args=()
+if [ ! -f "$bdir/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then
+    gen_args=(-G Ninja)
+fi
+build_ok=1
+{
+    echo "commit: $commit"; echo "nvidia-smi: $gpu_line"
+    cmake -S "$root" -B "$bdir" "${gen_args[@]}" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CUDA_ARCHITECTURES="${CUDAMODEL_CUDA_ARCHITECTURES:-90}"
+} >>"$log_build" 2>&1 || build_ok=0
+if [ "$build_ok" -eq 1 ]; then
+    # Keep going past errors so every target that can be built is (later stages still run).
+    keep_going=(-k)
+    grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja' "$bdir/CMakeCache.txt" 2>/dev/null && keep_going=(-k 0)
+    cmake --build "$bdir" --parallel "$jobs" -- "${keep_going[@]}" >>"$log_build" 2>&1 || build_ok=0
+fi
+n_warnings="$(grep -c 'warning' "$log_build" || true)"
+if [ "$build_ok" -eq 1 ]; then
+    record build PASS "configured and built ($n_warnings warning lines)" $((SECONDS - t0))
+else
+    show_tail "$log_build" 60
+    record build FAIL "configure or build failed (see gpu-check-build.log)" $((SECONDS - t0))
+fi
+
+# ------------------------------------------------------------------ tests
+say "tests: ctest (all labels) with CUDAMODEL_REQUIRE_GPU=1"
+t0=$SECONDS
+rc=0
+CUDAMODEL_REQUIRE_GPU=1 ctest --test-dir "$bdir" --output-on-failure --no-tests=error \
+    --parallel "$jobs" >"$log_tests" 2>&1 || rc=$?
+# ctest 3.x: "N% tests passed, M tests failed out of K"; ctest 4 when all pass: "100% tests passed out of K"
+line="$(grep -E '^[0-9]+% tests passed(, [0-9]+ tests? failed)? out of [0-9]+' "$log_tests" | tail -n 1)"
+n_skipped="$(grep -cE '\(Skipped\)[[:space:]]*$' "$log_tests" || true)"
+grep -E '^[0-9]+% tests passed|\(Failed\)|\(Skipped\)|\(Timeout\)|Not Run|Total Test time' "$log_tests"
+if [ "$rc" -eq 0 ] && [ "$n_skipped" -eq 0 ] && [ -n "$line" ]; then
+    record tests PASS "$line" $((SECONDS - t0))
+else
+    show_tail "$log_tests" 80
+    record tests FAIL "${line:-no ctest summary} (exit $rc, $n_skipped skipped)" $((SECONDS - t0))
+fi
+
+# ------------------------------------------------------------------ sanitizer
+say "sanitizer: GPU tests (label gpu, not faulting) under compute-sanitizer memcheck"
+t0=$SECONDS
+sanitizer="$(command -v compute-sanitizer || true)"
+for cand in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer \
+            /opt/nvidia/compute-sanitizer/compute-sanitizer; do
+    [ -z "$sanitizer" ] && [ -x "$cand" ] && sanitizer="$cand"
+done
+# The test executables, from ctest itself (name -> command), so the list follows the labels.
+gpu_tests=()
+if command -v python3 >/dev/null 2>&1; then
+    mapfile -t gpu_tests < <(ctest --test-dir "$bdir" -L gpu -LE faulting --show-only=json-v1 2>/dev/null |
+        python3 -c 'import json,sys
+try:
+    d = json.load(sys.stdin)
+except Exception:
+    sys.exit(0)
+for t in d.get("tests", []):
+    cmd = t.get("command") or []
+    if cmd: print(cmd[0])')
+fi
+if [ ${#gpu_tests[@]} -eq 0 ]; then
+    # Fallback: names from ctest -N; each test is an executable of that name in build-gpu/tests.
+    while read -r name; do
+        [ -n "$name" ] && gpu_tests+=("$bdir/tests/$name")
+    done < <(ctest --test-dir "$bdir" -N -L gpu -LE faulting 2>/dev/null |
+             sed -n 's/^ *Test *#[0-9]*: *\([^ ]*\).*/\1/p')
+fi
+san_pass=0 san_fail=0 san_unsupported=0 san_failed_names=()
+# A canary first: memcheck must catch a planted out-of-bounds write, or a clean run proves nothing.
+canary_ok=0
+if [ -n "$sanitizer" ]; then
+    cdir="$(mktemp -d)"
+    cat >"$cdir/canary.cu" <<'EOF_CANARY'
+#include <cuda_runtime.h>
+__global__ void write_past_end(int *p) { p[threadIdx.x + 64] = 1; }
+int main(void) {
+    int *d = 0;
+    if (cudaMalloc((void **)&d, sizeof(int)) != cudaSuccess) return 3;
+    write_past_end<<<1, 1>>>(d);
+    cudaDeviceSynchronize();
+    cudaFree(d);
+    return 0;
+}
+EOF_CANARY
+    if nvcc -cudart shared -o "$cdir/canary" "$cdir/canary.cu" >>"$log_sanitizer" 2>&1; then
+        echo "===== canary (a planted out-of-bounds write: memcheck must report it)" >>"$log_sanitizer"
+        "$sanitizer" --tool memcheck --error-exitcode 1 "$cdir/canary" >"$cdir/out" 2>&1
+        crc=$?
+        cat "$cdir/out" >>"$log_sanitizer"
+        if [ "$crc" -eq 1 ] && grep -q 'Invalid __global__ write' "$cdir/out"; then
+            canary_ok=1; echo "  canary: memcheck caught the planted out-of-bounds write"
+        else
+            echo "  canary: memcheck did NOT report the planted out-of-bounds write (exit $crc)"
+            grep -m 5 '=========' "$cdir/out"
+        fi
+    else
+        echo "  canary: nvcc could not build it (see gpu-check-sanitizer.log)"
+    fi
+    rm -rf "$cdir"
+fi
+if [ -z "$sanitizer" ]; then
+    echo "compute-sanitizer not found" | tee -a "$log_sanitizer"
+    record sanitizer FAIL "compute-sanitizer not found" $((SECONDS - t0))
+elif [ ${#gpu_tests[@]} -eq 0 ]; then
+    echo "no GPU test executables found" | tee -a "$log_sanitizer"
+    record sanitizer FAIL "no GPU test executables found (label gpu)" $((SECONDS - t0))
+else
+    for exe in "${gpu_tests[@]}"; do
+        name="$(basename "$exe")"
+        echo "===== $name" >>"$log_sanitizer"
+        out="$(mktemp)"
+        rc=0
+        (cd "$(dirname "$exe")" && CM_TEST_TIER=gpu CUDAMODEL_REQUIRE_GPU=1 \
+            timeout "$per_run_timeout" "$sanitizer" --tool memcheck --error-exitcode 1 \
+                --report-api-errors no "$exe") \
+            >"$out" 2>&1 || rc=$?
+        cat "$out" >>"$log_sanitizer"
+        if [ "$rc" -eq 0 ]; then
+            san_pass=$((san_pass + 1)); echo "  $name: pass"
+        elif grep -q 'Device not supported' "$out"; then
+            san_unsupported=$((san_unsupported + 1)); echo "  $name: compute-sanitizer does not support this device"
+        else
+            san_fail=$((san_fail + 1)); san_failed_names+=("$name")
+            echo "  $name: FAILED (exit $rc)"; grep -E '=========|FAILED|\[  ERROR' "$out" | head -n 30
+        fi
+        rm -f "$out"
+    done
+    detail="$san_pass passed, $san_fail failed of ${#gpu_tests[@]} executables"
+    if [ "$canary_ok" -ne 1 ] && [ "$san_unsupported" -ne "${#gpu_tests[@]}" ]; then
+        record sanitizer FAIL "$detail; but memcheck missed the planted canary error" $((SECONDS - t0))
+    elif [ "$san_fail" -gt 0 ]; then
+        record sanitizer FAIL "$detail: ${san_failed_names[*]}" $((SECONDS - t0))
+    elif [ "$san_unsupported" -eq "${#gpu_tests[@]}" ]; then
+        # The tool itself refuses this machine's GPU (seen under gVisor): no verdict either way.
+        record sanitizer N/A "compute-sanitizer refused the device ('Device not supported') for all ${#gpu_tests[@]}" $((SECONDS - t0))
+    elif [ "$san_unsupported" -gt 0 ]; then
+        record sanitizer FAIL "$detail, $san_unsupported refused ('Device not supported')" $((SECONDS - t0))
+    else
+        record sanitizer PASS "$detail, memcheck clean" $((SECONDS - t0))
+    fi
+fi
+
+# ------------------------------------------------------------------ doctor
+say "doctor: build-gpu/tools/cudamodel-doctor (text, then --json)"
+t0=$SECONDS
+doctor="$bdir/tools/cudamodel-doctor"
+if [ -x "$doctor" ]; then
+    drc=0 jrc=0 json_ok=1
+    "$doctor" 2>&1 | tee -a "$log_doctor" || drc=$?
+    echo "(exit $drc)" | tee -a "$log_doctor"
+    json="$("$doctor" --json 2>>"$log_doctor")" || jrc=$?
+    printf '%s\n(exit %s)\n' "$json" "$jrc" >>"$log_doctor"
+    if command -v python3 >/dev/null 2>&1; then
+        printf '%s' "$json" | python3 -m json.tool >/dev/null 2>&1 || json_ok=0
+    fi
+    echo "--json: exit $jrc, $( [ "$json_ok" -eq 1 ] && echo 'valid JSON' || echo 'INVALID JSON'), ${#json} bytes"
+    if [ "$drc" -eq 0 ] && [ "$jrc" -eq 0 ] && [ "$json_ok" -eq 1 ]; then
+        record doctor PASS "exit 0, --json exit 0 and valid" $((SECONDS - t0))
+    else
+        record doctor FAIL "exit $drc, --json exit $jrc, json $( [ "$json_ok" -eq 1 ] && echo valid || echo invalid)" $((SECONDS - t0))
+    fi
+else
+    record doctor FAIL "$doctor was not built" $((SECONDS - t0))
+fi
+
+# ------------------------------------------------------------------ examples
+say "examples: every program in build-gpu/examples"
+t0=$SECONDS
+mapfile -t examples < <(find "$bdir/examples" -maxdepth 1 -type f -perm -u+x 2>/dev/null | sort)
+ex_pass=0 ex_fail=0 ex_failed_names=()
+for exe in "${examples[@]}"; do
+    name="$(basename "$exe")"
+    echo "===== $name" >>"$log_examples"
+    rc=0
+    (cd "$bdir/examples" && timeout "$per_run_timeout" "$exe") >>"$log_examples" 2>&1 || rc=$?
+    echo "(exit $rc)" >>"$log_examples"
+    if [ "$rc" -eq 0 ]; then
+        ex_pass=$((ex_pass + 1)); echo "  $name: pass"
+    else
+        ex_fail=$((ex_fail + 1)); ex_failed_names+=("$name"); echo "  $name: FAILED (exit $rc)"
+    fi
+done
+if [ ${#examples[@]} -eq 0 ]; then
+    record examples FAIL "no examples built" $((SECONDS - t0))
+elif [ "$ex_fail" -eq 0 ]; then
+    record examples PASS "$ex_pass of ${#examples[@]} exited 0" $((SECONDS - t0))
+else
+    show_tail "$log_examples" 40
+    record examples FAIL "$ex_fail of ${#examples[@]} failed: ${ex_failed_names[*]}" $((SECONDS - t0))
+fi
+
+# ------------------------------------------------------------------ bench
+say "bench: every build-gpu/bench/bench_*"
+t0=$SECONDS
+mapfile -t benches < <(find "$bdir/bench" -maxdepth 1 -type f -name 'bench_*' -perm -u+x 2>/dev/null | sort)
+bench_env=("CM_BENCH_COMMIT=$commit")
+[ -n "${OUT:-}" ] && bench_env+=("CM_BENCH_RESULTS=$OUT/h200.jsonl")
+b_pass=0 b_fail=0 b_failed_names=()
+for exe in "${benches[@]}"; do
+    name="$(basename "$exe")"
+    echo "===== $name" >>"$log_bench"
+    rc=0
+    (cd "$bdir/bench" && env "${bench_env[@]}" timeout "$per_run_timeout" "$exe") 2>&1 |
+        tee -a "$log_bench" || rc=$?
+    echo "(exit $rc)" >>"$log_bench"
+    if [ "$rc" -eq 0 ]; then
+        b_pass=$((b_pass + 1))
+    else
+        b_fail=$((b_fail + 1)); b_failed_names+=("$name"); echo "  $name: FAILED (exit $rc)"
+    fi
+done
+if [ ${#benches[@]} -eq 0 ]; then
+    echo "no benchmarks built" | tee -a "$log_bench"
+    record bench N/A "no benchmarks built" $((SECONDS - t0))
+elif [ "$b_fail" -eq 0 ]; then
+    record bench PASS "$b_pass of ${#benches[@]} ran${OUT:+; results in h200.jsonl}" $((SECONDS - t0))
+else
+    record bench FAIL "$b_fail of ${#benches[@]} failed: ${b_failed_names[*]}" $((SECONDS - t0))
+fi
+
+# ------------------------------------------------------------------ summary table (last)
+echo
+echo "==================== gpu-check summary ===================="
+echo "commit $commit | $gpu_line | archs ${CUDAMODEL_CUDA_ARCHITECTURES:-90}"
+printf '%-10s %-5s %6s  %s\n' stage result secs detail
+for s in "${stages[@]}"; do
+    printf '%-10s %-5s %6s  %s\n' "$s" "${stage_result[$s]:-FAIL}" "${stage_seconds[$s]:-0}" \
+        "${stage_detail[$s]:-stage did not run}"
+done
+if [ "$overall" -eq 0 ]; then
+    echo "gpu-check: PASS (logs in $logdir)"
+else
+    echo "gpu-check: FAIL (logs in $logdir)"
+fi
+exit "$overall"

@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Build libcudamodel and run the whole test suite, the way CI does (.ci/run runs exactly this).
+#
+#   scripts/test.sh
+#
+# Stages, in order (each later stage runs even when an earlier test stage failed, so one run
+# shows every problem; a failed build stops the stages that need it):
+#   1. dependencies   as scripts/quickstart.sh (scripts/deps.sh); as root valgrind is installed too
+#   2. build/         Release, every architecture of the project default (or
+#                     CUDAMODEL_CUDA_ARCHITECTURES), then `ctest --test-dir build` over all labels:
+#                     host tests, GPU tests (they skip themselves without a GPU), the doctor's CLI
+#                     tests and the install/packaging test
+#   3. build-asan/    Debug with CUDAMODEL_SANITIZE=ON (AddressSanitizer + UBSan), sm_75 only,
+#                     no examples; `ctest -L host -LE install`
+#   4. valgrind       memcheck (--leak-check=full --error-exitcode=1) over every host test
+#                     executable of build/, when valgrind is installed; tests/valgrind.supp is
+#                     used when it exists (none is needed today: without a driver libcudart
+#                     runs clean under memcheck)
+# The exit status is non-zero when any build or test failed. The last lines are a summary with
+# ctest's own summary lines and a "total: N passed, N failed, N skipped" line, which adds up
+# the ctest runs and the valgrind runs (a failed build counts as one failure).
+#
+# Environment:
+#   CUDAMODEL_CUDA_ARCHITECTURES  narrow build/'s CUDA architectures (CMake syntax, e.g. "90")
+#   CUDAMODEL_TEST_JOBS           parallel build and test jobs (default: nproc)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root="$(pwd)"
+# shellcheck source=scripts/deps.sh
+. scripts/deps.sh
+
+say() { printf '\n==> %s\n' "$*"; }
+
+say "checking build dependencies"
+if [ "$(id -u)" -eq 0 ]; then
+    cm_deps_ensure --optional valgrind:valgrind || exit 1
+else
+    cm_deps_ensure || exit 1
+fi
+
+jobs="${CUDAMODEL_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+# Unset, the project's default list applies, also in a build/ configured earlier with another.
+arch_args=(-UCMAKE_CUDA_ARCHITECTURES)
+if [ -n "${CUDAMODEL_CUDA_ARCHITECTURES:-}" ]; then
+    arch_args=("-DCMAKE_CUDA_ARCHITECTURES=${CUDAMODEL_CUDA_ARCHITECTURES}")
+fi
+
+# Summary bookkeeping.
+summary=()          # one line per stage
+ctest_lines=()      # ctest's own "N% tests passed, ..." lines
+total_passed=0 total_failed=0 total_skipped=0
+status=0
+
+# Read a ctest log: append its summary line and add its counts to the totals.
+# Skipped tests count as passed in ctest's line; they are listed as "(Skipped)" below it.
+account_ctest() {
+    local label="$1" log="$2" line n_total n_failed n_skipped
+    # ctest 3.x: "N% tests passed, M tests failed out of K"; ctest 4 when all pass: "100% tests passed out of K"
+    line="$(grep -E '^[0-9]+% tests passed(, [0-9]+ tests? failed)? out of [0-9]+' "$log" | tail -n 1 || true)"
+    if [ -z "$line" ]; then
+        ctest_lines+=("$label: (no ctest summary line)")
+        return
+    fi
+    ctest_lines+=("$label: $line")
+    n_failed=0
+    if [[ "$line" =~ ,\ ([0-9]+)\ tests?\ failed ]]; then n_failed="${BASH_REMATCH[1]}"; fi
+    n_total="$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")"
+    n_skipped="$(grep -cE '\(Skipped\)[[:space:]]*$' "$log" || true)"
+    total_failed=$((total_failed + n_failed))
+    total_skipped=$((total_skipped + n_skipped))
+    total_passed=$((total_passed + n_total - n_failed - n_skipped))
+}
+
+# ------------------------------------------------------------------ build/ and its tests
+build_ok=1
+say "configuring build/ (Release${CUDAMODEL_CUDA_ARCHITECTURES:+, CUDA architectures $CUDAMODEL_CUDA_ARCHITECTURES})"
+if cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${arch_args[@]}" &&
+   say "building build/ with $jobs jobs" &&
+   cmake --build build --parallel "$jobs"; then
+    summary+=("build/       build          PASS")
+else
+    build_ok=0
+    status=1
+    total_failed=$((total_failed + 1))
+    summary+=("build/       build          FAIL")
+fi
+
+if [ "$build_ok" -eq 1 ]; then
+    say "ctest --test-dir build (all labels; GPU tests skip themselves without a GPU)"
+    rc=0
+    ctest --test-dir build --output-on-failure --no-tests=error --parallel "$jobs" 2>&1 |
+        tee build/ctest-all.log || rc=$?
+    account_ctest "build/ ctest (all labels)" build/ctest-all.log
+    if [ "$rc" -eq 0 ]; then
+        summary+=("build/       ctest          PASS")
+    else
+        status=1
+        summary+=("build/       ctest          FAIL (exit $rc)")
+    fi
+fi
+
+# ------------------------------------------------------------------ build-asan/
+say "configuring build-asan/ (Debug, CUDAMODEL_SANITIZE=ON, sm_75 only, no examples)"
+asan_ok=1
+if cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCUDAMODEL_SANITIZE=ON \
+        -DCUDAMODEL_BUILD_EXAMPLES=OFF -DCMAKE_CUDA_ARCHITECTURES=75 &&
+   say "building build-asan/ with $jobs jobs" &&
+   cmake --build build-asan --parallel "$jobs"; then
+    summary+=("build-asan/  build          PASS")
+else
+    asan_ok=0
+    status=1
+    total_failed=$((total_failed + 1))
+    summary+=("build-asan/  build          FAIL")
+fi
+
+if [ "$asan_ok" -eq 1 ]; then
+    say "ctest --test-dir build-asan -L host -LE install (AddressSanitizer + UBSan)"
+    # protect_shadow_gap=0: the CUDA runtime maps memory where ASan's shadow gap would be.
+    asan_env=(
+        "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:abort_on_error=0:${ASAN_OPTIONS:-}"
+        "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
+    )
+    if [ -f tests/lsan.supp ]; then
+        asan_env+=("LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}")
+    fi
+    rc=0
+    env "${asan_env[@]}" ctest --test-dir build-asan -L host -LE install --output-on-failure \
+        --no-tests=error --parallel "$jobs" 2>&1 | tee build-asan/ctest-host.log || rc=$?
+    account_ctest "build-asan/ ctest -L host" build-asan/ctest-host.log
+    if [ "$rc" -eq 0 ]; then
+        summary+=("build-asan/  ctest -L host  PASS")
+    else
+        status=1
+        summary+=("build-asan/  ctest -L host  FAIL (exit $rc)")
+    fi
+fi
+
+# ------------------------------------------------------------------ valgrind over build/
+if [ "$build_ok" -eq 1 ] && command -v valgrind >/dev/null 2>&1; then
+    say "valgrind --leak-check=full over the host test executables of build/"
+    vg_dir=build/valgrind
+    rm -rf "$vg_dir"
+    mkdir -p "$vg_dir"
+    vg_args=(--leak-check=full --error-exitcode=1 --errors-for-leak-kinds=definite,possible
+             --track-origins=yes --num-callers=30)
+    if [ -f tests/valgrind.supp ]; then
+        vg_args+=("--suppressions=$root/tests/valgrind.supp")
+    fi
+    vg_passed=0 vg_failed=0 vg_failed_names=()
+    shopt -s nullglob
+    sources=(tests/host/test_*.c)
+    shopt -u nullglob
+    for src in "${sources[@]}"; do
+        name="$(basename "$src" .c)"
+        exe="$root/build/tests/$name"
+        if [ ! -x "$exe" ]; then
+            echo "valgrind: $name: executable $exe not found"
+            vg_failed=$((vg_failed + 1)); vg_failed_names+=("$name"); continue
+        fi
+        # Same environment and working directory as ctest gives the test.
+        rc=0
+        (cd build/tests && CM_TEST_TIER=host valgrind "${vg_args[@]}" \
+            --log-file="$root/$vg_dir/$name.log" "$exe" >"$root/$vg_dir/$name.out" 2>&1) || rc=$?
+        if [ "$rc" -eq 0 ]; then
+            echo "valgrind: $name: passed"
+            vg_passed=$((vg_passed + 1))
+        else
+            echo "valgrind: $name: FAILED (exit $rc); test output and valgrind log:"
+            cat "$vg_dir/$name.out" "$vg_dir/$name.log"
+            vg_failed=$((vg_failed + 1)); vg_failed_names+=("$name")
+        fi
+    done
+    total_passed=$((total_passed + vg_passed))
+    total_failed=$((total_failed + vg_failed))
+    if [ "$vg_failed" -eq 0 ] && [ "$vg_passed" -gt 0 ]; then
+        summary+=("build/       valgrind       PASS ($vg_passed executables)")
+    elif [ "$vg_failed" -eq 0 ]; then
+        status=1
+        summary+=("build/       valgrind       FAIL (no host test executables found)")
+    else
+        status=1
+        summary+=("build/       valgrind       FAIL ($vg_failed of $((vg_passed + vg_failed)): ${vg_failed_names[*]})")
+    fi
+elif [ "$build_ok" -eq 1 ]; then
+    summary+=("build/       valgrind       not run (valgrind is not installed: apt-get install valgrind)")
+fi
+
+# ------------------------------------------------------------------ summary
+echo
+echo "==================== scripts/test.sh summary ===================="
+printf '%s\n' "${summary[@]}"
+echo "ctest:"
+printf '  %s\n' "${ctest_lines[@]}"
+if [ "$status" -eq 0 ]; then
+    echo "result: all builds and tests passed"
+else
+    echo "result: FAILED (see the stages above)"
+fi
+echo "total: $total_passed passed, $total_failed failed, $total_skipped skipped"
+exit "$status"
