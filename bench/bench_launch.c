@@ -49,6 +49,23 @@ static int raw_launches(void *p) {
     return 0;
 }
 
+/* the call cm_launch makes, without the library: separates CUDA's own cost from ours */
+static int raw_ex_launches(void *p) {
+    const launch_ctx_t *c = p;
+    cudaLaunchConfig_t lc;
+    memset(&lc, 0, sizeof lc);
+    lc.gridDim.x = lc.gridDim.y = lc.gridDim.z = 1;
+    lc.blockDim.x = lc.blockDim.y = lc.blockDim.z = 1;
+    for (int i = 0; i < c->launches; ++i) {
+        cudaError_t e = cudaLaunchKernelExC(&lc, c->kernel, NULL);
+        if (e != cudaSuccess) {
+            fprintf(stderr, "cudaLaunchKernelExC: %s\n", cudaGetErrorName(e));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int cm_launches(void *p) {
     const launch_ctx_t *c = p;
     for (int i = 0; i < c->launches; ++i) {
@@ -127,13 +144,14 @@ int main(int argc, char **argv) {
     ctx.cfg.block.x = 1;
 
     const int warmup = 3, reps = 20;
-    cm_bench_stats_t raw[2], ours[2];
+    cm_bench_stats_t raw[2], ours[2], raw_ex;
     /* interleaved, twice each: the spread between the two runs of one version is the noise */
     for (int r = 0; r < 2; ++r) {
         if (cm_bench_time(raw_launches, &ctx, 0, warmup, reps, &raw[r]) != 0 ||
             cm_bench_time(cm_launches, &ctx, 0, warmup, reps, &ours[r]) != 0)
             return 1;
     }
+    if (cm_bench_time(raw_ex_launches, &ctx, 0, warmup, reps, &raw_ex) != 0) return 1;
     const double per = 1000.0 / launches; /* ms per run -> us per launch */
     double raw_us = (raw[0].median_ms < raw[1].median_ms ? raw[0].median_ms : raw[1].median_ms) * per;
     double ours_us = (ours[0].median_ms < ours[1].median_ms ? ours[0].median_ms : ours[1].median_ms) * per;
@@ -155,6 +173,8 @@ int main(int argc, char **argv) {
            "median %.3f\n",
            ours[0].min_ms * per, ours[0].median_ms * per, ours[0].max_ms * per,
            ours[1].median_ms * per);
+    printf("  raw cudaLaunchKernelExC (what cm_launch calls): median %.3f us per launch\n",
+           raw_ex.median_ms * per);
     printf("  raw vs anchor: %.3f us per launch here, %.2f us in the H200 anchor (%+.0f%%)\n",
            raw_us, ANCHOR_RAW_US, 100.0 * (raw_us / ANCHOR_RAW_US - 1.0));
     printf("  host time per call (batches of 200, host clock): raw %.3f us, cm_launch %.3f us "

@@ -158,12 +158,6 @@ cm_status_t cm_occupancy_compute(const cm_device_limits_t *limits, const cm_kern
     }
     cm_occupancy_t o;
     memset(&o, 0, sizeof o);
-    if (kernel->max_threads_per_block > 0 && threads_per_block > (unsigned)kernel->max_threads_per_block) {
-        /* cuda_occupancy.h checks only the device's maximum; such a block cannot launch at all */
-        r.activeBlocksPerMultiprocessor = 0;
-        r.limitingFactors = OCC_LIMIT_WARPS;
-        r.blockLimitWarps = 0;
-    }
     int warps_per_block = (int)((threads_per_block + (unsigned)limits->warp_size - 1) /
                                 (unsigned)limits->warp_size);
     o.active_blocks_per_sm = r.activeBlocksPerMultiprocessor;
@@ -505,6 +499,8 @@ typedef struct {
     const void *kernel; /* NULL: empty slot */
     int device;
     cm_kernel_attrs_t attrs;
+    int has_ok;                 /* ok_cfg holds the last configuration that passed validation */
+    cm_launch_config_t ok_cfg;  /* (its stream field is ignored) */
 } cm__cache_entry_t;
 
 static pthread_mutex_t cm__cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -518,6 +514,45 @@ static size_t cm__cache_slot(const void *kernel, int device) {
     h *= 0xed5ad4bbu;
     h ^= h >> 11;
     return (size_t)h & (CM__CACHE_SIZE - 1);
+}
+
+static int cm__same_shape(const cm_launch_config_t *a, const cm_launch_config_t *b) {
+    return a->grid.x == b->grid.x && a->grid.y == b->grid.y && a->grid.z == b->grid.z &&
+           a->block.x == b->block.x && a->block.y == b->block.y && a->block.z == b->block.z &&
+           a->dynamic_shared_bytes == b->dynamic_shared_bytes && a->cluster.x == b->cluster.x &&
+           a->cluster.y == b->cluster.y && a->cluster.z == b->cluster.z;
+}
+
+/* The fast path: 1 when (kernel, device) is cached and cfg has the shape that last passed
+ * validation, so it needs no new check. */
+static int cm__cache_known_good(const void *kernel, int device, const cm_launch_config_t *cfg) {
+    int good = 0;
+    pthread_mutex_lock(&cm__cache_lock);
+    size_t i = cm__cache_slot(kernel, device);
+    for (int probe = 0; probe < CM__CACHE_PROBES; ++probe, i = (i + 1) & (CM__CACHE_SIZE - 1)) {
+        if (cm__cache[i].kernel == NULL) break;
+        if (cm__cache[i].kernel == kernel && cm__cache[i].device == device) {
+            good = cm__cache[i].has_ok && cm__same_shape(&cm__cache[i].ok_cfg, cfg);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cm__cache_lock);
+    return good;
+}
+
+/* Remember that cfg passed validation for (kernel, device). */
+static void cm__cache_mark_good(const void *kernel, int device, const cm_launch_config_t *cfg) {
+    pthread_mutex_lock(&cm__cache_lock);
+    size_t i = cm__cache_slot(kernel, device);
+    for (int probe = 0; probe < CM__CACHE_PROBES; ++probe, i = (i + 1) & (CM__CACHE_SIZE - 1)) {
+        if (cm__cache[i].kernel == NULL) break;
+        if (cm__cache[i].kernel == kernel && cm__cache[i].device == device) {
+            cm__cache[i].ok_cfg = *cfg;
+            cm__cache[i].has_ok = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cm__cache_lock);
 }
 
 /* Look up (kernel, device); copies out attrs and limits. Returns 1 when found. */
@@ -549,6 +584,7 @@ static void cm__cache_put(const void *kernel, int device, const cm_kernel_attrs_
             cm__cache[i].kernel = kernel;
             cm__cache[i].device = device;
             cm__cache[i].attrs = *attrs;
+            cm__cache[i].has_ok = 0; /* fresh attributes: validate again */
             break;
         }
     } /* a full neighbourhood: not cached; the next launch looks it up again */
@@ -620,11 +656,15 @@ static cm_status_t cm__launch_checked(const void *kernel, const cm_launch_config
 
     cm_kernel_attrs_t attrs;
     cm_device_limits_t limits;
-    CM_TRY(cm__kernel_info(kernel, device, 0, &attrs, &limits));
-    if (cm_launch_config_validate(cfg, &limits, &attrs) != CM_OK) {
-        /* the cached attributes may be stale (cudaFuncSetAttribute since): look again once */
-        CM_TRY(cm__kernel_info(kernel, device, 1, &attrs, &limits));
-        CM_TRY(cm_launch_config_validate(cfg, &limits, &attrs));
+    attrs.name[0] = '\0';
+    if (!cm__cache_known_good(kernel, device, cfg)) {
+        CM_TRY(cm__kernel_info(kernel, device, 0, &attrs, &limits));
+        if (cm_launch_config_validate(cfg, &limits, &attrs) != CM_OK) {
+            /* the cached attributes may be stale (cudaFuncSetAttribute since): look again once */
+            CM_TRY(cm__kernel_info(kernel, device, 1, &attrs, &limits));
+            CM_TRY(cm_launch_config_validate(cfg, &limits, &attrs));
+        }
+        cm__cache_mark_good(kernel, device, cfg);
     }
 
     cudaLaunchConfig_t lc;
@@ -658,6 +698,8 @@ static cm_status_t cm__launch_checked(const void *kernel, const cm_launch_config
         CM_TRY(cm_launch_config_validate(cfg, &limits, &attrs));
     }
 
+    if (attrs.name[0] == '\0' && cm__cache_get(kernel, device, &attrs, &limits) == 0)
+        attrs.name[0] = '\0';
     char what[CM_ERROR_CALL_MAX];
     snprintf(what, sizeof what, "%.100s<<<(%u,%u,%u), (%u,%u,%u)>>>",
              attrs.name[0] ? attrs.name : "kernel", lc.gridDim.x, lc.gridDim.y, lc.gridDim.z,

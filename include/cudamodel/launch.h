@@ -158,7 +158,9 @@ typedef struct cm_occupancy {
 /**
  * @brief Occupancy of a kernel at a block size and dynamic shared memory, for any device or target,
  *        computed on the host with the CUDA toolkit's cuda_occupancy.h (the same arithmetic as
- *        cudaOccupancyMaxActiveBlocksPerMultiprocessor; default shared-memory carveout).
+ *        cudaOccupancyMaxActiveBlocksPerMultiprocessor; default shared-memory carveout). Like
+ *        CUDA's call it counts the device's limits only: a block larger than the kernel's own
+ *        maximum (__launch_bounds__) still gets a figure; cm_launch_config_validate() rejects it.
  * @param[in]  limits                device or target limits.
  * @param[in]  kernel                the kernel's registers and shared memory.
  * @param[in]  threads_per_block     1..1024.
