@@ -523,19 +523,24 @@ static int cm__same_shape(const cm_launch_config_t *a, const cm_launch_config_t 
            a->cluster.y == b->cluster.y && a->cluster.z == b->cluster.z;
 }
 
+/* The slot of (kernel, device), or with claim the first free slot for it; NULL when absent (or
+ * the neighbourhood is full). Call with cm__cache_lock held. */
+static cm__cache_entry_t *cm__cache_find_locked(const void *kernel, int device, int claim) {
+    size_t i = cm__cache_slot(kernel, device);
+    for (int probe = 0; probe < CM__CACHE_PROBES; ++probe, i = (i + 1) & (CM__CACHE_SIZE - 1)) {
+        cm__cache_entry_t *e = &cm__cache[i];
+        if (e->kernel == kernel && e->device == device) return e;
+        if (e->kernel == NULL) return claim ? e : NULL;
+    }
+    return NULL;
+}
+
 /* The fast path: 1 when (kernel, device) is cached and cfg has the shape that last passed
  * validation, so it needs no new check. */
 static int cm__cache_known_good(const void *kernel, int device, const cm_launch_config_t *cfg) {
-    int good = 0;
     pthread_mutex_lock(&cm__cache_lock);
-    size_t i = cm__cache_slot(kernel, device);
-    for (int probe = 0; probe < CM__CACHE_PROBES; ++probe, i = (i + 1) & (CM__CACHE_SIZE - 1)) {
-        if (cm__cache[i].kernel == NULL) break;
-        if (cm__cache[i].kernel == kernel && cm__cache[i].device == device) {
-            good = cm__cache[i].has_ok && cm__same_shape(&cm__cache[i].ok_cfg, cfg);
-            break;
-        }
-    }
+    const cm__cache_entry_t *e = cm__cache_find_locked(kernel, device, 0);
+    int good = e != NULL && e->has_ok && cm__same_shape(&e->ok_cfg, cfg);
     pthread_mutex_unlock(&cm__cache_lock);
     return good;
 }
@@ -543,14 +548,10 @@ static int cm__cache_known_good(const void *kernel, int device, const cm_launch_
 /* Remember that cfg passed validation for (kernel, device). */
 static void cm__cache_mark_good(const void *kernel, int device, const cm_launch_config_t *cfg) {
     pthread_mutex_lock(&cm__cache_lock);
-    size_t i = cm__cache_slot(kernel, device);
-    for (int probe = 0; probe < CM__CACHE_PROBES; ++probe, i = (i + 1) & (CM__CACHE_SIZE - 1)) {
-        if (cm__cache[i].kernel == NULL) break;
-        if (cm__cache[i].kernel == kernel && cm__cache[i].device == device) {
-            cm__cache[i].ok_cfg = *cfg;
-            cm__cache[i].has_ok = 1;
-            break;
-        }
+    cm__cache_entry_t *e = cm__cache_find_locked(kernel, device, 0);
+    if (e != NULL) {
+        e->ok_cfg = *cfg;
+        e->has_ok = 1;
     }
     pthread_mutex_unlock(&cm__cache_lock);
 }
@@ -558,36 +559,27 @@ static void cm__cache_mark_good(const void *kernel, int device, const cm_launch_
 /* Look up (kernel, device); copies out attrs and limits. Returns 1 when found. */
 static int cm__cache_get(const void *kernel, int device, cm_kernel_attrs_t *attrs,
                          cm_device_limits_t *limits) {
-    int found = 0;
     pthread_mutex_lock(&cm__cache_lock);
-    size_t i = cm__cache_slot(kernel, device);
-    for (int probe = 0; probe < CM__CACHE_PROBES; ++probe, i = (i + 1) & (CM__CACHE_SIZE - 1)) {
-        if (cm__cache[i].kernel == NULL) break;
-        if (cm__cache[i].kernel == kernel && cm__cache[i].device == device &&
-            cm__cache_limits_ok[device]) {
-            *attrs = cm__cache[i].attrs;
-            *limits = cm__cache_limits[device];
-            found = 1;
-            break;
-        }
+    const cm__cache_entry_t *e = cm__cache_find_locked(kernel, device, 0);
+    int found = e != NULL && cm__cache_limits_ok[device];
+    if (found) {
+        *attrs = e->attrs;
+        *limits = cm__cache_limits[device];
     }
     pthread_mutex_unlock(&cm__cache_lock);
     return found;
 }
 
+/* Store fresh attributes; a full neighbourhood is not cached (the next launch asks again). */
 static void cm__cache_put(const void *kernel, int device, const cm_kernel_attrs_t *attrs) {
     pthread_mutex_lock(&cm__cache_lock);
-    size_t i = cm__cache_slot(kernel, device);
-    for (int probe = 0; probe < CM__CACHE_PROBES; ++probe, i = (i + 1) & (CM__CACHE_SIZE - 1)) {
-        if (cm__cache[i].kernel == NULL ||
-            (cm__cache[i].kernel == kernel && cm__cache[i].device == device)) {
-            cm__cache[i].kernel = kernel;
-            cm__cache[i].device = device;
-            cm__cache[i].attrs = *attrs;
-            cm__cache[i].has_ok = 0; /* fresh attributes: validate again */
-            break;
-        }
-    } /* a full neighbourhood: not cached; the next launch looks it up again */
+    cm__cache_entry_t *e = cm__cache_find_locked(kernel, device, 1);
+    if (e != NULL) {
+        e->kernel = kernel;
+        e->device = device;
+        e->attrs = *attrs;
+        e->has_ok = 0; /* fresh attributes: validate again */
+    }
     pthread_mutex_unlock(&cm__cache_lock);
 }
 
