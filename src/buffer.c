@@ -184,14 +184,24 @@ cm_status_t cm_buffer_create_on_cuda_stream_at(cm_device_t *dev, size_t bytes, c
 static cm_status_t cm__buffer_destroy(cm_buffer_t *buf, bool on_stream, cudaStream_t stream,
                                       const char *func) {
     if (buf == NULL) return CM_OK;
-    CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", func));
+    if (on_stream) {
+        /* a stream of another device is refused before anything is released */
+        CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", func));
+        CM_TRY(cm__check_stream_device(stream, buf->a.dev->ordinal, func));
+    }
+    /* one locked step: check, read, release the handle (whatever CUDA says below) */
+    cm__mem_lock();
+    if (!cm__handle_live_locked(buf, CM__KIND_BUFFER)) {
+        cm_status_t s = cm__handle_fail_locked(buf, CM__KIND_BUFFER, "buf", func);
+        cm__mem_unlock();
+        return s;
+    }
     int ordinal = buf->a.dev->ordinal;
-    if (on_stream) CM_TRY(cm__check_stream_device(stream, ordinal, func));
     void *ptr = buf->ptr;
     bool ordered = buf->stream_ordered;
     cudaStream_t free_stream = on_stream ? stream : buf->stream;
-    /* the handle goes now, whatever CUDA says below */
-    CM_TRY(cm__alloc_untrack(&buf->a, CM__KIND_BUFFER, "buf", func));
+    cm__alloc_untrack_locked(&buf->a);
+    cm__mem_unlock();
     if (ptr == NULL) return CM_OK;
     CM_TRY(cm__context_guard(ordinal));
     int saved = -1;

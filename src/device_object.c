@@ -256,7 +256,8 @@ void cm__describe_alloc(const cm__alloc_t *a, cm__text_t *t) {
     if (a->label[0]) cm__text_printf(t, " \"%s\"", a->label);
 }
 
-cm_status_t cm__check_handle(const void *h, cm__kind_t kind, const char *arg, const char *func) {
+cm_status_t cm__handle_fail_locked(const void *h, cm__kind_t kind, const char *arg,
+                                   const char *func) {
     const char *type = cm__kind_type(kind);
     if (h == NULL) {
         char hint[160];
@@ -264,17 +265,18 @@ cm_status_t cm__check_handle(const void *h, cm__kind_t kind, const char *arg, co
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
                         "%s is NULL", arg);
     }
-    cm__mem_lock();
-    if (cm__handle_live_locked(h, kind)) {
-        cm__mem_unlock();
-        return CM_OK;
-    }
     cm__kind_t live_kind = cm__reg_kind_locked(h);
     cm__kind_t dead_kind = cm__quarantine_kind_locked(h);
     char msg[CM_ERROR_MESSAGE_MAX];
     cm__text_t t = {msg, sizeof msg, 0};
     char hint[CM_ERROR_HINT_MAX];
-    if (live_kind != CM__KIND_NONE) {
+    if (live_kind == kind) {
+        /* registered, but the tag is wrong: the handle's memory was overwritten */
+        cm__text_printf(&t, "%s (%p) is a %s whose tag was overwritten: memory corruption", arg, h,
+                        type);
+        snprintf(hint, sizeof hint, "look for a buffer overrun next to the handle (run under "
+                 "AddressSanitizer or valgrind)");
+    } else if (live_kind != CM__KIND_NONE) {
         cm__text_printf(&t, "%s is a %s, not a %s", arg, cm__kind_type(live_kind), type);
         snprintf(hint, sizeof hint, "pass a %s from %s here", type, cm__kind_create(kind));
     } else if (dead_kind != CM__KIND_NONE) {
@@ -298,8 +300,15 @@ cm_status_t cm__check_handle(const void *h, cm__kind_t kind, const char *arg, co
                  "pass the handle %s returned, and do not use it after %s", cm__kind_create(kind),
                  cm__kind_release(kind));
     }
-    cm__mem_unlock();
     return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint, "%s", msg);
+}
+
+cm_status_t cm__check_handle(const void *h, cm__kind_t kind, const char *arg, const char *func) {
+    cm__mem_lock();
+    cm_status_t s = cm__handle_live_locked(h, kind) ? CM_OK
+                                                     : cm__handle_fail_locked(h, kind, arg, func);
+    cm__mem_unlock();
+    return s;
 }
 
 /* ------------------------------------------------------------------ accounting */
@@ -326,8 +335,9 @@ cm_status_t cm__alloc_track(struct cm_device *dev, cm__alloc_t *a, cm__kind_t ki
     cm__mem_lock();
     if (!cm__handle_live_locked(dev, CM__KIND_DEVICE)) {
         /* closed by another thread meanwhile (a bug of the caller): refuse */
+        cm_status_t s = cm__handle_fail_locked(dev, CM__KIND_DEVICE, "dev", func);
         cm__mem_unlock();
-        return cm__check_handle(dev, CM__KIND_DEVICE, "dev", func);
+        return s;
     }
     if (!cm__reg_insert_locked(a, kind)) {
         cm__mem_unlock();
@@ -352,18 +362,13 @@ cm_status_t cm__alloc_track(struct cm_device *dev, cm__alloc_t *a, cm__kind_t ki
     return CM_OK;
 }
 
-cm_status_t cm__alloc_untrack(cm__alloc_t *a, cm__kind_t kind, const char *arg, const char *func) {
-    cm__mem_lock();
-    if (!cm__handle_live_locked(a, kind)) {
-        cm__mem_unlock();
-        return cm__check_handle(a, kind, arg, func);
-    }
+void cm__alloc_untrack_locked(cm__alloc_t *a) {
     struct cm_device *dev = a->dev;
     cm__reg_remove_locked(a);
     a->link.prev->next = a->link.next;
     a->link.next->prev = a->link.prev;
     a->link.prev = a->link.next = NULL;
-    if (kind == CM__KIND_BUFFER) {
+    if (a->kind == CM__KIND_BUFFER) {
         --dev->n_buffers;
         dev->buffer_bytes -= a->bytes;
     } else {
@@ -371,9 +376,7 @@ cm_status_t cm__alloc_untrack(cm__alloc_t *a, cm__kind_t kind, const char *arg, 
         dev->host_bytes -= a->bytes;
     }
     a->magic = CM__MAGIC_DEAD;
-    cm__quarantine_push_locked(a, kind);
-    cm__mem_unlock();
-    return CM_OK;
+    cm__quarantine_push_locked(a, a->kind);
 }
 
 /* ------------------------------------------------------------------ current device, streams */
@@ -381,21 +384,16 @@ cm_status_t cm__alloc_untrack(cm__alloc_t *a, cm__kind_t kind, const char *arg, 
 cm_status_t cm__mem_device_enter(int ordinal, int *saved) {
     *saved = -1;
     int current = -1;
-    if (cm__hooks.get_device(&current) == cudaSuccess) *saved = current;
-    if (current == ordinal) return CM_OK;
+    if (cm__hooks.get_device(&current) == cudaSuccess && current == ordinal) return CM_OK;
     cudaError_t err = cm__hooks.set_device(ordinal);
-    if (err != cudaSuccess) {
-        *saved = -1;
+    if (err != cudaSuccess)
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaSetDevice(%d)", ordinal);
-    }
+    *saved = current; /* -1 when the caller had none: nothing to restore */
     return CM_OK;
 }
 
 void cm__mem_device_leave(int saved) {
-    if (saved < 0) return;
-    int current = -1;
-    if (cm__hooks.get_device(&current) == cudaSuccess && current == saved) return;
-    (void)cm__hooks.set_device(saved);
+    if (saved >= 0) (void)cm__hooks.set_device(saved);
 }
 
 cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char *func) {
@@ -550,8 +548,9 @@ cm_status_t cm_device_close(cm_device_t *dev) {
     if (dev == NULL) return CM_OK;
     cm__mem_lock();
     if (!cm__handle_live_locked(dev, CM__KIND_DEVICE)) {
+        cm_status_t s = cm__handle_fail_locked(dev, CM__KIND_DEVICE, "dev", __func__);
         cm__mem_unlock();
-        return cm__check_handle(dev, CM__KIND_DEVICE, "dev", __func__);
+        return s;
     }
     if (dev->n_buffers + dev->n_host_buffers > 0) {
         cm_status_t s = cm__close_busy_locked(dev);

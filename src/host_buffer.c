@@ -148,11 +148,17 @@ cm_status_t cm_host_buffer_register_at(cm_device_t *dev, void *ptr, size_t bytes
 
 cm_status_t cm_host_buffer_destroy(cm_host_buffer_t *buf) {
     if (buf == NULL) return CM_OK;
-    CM_TRY(cm__check_handle(buf, CM__KIND_HOST_BUFFER, "buf", __func__));
+    cm__mem_lock();
+    if (!cm__handle_live_locked(buf, CM__KIND_HOST_BUFFER)) {
+        cm_status_t s = cm__handle_fail_locked(buf, CM__KIND_HOST_BUFFER, "buf", __func__);
+        cm__mem_unlock();
+        return s;
+    }
     void *ptr = buf->ptr;
     bool registered = buf->registered;
     int ordinal = buf->a.dev->ordinal;
-    CM_TRY(cm__alloc_untrack(&buf->a, CM__KIND_HOST_BUFFER, "buf", __func__));
+    cm__alloc_untrack_locked(&buf->a);
+    cm__mem_unlock();
     if (ptr == NULL) return CM_OK;
     CM_TRY(cm__context_guard(ordinal));
     cudaError_t err = registered ? cm__hooks.host_unregister(ptr) : cm__hooks.free_host(ptr);

@@ -168,17 +168,21 @@ cm_status_t cm__check_handle(const void *h, cm__kind_t kind, const char *arg, co
 cm_status_t cm__alloc_track(struct cm_device *dev, cm__alloc_t *a, cm__kind_t kind, size_t bytes,
                             const char *label, const char *file, int line, const char *func);
 
-/**
- * Check that h is a live handle of kind and, in the same locked step, unregister it, remove it
- * from its device's list and counters, mark it dead and hand its memory to the quarantine (it
- * is freed later). The caller copies what it needs from *h before calling. Records and returns
- * CM_ERROR_INVALID_ARGUMENT when h is not live.
- */
-cm_status_t cm__alloc_untrack(cm__alloc_t *a, cm__kind_t kind, const char *arg, const char *func);
+/** The failure of cm__check_handle for a handle that is not live (cm__mem_lock held). */
+cm_status_t cm__handle_fail_locked(const void *h, cm__kind_t kind, const char *arg,
+                                   const char *func);
 
-/** Make the device current (through the hooks), remembering the caller's device in *saved. */
+/**
+ * Release a live allocation handle (cm__mem_lock held, liveness checked by the caller):
+ * unregister it, remove it from its device's list and counters, mark it dead and hand its
+ * memory to the quarantine (freed later). Read what you need from it before.
+ */
+void cm__alloc_untrack_locked(cm__alloc_t *a);
+
+/** Make the device current (through the hooks). *saved receives the device to restore, or -1
+ *  when nothing was switched (the common case: one cudaGetDevice and no more). */
 cm_status_t cm__mem_device_enter(int ordinal, int *saved);
-/** Restore the device remembered by cm__mem_device_enter (no-op for -1). */
+/** Restore the device remembered by cm__mem_device_enter (no-op for -1). Never fails. */
 void cm__mem_device_leave(int saved);
 
 /** Check that a stream belongs to ordinal (0, legacy and per-thread streams always do). */
