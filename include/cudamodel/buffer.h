@@ -225,7 +225,12 @@ CM_API cm_status_t cm_buffer_create_at(cm_device_t *dev, size_t bytes, cm_buffer
  */
 CM_API cm_status_t cm_buffer_destroy(cm_buffer_t *buf);
 
-/** @brief Cleanup function for CM_SCOPED(cm_buffer): destroys *buf when non-NULL and sets it to NULL. */
+/**
+ * @brief Cleanup function of CM_SCOPED(cm_buffer): destroys *buf when it is not NULL and sets
+ *        it to NULL. A failure is recorded in the detail (cm_last_error()), not returned.
+ * @param[in,out] buf  address of the handle variable; NULL and *buf == NULL are no-ops.
+ * Ownership: releases the buffer the variable owned.
+ */
 CM_API void cm_buffer_scope_exit(cm_buffer_t **buf);
 
 /**
@@ -246,6 +251,8 @@ CM_API cm_status_t cm_buffer_device(const cm_buffer_t *buf, cm_device_t **dev);
 
 /**
  * @brief Whether a buffer is stream-ordered (created on a stream, destroyed on it).
+ * @param[in]  buf             the buffer.
+ * @param[out] stream_ordered  receives true for a stream-ordered buffer; unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
  */
 CM_API cm_status_t cm_buffer_is_stream_ordered(const cm_buffer_t *buf, bool *stream_ordered);
@@ -305,23 +312,33 @@ CM_API cm_status_t cm_buffer_copy_from_host_buffer(cm_buffer_t *dst, size_t dst_
 
 /**
  * @brief Copy a range of a device buffer into a pinned host buffer (direct DMA, full speed).
- * @return as cm_buffer_copy_from_host_buffer().
+ * @param[in]  src         source device buffer.
+ * @param[in]  src_offset  byte offset in src.
+ * @param[out] dst         destination host buffer.
+ * @param[in]  dst_offset  byte offset in dst.
+ * @param[in]  bytes       bytes to copy.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL or destroyed handles or a range beyond
+ *         either size (the message names which side, the offset, the length and the size);
+ *         nothing is written; CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
  */
 CM_API cm_status_t cm_buffer_copy_to_host_buffer(const cm_buffer_t *src, size_t src_offset,
                                                  cm_host_buffer_t *dst, size_t dst_offset,
                                                  size_t bytes);
 
 /**
- * @brief Copy between device buffers, on one device or across two (cudaMemcpyPeer).
+ * @brief Copy between device buffers, on one device or across two (cudaMemcpyPeer); returns
+ *        when the copy is complete.
  *
  * Across devices, the first copy between a pair checks whether the pair supports peer access
  * and, when it does, enables it in both directions (cudaDeviceEnablePeerAccess, and access to
  * both device objects' pools), so the copy goes over NVLink or PCIe directly; otherwise CUDA
  * stages it through host memory.
  *
- * @param[in] dst, dst_offset  destination buffer and offset.
- * @param[in] src, src_offset  source buffer and offset.
- * @param[in] bytes            bytes to copy.
+ * @param[in] dst         destination buffer.
+ * @param[in] dst_offset  byte offset in dst.
+ * @param[in] src         source buffer (may be dst itself when the ranges do not overlap).
+ * @param[in] src_offset  byte offset in src.
+ * @param[in] bytes       bytes to copy.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL or destroyed handles, a range beyond either
  *         size, or overlapping ranges of the same buffer; nothing is written;
  *         CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
@@ -378,7 +395,9 @@ typedef enum cm_host_buffer_flags {
  * @param[in]  bytes  size; 0 gives a valid empty buffer that holds no memory.
  * @param[in]  flags  OR of cm_host_buffer_flags_t.
  * @param[out] out    receives the new handle; left unchanged on failure.
- * @param[in]  label, file, line  as for cm_buffer_create_at().
+ * @param[in]  label  optional name shown in leak reports (copied), or NULL.
+ * @param[in]  file   optional source file of the caller (copied), or NULL.
+ * @param[in]  line   its line.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL out, a NULL or closed dev, or unknown flag
  *         bits; CM_ERROR_HOST_OUT_OF_MEMORY when the memory cannot be pinned (the message names
  *         the size); CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
@@ -404,7 +423,9 @@ CM_API cm_status_t cm_host_buffer_create_at(cm_device_t *dev, size_t bytes, unsi
  * @param[in]  flags  CM_HOST_BUFFER_PORTABLE and/or CM_HOST_BUFFER_MAPPED (write-combining
  *                    cannot be applied to existing memory).
  * @param[out] out    receives the new handle; left unchanged on failure.
- * @param[in]  label, file, line  as for cm_buffer_create_at().
+ * @param[in]  label  optional name shown in leak reports (copied), or NULL.
+ * @param[in]  file   optional source file of the caller (copied), or NULL.
+ * @param[in]  line   its line.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL out, a NULL or closed dev, a NULL ptr with
  *         bytes > 0, CM_HOST_BUFFER_WRITE_COMBINED or unknown flag bits, or memory that is
  *         already registered; CM_ERROR_HOST_OUT_OF_MEMORY when it cannot be pinned;
@@ -429,7 +450,12 @@ CM_API cm_status_t cm_host_buffer_register_at(cm_device_t *dev, void *ptr, size_
  */
 CM_API cm_status_t cm_host_buffer_destroy(cm_host_buffer_t *buf);
 
-/** @brief Cleanup function for CM_SCOPED(cm_host_buffer): destroys *buf when non-NULL and sets it to NULL. */
+/**
+ * @brief Cleanup function of CM_SCOPED(cm_host_buffer): destroys *buf when it is not NULL and
+ *        sets it to NULL. A failure is recorded in the detail, not returned.
+ * @param[in,out] buf  address of the handle variable; NULL and *buf == NULL are no-ops.
+ * Ownership: releases the host buffer the variable owned.
+ */
 CM_API void cm_host_buffer_scope_exit(cm_host_buffer_t **buf);
 
 /**
@@ -443,12 +469,16 @@ CM_API cm_status_t cm_host_buffer_data(const cm_host_buffer_t *buf, void **ptr);
 
 /**
  * @brief Size of a pinned host buffer in bytes.
+ * @param[in]  buf    the buffer.
+ * @param[out] bytes  receives the size; unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
  */
 CM_API cm_status_t cm_host_buffer_size(const cm_host_buffer_t *buf, size_t *bytes);
 
 /**
  * @brief The flags a pinned host buffer was created or registered with.
+ * @param[in]  buf    the buffer.
+ * @param[out] flags  receives the OR of cm_host_buffer_flags_t; unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
  */
 CM_API cm_status_t cm_host_buffer_flags(const cm_host_buffer_t *buf, unsigned *flags);

@@ -211,9 +211,11 @@ CM_API cm_status_t cm_device_open(int ordinal, cm_device_t **out);
 CM_API cm_status_t cm_device_close(cm_device_t *dev);
 
 /**
- * @brief Cleanup function for CM_SCOPED(cm_device) (buffer.h): closes *dev when non-NULL and
- *        sets it to NULL. A refused close (live buffers) leaves the detail set and the device
- *        open. Never fails otherwise.
+ * @brief Cleanup function of CM_SCOPED(cm_device) (buffer.h): closes *dev when it is not NULL
+ *        and sets it to NULL. A refused close (live buffers) leaves *dev open and unchanged,
+ *        with the leak report in the detail (cm_last_error()).
+ * @param[in,out] dev  address of the handle variable; NULL and *dev == NULL are no-ops.
+ * Ownership: releases the device the variable owned (unless buffers are still alive).
  */
 CM_API void cm_device_scope_exit(cm_device_t **dev);
 

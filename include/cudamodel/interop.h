@@ -125,6 +125,7 @@ CM_API cm_status_t cm_device_limits_from_props(const struct cudaDeviceProp *prop
  * cudaStreamPerThread mean the buffer's device); a stream of another device is refused with
  * CM_ERROR_INVALID_ARGUMENT naming both devices. Stream-ordered calls return once the work is
  * queued, except where a pageable host pointer is involved (see each call).
+ * Threading: as in buffer.h (a device object is thread-safe; one buffer, one thread at a time).
  * ============================================================================================== */
 
 /**
@@ -141,7 +142,9 @@ CM_API cm_status_t cm_device_limits_from_props(const struct cudaDeviceProp *prop
  * @param[in]  bytes   size; 0 gives a valid empty buffer.
  * @param[in]  stream  a stream of the device.
  * @param[out] out     receives the new handle; left unchanged on failure.
- * @param[in]  label, file, line  as for cm_buffer_create_at().
+ * @param[in]  label   optional name shown in leak reports (copied), or NULL.
+ * @param[in]  file    optional source file of the caller (copied), or NULL.
+ * @param[in]  line    its line.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL out, a NULL or closed dev, or a stream of
  *         another device; CM_ERROR_NOT_SUPPORTED when the device has no memory pools;
  *         CM_ERROR_DEVICE_OUT_OF_MEMORY with the report; CM_ERROR_HOST_OUT_OF_MEMORY;
@@ -180,6 +183,9 @@ CM_API cm_status_t cm_buffer_device_ptr(const cm_buffer_t *buf, void **ptr);
 
 /**
  * @brief The stream a stream-ordered buffer belongs to (0 for a synchronous buffer).
+ * @param[in]  buf     the buffer.
+ * @param[out] stream  receives the stream (owned by the application, as it was); unchanged on
+ *                     failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
  */
 CM_API cm_status_t cm_buffer_cuda_stream(const cm_buffer_t *buf, cudaStream_t *stream);
@@ -196,7 +202,10 @@ CM_API cm_status_t cm_host_buffer_device_ptr(const cm_host_buffer_t *buf, void *
 
 /**
  * @brief The memory pool behind a device's stream-ordered buffers (NULL when the device has
- *        none), e.g. for cudaMemPoolGetAttribute. Owned by the device: do not destroy it.
+ *        none), e.g. for cudaMemPoolGetAttribute.
+ * @param[in]  dev   the device.
+ * @param[out] pool  receives the pool; owned by the device (do not destroy it, do not use it
+ *                   after cm_device_close()); unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a closed device.
  */
 CM_API cm_status_t cm_device_memory_pool(const cm_device_t *dev, cudaMemPool_t *pool);
@@ -206,6 +215,11 @@ CM_API cm_status_t cm_device_memory_pool(const cm_device_t *dev, cudaMemPool_t *
  *        returns once the copy is queued (keep src unchanged until it completes); with pageable
  *        memory the data goes through the staging pipeline on stream and the call returns once
  *        src has been read (like cudaMemcpyAsync from pageable memory).
+ * @param[in] dst         destination buffer.
+ * @param[in] dst_offset  byte offset in dst.
+ * @param[in] src         host memory; may be NULL when bytes is 0.
+ * @param[in] bytes       bytes to copy.
+ * @param[in] stream      a stream of dst's device.
  * @return the statuses of cm_buffer_copy_from_host(); CM_ERROR_INVALID_ARGUMENT also for a
  *         stream of another device.
  */
@@ -217,6 +231,11 @@ CM_API cm_status_t cm_buffer_copy_from_host_on_cuda_stream(cm_buffer_t *dst, siz
  * @brief cm_buffer_copy_to_host() ordered on stream. With pinned destination memory the call
  *        returns once the copy is queued (read dst after synchronizing); with pageable memory
  *        it returns once the data is in dst.
+ * @param[in]  src         source buffer.
+ * @param[in]  src_offset  byte offset in src.
+ * @param[out] dst         host memory; may be NULL when bytes is 0.
+ * @param[in]  bytes       bytes to copy.
+ * @param[in]  stream      a stream of src's device.
  * @return the statuses of cm_buffer_copy_to_host(); CM_ERROR_INVALID_ARGUMENT also for a stream
  *         of another device.
  */
@@ -224,36 +243,56 @@ CM_API cm_status_t cm_buffer_copy_to_host_on_cuda_stream(const cm_buffer_t *src,
                                                          void *dst, size_t bytes,
                                                          cudaStream_t stream);
 
-/** @brief cm_buffer_copy_from_host_buffer() queued on stream (cudaMemcpyAsync); returns at once.
- *  @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a stream of another device. */
+/**
+ * @brief cm_buffer_copy_from_host_buffer() queued on stream (cudaMemcpyAsync); returns at once.
+ * @param[in] dst, dst_offset, src, src_offset, bytes  as for cm_buffer_copy_from_host_buffer().
+ * @param[in] stream  a stream of dst's device.
+ * @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a stream of another device.
+ */
 CM_API cm_status_t cm_buffer_copy_from_host_buffer_on_cuda_stream(cm_buffer_t *dst,
                                                                   size_t dst_offset,
                                                                   const cm_host_buffer_t *src,
                                                                   size_t src_offset, size_t bytes,
                                                                   cudaStream_t stream);
 
-/** @brief cm_buffer_copy_to_host_buffer() queued on stream (cudaMemcpyAsync); returns at once.
- *  @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a stream of another device. */
+/**
+ * @brief cm_buffer_copy_to_host_buffer() queued on stream (cudaMemcpyAsync); returns at once.
+ * @param[in] src, src_offset, dst, dst_offset, bytes  as for cm_buffer_copy_to_host_buffer().
+ * @param[in] stream  a stream of src's device.
+ * @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a stream of another device.
+ */
 CM_API cm_status_t cm_buffer_copy_to_host_buffer_on_cuda_stream(const cm_buffer_t *src,
                                                                 size_t src_offset,
                                                                 cm_host_buffer_t *dst,
                                                                 size_t dst_offset, size_t bytes,
                                                                 cudaStream_t stream);
 
-/** @brief cm_buffer_copy() queued on stream (cudaMemcpyAsync, or cudaMemcpyPeerAsync across
- *         devices, where the stream may belong to either device); returns at once.
- *  @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a stream of a third device. */
+/**
+ * @brief cm_buffer_copy() queued on stream (cudaMemcpyAsync, or cudaMemcpyPeerAsync across
+ *        devices); returns at once.
+ * @param[in] dst, dst_offset, src, src_offset, bytes  as for cm_buffer_copy().
+ * @param[in] stream  a stream of dst's device (across devices: of either device).
+ * @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a stream of another device.
+ */
 CM_API cm_status_t cm_buffer_copy_on_cuda_stream(cm_buffer_t *dst, size_t dst_offset,
                                                  const cm_buffer_t *src, size_t src_offset,
                                                  size_t bytes, cudaStream_t stream);
 
-/** @brief cm_buffer_set() queued on stream (cudaMemsetAsync); returns at once.
- *  @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a stream of another device. */
+/**
+ * @brief cm_buffer_set() queued on stream (cudaMemsetAsync); returns at once.
+ * @param[in] buf, offset, bytes, value  as for cm_buffer_set().
+ * @param[in] stream  a stream of buf's device.
+ * @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a stream of another device.
+ */
 CM_API cm_status_t cm_buffer_set_on_cuda_stream(cm_buffer_t *buf, size_t offset, size_t bytes,
                                                 int value, cudaStream_t stream);
 
-/** @brief cm_buffer_fill() queued on stream; returns at once (the pattern is copied).
- *  @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a stream of another device. */
+/**
+ * @brief cm_buffer_fill() queued on stream; returns at once (the pattern is copied).
+ * @param[in] buf, offset, bytes, pattern, pattern_bytes  as for cm_buffer_fill().
+ * @param[in] stream  a stream of buf's device.
+ * @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a stream of another device.
+ */
 CM_API cm_status_t cm_buffer_fill_on_cuda_stream(cm_buffer_t *buf, size_t offset, size_t bytes,
                                                  const void *pattern, size_t pattern_bytes,
                                                  cudaStream_t stream);
