@@ -17,6 +17,7 @@
 #ifndef CM_TEST_BUFFER_FAKE_H
 #define CM_TEST_BUFFER_FAKE_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +111,20 @@ static inline int fake_enter(enum fake_call call, cudaError_t *err) {
     return 0;
 }
 
+/* The library may call the hooks from several threads (test_buffer_threads.c): every hook
+ * holds one recursive mutex from FAKE_ENTER to its return (cleanup attribute). The current
+ * device is process-wide in the simulation (per thread in CUDA): threaded tests use one device. */
+static pthread_mutex_t fake_mutex;
+
+static inline void fake_unlock_at_return(int *unused) {
+    (void)unused;
+    pthread_mutex_unlock(&fake_mutex);
+}
+
 #define FAKE_ENTER(call)                                                                     \
+    pthread_mutex_lock(&fake_mutex);                                                         \
+    int fake_guard_ __attribute__((cleanup(fake_unlock_at_return))) = 0;                    \
+    (void)fake_guard_;                                                                       \
     do {                                                                                     \
         cudaError_t fake_err_;                                                               \
         if (fake_enter((call), &fake_err_)) return fake_err_;                                \
@@ -181,7 +195,9 @@ static inline cudaError_t fake_get_device_count(int *n) {
     return cudaSuccess;
 }
 static inline cudaError_t fake_get_device(int *d) {
+    pthread_mutex_lock(&fake_mutex);
     *d = fake.current;
+    pthread_mutex_unlock(&fake_mutex);
     return cudaSuccess;
 }
 static inline cudaError_t fake_set_device(int d) {
@@ -513,6 +529,11 @@ static inline cudaError_t fake_enable_peer(int p, unsigned flags) {
 
 /* Simulate `devices` GPUs of `total` bytes each, with memory pools. */
 static inline void fake_install(int devices, size_t total) {
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&fake_mutex, &attr);
+    pthread_mutexattr_destroy(&attr);
     cm__hooks_t saved = cm__hooks;
     memset(&fake, 0, sizeof fake);
     fake.saved = saved;
@@ -577,6 +598,7 @@ static inline void fake_uninstall(void) {
         free(a);
     }
     cm__hooks = fake.saved;
+    pthread_mutex_destroy(&fake_mutex);
     cm__context_reset_for_tests();
     cm_last_error_clear();
 }
