@@ -39,6 +39,29 @@
  *   and cached pool memory), what is held outside it (other processes, CUDA contexts), the
  *   largest allocation that would succeed now, and what to do about it.
  *
+ * An out-of-memory detail reads like this (numbers of an H200 shared with another process):
+ * @code{.unparsed}
+ * CM_ERROR_DEVICE_OUT_OF_MEMORY: out of memory: cannot allocate 40.00 GiB (42949672960 bytes)
+ *   on device 0 (NVIDIA H200); the device has 140.00 GiB in total, 10.00 GiB free; this process
+ *   holds 82.00 GiB through libcudamodel (80.00 GiB in 12 live buffers, 2.00 GiB cached in its
+ *   pools after 1.00 GiB were released for a second attempt); 48.00 GiB is held outside the
+ *   library (other processes, CUDA contexts, direct CUDA allocations); the largest allocation
+ *   that succeeds now is 9.50 GiB
+ *   hint: ask for at most 9.50 GiB at once (smaller batches or tiles); destroy buffers you no
+ *   longer need (12 live, 80.00 GiB; cm_device_leak_report() lists them); ...; 48.00 GiB is used
+ *   outside the library: nvidia-smi --query-compute-apps=pid,process_name,used_memory
+ *   --format=csv names the processes that hold it
+ * @endcode
+ * The largest allocation is measured by a few probing cudaMalloc/cudaFree calls on the failure
+ * path only (at most 8; each large one can take milliseconds).
+ *
+ * ## Reports
+ * cm_device_memory_report() (device.h) gives, at any time, the live buffers and bytes of a
+ * device object, their high-water mark, the pool's reserved / used / peak memory and release
+ * threshold, the pinned staging memory, and the device's free and total memory;
+ * cm_memory_report_format() prints it. cm_device_leak_report() lists every live buffer with its
+ * size and the file:line (or label) that created it.
+ *
  * ## Ownership
  * Every create returns a handle the caller owns; destroy releases it; destroy(NULL) is a no-op.
  * Handles are checked on every call: a destroyed handle (use after destroy, double destroy) or
