@@ -18,6 +18,14 @@ cudaError_t cm__kernel_probe_attributes(struct cudaFuncAttributes *attr);
 /** Launch the probe kernel: one thread writes value + 1 into *d_out. */
 cudaError_t cm__kernel_probe_launch(int *d_out, int value, cudaStream_t stream);
 
+/**
+ * Fill count bytes at dst with a repeated pattern of pattern_bytes (1, 2, 4 or 8) bytes, on
+ * stream (kernels/fill.cu). dst must be aligned to pattern_bytes and count a multiple of it;
+ * the caller (src/buffer.c) checks both. count = 0 launches nothing.
+ */
+cudaError_t cm__kernel_fill(void *dst, size_t count, const void *pattern, size_t pattern_bytes,
+                            cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

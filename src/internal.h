@@ -65,6 +65,50 @@ typedef struct cm__hooks {
     cudaError_t (*runtime_get_version)(int *version);
     cudaError_t (*get_device_count)(int *count);
     cudaError_t (*get_device)(int *device);
+
+    /* ---- memory (issue 3: device object, buffers, pinned host buffers, copies, pools).
+     * Tests labelled "fault-injection" replace them to make a call fail, or to simulate a
+     * device with host memory (tests/host/test_buffer_fake.h). */
+    cudaError_t (*set_device)(int device);
+    cudaError_t (*get_device_properties)(struct cudaDeviceProp *prop, int device);
+    cudaError_t (*device_get_attribute)(int *value, enum cudaDeviceAttr attr, int device);
+    cudaError_t (*mem_get_info)(size_t *free_bytes, size_t *total_bytes);
+    cudaError_t (*device_malloc)(void **ptr, size_t size);
+    cudaError_t (*device_free)(void *ptr);
+    cudaError_t (*mem_pool_create)(cudaMemPool_t *pool, const struct cudaMemPoolProps *props);
+    cudaError_t (*mem_pool_destroy)(cudaMemPool_t pool);
+    cudaError_t (*mem_pool_set_attribute)(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value);
+    cudaError_t (*mem_pool_get_attribute)(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value);
+    cudaError_t (*mem_pool_trim_to)(cudaMemPool_t pool, size_t min_bytes_to_keep);
+    cudaError_t (*mem_pool_set_access)(cudaMemPool_t pool, const struct cudaMemAccessDesc *desc,
+                                       size_t count);
+    cudaError_t (*malloc_from_pool_async)(void **ptr, size_t size, cudaMemPool_t pool,
+                                          cudaStream_t stream);
+    cudaError_t (*free_async)(void *ptr, cudaStream_t stream);
+    cudaError_t (*host_alloc)(void **ptr, size_t size, unsigned int flags);
+    cudaError_t (*free_host)(void *ptr);
+    cudaError_t (*host_register)(void *ptr, size_t size, unsigned int flags);
+    cudaError_t (*host_unregister)(void *ptr);
+    cudaError_t (*host_get_device_pointer)(void **device_ptr, void *host_ptr, unsigned int flags);
+    cudaError_t (*pointer_get_attributes)(struct cudaPointerAttributes *attr, const void *ptr);
+    cudaError_t (*memcpy_sync)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+    cudaError_t (*memcpy_async)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                cudaStream_t stream);
+    cudaError_t (*memcpy_peer)(void *dst, int dst_device, const void *src, int src_device,
+                               size_t count);
+    cudaError_t (*memcpy_peer_async)(void *dst, int dst_device, const void *src, int src_device,
+                                     size_t count, cudaStream_t stream);
+    cudaError_t (*memset_async)(void *ptr, int value, size_t count, cudaStream_t stream);
+    cudaError_t (*fill_async)(void *ptr, size_t count, const void *pattern, size_t pattern_bytes,
+                              cudaStream_t stream);
+    cudaError_t (*stream_get_device)(cudaStream_t stream, int *device);
+    cudaError_t (*stream_synchronize)(cudaStream_t stream);
+    cudaError_t (*event_create)(cudaEvent_t *event, unsigned int flags);
+    cudaError_t (*event_record)(cudaEvent_t event, cudaStream_t stream);
+    cudaError_t (*event_synchronize)(cudaEvent_t event);
+    cudaError_t (*event_destroy)(cudaEvent_t event);
+    cudaError_t (*device_can_access_peer)(int *can_access, int device, int peer);
+    cudaError_t (*device_enable_peer_access)(int peer, unsigned int flags);
 } cm__hooks_t;
 extern cm__hooks_t cm__hooks;
 

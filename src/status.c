@@ -16,6 +16,7 @@
 
 #include "cuda_errors.h"
 #include "internal.h"
+#include "kernels.h"
 
 /* ------------------------------------------------------------------ status names */
 
@@ -147,6 +148,42 @@ cm__hooks_t cm__hooks = {
     .runtime_get_version = cudaRuntimeGetVersion,
     .get_device_count = cudaGetDeviceCount,
     .get_device = cudaGetDevice,
+
+    /* memory (issue 3) */
+    .set_device = cudaSetDevice,
+    .get_device_properties = cudaGetDeviceProperties,
+    .device_get_attribute = cudaDeviceGetAttribute,
+    .mem_get_info = cudaMemGetInfo,
+    .device_malloc = cudaMalloc,
+    .device_free = cudaFree,
+    .mem_pool_create = cudaMemPoolCreate,
+    .mem_pool_destroy = cudaMemPoolDestroy,
+    .mem_pool_set_attribute = cudaMemPoolSetAttribute,
+    .mem_pool_get_attribute = cudaMemPoolGetAttribute,
+    .mem_pool_trim_to = cudaMemPoolTrimTo,
+    .mem_pool_set_access = cudaMemPoolSetAccess,
+    .malloc_from_pool_async = cudaMallocFromPoolAsync,
+    .free_async = cudaFreeAsync,
+    .host_alloc = cudaHostAlloc,
+    .free_host = cudaFreeHost,
+    .host_register = cudaHostRegister,
+    .host_unregister = cudaHostUnregister,
+    .host_get_device_pointer = cudaHostGetDevicePointer,
+    .pointer_get_attributes = cudaPointerGetAttributes,
+    .memcpy_sync = cudaMemcpy,
+    .memcpy_async = cudaMemcpyAsync,
+    .memcpy_peer = cudaMemcpyPeer,
+    .memcpy_peer_async = cudaMemcpyPeerAsync,
+    .memset_async = cudaMemsetAsync,
+    .fill_async = cm__kernel_fill,
+    .stream_get_device = cudaStreamGetDevice,
+    .stream_synchronize = cudaStreamSynchronize,
+    .event_create = cudaEventCreateWithFlags,
+    .event_record = cudaEventRecord,
+    .event_synchronize = cudaEventSynchronize,
+    .event_destroy = cudaEventDestroy,
+    .device_can_access_peer = cudaDeviceCanAccessPeer,
+    .device_enable_peer_access = cudaDeviceEnablePeerAccess,
 };
 
 /* ------------------------------------------------------------------ lost contexts */

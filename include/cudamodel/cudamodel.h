@@ -6,6 +6,7 @@
 #ifndef CUDAMODEL_CUDAMODEL_H
 #define CUDAMODEL_CUDAMODEL_H
 
+#include <cudamodel/buffer.h>
 #include <cudamodel/device.h>
 #include <cudamodel/diag.h>
 #include <cudamodel/export.h>

@@ -163,6 +163,123 @@ CM_API cm_status_t cm_device_check_kernel_image(int ordinal, cm_kernel_image_t *
 /** @brief Write "sm_XY" for a 10*major + minor value into buf (at least 12 bytes). Returns buf. */
 CM_API char *cm_arch_name(int cc, char *buf, size_t size);
 
+/* ==============================================================================================
+ * The per-device object (memory module, see buffer.h)
+ *
+ * A cm_device_t owns what the library keeps per GPU: the memory pool behind stream-ordered
+ * buffers, the pinned staging buffers of pageable copies, and the count of every live buffer
+ * (device and pinned host) with where each was created. Opening is cheap; a program usually
+ * opens each GPU once. Closing with live buffers is refused with a leak report.
+ *
+ * Threading: a cm_device_t may be used by several threads at once (creating buffers, copying,
+ * reports); cm_device_close() must not race with any other use of it.
+ * ============================================================================================== */
+
+/** @brief The per-device object (opaque). Created by cm_device_open(), released by cm_device_close(). */
+typedef struct cm_device cm_device_t;
+
+/**
+ * @brief Open a device: check the ordinal, create the library's memory pool for it (release
+ *        threshold: keep everything cached) and start counting its buffers.
+ * @param[in]  ordinal  device ordinal, 0 .. count-1.
+ * @param[out] out      receives the new handle; left unchanged on failure.
+ * @return CM_OK;
+ *         CM_ERROR_INVALID_ARGUMENT when out is NULL or the ordinal does not exist (the message
+ *         names the device count);
+ *         CM_ERROR_HOST_OUT_OF_MEMORY when the handle cannot be allocated;
+ *         CM_ERROR_NO_DRIVER, CM_ERROR_DRIVER_TOO_OLD, CM_ERROR_NO_DEVICE (see cm_device_count());
+ *         CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
+ * A device without memory-pool support opens; only stream-ordered buffers are then refused.
+ * Ownership: the caller owns the handle and releases it with cm_device_close().
+ */
+CM_API cm_status_t cm_device_open(int ordinal, cm_device_t **out);
+
+/**
+ * @brief Close a device: release its pool and staging buffers and free the handle.
+ *
+ * Refused while buffers of the device are alive: the call then returns CM_ERROR_BUSY, releases
+ * nothing, and the detail (cm_last_error()) says how many buffers, how many bytes, and where
+ * the first ones were created; cm_device_leak_report() lists every one. Destroy them and close
+ * again.
+ *
+ * @param[in] dev  the device, or NULL (a no-op returning CM_OK).
+ * @return CM_OK;
+ *         CM_ERROR_BUSY with the leak report while buffers are alive;
+ *         CM_ERROR_INVALID_ARGUMENT when dev was already closed or is not a device handle.
+ * Ownership: on CM_OK the handle is gone; do not use it again.
+ */
+CM_API cm_status_t cm_device_close(cm_device_t *dev);
+
+/**
+ * @brief Cleanup function of CM_SCOPED(cm_device) (buffer.h): closes *dev when it is not NULL
+ *        and sets it to NULL. A refused close (live buffers) leaves *dev open and unchanged,
+ *        with the leak report in the detail (cm_last_error()).
+ * @param[in,out] dev  address of the handle variable; NULL and *dev == NULL are no-ops.
+ * Ownership: releases the device the variable owned (unless buffers are still alive).
+ */
+CM_API void cm_device_scope_exit(cm_device_t **dev);
+
+/**
+ * @brief The ordinal a device object was opened on.
+ * @param[in]  dev      the device.
+ * @param[out] ordinal  receives the ordinal; unchanged on failure.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a closed handle.
+ */
+CM_API cm_status_t cm_device_ordinal(const cm_device_t *dev, int *ordinal);
+
+/**
+ * @brief Write the list of a device's live buffers into buf (snprintf rules): a summary line
+ *        (how many buffers, how many bytes) and one line per buffer in creation order with its
+ *        kind, size, the file:line that created it and its label.
+ * @param[in]  dev     the device.
+ * @param[out] buf     destination; may be NULL when size is 0.
+ * @param[in]  size    capacity of buf; the text is truncated (still NUL-terminated) when short.
+ * @param[out] length  optional: the length the full report needs, excluding the NUL.
+ * @return CM_OK (also when truncated); CM_ERROR_INVALID_ARGUMENT for a NULL or closed dev, or a
+ *         NULL buf with a non-zero size.
+ * Allocates nothing.
+ */
+CM_API cm_status_t cm_device_leak_report(const cm_device_t *dev, char *buf, size_t size,
+                                         size_t *length);
+
+/** @brief What a device object holds, from cm_device_memory_report(). Bytes unless named. */
+typedef struct cm_memory_report {
+    int device;                    /**< ordinal */
+    size_t live_buffers;           /**< device buffers alive (cm_buffer_t) */
+    size_t live_bytes;             /**< their bytes (as asked for) */
+    size_t peak_live_bytes;        /**< high-water mark of live_bytes since the device was opened */
+    size_t live_host_buffers;      /**< pinned or registered host buffers alive (cm_host_buffer_t) */
+    size_t live_host_bytes;        /**< their bytes */
+    size_t pool_reserved_bytes;    /**< device memory the pool holds from the driver (live + cached) */
+    size_t pool_used_bytes;        /**< of which in use by stream-ordered buffers */
+    size_t pool_peak_reserved_bytes; /**< high-water mark of pool_reserved_bytes */
+    unsigned long long pool_release_threshold; /**< bytes the pool keeps cached at a synchronization */
+    size_t staging_bytes;          /**< pinned host memory held for pageable-copy staging */
+    size_t device_free_bytes;      /**< cudaMemGetInfo free memory of the device (all processes) */
+    size_t device_total_bytes;     /**< cudaMemGetInfo total memory */
+} cm_memory_report_t;
+
+/**
+ * @brief Fill a memory report for a device object; usable at any time.
+ * @param[in]  dev  the device.
+ * @param[out] out  filled on success; unchanged on failure.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a closed handle;
+ *         CM_ERROR_CONTEXT_LOST; CUDA failures of the pool or memory queries as recorded.
+ */
+CM_API cm_status_t cm_device_memory_report(const cm_device_t *dev, cm_memory_report_t *out);
+
+/**
+ * @brief Write a memory report as text (several lines, snprintf rules).
+ * @param[in]  report  the report; not modified.
+ * @param[out] buf     destination; may be NULL when size is 0.
+ * @param[in]  size    capacity of buf.
+ * @param[out] length  optional: the length the full text needs, excluding the NUL.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL report, or a NULL buf with a non-zero size.
+ * Pure function. Thread-safe.
+ */
+CM_API cm_status_t cm_memory_report_format(const cm_memory_report_t *report, char *buf, size_t size,
+                                           size_t *length);
+
 CM_EXTERN_C_END
 
 #endif /* CUDAMODEL_DEVICE_H */

@@ -1,0 +1,511 @@
+/**
+ * @file buffer.h
+ * @brief Host and device memory: device buffers, pinned host buffers, checked copies, fills,
+ *        the per-device memory pool, fast pageable copies, and out-of-memory reports.
+ *
+ * ## The model
+ * A GPU has its own memory. Data moves between host memory and device memory by copies, and a
+ * copy can go wrong in a few classic ways: the wrong size, the wrong direction, a pointer of
+ * another device, memory freed while a kernel still uses it, or "out of memory" with no
+ * numbers. Each object here closes one of these doors.
+ *
+ * - **cm_device_t** (device.h) owns the memory of one GPU as the library sees it: a memory pool
+ *   for stream-ordered buffers, pinned staging buffers, and the list of live buffers. Closing a
+ *   device with live buffers is refused with a leak report (how many, how many bytes, and the
+ *   file:line or label that created each one).
+ * - **cm_buffer_t** is device memory of a fixed size. Create it synchronously
+ *   (cm_buffer_create(), backed by cudaMalloc) or stream-ordered on a CUDA stream
+ *   (cm_buffer_create_on_cuda_stream() in interop.h, backed by cudaMallocFromPoolAsync on the
+ *   device's pool). A stream-ordered buffer is destroyed in stream order: the memory is
+ *   released after the work queued on its stream before the destroy. Zero-byte buffers are
+ *   valid: they hold no memory and every copy of 0 bytes succeeds.
+ * - **cm_host_buffer_t** is page-locked (pinned) host memory, allocated by the library
+ *   (portable / mapped / write-combined options) or registered from memory the caller owns.
+ *   Copies to and from pinned memory run at the full speed of the bus and can be asynchronous.
+ * - **Copies** take an offset on each buffer side and a length. Every copy checks its ranges
+ *   (offset + length <= size, without overflow), its direction (a device pointer passed where
+ *   host memory is expected is refused) and its devices (a stream of another GPU is refused).
+ *   A violation returns CM_ERROR_INVALID_ARGUMENT naming both sizes, and nothing is written.
+ * - **Pageable copies are staged.** cudaMemcpy from ordinary (pageable) host memory is slow
+ *   (6.9 GB/s host-to-device on an H200 against 55 GB/s pinned) because the driver copies it
+ *   through its own small pinned buffer, one piece at a time. cm_buffer_copy_from_host() and
+ *   cm_buffer_copy_to_host() detect pageable memory and run a pipeline instead: the range is cut
+ *   in chunks, two or more pinned staging buffers of the device alternate, host threads copy
+ *   chunk i+1 into one staging buffer while the DMA engine moves chunk i from the other.
+ *   cm_device_staging_configure() tunes it (chunk size, buffers, host threads, threshold).
+ * - **Out of memory.** When an allocation fails the library first trims its own pool and tries
+ *   once more. If it still fails, the detail (cm_last_error()) says how much was asked, the
+ *   device's free and total memory, what this process holds through the library (live buffers
+ *   and cached pool memory), what is held outside it (other processes, CUDA contexts), the
+ *   largest allocation that would succeed now, and what to do about it.
+ *
+ * An out-of-memory detail reads like this (numbers of an H200 shared with another process):
+ * @code{.unparsed}
+ * CM_ERROR_DEVICE_OUT_OF_MEMORY: out of memory: cannot allocate 40.00 GiB (42949672960 bytes)
+ *   on device 0 (NVIDIA H200); the device has 140.00 GiB in total, 10.00 GiB free; this process
+ *   holds 82.00 GiB through libcudamodel (80.00 GiB in 12 live buffers, 2.00 GiB cached in its
+ *   pools after 1.00 GiB were released for a second attempt); 48.00 GiB is held outside the
+ *   library (other processes, CUDA contexts, direct CUDA allocations); the largest allocation
+ *   that succeeds now is 9.50 GiB
+ *   hint: ask for at most 9.50 GiB at once (smaller batches or tiles); destroy buffers you no
+ *   longer need (12 live, 80.00 GiB; cm_device_leak_report() lists them); ...; 48.00 GiB is used
+ *   outside the library: nvidia-smi --query-compute-apps=pid,process_name,used_memory
+ *   --format=csv names the processes that hold it
+ * @endcode
+ * The largest allocation is measured by a few probing cudaMalloc/cudaFree calls on the failure
+ * path only (at most 8; each large one can take milliseconds).
+ *
+ * ## Reports
+ * cm_device_memory_report() (device.h) gives, at any time, the live buffers and bytes of a
+ * device object, their high-water mark, the pool's reserved / used / peak memory and release
+ * threshold, the pinned staging memory, and the device's free and total memory;
+ * cm_memory_report_format() prints it. cm_device_leak_report() lists every live buffer with its
+ * size and the file:line (or label) that created it.
+ *
+ * ## Ownership
+ * Every create returns a handle the caller owns; destroy releases it; destroy(NULL) is a no-op.
+ * Handles are checked on every call: a destroyed handle (use after destroy, double destroy) or
+ * a pointer that is not a handle is reported as CM_ERROR_INVALID_ARGUMENT, never dereferenced.
+ * With GCC or Clang, CM_SCOPED() releases a handle when it leaves its scope, early returns
+ * included:
+ * @code
+ * cm_status_t scale_on_gpu(cm_device_t *dev, float *h_x, size_t n) {
+ *     CM_SCOPED(cm_buffer) cm_buffer_t *d_x = NULL;            // destroyed at scope exit
+ *     CM_TRY(cm_buffer_create(dev, n * sizeof(float), &d_x));
+ *     CM_TRY(cm_buffer_copy_from_host(d_x, 0, h_x, n * sizeof(float)));
+ *     // ... launch kernels on the pointer from cm_buffer_device_ptr() (interop.h) ...
+ *     CM_TRY(cm_buffer_copy_to_host(d_x, 0, h_x, n * sizeof(float)));
+ *     return CM_OK;
+ * }
+ * @endcode
+ *
+ * ## Synchronous and stream-ordered calls
+ * The calls in this header are synchronous like cudaMemcpy: they are ordered after earlier work
+ * in CUDA's legacy default stream (and so after work on blocking streams) and return when the
+ * copy or fill is complete. Stream-ordered variants that take a cudaStream_t are in interop.h
+ * (the library's own stream handles come with stream.h).
+ *
+ * ## Threading
+ * A cm_device_t is thread-safe (its pool, staging buffers and live-buffer list are locked).
+ * A single cm_buffer_t or cm_host_buffer_t is used by one thread at a time; copies between
+ * distinct buffers may run in several threads at once. Destroying a handle while another thread
+ * uses it is a bug that the handle checks cannot always catch.
+ *
+ * The library never prints, never calls exit() or abort().
+ */
+#ifndef CUDAMODEL_BUFFER_H
+#define CUDAMODEL_BUFFER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cudamodel/device.h>
+#include <cudamodel/export.h>
+#include <cudamodel/status.h>
+
+CM_EXTERN_C_BEGIN
+
+/** @brief Device memory of a fixed size (opaque). See cm_buffer_create(). */
+typedef struct cm_buffer cm_buffer_t;
+
+/** @brief Pinned (page-locked) host memory (opaque). See cm_host_buffer_create(). */
+typedef struct cm_host_buffer cm_host_buffer_t;
+
+/* ---------------------------------------------------------------------------- scoped cleanup */
+
+#if defined(__GNUC__) || defined(__clang__)
+/**
+ * @brief Release a handle when its variable leaves scope (GCC/Clang cleanup attribute).
+ *
+ * Write the handle type without its _t: CM_SCOPED(cm_buffer) cm_buffer_t *b = NULL;
+ * CM_SCOPED(cm_host_buffer) cm_host_buffer_t *h = NULL; CM_SCOPED(cm_device) cm_device_t *d = NULL;
+ * Initialise the variable (NULL or a handle). Variables are released in reverse order of
+ * declaration, so declare the device before its buffers. The status of the release is not
+ * returned (the detail is recorded when it fails); call destroy yourself where you need it.
+ * Not available with other compilers (the macro is then left undefined, so that code relying on
+ * it fails to compile instead of leaking).
+ */
+#  ifndef CM_SCOPED
+#    define CM_SCOPED(type) __attribute__((cleanup(type##_scope_exit)))
+#  endif
+#endif
+
+/* ---------------------------------------------------------------------------- the memory pool */
+
+/**
+ * @brief Set how much memory the device's pool keeps cached when the device synchronizes
+ *        (cudaMemPoolAttrReleaseThreshold). The default keeps everything (no limit), which makes
+ *        stream-ordered allocation as cheap as it can be.
+ * @param[in] dev    the device.
+ * @param[in] bytes  bytes to keep; 0 returns every unused byte to the driver at each
+ *                   synchronization; ~0ull keeps everything.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or closed dev; CM_ERROR_NOT_SUPPORTED when
+ *         the device has no memory pools; CM_ERROR_CONTEXT_LOST; CUDA failures as recorded.
+ * Thread-safe.
+ */
+CM_API cm_status_t cm_device_pool_set_release_threshold(cm_device_t *dev, unsigned long long bytes);
+
+/**
+ * @brief Return cached pool memory to the driver now, keeping at most keep_bytes of it
+ *        (cudaMemPoolTrimTo). Memory of live buffers is never released.
+ * @param[in] dev         the device.
+ * @param[in] keep_bytes  unused bytes the pool may keep (0: release all it can).
+ * @return CM_OK (also for a device without memory pools: nothing to trim);
+ *         CM_ERROR_INVALID_ARGUMENT for a NULL or closed dev; CM_ERROR_CONTEXT_LOST; CUDA
+ *         failures as recorded. Thread-safe.
+ */
+CM_API cm_status_t cm_device_pool_trim(cm_device_t *dev, size_t keep_bytes);
+
+/* ---------------------------------------------------------------------------- staging */
+
+/** @brief Most staging buffers a device uses for pageable copies. */
+#define CM_STAGING_MAX_BUFFERS 8
+/** @brief Most host threads a staged copy uses. */
+#define CM_STAGING_MAX_THREADS 16
+
+/**
+ * @brief How pageable copies are staged. Zero-initialise (CM_STAGING_CONFIG_INIT): 0 means
+ *        the default of each field.
+ */
+typedef struct cm_staging_config {
+    size_t chunk_bytes;        /**< bytes per chunk and per staging buffer; 0: 8 MiB; at least 4 KiB */
+    unsigned buffers;          /**< staging buffers, 2 .. CM_STAGING_MAX_BUFFERS; 0: 3 */
+    unsigned host_threads;     /**< threads copying into or out of staging (the caller's thread
+                                    included), 1 .. CM_STAGING_MAX_THREADS; 0: min(4, CPUs / 2, 1+) */
+    size_t min_bytes;          /**< copies shorter than this go straight to cudaMemcpy; 0: 1 MiB;
+                                    1 stages every copy */
+} cm_staging_config_t;
+
+/** @brief A staging configuration with every field at its default. */
+#define CM_STAGING_CONFIG_INIT {0u, 0u, 0u, 0u}
+
+/**
+ * @brief Change how a device stages pageable copies. The staging buffers are (re)allocated at
+ *        the next staged copy; worker threads are (re)started then.
+ * @param[in] dev  the device.
+ * @param[in] cfg  the configuration (0 fields take their defaults); not modified.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments, a closed dev, or a field out of
+ *         range (the message names the field, its value and the range); CM_ERROR_CONTEXT_LOST.
+ * Thread-safe (waits for a staged copy in progress on the device).
+ */
+CM_API cm_status_t cm_device_staging_configure(cm_device_t *dev, const cm_staging_config_t *cfg);
+
+/**
+ * @brief The staging configuration in effect, with defaults resolved to their values.
+ * @param[in]  dev  the device.
+ * @param[out] out  filled on success; unchanged on failure.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a closed dev.
+ */
+CM_API cm_status_t cm_device_staging_config(const cm_device_t *dev, cm_staging_config_t *out);
+
+/* ---------------------------------------------------------------------------- device buffers */
+
+/**
+ * @brief Allocate a device buffer synchronously (cudaMalloc) and count it in the device.
+ *
+ * Usually called through the macro cm_buffer_create(dev, bytes, &out), which passes the
+ * caller's file and line, or cm_buffer_create_labeled(dev, bytes, "weights", &out).
+ * On out-of-memory the device's pool is trimmed and the allocation tried once more; if it
+ * still fails the detail carries the out-of-memory report (see the file comment).
+ *
+ * @param[in]  dev    the device.
+ * @param[in]  bytes  size; 0 gives a valid empty buffer that holds no device memory.
+ * @param[out] out    receives the new handle; left unchanged on failure.
+ * @param[in]  label  optional name shown in leak reports (copied, up to 63 characters), or NULL.
+ * @param[in]  file   optional source file of the caller (copied), or NULL.
+ * @param[in]  line   its line.
+ * @return CM_OK;
+ *         CM_ERROR_INVALID_ARGUMENT for a NULL out, a NULL or closed dev;
+ *         CM_ERROR_DEVICE_OUT_OF_MEMORY with the out-of-memory report;
+ *         CM_ERROR_HOST_OUT_OF_MEMORY when the handle itself cannot be allocated;
+ *         CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
+ * Ownership: the caller owns the buffer and releases it with cm_buffer_destroy().
+ */
+CM_API cm_status_t cm_buffer_create_at(cm_device_t *dev, size_t bytes, cm_buffer_t **out,
+                                       const char *label, const char *file, int line);
+
+/** @brief cm_buffer_create_at() with the caller's file:line and no label. */
+#define cm_buffer_create(dev, bytes, out)                                                    \
+    cm_buffer_create_at((dev), (bytes), (out), NULL, __FILE__, __LINE__)
+
+/** @brief cm_buffer_create_at() with a label and the caller's file:line. */
+#define cm_buffer_create_labeled(dev, bytes, label, out)                                     \
+    cm_buffer_create_at((dev), (bytes), (out), (label), __FILE__, __LINE__)
+
+/**
+ * @brief Release a device buffer. A stream-ordered buffer is freed on its stream
+ *        (cudaFreeAsync: after the work queued there before this call); a synchronous one with
+ *        cudaFree, which waits for the device's work.
+ * @param[in] buf  the buffer, or NULL (a no-op returning CM_OK).
+ * @return CM_OK;
+ *         CM_ERROR_INVALID_ARGUMENT when buf was already destroyed or is not a buffer handle
+ *         (nothing is touched);
+ *         CM_ERROR_CONTEXT_LOST or other CUDA failures of the free, as recorded: the handle is
+ *         released all the same (a stream-ordered free that CUDA refuses is retried with
+ *         cudaFree so that no memory leaks).
+ * Ownership: the handle is gone after the call, whatever it returns (except for the
+ * CM_ERROR_INVALID_ARGUMENT of a handle that was not live).
+ */
+CM_API cm_status_t cm_buffer_destroy(cm_buffer_t *buf);
+
+/**
+ * @brief Cleanup function of CM_SCOPED(cm_buffer): destroys *buf when it is not NULL and sets
+ *        it to NULL. A failure is recorded in the detail (cm_last_error()), not returned.
+ * @param[in,out] buf  address of the handle variable; NULL and *buf == NULL are no-ops.
+ * Ownership: releases the buffer the variable owned.
+ */
+CM_API void cm_buffer_scope_exit(cm_buffer_t **buf);
+
+/**
+ * @brief Size of a device buffer in bytes.
+ * @param[in]  buf    the buffer.
+ * @param[out] bytes  receives the size; unchanged on failure.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
+ */
+CM_API cm_status_t cm_buffer_size(const cm_buffer_t *buf, size_t *bytes);
+
+/**
+ * @brief The device object a buffer belongs to.
+ * @param[in]  buf  the buffer.
+ * @param[out] dev  receives the device (owned by the caller of cm_device_open(), not by the buffer).
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
+ */
+CM_API cm_status_t cm_buffer_device(const cm_buffer_t *buf, cm_device_t **dev);
+
+/**
+ * @brief Whether a buffer is stream-ordered (created on a stream, destroyed on it).
+ * @param[in]  buf             the buffer.
+ * @param[out] stream_ordered  receives true for a stream-ordered buffer; unchanged on failure.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
+ */
+CM_API cm_status_t cm_buffer_is_stream_ordered(const cm_buffer_t *buf, bool *stream_ordered);
+
+/* ---------------------------------------------------------------------------- copies */
+
+/**
+ * @brief Copy bytes from host memory into a device buffer at dst_offset; returns when the data
+ *        is on the device.
+ *
+ * Pinned source memory (cudaHostAlloc, cudaHostRegister, a cm_host_buffer_t's data) is copied
+ * directly; pageable memory of at least the staging threshold goes through the device's
+ * staging pipeline (see the file comment); managed memory is copied directly.
+ *
+ * @param[in] dst         destination buffer.
+ * @param[in] dst_offset  byte offset in dst.
+ * @param[in] src         host memory of at least bytes bytes; may be NULL when bytes is 0.
+ * @param[in] bytes       bytes to copy; 0 does nothing (after the checks).
+ * @return CM_OK;
+ *         CM_ERROR_INVALID_ARGUMENT for a NULL or destroyed dst, a NULL src with bytes > 0,
+ *         dst_offset + bytes beyond dst's size (the message names offset, length and size), or
+ *         a src that is device memory (wrong direction: use cm_buffer_copy()); dst is untouched;
+ *         CM_ERROR_HOST_OUT_OF_MEMORY when staging buffers cannot be allocated;
+ *         CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
+ */
+CM_API cm_status_t cm_buffer_copy_from_host(cm_buffer_t *dst, size_t dst_offset, const void *src,
+                                            size_t bytes);
+
+/**
+ * @brief Copy bytes from a device buffer at src_offset into host memory; returns when the data
+ *        is in dst. Pageable destinations are staged like cm_buffer_copy_from_host().
+ * @param[in]  src         source buffer.
+ * @param[in]  src_offset  byte offset in src.
+ * @param[out] dst         host memory of at least bytes bytes; may be NULL when bytes is 0.
+ * @param[in]  bytes       bytes to copy.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or destroyed src, a NULL dst with
+ *         bytes > 0, a range beyond src's size, or a dst that is device memory; dst is untouched;
+ *         CM_ERROR_HOST_OUT_OF_MEMORY; CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
+ */
+CM_API cm_status_t cm_buffer_copy_to_host(const cm_buffer_t *src, size_t src_offset, void *dst,
+                                          size_t bytes);
+
+/**
+ * @brief Copy a range of a pinned host buffer into a device buffer (direct DMA, full speed).
+ * @param[in] dst         destination device buffer.
+ * @param[in] dst_offset  byte offset in dst.
+ * @param[in] src         source host buffer.
+ * @param[in] src_offset  byte offset in src.
+ * @param[in] bytes       bytes to copy.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL or destroyed handles or a range beyond
+ *         either size (the message names which side, the offset, the length and the size);
+ *         nothing is written; CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
+ */
+CM_API cm_status_t cm_buffer_copy_from_host_buffer(cm_buffer_t *dst, size_t dst_offset,
+                                                   const cm_host_buffer_t *src, size_t src_offset,
+                                                   size_t bytes);
+
+/**
+ * @brief Copy a range of a device buffer into a pinned host buffer (direct DMA, full speed).
+ * @param[in]  src         source device buffer.
+ * @param[in]  src_offset  byte offset in src.
+ * @param[out] dst         destination host buffer.
+ * @param[in]  dst_offset  byte offset in dst.
+ * @param[in]  bytes       bytes to copy.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL or destroyed handles or a range beyond
+ *         either size (the message names which side, the offset, the length and the size);
+ *         nothing is written; CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
+ */
+CM_API cm_status_t cm_buffer_copy_to_host_buffer(const cm_buffer_t *src, size_t src_offset,
+                                                 cm_host_buffer_t *dst, size_t dst_offset,
+                                                 size_t bytes);
+
+/**
+ * @brief Copy between device buffers, on one device or across two (cudaMemcpyPeer); returns
+ *        when the copy is complete.
+ *
+ * Across devices, the first copy between a pair checks whether the pair supports peer access
+ * and, when it does, enables it in both directions (cudaDeviceEnablePeerAccess, and access to
+ * both device objects' pools), so the copy goes over NVLink or PCIe directly; otherwise CUDA
+ * stages it through host memory.
+ *
+ * @param[in] dst         destination buffer.
+ * @param[in] dst_offset  byte offset in dst.
+ * @param[in] src         source buffer (may be dst itself when the ranges do not overlap).
+ * @param[in] src_offset  byte offset in src.
+ * @param[in] bytes       bytes to copy.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL or destroyed handles, a range beyond either
+ *         size, or overlapping ranges of the same buffer; nothing is written;
+ *         CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
+ */
+CM_API cm_status_t cm_buffer_copy(cm_buffer_t *dst, size_t dst_offset, const cm_buffer_t *src,
+                                  size_t src_offset, size_t bytes);
+
+/**
+ * @brief Set every byte of a range to value (cudaMemset).
+ * @param[in] buf     the buffer.
+ * @param[in] offset  byte offset of the range.
+ * @param[in] bytes   length of the range.
+ * @param[in] value   the byte, 0 .. 255 (to write wider values use cm_buffer_fill()).
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or destroyed buffer, a range beyond its
+ *         size, or a value outside 0 .. 255; nothing is written; CM_ERROR_CONTEXT_LOST; CUDA
+ *         failures as recorded.
+ */
+CM_API cm_status_t cm_buffer_set(cm_buffer_t *buf, size_t offset, size_t bytes, int value);
+
+/**
+ * @brief Fill a range with a repeated pattern of 1, 2, 4 or 8 bytes (e.g. a float 1.0f).
+ * @param[in] buf            the buffer.
+ * @param[in] offset         byte offset of the range; a multiple of pattern_bytes.
+ * @param[in] bytes          length of the range; a multiple of pattern_bytes.
+ * @param[in] pattern        the pattern (pattern_bytes bytes, copied); not NULL.
+ * @param[in] pattern_bytes  1, 2, 4 or 8.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or destroyed buffer, a NULL pattern, a
+ *         pattern size other than 1, 2, 4, 8, an offset or length that is not a multiple of it,
+ *         or a range beyond the size; nothing is written; CM_ERROR_NO_KERNEL_IMAGE when the
+ *         fill kernel has no image for the GPU; CM_ERROR_CONTEXT_LOST; CUDA failures as recorded.
+ */
+CM_API cm_status_t cm_buffer_fill(cm_buffer_t *buf, size_t offset, size_t bytes,
+                                  const void *pattern, size_t pattern_bytes);
+
+/* ---------------------------------------------------------------------------- pinned host buffers */
+
+/** @brief Options of cm_host_buffer_create() and cm_host_buffer_register(); OR them together. */
+typedef enum cm_host_buffer_flags {
+    CM_HOST_BUFFER_DEFAULT = 0,        /**< pinned memory for fast copies */
+    CM_HOST_BUFFER_PORTABLE = 1,       /**< pinned for every CUDA context, not only this device's */
+    CM_HOST_BUFFER_MAPPED = 2,         /**< also mapped into the device's address space: kernels
+                                            can read and write it over the bus
+                                            (cm_host_buffer_device_ptr() in interop.h) */
+    CM_HOST_BUFFER_WRITE_COMBINED = 4  /**< write-combined: faster host writes and transfers to
+                                            the device, very slow host reads (create only) */
+} cm_host_buffer_flags_t;
+
+/**
+ * @brief Allocate pinned host memory (cudaHostAlloc) and count it in the device.
+ *
+ * Usually called through cm_host_buffer_create(dev, bytes, flags, &out).
+ *
+ * @param[in]  dev    the device (the one a mapped buffer is mapped into).
+ * @param[in]  bytes  size; 0 gives a valid empty buffer that holds no memory.
+ * @param[in]  flags  OR of cm_host_buffer_flags_t.
+ * @param[out] out    receives the new handle; left unchanged on failure.
+ * @param[in]  label  optional name shown in leak reports (copied), or NULL.
+ * @param[in]  file   optional source file of the caller (copied), or NULL.
+ * @param[in]  line   its line.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL out, a NULL or closed dev, or unknown flag
+ *         bits; CM_ERROR_HOST_OUT_OF_MEMORY when the memory cannot be pinned (the message names
+ *         the size); CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
+ * Ownership: the caller owns the buffer and releases it with cm_host_buffer_destroy().
+ */
+CM_API cm_status_t cm_host_buffer_create_at(cm_device_t *dev, size_t bytes, unsigned flags,
+                                            cm_host_buffer_t **out, const char *label,
+                                            const char *file, int line);
+
+/** @brief cm_host_buffer_create_at() with the caller's file:line and no label. */
+#define cm_host_buffer_create(dev, bytes, flags, out)                                        \
+    cm_host_buffer_create_at((dev), (bytes), (flags), (out), NULL, __FILE__, __LINE__)
+
+/**
+ * @brief Pin memory the caller already owns (cudaHostRegister) so that copies from and to it
+ *        run at full speed, and count it in the device.
+ *
+ * Usually called through cm_host_buffer_register(dev, ptr, bytes, flags, &out).
+ *
+ * @param[in]  dev    the device.
+ * @param[in]  ptr    start of the memory; not NULL unless bytes is 0.
+ * @param[in]  bytes  its size; 0 gives a valid empty buffer (nothing is registered).
+ * @param[in]  flags  CM_HOST_BUFFER_PORTABLE and/or CM_HOST_BUFFER_MAPPED (write-combining
+ *                    cannot be applied to existing memory).
+ * @param[out] out    receives the new handle; left unchanged on failure.
+ * @param[in]  label  optional name shown in leak reports (copied), or NULL.
+ * @param[in]  file   optional source file of the caller (copied), or NULL.
+ * @param[in]  line   its line.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL out, a NULL or closed dev, a NULL ptr with
+ *         bytes > 0, CM_HOST_BUFFER_WRITE_COMBINED or unknown flag bits, or memory that is
+ *         already registered; CM_ERROR_HOST_OUT_OF_MEMORY when it cannot be pinned;
+ *         CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
+ * Ownership: the memory stays the caller's; cm_host_buffer_destroy() unregisters it and frees
+ * only the handle. Keep the memory alive until then.
+ */
+CM_API cm_status_t cm_host_buffer_register_at(cm_device_t *dev, void *ptr, size_t bytes,
+                                              unsigned flags, cm_host_buffer_t **out,
+                                              const char *label, const char *file, int line);
+
+/** @brief cm_host_buffer_register_at() with the caller's file:line and no label. */
+#define cm_host_buffer_register(dev, ptr, bytes, flags, out)                                 \
+    cm_host_buffer_register_at((dev), (ptr), (bytes), (flags), (out), NULL, __FILE__, __LINE__)
+
+/**
+ * @brief Release a pinned host buffer: free it (cudaFreeHost), or unregister memory that was
+ *        registered (cudaHostUnregister; the memory stays the caller's).
+ * @param[in] buf  the buffer, or NULL (a no-op returning CM_OK).
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT when buf was already destroyed or is not a host
+ *         buffer handle; CUDA failures as recorded (the handle is released all the same).
+ */
+CM_API cm_status_t cm_host_buffer_destroy(cm_host_buffer_t *buf);
+
+/**
+ * @brief Cleanup function of CM_SCOPED(cm_host_buffer): destroys *buf when it is not NULL and
+ *        sets it to NULL. A failure is recorded in the detail, not returned.
+ * @param[in,out] buf  address of the handle variable; NULL and *buf == NULL are no-ops.
+ * Ownership: releases the host buffer the variable owned.
+ */
+CM_API void cm_host_buffer_scope_exit(cm_host_buffer_t **buf);
+
+/**
+ * @brief The host address of a pinned host buffer's memory.
+ * @param[in]  buf  the buffer.
+ * @param[out] ptr  receives the address (NULL for an empty buffer); valid until the buffer is
+ *                  destroyed; owned by the buffer.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
+ */
+CM_API cm_status_t cm_host_buffer_data(const cm_host_buffer_t *buf, void **ptr);
+
+/**
+ * @brief Size of a pinned host buffer in bytes.
+ * @param[in]  buf    the buffer.
+ * @param[out] bytes  receives the size; unchanged on failure.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
+ */
+CM_API cm_status_t cm_host_buffer_size(const cm_host_buffer_t *buf, size_t *bytes);
+
+/**
+ * @brief The flags a pinned host buffer was created or registered with.
+ * @param[in]  buf    the buffer.
+ * @param[out] flags  receives the OR of cm_host_buffer_flags_t; unchanged on failure.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
+ */
+CM_API cm_status_t cm_host_buffer_flags(const cm_host_buffer_t *buf, unsigned *flags);
+
+CM_EXTERN_C_END
+
+#endif /* CUDAMODEL_BUFFER_H */

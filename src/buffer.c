@@ -1,0 +1,636 @@
+/*
+ * Device buffers (buffer.h): create and destroy (synchronous and stream-ordered), accessors,
+ * checked copies host <-> device and device <-> device, set and fill. The stream-ordered
+ * variants are declared in interop.h.
+ *
+ * Every entry point checks all of its arguments before it touches any memory, so a call that
+ * returns CM_ERROR_INVALID_ARGUMENT has written nothing.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory_internal.h"
+
+/* ------------------------------------------------------------------ checks */
+
+/* What a checked buffer argument resolves to. */
+typedef struct cm__view {
+    struct cm_device *dev;
+    unsigned char *ptr;
+    size_t size;
+    int ordinal;
+} cm__view_t;
+
+static cm_status_t cm__buffer_view(const cm_buffer_t *b, const char *arg, const char *func,
+                                   cm__view_t *v) {
+    CM_TRY(cm__check_handle(b, CM__KIND_BUFFER, arg, func));
+    v->dev = b->a.dev;
+    v->ptr = b->ptr;
+    v->size = b->a.bytes;
+    v->ordinal = b->a.dev->ordinal;
+    return CM_OK;
+}
+
+/* offset + bytes <= size, without overflow; the message names the side and both sizes. */
+static cm_status_t cm__check_range(const char *arg, const char *type, size_t offset, size_t bytes,
+                                   size_t size, const char *func) {
+    if (offset <= size && bytes <= size - offset) return CM_OK;
+    char hint[CM_ERROR_HINT_MAX];
+    if (offset > size) {
+        snprintf(hint, sizeof hint, "offsets into %s run from 0 to its size, %zu", arg, size);
+    } else {
+        snprintf(hint, sizeof hint, "from offset %zu at most %zu bytes fit in %s; copy fewer bytes "
+                 "or use a larger %s", offset, size - offset, arg, type);
+    }
+    if (bytes > SIZE_MAX - offset) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                        "%s range out of bounds: offset %zu + %zu bytes overflows size_t (the %s "
+                        "has %zu bytes); nothing was copied", arg, offset, bytes, type, size);
+    }
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                    "%s range out of bounds: offset %zu + %zu bytes = %zu is past the end of the "
+                    "%zu-byte %s; nothing was copied", arg, offset, bytes, offset + bytes, size, type);
+}
+
+static cm_status_t cm__check_host_ptr(const void *p, size_t bytes, const char *arg,
+                                      const char *func) {
+    if (p != NULL || bytes == 0) return CM_OK;
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                    "pass host memory of at least that many bytes", "%s is NULL but bytes is %zu",
+                    arg, bytes);
+}
+
+/* How host memory behind a pointer is backed. */
+typedef enum { CM__HOST_PAGEABLE, CM__HOST_PINNED, CM__HOST_MANAGED } cm__host_mem_t;
+
+/* Classify host memory; device memory is a wrong-direction error. The device is current. */
+static cm_status_t cm__classify_host(const void *p, const char *arg, const char *func,
+                                     const char *instead, cm__host_mem_t *out) {
+    struct cudaPointerAttributes attr;
+    memset(&attr, 0, sizeof attr);
+    cudaError_t err = cm__hooks.pointer_get_attributes(&attr, p);
+    if (err == cudaErrorInvalidValue) {
+        /* older drivers say so for memory CUDA does not know: ordinary pageable memory */
+        (void)cudaGetLastError();
+        *out = CM__HOST_PAGEABLE;
+        return CM_OK;
+    }
+    if (err != cudaSuccess)
+        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaPointerGetAttributes(%s) in %s", arg, func);
+    switch (attr.type) {
+    case cudaMemoryTypeDevice: {
+        char hint[CM_ERROR_HINT_MAX];
+        snprintf(hint, sizeof hint, "%s expects host memory; %s", func, instead);
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, attr.device, __FILE__, __LINE__, func, hint,
+                        "%s (%p) is device memory of device %d, not host memory: wrong direction; "
+                        "nothing was copied", arg, p, attr.device);
+    }
+    case cudaMemoryTypeHost: *out = CM__HOST_PINNED; return CM_OK;
+    case cudaMemoryTypeManaged: *out = CM__HOST_MANAGED; return CM_OK;
+    case cudaMemoryTypeUnregistered: break;
+    }
+    *out = CM__HOST_PAGEABLE;
+    return CM_OK;
+}
+
+/* ------------------------------------------------------------------ create, destroy */
+
+static cm_status_t cm__alloc_memory(struct cm_device *dev, size_t bytes, bool on_stream,
+                                    cudaStream_t stream, void **ptr, const char *func) {
+    cudaError_t err = on_stream ? cm__hooks.malloc_from_pool_async(ptr, bytes, dev->pool, stream)
+                                : cm__hooks.device_malloc(ptr, bytes);
+    if (err == cudaSuccess) return CM_OK;
+    const char *call = on_stream ? "cudaMallocFromPoolAsync" : "cudaMalloc";
+    if (err != cudaErrorMemoryAllocation) {
+        return cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes) in %s", call, bytes, func);
+    }
+    /* out of memory: release what the library's pools cache, and try once more */
+    (void)cudaGetLastError();
+    size_t released = cm__trim_ordinal(dev->ordinal);
+    err = on_stream ? cm__hooks.malloc_from_pool_async(ptr, bytes, dev->pool, stream)
+                    : cm__hooks.device_malloc(ptr, bytes);
+    if (err == cudaSuccess) return CM_OK;
+    char text[CM_ERROR_CALL_MAX];
+    snprintf(text, sizeof text, "%s(%zu bytes) in %s", call, bytes, func);
+    if (err != cudaErrorMemoryAllocation) return cm_record_cuda_error(err, text, __FILE__, __LINE__);
+    return cm__oom_report(dev, bytes, released, on_stream, err, text, __FILE__, __LINE__);
+}
+
+static cm_status_t cm__buffer_create(cm_device_t *dev, size_t bytes, bool on_stream,
+                                     cudaStream_t stream, cm_buffer_t **out, const char *label,
+                                     const char *file, int line, const char *func) {
+    if (out == NULL) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "pass the address of a cm_buffer_t * to receive the buffer", "out is NULL");
+    }
+    CM_TRY(cm__check_handle(dev, CM__KIND_DEVICE, "dev", func));
+    CM_TRY(cm__context_guard(dev->ordinal));
+    if (on_stream) {
+        if (dev->pool == NULL) {
+            return cm__fail(CM_ERROR_NOT_SUPPORTED, dev->ordinal, __FILE__, __LINE__, func,
+                            "create the buffer synchronously (cm_buffer_create()) on this device",
+                            "device %d (%s) has no memory pools (cudaDevAttrMemoryPoolsSupported "
+                            "is 0), so stream-ordered buffers are not available", dev->ordinal,
+                            dev->name);
+        }
+        CM_TRY(cm__check_stream_device(stream, dev->ordinal, func));
+    }
+    cm_buffer_t *b = calloc(1, sizeof *b);
+    if (b == NULL) {
+        return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, dev->ordinal, __FILE__, __LINE__, func,
+                        "free host memory", "cannot allocate the buffer handle (%zu bytes)",
+                        sizeof *b);
+    }
+    b->stream_ordered = on_stream;
+    b->stream = on_stream ? stream : 0;
+    cm_status_t status = CM_OK;
+    int saved = -1;
+    if (bytes > 0) {
+        CM_TRY_GOTO(cm__mem_device_enter(dev->ordinal, &saved), status, fail);
+        status = cm__alloc_memory(dev, bytes, on_stream, stream, &b->ptr, func);
+        cm__mem_device_leave(saved);
+        if (status != CM_OK) goto fail;
+    }
+    status = cm__alloc_track(dev, &b->a, CM__KIND_BUFFER, bytes, label, file, line, func);
+    if (status != CM_OK) {
+        if (b->ptr != NULL) {
+            if (on_stream) (void)cm__hooks.free_async(b->ptr, stream);
+            else (void)cm__hooks.device_free(b->ptr);
+        }
+        goto fail;
+    }
+    *out = b;
+    return CM_OK;
+fail:
+    free(b);
+    return status;
+}
+
+cm_status_t cm_buffer_create_at(cm_device_t *dev, size_t bytes, cm_buffer_t **out,
+                                const char *label, const char *file, int line) {
+    return cm__buffer_create(dev, bytes, false, 0, out, label, file, line, __func__);
+}
+
+cm_status_t cm_buffer_create_on_cuda_stream_at(cm_device_t *dev, size_t bytes, cudaStream_t stream,
+                                               cm_buffer_t **out, const char *label,
+                                               const char *file, int line) {
+    return cm__buffer_create(dev, bytes, true, stream, out, label, file, line, __func__);
+}
+
+static cm_status_t cm__buffer_destroy(cm_buffer_t *buf, bool on_stream, cudaStream_t stream,
+                                      const char *func) {
+    if (buf == NULL) return CM_OK;
+    if (on_stream) {
+        /* a stream of another device is refused before anything is released */
+        CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", func));
+        CM_TRY(cm__check_stream_device(stream, buf->a.dev->ordinal, func));
+    }
+    /* one locked step: check, read, release the handle (whatever CUDA says below) */
+    cm__mem_lock();
+    if (!cm__handle_live_locked(buf, CM__KIND_BUFFER)) {
+        cm_status_t s = cm__handle_fail_locked(buf, CM__KIND_BUFFER, "buf", func);
+        cm__mem_unlock();
+        return s;
+    }
+    int ordinal = buf->a.dev->ordinal;
+    void *ptr = buf->ptr;
+    bool ordered = buf->stream_ordered;
+    cudaStream_t free_stream = on_stream ? stream : buf->stream;
+    cm__alloc_untrack_locked(&buf->a);
+    cm__mem_unlock();
+    if (ptr == NULL) return CM_OK;
+    CM_TRY(cm__context_guard(ordinal));
+    int saved = -1;
+    CM_TRY(cm__mem_device_enter(ordinal, &saved));
+    cm_status_t status = CM_OK;
+    if (ordered) {
+        cudaError_t err = cm__hooks.free_async(ptr, free_stream);
+        if (err != cudaSuccess) {
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaFreeAsync(buffer, stream) in %s",
+                                   func);
+            /* do not leak the memory: free it synchronously (unless the context is gone) */
+            if (!cm_cuda_error_is_sticky(err)) (void)cm__hooks.device_free(ptr);
+        }
+    } else {
+        cudaError_t err = cm__hooks.device_free(ptr);
+        if (err != cudaSuccess)
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaFree(buffer) in %s", func);
+    }
+    cm__mem_device_leave(saved);
+    return status;
+}
+
+cm_status_t cm_buffer_destroy(cm_buffer_t *buf) {
+    return cm__buffer_destroy(buf, false, 0, __func__);
+}
+
+cm_status_t cm_buffer_destroy_on_cuda_stream(cm_buffer_t *buf, cudaStream_t stream) {
+    return cm__buffer_destroy(buf, true, stream, __func__);
+}
+
+void cm_buffer_scope_exit(cm_buffer_t **buf) {
+    if (buf == NULL || *buf == NULL) return;
+    (void)cm_buffer_destroy(*buf);
+    *buf = NULL;
+}
+
+/* ------------------------------------------------------------------ accessors */
+
+cm_status_t cm_buffer_size(const cm_buffer_t *buf, size_t *bytes) {
+    CM__REQUIRE(bytes != NULL, "pass the address of a size_t", "bytes is NULL");
+    CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", __func__));
+    *bytes = buf->a.bytes;
+    return CM_OK;
+}
+
+cm_status_t cm_buffer_device(const cm_buffer_t *buf, cm_device_t **dev) {
+    CM__REQUIRE(dev != NULL, "pass the address of a cm_device_t *", "dev is NULL");
+    CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", __func__));
+    *dev = buf->a.dev;
+    return CM_OK;
+}
+
+cm_status_t cm_buffer_is_stream_ordered(const cm_buffer_t *buf, bool *stream_ordered) {
+    CM__REQUIRE(stream_ordered != NULL, "pass the address of a bool", "stream_ordered is NULL");
+    CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", __func__));
+    *stream_ordered = buf->stream_ordered;
+    return CM_OK;
+}
+
+cm_status_t cm_buffer_device_ptr(const cm_buffer_t *buf, void **ptr) {
+    CM__REQUIRE(ptr != NULL, "pass the address of a void *", "ptr is NULL");
+    CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", __func__));
+    *ptr = buf->ptr;
+    return CM_OK;
+}
+
+cm_status_t cm_buffer_cuda_stream(const cm_buffer_t *buf, cudaStream_t *stream) {
+    CM__REQUIRE(stream != NULL, "pass the address of a cudaStream_t", "stream is NULL");
+    CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", __func__));
+    *stream = buf->stream;
+    return CM_OK;
+}
+
+/* ------------------------------------------------------------------ host <-> device */
+
+static cm_status_t cm__copy_h2d(cm_buffer_t *dst, size_t dst_offset, const void *src, size_t bytes,
+                                bool sync, cudaStream_t stream, const char *func) {
+    cm__view_t d;
+    CM_TRY(cm__buffer_view(dst, "dst", func, &d));
+    CM_TRY(cm__check_host_ptr(src, bytes, "src", func));
+    CM_TRY(cm__check_range("dst", "cm_buffer_t", dst_offset, bytes, d.size, func));
+    if (!sync) CM_TRY(cm__check_stream_device(stream, d.ordinal, func));
+    if (bytes == 0) return CM_OK;
+    CM_TRY(cm__context_guard(d.ordinal));
+    int saved = -1;
+    CM_TRY(cm__mem_device_enter(d.ordinal, &saved));
+    cm__host_mem_t kind = CM__HOST_PAGEABLE;
+    cm_status_t status = cm__classify_host(src, "src", func,
+                                           "copy between device buffers with cm_buffer_copy()",
+                                           &kind);
+    if (status != CM_OK) goto out;
+    unsigned char *to = d.ptr + dst_offset;
+    size_t min_bytes;
+    {
+        pthread_mutex_lock(&d.dev->staging.lock);
+        min_bytes = d.dev->staging.cfg.min_bytes;
+        pthread_mutex_unlock(&d.dev->staging.lock);
+    }
+    if (kind == CM__HOST_PAGEABLE && bytes >= min_bytes) {
+        status = cm__staged_h2d(d.dev, to, src, bytes, stream, sync);
+        goto out;
+    }
+    enum cudaMemcpyKind k = kind == CM__HOST_MANAGED ? cudaMemcpyDefault : cudaMemcpyHostToDevice;
+    cudaError_t err = sync ? cm__hooks.memcpy_sync(to, src, bytes, k)
+                           : cm__hooks.memcpy_async(to, src, bytes, k, stream);
+    if (err != cudaSuccess) {
+        status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes, host to device) in %s",
+                               sync ? "cudaMemcpy" : "cudaMemcpyAsync", bytes, func);
+    }
+out:
+    cm__mem_device_leave(saved);
+    return status;
+}
+
+static cm_status_t cm__copy_d2h(const cm_buffer_t *src, size_t src_offset, void *dst, size_t bytes,
+                                bool sync, cudaStream_t stream, const char *func) {
+    cm__view_t s;
+    CM_TRY(cm__buffer_view(src, "src", func, &s));
+    CM_TRY(cm__check_host_ptr(dst, bytes, "dst", func));
+    CM_TRY(cm__check_range("src", "cm_buffer_t", src_offset, bytes, s.size, func));
+    if (!sync) CM_TRY(cm__check_stream_device(stream, s.ordinal, func));
+    if (bytes == 0) return CM_OK;
+    CM_TRY(cm__context_guard(s.ordinal));
+    int saved = -1;
+    CM_TRY(cm__mem_device_enter(s.ordinal, &saved));
+    cm__host_mem_t kind = CM__HOST_PAGEABLE;
+    cm_status_t status = cm__classify_host(dst, "dst", func,
+                                           "copy between device buffers with cm_buffer_copy()",
+                                           &kind);
+    if (status != CM_OK) goto out;
+    const unsigned char *from = s.ptr + src_offset;
+    size_t min_bytes;
+    {
+        pthread_mutex_lock(&s.dev->staging.lock);
+        min_bytes = s.dev->staging.cfg.min_bytes;
+        pthread_mutex_unlock(&s.dev->staging.lock);
+    }
+    if (kind == CM__HOST_PAGEABLE && bytes >= min_bytes) {
+        status = cm__staged_d2h(s.dev, dst, from, bytes, stream, sync);
+        goto out;
+    }
+    enum cudaMemcpyKind k = kind == CM__HOST_MANAGED ? cudaMemcpyDefault : cudaMemcpyDeviceToHost;
+    cudaError_t err = sync ? cm__hooks.memcpy_sync(dst, from, bytes, k)
+                           : cm__hooks.memcpy_async(dst, from, bytes, k, stream);
+    if (err != cudaSuccess) {
+        status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes, device to host) in %s",
+                               sync ? "cudaMemcpy" : "cudaMemcpyAsync", bytes, func);
+    } else if (!sync && kind == CM__HOST_PAGEABLE) {
+        /* a pageable destination is promised complete on return */
+        err = cm__hooks.stream_synchronize(stream);
+        if (err != cudaSuccess)
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize(stream) in %s",
+                                   func);
+    }
+out:
+    cm__mem_device_leave(saved);
+    return status;
+}
+
+cm_status_t cm_buffer_copy_from_host(cm_buffer_t *dst, size_t dst_offset, const void *src,
+                                     size_t bytes) {
+    return cm__copy_h2d(dst, dst_offset, src, bytes, true, 0, __func__);
+}
+
+cm_status_t cm_buffer_copy_from_host_on_cuda_stream(cm_buffer_t *dst, size_t dst_offset,
+                                                    const void *src, size_t bytes,
+                                                    cudaStream_t stream) {
+    return cm__copy_h2d(dst, dst_offset, src, bytes, false, stream, __func__);
+}
+
+cm_status_t cm_buffer_copy_to_host(const cm_buffer_t *src, size_t src_offset, void *dst,
+                                   size_t bytes) {
+    return cm__copy_d2h(src, src_offset, dst, bytes, true, 0, __func__);
+}
+
+cm_status_t cm_buffer_copy_to_host_on_cuda_stream(const cm_buffer_t *src, size_t src_offset,
+                                                  void *dst, size_t bytes, cudaStream_t stream) {
+    return cm__copy_d2h(src, src_offset, dst, bytes, false, stream, __func__);
+}
+
+/* ------------------------------------------------------------------ pinned host buffers <-> device */
+
+static cm_status_t cm__host_view(const cm_host_buffer_t *h, const char *arg, const char *func,
+                                 unsigned char **ptr, size_t *size) {
+    CM_TRY(cm__check_handle(h, CM__KIND_HOST_BUFFER, arg, func));
+    *ptr = h->ptr;
+    *size = h->a.bytes;
+    return CM_OK;
+}
+
+static cm_status_t cm__copy_pinned(unsigned char *to, const unsigned char *from, size_t bytes,
+                                   enum cudaMemcpyKind kind, int ordinal, bool sync,
+                                   cudaStream_t stream, const char *func) {
+    CM_TRY(cm__context_guard(ordinal));
+    int saved = -1;
+    CM_TRY(cm__mem_device_enter(ordinal, &saved));
+    cm_status_t status = CM_OK;
+    cudaError_t err = sync ? cm__hooks.memcpy_sync(to, from, bytes, kind)
+                           : cm__hooks.memcpy_async(to, from, bytes, kind, stream);
+    if (err != cudaSuccess) {
+        status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes, %s, pinned) in %s",
+                               sync ? "cudaMemcpy" : "cudaMemcpyAsync", bytes,
+                               kind == cudaMemcpyHostToDevice ? "host to device" : "device to host",
+                               func);
+    }
+    cm__mem_device_leave(saved);
+    return status;
+}
+
+static cm_status_t cm__copy_from_host_buffer(cm_buffer_t *dst, size_t dst_offset,
+                                             const cm_host_buffer_t *src, size_t src_offset,
+                                             size_t bytes, bool sync, cudaStream_t stream,
+                                             const char *func) {
+    cm__view_t d;
+    CM_TRY(cm__buffer_view(dst, "dst", func, &d));
+    unsigned char *hp = NULL;
+    size_t hsize = 0;
+    CM_TRY(cm__host_view(src, "src", func, &hp, &hsize));
+    CM_TRY(cm__check_range("dst", "cm_buffer_t", dst_offset, bytes, d.size, func));
+    CM_TRY(cm__check_range("src", "cm_host_buffer_t", src_offset, bytes, hsize, func));
+    if (!sync) CM_TRY(cm__check_stream_device(stream, d.ordinal, func));
+    if (bytes == 0) return CM_OK;
+    return cm__copy_pinned(d.ptr + dst_offset, hp + src_offset, bytes, cudaMemcpyHostToDevice,
+                           d.ordinal, sync, stream, func);
+}
+
+static cm_status_t cm__copy_to_host_buffer(const cm_buffer_t *src, size_t src_offset,
+                                           cm_host_buffer_t *dst, size_t dst_offset, size_t bytes,
+                                           bool sync, cudaStream_t stream, const char *func) {
+    cm__view_t s;
+    CM_TRY(cm__buffer_view(src, "src", func, &s));
+    unsigned char *hp = NULL;
+    size_t hsize = 0;
+    CM_TRY(cm__host_view(dst, "dst", func, &hp, &hsize));
+    CM_TRY(cm__check_range("src", "cm_buffer_t", src_offset, bytes, s.size, func));
+    CM_TRY(cm__check_range("dst", "cm_host_buffer_t", dst_offset, bytes, hsize, func));
+    if (!sync) CM_TRY(cm__check_stream_device(stream, s.ordinal, func));
+    if (bytes == 0) return CM_OK;
+    return cm__copy_pinned(hp + dst_offset, s.ptr + src_offset, bytes, cudaMemcpyDeviceToHost,
+                           s.ordinal, sync, stream, func);
+}
+
+cm_status_t cm_buffer_copy_from_host_buffer(cm_buffer_t *dst, size_t dst_offset,
+                                            const cm_host_buffer_t *src, size_t src_offset,
+                                            size_t bytes) {
+    return cm__copy_from_host_buffer(dst, dst_offset, src, src_offset, bytes, true, 0, __func__);
+}
+
+cm_status_t cm_buffer_copy_from_host_buffer_on_cuda_stream(cm_buffer_t *dst, size_t dst_offset,
+                                                           const cm_host_buffer_t *src,
+                                                           size_t src_offset, size_t bytes,
+                                                           cudaStream_t stream) {
+    return cm__copy_from_host_buffer(dst, dst_offset, src, src_offset, bytes, false, stream,
+                                     __func__);
+}
+
+cm_status_t cm_buffer_copy_to_host_buffer(const cm_buffer_t *src, size_t src_offset,
+                                          cm_host_buffer_t *dst, size_t dst_offset, size_t bytes) {
+    return cm__copy_to_host_buffer(src, src_offset, dst, dst_offset, bytes, true, 0, __func__);
+}
+
+cm_status_t cm_buffer_copy_to_host_buffer_on_cuda_stream(const cm_buffer_t *src,
+                                                         size_t src_offset, cm_host_buffer_t *dst,
+                                                         size_t dst_offset, size_t bytes,
+                                                         cudaStream_t stream) {
+    return cm__copy_to_host_buffer(src, src_offset, dst, dst_offset, bytes, false, stream,
+                                   __func__);
+}
+
+/* ------------------------------------------------------------------ device <-> device */
+
+static cm_status_t cm__copy_d2d(cm_buffer_t *dst, size_t dst_offset, const cm_buffer_t *src,
+                                size_t src_offset, size_t bytes, bool sync, cudaStream_t stream,
+                                const char *func) {
+    cm__view_t d, s;
+    CM_TRY(cm__buffer_view(dst, "dst", func, &d));
+    CM_TRY(cm__buffer_view(src, "src", func, &s));
+    CM_TRY(cm__check_range("dst", "cm_buffer_t", dst_offset, bytes, d.size, func));
+    CM_TRY(cm__check_range("src", "cm_buffer_t", src_offset, bytes, s.size, func));
+    if (dst == src && bytes > 0 && dst_offset < src_offset + bytes && src_offset < dst_offset + bytes) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, d.ordinal, __FILE__, __LINE__, func,
+                        "copy through a second buffer, or split the copy into parts that do not "
+                        "overlap",
+                        "the ranges overlap within one buffer: %zu bytes from offset %zu to offset "
+                        "%zu; nothing was copied", bytes, src_offset, dst_offset);
+    }
+    if (!sync && stream != 0 && stream != cudaStreamLegacy && stream != cudaStreamPerThread) {
+        /* across devices the stream may be either one's */
+        if (cm__check_stream_device(stream, d.ordinal, func) != CM_OK) {
+            if (s.ordinal == d.ordinal) return cm_last_error()->status;
+            if (cm__check_stream_device(stream, s.ordinal, func) != CM_OK) {
+                cm_error_t *e = cm__detail();
+                if (e->status == CM_ERROR_INVALID_ARGUMENT) {
+                    cm__text_t t = {e->message, sizeof e->message, strlen(e->message)};
+                    cm__text_printf(&t, " (a copy from device %d to device %d takes a stream of "
+                                    "either)", s.ordinal, d.ordinal);
+                }
+                return e->status;
+            }
+        }
+    }
+    if (bytes == 0) return CM_OK;
+    CM_TRY(cm__context_guard(d.ordinal));
+    CM_TRY(cm__context_guard(s.ordinal));
+    if (d.ordinal != s.ordinal) CM_TRY(cm__peer_prepare(d.dev, s.dev));
+    int saved = -1;
+    CM_TRY(cm__mem_device_enter(d.ordinal, &saved));
+    cudaError_t err;
+    unsigned char *to = d.ptr + dst_offset;
+    const unsigned char *from = s.ptr + src_offset;
+    if (d.ordinal == s.ordinal) {
+        err = sync ? cm__hooks.memcpy_sync(to, from, bytes, cudaMemcpyDeviceToDevice)
+                   : cm__hooks.memcpy_async(to, from, bytes, cudaMemcpyDeviceToDevice, stream);
+    } else {
+        err = sync ? cm__hooks.memcpy_peer(to, d.ordinal, from, s.ordinal, bytes)
+                   : cm__hooks.memcpy_peer_async(to, d.ordinal, from, s.ordinal, bytes, stream);
+    }
+    cm_status_t status = CM_OK;
+    if (err != cudaSuccess) {
+        status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes, device %d to device %d) in %s",
+                               d.ordinal == s.ordinal ? (sync ? "cudaMemcpy" : "cudaMemcpyAsync")
+                                                      : (sync ? "cudaMemcpyPeer"
+                                                              : "cudaMemcpyPeerAsync"),
+                               bytes, s.ordinal, d.ordinal, func);
+    } else if (sync && d.ordinal == s.ordinal) {
+        /* cudaMemcpy device to device may return before the copy ends: finish it */
+        err = cm__hooks.stream_synchronize(0);
+        if (err != cudaSuccess)
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize(0) in %s", func);
+    }
+    cm__mem_device_leave(saved);
+    return status;
+}
+
+cm_status_t cm_buffer_copy(cm_buffer_t *dst, size_t dst_offset, const cm_buffer_t *src,
+                           size_t src_offset, size_t bytes) {
+    return cm__copy_d2d(dst, dst_offset, src, src_offset, bytes, true, 0, __func__);
+}
+
+cm_status_t cm_buffer_copy_on_cuda_stream(cm_buffer_t *dst, size_t dst_offset,
+                                          const cm_buffer_t *src, size_t src_offset, size_t bytes,
+                                          cudaStream_t stream) {
+    return cm__copy_d2d(dst, dst_offset, src, src_offset, bytes, false, stream, __func__);
+}
+
+/* ------------------------------------------------------------------ set, fill */
+
+static cm_status_t cm__fill(cm_buffer_t *buf, size_t offset, size_t bytes, const void *pattern,
+                            size_t pattern_bytes, bool sync, cudaStream_t stream,
+                            const char *func) {
+    cm__view_t v;
+    CM_TRY(cm__buffer_view(buf, "buf", func, &v));
+    if (pattern == NULL) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "pass the address of the value to repeat", "pattern is NULL");
+    }
+    if (pattern_bytes != 1 && pattern_bytes != 2 && pattern_bytes != 4 && pattern_bytes != 8) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "patterns of 1, 2, 4 or 8 bytes are supported (e.g. sizeof(float))",
+                        "pattern_bytes is %zu", pattern_bytes);
+    }
+    if (offset % pattern_bytes != 0 || bytes % pattern_bytes != 0) {
+        char hint[CM_ERROR_HINT_MAX];
+        snprintf(hint, sizeof hint, "fill whole %zu-byte elements: offset and bytes must be "
+                 "multiples of %zu", pattern_bytes, pattern_bytes);
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                        "offset %zu and bytes %zu must both be multiples of the %zu-byte pattern",
+                        offset, bytes, pattern_bytes);
+    }
+    CM_TRY(cm__check_range("buf", "cm_buffer_t", offset, bytes, v.size, func));
+    if (!sync) CM_TRY(cm__check_stream_device(stream, v.ordinal, func));
+    if (bytes == 0) return CM_OK;
+    CM_TRY(cm__context_guard(v.ordinal));
+    unsigned char p[8];
+    memcpy(p, pattern, pattern_bytes);
+    bool bytewise = true;
+    for (size_t i = 1; i < pattern_bytes; ++i) bytewise = bytewise && p[i] == p[0];
+    cudaStream_t s = sync ? 0 : stream;
+    int saved = -1;
+    CM_TRY(cm__mem_device_enter(v.ordinal, &saved));
+    cm_status_t status = CM_OK;
+    cudaError_t err;
+    const char *call;
+    if (bytewise) {
+        call = "cudaMemsetAsync";
+        err = cm__hooks.memset_async(v.ptr + offset, p[0], bytes, s);
+    } else {
+        call = "fill kernel";
+        err = cm__hooks.fill_async(v.ptr + offset, bytes, p, pattern_bytes, s);
+    }
+    if (err == cudaSuccess && sync) {
+        call = "cudaStreamSynchronize(0) after the fill";
+        err = cm__hooks.stream_synchronize(0);
+    }
+    if (err != cudaSuccess)
+        status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes) in %s", call, bytes, func);
+    cm__mem_device_leave(saved);
+    return status;
+}
+
+static cm_status_t cm__set(cm_buffer_t *buf, size_t offset, size_t bytes, int value, bool sync,
+                           cudaStream_t stream, const char *func) {
+    if (value < 0 || value > 255) {
+        CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", func));
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "cm_buffer_set writes one byte value; to write a wider value (an int, a "
+                        "float) use cm_buffer_fill()",
+                        "value %d is not a byte (0 .. 255)", value);
+    }
+    unsigned char b = (unsigned char)value;
+    return cm__fill(buf, offset, bytes, &b, 1, sync, stream, func);
+}
+
+cm_status_t cm_buffer_set(cm_buffer_t *buf, size_t offset, size_t bytes, int value) {
+    return cm__set(buf, offset, bytes, value, true, 0, __func__);
+}
+
+cm_status_t cm_buffer_set_on_cuda_stream(cm_buffer_t *buf, size_t offset, size_t bytes, int value,
+                                         cudaStream_t stream) {
+    return cm__set(buf, offset, bytes, value, false, stream, __func__);
+}
+
+cm_status_t cm_buffer_fill(cm_buffer_t *buf, size_t offset, size_t bytes, const void *pattern,
+                           size_t pattern_bytes) {
+    return cm__fill(buf, offset, bytes, pattern, pattern_bytes, true, 0, __func__);
+}
+
+cm_status_t cm_buffer_fill_on_cuda_stream(cm_buffer_t *buf, size_t offset, size_t bytes,
+                                          const void *pattern, size_t pattern_bytes,
+                                          cudaStream_t stream) {
+    return cm__fill(buf, offset, bytes, pattern, pattern_bytes, false, stream, __func__);
+}

@@ -1,0 +1,848 @@
+/*
+ * The per-device object (device.h, "The per-device object"), the handle registry that makes
+ * use-after-destroy a reported error instead of a crash, live-buffer accounting and leak
+ * reports, the memory report, and the memory pool settings of buffer.h.
+ *
+ * Handle checks never dereference a pointer the library does not know: every live handle is in
+ * a registry (an open-addressing hash set of addresses). A destroyed handle's memory is not
+ * freed at once but kept, marked dead, in a quarantine of the last CM__QUARANTINE handles, so
+ * that (1) the allocator does not hand the same address to the next handle right away (a stale
+ * pointer would then name a live handle), and (2) the error can say what the handle was and
+ * where it was created. The quarantine is emptied when no handle is left at all.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory_internal.h"
+
+/* ------------------------------------------------------------------ lock, text, detail */
+
+static pthread_mutex_t cm__mem_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void cm__mem_lock(void) {
+    pthread_mutex_lock(&cm__mem_mutex);
+}
+
+void cm__mem_unlock(void) {
+    pthread_mutex_unlock(&cm__mem_mutex);
+}
+
+cm_error_t *cm__detail(void) {
+    /* cm_last_error() returns a pointer to the (non-const) thread-local detail */
+    return (cm_error_t *)cm_last_error();
+}
+
+void cm__text_printf(cm__text_t *t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *dst = NULL;
+    size_t room = 0;
+    if (t->buf != NULL && t->len < t->size) {
+        dst = t->buf + t->len;
+        room = t->size - t->len;
+    }
+    int n = vsnprintf(dst, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) t->len += (size_t)n;
+}
+
+cm_status_t cm__cuda_fail(cudaError_t err, const char *file, int line, const char *fmt, ...) {
+    char call[CM_ERROR_CALL_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(call, sizeof call, fmt, ap);
+    va_end(ap);
+    return cm_record_cuda_error(err, call, file, line);
+}
+
+/* ------------------------------------------------------------------ registry */
+
+/* Keys are handle addresses; 0 marks an empty slot, 1 a removed one (never a valid address). */
+#define CM__EMPTY ((uintptr_t)0)
+#define CM__TOMB ((uintptr_t)1)
+
+static struct {
+    uintptr_t *keys;
+    unsigned char *kinds;
+    size_t cap;   /* power of two, or 0 */
+    size_t count; /* live keys */
+    size_t used;  /* live + tombstones */
+} cm__reg;
+
+#define CM__QUARANTINE 256
+static struct {
+    void *mem[CM__QUARANTINE];
+    cm__kind_t kind[CM__QUARANTINE];
+    size_t next;  /* slot the next handle goes to */
+    size_t count; /* occupied slots */
+} cm__quar;
+
+/* Devices that are open, for out-of-memory holdings and trims across device objects. */
+static struct cm_device *cm__open_devices;
+
+static size_t cm__hash(uintptr_t key, size_t cap) {
+    uint64_t h = (uint64_t)(key >> 4) * UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+static size_t cm__reg_find_slot(uintptr_t key) {
+    if (cm__reg.cap == 0) return SIZE_MAX;
+    size_t i = cm__hash(key, cm__reg.cap);
+    for (size_t probes = 0; probes < cm__reg.cap; ++probes) {
+        uintptr_t k = cm__reg.keys[i];
+        if (k == key) return i;
+        if (k == CM__EMPTY) return SIZE_MAX;
+        i = (i + 1) & (cm__reg.cap - 1);
+    }
+    return SIZE_MAX;
+}
+
+static bool cm__reg_grow(void) {
+    size_t cap = cm__reg.cap ? cm__reg.cap * 2 : 64;
+    /* rehash in place of the tombstones when the table is mostly dead slots */
+    if (cm__reg.cap != 0 && cm__reg.count * 4 < cm__reg.cap) cap = cm__reg.cap;
+    uintptr_t *keys = calloc(cap, sizeof *keys);
+    unsigned char *kinds = calloc(cap, sizeof *kinds);
+    if (keys == NULL || kinds == NULL) {
+        free(keys);
+        free(kinds);
+        return false;
+    }
+    for (size_t j = 0; j < cm__reg.cap; ++j) {
+        uintptr_t k = cm__reg.keys[j];
+        if (k == CM__EMPTY || k == CM__TOMB) continue;
+        size_t i = cm__hash(k, cap);
+        while (keys[i] != CM__EMPTY) i = (i + 1) & (cap - 1);
+        keys[i] = k;
+        kinds[i] = cm__reg.kinds[j];
+    }
+    free(cm__reg.keys);
+    free(cm__reg.kinds);
+    cm__reg.keys = keys;
+    cm__reg.kinds = kinds;
+    cm__reg.cap = cap;
+    cm__reg.used = cm__reg.count;
+    return true;
+}
+
+static bool cm__reg_insert_locked(const void *h, cm__kind_t kind) {
+    if ((cm__reg.used + 1) * 2 > cm__reg.cap && !cm__reg_grow()) return false;
+    uintptr_t key = (uintptr_t)h;
+    size_t i = cm__hash(key, cm__reg.cap);
+    while (cm__reg.keys[i] != CM__EMPTY && cm__reg.keys[i] != CM__TOMB)
+        i = (i + 1) & (cm__reg.cap - 1);
+    if (cm__reg.keys[i] == CM__EMPTY) ++cm__reg.used;
+    cm__reg.keys[i] = key;
+    cm__reg.kinds[i] = (unsigned char)kind;
+    ++cm__reg.count;
+    return true;
+}
+
+static void cm__reg_remove_locked(const void *h) {
+    size_t i = cm__reg_find_slot((uintptr_t)h);
+    if (i == SIZE_MAX) return;
+    cm__reg.keys[i] = CM__TOMB;
+    cm__reg.kinds[i] = 0;
+    --cm__reg.count;
+}
+
+static cm__kind_t cm__reg_kind_locked(const void *h) {
+    if (h == NULL) return CM__KIND_NONE;
+    size_t i = cm__reg_find_slot((uintptr_t)h);
+    return i == SIZE_MAX ? CM__KIND_NONE : (cm__kind_t)cm__reg.kinds[i];
+}
+
+static uint32_t cm__magic_of(cm__kind_t kind) {
+    switch (kind) {
+    case CM__KIND_DEVICE: return CM__MAGIC_DEVICE;
+    case CM__KIND_BUFFER: return CM__MAGIC_BUFFER;
+    case CM__KIND_HOST_BUFFER: return CM__MAGIC_HOST_BUFFER;
+    case CM__KIND_NONE: break;
+    }
+    return 0;
+}
+
+bool cm__handle_live_locked(const void *h, cm__kind_t kind) {
+    if (cm__reg_kind_locked(h) != kind) return false;
+    /* the magic tag backs the registry up (and catches a corrupted handle) */
+    uint32_t magic = kind == CM__KIND_DEVICE ? ((const struct cm_device *)h)->magic
+                                             : ((const cm__alloc_t *)h)->magic;
+    return magic == cm__magic_of(kind);
+}
+
+/* Free everything quarantined (called when no handle is left). */
+static void cm__quarantine_flush_locked(void) {
+    for (size_t i = 0; i < CM__QUARANTINE; ++i) {
+        free(cm__quar.mem[i]);
+        cm__quar.mem[i] = NULL;
+    }
+    cm__quar.count = 0;
+    cm__quar.next = 0;
+}
+
+static void cm__quarantine_push_locked(void *mem, cm__kind_t kind) {
+    if (cm__quar.mem[cm__quar.next] == NULL) ++cm__quar.count;
+    else free(cm__quar.mem[cm__quar.next]); /* the oldest leaves */
+    cm__quar.mem[cm__quar.next] = mem;
+    cm__quar.kind[cm__quar.next] = kind;
+    cm__quar.next = (cm__quar.next + 1) % CM__QUARANTINE;
+    if (cm__reg.count == 0) {
+        /* nothing is alive: release the registry and the quarantine */
+        cm__quarantine_flush_locked();
+        free(cm__reg.keys);
+        free(cm__reg.kinds);
+        memset(&cm__reg, 0, sizeof cm__reg);
+    }
+}
+
+static cm__kind_t cm__quarantine_kind_locked(const void *h) {
+    for (size_t i = 0; i < CM__QUARANTINE; ++i)
+        if (cm__quar.mem[i] == h) return cm__quar.kind[i];
+    return CM__KIND_NONE;
+}
+
+static const char *cm__kind_type(cm__kind_t kind) {
+    switch (kind) {
+    case CM__KIND_DEVICE: return "cm_device_t";
+    case CM__KIND_BUFFER: return "cm_buffer_t";
+    case CM__KIND_HOST_BUFFER: return "cm_host_buffer_t";
+    case CM__KIND_NONE: break;
+    }
+    return "handle";
+}
+
+static const char *cm__kind_release(cm__kind_t kind) {
+    switch (kind) {
+    case CM__KIND_DEVICE: return "cm_device_close()";
+    case CM__KIND_BUFFER: return "cm_buffer_destroy()";
+    case CM__KIND_HOST_BUFFER: return "cm_host_buffer_destroy()";
+    case CM__KIND_NONE: break;
+    }
+    return "destroy";
+}
+
+static const char *cm__kind_create(cm__kind_t kind) {
+    switch (kind) {
+    case CM__KIND_DEVICE: return "cm_device_open()";
+    case CM__KIND_BUFFER: return "cm_buffer_create()";
+    case CM__KIND_HOST_BUFFER: return "cm_host_buffer_create()";
+    case CM__KIND_NONE: break;
+    }
+    return "create";
+}
+
+void cm__describe_alloc(const cm__alloc_t *a, cm__text_t *t) {
+    char size[32];
+    cm__format_bytes(a->bytes, size, sizeof size);
+    const char *what = "device buffer";
+    char extra[64] = "";
+    if (a->kind == CM__KIND_BUFFER) {
+        const struct cm_buffer *b = (const struct cm_buffer *)a;
+        if (b->stream_ordered) snprintf(extra, sizeof extra, ", stream-ordered");
+    } else {
+        const struct cm_host_buffer *h = (const struct cm_host_buffer *)a;
+        what = h->registered ? "registered host buffer" : "pinned host buffer";
+        snprintf(extra, sizeof extra, "%s%s%s", (h->flags & CM_HOST_BUFFER_PORTABLE) ? ", portable" : "",
+                 (h->flags & CM_HOST_BUFFER_MAPPED) ? ", mapped" : "",
+                 (h->flags & CM_HOST_BUFFER_WRITE_COMBINED) ? ", write-combined" : "");
+    }
+    cm__text_printf(t, "%s of %s (%zu bytes)%s, created at %s:%d", what, size, a->bytes, extra,
+                    a->file[0] ? a->file : "?", a->line);
+    if (a->label[0]) cm__text_printf(t, " \"%s\"", a->label);
+}
+
+cm_status_t cm__handle_fail_locked(const void *h, cm__kind_t kind, const char *arg,
+                                   const char *func) {
+    const char *type = cm__kind_type(kind);
+    if (h == NULL) {
+        char hint[160];
+        snprintf(hint, sizeof hint, "pass a %s from %s", type, cm__kind_create(kind));
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                        "%s is NULL", arg);
+    }
+    cm__kind_t live_kind = cm__reg_kind_locked(h);
+    cm__kind_t dead_kind = cm__quarantine_kind_locked(h);
+    char msg[CM_ERROR_MESSAGE_MAX];
+    cm__text_t t = {msg, sizeof msg, 0};
+    char hint[CM_ERROR_HINT_MAX];
+    if (live_kind == kind) {
+        /* registered, but the tag is wrong: the handle's memory was overwritten */
+        cm__text_printf(&t, "%s (%p) is a %s whose tag was overwritten: memory corruption", arg, h,
+                        type);
+        snprintf(hint, sizeof hint, "look for a buffer overrun next to the handle (run under "
+                 "AddressSanitizer or valgrind)");
+    } else if (live_kind != CM__KIND_NONE) {
+        cm__text_printf(&t, "%s is a %s, not a %s", arg, cm__kind_type(live_kind), type);
+        snprintf(hint, sizeof hint, "pass a %s from %s here", type, cm__kind_create(kind));
+    } else if (dead_kind != CM__KIND_NONE) {
+        if (dead_kind == CM__KIND_DEVICE) {
+            const struct cm_device *d = h;
+            cm__text_printf(&t, "%s was already closed (a cm_device_t of device %d, %s)", arg,
+                            d->ordinal, d->name);
+        } else {
+            cm__text_printf(&t, "%s was already destroyed: it was a ", arg);
+            cm__describe_alloc(h, &t);
+        }
+        if (dead_kind != kind) cm__text_printf(&t, " (and a %s is expected here)", type);
+        snprintf(hint, sizeof hint,
+                 "do not use a handle after %s; set the variable to NULL after releasing it, or "
+                 "declare it with CM_SCOPED() so that it is released once, at scope exit",
+                 cm__kind_release(dead_kind));
+    } else {
+        cm__text_printf(&t, "%s (%p) is not a live %s: it was released earlier or never came from "
+                        "%s", arg, h, type, cm__kind_create(kind));
+        snprintf(hint, sizeof hint,
+                 "pass the handle %s returned, and do not use it after %s", cm__kind_create(kind),
+                 cm__kind_release(kind));
+    }
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint, "%s", msg);
+}
+
+cm_status_t cm__check_handle(const void *h, cm__kind_t kind, const char *arg, const char *func) {
+    cm__mem_lock();
+    cm_status_t s = cm__handle_live_locked(h, kind) ? CM_OK
+                                                     : cm__handle_fail_locked(h, kind, arg, func);
+    cm__mem_unlock();
+    return s;
+}
+
+/* ------------------------------------------------------------------ accounting */
+
+static void cm__copy_where(cm__alloc_t *a, const char *label, const char *file, int line) {
+    cm__strlcpy(a->label, label, sizeof a->label);
+    if (file == NULL) file = "";
+    size_t n = strlen(file);
+    if (n >= sizeof a->file) {
+        /* keep the end of a long path: the file name matters most */
+        snprintf(a->file, sizeof a->file, "...%s", file + n - (sizeof a->file - 4));
+    } else {
+        memcpy(a->file, file, n + 1);
+    }
+    a->line = line;
+}
+
+cm_status_t cm__alloc_track(struct cm_device *dev, cm__alloc_t *a, cm__kind_t kind, size_t bytes,
+                            const char *label, const char *file, int line, const char *func) {
+    a->kind = kind;
+    a->dev = dev;
+    a->bytes = bytes;
+    cm__copy_where(a, label, file, line);
+    cm__mem_lock();
+    if (!cm__handle_live_locked(dev, CM__KIND_DEVICE)) {
+        /* closed by another thread meanwhile (a bug of the caller): refuse */
+        cm_status_t s = cm__handle_fail_locked(dev, CM__KIND_DEVICE, "dev", func);
+        cm__mem_unlock();
+        return s;
+    }
+    if (!cm__reg_insert_locked(a, kind)) {
+        cm__mem_unlock();
+        return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, dev->ordinal, __FILE__, __LINE__, func,
+                        "free host memory", "cannot grow the handle registry: host malloc failed");
+    }
+    a->magic = cm__magic_of(kind);
+    a->serial = ++dev->serial;
+    a->link.prev = dev->live.prev;
+    a->link.next = &dev->live;
+    dev->live.prev->next = &a->link;
+    dev->live.prev = &a->link;
+    if (kind == CM__KIND_BUFFER) {
+        ++dev->n_buffers;
+        dev->buffer_bytes += bytes;
+        if (dev->buffer_bytes > dev->peak_buffer_bytes) dev->peak_buffer_bytes = dev->buffer_bytes;
+    } else {
+        ++dev->n_host_buffers;
+        dev->host_bytes += bytes;
+    }
+    cm__mem_unlock();
+    return CM_OK;
+}
+
+void cm__alloc_untrack_locked(cm__alloc_t *a) {
+    struct cm_device *dev = a->dev;
+    cm__reg_remove_locked(a);
+    a->link.prev->next = a->link.next;
+    a->link.next->prev = a->link.prev;
+    a->link.prev = a->link.next = NULL;
+    if (a->kind == CM__KIND_BUFFER) {
+        --dev->n_buffers;
+        dev->buffer_bytes -= a->bytes;
+    } else {
+        --dev->n_host_buffers;
+        dev->host_bytes -= a->bytes;
+    }
+    a->magic = CM__MAGIC_DEAD;
+    cm__quarantine_push_locked(a, a->kind);
+}
+
+/* ------------------------------------------------------------------ current device, streams */
+
+cm_status_t cm__mem_device_enter(int ordinal, int *saved) {
+    *saved = -1;
+    int current = -1;
+    if (cm__hooks.get_device(&current) == cudaSuccess && current == ordinal) return CM_OK;
+    cudaError_t err = cm__hooks.set_device(ordinal);
+    if (err != cudaSuccess)
+        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaSetDevice(%d)", ordinal);
+    *saved = current; /* -1 when the caller had none: nothing to restore */
+    return CM_OK;
+}
+
+void cm__mem_device_leave(int saved) {
+    if (saved >= 0) (void)cm__hooks.set_device(saved);
+}
+
+cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char *func) {
+    if (stream == 0 || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return CM_OK;
+    int device = -1;
+    cudaError_t err = cm__hooks.stream_get_device(stream, &device);
+    if (err != cudaSuccess) {
+        cm_status_t s = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamGetDevice(stream) in %s",
+                                      func);
+        cm_error_t *e = cm__detail();
+        if (!e->context_lost) {
+            snprintf(e->message, sizeof e->message,
+                     "the stream passed to %s is not a valid CUDA stream (%s: %s)", func,
+                     cudaGetErrorName(err), cudaGetErrorString(err));
+            cm__strlcpy(e->hint, "pass a live stream from cudaStreamCreate(), or 0 for the "
+                        "default stream; a destroyed stream cannot be used", sizeof e->hint);
+        }
+        return s;
+    }
+    if (device != ordinal) {
+        char hint[CM_ERROR_HINT_MAX];
+        snprintf(hint, sizeof hint,
+                 "queue the work on a stream of device %d (create it after cudaSetDevice(%d)), or "
+                 "use a buffer of device %d",
+                 ordinal, ordinal, device);
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func, hint,
+                        "the stream belongs to device %d but the buffer to device %d", device,
+                        ordinal);
+    }
+    return CM_OK;
+}
+
+/* ------------------------------------------------------------------ open, close */
+
+cm_status_t cm_device_open(int ordinal, cm_device_t **out) {
+    CM__REQUIRE(out != NULL, "pass the address of a cm_device_t * to receive the device",
+                "out is NULL");
+    int n = 0;
+    CM_TRY(cm_device_count(&n));
+    if (ordinal < 0 || ordinal >= n) {
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
+                        "device ordinals run from 0 to the device count - 1; CUDA_VISIBLE_DEVICES "
+                        "renumbers them",
+                        "device %d does not exist: %d device%s visible", ordinal, n,
+                        n == 1 ? " is" : "s are");
+    }
+    CM_TRY(cm__context_guard(ordinal));
+
+    struct cudaDeviceProp props;
+    memset(&props, 0, sizeof props);
+    cudaError_t err = cm__hooks.get_device_properties(&props, ordinal);
+    if (err != cudaSuccess)
+        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaGetDeviceProperties(%d)", ordinal);
+    int pools = 0;
+    err = cm__hooks.device_get_attribute(&pools, cudaDevAttrMemoryPoolsSupported, ordinal);
+    if (err != cudaSuccess) {
+        return cm__cuda_fail(err, __FILE__, __LINE__,
+                             "cudaDeviceGetAttribute(cudaDevAttrMemoryPoolsSupported, %d)", ordinal);
+    }
+
+    struct cm_device *dev = calloc(1, sizeof *dev);
+    if (dev == NULL) {
+        return CM__FAIL(CM_ERROR_HOST_OUT_OF_MEMORY, ordinal, "free host memory",
+                        "cannot allocate the device object (%zu bytes)", sizeof *dev);
+    }
+    dev->ordinal = ordinal;
+    cm__strlcpy(dev->name, props.name, sizeof dev->name);
+    dev->total_bytes = props.totalGlobalMem;
+    dev->live.prev = dev->live.next = &dev->live;
+    dev->release_threshold = ~0ull;
+    cm__staging_init(&dev->staging);
+
+    cm_status_t status = CM_OK;
+    int saved = -1;
+    if (pools) {
+        CM_TRY_GOTO(cm__mem_device_enter(ordinal, &saved), status, fail);
+        struct cudaMemPoolProps pp;
+        memset(&pp, 0, sizeof pp);
+        pp.allocType = cudaMemAllocationTypePinned;
+        pp.handleTypes = cudaMemHandleTypeNone;
+        pp.location.type = cudaMemLocationTypeDevice;
+        pp.location.id = ordinal;
+        err = cm__hooks.mem_pool_create(&dev->pool, &pp);
+        if (err != cudaSuccess) {
+            dev->pool = NULL;
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolCreate(device %d)", ordinal);
+            goto fail;
+        }
+        unsigned long long keep = dev->release_threshold;
+        err = cm__hooks.mem_pool_set_attribute(dev->pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        if (err != cudaSuccess) {
+            status = cm__cuda_fail(err, __FILE__, __LINE__,
+                                   "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)");
+            goto fail;
+        }
+        cm__mem_device_leave(saved);
+        saved = -1;
+    }
+
+    cm__mem_lock();
+    if (!cm__reg_insert_locked(dev, CM__KIND_DEVICE)) {
+        cm__mem_unlock();
+        status = CM__FAIL(CM_ERROR_HOST_OUT_OF_MEMORY, ordinal, "free host memory",
+                          "cannot grow the handle registry: host malloc failed");
+        goto fail;
+    }
+    dev->magic = CM__MAGIC_DEVICE;
+    dev->next_open = cm__open_devices;
+    cm__open_devices = dev;
+    cm__mem_unlock();
+    *out = dev;
+    return CM_OK;
+
+fail:
+    if (dev->pool != NULL) (void)cm__hooks.mem_pool_destroy(dev->pool);
+    cm__mem_device_leave(saved);
+    cm__staging_release(&dev->staging);
+    pthread_mutex_destroy(&dev->staging.lock);
+    free(dev);
+    return status;
+}
+
+/* The detail of a refused close: counts, bytes, the first buffers. Called under the lock. */
+static cm_status_t cm__close_busy_locked(const struct cm_device *dev) {
+    char msg[CM_ERROR_MESSAGE_MAX];
+    cm__text_t t = {msg, sizeof msg, 0};
+    size_t count = dev->n_buffers + dev->n_host_buffers;
+    size_t bytes = dev->buffer_bytes + dev->host_bytes;
+    char size[32];
+    cm__format_bytes(bytes, size, sizeof size);
+    cm__text_printf(&t, "cannot close device %d (%s): %zu buffer%s still alive, %s (%zu bytes): ",
+                    dev->ordinal, dev->name, count, count == 1 ? " is" : "s are", size, bytes);
+    size_t shown = 0;
+    for (const cm__link_t *l = dev->live.next; l != &dev->live; l = l->next) {
+        const cm__alloc_t *a = (const cm__alloc_t *)((const char *)l - offsetof(cm__alloc_t, link));
+        char one[320];
+        cm__text_t o = {one, sizeof one, 0};
+        cm__describe_alloc(a, &o);
+        /* keep room for the tail "; and N more" */
+        if (shown > 0 && t.len + o.len + 40 >= sizeof msg) break;
+        cm__text_printf(&t, "%s%s", shown ? "; " : "", one);
+        ++shown;
+    }
+    if (shown < count) cm__text_printf(&t, "; and %zu more", count - shown);
+    return cm__fail(CM_ERROR_BUSY, dev->ordinal, __FILE__, __LINE__, "cm_device_close",
+                    "destroy every buffer of the device before closing it (cm_buffer_destroy(), "
+                    "cm_host_buffer_destroy()); cm_device_leak_report() lists them all",
+                    "%s", msg);
+}
+
+cm_status_t cm_device_close(cm_device_t *dev) {
+    if (dev == NULL) return CM_OK;
+    cm__mem_lock();
+    if (!cm__handle_live_locked(dev, CM__KIND_DEVICE)) {
+        cm_status_t s = cm__handle_fail_locked(dev, CM__KIND_DEVICE, "dev", __func__);
+        cm__mem_unlock();
+        return s;
+    }
+    if (dev->n_buffers + dev->n_host_buffers > 0) {
+        cm_status_t s = cm__close_busy_locked(dev);
+        cm__mem_unlock();
+        return s;
+    }
+    cm__reg_remove_locked(dev);
+    for (struct cm_device **p = &cm__open_devices; *p != NULL; p = &(*p)->next_open) {
+        if (*p == dev) {
+            *p = dev->next_open;
+            break;
+        }
+    }
+    dev->next_open = NULL;
+    cm__mem_unlock();
+
+    /* outside the lock: the staging release waits for DMA */
+    cm__staging_release(&dev->staging);
+    pthread_mutex_destroy(&dev->staging.lock);
+    cm_status_t status = CM_OK;
+    if (dev->pool != NULL && cm__context_guard(dev->ordinal) == CM_OK) {
+        cudaError_t err = cm__hooks.mem_pool_destroy(dev->pool);
+        if (err != cudaSuccess)
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolDestroy(device %d)",
+                                   dev->ordinal);
+    }
+    dev->pool = NULL;
+    cm__mem_lock();
+    dev->magic = CM__MAGIC_DEAD;
+    cm__quarantine_push_locked(dev, CM__KIND_DEVICE);
+    cm__mem_unlock();
+    return status;
+}
+
+void cm_device_scope_exit(cm_device_t **dev) {
+    if (dev == NULL || *dev == NULL) return;
+    if (cm_device_close(*dev) != CM_ERROR_BUSY) *dev = NULL;
+}
+
+cm_status_t cm_device_ordinal(const cm_device_t *dev, int *ordinal) {
+    CM__REQUIRE(ordinal != NULL, "pass the address of an int", "ordinal is NULL");
+    CM_TRY(cm__check_handle(dev, CM__KIND_DEVICE, "dev", __func__));
+    *ordinal = dev->ordinal;
+    return CM_OK;
+}
+
+cm_status_t cm_device_memory_pool(const cm_device_t *dev, cudaMemPool_t *pool) {
+    CM__REQUIRE(pool != NULL, "pass the address of a cudaMemPool_t", "pool is NULL");
+    CM_TRY(cm__check_handle(dev, CM__KIND_DEVICE, "dev", __func__));
+    *pool = dev->pool;
+    return CM_OK;
+}
+
+/* ------------------------------------------------------------------ reports */
+
+cm_status_t cm_device_leak_report(const cm_device_t *dev, char *buf, size_t size, size_t *length) {
+    CM__REQUIRE(buf != NULL || size == 0, "pass a buffer, or size 0 to measure the report",
+                "buf is NULL but size is %zu", size);
+    CM_TRY(cm__check_handle(dev, CM__KIND_DEVICE, "dev", __func__));
+    cm__text_t t = {buf, size, 0};
+    if (buf != NULL && size > 0) buf[0] = '\0';
+    cm__mem_lock();
+    size_t count = dev->n_buffers + dev->n_host_buffers;
+    size_t bytes = dev->buffer_bytes + dev->host_bytes;
+    if (count == 0) {
+        cm__text_printf(&t, "device %d (%s): no live buffers\n", dev->ordinal, dev->name);
+    } else {
+        char total[32];
+        cm__format_bytes(bytes, total, sizeof total);
+        cm__text_printf(&t, "device %d (%s): %zu live buffer%s, %s (%zu bytes): %zu on the device, "
+                        "%zu pinned on the host\n", dev->ordinal, dev->name, count,
+                        count == 1 ? "" : "s", total, bytes, dev->n_buffers, dev->n_host_buffers);
+        for (const cm__link_t *l = dev->live.next; l != &dev->live; l = l->next) {
+            const cm__alloc_t *a =
+                (const cm__alloc_t *)((const char *)l - offsetof(cm__alloc_t, link));
+            cm__text_printf(&t, "  #%llu ", (unsigned long long)a->serial);
+            cm__describe_alloc(a, &t);
+            cm__text_printf(&t, "\n");
+        }
+    }
+    cm__mem_unlock();
+    if (length != NULL) *length = t.len;
+    return CM_OK;
+}
+
+static cm_status_t cm__pool_attr(cudaMemPool_t pool, enum cudaMemPoolAttr attr, const char *name,
+                                 size_t *out) {
+    unsigned long long v = 0;
+    cudaError_t err = cm__hooks.mem_pool_get_attribute(pool, attr, &v);
+    if (err != cudaSuccess)
+        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolGetAttribute(%s)", name);
+    *out = (size_t)v;
+    return CM_OK;
+}
+
+cm_status_t cm_device_memory_report(const cm_device_t *dev_in, cm_memory_report_t *out) {
+    CM__REQUIRE(out != NULL, "pass the address of a cm_memory_report_t", "out is NULL");
+    CM_TRY(cm__check_handle(dev_in, CM__KIND_DEVICE, "dev", __func__));
+    struct cm_device *dev = (struct cm_device *)dev_in; /* staging lock */
+    CM_TRY(cm__context_guard(dev->ordinal));
+    cm_memory_report_t r;
+    memset(&r, 0, sizeof r);
+    r.device = dev->ordinal;
+    cm__mem_lock();
+    r.live_buffers = dev->n_buffers;
+    r.live_bytes = dev->buffer_bytes;
+    r.peak_live_bytes = dev->peak_buffer_bytes;
+    r.live_host_buffers = dev->n_host_buffers;
+    r.live_host_bytes = dev->host_bytes;
+    r.pool_release_threshold = dev->release_threshold;
+    cm__mem_unlock();
+    if (dev->pool != NULL) {
+        CM_TRY(cm__pool_attr(dev->pool, cudaMemPoolAttrReservedMemCurrent,
+                             "cudaMemPoolAttrReservedMemCurrent", &r.pool_reserved_bytes));
+        CM_TRY(cm__pool_attr(dev->pool, cudaMemPoolAttrUsedMemCurrent,
+                             "cudaMemPoolAttrUsedMemCurrent", &r.pool_used_bytes));
+        CM_TRY(cm__pool_attr(dev->pool, cudaMemPoolAttrReservedMemHigh,
+                             "cudaMemPoolAttrReservedMemHigh", &r.pool_peak_reserved_bytes));
+    }
+    r.staging_bytes = cm__staging_bytes(&dev->staging);
+    int saved = -1;
+    CM_TRY(cm__mem_device_enter(dev->ordinal, &saved));
+    cudaError_t err = cm__hooks.mem_get_info(&r.device_free_bytes, &r.device_total_bytes);
+    cm__mem_device_leave(saved);
+    if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemGetInfo");
+    *out = r;
+    return CM_OK;
+}
+
+cm_status_t cm_memory_report_format(const cm_memory_report_t *r, char *buf, size_t size,
+                                    size_t *length) {
+    CM__REQUIRE(r != NULL, "pass a report filled by cm_device_memory_report()", "report is NULL");
+    CM__REQUIRE(buf != NULL || size == 0, "pass a buffer, or size 0 to measure the text",
+                "buf is NULL but size is %zu", size);
+    if (buf != NULL && size > 0) buf[0] = '\0';
+    cm__text_t t = {buf, size, 0};
+    char a[32], b[32], c[32], d[32];
+    cm__text_printf(&t, "device %d memory through libcudamodel:\n", r->device);
+    cm__text_printf(&t, "  device buffers: %zu live, %s (peak %s)\n", r->live_buffers,
+                    cm__format_bytes(r->live_bytes, a, sizeof a),
+                    cm__format_bytes(r->peak_live_bytes, b, sizeof b));
+    cm__text_printf(&t, "  pinned host buffers: %zu live, %s\n", r->live_host_buffers,
+                    cm__format_bytes(r->live_host_bytes, a, sizeof a));
+    cm__text_printf(&t, "  pool: %s reserved, %s in use, %s cached, peak reserved %s, release "
+                    "threshold ", cm__format_bytes(r->pool_reserved_bytes, a, sizeof a),
+                    cm__format_bytes(r->pool_used_bytes, b, sizeof b),
+                    cm__format_bytes(r->pool_reserved_bytes > r->pool_used_bytes
+                                         ? r->pool_reserved_bytes - r->pool_used_bytes
+                                         : 0,
+                                     c, sizeof c),
+                    cm__format_bytes(r->pool_peak_reserved_bytes, d, sizeof d));
+    if (r->pool_release_threshold == ~0ull) cm__text_printf(&t, "none (keeps all)\n");
+    else cm__text_printf(&t, "%llu bytes\n", r->pool_release_threshold);
+    cm__text_printf(&t, "  staging for pageable copies: %s pinned\n",
+                    cm__format_bytes(r->staging_bytes, a, sizeof a));
+    cm__text_printf(&t, "  device: %s free of %s (all processes)\n",
+                    cm__format_bytes(r->device_free_bytes, a, sizeof a),
+                    cm__format_bytes(r->device_total_bytes, b, sizeof b));
+    if (length != NULL) *length = t.len;
+    return CM_OK;
+}
+
+/* ------------------------------------------------------------------ pool settings */
+
+cm_status_t cm_device_pool_set_release_threshold(cm_device_t *dev, unsigned long long bytes) {
+    CM_TRY(cm__check_handle(dev, CM__KIND_DEVICE, "dev", __func__));
+    CM_TRY(cm__context_guard(dev->ordinal));
+    if (dev->pool == NULL) {
+        return CM__FAIL(CM_ERROR_NOT_SUPPORTED, dev->ordinal,
+                        "use synchronous buffers (cm_buffer_create()) on this device",
+                        "device %d (%s) has no memory pools (cudaDevAttrMemoryPoolsSupported is 0)",
+                        dev->ordinal, dev->name);
+    }
+    unsigned long long v = bytes;
+    cudaError_t err = cm__hooks.mem_pool_set_attribute(dev->pool, cudaMemPoolAttrReleaseThreshold, &v);
+    if (err != cudaSuccess) {
+        return cm__cuda_fail(err, __FILE__, __LINE__,
+                             "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold, %llu)", bytes);
+    }
+    cm__mem_lock();
+    dev->release_threshold = bytes;
+    cm__mem_unlock();
+    return CM_OK;
+}
+
+cm_status_t cm_device_pool_trim(cm_device_t *dev, size_t keep_bytes) {
+    CM_TRY(cm__check_handle(dev, CM__KIND_DEVICE, "dev", __func__));
+    CM_TRY(cm__context_guard(dev->ordinal));
+    if (dev->pool == NULL) return CM_OK;
+    cudaError_t err = cm__hooks.mem_pool_trim_to(dev->pool, keep_bytes);
+    if (err != cudaSuccess)
+        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolTrimTo(pool, %zu)", keep_bytes);
+    return CM_OK;
+}
+
+/* ------------------------------------------------------------------ across device objects */
+
+void cm__ordinal_holdings(int ordinal, size_t *live_bytes, size_t *live_buffers,
+                          size_t *cached_bytes) {
+    size_t lb = 0, nb = 0, cached = 0;
+    cm__mem_lock();
+    for (struct cm_device *d = cm__open_devices; d != NULL; d = d->next_open) {
+        if (d->ordinal != ordinal) continue;
+        lb += d->buffer_bytes;
+        nb += d->n_buffers;
+        if (d->pool != NULL) {
+            unsigned long long reserved = 0, used = 0;
+            if (cm__hooks.mem_pool_get_attribute(d->pool, cudaMemPoolAttrReservedMemCurrent,
+                                                 &reserved) == cudaSuccess &&
+                cm__hooks.mem_pool_get_attribute(d->pool, cudaMemPoolAttrUsedMemCurrent, &used) ==
+                    cudaSuccess &&
+                reserved > used)
+                cached += (size_t)(reserved - used);
+        }
+    }
+    cm__mem_unlock();
+    *live_bytes = lb;
+    *live_buffers = nb;
+    *cached_bytes = cached;
+}
+
+size_t cm__trim_ordinal(int ordinal) {
+    size_t released = 0;
+    cm__mem_lock();
+    for (struct cm_device *d = cm__open_devices; d != NULL; d = d->next_open) {
+        if (d->ordinal != ordinal || d->pool == NULL) continue;
+        unsigned long long before = 0, after = 0;
+        if (cm__hooks.mem_pool_get_attribute(d->pool, cudaMemPoolAttrReservedMemCurrent, &before) !=
+            cudaSuccess)
+            before = 0;
+        if (cm__hooks.mem_pool_trim_to(d->pool, 0) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+        }
+        if (cm__hooks.mem_pool_get_attribute(d->pool, cudaMemPoolAttrReservedMemCurrent, &after) ==
+                cudaSuccess &&
+            before > after)
+            released += (size_t)(before - after);
+    }
+    cm__mem_unlock();
+    return released;
+}
+
+cm_status_t cm__peer_prepare(struct cm_device *a, struct cm_device *b) {
+    if (a->ordinal == b->ordinal) return CM_OK;
+    bool cacheable = a->ordinal < 64 && b->ordinal < 64;
+    if (cacheable) {
+        cm__mem_lock();
+        bool done = ((a->peer_ready >> b->ordinal) & 1u) && ((b->peer_ready >> a->ordinal) & 1u);
+        cm__mem_unlock();
+        if (done) return CM_OK;
+    }
+    struct cm_device *pair[2] = {a, b};
+    for (int i = 0; i < 2; ++i) {
+        struct cm_device *self = pair[i], *peer = pair[1 - i];
+        int can = 0;
+        cudaError_t err = cm__hooks.device_can_access_peer(&can, self->ordinal, peer->ordinal);
+        if (err != cudaSuccess) {
+            return cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceCanAccessPeer(%d, %d)",
+                                 self->ordinal, peer->ordinal);
+        }
+        if (!can) continue; /* cudaMemcpyPeer stages through the host */
+        int saved = -1;
+        CM_TRY(cm__mem_device_enter(self->ordinal, &saved));
+        err = cm__hooks.device_enable_peer_access(peer->ordinal, 0);
+        cm__mem_device_leave(saved);
+        if (err == cudaErrorPeerAccessAlreadyEnabled) {
+            (void)cudaGetLastError(); /* not an error here */
+        } else if (err != cudaSuccess) {
+            return cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceEnablePeerAccess(%d) on device %d",
+                                 peer->ordinal, self->ordinal);
+        }
+        /* self may access peer's memory: let it reach the peer's pool allocations as well */
+        if (peer->pool != NULL) {
+            struct cudaMemAccessDesc desc;
+            memset(&desc, 0, sizeof desc);
+            desc.location.type = cudaMemLocationTypeDevice;
+            desc.location.id = self->ordinal;
+            desc.flags = cudaMemAccessFlagsProtReadWrite;
+            err = cm__hooks.mem_pool_set_access(peer->pool, &desc, 1);
+            if (err != cudaSuccess) {
+                return cm__cuda_fail(err, __FILE__, __LINE__,
+                                     "cudaMemPoolSetAccess(pool of device %d, device %d)",
+                                     peer->ordinal, self->ordinal);
+            }
+        }
+    }
+    if (cacheable) {
+        cm__mem_lock();
+        a->peer_ready |= UINT64_C(1) << b->ordinal;
+        b->peer_ready |= UINT64_C(1) << a->ordinal;
+        cm__mem_unlock();
+    }
+    return CM_OK;
+}

@@ -1,0 +1,183 @@
+/*
+ * The out-of-memory report (buffer.h, "Out of memory"): what was asked, what the device has,
+ * what this process holds through the library, what is held outside it, the largest allocation
+ * that succeeds now, and what to do. cm__oom_format() is a pure function of the numbers, so the
+ * text is tested without a GPU; cm__oom_report() gathers the numbers on a real failure.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <string.h>
+
+#include "memory_internal.h"
+
+#define CM__PROBE_GRANULARITY ((size_t)2 << 20) /* device allocations come in 2 MiB pages */
+
+char *cm__format_bytes(size_t bytes, char *buf, size_t size) {
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (buf == NULL || size == 0) return buf;
+    if (bytes < 1024) {
+        snprintf(buf, size, "%zu B", bytes);
+        return buf;
+    }
+    double v = (double)bytes / 1024.0;
+    size_t u = 0;
+    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024.0;
+        ++u;
+    }
+    snprintf(buf, size, "%.2f %s", v, units[u]);
+    return buf;
+}
+
+/* Append one "; "-separated item to the hint only when it fits whole. */
+static void cm__hint_add(cm__text_t *t, const char *item) {
+    size_t sep = t->len > 0 ? 2 : 0;
+    if (t->len + sep + strlen(item) + 1 > t->size) return;
+    cm__text_printf(t, "%s%s", sep ? "; " : "", item);
+}
+
+void cm__oom_format(const cm__oom_numbers_t *n, char *msg, size_t msg_size, char *hint,
+                    size_t hint_size) {
+    char req[32], total[32], freeb[32], ours[32], live[32], cached[32], trimmed[32], other[32],
+        largest[32];
+    size_t ours_bytes = n->live_bytes + n->cached_bytes;
+    size_t used = n->total_bytes > n->free_bytes ? n->total_bytes - n->free_bytes : 0;
+    size_t other_bytes = used > ours_bytes ? used - ours_bytes : 0;
+    bool sizes_known = n->total_bytes > 0;
+    cm__format_bytes(n->requested, req, sizeof req);
+    cm__format_bytes(n->total_bytes, total, sizeof total);
+    cm__format_bytes(n->free_bytes, freeb, sizeof freeb);
+    cm__format_bytes(ours_bytes, ours, sizeof ours);
+    cm__format_bytes(n->live_bytes, live, sizeof live);
+    cm__format_bytes(n->cached_bytes, cached, sizeof cached);
+    cm__format_bytes(n->trimmed_bytes, trimmed, sizeof trimmed);
+    cm__format_bytes(other_bytes, other, sizeof other);
+    cm__format_bytes(n->largest_ok, largest, sizeof largest);
+    const char *name = n->device_name != NULL && n->device_name[0] ? n->device_name : "GPU";
+
+    if (msg != NULL && msg_size > 0) {
+        cm__text_t m = {msg, msg_size, 0};
+        msg[0] = '\0';
+        cm__text_printf(&m, "out of memory: cannot allocate %s (%zu bytes)%s on device %d (%s)", req,
+                        n->requested, n->stream_ordered ? " for a stream-ordered buffer" : "",
+                        n->device, name);
+        if (sizes_known)
+            cm__text_printf(&m, "; the device has %s in total, %s free", total, freeb);
+        else
+            cm__text_printf(&m, "; the device's free and total memory could not be read");
+        cm__text_printf(&m, "; this process holds %s through libcudamodel (%s in %zu live buffer%s, "
+                        "%s cached in its pools", ours, live, n->live_buffers,
+                        n->live_buffers == 1 ? "" : "s", cached);
+        if (n->trimmed_bytes > 0)
+            cm__text_printf(&m, " after %s were released for a second attempt)", trimmed);
+        else
+            cm__text_printf(&m, "; a second attempt after trimming them failed too)");
+        if (sizes_known)
+            cm__text_printf(&m, "; %s is held outside the library (other processes, CUDA contexts, "
+                            "direct CUDA allocations)", other);
+        if (n->largest_known) {
+            if (n->largest_ok > 0)
+                cm__text_printf(&m, "; the largest allocation that succeeds now is %s", largest);
+            else
+                cm__text_printf(&m, "; not even %zu MiB can be allocated now",
+                                CM__PROBE_GRANULARITY >> 20);
+        }
+    }
+
+    if (hint != NULL && hint_size > 0) {
+        cm__text_t h = {hint, hint_size, 0};
+        hint[0] = '\0';
+        char item[CM_ERROR_HINT_MAX];
+        if (sizes_known && n->requested > n->total_bytes) {
+            snprintf(item, sizeof item, "the request alone is larger than the whole GPU (%s): split "
+                     "the work into smaller batches or tiles", total);
+            cm__hint_add(&h, item);
+        } else if (n->largest_known && n->largest_ok > 0) {
+            snprintf(item, sizeof item, "ask for at most %s at once (smaller batches or tiles)",
+                     largest);
+            cm__hint_add(&h, item);
+        } else {
+            cm__hint_add(&h, "use smaller batches or tiles");
+        }
+        if (n->live_buffers > 0) {
+            snprintf(item, sizeof item, "destroy buffers you no longer need (%zu live, %s; "
+                     "cm_device_leak_report() lists them)", n->live_buffers, live);
+            cm__hint_add(&h, item);
+        }
+        if (n->cached_bytes > 0) {
+            cm__hint_add(&h, "release cached pool memory of other streams' frees once they "
+                             "complete (synchronize, then cm_device_pool_trim())");
+        }
+        if (other_bytes > 0) {
+            snprintf(item, sizeof item, "%s is used outside the library: nvidia-smi "
+                     "--query-compute-apps=pid,process_name,used_memory --format=csv names the "
+                     "processes that hold it", other);
+            cm__hint_add(&h, item);
+        }
+    }
+}
+
+size_t cm__probe_largest(size_t limit, int max_probes, bool *known) {
+    *known = false;
+    size_t hi = limit - limit % CM__PROBE_GRANULARITY; /* candidate */
+    size_t lo = 0;                                      /* largest size that succeeded */
+    if (hi == 0) {
+        *known = true;
+        return 0;
+    }
+    size_t size = hi;
+    for (int probe = 0; probe < max_probes && size > lo; ++probe) {
+        void *p = NULL;
+        cudaError_t err = cm__hooks.device_malloc(&p, size);
+        if (err == cudaSuccess) {
+            (void)cm__hooks.device_free(p);
+            *known = true;
+            lo = size;
+        } else if (err == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            *known = true;
+            hi = size;
+        } else {
+            (void)cudaGetLastError();
+            *known = false;
+            return 0;
+        }
+        /* next: halfway between what worked and what did not, on the granularity */
+        size_t mid = lo + (hi - lo) / 2;
+        mid -= mid % CM__PROBE_GRANULARITY;
+        if (mid <= lo) break;
+        size = mid;
+    }
+    return lo;
+}
+
+cm_status_t cm__oom_report(struct cm_device *dev, size_t requested, size_t trimmed,
+                           bool stream_ordered, cudaError_t err, const char *call, const char *file,
+                           int line) {
+    cm__oom_numbers_t n;
+    memset(&n, 0, sizeof n);
+    n.device = dev->ordinal;
+    n.device_name = dev->name;
+    n.requested = requested;
+    n.trimmed_bytes = trimmed;
+    n.stream_ordered = stream_ordered;
+    if (cm__hooks.mem_get_info(&n.free_bytes, &n.total_bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        n.free_bytes = 0;
+        n.total_bytes = 0;
+    }
+    cm__ordinal_holdings(dev->ordinal, &n.live_bytes, &n.live_buffers, &n.cached_bytes);
+    /* probe up to the free memory (8 probes: within 1/256 of it) */
+    n.largest_ok = cm__probe_largest(n.free_bytes, 8, &n.largest_known);
+
+    cm_status_t status = cm_record_cuda_error(err, call, file, line);
+    cm_error_t *e = cm__detail();
+    if (!e->context_lost) {
+        status = CM_ERROR_DEVICE_OUT_OF_MEMORY;
+        e->status = status;
+        e->device = dev->ordinal;
+        cm__oom_format(&n, e->message, sizeof e->message, e->hint, sizeof e->hint);
+    }
+    return status;
+}

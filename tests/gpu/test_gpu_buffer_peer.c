@@ -1,0 +1,101 @@
+/*
+ * Copies between two GPUs (peer access when the pair supports it, staged by CUDA otherwise) and
+ * streams of the wrong device. Needs two GPUs: on a machine with one it is skipped with the
+ * reason (the only skip the H200 run allows; kept in its own executable so that the single-GPU
+ * tests of test_gpu_buffer.c never count as skipped).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cm_test.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cudamodel/buffer.h>
+#include <cudamodel/device.h>
+#include <cudamodel/interop.h>
+
+#define MiB ((size_t)1 << 20)
+
+static bool two_gpus(void) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+    if (n < 2) {
+        print_message("skipping: peer copies need two GPUs; %d visible\n", n);
+        return false;
+    }
+    return true;
+}
+
+static void test_copies_between_two_gpus(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    if (!two_gpus()) skip();
+    int can01 = 0, can10 = 0;
+    assert_int_equal(cudaDeviceCanAccessPeer(&can01, 0, 1), cudaSuccess);
+    assert_int_equal(cudaDeviceCanAccessPeer(&can10, 1, 0), cudaSuccess);
+    print_message("peer access 0->1: %s, 1->0: %s\n", can01 ? "yes" : "no", can10 ? "yes" : "no");
+    cm_device_t *d0 = NULL, *d1 = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &d0));
+    CM_ASSERT_OK(cm_device_open(1, &d1));
+    const size_t n = 8 * MiB + 3;
+    unsigned char *src = malloc(n), *out = malloc(n);
+    assert_true(src && out);
+    for (size_t i = 0; i < n; ++i) src[i] = (unsigned char)(i * 131u + 7u);
+    cudaStream_t s0 = NULL, s1 = NULL;
+    assert_int_equal(cudaSetDevice(0), cudaSuccess);
+    assert_int_equal(cudaStreamCreateWithFlags(&s0, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(cudaSetDevice(1), cudaSuccess);
+    assert_int_equal(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(cudaSetDevice(0), cudaSuccess);
+
+    cm_buffer_t *a = NULL, *b = NULL, *c = NULL;
+    CM_ASSERT_OK(cm_buffer_create(d0, n, &a));
+    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, n + 5, s1, &b));
+    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d0, n, s0, &c));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(a, 0, src, n));
+    /* the stream-ordered allocations are usable on other streams once their streams get there */
+    assert_int_equal(cudaStreamSynchronize(s0), cudaSuccess);
+    assert_int_equal(cudaStreamSynchronize(s1), cudaSuccess);
+    CM_ASSERT_OK(cm_buffer_copy(b, 5, a, 0, n));                          /* 0 -> 1, sync */
+    CM_ASSERT_OK(cm_buffer_copy_on_cuda_stream(c, 0, b, 5, n, s1));      /* 1 -> 0 on 1's stream */
+    assert_int_equal(cudaStreamSynchronize(s1), cudaSuccess);
+    CM_ASSERT_OK(cm_buffer_copy_to_host(c, 0, out, n));
+    assert_memory_equal(out, src, n);
+    /* the caller's current device is left alone */
+    int cur = -1;
+    assert_int_equal(cudaGetDevice(&cur), cudaSuccess);
+    assert_int_equal(cur, 0);
+
+    /* streams of the wrong device are refused with both devices named */
+    assert_int_equal(cm_buffer_copy_from_host_on_cuda_stream(a, 0, src, 16, s1),
+                     CM_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cm_last_error()->message,
+                           "the stream belongs to device 1 but the buffer to device 0"));
+    cm_buffer_t *x = NULL;
+    assert_int_equal(cm_buffer_create_on_cuda_stream(d0, 64, s1, &x), CM_ERROR_INVALID_ARGUMENT);
+    assert_null(x);
+    assert_int_equal(cm_buffer_destroy_on_cuda_stream(c, s1), CM_ERROR_INVALID_ARGUMENT);
+
+    CM_ASSERT_OK(cm_buffer_destroy(a));
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_buffer_destroy(c));
+    assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+    assert_int_equal(cudaStreamDestroy(s0), cudaSuccess);
+    assert_int_equal(cudaStreamDestroy(s1), cudaSuccess);
+    free(src);
+    free(out);
+    CM_ASSERT_OK(cm_device_close(d0));
+    CM_ASSERT_OK(cm_device_close(d1));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_copies_between_two_gpus),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
