@@ -43,7 +43,7 @@ bool cm__staging_chunk_at(size_t bytes, size_t chunk_bytes, unsigned buffers, si
     if (out == NULL || buffers == 0) return false;
     size_t count = cm__staging_chunk_count(bytes, chunk_bytes);
     if (i >= count) return false;
-    cm__chunk_t c;
+    cm__chunk_t c = {0};
     c.index = i;
     c.offset = i * chunk_bytes; /* i < count, so no overflow: i * chunk < bytes */
     c.bytes = bytes - c.offset < chunk_bytes ? bytes - c.offset : chunk_bytes;
@@ -367,7 +367,7 @@ cm_status_t cm__staged_h2d(struct cm_device *dev, void *dst, const void *src, si
     cm_status_t status = cm__staging_ensure(dev);
     size_t count = cm__staging_chunk_count(bytes, st->slot_bytes);
     for (size_t i = 0; status == CM_OK && i < count; ++i) {
-        cm__chunk_t c;
+        cm__chunk_t c = {0};
         (void)cm__staging_chunk_at(bytes, st->slot_bytes, st->n_slots, i, &c);
         /* the slot's previous DMA (of this copy or an earlier one) must be done */
         CM_TRY_GOTO(cm__slot_wait(st, c.slot), status, out);
@@ -391,7 +391,7 @@ out:
 
 static cm_status_t cm__d2h_enqueue(cm__staging_t *st, const void *src, size_t bytes, size_t i,
                                    size_t count, cudaStream_t s) {
-    cm__chunk_t c;
+    cm__chunk_t c = {0};
     (void)cm__staging_chunk_at(bytes, st->slot_bytes, st->n_slots, i, &c);
     CM_TRY(cm__slot_wait(st, c.slot));
     cudaError_t err = cm__hooks.memcpy_async(st->slot[c.slot], (const unsigned char *)src + c.offset,
@@ -415,7 +415,7 @@ cm_status_t cm__staged_d2h(struct cm_device *dev, void *dst, const void *src, si
     for (size_t i = 0; status == CM_OK && i < count && i < st->n_slots; ++i)
         status = cm__d2h_enqueue(st, src, bytes, i, count, s);
     for (size_t i = 0; status == CM_OK && i < count; ++i) {
-        cm__chunk_t c;
+        cm__chunk_t c = {0};
         (void)cm__staging_chunk_at(bytes, st->slot_bytes, st->n_slots, i, &c);
         CM_TRY_GOTO(cm__slot_wait(st, c.slot), status, out);
         cm__parallel_copy(st->workers, (unsigned char *)dst + c.offset, st->slot[c.slot], c.bytes);
