@@ -68,10 +68,11 @@ typedef struct {
     unsigned char *pinned_p;
     unsigned char *pageable;  /* COPY_BYTES pageable */
     int which;                /* case selector for run() */
+    cudaMemPool_t own_pool;   /* a pool like the library's, for the diagnostic line */
 } ctx_t;
 
 enum {
-    RAW_POOL, OURS_POOL, RAW_MALLOC,
+    RAW_POOL, OURS_POOL, RAW_MALLOC, RAW_OWN_POOL,
     RAW_PIN_H2D, OURS_PIN_H2D, RAW_PIN_D2H, OURS_PIN_D2H,
     RAW_PAGE_H2D, OURS_PAGE_H2D, RAW_PAGE_D2H, OURS_PAGE_D2H
 };
@@ -95,6 +96,15 @@ static double run(ctx_t *c) {
             cm_buffer_t *b = NULL;
             if (cm_buffer_create_on_cuda_stream(c->dev, mib, c->stream, &b) != CM_OK) return fail_report("create");
             if (cm_buffer_destroy_on_cuda_stream(b, c->stream) != CM_OK) return fail_report("destroy");
+        }
+        if ((e = cudaStreamSynchronize(c->stream)) != cudaSuccess) return fail_cuda("sync", e);
+        break;
+    case RAW_OWN_POOL: /* what the library calls, on a pool created like the library's */
+        for (int i = 0; i < PAIRS; ++i) {
+            void *p = NULL;
+            if ((e = cudaMallocFromPoolAsync(&p, mib, c->own_pool, c->stream)) != cudaSuccess)
+                return fail_cuda("cudaMallocFromPoolAsync", e);
+            if ((e = cudaFreeAsync(p, c->stream)) != cudaSuccess) return fail_cuda("cudaFreeAsync", e);
         }
         if ((e = cudaStreamSynchronize(c->stream)) != cudaSuccess) return fail_cuda("sync", e);
         break;
@@ -242,6 +252,38 @@ int main(void) {
 
     double t_raw_pool = median_run(&c, RAW_POOL), t_ours_pool = median_run(&c, OURS_POOL);
     double t_malloc = median_run(&c, RAW_MALLOC);
+    double t_own_pool = -1;
+    {
+        struct cudaMemPoolProps pp;
+        memset(&pp, 0, sizeof pp);
+        pp.allocType = cudaMemAllocationTypePinned;
+        pp.location.type = cudaMemLocationTypeDevice;
+        pp.location.id = 0;
+        uint64_t max = UINT64_MAX;
+        if (cudaMemPoolCreate(&c.own_pool, &pp) == cudaSuccess &&
+            cudaMemPoolSetAttribute(c.own_pool, cudaMemPoolAttrReleaseThreshold, &max) == cudaSuccess)
+            t_own_pool = median_run(&c, RAW_OWN_POOL);
+        if (c.own_pool != NULL) cudaMemPoolDestroy(c.own_pool);
+    }
+    /* staged pageable copies by host threads (diagnostic; the rows below use the default) */
+    printf("staging host threads sweep (256 MiB, median of %d):\n", REPS);
+    for (unsigned th = 1; th <= 16; th *= 2) {
+        cm_staging_config_t sc = CM_STAGING_CONFIG_INIT;
+        sc.host_threads = th;
+        if (cm_device_staging_configure(c.dev, &sc) != CM_OK) break;
+        double h2d = median_run(&c, OURS_PAGE_H2D), d2h = median_run(&c, OURS_PAGE_D2H);
+        if (h2d < 0 || d2h < 0) goto out;
+        printf("  %2u threads: H2D %.1f GB/s, D2H %.1f GB/s\n", th, (double)COPY_BYTES / 1e9 / h2d,
+               (double)COPY_BYTES / 1e9 / d2h);
+    }
+    {
+        cm_staging_config_t sc = CM_STAGING_CONFIG_INIT;
+        if (cm_device_staging_configure(c.dev, &sc) != CM_OK) goto out;
+        cm_staging_config_t got;
+        if (cm_device_staging_config(c.dev, &got) == CM_OK)
+            printf("  default: %u threads, %zu KiB chunks, %u buffers\n", got.host_threads,
+                   got.chunk_bytes >> 10, got.buffers);
+    }
     double gb = (double)COPY_BYTES / 1e9;
     double pin_h2d_raw = median_run(&c, RAW_PIN_H2D), pin_h2d = median_run(&c, OURS_PIN_H2D);
     double pin_d2h_raw = median_run(&c, RAW_PIN_D2H), pin_d2h = median_run(&c, OURS_PIN_D2H);
@@ -268,7 +310,11 @@ int main(void) {
     double us_malloc = t_malloc / PAIRS * 1e6;
     printf("bench_buffer: 1 MiB alloc+free pairs (median of %d runs of %d), 256 MiB copies (median of %d)\n",
            REPS, PAIRS, REPS);
-    printf("  host memcpy (one thread): %.1f GB/s\n\n", gb / t_memcpy);
+    printf("  host memcpy (one thread): %.1f GB/s\n", gb / t_memcpy);
+    if (t_own_pool > 0)
+        printf("  raw cudaMallocFromPoolAsync+cudaFreeAsync on a pool like ours: %.3f us per pair\n",
+               t_own_pool / PAIRS * 1e6);
+    printf("\n");
     cm_bench_print_header();
     row("pool_alloc_free_1MiB", "us", us_ours, us_raw, "cudaMallocAsync+cudaFreeAsync", 1,
         "<= 1.1x raw pool", us_ours <= 1.1 * us_raw);

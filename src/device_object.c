@@ -396,10 +396,22 @@ void cm__mem_device_leave(int saved) {
     if (saved >= 0) (void)cm__hooks.set_device(saved);
 }
 
+/* The last stream this thread checked and its device: a stream's device never changes, and
+ * back-to-back stream-ordered calls on one stream (the pool's fast path) skip the query. A
+ * stream destroyed and another created at the same address on another device would be
+ * misjudged here; CUDA itself then rejects the call. */
+static _Thread_local cudaStream_t cm__last_stream;
+static _Thread_local int cm__last_stream_device = -1;
+
 cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char *func) {
     if (stream == 0 || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return CM_OK;
+    if (stream == cm__last_stream && cm__last_stream_device == ordinal) return CM_OK;
     int device = -1;
     cudaError_t err = cm__hooks.stream_get_device(stream, &device);
+    if (err == cudaSuccess) {
+        cm__last_stream = stream;
+        cm__last_stream_device = device;
+    }
     if (err != cudaSuccess) {
         cm_status_t s = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamGetDevice(stream) in %s",
                                       func);

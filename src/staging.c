@@ -74,7 +74,7 @@ void cm__split_range(size_t bytes, unsigned parts, unsigned k, size_t *offset, s
 static unsigned cm__default_threads(void) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     long t = cpus / 2;
-    if (t > 4) t = 4;
+    if (t > 8) t = 8; /* H200 host, 16 CPUs: D2H staged 27 GB/s with 4 threads (1.8x raw) */
     if (t < 1) t = 1;
     return (unsigned)t;
 }
@@ -100,7 +100,7 @@ cm_status_t cm__staging_resolve(const cm_staging_config_t *in, cm_staging_config
     }
     if (c.host_threads > CM_STAGING_MAX_THREADS) {
         return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
-                        "a few threads saturate host memory bandwidth; 0 picks min(4, CPUs / 2)",
+                        "a few threads saturate host memory bandwidth; 0 picks min(8, CPUs / 2)",
                         "staging host_threads is %u; it must be between 1 and %d (or 0)",
                         c.host_threads, CM_STAGING_MAX_THREADS);
     }

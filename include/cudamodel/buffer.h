@@ -171,7 +171,7 @@ typedef struct cm_staging_config {
     size_t chunk_bytes;        /**< bytes per chunk and per staging buffer; 0: 8 MiB; at least 4 KiB */
     unsigned buffers;          /**< staging buffers, 2 .. CM_STAGING_MAX_BUFFERS; 0: 3 */
     unsigned host_threads;     /**< threads copying into or out of staging (the caller's thread
-                                    included), 1 .. CM_STAGING_MAX_THREADS; 0: min(4, CPUs / 2, 1+) */
+                                    included), 1 .. CM_STAGING_MAX_THREADS; 0: min(8, CPUs / 2, 1+) */
     size_t min_bytes;          /**< copies shorter than this go straight to cudaMemcpy; 0: 1 MiB;
                                     1 stages every copy */
 } cm_staging_config_t;
