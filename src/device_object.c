@@ -403,6 +403,11 @@ void cm__mem_device_leave(int saved) {
 static _Thread_local cudaStream_t cm__last_stream;
 static _Thread_local int cm__last_stream_device = -1;
 
+void cm__stream_check_forget(void) {
+    cm__last_stream = NULL;
+    cm__last_stream_device = -1;
+}
+
 cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char *func) {
     if (stream == 0 || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return CM_OK;
     if (stream == cm__last_stream && cm__last_stream_device == ordinal) return CM_OK;

@@ -187,6 +187,8 @@ void cm__mem_device_leave(int saved);
 
 /** Check that a stream belongs to ordinal (0, legacy and per-thread streams always do). */
 cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char *func);
+/** Forget the calling thread's last checked stream (tests that inject stream faults). */
+void cm__stream_check_forget(void);
 
 /** Trim the pools of every open device object of ordinal to 0; returns the bytes released. */
 size_t cm__trim_ordinal(int ordinal);

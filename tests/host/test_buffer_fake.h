@@ -28,6 +28,7 @@
 
 #include "cm_test.h"
 #include "internal.h"
+#include "memory_internal.h"
 
 enum fake_call {
     FAKE_GET_DEVICE_COUNT, FAKE_SET_DEVICE, FAKE_PROPS, FAKE_ATTR, FAKE_MEM_INFO, FAKE_MALLOC,
@@ -85,12 +86,15 @@ static struct fake_state {
 
 /* Make the nth next call of kind `call` fail with err (always: every call from then on). */
 static inline void fake_fail(enum fake_call call, cudaError_t err, unsigned long nth) {
+    /* the library remembers the last stream it checked: make it ask again */
+    if (call == FAKE_STREAM_DEVICE) cm__stream_check_forget();
     fake.fail_err[call] = err;
     fake.fail_at[call] = fake.calls[call] + nth;
     fake.fail_always[call] = 0;
 }
 
 static inline void fake_fail_always(enum fake_call call, cudaError_t err) {
+    if (call == FAKE_STREAM_DEVICE) cm__stream_check_forget();
     fake.fail_err[call] = err;
     fake.fail_at[call] = fake.calls[call] + 1;
     fake.fail_always[call] = 1;
