@@ -72,7 +72,7 @@ typedef struct {
 } ctx_t;
 
 enum {
-    RAW_POOL, OURS_POOL, RAW_MALLOC, RAW_OWN_POOL,
+    RAW_POOL, OURS_POOL, RAW_MALLOC, RAW_OWN_POOL, OURS_EMPTY,
     RAW_PIN_H2D, OURS_PIN_H2D, RAW_PIN_D2H, OURS_PIN_D2H,
     RAW_PAGE_H2D, OURS_PAGE_H2D, RAW_PAGE_D2H, OURS_PAGE_D2H
 };
@@ -107,6 +107,13 @@ static double run(ctx_t *c) {
             if ((e = cudaFreeAsync(p, c->stream)) != cudaSuccess) return fail_cuda("cudaFreeAsync", e);
         }
         if ((e = cudaStreamSynchronize(c->stream)) != cudaSuccess) return fail_cuda("sync", e);
+        break;
+    case OURS_EMPTY: /* zero-byte buffers: the library's bookkeeping alone, no CUDA allocation */
+        for (int i = 0; i < PAIRS; ++i) {
+            cm_buffer_t *b = NULL;
+            if (cm_buffer_create_on_cuda_stream(c->dev, 0, c->stream, &b) != CM_OK) return fail_report("create 0");
+            if (cm_buffer_destroy_on_cuda_stream(b, c->stream) != CM_OK) return fail_report("destroy 0");
+        }
         break;
     case RAW_MALLOC:
         for (int i = 0; i < PAIRS; ++i) {
@@ -252,7 +259,7 @@ int main(void) {
 
     double t_raw_pool = median_run(&c, RAW_POOL), t_ours_pool = median_run(&c, OURS_POOL);
     double t_malloc = median_run(&c, RAW_MALLOC);
-    double t_own_pool = -1;
+    double t_own_pool = -1, t_empty = median_run(&c, OURS_EMPTY);
     {
         struct cudaMemPoolProps pp;
         memset(&pp, 0, sizeof pp);
@@ -314,6 +321,9 @@ int main(void) {
     if (t_own_pool > 0)
         printf("  raw cudaMallocFromPoolAsync+cudaFreeAsync on a pool like ours: %.3f us per pair\n",
                t_own_pool / PAIRS * 1e6);
+    if (t_empty > 0)
+        printf("  ours with 0-byte buffers (bookkeeping only, no CUDA call): %.3f us per pair\n",
+               t_empty / PAIRS * 1e6);
     printf("\n");
     cm_bench_print_header();
     row("pool_alloc_free_1MiB", "us", us_ours, us_raw, "cudaMallocAsync+cudaFreeAsync", 1,

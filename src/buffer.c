@@ -150,7 +150,9 @@ static cm_status_t cm__buffer_create(cm_device_t *dev, size_t bytes, bool on_str
     cm_status_t status = CM_OK;
     int saved = -1;
     if (bytes > 0) {
-        CM_TRY_GOTO(cm__mem_device_enter(dev->ordinal, &saved), status, fail);
+        /* cudaMallocFromPoolAsync names its pool and stream: only cudaMalloc needs the device
+         * to be current */
+        if (!on_stream) CM_TRY_GOTO(cm__mem_device_enter(dev->ordinal, &saved), status, fail);
         status = cm__alloc_memory(dev, bytes, on_stream, stream, &b->ptr, func);
         cm__mem_device_leave(saved);
         if (status != CM_OK) goto fail;
@@ -185,9 +187,11 @@ static cm_status_t cm__buffer_destroy(cm_buffer_t *buf, bool on_stream, cudaStre
                                       const char *func) {
     if (buf == NULL) return CM_OK;
     if (on_stream) {
-        /* a stream of another device is refused before anything is released */
+        /* a stream of another device is refused before anything is released (the stream the
+         * buffer was created on was checked then) */
         CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", func));
-        CM_TRY(cm__check_stream_device(stream, buf->a.dev->ordinal, func));
+        if (!(buf->stream_ordered && stream == buf->stream))
+            CM_TRY(cm__check_stream_device(stream, buf->a.dev->ordinal, func));
     }
     /* one locked step: check, read, release the handle (whatever CUDA says below) */
     cm__mem_lock();
@@ -205,7 +209,8 @@ static cm_status_t cm__buffer_destroy(cm_buffer_t *buf, bool on_stream, cudaStre
     if (ptr == NULL) return CM_OK;
     CM_TRY(cm__context_guard(ordinal));
     int saved = -1;
-    CM_TRY(cm__mem_device_enter(ordinal, &saved));
+    /* cudaFreeAsync follows its stream: only cudaFree needs the device to be current */
+    if (!ordered) CM_TRY(cm__mem_device_enter(ordinal, &saved));
     cm_status_t status = CM_OK;
     if (ordered) {
         cudaError_t err = cm__hooks.free_async(ptr, free_stream);
