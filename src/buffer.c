@@ -99,9 +99,10 @@ static cm_status_t cm__classify_host(const void *p, const char *arg, const char 
 
 /* ------------------------------------------------------------------ create, destroy */
 
-static cm_status_t cm__alloc_memory(struct cm_device *dev, size_t bytes, bool on_stream,
-                                    cudaStream_t stream, void **ptr, const char *func) {
-    cudaError_t err = on_stream ? cm__hooks.malloc_from_pool_async(ptr, bytes, dev->pool, stream)
+static cm_status_t cm__alloc_memory(struct cm_device *dev, const cm__dev_info_t *info,
+                                    size_t bytes, bool on_stream, cudaStream_t stream, void **ptr,
+                                    const char *func) {
+    cudaError_t err = on_stream ? cm__hooks.malloc_from_pool_async(ptr, bytes, info->pool, stream)
                                 : cm__hooks.device_malloc(ptr, bytes);
     if (err == cudaSuccess) return CM_OK;
     const char *call = on_stream ? "cudaMallocFromPoolAsync" : "cudaMalloc";
@@ -110,8 +111,8 @@ static cm_status_t cm__alloc_memory(struct cm_device *dev, size_t bytes, bool on
     }
     /* out of memory: release what the library's pools cache, and try once more */
     (void)cudaGetLastError();
-    size_t released = cm__trim_ordinal(dev->ordinal);
-    err = on_stream ? cm__hooks.malloc_from_pool_async(ptr, bytes, dev->pool, stream)
+    size_t released = cm__trim_ordinal(info->ordinal);
+    err = on_stream ? cm__hooks.malloc_from_pool_async(ptr, bytes, info->pool, stream)
                     : cm__hooks.device_malloc(ptr, bytes);
     if (err == cudaSuccess) return CM_OK;
     char text[CM_ERROR_CALL_MAX];
@@ -120,6 +121,11 @@ static cm_status_t cm__alloc_memory(struct cm_device *dev, size_t bytes, bool on
     return cm__oom_report(dev, bytes, released, on_stream, err, text, __FILE__, __LINE__);
 }
 
+/*
+ * The fast path takes the memory lock once: the device check comes from the thread's memo
+ * (cm__device_info), the stream check from the thread's last stream, and the handle is created,
+ * registered and counted in one locked step after the CUDA allocation (cm__buffer_track).
+ */
 static cm_status_t cm__buffer_create(cm_device_t *dev, size_t bytes, bool on_stream,
                                      cudaStream_t stream, cm_buffer_t **out, const char *label,
                                      const char *file, int line, const char *func) {
@@ -127,48 +133,35 @@ static cm_status_t cm__buffer_create(cm_device_t *dev, size_t bytes, bool on_str
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
                         "pass the address of a cm_buffer_t * to receive the buffer", "out is NULL");
     }
-    CM_TRY(cm__check_handle(dev, CM__KIND_DEVICE, "dev", func));
-    CM_TRY(cm__context_guard(dev->ordinal));
+    cm__dev_info_t info;
+    CM_TRY(cm__device_info(dev, on_stream ? stream : 0, func, &info));
+    CM_TRY(cm__context_guard(info.ordinal));
     if (on_stream) {
-        if (dev->pool == NULL) {
-            return cm__fail(CM_ERROR_NOT_SUPPORTED, dev->ordinal, __FILE__, __LINE__, func,
+        if (info.pool == NULL) {
+            return cm__fail(CM_ERROR_NOT_SUPPORTED, info.ordinal, __FILE__, __LINE__, func,
                             "create the buffer synchronously (cm_buffer_create()) on this device",
                             "device %d (%s) has no memory pools (cudaDevAttrMemoryPoolsSupported "
-                            "is 0), so stream-ordered buffers are not available", dev->ordinal,
+                            "is 0), so stream-ordered buffers are not available", info.ordinal,
                             dev->name);
         }
-        CM_TRY(cm__check_stream_device(stream, dev->ordinal, func));
+        if (!info.stream_known) CM_TRY(cm__check_stream_device(stream, info.ordinal, func));
     }
-    cm_buffer_t *b = calloc(1, sizeof *b);
-    if (b == NULL) {
-        return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, dev->ordinal, __FILE__, __LINE__, func,
-                        "free host memory", "cannot allocate the buffer handle (%zu bytes)",
-                        sizeof *b);
-    }
-    b->stream_ordered = on_stream;
-    b->stream = on_stream ? stream : 0;
-    cm_status_t status = CM_OK;
-    int saved = -1;
+    void *ptr = NULL;
     if (bytes > 0) {
         /* cudaMallocFromPoolAsync names its pool and stream: only cudaMalloc needs the device
          * to be current */
-        if (!on_stream) CM_TRY_GOTO(cm__mem_device_enter(dev->ordinal, &saved), status, fail);
-        status = cm__alloc_memory(dev, bytes, on_stream, stream, &b->ptr, func);
+        int saved = -1;
+        if (!on_stream) CM_TRY(cm__mem_device_enter(info.ordinal, &saved));
+        cm_status_t status = cm__alloc_memory(dev, &info, bytes, on_stream, stream, &ptr, func);
         cm__mem_device_leave(saved);
-        if (status != CM_OK) goto fail;
+        CM_TRY(status);
     }
-    status = cm__alloc_track(dev, &b->a, CM__KIND_BUFFER, bytes, label, file, line, func);
-    if (status != CM_OK) {
-        if (b->ptr != NULL) {
-            if (on_stream) (void)cm__hooks.free_async(b->ptr, stream);
-            else (void)cm__hooks.device_free(b->ptr);
-        }
-        goto fail;
+    cm_status_t status = cm__buffer_track(dev, &info, bytes, ptr, on_stream, stream, label, file,
+                                          line, func, out);
+    if (status != CM_OK && ptr != NULL) {
+        if (on_stream) (void)cm__hooks.free_async(ptr, stream);
+        else (void)cm__hooks.device_free(ptr);
     }
-    *out = b;
-    return CM_OK;
-fail:
-    free(b);
     return status;
 }
 
@@ -186,19 +179,26 @@ cm_status_t cm_buffer_create_on_cuda_stream_at(cm_device_t *dev, size_t bytes, c
 static cm_status_t cm__buffer_destroy(cm_buffer_t *buf, bool on_stream, cudaStream_t stream,
                                       const char *func) {
     if (buf == NULL) return CM_OK;
-    if (on_stream) {
+    /* one locked step: check, read, release the handle (whatever CUDA says below) */
+    int checked_ordinal = -1; /* the device the destroy stream was found to belong to */
+    cm__mem_lock();
+    for (;;) {
+        if (!cm__handle_live_locked(buf, CM__KIND_BUFFER)) {
+            cm_status_t s = cm__handle_fail_locked(buf, CM__KIND_BUFFER, "buf", func);
+            cm__mem_unlock();
+            return s;
+        }
+        int ordinal = buf->a.dev->ordinal;
         /* a stream of another device is refused before anything is released (the stream the
          * buffer was created on was checked then) */
-        CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", func));
-        if (!(buf->stream_ordered && stream == buf->stream))
-            CM_TRY(cm__check_stream_device(stream, buf->a.dev->ordinal, func));
-    }
-    /* one locked step: check, read, release the handle (whatever CUDA says below) */
-    cm__mem_lock();
-    if (!cm__handle_live_locked(buf, CM__KIND_BUFFER)) {
-        cm_status_t s = cm__handle_fail_locked(buf, CM__KIND_BUFFER, "buf", func);
+        if (!on_stream || (buf->stream_ordered && stream == buf->stream) ||
+            ordinal == checked_ordinal || cm__stream_known(stream, ordinal))
+            break;
+        /* ask CUDA outside the lock, then check the handle again */
         cm__mem_unlock();
-        return s;
+        CM_TRY(cm__check_stream_device(stream, ordinal, func));
+        checked_ordinal = ordinal;
+        cm__mem_lock();
     }
     int ordinal = buf->a.dev->ordinal;
     void *ptr = buf->ptr;

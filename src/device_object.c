@@ -8,11 +8,14 @@
  * freed at once but kept, marked dead, in a quarantine of the last CM__QUARANTINE handles, so
  * that (1) the allocator does not hand the same address to the next handle right away (a stale
  * pointer would then name a live handle), and (2) the error can say what the handle was and
- * where it was created. The quarantine is emptied when no handle is left at all.
+ * where it was created. A buffer handle that leaves the quarantine (CM__QUARANTINE releases
+ * later) is kept as storage for a later buffer handle instead of free + calloc; other handles
+ * are freed then. The quarantine and the spares are emptied when no handle is left at all.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,16 +65,22 @@ cm_status_t cm__cuda_fail(cudaError_t err, const char *file, int line, const cha
 
 /* ------------------------------------------------------------------ registry */
 
-/* Keys are handle addresses; 0 marks an empty slot, 1 a removed one (never a valid address). */
+/*
+ * An open-addressing hash set with linear probing. A slot holds a handle address with its kind
+ * in the low bits (handles come from malloc: 8-byte aligned at least), 0 when empty. Removal
+ * shifts the entries of the probe run back instead of leaving tombstones, so probe runs stay
+ * short however many handles come and go (no rehash to clean up after removals).
+ */
 #define CM__EMPTY ((uintptr_t)0)
-#define CM__TOMB ((uintptr_t)1)
+#define CM__KIND_BITS ((uintptr_t)7)
+_Static_assert(_Alignof(max_align_t) > CM__KIND_BITS,
+               "malloc'd handles must leave the low bits of their address free for the kind");
 
 static struct {
-    uintptr_t *keys;
-    unsigned char *kinds;
-    size_t cap;   /* power of two, or 0 */
-    size_t count; /* live keys */
-    size_t used;  /* live + tombstones */
+    uintptr_t *slots;
+    size_t cap;      /* power of two, or 0 */
+    unsigned shift;  /* 64 - log2(cap): the hash keeps the top bits */
+    size_t count;    /* live handles */
 } cm__reg;
 
 #define CM__QUARANTINE 256
@@ -82,63 +91,64 @@ static struct {
     size_t count; /* occupied slots */
 } cm__quar;
 
+/* Buffer handles that left the quarantine (destroyed more than CM__QUARANTINE releases ago),
+ * kept as storage for the next buffer handles instead of free + calloc. */
+#define CM__SPARE_MAX 64
+static struct {
+    struct cm_buffer *mem[CM__SPARE_MAX];
+    size_t count;
+} cm__spare;
+
+/* Incremented (under cm__mem_lock) whenever a device object is closed: a device checked live
+ * at epoch E is still live while the epoch is E (cm__device_info()). */
+static _Atomic uint64_t cm__device_epoch = 1;
+
 /* Devices that are open, for out-of-memory holdings and trims across device objects. */
 static struct cm_device *cm__open_devices;
 
-static size_t cm__hash(uintptr_t key, size_t cap) {
-    uint64_t h = (uint64_t)(key >> 4) * UINT64_C(0x9E3779B97F4A7C15);
-    return (size_t)(h ^ (h >> 29)) & (cap - 1);
+static inline size_t cm__reg_home(uintptr_t addr) {
+    return (size_t)((uint64_t)addr * UINT64_C(0x9E3779B97F4A7C15) >> cm__reg.shift);
 }
 
-static size_t cm__reg_find_slot(uintptr_t key) {
-    if (cm__reg.cap == 0) return SIZE_MAX;
-    size_t i = cm__hash(key, cm__reg.cap);
-    for (size_t probes = 0; probes < cm__reg.cap; ++probes) {
-        uintptr_t k = cm__reg.keys[i];
-        if (k == key) return i;
-        if (k == CM__EMPTY) return SIZE_MAX;
-        i = (i + 1) & (cm__reg.cap - 1);
+/* Slot of addr, or SIZE_MAX. */
+static inline size_t cm__reg_find_slot(uintptr_t addr) {
+    if (cm__reg.cap == 0 || addr == 0 || (addr & CM__KIND_BITS) != 0) return SIZE_MAX;
+    size_t mask = cm__reg.cap - 1;
+    for (size_t i = cm__reg_home(addr);; i = (i + 1) & mask) {
+        uintptr_t s = cm__reg.slots[i];
+        if ((s & ~CM__KIND_BITS) == addr) return i;
+        if (s == CM__EMPTY) return SIZE_MAX; /* the table is never full: an empty slot ends it */
     }
-    return SIZE_MAX;
+}
+
+static void cm__reg_place(uintptr_t *slots, size_t mask, uintptr_t entry) {
+    size_t i = cm__reg_home(entry & ~CM__KIND_BITS);
+    while (slots[i] != CM__EMPTY) i = (i + 1) & mask;
+    slots[i] = entry;
 }
 
 static bool cm__reg_grow(void) {
     size_t cap = cm__reg.cap ? cm__reg.cap * 2 : 64;
-    /* rehash in place of the tombstones when the table is mostly dead slots */
-    if (cm__reg.cap != 0 && cm__reg.count * 4 < cm__reg.cap) cap = cm__reg.cap;
-    uintptr_t *keys = calloc(cap, sizeof *keys);
-    unsigned char *kinds = calloc(cap, sizeof *kinds);
-    if (keys == NULL || kinds == NULL) {
-        free(keys);
-        free(kinds);
-        return false;
-    }
-    for (size_t j = 0; j < cm__reg.cap; ++j) {
-        uintptr_t k = cm__reg.keys[j];
-        if (k == CM__EMPTY || k == CM__TOMB) continue;
-        size_t i = cm__hash(k, cap);
-        while (keys[i] != CM__EMPTY) i = (i + 1) & (cap - 1);
-        keys[i] = k;
-        kinds[i] = cm__reg.kinds[j];
-    }
-    free(cm__reg.keys);
-    free(cm__reg.kinds);
-    cm__reg.keys = keys;
-    cm__reg.kinds = kinds;
+    if (cap == 0 || cap > SIZE_MAX / sizeof(uintptr_t)) return false;
+    uintptr_t *slots = calloc(cap, sizeof *slots);
+    if (slots == NULL) return false;
+    unsigned log2cap = 0;
+    while (((size_t)1 << log2cap) < cap) ++log2cap;
+    uintptr_t *old = cm__reg.slots;
+    size_t old_cap = cm__reg.cap;
+    cm__reg.slots = slots;
     cm__reg.cap = cap;
-    cm__reg.used = cm__reg.count;
+    cm__reg.shift = 64u - log2cap;
+    for (size_t j = 0; j < old_cap; ++j)
+        if (old[j] != CM__EMPTY) cm__reg_place(slots, cap - 1, old[j]);
+    free(old);
     return true;
 }
 
 static bool cm__reg_insert_locked(const void *h, cm__kind_t kind) {
-    if ((cm__reg.used + 1) * 2 > cm__reg.cap && !cm__reg_grow()) return false;
-    uintptr_t key = (uintptr_t)h;
-    size_t i = cm__hash(key, cm__reg.cap);
-    while (cm__reg.keys[i] != CM__EMPTY && cm__reg.keys[i] != CM__TOMB)
-        i = (i + 1) & (cm__reg.cap - 1);
-    if (cm__reg.keys[i] == CM__EMPTY) ++cm__reg.used;
-    cm__reg.keys[i] = key;
-    cm__reg.kinds[i] = (unsigned char)kind;
+    /* at most half full: probe runs stay short */
+    if ((cm__reg.count + 1) * 2 > cm__reg.cap && !cm__reg_grow()) return false;
+    cm__reg_place(cm__reg.slots, cm__reg.cap - 1, (uintptr_t)h | (uintptr_t)kind);
     ++cm__reg.count;
     return true;
 }
@@ -146,15 +156,24 @@ static bool cm__reg_insert_locked(const void *h, cm__kind_t kind) {
 static void cm__reg_remove_locked(const void *h) {
     size_t i = cm__reg_find_slot((uintptr_t)h);
     if (i == SIZE_MAX) return;
-    cm__reg.keys[i] = CM__TOMB;
-    cm__reg.kinds[i] = 0;
+    /* backward-shift deletion: move later members of the run into the hole when their home
+     * slot is not in (hole, their slot] */
+    size_t mask = cm__reg.cap - 1;
+    uintptr_t *slots = cm__reg.slots;
+    for (size_t j = (i + 1) & mask; slots[j] != CM__EMPTY; j = (j + 1) & mask) {
+        size_t home = cm__reg_home(slots[j] & ~CM__KIND_BITS);
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            slots[i] = slots[j];
+            i = j;
+        }
+    }
+    slots[i] = CM__EMPTY;
     --cm__reg.count;
 }
 
-static cm__kind_t cm__reg_kind_locked(const void *h) {
-    if (h == NULL) return CM__KIND_NONE;
+static inline cm__kind_t cm__reg_kind_locked(const void *h) {
     size_t i = cm__reg_find_slot((uintptr_t)h);
-    return i == SIZE_MAX ? CM__KIND_NONE : (cm__kind_t)cm__reg.kinds[i];
+    return i == SIZE_MAX ? CM__KIND_NONE : (cm__kind_t)(cm__reg.slots[i] & CM__KIND_BITS);
 }
 
 static uint32_t cm__magic_of(cm__kind_t kind) {
@@ -175,7 +194,7 @@ bool cm__handle_live_locked(const void *h, cm__kind_t kind) {
     return magic == cm__magic_of(kind);
 }
 
-/* Free everything quarantined (called when no handle is left). */
+/* Free everything quarantined and spare (called when no handle is left). */
 static void cm__quarantine_flush_locked(void) {
     for (size_t i = 0; i < CM__QUARANTINE; ++i) {
         free(cm__quar.mem[i]);
@@ -183,19 +202,33 @@ static void cm__quarantine_flush_locked(void) {
     }
     cm__quar.count = 0;
     cm__quar.next = 0;
+    for (size_t i = 0; i < cm__spare.count; ++i) free(cm__spare.mem[i]);
+    cm__spare.count = 0;
+}
+
+/* Keep a buffer handle's memory for the next handle, or free it. */
+static void cm__spare_put_locked(struct cm_buffer *b) {
+    if (cm__spare.count < CM__SPARE_MAX) cm__spare.mem[cm__spare.count++] = b;
+    else free(b);
 }
 
 static void cm__quarantine_push_locked(void *mem, cm__kind_t kind) {
-    if (cm__quar.mem[cm__quar.next] == NULL) ++cm__quar.count;
-    else free(cm__quar.mem[cm__quar.next]); /* the oldest leaves */
+    void *oldest = cm__quar.mem[cm__quar.next];
+    if (oldest == NULL) {
+        ++cm__quar.count;
+    } else if (cm__quar.kind[cm__quar.next] == CM__KIND_BUFFER) {
+        /* the oldest leaves: nothing remembers it any more, its memory serves a new buffer */
+        cm__spare_put_locked(oldest);
+    } else {
+        free(oldest);
+    }
     cm__quar.mem[cm__quar.next] = mem;
     cm__quar.kind[cm__quar.next] = kind;
-    cm__quar.next = (cm__quar.next + 1) % CM__QUARANTINE;
+    cm__quar.next = cm__quar.next + 1 == CM__QUARANTINE ? 0 : cm__quar.next + 1;
     if (cm__reg.count == 0) {
-        /* nothing is alive: release the registry and the quarantine */
+        /* nothing is alive: release the registry, the quarantine and the spares */
         cm__quarantine_flush_locked();
-        free(cm__reg.keys);
-        free(cm__reg.kinds);
+        free(cm__reg.slots);
         memset(&cm__reg, 0, sizeof cm__reg);
     }
 }
@@ -326,6 +359,30 @@ static void cm__copy_where(cm__alloc_t *a, const char *label, const char *file, 
     a->line = line;
 }
 
+/* Link a registered handle into its device's live list and counters (cm__mem_lock held). */
+static void cm__alloc_link_locked(struct cm_device *dev, cm__alloc_t *a, cm__kind_t kind,
+                                  size_t bytes) {
+    a->magic = cm__magic_of(kind);
+    a->serial = ++dev->serial;
+    a->link.prev = dev->live.prev;
+    a->link.next = &dev->live;
+    dev->live.prev->next = &a->link;
+    dev->live.prev = &a->link;
+    if (kind == CM__KIND_BUFFER) {
+        ++dev->n_buffers;
+        dev->buffer_bytes += bytes;
+        if (dev->buffer_bytes > dev->peak_buffer_bytes) dev->peak_buffer_bytes = dev->buffer_bytes;
+    } else {
+        ++dev->n_host_buffers;
+        dev->host_bytes += bytes;
+    }
+}
+
+static cm_status_t cm__registry_full(const struct cm_device *dev, const char *func) {
+    return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, dev->ordinal, __FILE__, __LINE__, func,
+                    "free host memory", "cannot grow the handle registry: host malloc failed");
+}
+
 cm_status_t cm__alloc_track(struct cm_device *dev, cm__alloc_t *a, cm__kind_t kind, size_t bytes,
                             const char *label, const char *file, int line, const char *func) {
     a->kind = kind;
@@ -341,24 +398,102 @@ cm_status_t cm__alloc_track(struct cm_device *dev, cm__alloc_t *a, cm__kind_t ki
     }
     if (!cm__reg_insert_locked(a, kind)) {
         cm__mem_unlock();
-        return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, dev->ordinal, __FILE__, __LINE__, func,
-                        "free host memory", "cannot grow the handle registry: host malloc failed");
+        return cm__registry_full(dev, func);
     }
-    a->magic = cm__magic_of(kind);
-    a->serial = ++dev->serial;
-    a->link.prev = dev->live.prev;
-    a->link.next = &dev->live;
-    dev->live.prev->next = &a->link;
-    dev->live.prev = &a->link;
-    if (kind == CM__KIND_BUFFER) {
-        ++dev->n_buffers;
-        dev->buffer_bytes += bytes;
-        if (dev->buffer_bytes > dev->peak_buffer_bytes) dev->peak_buffer_bytes = dev->buffer_bytes;
-    } else {
-        ++dev->n_host_buffers;
-        dev->host_bytes += bytes;
-    }
+    cm__alloc_link_locked(dev, a, kind, bytes);
     cm__mem_unlock();
+    return CM_OK;
+}
+
+/*
+ * Per-thread memos of the fast path:
+ * - the last device checked live: while no device object has been closed since (the epoch),
+ *   it is still live, and its ordinal and pool are what they were;
+ * - the last stream checked and its device: a stream's device never changes, and back-to-back
+ *   stream-ordered calls on one stream (the pool's fast path) skip the query. A stream destroyed
+ *   and another created at the same address on another device would be misjudged here; CUDA
+ *   itself then rejects the call.
+ * One thread-local object: one TLS address computation per call in the shared library.
+ */
+static _Thread_local struct {
+    const struct cm_device *dev;
+    uint64_t epoch;
+    int ordinal;
+    cudaMemPool_t pool;
+    cudaStream_t stream;
+    int stream_device; /* of stream (NULL: none; stream 0 never reaches the memo) */
+} cm__memo;
+
+static inline bool cm__stream_known_tls(cudaStream_t stream, int ordinal) {
+    return stream == 0 || stream == cudaStreamLegacy || stream == cudaStreamPerThread ||
+           (stream == cm__memo.stream && cm__memo.stream_device == ordinal);
+}
+
+cm_status_t cm__device_info(const cm_device_t *dev, cudaStream_t stream, const char *func,
+                            cm__dev_info_t *info) {
+    uint64_t epoch = atomic_load_explicit(&cm__device_epoch, memory_order_acquire);
+    if (dev != NULL && dev == cm__memo.dev && epoch == cm__memo.epoch) {
+        info->ordinal = cm__memo.ordinal;
+        info->pool = cm__memo.pool;
+        info->epoch = epoch;
+        info->stream_known = cm__stream_known_tls(stream, info->ordinal);
+        return CM_OK;
+    }
+    cm__mem_lock();
+    if (!cm__handle_live_locked(dev, CM__KIND_DEVICE)) {
+        cm_status_t s = cm__handle_fail_locked(dev, CM__KIND_DEVICE, "dev", func);
+        cm__mem_unlock();
+        return s;
+    }
+    info->ordinal = dev->ordinal;
+    info->pool = dev->pool;
+    info->epoch = atomic_load_explicit(&cm__device_epoch, memory_order_relaxed);
+    cm__mem_unlock();
+    cm__memo.dev = dev;
+    cm__memo.epoch = info->epoch;
+    cm__memo.ordinal = info->ordinal;
+    cm__memo.pool = info->pool;
+    info->stream_known = cm__stream_known_tls(stream, info->ordinal);
+    return CM_OK;
+}
+
+cm_status_t cm__buffer_track(struct cm_device *dev, const cm__dev_info_t *info, size_t bytes,
+                             void *ptr, bool stream_ordered, cudaStream_t stream,
+                             const char *label, const char *file, int line, const char *func,
+                             struct cm_buffer **out) {
+    cm__mem_lock();
+    /* no device closed since the check: dev is live without a look-up */
+    if (atomic_load_explicit(&cm__device_epoch, memory_order_relaxed) != info->epoch &&
+        !cm__handle_live_locked(dev, CM__KIND_DEVICE)) {
+        /* closed by another thread meanwhile (a bug of the caller): refuse */
+        cm_status_t s = cm__handle_fail_locked(dev, CM__KIND_DEVICE, "dev", func);
+        cm__mem_unlock();
+        return s;
+    }
+    struct cm_buffer *b = cm__spare.count > 0 ? cm__spare.mem[--cm__spare.count]
+                                              : malloc(sizeof *b);
+    if (b == NULL) {
+        cm__mem_unlock();
+        return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, info->ordinal, __FILE__, __LINE__, func,
+                        "free host memory", "cannot allocate the buffer handle (%zu bytes)",
+                        sizeof *b);
+    }
+    if (!cm__reg_insert_locked(b, CM__KIND_BUFFER)) {
+        cm__spare_put_locked(b);
+        cm__mem_unlock();
+        return cm__registry_full(dev, func);
+    }
+    /* every field is set: recycled storage holds a dead handle */
+    b->a.kind = CM__KIND_BUFFER;
+    b->a.dev = dev;
+    b->a.bytes = bytes;
+    cm__copy_where(&b->a, label, file, line);
+    b->ptr = ptr;
+    b->stream_ordered = stream_ordered;
+    b->stream = stream_ordered ? stream : 0;
+    cm__alloc_link_locked(dev, &b->a, CM__KIND_BUFFER, bytes);
+    cm__mem_unlock();
+    *out = b;
     return CM_OK;
 }
 
@@ -396,26 +531,22 @@ void cm__mem_device_leave(int saved) {
     if (saved >= 0) (void)cm__hooks.set_device(saved);
 }
 
-/* The last stream this thread checked and its device: a stream's device never changes, and
- * back-to-back stream-ordered calls on one stream (the pool's fast path) skip the query. A
- * stream destroyed and another created at the same address on another device would be
- * misjudged here; CUDA itself then rejects the call. */
-static _Thread_local cudaStream_t cm__last_stream;
-static _Thread_local int cm__last_stream_device = -1;
-
 void cm__stream_check_forget(void) {
-    cm__last_stream = NULL;
-    cm__last_stream_device = -1;
+    cm__memo.stream = NULL;
+    cm__memo.stream_device = -1;
+}
+
+bool cm__stream_known(cudaStream_t stream, int ordinal) {
+    return cm__stream_known_tls(stream, ordinal);
 }
 
 cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char *func) {
-    if (stream == 0 || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return CM_OK;
-    if (stream == cm__last_stream && cm__last_stream_device == ordinal) return CM_OK;
+    if (cm__stream_known_tls(stream, ordinal)) return CM_OK;
     int device = -1;
     cudaError_t err = cm__hooks.stream_get_device(stream, &device);
     if (err == cudaSuccess) {
-        cm__last_stream = stream;
-        cm__last_stream_device = device;
+        cm__memo.stream = stream;
+        cm__memo.stream_device = device;
     }
     if (err != cudaSuccess) {
         cm_status_t s = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamGetDevice(stream) in %s",
@@ -575,6 +706,7 @@ cm_status_t cm_device_close(cm_device_t *dev) {
         return s;
     }
     cm__reg_remove_locked(dev);
+    atomic_fetch_add_explicit(&cm__device_epoch, 1, memory_order_release);
     for (struct cm_device **p = &cm__open_devices; *p != NULL; p = &(*p)->next_open) {
         if (*p == dev) {
             *p = dev->next_open;

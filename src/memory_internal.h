@@ -3,9 +3,11 @@
  * structs, the handle registry, live-buffer accounting, the staging pipeline and the
  * out-of-memory report. Not installed.
  *
- * Locking: one process-wide mutex (cm__mem_lock) guards the registry, the quarantine, every
- * device's live list and counters, and the list of open devices. Each device has a second
- * mutex for its staging buffers, never taken while cm__mem_lock is held.
+ * Locking: one process-wide mutex (cm__mem_lock) guards the registry, the quarantine and its
+ * spare handles, every device's live list and counters, and the list of open devices. Each
+ * device has a second mutex for its staging buffers, never taken while cm__mem_lock is held.
+ * The fast path of a buffer create or destroy takes cm__mem_lock once (cm__buffer_track(), the
+ * locked step of the destroy).
  */
 #ifndef CUDAMODEL_SRC_MEMORY_INTERNAL_H
 #define CUDAMODEL_SRC_MEMORY_INTERNAL_H
@@ -164,7 +166,37 @@ bool cm__handle_live_locked(const void *h, cm__kind_t kind);
  */
 cm_status_t cm__check_handle(const void *h, cm__kind_t kind, const char *arg, const char *func);
 
-/** Register a new allocation handle and add it to dev's live list and counters. */
+/** What a buffer create needs of its device, read while the device was known live. */
+typedef struct cm__dev_info {
+    int ordinal;
+    cudaMemPool_t pool;   /* NULL: the device has no memory pools */
+    uint64_t epoch;       /* device-close count when it was checked (cm__buffer_track) */
+    bool stream_known;    /* the stream passed belongs to the device (cm__stream_known) */
+} cm__dev_info_t;
+
+/**
+ * Check that dev is a live device object, like cm__check_handle (same failure), and read what a
+ * buffer create needs, and whether stream (pass 0 when there is none) is known to belong to it
+ * without asking CUDA. A per-thread memo of the last device checked answers without the lock
+ * while no device object has been closed since.
+ */
+cm_status_t cm__device_info(const cm_device_t *dev, cudaStream_t stream, const char *func,
+                            cm__dev_info_t *info);
+
+/**
+ * Create and register a buffer handle in one locked step: check that dev is still open (no
+ * look-up while no device was closed since info was read), take recycled handle storage (or
+ * malloc), fill it, register it, add it to dev's live list and counters. *out is set on CM_OK
+ * only; on failure nothing is registered (ptr stays the caller's to free).
+ */
+cm_status_t cm__buffer_track(struct cm_device *dev, const cm__dev_info_t *info, size_t bytes,
+                             void *ptr, bool stream_ordered, cudaStream_t stream,
+                             const char *label, const char *file, int line, const char *func,
+                             struct cm_buffer **out);
+
+/** Register a new allocation handle (pinned host buffers; device buffers go through
+ *  cm__buffer_track, whose handle storage is recycled) and add it to dev's live list and
+ *  counters. */
 cm_status_t cm__alloc_track(struct cm_device *dev, cm__alloc_t *a, cm__kind_t kind, size_t bytes,
                             const char *label, const char *file, int line, const char *func);
 
@@ -175,7 +207,8 @@ cm_status_t cm__handle_fail_locked(const void *h, cm__kind_t kind, const char *a
 /**
  * Release a live allocation handle (cm__mem_lock held, liveness checked by the caller):
  * unregister it, remove it from its device's list and counters, mark it dead and hand its
- * memory to the quarantine (freed later). Read what you need from it before.
+ * memory to the quarantine (freed, or reused for a new buffer handle, once CM__QUARANTINE
+ * handles were released after it). Read what you need from it before.
  */
 void cm__alloc_untrack_locked(cm__alloc_t *a);
 
@@ -185,6 +218,9 @@ cm_status_t cm__mem_device_enter(int ordinal, int *saved);
 /** Restore the device remembered by cm__mem_device_enter (no-op for -1). Never fails. */
 void cm__mem_device_leave(int saved);
 
+/** Whether stream is known to belong to ordinal without asking CUDA: 0, legacy and per-thread
+ *  streams, or the calling thread's last stream checked (no CUDA call, no lock). */
+bool cm__stream_known(cudaStream_t stream, int ordinal);
 /** Check that a stream belongs to ordinal (0, legacy and per-thread streams always do). */
 cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char *func);
 /** Forget the calling thread's last checked stream (tests that inject stream faults). */
