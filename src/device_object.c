@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "memory_internal.h"
+#include "stream_internal.h"
 
 /* ------------------------------------------------------------------ lock, text, detail */
 
@@ -574,6 +575,11 @@ cm_status_t cm_device_close(cm_device_t *dev) {
         cm__mem_unlock();
         return s;
     }
+    cm_status_t exec_busy = cm__exec_close_check(dev); /* stream.c: streams or events still lent */
+    if (exec_busy != CM_OK) {
+        cm__mem_unlock();
+        return exec_busy;
+    }
     cm__reg_remove_locked(dev);
     for (struct cm_device **p = &cm__open_devices; *p != NULL; p = &(*p)->next_open) {
         if (*p == dev) {
@@ -584,6 +590,7 @@ cm_status_t cm_device_close(cm_device_t *dev) {
     dev->next_open = NULL;
     cm__mem_unlock();
 
+    cm__exec_close_release(dev); /* stream.c: the device's streams and events */
     /* outside the lock: the staging release waits for DMA */
     cm__staging_release(&dev->staging);
     pthread_mutex_destroy(&dev->staging.lock);
