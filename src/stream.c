@@ -755,6 +755,67 @@ cm_status_t cm_device_synchronize(cm_device_t *dev) {
     return st;
 }
 
+/* ------------------------------------------------------------------ buffers on streams */
+
+cm_status_t cm_buffer_create_on_stream_at(cm_device_t *dev, size_t bytes, cm_stream_t *s,
+                                          cm_buffer_t **out, const char *file, int line) {
+    cudaStream_t cs = NULL;
+    int ordinal = -1;
+    CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
+    CM__NVTX_PUSH("cm_buffer_create_on_stream");
+    cm_status_t st = cm_buffer_create_on_cuda_stream_at(dev, bytes, cs, out, NULL, file, line);
+    CM__NVTX_POP();
+    return st;
+}
+
+cm_status_t cm_buffer_copy_from_host_buffer_on_stream(cm_buffer_t *dst, size_t dst_offset,
+                                                      const cm_host_buffer_t *src, size_t src_offset,
+                                                      size_t bytes, cm_stream_t *s) {
+    cudaStream_t cs = NULL;
+    int ordinal = -1;
+    CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
+    CM__NVTX_PUSH("cm_buffer_copy_from_host_buffer_on_stream");
+    cm_status_t st = cm_buffer_copy_from_host_buffer_on_cuda_stream(dst, dst_offset, src, src_offset,
+                                                                    bytes, cs);
+    CM__NVTX_POP();
+    return st;
+}
+
+cm_status_t cm_buffer_copy_to_host_buffer_on_stream(const cm_buffer_t *src, size_t src_offset,
+                                                    cm_host_buffer_t *dst, size_t dst_offset,
+                                                    size_t bytes, cm_stream_t *s) {
+    cudaStream_t cs = NULL;
+    int ordinal = -1;
+    CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
+    CM__NVTX_PUSH("cm_buffer_copy_to_host_buffer_on_stream");
+    cm_status_t st = cm_buffer_copy_to_host_buffer_on_cuda_stream(src, src_offset, dst, dst_offset,
+                                                                  bytes, cs);
+    CM__NVTX_POP();
+    return st;
+}
+
+cm_status_t cm_buffer_copy_on_stream(cm_buffer_t *dst, size_t dst_offset, const cm_buffer_t *src,
+                                     size_t src_offset, size_t bytes, cm_stream_t *s) {
+    cudaStream_t cs = NULL;
+    int ordinal = -1;
+    CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
+    CM__NVTX_PUSH("cm_buffer_copy_on_stream");
+    cm_status_t st = cm_buffer_copy_on_cuda_stream(dst, dst_offset, src, src_offset, bytes, cs);
+    CM__NVTX_POP();
+    return st;
+}
+
+cm_status_t cm_buffer_set_on_stream(cm_buffer_t *buf, size_t offset, size_t bytes, int value,
+                                    cm_stream_t *s) {
+    cudaStream_t cs = NULL;
+    int ordinal = -1;
+    CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
+    CM__NVTX_PUSH("cm_buffer_set_on_stream");
+    cm_status_t st = cm_buffer_set_on_cuda_stream(buf, offset, bytes, value, cs);
+    CM__NVTX_POP();
+    return st;
+}
+
 /* ------------------------------------------------------------------ events */
 
 cm_status_t cm_event_acquire(cm_device_t *dev, cm_event_kind_t kind, cm_event_t **out) {
