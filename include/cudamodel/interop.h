@@ -106,8 +106,10 @@ CM_API cm_status_t cm_kernel_attrs_from_cuda(const struct cudaFuncAttributes *at
 
 /**
  * @brief cm_launch_at() on a CUDA stream of the application's own (0: the legacy default
- *        stream; cfg->stream must be NULL). Same checks, cache and debug mode as cm_launch().
- * @return the statuses of cm_launch().
+ *        stream, or cfg->stream when that is set). Same checks, cache and debug mode as
+ *        cm_launch().
+ * @return the statuses of cm_launch(); CM_ERROR_INVALID_ARGUMENT also when both cfg->stream
+ *         and a non-zero CUDA stream are given.
  */
 CM_API cm_status_t cm_launch_on_cuda_stream(const void *kernel, const cm_launch_config_t *cfg,
                                             void **args, cudaStream_t stream, const char *file,
