@@ -960,6 +960,7 @@ cm_status_t cm_event_synchronize(cm_event_t *e) {
         pthread_mutex_lock(&cm__ex_lock);
         const struct cm_stream *on = e->recorded_on;
         struct cm_stream copy;
+        memset(&copy, 0, sizeof copy);
         bool have = on != NULL;
         if (have) copy = *on;
         pthread_mutex_unlock(&cm__ex_lock);
