@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "memory_internal.h"
+#include "stream_internal.h"
 
 /* ------------------------------------------------------------------ lock, text, detail */
 
@@ -705,6 +706,11 @@ cm_status_t cm_device_close(cm_device_t *dev) {
         cm__mem_unlock();
         return s;
     }
+    cm_status_t exec_busy = cm__exec_close_check(dev); /* stream.c: streams or events still lent */
+    if (exec_busy != CM_OK) {
+        cm__mem_unlock();
+        return exec_busy;
+    }
     cm__reg_remove_locked(dev);
     atomic_fetch_add_explicit(&cm__device_epoch, 1, memory_order_release);
     for (struct cm_device **p = &cm__open_devices; *p != NULL; p = &(*p)->next_open) {
@@ -716,6 +722,7 @@ cm_status_t cm_device_close(cm_device_t *dev) {
     dev->next_open = NULL;
     cm__mem_unlock();
 
+    cm__exec_close_release(dev); /* stream.c: the device's streams and events */
     /* outside the lock: the staging release waits for DMA */
     cm__staging_release(&dev->staging);
     pthread_mutex_destroy(&dev->staging.lock);

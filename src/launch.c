@@ -17,6 +17,7 @@
 #include <cudamodel/launch.h>
 
 #include "internal.h"
+#include "stream_internal.h"
 
 /* ------------------------------------------------------------------ configuration helpers */
 
@@ -635,15 +636,15 @@ static cm_status_t cm__launch_checked(const void *kernel, const cm_launch_config
                                       cudaStream_t stream, const char *file, int line) {
     CM__REQUIRE(kernel != NULL && cfg != NULL, "pass a __global__ function and a configuration",
                 "kernel or cfg is NULL");
-    if (cfg->stream != NULL) {
-        return CM__FAIL(CM_ERROR_NOT_SUPPORTED, -1,
-                        "leave cfg->stream NULL and launch on a CUDA stream of your own with "
-                        "cm_launch_on_cuda_stream() (interop.h)",
-                        "cfg->stream is set, but this version of the library has no stream handles");
-    }
+    CM__REQUIRE(cfg->stream == NULL || stream == 0,
+                "pass the stream either as cfg->stream (a library stream) or as the CUDA stream "
+                "argument of cm_launch_on_cuda_stream(), not both",
+                "cfg->stream is set and a CUDA stream was passed as well");
     int device = 0;
     CM_TRY(cm__current_device(&device));
     CM_TRY(cm__context_guard(device));
+    if (cfg->stream != NULL) /* a pooled stream of the current device (stream.h) */
+        CM_TRY(cm__stream_for_launch(cfg->stream, device, kernel, file, line, &stream));
     if (cfg->grid.x == 0) return CM_OK; /* an empty launch */
 
     cm_kernel_attrs_t attrs;
@@ -681,6 +682,9 @@ static cm_status_t cm__launch_checked(const void *kernel, const cm_launch_config
     }
     cudaError_t err = cudaLaunchKernelExC(&lc, kernel, args);
     if (err == cudaSuccess && !cm_sync_mode()) return CM_OK; /* the fast path */
+    /* synchronous debug mode cannot synchronize inside a graph capture: the launch is only
+     * recorded there, and synchronizing would invalidate the capture */
+    if (err == cudaSuccess && stream != 0 && cm__stream_capturing(stream)) return CM_OK;
     if (err == cudaErrorInvalidValue || err == cudaErrorInvalidConfiguration ||
         err == cudaErrorLaunchOutOfResources) {
         /* CUDA refused what the cached attributes allowed (a limit lowered with
@@ -707,7 +711,9 @@ static cm_status_t cm__launch_checked(const void *kernel, const cm_launch_config
 /* cm__launch_checked, with failures found before the launch reported at the caller's file:line */
 static cm_status_t cm__launch(const void *kernel, const cm_launch_config_t *cfg, void **args,
                               cudaStream_t stream, const char *file, int line) {
+    CM__NVTX_PUSH("cm_launch");
     cm_status_t s = cm__launch_checked(kernel, cfg, args, stream, file, line);
+    CM__NVTX_POP();
     if (s != CM_OK && s != CM_ERROR_CONTEXT_LOST && file != NULL) cm__error_set_location(file, line);
     return s;
 }

@@ -35,3 +35,19 @@ extern "C" const void *example_saxpy_kernel(void) {
 extern "C" const void *example_grid_index_kernel(void) {
     return (const void *)grid_index_kernel;
 }
+
+// y[i] = f(x[i]) for i < n, with `iters` dependent multiply-adds per element (a light kernel
+// for the copy-bound pipeline of streams_overlap.c; events_timing.c times it).
+// Arguments: {&y (float *), &x (const float *), &n (unsigned long long), &iters (int)}.
+__global__ void transform_kernel(float *y, const float *x, unsigned long long n, int iters) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x) {
+        float v = x[i];
+        for (int k = 0; k < iters; ++k) v = v * 0.999f + 0.001f;
+        y[i] = v;
+    }
+}
+
+extern "C" const void *example_transform_kernel(void) {
+    return (const void *)transform_kernel;
+}

@@ -36,6 +36,7 @@
 #include <cudamodel/export.h>
 #include <cudamodel/launch.h>
 #include <cudamodel/status.h>
+#include <cudamodel/stream.h>
 
 CM_EXTERN_C_BEGIN
 
@@ -105,8 +106,10 @@ CM_API cm_status_t cm_kernel_attrs_from_cuda(const struct cudaFuncAttributes *at
 
 /**
  * @brief cm_launch_at() on a CUDA stream of the application's own (0: the legacy default
- *        stream; cfg->stream must be NULL). Same checks, cache and debug mode as cm_launch().
- * @return the statuses of cm_launch().
+ *        stream, or cfg->stream when that is set). Same checks, cache and debug mode as
+ *        cm_launch().
+ * @return the statuses of cm_launch(); CM_ERROR_INVALID_ARGUMENT also when both cfg->stream
+ *         and a non-zero CUDA stream are given.
  */
 CM_API cm_status_t cm_launch_on_cuda_stream(const void *kernel, const cm_launch_config_t *cfg,
                                             void **args, cudaStream_t stream, const char *file,
@@ -316,6 +319,30 @@ CM_API cm_status_t cm_buffer_set_on_cuda_stream(cm_buffer_t *buf, size_t offset,
 CM_API cm_status_t cm_buffer_fill_on_cuda_stream(cm_buffer_t *buf, size_t offset, size_t bytes,
                                                  const void *pattern, size_t pattern_bytes,
                                                  cudaStream_t stream);
+
+/* ==============================================================================================
+ * Execution (stream.h): the CUDA handles behind the library's pooled streams and events, for
+ * the application's own CUDA calls (cudaMemcpyAsync, <<<...>>>, cuBLAS's cublasSetStream...).
+ * Threading: as in stream.h. The CUDA handles stay owned by the pool: never destroy them.
+ * ============================================================================================== */
+
+/**
+ * @brief The CUDA stream of an acquired pooled stream (a non-blocking stream of its device).
+ * @param[in]  stream  an acquired stream (stream.h).
+ * @param[out] out     receives the CUDA stream; owned by the pool (never cudaStreamDestroy it;
+ *                     stop using it when the library stream is released).
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL out, or a stream that is released, of a
+ *         closed device, or not a pooled stream.
+ */
+CM_API cm_status_t cm_stream_cuda(const cm_stream_t *stream, cudaStream_t *out);
+
+/**
+ * @brief The CUDA event of an acquired pooled event (stream.h).
+ * @param[in]  event  an acquired event.
+ * @param[out] out    receives the CUDA event; owned by the pool (never cudaEventDestroy it).
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL out or an event that is not acquired.
+ */
+CM_API cm_status_t cm_event_cuda(const cm_event_t *event, cudaEvent_t *out);
 
 CM_EXTERN_C_END
 

@@ -6,7 +6,7 @@
  * the device limits and the launch configuration types, without any CUDA header.
  *
  * A configuration is a zero-initialised struct (CM_LAUNCH_CONFIG_INIT) where 0 means "default":
- * a y or z extent of 0 stands for 1, a NULL stream for the library's default stream, a zero
+ * a y or z extent of 0 stands for 1, a NULL stream for the legacy default stream, a zero
  * cluster for no cluster. grid.x = 0 is an empty launch (nothing to do, e.g. n = 0).
  *
  * Threading: the functions here are pure and thread-safe.
@@ -36,7 +36,8 @@ typedef struct cm_launch_config {
     cm_dim3_t grid;                  /**< blocks per grid in x, y, z */
     cm_dim3_t block;                 /**< threads per block in x, y, z */
     size_t dynamic_shared_bytes;     /**< dynamic shared memory per block */
-    cm_stream_t *stream;             /**< NULL: the library's default for the device */
+    cm_stream_t *stream;             /**< NULL: the legacy default stream; else a pooled stream
+                                          (stream.h) of the current device */
     cm_dim3_t cluster;               /**< thread-block cluster shape (sm_90+); 0s: no cluster */
 } cm_launch_config_t;
 
@@ -234,14 +235,21 @@ CM_API cm_status_t cm_kernel_check_image(const void *kernel, int device,
  * synchronizes and attributes any fault to this launch. grid.x = 0 launches nothing.
  *
  * @param[in] kernel  the __global__ function (see cm_kernel_attrs_get()).
- * @param[in] cfg     the configuration; cfg->stream must be NULL (the legacy default stream) --
- *                    to launch on a CUDA stream of your own use cm_launch_on_cuda_stream()
- *                    (interop.h).
+ * @param[in] cfg     the configuration; cfg->stream is NULL (the legacy default stream) or a
+ *                    stream acquired from the pool of a device object of the current device
+ *                    (stream.h): the launch is queued on it and remembered as its last launch,
+ *                    so a later fault reported by cm_stream_synchronize() names it. A stream of
+ *                    another device, or a released one, is refused before anything is queued.
+ *                    To launch on a CUDA stream of your own use cm_launch_on_cuda_stream()
+ *                    (interop.h). Launches on a stream being captured into a graph are recorded
+ *                    (in synchronous debug mode they are not synchronized during the capture).
  * @param[in] args    array of pointers to the kernel's arguments, as for cudaLaunchKernel.
  * @return CM_OK; CM_ERROR_INVALID_LAUNCH (every broken rule listed); CM_ERROR_NO_KERNEL_IMAGE;
  *         CM_ERROR_INVALID_ARGUMENT (NULL kernel/cfg, or args NULL while the kernel has
  *         parameters cannot be detected: pass NULL only for kernels without parameters);
- *         CM_ERROR_NOT_SUPPORTED for a non-NULL cfg->stream; CM_ERROR_CONTEXT_LOST.
+ *         CM_ERROR_INVALID_ARGUMENT also for a cfg->stream that is released, not a pooled
+ *         stream, or of another device than the current one (the message names both devices);
+ *         CM_ERROR_CONTEXT_LOST.
  * Thread-safe (the cache is shared and locked).
  */
 CM_API cm_status_t cm_launch(const void *kernel, const cm_launch_config_t *cfg, void **args);

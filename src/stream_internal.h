@@ -1,0 +1,89 @@
+/*
+ * Private parts of the execution module (stream.h): the CUDA calls it makes (hooks, so host
+ * tests can simulate them), what launch.c and device_object.c call, and NVTX ranges.
+ * Not installed.
+ *
+ * Locking: one process-wide mutex in stream.c guards the execution state of every device (the
+ * handle set, the stream and event free lists). It is taken after cm__mem_lock when both are
+ * held (cm__exec_close_check), never before it.
+ */
+#ifndef CUDAMODEL_SRC_STREAM_INTERNAL_H
+#define CUDAMODEL_SRC_STREAM_INTERNAL_H
+
+#include <stdbool.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cudamodel/device.h>
+#include <cudamodel/launch.h>
+#include <cudamodel/stream.h>
+
+/** The CUDA calls of stream.c; each defaults to the runtime's. Tests swap them (fault injection). */
+typedef struct cm__exec_hooks {
+    cudaError_t (*priority_range)(int *least, int *greatest);
+    cudaError_t (*stream_create)(cudaStream_t *s, unsigned int flags, int priority);
+    cudaError_t (*stream_destroy)(cudaStream_t s);
+    cudaError_t (*stream_synchronize)(cudaStream_t s);
+    cudaError_t (*stream_query)(cudaStream_t s);
+    cudaError_t (*stream_wait_event)(cudaStream_t s, cudaEvent_t e, unsigned int flags);
+    cudaError_t (*launch_host_func)(cudaStream_t s, cudaHostFn_t fn, void *user);
+    cudaError_t (*device_synchronize)(void);
+    cudaError_t (*event_create)(cudaEvent_t *e, unsigned int flags);
+    cudaError_t (*event_destroy)(cudaEvent_t e);
+    cudaError_t (*event_record)(cudaEvent_t e, cudaStream_t s);
+    cudaError_t (*event_synchronize)(cudaEvent_t e);
+    cudaError_t (*event_query)(cudaEvent_t e);
+    cudaError_t (*event_elapsed)(float *ms, cudaEvent_t start, cudaEvent_t stop);
+    cudaError_t (*begin_capture)(cudaStream_t s, enum cudaStreamCaptureMode mode);
+    cudaError_t (*end_capture)(cudaStream_t s, cudaGraph_t *g);
+    cudaError_t (*graph_instantiate)(cudaGraphExec_t *exec, cudaGraph_t g, unsigned long long flags);
+    cudaError_t (*graph_launch)(cudaGraphExec_t exec, cudaStream_t s);
+    cudaError_t (*graph_get_nodes)(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *count);
+    cudaError_t (*graph_destroy)(cudaGraph_t g);
+    cudaError_t (*graph_exec_destroy)(cudaGraphExec_t exec);
+} cm__exec_hooks_t;
+extern cm__exec_hooks_t cm__exec_hooks;
+
+/**
+ * For cm_launch (launch.c): check that s is an acquired pooled stream of device `ordinal` (the
+ * current device), remember kernel and file:line as its last launch (named when a later
+ * synchronisation reports a fault), and give its CUDA stream. Records the failure otherwise.
+ */
+cm_status_t cm__stream_for_launch(cm_stream_t *s, int ordinal, const void *kernel,
+                                  const char *file, int line, cudaStream_t *out);
+
+/** Whether a CUDA stream is being captured into a graph (false on any error). */
+bool cm__stream_capturing(cudaStream_t s);
+
+/**
+ * For cm_device_close (device_object.c), with cm__mem_lock held: CM_ERROR_BUSY with the list
+ * of acquired streams (file:line of each acquire) and lent events when there are any; CM_OK
+ * otherwise (also for a device that never used a stream).
+ */
+cm_status_t cm__exec_close_check(const cm_device_t *dev);
+
+/** For cm_device_close, after the close was decided (no lock held): destroy the device's
+ *  streams, events and pool state. Never fails (CUDA errors are ignored, as for the pool). */
+void cm__exec_close_release(const cm_device_t *dev);
+
+/* ---------------------------------------------------------------- NVTX */
+
+/** Whether NVTX ranges are on (CUDAMODEL_NVTX=1, read once). */
+bool cm__nvtx_enabled(void);
+/** Open / close an NVTX range named `name` (a string literal); no-ops when off. */
+void cm__nvtx_push_slow(const char *name);
+void cm__nvtx_pop_slow(void);
+
+#define CM__NVTX_PUSH(name)                                                                   \
+    do {                                                                                      \
+        if (cm__nvtx_enabled()) cm__nvtx_push_slow(name);                                     \
+    } while (0)
+#define CM__NVTX_POP()                                                                        \
+    do {                                                                                      \
+        if (cm__nvtx_enabled()) cm__nvtx_pop_slow();                                          \
+    } while (0)
+
+/** Forget the cached CUDAMODEL_NVTX value (tests). */
+void cm__nvtx_reload_for_tests(void);
+
+#endif /* CUDAMODEL_SRC_STREAM_INTERNAL_H */
