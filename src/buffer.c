@@ -531,11 +531,25 @@ static cm_status_t cm__copy_d2d(cm_buffer_t *dst, size_t dst_offset, const cm_bu
                                                       : (sync ? "cudaMemcpyPeer"
                                                               : "cudaMemcpyPeerAsync"),
                                bytes, s.ordinal, d.ordinal, func);
-    } else if (sync && d.ordinal == s.ordinal) {
-        /* cudaMemcpy device to device may return before the copy ends: finish it */
+    } else if (sync) {
+        /* cudaMemcpy device to device and cudaMemcpyPeer may return before the copy ends (and
+         * do not order themselves with non-blocking streams): finish it on the legacy stream of
+         * the destination's device, and for a peer copy of the source's device too */
         err = cm__hooks.stream_synchronize(0);
         if (err != cudaSuccess)
             status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize(0) in %s", func);
+        if (status == CM_OK && d.ordinal != s.ordinal) {
+            int saved_src = -1;
+            status = cm__mem_device_enter(s.ordinal, &saved_src);
+            if (status == CM_OK) {
+                err = cm__hooks.stream_synchronize(0);
+                if (err != cudaSuccess)
+                    status = cm__cuda_fail(err, __FILE__, __LINE__,
+                                           "cudaStreamSynchronize(0) on device %d in %s", s.ordinal,
+                                           func);
+                cm__mem_device_leave(saved_src);
+            }
+        }
     }
     cm__mem_device_leave(saved);
     return status;

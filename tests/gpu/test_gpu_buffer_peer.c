@@ -61,7 +61,18 @@ static void test_copies_between_two_gpus(void **state) {
     /* the stream-ordered allocations are usable on other streams once their streams get there */
     assert_int_equal(cudaStreamSynchronize(s0), cudaSuccess);
     assert_int_equal(cudaStreamSynchronize(s1), cudaSuccess);
-    /* each hop is checked on its own, so a failure names the hop */
+    /* the chain without pauses: the synchronous copy must be finished when it returns, also for
+     * a non-blocking stream of the other device that reads its result right away */
+    CM_ASSERT_OK(cm_buffer_copy(b, 5, a, 0, n));                          /* 0 -> 1, sync */
+    CM_ASSERT_OK(cm_buffer_copy_on_cuda_stream(c, 0, b, 5, n, s1));      /* 1 -> 0 on 1's stream */
+    assert_int_equal(cudaStreamSynchronize(s1), cudaSuccess);
+    memset(out, 0xee, n);
+    CM_ASSERT_OK(cm_buffer_copy_to_host(c, 0, out, n));
+    if (memcmp(out, src, n) != 0)
+        fail_msg("host -> device 0 -> device 1 -> device 0 without pauses lost the data");
+    CM_ASSERT_OK(cm_buffer_set(b, 0, n + 5, 0));
+    CM_ASSERT_OK(cm_buffer_set(c, 0, n, 0));
+    /* each hop checked on its own, so a failure names the hop */
     memset(out, 0xee, n);
     CM_ASSERT_OK(cm_buffer_copy_to_host(a, 0, out, n));
     if (memcmp(out, src, n) != 0) fail_msg("host -> device 0 (staged) lost the data");
