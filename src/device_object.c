@@ -414,9 +414,16 @@ cm_status_t cm__alloc_track(struct cm_device *dev, cm__alloc_t *a, cm__kind_t ki
  *   stream-ordered calls on one stream (the pool's fast path) skip the query. A stream destroyed
  *   and another created at the same address on another device would be misjudged here; CUDA
  *   itself then rejects the call.
- * One thread-local object: one TLS address computation per call in the shared library.
+ * One small thread-local object, in the initial-exec TLS model: a plain %fs-relative access
+ * instead of a __tls_get_addr call per use in the shared library (40 bytes of static TLS, well
+ * within what glibc reserves for libraries loaded with dlopen).
  */
-static _Thread_local struct {
+#if defined(__GNUC__) || defined(__clang__)
+#  define CM__TLS_INITIAL_EXEC __attribute__((tls_model("initial-exec")))
+#else
+#  define CM__TLS_INITIAL_EXEC
+#endif
+static _Thread_local CM__TLS_INITIAL_EXEC struct {
     const struct cm_device *dev;
     uint64_t epoch;
     int ordinal;
