@@ -294,6 +294,10 @@ else
     record doctor FAIL "$doctor was not built" $((SECONDS - t0))
 fi
 
+# Benchmarks, and the examples that measure a goal (streams_overlap), record to $OUT/h200.jsonl.
+bench_env=("CM_BENCH_COMMIT=$commit")
+[ -n "${OUT:-}" ] && bench_env+=("CM_BENCH_RESULTS=$OUT/h200.jsonl")
+
 # ------------------------------------------------------------------ examples
 say "examples: every program in build-gpu/examples"
 t0=$SECONDS
@@ -303,7 +307,7 @@ for exe in "${examples[@]}"; do
     name="$(basename "$exe")"
     echo "===== $name" >>"$log_examples"
     rc=0
-    (cd "$bdir/examples" && timeout "$per_run_timeout" "$exe") >>"$log_examples" 2>&1 || rc=$?
+    (cd "$bdir/examples" && env "${bench_env[@]}" timeout "$per_run_timeout" "$exe") >>"$log_examples" 2>&1 || rc=$?
     echo "(exit $rc)" >>"$log_examples"
     if [ "$rc" -eq 0 ]; then
         ex_pass=$((ex_pass + 1)); echo "  $name: pass"
@@ -324,8 +328,7 @@ fi
 say "bench: every build-gpu/bench/bench_*"
 t0=$SECONDS
 mapfile -t benches < <(find "$bdir/bench" -maxdepth 1 -type f -name 'bench_*' -perm -u+x 2>/dev/null | sort)
-bench_env=("CM_BENCH_COMMIT=$commit")
-[ -n "${OUT:-}" ] && bench_env+=("CM_BENCH_RESULTS=$OUT/h200.jsonl")
+
 b_pass=0 b_fail=0 b_failed_names=()
 for exe in "${benches[@]}"; do
     name="$(basename "$exe")"

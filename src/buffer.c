@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "memory_internal.h"
+#include "stream_internal.h"
 
 /* ------------------------------------------------------------------ checks */
 
@@ -368,23 +369,35 @@ out:
 
 cm_status_t cm_buffer_copy_from_host(cm_buffer_t *dst, size_t dst_offset, const void *src,
                                      size_t bytes) {
-    return cm__copy_h2d(dst, dst_offset, src, bytes, true, 0, __func__);
+    CM__NVTX_PUSH("cm_buffer_copy_from_host");
+    cm_status_t s = cm__copy_h2d(dst, dst_offset, src, bytes, true, 0, __func__);
+    CM__NVTX_POP();
+    return s;
 }
 
 cm_status_t cm_buffer_copy_from_host_on_cuda_stream(cm_buffer_t *dst, size_t dst_offset,
                                                     const void *src, size_t bytes,
                                                     cudaStream_t stream) {
-    return cm__copy_h2d(dst, dst_offset, src, bytes, false, stream, __func__);
+    CM__NVTX_PUSH("cm_buffer_copy_from_host_on_cuda_stream");
+    cm_status_t s = cm__copy_h2d(dst, dst_offset, src, bytes, false, stream, __func__);
+    CM__NVTX_POP();
+    return s;
 }
 
 cm_status_t cm_buffer_copy_to_host(const cm_buffer_t *src, size_t src_offset, void *dst,
                                    size_t bytes) {
-    return cm__copy_d2h(src, src_offset, dst, bytes, true, 0, __func__);
+    CM__NVTX_PUSH("cm_buffer_copy_to_host");
+    cm_status_t s = cm__copy_d2h(src, src_offset, dst, bytes, true, 0, __func__);
+    CM__NVTX_POP();
+    return s;
 }
 
 cm_status_t cm_buffer_copy_to_host_on_cuda_stream(const cm_buffer_t *src, size_t src_offset,
                                                   void *dst, size_t bytes, cudaStream_t stream) {
-    return cm__copy_d2h(src, src_offset, dst, bytes, false, stream, __func__);
+    CM__NVTX_PUSH("cm_buffer_copy_to_host_on_cuda_stream");
+    cm_status_t s = cm__copy_d2h(src, src_offset, dst, bytes, false, stream, __func__);
+    CM__NVTX_POP();
+    return s;
 }
 
 /* ------------------------------------------------------------------ pinned host buffers <-> device */
@@ -452,28 +465,40 @@ static cm_status_t cm__copy_to_host_buffer(const cm_buffer_t *src, size_t src_of
 cm_status_t cm_buffer_copy_from_host_buffer(cm_buffer_t *dst, size_t dst_offset,
                                             const cm_host_buffer_t *src, size_t src_offset,
                                             size_t bytes) {
-    return cm__copy_from_host_buffer(dst, dst_offset, src, src_offset, bytes, true, 0, __func__);
+    CM__NVTX_PUSH("cm_buffer_copy_from_host_buffer");
+    cm_status_t s = cm__copy_from_host_buffer(dst, dst_offset, src, src_offset, bytes, true, 0, __func__);
+    CM__NVTX_POP();
+    return s;
 }
 
 cm_status_t cm_buffer_copy_from_host_buffer_on_cuda_stream(cm_buffer_t *dst, size_t dst_offset,
                                                            const cm_host_buffer_t *src,
                                                            size_t src_offset, size_t bytes,
                                                            cudaStream_t stream) {
-    return cm__copy_from_host_buffer(dst, dst_offset, src, src_offset, bytes, false, stream,
+    CM__NVTX_PUSH("cm_buffer_copy_from_host_buffer_on_cuda_stream");
+    cm_status_t s = cm__copy_from_host_buffer(dst, dst_offset, src, src_offset, bytes, false, stream,
                                      __func__);
+    CM__NVTX_POP();
+    return s;
 }
 
 cm_status_t cm_buffer_copy_to_host_buffer(const cm_buffer_t *src, size_t src_offset,
                                           cm_host_buffer_t *dst, size_t dst_offset, size_t bytes) {
-    return cm__copy_to_host_buffer(src, src_offset, dst, dst_offset, bytes, true, 0, __func__);
+    CM__NVTX_PUSH("cm_buffer_copy_to_host_buffer");
+    cm_status_t s = cm__copy_to_host_buffer(src, src_offset, dst, dst_offset, bytes, true, 0, __func__);
+    CM__NVTX_POP();
+    return s;
 }
 
 cm_status_t cm_buffer_copy_to_host_buffer_on_cuda_stream(const cm_buffer_t *src,
                                                          size_t src_offset, cm_host_buffer_t *dst,
                                                          size_t dst_offset, size_t bytes,
                                                          cudaStream_t stream) {
-    return cm__copy_to_host_buffer(src, src_offset, dst, dst_offset, bytes, false, stream,
+    CM__NVTX_PUSH("cm_buffer_copy_to_host_buffer_on_cuda_stream");
+    cm_status_t s = cm__copy_to_host_buffer(src, src_offset, dst, dst_offset, bytes, false, stream,
                                    __func__);
+    CM__NVTX_POP();
+    return s;
 }
 
 /* ------------------------------------------------------------------ device <-> device */
@@ -557,13 +582,19 @@ static cm_status_t cm__copy_d2d(cm_buffer_t *dst, size_t dst_offset, const cm_bu
 
 cm_status_t cm_buffer_copy(cm_buffer_t *dst, size_t dst_offset, const cm_buffer_t *src,
                            size_t src_offset, size_t bytes) {
-    return cm__copy_d2d(dst, dst_offset, src, src_offset, bytes, true, 0, __func__);
+    CM__NVTX_PUSH("cm_buffer_copy");
+    cm_status_t s = cm__copy_d2d(dst, dst_offset, src, src_offset, bytes, true, 0, __func__);
+    CM__NVTX_POP();
+    return s;
 }
 
 cm_status_t cm_buffer_copy_on_cuda_stream(cm_buffer_t *dst, size_t dst_offset,
                                           const cm_buffer_t *src, size_t src_offset, size_t bytes,
                                           cudaStream_t stream) {
-    return cm__copy_d2d(dst, dst_offset, src, src_offset, bytes, false, stream, __func__);
+    CM__NVTX_PUSH("cm_buffer_copy_on_cuda_stream");
+    cm_status_t s = cm__copy_d2d(dst, dst_offset, src, src_offset, bytes, false, stream, __func__);
+    CM__NVTX_POP();
+    return s;
 }
 
 /* ------------------------------------------------------------------ set, fill */
@@ -635,21 +666,33 @@ static cm_status_t cm__set(cm_buffer_t *buf, size_t offset, size_t bytes, int va
 }
 
 cm_status_t cm_buffer_set(cm_buffer_t *buf, size_t offset, size_t bytes, int value) {
-    return cm__set(buf, offset, bytes, value, true, 0, __func__);
+    CM__NVTX_PUSH("cm_buffer_set");
+    cm_status_t s = cm__set(buf, offset, bytes, value, true, 0, __func__);
+    CM__NVTX_POP();
+    return s;
 }
 
 cm_status_t cm_buffer_set_on_cuda_stream(cm_buffer_t *buf, size_t offset, size_t bytes, int value,
                                          cudaStream_t stream) {
-    return cm__set(buf, offset, bytes, value, false, stream, __func__);
+    CM__NVTX_PUSH("cm_buffer_set_on_cuda_stream");
+    cm_status_t s = cm__set(buf, offset, bytes, value, false, stream, __func__);
+    CM__NVTX_POP();
+    return s;
 }
 
 cm_status_t cm_buffer_fill(cm_buffer_t *buf, size_t offset, size_t bytes, const void *pattern,
                            size_t pattern_bytes) {
-    return cm__fill(buf, offset, bytes, pattern, pattern_bytes, true, 0, __func__);
+    CM__NVTX_PUSH("cm_buffer_fill");
+    cm_status_t s = cm__fill(buf, offset, bytes, pattern, pattern_bytes, true, 0, __func__);
+    CM__NVTX_POP();
+    return s;
 }
 
 cm_status_t cm_buffer_fill_on_cuda_stream(cm_buffer_t *buf, size_t offset, size_t bytes,
                                           const void *pattern, size_t pattern_bytes,
                                           cudaStream_t stream) {
-    return cm__fill(buf, offset, bytes, pattern, pattern_bytes, false, stream, __func__);
+    CM__NVTX_PUSH("cm_buffer_fill_on_cuda_stream");
+    cm_status_t s = cm__fill(buf, offset, bytes, pattern, pattern_bytes, false, stream, __func__);
+    CM__NVTX_POP();
+    return s;
 }
