@@ -36,17 +36,6 @@
 #define WARMUP 3
 #define COPY_BYTES ((size_t)256 << 20)
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int fail_report(const char *what) {
     char report[2048];
     cm_error_format(NULL, report, sizeof report);
@@ -80,7 +69,7 @@ enum {
 /* One timed run of case c->which; returns seconds, or < 0 on error. */
 static double run(ctx_t *c) {
     const size_t mib = (size_t)1 << 20;
-    double t0 = now_s();
+    double t0 = (cm_bench_now_us() * 1e-6);
     cudaError_t e = cudaSuccess;
     switch (c->which) {
     case RAW_POOL:
@@ -157,7 +146,7 @@ static double run(ctx_t *c) {
     default:
         return -1;
     }
-    return now_s() - t0;
+    return (cm_bench_now_us() * 1e-6) - t0;
 }
 
 /* Median seconds of REPS runs after WARMUP. */
@@ -168,7 +157,7 @@ static double median_run(ctx_t *c, int which) {
         if (run(c) < 0) return -1;
     for (int i = 0; i < REPS; ++i)
         if ((t[i] = run(c)) < 0) return -1;
-    qsort(t, REPS, sizeof t[0], cmp_double);
+    qsort(t, REPS, sizeof t[0], cm_bench_cmp_double);
     return t[REPS / 2];
 }
 
@@ -267,8 +256,8 @@ int main(void) {
             oo[r] = median_run(&c, OURS_POOL);
             if (rr[r] < 0 || oo[r] < 0) goto out;
         }
-        qsort(rr, 5, sizeof rr[0], cmp_double);
-        qsort(oo, 5, sizeof oo[0], cmp_double);
+        qsort(rr, 5, sizeof rr[0], cm_bench_cmp_double);
+        qsort(oo, 5, sizeof oo[0], cm_bench_cmp_double);
         t_raw_pool = rr[2];
         t_ours_pool = oo[2];
         printf("pool pairs per round (sorted, us): raw");
@@ -324,11 +313,11 @@ int main(void) {
     {
         double t[5];
         for (int i = 0; i < 5; ++i) {
-            double t0 = now_s();
+            double t0 = (cm_bench_now_us() * 1e-6);
             memcpy(ref, c.pageable, COPY_BYTES);
-            t[i] = now_s() - t0;
+            t[i] = (cm_bench_now_us() * 1e-6) - t0;
         }
-        qsort(t, 5, sizeof t[0], cmp_double);
+        qsort(t, 5, sizeof t[0], cm_bench_cmp_double);
         t_memcpy = t[2];
     }
 

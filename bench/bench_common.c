@@ -19,7 +19,7 @@ static int cuda_check(cudaError_t e, const char *what) {
     return -1;
 }
 
-static int cmp_double(const void *a, const void *b) {
+int cm_bench_cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
@@ -54,7 +54,7 @@ int cm_bench_time(cm_bench_fn_t fn, void *ctx, cudaStream_t stream, int warmup, 
         if (cuda_check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime")) goto done;
         ms[i] = (double)t;
     }
-    qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
+    qsort(ms, (size_t)reps, sizeof *ms, cm_bench_cmp_double);
     out->min_ms = ms[0];
     out->max_ms = ms[reps - 1];
     out->median_ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
@@ -158,4 +158,10 @@ bool cm_bench_have_gpu(const char *prog) {
     cm_error_format(NULL, report, sizeof report);
     fprintf(stderr, "%s needs a GPU:\n%s\n", prog, report);
     return false;
+}
+
+double cm_bench_now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return 1e6 * (double)t.tv_sec + 1e-3 * (double)t.tv_nsec;
 }

@@ -56,6 +56,12 @@ typedef struct cm_bench_row {
 } cm_bench_row_t;
 
 /** Ratio where higher is better: peer / ours for a time (lower is better). */
+/** Host monotonic clock in microseconds (for host-side costs: allocation, pools, API calls). */
+double cm_bench_now_us(void);
+
+/** qsort comparator for doubles, ascending. */
+int cm_bench_cmp_double(const void *a, const void *b);
+
 double cm_bench_ratio_time(double ours, double peer);
 /** Ratio where higher is better: ours / peer for a rate (higher is better). */
 double cm_bench_ratio_rate(double ours, double peer);

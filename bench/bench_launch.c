@@ -79,17 +79,6 @@ static int cm_launches(void *p) {
     return 0;
 }
 
-static double now_us(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return 1e6 * (double)t.tv_sec + 1e-3 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Host time of one launch call, microseconds: median over 21 batches of `batch` launches (kept
  * below the launch queue's depth, so the call never waits for the GPU), synchronized between. */
 static int host_cost_us(int (*fn)(void *), launch_ctx_t *c, int batch, double *out) {
@@ -98,12 +87,12 @@ static int host_cost_us(int (*fn)(void *), launch_ctx_t *c, int batch, double *o
     b.launches = batch;
     for (int r = 0; r < 21; ++r) {
         if (cudaDeviceSynchronize() != cudaSuccess) return -1;
-        double t0 = now_us();
+        double t0 = cm_bench_now_us();
         if (fn(&b) != 0) return -1;
-        t[r] = (now_us() - t0) / batch;
+        t[r] = (cm_bench_now_us() - t0) / batch;
     }
     if (cudaDeviceSynchronize() != cudaSuccess) return -1;
-    qsort(t, 21, sizeof t[0], cmp_double);
+    qsort(t, 21, sizeof t[0], cm_bench_cmp_double);
     *out = t[10];
     return 0;
 }
@@ -157,8 +146,8 @@ int main(int argc, char **argv) {
     const double per = 1000.0 / launches; /* ms per run -> us per launch */
     double raw_m[ROUNDS], ours_m[ROUNDS];
     for (int r = 0; r < ROUNDS; ++r) raw_m[r] = raw[r].median_ms * per, ours_m[r] = ours[r].median_ms * per;
-    qsort(raw_m, ROUNDS, sizeof raw_m[0], cmp_double);
-    qsort(ours_m, ROUNDS, sizeof ours_m[0], cmp_double);
+    qsort(raw_m, ROUNDS, sizeof raw_m[0], cm_bench_cmp_double);
+    qsort(ours_m, ROUNDS, sizeof ours_m[0], cm_bench_cmp_double);
     double raw_us = raw_m[ROUNDS / 2];
     double ours_us = ours_m[ROUNDS / 2];
 

@@ -35,17 +35,6 @@ const void *bench_stream_tick_kernel(void);
 #define ROUNDS 7
 #define GRAPH_LAUNCHES 100
 
-static double now_us(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return 1e6 * (double)t.tv_sec + 1e-3 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int report_error(const char *what) {
     char report[2048];
     cm_error_format(NULL, report, sizeof report);
@@ -60,7 +49,7 @@ static int cuda_error(const char *what, cudaError_t e) {
 
 /* median over rounds of the per-pair time, microseconds */
 static double median_of(double *v) {
-    qsort(v, ROUNDS, sizeof v[0], cmp_double);
+    qsort(v, ROUNDS, sizeof v[0], cm_bench_cmp_double);
     return v[ROUNDS / 2];
 }
 
@@ -108,40 +97,40 @@ int main(void) {
     double ours_s[ROUNDS], raw_s[ROUNDS], ours_e[ROUNDS], raw_e[ROUNDS];
     const int n_pool = 20000, n_raw = 2000;
     for (int r = 0; r < ROUNDS; ++r) {
-        double t0 = now_us();
+        double t0 = cm_bench_now_us();
         for (int i = 0; i < n_pool; ++i) {
             if (cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s) != CM_OK) return report_error("acquire");
             if (cm_stream_release(s) != CM_OK) return report_error("release");
         }
-        ours_s[r] = (now_us() - t0) / n_pool;
-        t0 = now_us();
+        ours_s[r] = (cm_bench_now_us() - t0) / n_pool;
+        t0 = cm_bench_now_us();
         for (int i = 0; i < n_raw; ++i) {
             cudaStream_t cs = NULL;
             if ((ce = cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking)) != cudaSuccess)
                 return cuda_error("cudaStreamCreateWithFlags", ce);
             if ((ce = cudaStreamDestroy(cs)) != cudaSuccess) return cuda_error("cudaStreamDestroy", ce);
         }
-        raw_s[r] = (now_us() - t0) / n_raw;
+        raw_s[r] = (cm_bench_now_us() - t0) / n_raw;
     }
     /* ---- events */
     cm_event_t *e = NULL;
     if (cm_event_acquire(dev, CM_EVENT_SYNC_ONLY, &e) != CM_OK || cm_event_release(e) != CM_OK)
         return report_error("event warm-up");
     for (int r = 0; r < ROUNDS; ++r) {
-        double t0 = now_us();
+        double t0 = cm_bench_now_us();
         for (int i = 0; i < n_pool; ++i) {
             if (cm_event_acquire(dev, CM_EVENT_SYNC_ONLY, &e) != CM_OK) return report_error("event acquire");
             if (cm_event_release(e) != CM_OK) return report_error("event release");
         }
-        ours_e[r] = (now_us() - t0) / n_pool;
-        t0 = now_us();
+        ours_e[r] = (cm_bench_now_us() - t0) / n_pool;
+        t0 = cm_bench_now_us();
         for (int i = 0; i < n_raw; ++i) {
             cudaEvent_t ev = NULL;
             if ((ce = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming)) != cudaSuccess)
                 return cuda_error("cudaEventCreateWithFlags", ce);
             if ((ce = cudaEventDestroy(ev)) != cudaSuccess) return cuda_error("cudaEventDestroy", ce);
         }
-        raw_e[r] = (now_us() - t0) / n_raw;
+        raw_e[r] = (cm_bench_now_us() - t0) / n_raw;
     }
     double os = median_of(ours_s), rs = median_of(raw_s), oe = median_of(ours_e), re = median_of(raw_e);
 
