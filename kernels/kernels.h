@@ -26,6 +26,49 @@ cudaError_t cm__kernel_probe_launch(int *d_out, int value, cudaStream_t stream);
 cudaError_t cm__kernel_fill(void *dst, size_t count, const void *pattern, size_t pattern_bytes,
                             cudaStream_t stream);
 
+/* ---------------------------------------------------------------- vector ops and reductions
+ * (kernels/vector.cu, kernels/reduce.cu; called from src/kernels_api.c, which has checked every
+ * argument: pointers are device addresses of the current device, aligned to the element size,
+ * n elements fit behind each.) */
+
+/** Element types. */
+enum { CM__DT_F32 = 0, CM__DT_F64 = 1, CM__DT_I32 = 2 };
+/** Element-wise operations: out = a + b; out(=b) = alpha * a + b; out = alpha * a; out = alpha. */
+enum { CM__VOP_ADD = 0, CM__VOP_AXPY = 1, CM__VOP_SCALE = 2, CM__VOP_FILL = 3 };
+/** Reductions. */
+enum { CM__ROP_SUM = 0, CM__ROP_MIN = 1, CM__ROP_MAX = 2, CM__ROP_ARGMIN = 3, CM__ROP_ARGMAX = 4,
+       CM__ROP_DOT = 5 };
+
+/** Threads per block of the reduction kernel, and the most blocks it is launched with. */
+#define CM__REDUCE_THREADS 256u
+#define CM__REDUCE_MAX_BLOCKS 8192u
+/** Scratch layout: a 4-byte counter (zeroed by the launcher), a 16-byte result slot at
+ *  CM__REDUCE_RESULT_OFFSET, partials of 16 bytes per block from CM__REDUCE_PARTIALS_OFFSET. */
+#define CM__REDUCE_RESULT_OFFSET 16u
+#define CM__REDUCE_PARTIALS_OFFSET 64u
+#define CM__REDUCE_PARTIAL_BYTES 16u
+
+/** Launch an element-wise operation over n elements (dtype F32 or F64; alpha points at one
+ *  element of that type: the scalar of AXPY / SCALE, the value of FILL). n = 0 launches nothing.
+ *  sm_count sizes the persistent grid. */
+cudaError_t cm__kernel_vector(int op, int dtype, void *out, const void *a, const void *b,
+                              const void *alpha, size_t n, int sm_count, cudaStream_t stream);
+
+/** Blocks of a reduction of n elements of elem_bytes each on a device of sm_count
+ *  multiprocessors: about 16 KiB of input per block, at most 8 blocks per multiprocessor and
+ *  CM__REDUCE_MAX_BLOCKS, at least 1 (src/kernels_api.c; pure arithmetic). */
+unsigned cm__reduce_grid(size_t n, size_t elem_bytes, int sm_count);
+
+/**
+ * Launch a reduction of n elements of x (and y for DOT) with `grid` blocks of
+ * CM__REDUCE_THREADS, using scratch (CM__REDUCE_PARTIALS_OFFSET + grid * 16 bytes, 16-aligned;
+ * its counter is zeroed here on stream) and writing the result (the result type, or a uint64
+ * index for ARG*, followed for ARG* at result + 8 by the value when value_too) to result.
+ */
+cudaError_t cm__kernel_reduce(int op, int dtype, const void *x, const void *y, size_t n,
+                              unsigned grid, void *scratch, void *result, int value_too,
+                              cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 #include <cudamodel/device.h>
 #include <cudamodel/diag.h>
 #include <cudamodel/export.h>
+#include <cudamodel/kernels.h>
 #include <cudamodel/launch.h>
 #include <cudamodel/status.h>
 #include <cudamodel/stream.h>

@@ -1,0 +1,431 @@
+/*
+ * The public entry points of kernels.h: argument checks (handles, element ranges without
+ * overflow, one device for every operand and the stream, overlap rules), then the launchers of
+ * kernels/vector.cu and kernels/reduce.cu on the right device and stream.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cudamodel/kernels.h>
+
+#include "internal.h"
+#include "kernels.h"
+#include "memory_internal.h"
+#include "stream_internal.h"
+
+/* ------------------------------------------------------------------ pure arithmetic */
+
+unsigned cm__reduce_grid(size_t n, size_t elem_bytes, int sm_count) {
+    const size_t per_block = (size_t)CM__REDUCE_THREADS * 64u; /* 64 bytes per thread at least */
+    if (elem_bytes == 0) elem_bytes = 1;
+    size_t cap = (size_t)(sm_count > 0 ? sm_count : 1) * 8u;
+    if (cap > CM__REDUCE_MAX_BLOCKS) cap = CM__REDUCE_MAX_BLOCKS;
+    /* blocks = ceil(n * elem_bytes / per_block) without overflowing n * elem_bytes */
+    size_t per_block_elems = per_block / elem_bytes;
+    if (per_block_elems == 0) per_block_elems = 1;
+    size_t blocks = n / per_block_elems + (n % per_block_elems != 0);
+    if (blocks > cap) blocks = cap;
+    if (blocks < 1) blocks = 1;
+    return (unsigned)blocks;
+}
+
+/* ------------------------------------------------------------------ operands */
+
+typedef struct cm__operand {
+    const char *arg;       /* "x", "out", ... */
+    const cm_buffer_t *buf;
+    size_t offset;         /* elements */
+    size_t count;          /* elements used */
+    size_t elem;           /* element bytes */
+    unsigned char *ptr;    /* device address of element offset (after the checks) */
+    int ordinal;
+} cm__operand_t;
+
+static const char *cm__type_name(size_t elem, int dtype) {
+    if (dtype == CM__DT_I32) return elem == 8 ? "int64_t" : "int32_t";
+    if (dtype < 0) return "uint64_t";
+    return elem == 4 ? "float" : "double";
+}
+
+static cm_status_t cm__operand_check(cm__operand_t *o, int dtype, const char *func) {
+    CM_TRY(cm__check_handle(o->buf, CM__KIND_BUFFER, o->arg, func));
+    const size_t bytes = o->buf->a.bytes;
+    const size_t cap = bytes / o->elem;
+    o->ordinal = o->buf->a.dev->ordinal;
+    if (o->offset <= cap && o->count <= cap - o->offset) {
+        o->ptr = (unsigned char *)o->buf->ptr + o->offset * o->elem;
+        return CM_OK;
+    }
+    const char *tn = cm__type_name(o->elem, dtype);
+    char hint[CM_ERROR_HINT_MAX];
+    if (o->offset > cap) {
+        snprintf(hint, sizeof hint, "element offsets into %s run from 0 to %zu (%zu bytes hold %zu "
+                 "%s elements)", o->arg, cap, bytes, cap, tn);
+    } else {
+        snprintf(hint, sizeof hint, "from element offset %zu at most %zu %s elements fit in %s; "
+                 "pass a smaller n or a larger buffer", o->offset, cap - o->offset, tn, o->arg);
+    }
+    if (o->count > SIZE_MAX - o->offset) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, o->ordinal, __FILE__, __LINE__, func, hint,
+                        "%s range out of bounds: element offset %zu + %zu elements overflows "
+                        "size_t (%s holds %zu %s elements); nothing was queued",
+                        o->arg, o->offset, o->count, o->arg, cap, tn);
+    }
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, o->ordinal, __FILE__, __LINE__, func, hint,
+                    "%s range out of bounds: element offset %zu + %zu elements = %zu is past the "
+                    "end of %s (%zu bytes: %zu %s elements); nothing was queued",
+                    o->arg, o->offset, o->count, o->offset + o->count, o->arg, bytes, cap, tn);
+}
+
+/* Every operand checked, all on one device (returned in *ordinal). */
+static cm_status_t cm__operands_check(cm__operand_t *ops, int count, int dtype, const char *func,
+                                      int *ordinal) {
+    for (int i = 0; i < count; ++i) CM_TRY(cm__operand_check(&ops[i], dtype, func));
+    for (int i = 1; i < count; ++i) {
+        if (ops[i].ordinal != ops[0].ordinal) {
+            char hint[CM_ERROR_HINT_MAX];
+            snprintf(hint, sizeof hint, "every operand must be memory of one GPU; copy %s to "
+                     "device %d first (cm_buffer_copy())", ops[i].arg, ops[0].ordinal);
+            return cm__fail(CM_ERROR_INVALID_ARGUMENT, ops[0].ordinal, __FILE__, __LINE__, func,
+                            hint, "%s is on device %d but %s is on device %d", ops[i].arg,
+                            ops[i].ordinal, ops[0].arg, ops[0].ordinal);
+        }
+    }
+    *ordinal = ops[0].ordinal;
+    return CM_OK;
+}
+
+/* Byte ranges of two operands intersect (empty ranges never do). */
+static bool cm__overlap(const cm__operand_t *a, const cm__operand_t *b) {
+    if (a->buf != b->buf || a->count == 0 || b->count == 0) return false;
+    size_t a0 = a->offset * a->elem, a1 = a0 + a->count * a->elem;
+    size_t b0 = b->offset * b->elem, b1 = b0 + b->count * b->elem;
+    return a0 < b1 && b0 < a1;
+}
+
+/* Inputs may be the output exactly (same buffer, same offset) but not overlap it otherwise. */
+static cm_status_t cm__check_alias(const cm__operand_t *out, const cm__operand_t *in,
+                                   bool exact_ok, const char *func) {
+    if (!cm__overlap(out, in)) return CM_OK;
+    if (exact_ok && out->offset == in->offset && out->elem == in->elem) return CM_OK;
+    char hint[CM_ERROR_HINT_MAX];
+    snprintf(hint, sizeof hint, "%s", exact_ok
+             ? "pass the same offset to work in place, or use ranges that do not overlap"
+             : "write the result outside the input range");
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, out->ordinal, __FILE__, __LINE__, func, hint,
+                    "%s (elements %zu .. %zu) overlaps %s (elements %zu .. %zu) of the same buffer "
+                    "without being the same range",
+                    out->arg, out->offset, out->offset + out->count, in->arg, in->offset,
+                    in->offset + in->count);
+}
+
+/* The CUDA stream for stream (NULL: the legacy default stream), checked against ordinal. */
+static cm_status_t cm__stream_resolve(cm_stream_t *stream, int ordinal, const char *func,
+                                      cudaStream_t *cs) {
+    *cs = 0;
+    if (stream == NULL) return CM_OK;
+    cudaStream_t s = NULL;
+    CM_TRY(cm_stream_cuda(stream, &s));
+    cm_device_t *dev = NULL;
+    CM_TRY(cm_stream_device(stream, &dev));
+    int sd = -1;
+    CM_TRY(cm_device_ordinal(dev, &sd));
+    if (sd != ordinal) {
+        char hint[CM_ERROR_HINT_MAX];
+        snprintf(hint, sizeof hint, "acquire a stream of device %d's device object, or pass NULL "
+                 "for the legacy default stream", ordinal);
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func, hint,
+                        "stream belongs to device %d but the buffers are on device %d", sd,
+                        ordinal);
+    }
+    *cs = s;
+    return CM_OK;
+}
+
+static int cm__sm_count(int ordinal) {
+    int sms = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal) != cudaSuccess) {
+        (void)cudaGetLastError();
+        sms = 1;
+    }
+    return sms > 0 ? sms : 1;
+}
+
+/* ------------------------------------------------------------------ vector operations */
+
+static cm_status_t cm__vector(int op, int dtype, cm_stream_t *stream, cm_buffer_t *out,
+                              size_t out_off, const cm_buffer_t *a, size_t a_off,
+                              const cm_buffer_t *b, size_t b_off, const void *alpha, size_t n,
+                              const char *func, const char *a_name, const char *b_name,
+                              const char *out_name) {
+    const size_t elem = dtype == CM__DT_F32 ? 4u : 8u;
+    cm__operand_t ops[3];
+    int count = 1;
+    memset(ops, 0, sizeof ops);
+    ops[0] = (cm__operand_t){out_name, out, out_off, n, elem, NULL, -1};
+    if (a != NULL || op != CM__VOP_FILL) ops[count++] = (cm__operand_t){a_name, a, a_off, n, elem, NULL, -1};
+    if (op == CM__VOP_ADD) ops[count++] = (cm__operand_t){b_name, b, b_off, n, elem, NULL, -1};
+    int ordinal = -1;
+    CM_TRY(cm__operands_check(ops, count, dtype, func, &ordinal));
+    for (int i = 1; i < count; ++i) CM_TRY(cm__check_alias(&ops[0], &ops[i], true, func));
+    cudaStream_t cs = 0;
+    CM_TRY(cm__stream_resolve(stream, ordinal, func, &cs));
+    if (n == 0) return CM_OK;
+    CM_TRY(cm__context_guard(ordinal));
+    int saved = -1;
+    CM_TRY(cm__mem_device_enter(ordinal, &saved));
+    const void *pa = count > 1 ? (const void *)ops[1].ptr : NULL;
+    const void *pb = count > 2 ? (const void *)ops[2].ptr : NULL;
+    void *pout = ops[0].ptr;
+    cudaError_t err;
+    const char *call;
+    if (op == CM__VOP_AXPY) { /* y = alpha x + y: out is y, the second input */
+        pb = pout;
+    }
+    if (alpha == NULL) { /* copy */
+        call = "cudaMemcpyAsync";
+        err = pout == pa ? cudaSuccess
+                         : cudaMemcpyAsync(pout, pa, n * elem, cudaMemcpyDeviceToDevice, cs);
+    } else {
+        call = "vector kernel";
+        err = cm__kernel_vector(op, dtype, pout, pa, pb, alpha, n, cm__sm_count(ordinal), cs);
+    }
+    cm_status_t status = CM_OK;
+    if (err != cudaSuccess)
+        status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu elements) in %s", call, n, func);
+    cm__mem_device_leave(saved);
+    return status;
+}
+
+cm_status_t cm_vector_add_f32(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
+                              const cm_buffer_t *a, size_t a_offset, const cm_buffer_t *b,
+                              size_t b_offset, size_t n) {
+    const float one = 1.0f;
+    return cm__vector(CM__VOP_ADD, CM__DT_F32, stream, out, out_offset, a, a_offset, b, b_offset,
+                      &one, n, __func__, "a", "b", "out");
+}
+
+cm_status_t cm_vector_add_f64(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
+                              const cm_buffer_t *a, size_t a_offset, const cm_buffer_t *b,
+                              size_t b_offset, size_t n) {
+    const double one = 1.0;
+    return cm__vector(CM__VOP_ADD, CM__DT_F64, stream, out, out_offset, a, a_offset, b, b_offset,
+                      &one, n, __func__, "a", "b", "out");
+}
+
+cm_status_t cm_vector_axpy_f32(cm_stream_t *stream, float alpha, const cm_buffer_t *x,
+                               size_t x_offset, cm_buffer_t *y, size_t y_offset, size_t n) {
+    return cm__vector(CM__VOP_AXPY, CM__DT_F32, stream, y, y_offset, x, x_offset, NULL, 0, &alpha,
+                      n, __func__, "x", "", "y");
+}
+
+cm_status_t cm_vector_axpy_f64(cm_stream_t *stream, double alpha, const cm_buffer_t *x,
+                               size_t x_offset, cm_buffer_t *y, size_t y_offset, size_t n) {
+    return cm__vector(CM__VOP_AXPY, CM__DT_F64, stream, y, y_offset, x, x_offset, NULL, 0, &alpha,
+                      n, __func__, "x", "", "y");
+}
+
+cm_status_t cm_vector_scale_f32(cm_stream_t *stream, float alpha, cm_buffer_t *out,
+                                size_t out_offset, const cm_buffer_t *x, size_t x_offset, size_t n) {
+    return cm__vector(CM__VOP_SCALE, CM__DT_F32, stream, out, out_offset, x, x_offset, NULL, 0,
+                      &alpha, n, __func__, "x", "", "out");
+}
+
+cm_status_t cm_vector_scale_f64(cm_stream_t *stream, double alpha, cm_buffer_t *out,
+                                size_t out_offset, const cm_buffer_t *x, size_t x_offset, size_t n) {
+    return cm__vector(CM__VOP_SCALE, CM__DT_F64, stream, out, out_offset, x, x_offset, NULL, 0,
+                      &alpha, n, __func__, "x", "", "out");
+}
+
+cm_status_t cm_vector_fill_f32(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
+                               float value, size_t n) {
+    return cm__vector(CM__VOP_FILL, CM__DT_F32, stream, out, out_offset, NULL, 0, NULL, 0, &value,
+                      n, __func__, "", "", "out");
+}
+
+cm_status_t cm_vector_fill_f64(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
+                               double value, size_t n) {
+    return cm__vector(CM__VOP_FILL, CM__DT_F64, stream, out, out_offset, NULL, 0, NULL, 0, &value,
+                      n, __func__, "", "", "out");
+}
+
+cm_status_t cm_vector_copy_f32(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
+                               const cm_buffer_t *x, size_t x_offset, size_t n) {
+    return cm__vector(CM__VOP_SCALE, CM__DT_F32, stream, out, out_offset, x, x_offset, NULL, 0,
+                      NULL, n, __func__, "x", "", "out");
+}
+
+cm_status_t cm_vector_copy_f64(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
+                               const cm_buffer_t *x, size_t x_offset, size_t n) {
+    return cm__vector(CM__VOP_SCALE, CM__DT_F64, stream, out, out_offset, x, x_offset, NULL, 0,
+                      NULL, n, __func__, "x", "", "out");
+}
+
+/* ------------------------------------------------------------------ reductions */
+
+/* Bytes of the device result of op on dtype (argmin/argmax: a uint64_t index). */
+static size_t cm__result_bytes(int op, int dtype) {
+    if (op == CM__ROP_ARGMIN || op == CM__ROP_ARGMAX) return 8;
+    if (dtype == CM__DT_I32) return op == CM__ROP_SUM ? 8 : 4;
+    return dtype == CM__DT_F32 ? 4 : 8;
+}
+
+/*
+ * One reduction. Device result: result/result_off (host_out NULL). Host result: host_out gets
+ * the result bytes (argmin/argmax: the index), host_value (may be NULL) the extreme's value.
+ */
+static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_buffer_t *x,
+                              size_t x_off, const cm_buffer_t *y, size_t y_off, size_t n,
+                              cm_buffer_t *result, size_t result_off, void *host_out,
+                              void *host_value, bool to_host, const char *func) {
+    const size_t elem = dtype == CM__DT_F64 ? 8u : 4u;
+    const size_t rbytes = cm__result_bytes(op, dtype);
+    if (to_host) {
+        CM__REQUIRE(host_out != NULL, "pass the address of a host variable for the result",
+                    "%s: the result pointer is NULL", func);
+    }
+    cm__operand_t ops[3];
+    memset(ops, 0, sizeof ops);
+    int count = 0;
+    ops[count++] = (cm__operand_t){"x", x, x_off, n, elem, NULL, -1};
+    if (op == CM__ROP_DOT) ops[count++] = (cm__operand_t){"y", y, y_off, n, elem, NULL, -1};
+    if (!to_host) {
+        int rtype = (op == CM__ROP_ARGMIN || op == CM__ROP_ARGMAX) ? -1 : dtype;
+        ops[count] = (cm__operand_t){"result", result, result_off, 1, rbytes, NULL, -1};
+        CM_TRY(cm__operand_check(&ops[count], rtype, func));
+        ++count;
+    }
+    int ordinal = -1;
+    CM_TRY(cm__operands_check(ops, count, dtype, func, &ordinal));
+    if (!to_host) {
+        for (int i = 0; i < count - 1; ++i)
+            CM_TRY(cm__check_alias(&ops[count - 1], &ops[i], false, func));
+    }
+    cudaStream_t cs = 0;
+    CM_TRY(cm__stream_resolve(stream, ordinal, func, &cs));
+    CM_TRY(cm__context_guard(ordinal));
+    int saved = -1;
+    CM_TRY(cm__mem_device_enter(ordinal, &saved));
+    cm_status_t status = CM_OK;
+    const unsigned grid = cm__reduce_grid(n, op == CM__ROP_DOT ? 2 * elem : elem,
+                                          cm__sm_count(ordinal));
+    const size_t scratch_bytes = CM__REDUCE_PARTIALS_OFFSET + (size_t)grid * CM__REDUCE_PARTIAL_BYTES;
+    void *scratch = NULL;
+    cudaMemPool_t pool = NULL;
+    cudaError_t err = cudaSuccess;
+    if (cm_device_memory_pool(x->a.dev, &pool) == CM_OK && pool != NULL)
+        err = cudaMallocFromPoolAsync(&scratch, scratch_bytes, pool, cs);
+    else
+        err = cudaMallocAsync(&scratch, scratch_bytes, cs);
+    if (err != cudaSuccess) {
+        status = cm__cuda_fail(err, __FILE__, __LINE__,
+                               "cudaMallocFromPoolAsync(%zu bytes of reduction scratch) in %s",
+                               scratch_bytes, func);
+        goto out;
+    }
+    {
+        unsigned char *slot = (unsigned char *)scratch + CM__REDUCE_RESULT_OFFSET;
+        void *dst = to_host ? (void *)slot : (void *)ops[count - 1].ptr;
+        const void *py = op == CM__ROP_DOT ? (const void *)ops[1].ptr : NULL;
+        err = cm__kernel_reduce(op, dtype, ops[0].ptr, py, n, grid, scratch, dst,
+                                to_host ? 1 : 0, cs);
+        if (err != cudaSuccess) {
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "reduction kernel (%zu elements, %u "
+                                   "blocks) in %s", n, grid, func);
+        }
+        unsigned char host_slot[16];
+        memset(host_slot, 0, sizeof host_slot);
+        if (status == CM_OK && to_host) {
+            err = cudaMemcpyAsync(host_slot, slot, sizeof host_slot, cudaMemcpyDeviceToHost, cs);
+            if (err != cudaSuccess)
+                status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemcpyAsync(result to host) "
+                                       "in %s", func);
+        }
+        err = cudaFreeAsync(scratch, cs);
+        if (err != cudaSuccess && status == CM_OK)
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaFreeAsync(reduction scratch) in %s",
+                                   func);
+        if (status == CM_OK && to_host) {
+            err = cudaStreamSynchronize(cs);
+            if (err != cudaSuccess) {
+                status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize after %s",
+                                       func);
+            } else {
+                memcpy(host_out, host_slot, rbytes);
+                if (host_value != NULL) memcpy(host_value, host_slot + 8, elem);
+            }
+        }
+    }
+out:
+    cm__mem_device_leave(saved);
+    return status;
+}
+
+#define CM__REDUCE_DEF(name, op, dtype, R)                                                       \
+    cm_status_t cm_reduce_##name(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,     \
+                                 size_t n, cm_buffer_t *result, size_t result_offset) {          \
+        return cm__reduce(op, dtype, stream, x, x_offset, NULL, 0, n, result, result_offset,     \
+                          NULL, NULL, false, __func__);                                          \
+    }                                                                                            \
+    cm_status_t cm_reduce_##name##_to_host(cm_stream_t *stream, const cm_buffer_t *x,            \
+                                           size_t x_offset, size_t n, R *out) {                  \
+        return cm__reduce(op, dtype, stream, x, x_offset, NULL, 0, n, NULL, 0, out, NULL, true,  \
+                          __func__);                                                             \
+    }
+
+CM__REDUCE_DEF(sum_f32, CM__ROP_SUM, CM__DT_F32, float)
+CM__REDUCE_DEF(sum_f64, CM__ROP_SUM, CM__DT_F64, double)
+CM__REDUCE_DEF(sum_i32, CM__ROP_SUM, CM__DT_I32, int64_t)
+CM__REDUCE_DEF(min_f32, CM__ROP_MIN, CM__DT_F32, float)
+CM__REDUCE_DEF(min_f64, CM__ROP_MIN, CM__DT_F64, double)
+CM__REDUCE_DEF(min_i32, CM__ROP_MIN, CM__DT_I32, int32_t)
+CM__REDUCE_DEF(max_f32, CM__ROP_MAX, CM__DT_F32, float)
+CM__REDUCE_DEF(max_f64, CM__ROP_MAX, CM__DT_F64, double)
+CM__REDUCE_DEF(max_i32, CM__ROP_MAX, CM__DT_I32, int32_t)
+
+#define CM__ARG_DEF(name, op, dtype, T)                                                          \
+    cm_status_t cm_reduce_##name(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,     \
+                                 size_t n, cm_buffer_t *result, size_t result_offset) {          \
+        return cm__reduce(op, dtype, stream, x, x_offset, NULL, 0, n, result, result_offset,     \
+                          NULL, NULL, false, __func__);                                          \
+    }                                                                                            \
+    cm_status_t cm_reduce_##name##_to_host(cm_stream_t *stream, const cm_buffer_t *x,            \
+                                           size_t x_offset, size_t n, uint64_t *index,           \
+                                           T *value) {                                           \
+        return cm__reduce(op, dtype, stream, x, x_offset, NULL, 0, n, NULL, 0, index, value,     \
+                          true, __func__);                                                       \
+    }
+
+CM__ARG_DEF(argmin_f32, CM__ROP_ARGMIN, CM__DT_F32, float)
+CM__ARG_DEF(argmin_f64, CM__ROP_ARGMIN, CM__DT_F64, double)
+CM__ARG_DEF(argmax_f32, CM__ROP_ARGMAX, CM__DT_F32, float)
+CM__ARG_DEF(argmax_f64, CM__ROP_ARGMAX, CM__DT_F64, double)
+
+cm_status_t cm_reduce_dot_f32(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
+                              const cm_buffer_t *y, size_t y_offset, size_t n,
+                              cm_buffer_t *result, size_t result_offset) {
+    return cm__reduce(CM__ROP_DOT, CM__DT_F32, stream, x, x_offset, y, y_offset, n, result,
+                      result_offset, NULL, NULL, false, __func__);
+}
+
+cm_status_t cm_reduce_dot_f64(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
+                              const cm_buffer_t *y, size_t y_offset, size_t n,
+                              cm_buffer_t *result, size_t result_offset) {
+    return cm__reduce(CM__ROP_DOT, CM__DT_F64, stream, x, x_offset, y, y_offset, n, result,
+                      result_offset, NULL, NULL, false, __func__);
+}
+
+cm_status_t cm_reduce_dot_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
+                                      const cm_buffer_t *y, size_t y_offset, size_t n, float *out) {
+    return cm__reduce(CM__ROP_DOT, CM__DT_F32, stream, x, x_offset, y, y_offset, n, NULL, 0, out,
+                      NULL, true, __func__);
+}
+
+cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
+                                      const cm_buffer_t *y, size_t y_offset, size_t n, double *out) {
+    return cm__reduce(CM__ROP_DOT, CM__DT_F64, stream, x, x_offset, y, y_offset, n, NULL, 0, out,
+                      NULL, true, __func__);
+}
