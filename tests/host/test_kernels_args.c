@@ -1,0 +1,298 @@
+/*
+ * Argument checks of every public function of kernels.h, and the reduction's size-to-grid
+ * arithmetic. NULL, destroyed and foreign handles; element ranges past the end of a buffer or
+ * overflowing size_t; operands on two devices; overlaps that are not allowed (partial overlap of
+ * an input with the output, a reduction's result inside its input); NULL host results. Each
+ * failure returns CM_ERROR_INVALID_ARGUMENT with a message and a hint and writes nothing.
+ *
+ * Runs on the simulated devices of test_buffer_fake.h: every failure here is decided before any
+ * kernel is queued, so no GPU is needed.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cm_test.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cudamodel/buffer.h>
+#include <cudamodel/device.h>
+#include <cudamodel/interop.h>
+#include <cudamodel/kernels.h>
+
+#include "kernels.h"
+#include "test_buffer_fake.h"
+
+#define NF 1024            /* floats in each buffer */
+#define NB (NF * 4)        /* bytes */
+#define INV CM_ERROR_INVALID_ARGUMENT
+
+typedef struct fixture {
+    cm_device_t *dev0, *dev1;
+    cm_buffer_t *x, *y;   /* NB bytes on device 0 */
+    cm_buffer_t *x1;      /* NB bytes on device 1 */
+    cm_buffer_t *dead;    /* destroyed */
+} fixture_t;
+
+static fixture_t g;
+
+static void fill_sentinels(void) {
+    void *p = NULL;
+    CM_ASSERT_OK(cm_buffer_device_ptr(g.x, &p));
+    memset(p, 0xAB, NB);
+    CM_ASSERT_OK(cm_buffer_device_ptr(g.y, &p));
+    memset(p, 0xAB, NB);
+    CM_ASSERT_OK(cm_buffer_device_ptr(g.x1, &p));
+    memset(p, 0xAB, NB);
+}
+
+static void expect_sentinels(void) {
+    unsigned char ab[NB];
+    memset(ab, 0xAB, NB);
+    void *p = NULL;
+    CM_ASSERT_OK(cm_buffer_device_ptr(g.x, &p));
+    assert_memory_equal(p, ab, NB);
+    CM_ASSERT_OK(cm_buffer_device_ptr(g.y, &p));
+    assert_memory_equal(p, ab, NB);
+    CM_ASSERT_OK(cm_buffer_device_ptr(g.x1, &p));
+    assert_memory_equal(p, ab, NB);
+}
+
+static int setup(void **state) {
+    (void)state;
+    fake_install(2, (size_t)64 << 20);
+    memset(&g, 0, sizeof g);
+    if (cm_device_open(0, &g.dev0) || cm_device_open(1, &g.dev1)) return -1;
+    if (cm_buffer_create(g.dev0, NB, &g.x) || cm_buffer_create(g.dev0, NB, &g.y) ||
+        cm_buffer_create(g.dev1, NB, &g.x1))
+        return -1;
+    if (cm_buffer_create(g.dev0, 64, &g.dead) || cm_buffer_destroy(g.dead)) return -1;
+    fill_sentinels();
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    int bad = cm_buffer_destroy(g.x) | cm_buffer_destroy(g.y) | cm_buffer_destroy(g.x1);
+    bad |= cm_device_close(g.dev0) | cm_device_close(g.dev1);
+    int left = fake_outstanding(), violations = fake.violations;
+    fake_uninstall();
+    return (bad || left || violations) ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- vector operations */
+
+static void test_add_arguments(void **state) {
+    (void)state;
+    EXPECT_FAIL(cm_vector_add_f32(NULL, NULL, 0, g.x, 0, g.y, 0, 4), INV, "out is NULL");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, NULL, 0, g.y, 0, 4), INV, "a is NULL");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, NULL, 0, 4), INV, "b is NULL");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.dead, 0, g.y, 0, 4), INV, "a");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, g.y, 0, NF + 1), INV,
+                "past the end of out");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 1, g.y, 0, NF), INV, "past the end of a");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, g.y, NF + 1, 0), INV, "b range");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, SIZE_MAX, g.y, 0, g.y, 0, 2), INV, "out range");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 4, g.y, 0, g.y, 0, SIZE_MAX), INV, "overflows");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.x1, 0, g.y, 0, 4), INV,
+                "a is on device 1 but out is on device 0");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, g.x1, 0, 4), INV, "b is on device 1");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.x, 1, g.y, 0, 8), INV, "overlaps a");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 4, g.y, 0, g.x, 0, 8), INV, "overlaps b");
+    /* f64: the same buffers hold half as many elements */
+    EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, g.y, 0, g.y, 0, NF / 2 + 1), INV,
+                "past the end of out");
+    EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, g.y, 0, g.x1, 0, 1), INV, "device 1");
+    EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, g.x, 1, g.y, 0, 4), INV, "overlaps a");
+    EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, NULL, 0, g.y, 0, 4), INV, "a is NULL");
+    expect_sentinels();
+    /* allowed: in place (exact alias), disjoint ranges of one buffer, n = 0 anywhere in range */
+    CM_ASSERT_OK(cm_vector_add_f32(NULL, g.x, 0, g.x, 0, g.x, 0, 0));
+    CM_ASSERT_OK(cm_vector_add_f32(NULL, g.x, NF, g.y, NF, g.y, NF, 0));
+    CM_ASSERT_OK(cm_vector_add_f64(NULL, g.x, 0, g.x, 0, g.y, 0, 0));
+    expect_sentinels();
+}
+
+static void test_axpy_scale_arguments(void **state) {
+    (void)state;
+    EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, NULL, 0, g.y, 0, 4), INV, "x is NULL");
+    EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.x, 0, NULL, 0, 4), INV, "y is NULL");
+    EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.x, 0, g.y, 1, NF), INV, "past the end of y");
+    EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.x, SIZE_MAX, g.y, 0, 1), INV, "x range");
+    EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.x1, 0, g.y, 0, 4), INV, "x is on device 1");
+    EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.y, 2, g.y, 0, 4), INV, "overlaps x");
+    EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.dead, 0, g.y, 0, 4), INV, "x");
+    EXPECT_FAIL(cm_vector_axpy_f64(NULL, 2.0, g.x, 0, g.y, 0, NF / 2 + 1), INV, "past the end");
+    EXPECT_FAIL(cm_vector_axpy_f64(NULL, 2.0, g.x, 0, g.x1, 0, 1), INV, "device");
+    EXPECT_FAIL(cm_vector_axpy_f64(NULL, 2.0, g.y, 1, g.y, 0, 4), INV, "overlaps x");
+    EXPECT_FAIL(cm_vector_scale_f32(NULL, 2.0f, NULL, 0, g.x, 0, 4), INV, "out is NULL");
+    EXPECT_FAIL(cm_vector_scale_f32(NULL, 2.0f, g.y, 0, NULL, 0, 4), INV, "x is NULL");
+    EXPECT_FAIL(cm_vector_scale_f32(NULL, 2.0f, g.y, 0, g.x, 0, NF + 1), INV, "past the end");
+    EXPECT_FAIL(cm_vector_scale_f32(NULL, 2.0f, g.y, 0, g.x1, 0, 4), INV, "device 1");
+    EXPECT_FAIL(cm_vector_scale_f32(NULL, 2.0f, g.y, 3, g.y, 0, 4), INV, "overlaps x");
+    EXPECT_FAIL(cm_vector_scale_f64(NULL, 2.0, g.y, 0, g.x, SIZE_MAX / 2, 4), INV, "x range");
+    EXPECT_FAIL(cm_vector_scale_f64(NULL, 2.0, g.y, 0, g.x, 0, SIZE_MAX), INV, "out range");
+    EXPECT_FAIL(cm_vector_scale_f64(NULL, 2.0, g.x1, 0, g.x, 0, 4), INV, "device");
+    expect_sentinels();
+    CM_ASSERT_OK(cm_vector_axpy_f32(NULL, 2.0f, g.y, 0, g.y, 0, 0));
+    CM_ASSERT_OK(cm_vector_scale_f64(NULL, 2.0, g.y, 0, g.y, 0, 0));
+    expect_sentinels();
+}
+
+static void test_fill_copy_arguments(void **state) {
+    (void)state;
+    EXPECT_FAIL(cm_vector_fill_f32(NULL, NULL, 0, 1.0f, 4), INV, "out is NULL");
+    EXPECT_FAIL(cm_vector_fill_f32(NULL, g.dead, 0, 1.0f, 4), INV, "out");
+    EXPECT_FAIL(cm_vector_fill_f32(NULL, g.x, NF - 3, 1.0f, 4), INV, "past the end of out");
+    EXPECT_FAIL(cm_vector_fill_f32(NULL, g.x, NF + 1, 1.0f, 0), INV, "out range");
+    EXPECT_FAIL(cm_vector_fill_f64(NULL, g.x, 1, 1.0, SIZE_MAX), INV, "overflows");
+    EXPECT_FAIL(cm_vector_fill_f64(NULL, g.x, NF / 2, 1.0, 1), INV, "past the end");
+    EXPECT_FAIL(cm_vector_copy_f32(NULL, NULL, 0, g.x, 0, 4), INV, "out is NULL");
+    EXPECT_FAIL(cm_vector_copy_f32(NULL, g.y, 0, NULL, 0, 4), INV, "x is NULL");
+    EXPECT_FAIL(cm_vector_copy_f32(NULL, g.y, 0, g.x, 1, NF), INV, "past the end of x");
+    EXPECT_FAIL(cm_vector_copy_f32(NULL, g.y, 0, g.x1, 0, 4), INV, "x is on device 1");
+    EXPECT_FAIL(cm_vector_copy_f32(NULL, g.x, 1, g.x, 0, 4), INV, "overlaps x");
+    EXPECT_FAIL(cm_vector_copy_f64(NULL, g.y, 0, g.x, 0, NF / 2 + 1), INV, "past the end");
+    EXPECT_FAIL(cm_vector_copy_f64(NULL, g.x1, 0, g.x, 0, 4), INV, "device");
+    EXPECT_FAIL(cm_vector_copy_f64(NULL, g.x, 0, g.x, 1, 4), INV, "overlaps x");
+    expect_sentinels();
+    CM_ASSERT_OK(cm_vector_fill_f32(NULL, g.x, NF, 1.0f, 0));
+    CM_ASSERT_OK(cm_vector_copy_f64(NULL, g.x, 0, g.x, 0, 0));
+    expect_sentinels();
+}
+
+/* ---------------------------------------------------------------- reductions */
+
+/* A device-result reduction f(stream, x, x_offset, n, result, result_offset) of element size
+ * elem and result size rsize, checked through every rule. */
+typedef cm_status_t (*reduce_fn_t)(cm_stream_t *, const cm_buffer_t *, size_t, size_t,
+                                   cm_buffer_t *, size_t);
+
+static void check_reduce(reduce_fn_t f, const char *name, size_t elem, size_t rsize) {
+    print_message("%s\n", name);
+    const size_t n = NB / elem, rn = NB / rsize;
+    EXPECT_FAIL(f(NULL, NULL, 0, 4, g.y, 0), INV, "x is NULL");
+    EXPECT_FAIL(f(NULL, g.dead, 0, 4, g.y, 0), INV, "x");
+    EXPECT_FAIL(f(NULL, g.x, 0, 4, NULL, 0), INV, "result is NULL");
+    EXPECT_FAIL(f(NULL, g.x, 0, n + 1, g.y, 0), INV, "past the end of x");
+    EXPECT_FAIL(f(NULL, g.x, 1, n, g.y, 0), INV, "past the end of x");
+    EXPECT_FAIL(f(NULL, g.x, SIZE_MAX, 1, g.y, 0), INV, "x range");
+    EXPECT_FAIL(f(NULL, g.x, 2, SIZE_MAX, g.y, 0), INV, "overflows");
+    EXPECT_FAIL(f(NULL, g.x, 0, 4, g.y, rn), INV, "past the end of result");
+    EXPECT_FAIL(f(NULL, g.x, 0, 4, g.y, SIZE_MAX), INV, "result range");
+    EXPECT_FAIL(f(NULL, g.x1, 0, 4, g.y, 0), INV, "is on device");
+    EXPECT_FAIL(f(NULL, g.x, 0, 4, g.x1, 0), INV, "result is on device 1");
+    /* the result may not lie in the input: first, middle and last element of the range */
+    EXPECT_FAIL(f(NULL, g.x, 0, n, g.x, 0), INV, "overlaps x");
+    EXPECT_FAIL(f(NULL, g.x, 0, n, g.x, rn / 2), INV, "overlaps x");
+    EXPECT_FAIL(f(NULL, g.x, 0, n, g.x, rn - 1), INV, "overlaps x");
+    expect_sentinels();
+}
+
+typedef cm_status_t (*dot_fn_t)(cm_stream_t *, const cm_buffer_t *, size_t, const cm_buffer_t *,
+                                size_t, size_t, cm_buffer_t *, size_t);
+
+static void check_dot(dot_fn_t f, const char *name, size_t elem) {
+    print_message("%s\n", name);
+    const size_t n = NB / elem;
+    EXPECT_FAIL(f(NULL, NULL, 0, g.x, 0, 4, g.y, 0), INV, "x is NULL");
+    EXPECT_FAIL(f(NULL, g.x, 0, NULL, 0, 4, g.y, 0), INV, "y is NULL");
+    EXPECT_FAIL(f(NULL, g.x, 0, g.x, 0, 4, NULL, 0), INV, "result is NULL");
+    EXPECT_FAIL(f(NULL, g.x, 0, g.x, 1, n, g.y, 0), INV, "past the end of y");
+    EXPECT_FAIL(f(NULL, g.x, 0, g.x, SIZE_MAX, 1, g.y, 0), INV, "y range");
+    EXPECT_FAIL(f(NULL, g.x, 0, g.x1, 0, 4, g.y, 0), INV, "y is on device 1");
+    EXPECT_FAIL(f(NULL, g.x, 0, g.y, 0, 4, g.y, 1), INV, "overlaps y");
+    EXPECT_FAIL(f(NULL, g.x, 0, g.x, 0, 4, g.y, NB / elem), INV, "past the end of result");
+    expect_sentinels();
+}
+
+static void test_reduce_arguments(void **state) {
+    (void)state;
+    check_reduce(cm_reduce_sum_f32, "sum_f32", 4, 4);
+    check_reduce(cm_reduce_sum_f64, "sum_f64", 8, 8);
+    check_reduce(cm_reduce_sum_i32, "sum_i32", 4, 8);
+    check_reduce(cm_reduce_min_f32, "min_f32", 4, 4);
+    check_reduce(cm_reduce_min_f64, "min_f64", 8, 8);
+    check_reduce(cm_reduce_min_i32, "min_i32", 4, 4);
+    check_reduce(cm_reduce_max_f32, "max_f32", 4, 4);
+    check_reduce(cm_reduce_max_f64, "max_f64", 8, 8);
+    check_reduce(cm_reduce_max_i32, "max_i32", 4, 4);
+    check_reduce(cm_reduce_argmin_f32, "argmin_f32", 4, 8);
+    check_reduce(cm_reduce_argmin_f64, "argmin_f64", 8, 8);
+    check_reduce(cm_reduce_argmax_f32, "argmax_f32", 4, 8);
+    check_reduce(cm_reduce_argmax_f64, "argmax_f64", 8, 8);
+    check_dot(cm_reduce_dot_f32, "dot_f32", 4);
+    check_dot(cm_reduce_dot_f64, "dot_f64", 8);
+}
+
+static void test_reduce_to_host_arguments(void **state) {
+    (void)state;
+    float f = 7.0f;
+    double d = 7.0;
+    int64_t l = 7;
+    int32_t i = 7;
+    uint64_t idx = 7;
+    EXPECT_FAIL(cm_reduce_sum_f32_to_host(NULL, g.x, 0, 4, NULL), INV, "result pointer is NULL");
+    EXPECT_FAIL(cm_reduce_sum_f32_to_host(NULL, NULL, 0, 4, &f), INV, "x is NULL");
+    EXPECT_FAIL(cm_reduce_sum_f32_to_host(NULL, g.x, 1, NF, &f), INV, "past the end of x");
+    EXPECT_FAIL(cm_reduce_sum_f64_to_host(NULL, g.x, 0, NF / 2 + 1, &d), INV, "past the end");
+    EXPECT_FAIL(cm_reduce_sum_f64_to_host(NULL, g.x, 0, 4, NULL), INV, "NULL");
+    EXPECT_FAIL(cm_reduce_sum_i32_to_host(NULL, g.x, SIZE_MAX, 1, &l), INV, "x range");
+    EXPECT_FAIL(cm_reduce_sum_i32_to_host(NULL, g.dead, 0, 1, &l), INV, "x");
+    EXPECT_FAIL(cm_reduce_min_f32_to_host(NULL, g.x, 0, NF + 1, &f), INV, "past the end");
+    EXPECT_FAIL(cm_reduce_min_f64_to_host(NULL, NULL, 0, 1, &d), INV, "x is NULL");
+    EXPECT_FAIL(cm_reduce_min_i32_to_host(NULL, g.x, 0, 1, NULL), INV, "NULL");
+    EXPECT_FAIL(cm_reduce_max_f32_to_host(NULL, g.x, 3, SIZE_MAX, &f), INV, "overflows");
+    EXPECT_FAIL(cm_reduce_max_f64_to_host(NULL, g.x, 0, 4, NULL), INV, "NULL");
+    EXPECT_FAIL(cm_reduce_max_i32_to_host(NULL, g.x, 0, NF + 1, &i), INV, "past the end");
+    EXPECT_FAIL(cm_reduce_argmin_f32_to_host(NULL, g.x, 0, 4, NULL, &f), INV, "NULL");
+    EXPECT_FAIL(cm_reduce_argmin_f32_to_host(NULL, g.x, 0, NF + 1, &idx, NULL), INV,
+                "past the end");
+    EXPECT_FAIL(cm_reduce_argmin_f64_to_host(NULL, NULL, 0, 4, &idx, &d), INV, "x is NULL");
+    EXPECT_FAIL(cm_reduce_argmax_f32_to_host(NULL, g.x, 0, 4, NULL, NULL), INV, "NULL");
+    EXPECT_FAIL(cm_reduce_argmax_f64_to_host(NULL, g.x, NF, 1, &idx, &d), INV, "x range");
+    EXPECT_FAIL(cm_reduce_dot_f32_to_host(NULL, g.x, 0, g.x1, 0, 4, &f), INV, "device 1");
+    EXPECT_FAIL(cm_reduce_dot_f32_to_host(NULL, g.x, 0, g.y, 0, 4, NULL), INV, "NULL");
+    EXPECT_FAIL(cm_reduce_dot_f64_to_host(NULL, g.x, 0, g.y, 1, NF / 2, &d), INV,
+                "past the end of y");
+    EXPECT_FAIL(cm_reduce_dot_f64_to_host(NULL, g.x, 0, NULL, 0, 4, &d), INV, "y is NULL");
+    /* nothing was written on failure */
+    assert_true(f == 7.0f && d == 7.0 && l == 7 && i == 7 && idx == 7);
+    expect_sentinels();
+}
+
+/* ---------------------------------------------------------------- size-to-grid arithmetic */
+
+static void test_reduce_grid(void **state) {
+    (void)state;
+    /* 256 threads x 64 bytes = 16 KiB of input per block, 8 blocks per SM at most */
+    assert_int_equal(cm__reduce_grid(0, 4, 132), 1);
+    assert_int_equal(cm__reduce_grid(1, 4, 132), 1);
+    assert_int_equal(cm__reduce_grid(4096, 4, 132), 1);
+    assert_int_equal(cm__reduce_grid(4097, 4, 132), 2);
+    assert_int_equal(cm__reduce_grid(2048, 8, 132), 1);
+    assert_int_equal(cm__reduce_grid(2049, 8, 132), 2);
+    assert_int_equal(cm__reduce_grid((size_t)1 << 16, 4, 132), 16);
+    assert_int_equal(cm__reduce_grid((size_t)1 << 20, 4, 132), 256);
+    assert_int_equal(cm__reduce_grid((size_t)1 << 28, 4, 132), 132 * 8);
+    assert_int_equal(cm__reduce_grid((size_t)1 << 28, 4, 0), 8);      /* unknown SM count */
+    assert_int_equal(cm__reduce_grid(SIZE_MAX, 8, 132), 132 * 8);      /* no overflow */
+    assert_int_equal(cm__reduce_grid(SIZE_MAX, 8, 100000), CM__REDUCE_MAX_BLOCKS);
+    assert_int_equal(cm__reduce_grid(SIZE_MAX, 0, 1), 8);
+    /* the scratch the grid needs stays small: the largest is 8192 x 16 + 64 bytes */
+    assert_true(CM__REDUCE_PARTIALS_OFFSET + (size_t)CM__REDUCE_MAX_BLOCKS * CM__REDUCE_PARTIAL_BYTES
+                <= ((size_t)129 << 10));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_add_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_axpy_scale_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fill_copy_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reduce_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reduce_to_host_arguments, setup, teardown),
+        cmocka_unit_test(test_reduce_grid),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
