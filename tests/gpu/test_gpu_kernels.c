@@ -1,0 +1,615 @@
+/*
+ * kernels.h on a real GPU: every vector operation and reduction x type x sizes {0, 1, 31, 32,
+ * 33, 1023, 2^20 + 7} x element offsets {0, 1, 3} (offsets that break the 16-byte alignment),
+ * alternating the legacy default stream and a pooled stream. Random inputs drawn fresh for each
+ * case; outputs poisoned (all bytes 0xFF: NaN) first and every element checked, including the
+ * poison left around the range; references in float64 on the CPU; sums and dots within the bound
+ * kernels.h states; argmin / argmax first index with ties; NaN rules; empty inputs; the same
+ * bits on repeated calls. One large case: add and sum of 2^28 - 3 floats at offset 1
+ * (skipped when the device has less than 4 GiB free).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cm_test.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cudamodel/buffer.h>
+#include <cudamodel/device.h>
+#include <cudamodel/kernels.h>
+#include <cudamodel/stream.h>
+
+static const size_t sizes[] = {0, 1, 31, 32, 33, 1023, ((size_t)1 << 20) + 7};
+static const size_t offsets[] = {0, 1, 3};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+#define NOFFS (sizeof offsets / sizeof offsets[0])
+#define PAD 5 /* poisoned elements after each range */
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rnd(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+/* uniform in [-1, 1) with the full mantissa */
+static double rnd_unit(void) { return (double)(rnd() >> 11) * 0x1.0p-52 - 1.0; }
+
+typedef struct ctx {
+    cm_device_t *dev;
+    cm_stream_t *stream;
+} ctx_t;
+
+static ctx_t c;
+
+static int setup(void **state) {
+    (void)state;
+    char reason[256];
+    if (!cm_test_have_gpu(reason, sizeof reason)) return 0;
+    if (cm_device_open(0, &c.dev) != CM_OK) return -1;
+    if (cm_stream_acquire(c.dev, CM_STREAM_PRIORITY_LOW, &c.stream) != CM_OK) return -1;
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    if (c.dev == NULL) return 0;
+    int bad = cm_stream_release(c.stream) | cm_device_close(c.dev);
+    c.dev = NULL;
+    return bad ? -1 : 0;
+}
+
+/* the stream for case k: NULL (legacy) or the pooled stream */
+static cm_stream_t *stream_for(size_t k) { return (k & 1) ? c.stream : NULL; }
+
+static void sync_all(void) {
+    CM_ASSERT_OK(cm_stream_synchronize(c.stream));
+    assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+static cm_buffer_t *upload(const void *h, size_t bytes) {
+    cm_buffer_t *b = NULL;
+    CM_ASSERT_OK(cm_buffer_create(c.dev, bytes, &b));
+    if (bytes > 0) CM_ASSERT_OK(cm_buffer_copy_from_host(b, 0, h, bytes));
+    return b;
+}
+
+static void download(const cm_buffer_t *b, void *h, size_t bytes) {
+    sync_all();
+    if (bytes > 0) CM_ASSERT_OK(cm_buffer_copy_to_host(b, 0, h, bytes));
+}
+
+/* host array of total elements of elem bytes: random values (floats in [-1, 1), ints in
+ * [-2^20, 2^20)) */
+static void *random_array(size_t total, size_t elem, int is_int) {
+    void *p = malloc(total * elem + 1);
+    assert_non_null(p);
+    for (size_t i = 0; i < total; ++i) {
+        if (is_int) {
+            int32_t v = (int32_t)(rnd() % (1u << 21)) - (1 << 20);
+            memcpy((char *)p + i * 4, &v, 4);
+        } else if (elem == 4) {
+            float v = (float)rnd_unit();
+            memcpy((char *)p + i * 4, &v, 4);
+        } else {
+            double v = rnd_unit();
+            memcpy((char *)p + i * 8, &v, 8);
+        }
+    }
+    return p;
+}
+
+static double get(const void *p, size_t i, size_t elem) {
+    if (elem == 4) {
+        float f;
+        memcpy(&f, (const char *)p + i * 4, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, (const char *)p + i * 8, 8);
+    return d;
+}
+
+/* ---------------------------------------------------------------- vector operations */
+
+enum { OP_ADD, OP_AXPY, OP_SCALE, OP_FILL, OP_COPY, OP_COUNT };
+static const char *op_names[] = {"add", "axpy", "scale", "fill", "copy"};
+
+static cm_status_t run_vector(int op, size_t elem, cm_stream_t *s, cm_buffer_t *out, size_t off,
+                              cm_buffer_t *a, cm_buffer_t *b, size_t n, double alpha) {
+    if (elem == 4) {
+        switch (op) {
+        case OP_ADD: return cm_vector_add_f32(s, out, off, a, off, b, off, n);
+        case OP_AXPY: return cm_vector_axpy_f32(s, (float)alpha, a, off, out, off, n);
+        case OP_SCALE: return cm_vector_scale_f32(s, (float)alpha, out, off, a, off, n);
+        case OP_FILL: return cm_vector_fill_f32(s, out, off, (float)alpha, n);
+        default: return cm_vector_copy_f32(s, out, off, a, off, n);
+        }
+    }
+    switch (op) {
+    case OP_ADD: return cm_vector_add_f64(s, out, off, a, off, b, off, n);
+    case OP_AXPY: return cm_vector_axpy_f64(s, alpha, a, off, out, off, n);
+    case OP_SCALE: return cm_vector_scale_f64(s, alpha, out, off, a, off, n);
+    case OP_FILL: return cm_vector_fill_f64(s, out, off, alpha, n);
+    default: return cm_vector_copy_f64(s, out, off, a, off, n);
+    }
+}
+
+static void check_vector_case(int op, size_t elem, size_t n, size_t off, size_t k) {
+    const size_t total = off + n + PAD;
+    const size_t bytes = total * elem;
+    void *ha = random_array(total, elem, 0);
+    void *hb = random_array(total, elem, 0);
+    unsigned char *ho = malloc(bytes + 1);
+    assert_non_null(ho);
+    const double alpha = elem == 4 ? (double)(float)rnd_unit() * 3.0f : rnd_unit() * 3.0;
+    cm_buffer_t *a = upload(ha, bytes), *b = upload(hb, bytes), *out = NULL;
+    if (op == OP_AXPY) {
+        out = b; /* y is both input and output */
+    } else {
+        CM_ASSERT_OK(cm_buffer_create(c.dev, bytes, &out));
+        if (bytes > 0) CM_ASSERT_OK(cm_buffer_set(out, 0, bytes, 0xFF));
+    }
+    CM_ASSERT_OK(run_vector(op, elem, stream_for(k), out, off, a, b, n, alpha));
+    download(out, ho, bytes);
+    size_t bad = 0;
+    bool printed = false;
+    for (size_t i = 0; i < total; ++i) {
+        const bool inside = i >= off && i < off + n;
+        if (!inside) { /* poison (or y's old values for axpy) untouched */
+            const unsigned char *want = op == OP_AXPY ? (const unsigned char *)hb + i * elem : NULL;
+            for (size_t q = 0; q < elem; ++q)
+                if (ho[i * elem + q] != (want ? want[q] : 0xFF)) { ++bad; break; }
+            continue;
+        }
+        const double x = get(ha, i, elem), y = get(hb, i, elem), got = get(ho, i, elem);
+        double ref = 0, tol = 0;
+        switch (op) {
+        case OP_ADD: ref = x + y; break;
+        case OP_AXPY: ref = alpha * x + y; tol = (fabs(alpha * x) + fabs(y)) * (elem == 4 ? 0x1p-23 : 0x1p-51); break;
+        case OP_SCALE: ref = alpha * x; break;
+        case OP_FILL: ref = alpha; break;
+        default: ref = x; break;
+        }
+        bool ok;
+        if (tol == 0) { /* correctly rounded: the float64 reference rounded to the type */
+            const double r = elem == 4 ? (double)(float)ref : ref;
+            ok = got == r;
+        } else {
+            ok = fabs(got - ref) <= tol;
+        }
+        if (!ok) {
+            ++bad;
+            if (!printed)
+                print_error("%s f%zu n=%zu off=%zu: element %zu got %.17g want %.17g\n",
+                            op_names[op], elem * 8, n, off, i, got, ref);
+            printed = true;
+        }
+    }
+    if (bad) fail_msg("%s f%zu n=%zu off=%zu: %zu bad elements", op_names[op], elem * 8, n, off, bad);
+    CM_ASSERT_OK(cm_buffer_destroy(a));
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    if (out != b) CM_ASSERT_OK(cm_buffer_destroy(out));
+    free(ha);
+    free(hb);
+    free(ho);
+}
+
+static void test_vector_ops(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    size_t k = 0;
+    for (int op = 0; op < OP_COUNT; ++op)
+        for (size_t e = 4; e <= 8; e += 4)
+            for (size_t si = 0; si < NSIZES; ++si)
+                for (size_t oi = 0; oi < NOFFS; ++oi) check_vector_case(op, e, sizes[si], offsets[oi], k++);
+}
+
+/* in place: out = a exactly for add and scale, x = y for axpy */
+static void test_vector_in_place(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const size_t n = 1003, off = 1;
+    float *h = random_array(off + n, 4, 0), *g = malloc((off + n) * 4);
+    assert_non_null(g);
+    cm_buffer_t *b = upload(h, (off + n) * 4);
+    CM_ASSERT_OK(cm_vector_add_f32(NULL, b, off, b, off, b, off, n));         /* 2x */
+    CM_ASSERT_OK(cm_vector_scale_f32(c.stream, 0.5f, b, off, b, off, n));    /* x */
+    sync_all();
+    CM_ASSERT_OK(cm_vector_axpy_f32(NULL, 1.0f, b, off, b, off, n));          /* 2x */
+    download(b, g, (off + n) * 4);
+    for (size_t i = off; i < off + n; ++i) assert_true(g[i] == 2.0f * h[i]);
+    assert_true(memcmp(g, h, off * 4) == 0);
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    free(h);
+    free(g);
+}
+
+/* ---------------------------------------------------------------- reductions */
+
+enum { R_SUM, R_MIN, R_MAX, R_ARGMIN, R_ARGMAX, R_DOT, R_COUNT };
+static const char *r_names[] = {"sum", "min", "max", "argmin", "argmax", "dot"};
+enum { T_F32, T_F64, T_I32 };
+
+typedef struct rresult {
+    double value;     /* sum/min/max/dot, or the value at the index for arg */
+    uint64_t index;
+    uint64_t bits;    /* raw bits of the value as returned (reproducibility) */
+} rresult_t;
+
+/* Run one reduction through the device-result form (into a poisoned buffer) and the host form;
+ * both must agree bit for bit. */
+static rresult_t run_reduce(int op, int t, cm_stream_t *s, cm_buffer_t *x, size_t xoff,
+                            cm_buffer_t *y, size_t yoff, size_t n) {
+    rresult_t r = {0, 0, 0};
+    cm_buffer_t *res = NULL;
+    CM_ASSERT_OK(cm_buffer_create(c.dev, 64, &res));
+    CM_ASSERT_OK(cm_buffer_set(res, 0, 64, 0xFF));
+    unsigned char dev_bytes[64];
+    const size_t roff = 1; /* element 1 of the result buffer */
+    size_t rb = 0;
+    uint64_t hidx = 0;
+    float hf = 0;
+    double hd = 0;
+    int32_t hi = 0;
+    int64_t hl = 0;
+    cm_status_t st = CM_OK;
+#define BOTH(dev_call, host_call, size)                                                        \
+    do {                                                                                       \
+        CM_ASSERT_OK(dev_call);                                                                \
+        CM_ASSERT_OK(host_call);                                                               \
+        rb = size;                                                                             \
+    } while (0)
+    if (t == T_F32) {
+        switch (op) {
+        case R_SUM: BOTH(cm_reduce_sum_f32(s, x, xoff, n, res, roff), cm_reduce_sum_f32_to_host(s, x, xoff, n, &hf), 4); break;
+        case R_MIN: BOTH(cm_reduce_min_f32(s, x, xoff, n, res, roff), cm_reduce_min_f32_to_host(s, x, xoff, n, &hf), 4); break;
+        case R_MAX: BOTH(cm_reduce_max_f32(s, x, xoff, n, res, roff), cm_reduce_max_f32_to_host(s, x, xoff, n, &hf), 4); break;
+        case R_ARGMIN: BOTH(cm_reduce_argmin_f32(s, x, xoff, n, res, roff), cm_reduce_argmin_f32_to_host(s, x, xoff, n, &hidx, &hf), 8); break;
+        case R_ARGMAX: BOTH(cm_reduce_argmax_f32(s, x, xoff, n, res, roff), cm_reduce_argmax_f32_to_host(s, x, xoff, n, &hidx, &hf), 8); break;
+        default: BOTH(cm_reduce_dot_f32(s, x, xoff, y, yoff, n, res, roff), cm_reduce_dot_f32_to_host(s, x, xoff, y, yoff, n, &hf), 4); break;
+        }
+    } else if (t == T_F64) {
+        switch (op) {
+        case R_SUM: BOTH(cm_reduce_sum_f64(s, x, xoff, n, res, roff), cm_reduce_sum_f64_to_host(s, x, xoff, n, &hd), 8); break;
+        case R_MIN: BOTH(cm_reduce_min_f64(s, x, xoff, n, res, roff), cm_reduce_min_f64_to_host(s, x, xoff, n, &hd), 8); break;
+        case R_MAX: BOTH(cm_reduce_max_f64(s, x, xoff, n, res, roff), cm_reduce_max_f64_to_host(s, x, xoff, n, &hd), 8); break;
+        case R_ARGMIN: BOTH(cm_reduce_argmin_f64(s, x, xoff, n, res, roff), cm_reduce_argmin_f64_to_host(s, x, xoff, n, &hidx, &hd), 8); break;
+        case R_ARGMAX: BOTH(cm_reduce_argmax_f64(s, x, xoff, n, res, roff), cm_reduce_argmax_f64_to_host(s, x, xoff, n, &hidx, &hd), 8); break;
+        default: BOTH(cm_reduce_dot_f64(s, x, xoff, y, yoff, n, res, roff), cm_reduce_dot_f64_to_host(s, x, xoff, y, yoff, n, &hd), 8); break;
+        }
+    } else {
+        switch (op) {
+        case R_SUM: BOTH(cm_reduce_sum_i32(s, x, xoff, n, res, roff), cm_reduce_sum_i32_to_host(s, x, xoff, n, &hl), 8); break;
+        case R_MIN: BOTH(cm_reduce_min_i32(s, x, xoff, n, res, roff), cm_reduce_min_i32_to_host(s, x, xoff, n, &hi), 4); break;
+        default: BOTH(cm_reduce_max_i32(s, x, xoff, n, res, roff), cm_reduce_max_i32_to_host(s, x, xoff, n, &hi), 4); break;
+        }
+    }
+#undef BOTH
+    (void)st;
+    download(res, dev_bytes, 64);
+    /* element roff written, everything else still poison */
+    for (size_t q = 0; q < 64; ++q) {
+        if (q >= roff * rb && q < (roff + 1) * rb) continue;
+        assert_int_equal(dev_bytes[q], 0xFF);
+    }
+    const unsigned char *dv = dev_bytes + roff * rb;
+    if (op == R_ARGMIN || op == R_ARGMAX) {
+        memcpy(&r.index, dv, 8);
+        assert_true(r.index == hidx);
+        r.value = t == T_F32 ? (double)hf : hd;
+        r.bits = r.index;
+    } else if (t == T_F32) {
+        assert_memory_equal(dv, &hf, 4);
+        uint32_t u;
+        memcpy(&u, &hf, 4);
+        r.bits = u;
+        r.value = hf;
+    } else if (t == T_F64) {
+        assert_memory_equal(dv, &hd, 8);
+        memcpy(&r.bits, &hd, 8);
+        r.value = hd;
+    } else if (op == R_SUM) {
+        assert_memory_equal(dv, &hl, 8);
+        r.value = (double)hl;
+        r.bits = (uint64_t)hl;
+    } else {
+        assert_memory_equal(dv, &hi, 4);
+        r.value = hi;
+        r.bits = (uint32_t)hi;
+    }
+    CM_ASSERT_OK(cm_buffer_destroy(res));
+    return r;
+}
+
+static void check_reduce_case(int op, int t, size_t n, size_t off, size_t k, int ties) {
+    const size_t elem = t == T_F64 ? 8 : 4;
+    const size_t total = off + n + PAD;
+    unsigned char *hx = random_array(total, elem, t == T_I32);
+    unsigned char *hy = random_array(total, elem, 0);
+    if (ties && n > 2) { /* the extreme at several places: the first must win */
+        for (size_t rep = 0; rep < 3; ++rep) {
+            size_t i = off + (size_t)(rnd() % n);
+            size_t j = off + (size_t)(rnd() % n);
+            memcpy(hx + j * elem, hx + i * elem, elem);
+        }
+        /* make an explicit tied extreme */
+        size_t i1 = off + n / 3, i2 = off + n / 2, i3 = off + n - 1;
+        double ext = (op == R_ARGMIN || op == R_MIN) ? -2.0 : 2.0;
+        for (size_t q = 0; q < 3; ++q) {
+            size_t i = q == 0 ? i2 : q == 1 ? i1 : i3;
+            if (elem == 4) { float f = (float)ext; memcpy(hx + i * elem, &f, 4); }
+            else memcpy(hx + i * elem, &ext, 8);
+        }
+    }
+    cm_buffer_t *x = upload(hx, total * elem), *y = upload(hy, total * elem);
+    /* float64 reference */
+    double sum = 0, sumabs = 0, mn = INFINITY, mx = -INFINITY;
+    uint64_t imin = CM_REDUCE_NO_INDEX, imax = CM_REDUCE_NO_INDEX;
+    long long isum = 0;
+    int32_t imn = INT32_MAX, imx = INT32_MIN;
+    for (size_t i = 0; i < n; ++i) {
+        double v;
+        if (t == T_I32) {
+            int32_t q;
+            memcpy(&q, hx + (off + i) * 4, 4);
+            isum += q;
+            if (q < imn) imn = q;
+            if (q > imx) imx = q;
+            continue;
+        }
+        v = get(hx, off + i, elem);
+        double term = op == R_DOT ? v * get(hy, off + i, elem) : v;
+        sum += term; /* float64; the float32 terms and products are exact */
+        sumabs += fabs(term);
+        if (v < mn) { mn = v; imin = i; }
+        if (v > mx) { mx = v; imax = i; }
+    }
+    rresult_t r = run_reduce(op, t, stream_for(k), x, off, y, off, n);
+    const char *tn = t == T_F32 ? "f32" : t == T_F64 ? "f64" : "i32";
+    if (t == T_I32) {
+        if (op == R_SUM) assert_true((long long)r.value == isum);
+        else if (op == R_MIN) assert_true(r.value == (n ? imn : INT32_MAX));
+        else assert_true(r.value == (n ? imx : INT32_MIN));
+    } else if (op == R_SUM || op == R_DOT) {
+        /* kernels.h's bound, with K <= n / 256 + 21 + 1 */
+        const double eps = t == T_F32 ? 0x1p-24 : 0x1p-53;
+        const double k_ = (double)(n / 256 + 23);
+        const double bound = (t == T_F32 ? eps * fabs(sum) : 0) + (k_ + 1) * 0x1p-53 * sumabs +
+                             (t == T_F64 ? k_ * eps * sumabs : 0) + 1e-300;
+        if (!(fabs(r.value - sum) <= bound))
+            fail_msg("%s %s n=%zu off=%zu: got %.17g want %.17g (bound %.3g)", r_names[op], tn, n,
+                     off, r.value, sum, bound);
+    } else if (op == R_MIN) {
+        assert_true(r.value == (t == T_F32 ? (double)(float)mn : mn));
+    } else if (op == R_MAX) {
+        assert_true(r.value == mx);
+    } else {
+        uint64_t want = op == R_ARGMIN ? imin : imax;
+        if (r.index != want)
+            fail_msg("%s %s n=%zu off=%zu: index %llu want %llu", r_names[op], tn, n, off,
+                     (unsigned long long)r.index, (unsigned long long)want);
+        if (n > 0) assert_true(r.value == get(hx, off + want, elem));
+        else assert_true(isinf(r.value));
+    }
+    CM_ASSERT_OK(cm_buffer_destroy(x));
+    CM_ASSERT_OK(cm_buffer_destroy(y));
+    free(hx);
+    free(hy);
+}
+
+static void test_reductions(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    size_t k = 0;
+    for (int t = T_F32; t <= T_I32; ++t)
+        for (int op = 0; op < R_COUNT; ++op) {
+            if (t == T_I32 && op > R_MAX) continue;
+            for (size_t si = 0; si < NSIZES; ++si)
+                for (size_t oi = 0; oi < NOFFS; ++oi) {
+                    check_reduce_case(op, t, sizes[si], offsets[oi], k++, 0);
+                    if (op == R_ARGMIN || op == R_ARGMAX || op == R_MIN || op == R_MAX)
+                        check_reduce_case(op, t, sizes[si], offsets[oi], k++, 1);
+                }
+        }
+}
+
+/* dot with x and y misaligned differently (the scalar path), and x . x */
+static void test_dot_mixed_alignment(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const size_t n = ((size_t)1 << 16) + 3;
+    float *h = random_array(n + 8, 4, 0);
+    cm_buffer_t *b = upload(h, (n + 8) * 4);
+    double ref = 0, refxx = 0, sa = 0, sxx = 0;
+    for (size_t i = 0; i < n; ++i) {
+        ref += (double)h[1 + i] * h[2 + i];
+        sa += fabs((double)h[1 + i] * h[2 + i]);
+        refxx += (double)h[1 + i] * h[1 + i];
+        sxx += (double)h[1 + i] * h[1 + i];
+    }
+    float got = 0, gxx = 0;
+    CM_ASSERT_OK(cm_reduce_dot_f32_to_host(NULL, b, 1, b, 2, n, &got));
+    CM_ASSERT_OK(cm_reduce_dot_f32_to_host(c.stream, b, 1, b, 1, n, &gxx));
+    assert_true(fabs(got - ref) <= 0x1p-24 * fabs(ref) + 300 * 0x1p-53 * sa);
+    assert_true(fabs(gxx - refxx) <= 0x1p-24 * fabs(refxx) + 300 * 0x1p-53 * sxx);
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    free(h);
+}
+
+/* NaN rules: NaN propagates through sum/min/max/dot; argmin/argmax give the first NaN. Infinities. */
+static void test_nan_rules(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const size_t n = ((size_t)1 << 20) + 7;
+    for (size_t e = 4; e <= 8; e += 4) {
+        unsigned char *h = random_array(n, e, 0);
+        const size_t first = 777777, second = 5;
+        (void)second;
+        for (size_t q = 0; q < 2; ++q) {
+            size_t i = q == 0 ? first : n - 1;
+            if (e == 4) { float f = NAN; memcpy(h + i * 4, &f, 4); }
+            else { double d = NAN; memcpy(h + i * 8, &d, 8); }
+        }
+        cm_buffer_t *b = upload(h, n * e);
+        uint64_t idx = 0;
+        if (e == 4) {
+            float v = 0;
+            CM_ASSERT_OK(cm_reduce_sum_f32_to_host(NULL, b, 0, n, &v)); assert_true(isnan(v));
+            CM_ASSERT_OK(cm_reduce_min_f32_to_host(NULL, b, 0, n, &v)); assert_true(isnan(v));
+            CM_ASSERT_OK(cm_reduce_max_f32_to_host(NULL, b, 0, n, &v)); assert_true(isnan(v));
+            CM_ASSERT_OK(cm_reduce_dot_f32_to_host(NULL, b, 0, b, 0, n, &v)); assert_true(isnan(v));
+            CM_ASSERT_OK(cm_reduce_argmax_f32_to_host(NULL, b, 0, n, &idx, &v));
+            assert_int_equal(idx, first); assert_true(isnan(v));
+            CM_ASSERT_OK(cm_reduce_argmin_f32_to_host(NULL, b, 0, n, &idx, NULL));
+            assert_int_equal(idx, first);
+            /* from offset first + 1 the first NaN is the last element */
+            CM_ASSERT_OK(cm_reduce_argmin_f32_to_host(NULL, b, first + 1, n - first - 1, &idx, NULL));
+            assert_int_equal(idx, n - first - 2);
+        } else {
+            double v = 0;
+            CM_ASSERT_OK(cm_reduce_sum_f64_to_host(NULL, b, 0, n, &v)); assert_true(isnan(v));
+            CM_ASSERT_OK(cm_reduce_min_f64_to_host(NULL, b, 0, n, &v)); assert_true(isnan(v));
+            CM_ASSERT_OK(cm_reduce_max_f64_to_host(NULL, b, 0, n, &v)); assert_true(isnan(v));
+            CM_ASSERT_OK(cm_reduce_dot_f64_to_host(NULL, b, 0, b, 0, n, &v)); assert_true(isnan(v));
+            CM_ASSERT_OK(cm_reduce_argmax_f64_to_host(NULL, b, 0, n, &idx, &v));
+            assert_int_equal(idx, first); assert_true(isnan(v));
+            CM_ASSERT_OK(cm_reduce_argmin_f64_to_host(c.stream, b, 0, n, &idx, NULL));
+            assert_int_equal(idx, first);
+        }
+        CM_ASSERT_OK(cm_buffer_destroy(b));
+        free(h);
+    }
+    /* +inf and -inf: max is +inf, min -inf, sum NaN */
+    float h[5] = {1.0f, INFINITY, -2.0f, -INFINITY, 3.0f};
+    cm_buffer_t *b = upload(h, sizeof h);
+    float v = 0;
+    uint64_t idx = 0;
+    CM_ASSERT_OK(cm_reduce_max_f32_to_host(NULL, b, 0, 5, &v)); assert_true(isinf(v) && v > 0);
+    CM_ASSERT_OK(cm_reduce_argmin_f32_to_host(NULL, b, 0, 5, &idx, &v));
+    assert_int_equal(idx, 3); assert_true(isinf(v) && v < 0);
+    CM_ASSERT_OK(cm_reduce_sum_f32_to_host(NULL, b, 0, 5, &v)); assert_true(isnan(v));
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+}
+
+/* n = 0: identities (documented in kernels.h) */
+static void test_empty(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    cm_buffer_t *b = NULL;
+    CM_ASSERT_OK(cm_buffer_create(c.dev, 0, &b));
+    float f = 1;
+    double d = 1;
+    int32_t i = 0;
+    int64_t l = 1;
+    uint64_t idx = 0;
+    CM_ASSERT_OK(cm_reduce_sum_f32_to_host(NULL, b, 0, 0, &f)); assert_true(f == 0.0f && !signbit(f));
+    CM_ASSERT_OK(cm_reduce_dot_f64_to_host(NULL, b, 0, b, 0, 0, &d)); assert_true(d == 0.0);
+    CM_ASSERT_OK(cm_reduce_sum_i32_to_host(NULL, b, 0, 0, &l)); assert_true(l == 0);
+    CM_ASSERT_OK(cm_reduce_min_f32_to_host(NULL, b, 0, 0, &f)); assert_true(isinf(f) && f > 0);
+    CM_ASSERT_OK(cm_reduce_max_f64_to_host(NULL, b, 0, 0, &d)); assert_true(isinf(d) && d < 0);
+    CM_ASSERT_OK(cm_reduce_min_i32_to_host(NULL, b, 0, 0, &i)); assert_true(i == INT32_MAX);
+    CM_ASSERT_OK(cm_reduce_max_i32_to_host(NULL, b, 0, 0, &i)); assert_true(i == INT32_MIN);
+    CM_ASSERT_OK(cm_reduce_argmax_f32_to_host(NULL, b, 0, 0, &idx, &f));
+    assert_true(idx == CM_REDUCE_NO_INDEX && isinf(f) && f < 0);
+    CM_ASSERT_OK(cm_reduce_argmin_f64_to_host(c.stream, b, 0, 0, &idx, &d));
+    assert_true(idx == CM_REDUCE_NO_INDEX && isinf(d) && d > 0);
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+}
+
+/* the same bits on repeated calls, on both streams, at several sizes */
+static void test_reproducible(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const size_t ns[] = {1023, ((size_t)1 << 20) + 7, ((size_t)1 << 24) + 1};
+    for (size_t si = 0; si < 3; ++si) {
+        const size_t n = ns[si];
+        float *h = random_array(n + 1, 4, 0);
+        double *hd = random_array(n + 1, 8, 0);
+        cm_buffer_t *b = upload(h, (n + 1) * 4), *bd = upload(hd, (n + 1) * 8);
+        float s0 = 0, dt0 = 0;
+        double sd0 = 0;
+        uint64_t a0 = 0;
+        CM_ASSERT_OK(cm_reduce_sum_f32_to_host(NULL, b, 1, n, &s0));
+        CM_ASSERT_OK(cm_reduce_dot_f32_to_host(NULL, b, 1, b, 1, n, &dt0));
+        CM_ASSERT_OK(cm_reduce_sum_f64_to_host(NULL, bd, 1, n, &sd0));
+        CM_ASSERT_OK(cm_reduce_argmax_f32_to_host(NULL, b, 1, n, &a0, NULL));
+        for (int rep = 0; rep < 20; ++rep) {
+            cm_stream_t *s = stream_for((size_t)rep);
+            float s1 = 0, dt1 = 0;
+            double sd1 = 0;
+            uint64_t a1 = 0;
+            CM_ASSERT_OK(cm_reduce_sum_f32_to_host(s, b, 1, n, &s1));
+            CM_ASSERT_OK(cm_reduce_dot_f32_to_host(s, b, 1, b, 1, n, &dt1));
+            CM_ASSERT_OK(cm_reduce_sum_f64_to_host(s, bd, 1, n, &sd1));
+            CM_ASSERT_OK(cm_reduce_argmax_f32_to_host(s, b, 1, n, &a1, NULL));
+            assert_memory_equal(&s0, &s1, 4);
+            assert_memory_equal(&dt0, &dt1, 4);
+            assert_memory_equal(&sd0, &sd1, 8);
+            assert_true(a0 == a1);
+        }
+        CM_ASSERT_OK(cm_buffer_destroy(b));
+        CM_ASSERT_OK(cm_buffer_destroy(bd));
+        free(h);
+        free(hd);
+    }
+}
+
+/* 2^28 - 3 floats at offset 1: add (every element) and sum */
+static void test_large(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    size_t free_b = 0, total_b = 0;
+    assert_int_equal(cudaSetDevice(0), cudaSuccess);
+    assert_int_equal(cudaMemGetInfo(&free_b, &total_b), cudaSuccess);
+    const size_t n = ((size_t)1 << 28) - 3, off = 1, bytes = (n + off) * 4;
+    if (free_b < 4 * bytes) {
+        print_message("skipping the 2^28 - 3 case: %zu bytes free\n", free_b);
+        skip();
+    }
+    float *ha = random_array(n + off, 4, 0), *hb = random_array(n + off, 4, 0);
+    float *ho = malloc(bytes);
+    assert_non_null(ho);
+    cm_buffer_t *a = upload(ha, bytes), *b = upload(hb, bytes), *o = NULL;
+    CM_ASSERT_OK(cm_buffer_create(c.dev, bytes, &o));
+    CM_ASSERT_OK(cm_buffer_set(o, 0, bytes, 0xFF));
+    CM_ASSERT_OK(cm_vector_add_f32(c.stream, o, off, a, off, b, off, n));
+    download(o, ho, bytes);
+    uint32_t first;
+    memcpy(&first, ho, 4);
+    assert_true(first == 0xFFFFFFFFu);
+    size_t bad = 0;
+    for (size_t i = off; i < off + n; ++i) bad += ho[i] != ha[i] + hb[i];
+    assert_int_equal(bad, 0);
+    double sum = 0, sa = 0;
+    for (size_t i = off; i < off + n; ++i) { sum += ha[i]; sa += fabs(ha[i]); }
+    float s = 0;
+    CM_ASSERT_OK(cm_reduce_sum_f32_to_host(NULL, a, off, n, &s));
+    assert_true(fabs(s - sum) <= 0x1p-24 * fabs(sum) + (double)(n / 256 + 24) * 0x1p-53 * sa);
+    CM_ASSERT_OK(cm_buffer_destroy(a));
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_buffer_destroy(o));
+    free(ha);
+    free(hb);
+    free(ho);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vector_ops),
+        cmocka_unit_test(test_vector_in_place),
+        cmocka_unit_test(test_reductions),
+        cmocka_unit_test(test_dot_mixed_alignment),
+        cmocka_unit_test(test_nan_rules),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_reproducible),
+        cmocka_unit_test(test_large),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
