@@ -1,0 +1,271 @@
+/*
+ * bench_vector: kernels.h against its peers, measured in the same run (float32).
+ *
+ *   bench "vector":
+ *     add_{2^28, 2^20, 2^28-3_off1}   cm_vector_add_f32 bandwidth (3 x 4 bytes per element: two
+ *     axpy_{...}                       reads, one write) vs a device-to-device cudaMemcpyAsync
+ *                                      (2 x 4 bytes per element): goal >= 0.98x at 2^28, >= 0.9x
+ *                                      at 2^20 and at 2^28 - 3 with pointers at element 1
+ *   bench "reduce":
+ *     sum / max / argmax_2^28          cm_reduce_*_f32 (device result) read bandwidth vs
+ *                                      cub::DeviceReduce::Sum / Max / ArgMax: goal >= 1.0x
+ *     sum_latency_{2^10, 2^16, 2^20}   time per call vs CUB's Sum: goal <= 0.8x its time
+ *     dot_2^28                         cm_reduce_dot_f32 read bandwidth (8 bytes per element) vs
+ *                                      CUB Sum's (4 bytes per element): goal >= 0.98x
+ *
+ * Inputs are random, drawn on the device with a fresh seed for every case; sizes whose inputs
+ * fit in L2 rotate among 16 input sets (64 MiB and more in all) so that repeated calls do not
+ * measure the cache. Every case's result is checked against the peer's once (sum within 1e-5
+ * of sum|x|, max and argmax equal). CUDA-event timing on the legacy stream, median of REPS.
+ * Usage: bench_vector   (needs a GPU with 4 GiB free; CM_BENCH_RESULTS / CM_BENCH_COMMIT as in
+ * bench_common.h)
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cudamodel/buffer.h>
+#include <cudamodel/device.h>
+#include <cudamodel/interop.h>
+#include <cudamodel/kernels.h>
+
+#include "bench_common.h"
+
+/* bench_vector_kernels.cu */
+cudaError_t bench_random_fill(float *p, size_t n, uint32_t seed, cudaStream_t s);
+cudaError_t bench_cub_reduce(int op, void *d_temp, size_t *temp_bytes, const float *in, void *out,
+                             size_t n, cudaStream_t s);
+
+#define BIG ((size_t)1 << 28)
+#define ELEMS (BIG + 64) /* each operand buffer */
+#define REPS 50
+#define WARMUP 5
+#define SETS_BYTES ((size_t)64 << 20)
+
+enum {
+    K_ADD, K_AXPY, K_MEMCPY, K_SUM, K_MAX, K_ARGMAX, K_DOT, K_CUB_SUM, K_CUB_MAX, K_CUB_ARGMAX
+};
+
+typedef struct ctx {
+    cm_device_t *dev;
+    cm_buffer_t *a, *b, *out, *res;
+    float *pa, *pb, *pout;
+    unsigned char *pres;
+    void *temp;
+    size_t temp_bytes;
+    int which;
+    size_t n, off, sets, set, stride;
+} ctx_t;
+
+static int fail_report(const char *what) {
+    char report[2048];
+    cm_error_format(NULL, report, sizeof report);
+    fprintf(stderr, "bench_vector: %s failed:\n%s\n", what, report);
+    return -1;
+}
+
+static int run(void *p) {
+    ctx_t *c = p;
+    const size_t o = c->off + c->set * c->stride;
+    c->set = (c->set + 1) % c->sets;
+    cm_status_t st = CM_OK;
+    cudaError_t err = cudaSuccess;
+    size_t tb = c->temp_bytes;
+    switch (c->which) {
+    case K_ADD: st = cm_vector_add_f32(NULL, c->out, o, c->a, o, c->b, o, c->n); break;
+    case K_AXPY: st = cm_vector_axpy_f32(NULL, 1.5f, c->a, o, c->out, o, c->n); break;
+    case K_MEMCPY:
+        err = cudaMemcpyAsync(c->pout + o, c->pa + o, c->n * 4, cudaMemcpyDeviceToDevice, 0);
+        break;
+    case K_SUM: st = cm_reduce_sum_f32(NULL, c->a, o, c->n, c->res, 0); break;
+    case K_MAX: st = cm_reduce_max_f32(NULL, c->a, o, c->n, c->res, 0); break;
+    case K_ARGMAX: st = cm_reduce_argmax_f32(NULL, c->a, o, c->n, c->res, 0); break;
+    case K_DOT: st = cm_reduce_dot_f32(NULL, c->a, o, c->b, o, c->n, c->res, 0); break;
+    case K_CUB_SUM: err = bench_cub_reduce(0, c->temp, &tb, c->pa + o, c->pres + 32, c->n, 0); break;
+    case K_CUB_MAX: err = bench_cub_reduce(1, c->temp, &tb, c->pa + o, c->pres + 32, c->n, 0); break;
+    case K_CUB_ARGMAX:
+        err = bench_cub_reduce(2, c->temp, &tb, c->pa + o, c->pres + 32, c->n, 0);
+        break;
+    default: return -1;
+    }
+    if (st != CM_OK) return fail_report("kernels.h call");
+    if (err != cudaSuccess) {
+        fprintf(stderr, "bench_vector: %s\n", cudaGetErrorString(err));
+        return -1;
+    }
+    return 0;
+}
+
+/* Fresh random inputs over the whole buffers (a and b). */
+static int refresh(ctx_t *c, uint32_t seed) {
+    if (bench_random_fill(c->pa, ELEMS, seed * 2u + 1u, 0) != cudaSuccess ||
+        bench_random_fill(c->pb, ELEMS, seed * 2u + 2u, 0) != cudaSuccess ||
+        cudaDeviceSynchronize() != cudaSuccess)
+        return -1;
+    return 0;
+}
+
+/* median time in seconds of case `which` over n elements at element offset off */
+static double time_case(ctx_t *c, int which, size_t n, size_t off) {
+    c->which = which;
+    c->n = n;
+    c->off = off;
+    c->set = 0;
+    c->stride = n + 64;
+    c->sets = 1;
+    if (n * 4 < SETS_BYTES) {
+        c->sets = 16;
+        if (c->sets * c->stride > BIG) c->sets = BIG / c->stride;
+    }
+    cm_bench_stats_t s;
+    if (cm_bench_time(run, c, 0, WARMUP, REPS, &s) != 0) return -1;
+    return s.median_ms * 1e-3;
+}
+
+static void row(const char *bench, const char *name, const char *unit, double ours, double peer,
+                const char *peer_name, int rate, const char *goal, double min_ratio) {
+    cm_bench_row_t r;
+    memset(&r, 0, sizeof r);
+    r.bench = bench;
+    r.case_name = name;
+    r.unit = unit;
+    r.ours = ours;
+    r.peer = peer;
+    r.peer_name = peer_name;
+    r.ratio = rate ? cm_bench_ratio_rate(ours, peer) : cm_bench_ratio_time(ours, peer);
+    r.goal = goal;
+    r.meets = r.ratio >= min_ratio;
+    cm_bench_report(&r);
+}
+
+/* one check of ours against CUB on the current data: sum close, max and argmax equal */
+static int check_reductions(ctx_t *c, size_t n) {
+    float s_ours = 0, s_cub = 0, m_ours = 0, m_cub = 0;
+    uint64_t i_ours = 0;
+    int64_t i_cub = -1;
+    size_t tb = c->temp_bytes;
+    if (cm_reduce_sum_f32_to_host(NULL, c->a, 0, n, &s_ours) != CM_OK ||
+        cm_reduce_argmax_f32_to_host(NULL, c->a, 0, n, &i_ours, &m_ours) != CM_OK)
+        return fail_report("check");
+    if (bench_cub_reduce(0, c->temp, &tb, c->pa, c->pres + 32, n, 0) != cudaSuccess ||
+        cudaMemcpy(&s_cub, c->pres + 32, 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        bench_cub_reduce(2, c->temp, &tb, c->pa, c->pres + 32, n, 0) != cudaSuccess ||
+        cudaMemcpy(&m_cub, c->pres + 32, 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(&i_cub, c->pres + 40, 8, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return -1;
+    printf("check n=%zu: sum ours %.9g cub %.9g; argmax ours %llu (%.9g) cub %lld (%.9g)\n", n,
+           s_ours, s_cub, (unsigned long long)i_ours, m_ours, (long long)i_cub, m_cub);
+    /* CUB sums in float: allow 1e-6 of sum|x| (about n / 2 for uniform [-1, 1)) */
+    if (fabs((double)s_ours - s_cub) > 1e-6 * 0.5 * (double)n + 1e-5 * fabs(s_cub) || m_ours != m_cub ||
+        (int64_t)i_ours != i_cub) {
+        fprintf(stderr, "bench_vector: results differ from CUB's\n");
+        return -1;
+    }
+    return 0;
+}
+
+int main(void) {
+    if (!cm_bench_have_gpu("bench_vector")) return 1;
+    ctx_t c;
+    memset(&c, 0, sizeof c);
+    int rc = 1;
+    if (cudaSetDevice(0) != cudaSuccess) return 1;
+    if (cm_device_open(0, &c.dev) != CM_OK) return fail_report("cm_device_open") ? 1 : 1;
+    if (cm_buffer_create(c.dev, ELEMS * 4, &c.a) != CM_OK ||
+        cm_buffer_create(c.dev, ELEMS * 4, &c.b) != CM_OK ||
+        cm_buffer_create(c.dev, ELEMS * 4, &c.out) != CM_OK ||
+        cm_buffer_create(c.dev, 64, &c.res) != CM_OK) {
+        fail_report("cm_buffer_create");
+        goto out;
+    }
+    if (cm_buffer_device_ptr(c.a, (void **)&c.pa) != CM_OK ||
+        cm_buffer_device_ptr(c.b, (void **)&c.pb) != CM_OK ||
+        cm_buffer_device_ptr(c.out, (void **)&c.pout) != CM_OK ||
+        cm_buffer_device_ptr(c.res, (void **)&c.pres) != CM_OK)
+        goto out;
+    for (int op = 0; op < 3; ++op) {
+        size_t tb = 0;
+        if (bench_cub_reduce(op, NULL, &tb, c.pa, c.pres + 32, BIG, 0) != cudaSuccess) goto out;
+        if (tb > c.temp_bytes) c.temp_bytes = tb;
+    }
+    if (cudaMalloc(&c.temp, c.temp_bytes) != cudaSuccess) goto out;
+    uint32_t seed = 1;
+    if (refresh(&c, seed++) != 0 || check_reductions(&c, BIG) != 0 ||
+        check_reductions(&c, ((size_t)1 << 20) + 7) != 0)
+        goto out;
+
+    /* ------------------------------------------------ vector */
+    struct { const char *name; size_t n, off; double goal; } vcases[] = {
+        {"2^28", BIG, 0, 0.98}, {"2^20", (size_t)1 << 20, 0, 0.9}, {"2^28-3_off1", BIG - 3, 1, 0.9}};
+    double vres[2][3], vpeer[3];
+    for (int v = 0; v < 3; ++v) {
+        if (refresh(&c, seed++) != 0) goto out;
+        const double n = (double)vcases[v].n;
+        double tm = time_case(&c, K_MEMCPY, vcases[v].n, vcases[v].off);
+        double ta = time_case(&c, K_ADD, vcases[v].n, vcases[v].off);
+        double tx = time_case(&c, K_AXPY, vcases[v].n, vcases[v].off);
+        if (tm < 0 || ta < 0 || tx < 0) goto out;
+        vpeer[v] = 8.0 * n / tm / 1e9;
+        vres[0][v] = 12.0 * n / ta / 1e9;
+        vres[1][v] = 12.0 * n / tx / 1e9;
+    }
+    /* ------------------------------------------------ reduce */
+    if (refresh(&c, seed++) != 0) goto out;
+    double t_sum = time_case(&c, K_SUM, BIG, 0), t_cub_sum = time_case(&c, K_CUB_SUM, BIG, 0);
+    double t_max = time_case(&c, K_MAX, BIG, 0), t_cub_max = time_case(&c, K_CUB_MAX, BIG, 0);
+    double t_am = time_case(&c, K_ARGMAX, BIG, 0), t_cub_am = time_case(&c, K_CUB_ARGMAX, BIG, 0);
+    double t_dot = time_case(&c, K_DOT, BIG, 0);
+    if (t_sum < 0 || t_cub_sum < 0 || t_max < 0 || t_cub_max < 0 || t_am < 0 || t_cub_am < 0 ||
+        t_dot < 0)
+        goto out;
+    const size_t lat_n[3] = {(size_t)1 << 10, (size_t)1 << 16, (size_t)1 << 20};
+    double lat[3], lat_cub[3];
+    for (int i = 0; i < 3; ++i) {
+        lat[i] = time_case(&c, K_SUM, lat_n[i], 0);
+        lat_cub[i] = time_case(&c, K_CUB_SUM, lat_n[i], 0);
+        if (lat[i] < 0 || lat_cub[i] < 0) goto out;
+    }
+
+    printf("\nbench_vector: median of %d calls after %d warm-up, CUDA events, float32\n", REPS,
+           WARMUP);
+    cm_bench_print_header();
+    char name[64];
+    for (int v = 0; v < 3; ++v) {
+        char goal[32];
+        snprintf(goal, sizeof goal, ">= %.2fx memcpy GB/s", vcases[v].goal);
+        snprintf(name, sizeof name, "add_%s", vcases[v].name);
+        row("vector", name, "GB/s", vres[0][v], vpeer[v], "cudaMemcpyAsync D2D", 1, goal,
+            vcases[v].goal);
+        snprintf(name, sizeof name, "axpy_%s", vcases[v].name);
+        row("vector", name, "GB/s", vres[1][v], vpeer[v], "cudaMemcpyAsync D2D", 1, goal,
+            vcases[v].goal);
+    }
+    const double gb = 4.0 * (double)BIG / 1e9;
+    row("reduce", "sum_2^28", "GB/s", gb / t_sum, gb / t_cub_sum, "cub::DeviceReduce::Sum", 1,
+        ">= 1.0x CUB", 1.0);
+    row("reduce", "max_2^28", "GB/s", gb / t_max, gb / t_cub_max, "cub::DeviceReduce::Max", 1,
+        ">= 1.0x CUB", 1.0);
+    row("reduce", "argmax_2^28", "GB/s", gb / t_am, gb / t_cub_am, "cub::DeviceReduce::ArgMax", 1,
+        ">= 1.0x CUB", 1.0);
+    row("reduce", "dot_2^28", "GB/s", 2.0 * gb / t_dot, gb / t_cub_sum,
+        "cub::DeviceReduce::Sum GB/s", 1, ">= 0.98x CUB sum GB/s", 0.98);
+    const char *lat_names[3] = {"sum_latency_2^10", "sum_latency_2^16", "sum_latency_2^20"};
+    for (int i = 0; i < 3; ++i)
+        row("reduce", lat_names[i], "us", lat[i] * 1e6, lat_cub[i] * 1e6, "cub::DeviceReduce::Sum",
+            0, "<= 0.8x CUB time", 1.25);
+    rc = 0;
+out:
+    if (c.temp != NULL) cudaFree(c.temp);
+    cm_buffer_destroy(c.a);
+    cm_buffer_destroy(c.b);
+    cm_buffer_destroy(c.out);
+    cm_buffer_destroy(c.res);
+    cm_device_close(c.dev);
+    return rc;
+}
