@@ -220,6 +220,7 @@ static void test_vector_in_place(void **state) {
     assert_non_null(g);
     cm_buffer_t *b = upload(h, (off + n) * 4);
     CM_ASSERT_OK(cm_vector_add_f32(NULL, b, off, b, off, b, off, n));         /* 2x */
+    sync_all(); /* the pooled stream does not wait for the legacy one */
     CM_ASSERT_OK(cm_vector_scale_f32(c.stream, 0.5f, b, off, b, off, n));    /* x */
     sync_all();
     CM_ASSERT_OK(cm_vector_axpy_f32(NULL, 1.0f, b, off, b, off, n));          /* 2x */
