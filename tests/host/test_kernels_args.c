@@ -5,8 +5,8 @@
  * an input with the output, a reduction's result inside its input); NULL host results. Each
  * failure returns CM_ERROR_INVALID_ARGUMENT with a message and a hint and writes nothing.
  *
- * Runs on the simulated devices of test_buffer_fake.h: every failure here is decided before any
- * kernel is queued, so no GPU is needed.
+ * Runs on the simulated devices and streams of test_buffer_fake.h / test_stream_fake.h: every
+ * failure here is decided before any kernel is queued, so no GPU is needed.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -22,7 +22,7 @@
 #include <cudamodel/kernels.h>
 
 #include "kernels.h"
-#include "test_buffer_fake.h"
+#include "test_stream_fake.h" /* and test_buffer_fake.h */
 
 #define NF 1024            /* floats in each buffer */
 #define NB (NF * 4)        /* bytes */
@@ -33,6 +33,8 @@ typedef struct fixture {
     cm_buffer_t *x, *y;   /* NB bytes on device 0 */
     cm_buffer_t *x1;      /* NB bytes on device 1 */
     cm_buffer_t *dead;    /* destroyed */
+    cm_stream_t *s0, *s1; /* pooled streams of devices 0 and 1 */
+    cm_stream_t *gone;    /* released */
 } fixture_t;
 
 static fixture_t g;
@@ -61,9 +63,13 @@ static void expect_sentinels(void) {
 
 static int setup(void **state) {
     (void)state;
-    fake_install(2, (size_t)64 << 20);
+    xfake_install(2);
     memset(&g, 0, sizeof g);
     if (cm_device_open(0, &g.dev0) || cm_device_open(1, &g.dev1)) return -1;
+    if (cm_stream_acquire(g.dev0, CM_STREAM_PRIORITY_LOW, &g.s0) ||
+        cm_stream_acquire(g.dev1, CM_STREAM_PRIORITY_LOW, &g.s1) ||
+        cm_stream_acquire(g.dev0, CM_STREAM_PRIORITY_LOW, &g.gone) || cm_stream_release(g.gone))
+        return -1;
     if (cm_buffer_create(g.dev0, NB, &g.x) || cm_buffer_create(g.dev0, NB, &g.y) ||
         cm_buffer_create(g.dev1, NB, &g.x1))
         return -1;
@@ -75,9 +81,10 @@ static int setup(void **state) {
 static int teardown(void **state) {
     (void)state;
     int bad = cm_buffer_destroy(g.x) | cm_buffer_destroy(g.y) | cm_buffer_destroy(g.x1);
+    bad |= cm_stream_release(g.s0) | cm_stream_release(g.s1);
     bad |= cm_device_close(g.dev0) | cm_device_close(g.dev1);
     int left = fake_outstanding(), violations = fake.violations;
-    fake_uninstall();
+    xfake_uninstall();
     return (bad || left || violations) ? -1 : 0;
 }
 
@@ -262,6 +269,35 @@ static void test_reduce_to_host_arguments(void **state) {
     expect_sentinels();
 }
 
+/* ---------------------------------------------------------------- streams */
+
+static void test_stream_arguments(void **state) {
+    (void)state;
+    float f = 7.0f;
+    double d = 7.0;
+    uint64_t idx = 7;
+    /* a stream of another device than the operands' */
+    EXPECT_FAIL(cm_vector_add_f32(g.s1, g.x, 0, g.y, 0, g.y, 0, 4), INV,
+                "stream belongs to device 1 but the buffers are on device 0");
+    EXPECT_FAIL(cm_vector_axpy_f64(g.s1, 1.0, g.x, 0, g.y, 0, 4), INV, "stream belongs to device 1");
+    EXPECT_FAIL(cm_vector_fill_f32(g.s0, g.x1, 0, 1.0f, 4), INV, "stream belongs to device 0");
+    EXPECT_FAIL(cm_vector_copy_f32(g.s1, g.y, 0, g.x, 0, 0), INV, "stream belongs to device 1");
+    EXPECT_FAIL(cm_reduce_sum_f32(g.s1, g.x, 0, 4, g.y, 0), INV, "stream belongs to device 1");
+    EXPECT_FAIL(cm_reduce_sum_f32_to_host(g.s1, g.x, 0, 4, &f), INV, "stream belongs");
+    EXPECT_FAIL(cm_reduce_argmax_f32_to_host(g.s0, g.x1, 0, 4, &idx, &f), INV, "stream belongs");
+    EXPECT_FAIL(cm_reduce_dot_f32_to_host(g.s1, g.x, 0, g.y, 0, 4, &f), INV, "stream belongs");
+    /* a released stream */
+    assert_int_equal(cm_vector_scale_f32(g.gone, 2.0f, g.y, 0, g.x, 0, 4), INV);
+    assert_int_equal(cm_reduce_max_f64_to_host(g.gone, g.x, 0, 4, &d), INV);
+    assert_int_equal(cm_reduce_min_i32(g.gone, g.x, 0, 4, g.y, 0), INV);
+    assert_true(f == 7.0f && d == 7.0 && idx == 7);
+    expect_sentinels();
+    /* the operands' own device's stream, nothing to do */
+    CM_ASSERT_OK(cm_vector_add_f32(g.s0, g.x, 0, g.y, 0, g.y, 0, 0));
+    CM_ASSERT_OK(cm_vector_fill_f64(g.s1, g.x1, 3, 1.0, 0));
+    expect_sentinels();
+}
+
 /* ---------------------------------------------------------------- size-to-grid arithmetic */
 
 static void test_reduce_grid(void **state) {
@@ -292,6 +328,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_fill_copy_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reduce_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reduce_to_host_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stream_arguments, setup, teardown),
         cmocka_unit_test(test_reduce_grid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
