@@ -295,6 +295,9 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
     if (!to_host) {
         int rtype = (op == CM__ROP_ARGMIN || op == CM__ROP_ARGMAX) ? -1 : dtype;
         ops[count] = (cm__operand_t){"result", result, result_off, 1, rbytes, NULL, -1};
+        /* checked alone first: its message names the result's own element type */
+        CM_TRY(cm__operand_check(&ops[0], dtype, func));
+        if (count > 1) CM_TRY(cm__operand_check(&ops[1], dtype, func));
         CM_TRY(cm__operand_check(&ops[count], rtype, func));
         ++count;
     }
@@ -316,14 +319,16 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
     void *scratch = NULL;
     cudaMemPool_t pool = NULL;
     cudaError_t err = cudaSuccess;
-    if (cm_device_memory_pool(x->a.dev, &pool) == CM_OK && pool != NULL)
-        err = cudaMallocFromPoolAsync(&scratch, scratch_bytes, pool, cs);
-    else
-        err = cudaMallocAsync(&scratch, scratch_bytes, cs);
+    /* stream-ordered scratch from the device's pool; a device without memory pools gets
+     * cudaMalloc, and cudaFree (which waits for the device) makes the call synchronous there */
+    const bool pooled = cm_device_memory_pool(x->a.dev, &pool) == CM_OK && pool != NULL;
+    err = pooled ? cudaMallocFromPoolAsync(&scratch, scratch_bytes, pool, cs)
+                 : cudaMalloc(&scratch, scratch_bytes);
     if (err != cudaSuccess) {
         status = cm__cuda_fail(err, __FILE__, __LINE__,
-                               "cudaMallocFromPoolAsync(%zu bytes of reduction scratch) in %s",
-                               scratch_bytes, func);
+                               "%s(%zu bytes of reduction scratch) in %s",
+                               pooled ? "cudaMallocFromPoolAsync" : "cudaMalloc", scratch_bytes,
+                               func);
         goto out;
     }
     {
@@ -344,9 +349,9 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
                 status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemcpyAsync(result to host) "
                                        "in %s", func);
         }
-        err = cudaFreeAsync(scratch, cs);
+        err = pooled ? cudaFreeAsync(scratch, cs) : cudaFree(scratch);
         if (err != cudaSuccess && status == CM_OK)
-            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaFreeAsync(reduction scratch) in %s",
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "freeing the reduction scratch in %s",
                                    func);
         if (status == CM_OK && to_host) {
             err = cudaStreamSynchronize(cs);

@@ -49,8 +49,9 @@
  *   elements in a fixed order and blocks combine in a fixed tree, the last block to finish
  *   reducing the per-block partials in index order. The result is bit-identical run to run on
  *   the same device (model) and the same n and offset alignment.
- * - Scratch: each reduction takes grid x 16 bytes + 64 from the device's memory pool on the
- *   stream and gives it back in stream order.
+ * - Scratch: each reduction takes grid x 16 bytes + 64 (at most 128 KiB) from the device's
+ *   memory pool on the stream and gives it back in stream order (on a device without memory
+ *   pools: cudaMalloc / cudaFree, which makes the call wait for the device).
  *
  * Threading: calls on distinct streams may run from several threads at once; a buffer is used by
  * one thread at a time (buffer.h). The library never prints.
