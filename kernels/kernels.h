@@ -55,9 +55,14 @@ cudaError_t cm__kernel_vector(int op, int dtype, void *out, const void *a, const
                               const void *alpha, size_t n, int sm_count, cudaStream_t stream);
 
 /** Blocks of a reduction of n elements of elem_bytes each on a device of sm_count
- *  multiprocessors: about 16 KiB of input per block, at most 8 blocks per multiprocessor and
- *  CM__REDUCE_MAX_BLOCKS, at least 1 (src/kernels_api.c; pure arithmetic). */
-unsigned cm__reduce_grid(size_t n, size_t elem_bytes, int sm_count);
+ *  multiprocessors that each hold blocks_per_sm blocks of the kernel at once (0: unknown, taken
+ *  as 4): about 16 KiB of input per block, at most one full wave (sm_count x blocks_per_sm, a
+ *  persistent grid) and CM__REDUCE_MAX_BLOCKS, at least 1 (src/kernels_api.c; pure arithmetic). */
+unsigned cm__reduce_grid(size_t n, size_t elem_bytes, int sm_count, int blocks_per_sm);
+
+/** Blocks of the (op, dtype) reduction kernel one multiprocessor of the current device holds at
+ *  once (cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per device); 0 when unknown. */
+int cm__kernel_reduce_blocks_per_sm(int op, int dtype);
 
 /**
  * Launch a reduction of n elements of x (and y for DOT) with `grid` blocks of

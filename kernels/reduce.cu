@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <atomic>
 #include <type_traits>
 
 #include "kernels.h"
@@ -260,6 +261,29 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+// Resident blocks per SM of one kernel on the current device, cached per device ordinal (the
+// grid, and so the bits of a result, depend on it: it must not change between calls).
+template <class Op, typename T, bool DOT> int blocks_per_sm() {
+    static std::atomic<int> cache[64];
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (dev < 64) {
+        int v = cache[dev].load(std::memory_order_relaxed);
+        if (v > 0) return v;
+    }
+    int blocks = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, cm__reduce_kernel<Op, T, DOT>,
+                                                      (int)kThreads, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (dev < 64 && blocks > 0) cache[dev].store(blocks, std::memory_order_relaxed);
+    return blocks;
+}
+
 template <class Op, typename T, bool DOT>
 cudaError_t launch(const void *x_, const void *y_, size_t n, unsigned grid, void *scratch,
                    void *result, int value_too, cudaStream_t stream) {
@@ -308,7 +332,34 @@ cudaError_t dispatch(int op, const void *x, const void *y, size_t n, unsigned gr
     return cudaErrorInvalidValue;
 }
 
+template <typename T> int occupancy(int op) {
+    switch (op) {
+    case CM__ROP_SUM: return blocks_per_sm<Sum<T>, T, false>();
+    case CM__ROP_MIN: return blocks_per_sm<Ext<T, false>, T, false>();
+    case CM__ROP_MAX: return blocks_per_sm<Ext<T, true>, T, false>();
+    default: break;
+    }
+    if constexpr (T(0.5) != T(0)) {
+        switch (op) {
+        case CM__ROP_ARGMIN: return blocks_per_sm<Arg<T, false>, T, false>();
+        case CM__ROP_ARGMAX: return blocks_per_sm<Arg<T, true>, T, false>();
+        case CM__ROP_DOT: return blocks_per_sm<Dot<T>, T, true>();
+        default: break;
+        }
+    }
+    return 0;
+}
+
 }  // namespace
+
+extern "C" int cm__kernel_reduce_blocks_per_sm(int op, int dtype) {
+    switch (dtype) {
+    case CM__DT_F32: return occupancy<float>(op);
+    case CM__DT_F64: return occupancy<double>(op);
+    case CM__DT_I32: return occupancy<int32_t>(op);
+    default: return 0;
+    }
+}
 
 extern "C" cudaError_t cm__kernel_reduce(int op, int dtype, const void *x, const void *y, size_t n,
                                          unsigned grid, void *scratch, void *result, int value_too,

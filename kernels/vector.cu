@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <atomic>
+
 #include "kernels.h"
 
 namespace {
@@ -125,10 +127,36 @@ __global__ void __launch_bounds__(kThreads)
     for (; i < n; i += stride) scalar_at<OP, T>(out, a, b, alpha, i);
 }
 
-unsigned grid_for(size_t work_items, int sm_count) {
+// Resident blocks per SM of a kernel on the current device (cached per device ordinal);
+// kBlocksPerSm when unknown.
+template <typename K> unsigned blocks_per_sm(K kernel) {
+    static std::atomic<int> cache[64];
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0) {
+        (void)cudaGetLastError();
+        return kBlocksPerSm;
+    }
+    if (dev < 64) {
+        int v = cache[dev].load(std::memory_order_relaxed);
+        if (v > 0) return (unsigned)v;
+    }
+    int blocks = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, (int)kThreads, 0) !=
+            cudaSuccess ||
+        blocks <= 0) {
+        (void)cudaGetLastError();
+        return kBlocksPerSm;
+    }
+    if (dev < 64) cache[dev].store(blocks, std::memory_order_relaxed);
+    return (unsigned)blocks;
+}
+
+// One full wave at most (a persistent grid: every block does the same share of the work, so a
+// second partial wave would leave the device part idle), kUnroll items per thread at least.
+unsigned grid_for(size_t work_items, int sm_count, unsigned per_sm) {
     size_t per_block = (size_t)kThreads * kUnroll;
     size_t blocks = (work_items + per_block - 1) / per_block;
-    size_t cap = (size_t)(sm_count > 0 ? sm_count : 1) * kBlocksPerSm;
+    size_t cap = (size_t)(sm_count > 0 ? sm_count : 1) * per_sm;
     if (blocks > cap) blocks = cap;
     if (blocks < 1) blocks = 1;
     return (unsigned)blocks;
@@ -148,16 +176,17 @@ cudaError_t launch(void *out_, const void *a_, const void *b_, const void *alpha
     if (uses_a<OP>()) same = same && reinterpret_cast<uintptr_t>(a) % 16u == mis;
     if (uses_b<OP>()) same = same && reinterpret_cast<uintptr_t>(b) % 16u == mis;
     if (!same) {
-        cm__vector_scalar_kernel<OP, T><<<grid_for(n, sm_count), kThreads, 0, stream>>>(out, a, b,
-                                                                                       alpha, n);
+        const unsigned grid = grid_for(n, sm_count, blocks_per_sm(cm__vector_scalar_kernel<OP, T>));
+        cm__vector_scalar_kernel<OP, T><<<grid, kThreads, 0, stream>>>(out, a, b, alpha, n);
         return cudaGetLastError();
     }
     size_t head = mis == 0 ? 0 : (16u - mis) / sizeof(T);
     if (head > n) head = n;
     const size_t nvec = (n - head) / W;
     // the head and tail (< W elements each) are done by the first threads: at least W of them
-    cm__vector_kernel<OP, T><<<grid_for(nvec > 0 ? nvec : 1, sm_count), kThreads, 0, stream>>>(
-        out, a, b, alpha, n, head, nvec);
+    const unsigned grid =
+        grid_for(nvec > 0 ? nvec : 1, sm_count, blocks_per_sm(cm__vector_kernel<OP, T>));
+    cm__vector_kernel<OP, T><<<grid, kThreads, 0, stream>>>(out, a, b, alpha, n, head, nvec);
     return cudaGetLastError();
 }
 

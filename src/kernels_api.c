@@ -18,10 +18,10 @@
 
 /* ------------------------------------------------------------------ pure arithmetic */
 
-unsigned cm__reduce_grid(size_t n, size_t elem_bytes, int sm_count) {
+unsigned cm__reduce_grid(size_t n, size_t elem_bytes, int sm_count, int blocks_per_sm) {
     const size_t per_block = (size_t)CM__REDUCE_THREADS * 64u; /* 64 bytes per thread at least */
     if (elem_bytes == 0) elem_bytes = 1;
-    size_t cap = (size_t)(sm_count > 0 ? sm_count : 1) * 8u;
+    size_t cap = (size_t)(sm_count > 0 ? sm_count : 1) * (size_t)(blocks_per_sm > 0 ? blocks_per_sm : 4);
     if (cap > CM__REDUCE_MAX_BLOCKS) cap = CM__REDUCE_MAX_BLOCKS;
     /* blocks = ceil(n * elem_bytes / per_block) without overflowing n * elem_bytes */
     size_t per_block_elems = per_block / elem_bytes;
@@ -314,7 +314,8 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
     CM_TRY(cm__mem_device_enter(ordinal, &saved));
     cm_status_t status = CM_OK;
     const unsigned grid = cm__reduce_grid(n, op == CM__ROP_DOT ? 2 * elem : elem,
-                                          cm__sm_count(ordinal));
+                                          cm__sm_count(ordinal),
+                                          cm__kernel_reduce_blocks_per_sm(op, dtype));
     const size_t scratch_bytes = CM__REDUCE_PARTIALS_OFFSET + (size_t)grid * CM__REDUCE_PARTIAL_BYTES;
     void *scratch = NULL;
     cudaMemPool_t pool = NULL;

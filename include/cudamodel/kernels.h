@@ -45,9 +45,10 @@
  * - **Empty input** (n = 0): sum and dot give 0; min gives +inf (INT32_MAX for i32), max -inf
  *   (INT32_MIN), argmin / argmax give the index CM_REDUCE_NO_INDEX.
  * - **Reproducible**: no floating-point atomics. Each call is one kernel launch of a fixed shape
- *   (grid chosen from n and the device's multiprocessor count); each thread reads a fixed set of
- *   elements in a fixed order and blocks combine in a fixed tree, the last block to finish
- *   reducing the per-block partials in index order. The result is bit-identical run to run on
+ *   (grid chosen from n, the multiprocessor count and the kernel's occupancy: at most one wave
+ *   of resident blocks); each thread reads a fixed set of elements in a fixed order and blocks
+ *   combine in a fixed tree, the last block to finish reducing the per-block partials in index
+ *   order. The result is bit-identical run to run on
  *   the same device (model) and the same n and offset alignment.
  * - Scratch: each reduction takes grid x 16 bytes + 64 (at most 128 KiB) from the device's
  *   memory pool on the stream and gives it back in stream order (on a device without memory

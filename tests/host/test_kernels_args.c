@@ -302,20 +302,23 @@ static void test_stream_arguments(void **state) {
 
 static void test_reduce_grid(void **state) {
     (void)state;
-    /* 256 threads x 64 bytes = 16 KiB of input per block, 8 blocks per SM at most */
-    assert_int_equal(cm__reduce_grid(0, 4, 132), 1);
-    assert_int_equal(cm__reduce_grid(1, 4, 132), 1);
-    assert_int_equal(cm__reduce_grid(4096, 4, 132), 1);
-    assert_int_equal(cm__reduce_grid(4097, 4, 132), 2);
-    assert_int_equal(cm__reduce_grid(2048, 8, 132), 1);
-    assert_int_equal(cm__reduce_grid(2049, 8, 132), 2);
-    assert_int_equal(cm__reduce_grid((size_t)1 << 16, 4, 132), 16);
-    assert_int_equal(cm__reduce_grid((size_t)1 << 20, 4, 132), 256);
-    assert_int_equal(cm__reduce_grid((size_t)1 << 28, 4, 132), 132 * 8);
-    assert_int_equal(cm__reduce_grid((size_t)1 << 28, 4, 0), 8);      /* unknown SM count */
-    assert_int_equal(cm__reduce_grid(SIZE_MAX, 8, 132), 132 * 8);      /* no overflow */
-    assert_int_equal(cm__reduce_grid(SIZE_MAX, 8, 100000), CM__REDUCE_MAX_BLOCKS);
-    assert_int_equal(cm__reduce_grid(SIZE_MAX, 0, 1), 8);
+    /* 256 threads x 64 bytes = 16 KiB of input per block, one wave of resident blocks at most */
+    assert_int_equal(cm__reduce_grid(0, 4, 132, 8), 1);
+    assert_int_equal(cm__reduce_grid(1, 4, 132, 8), 1);
+    assert_int_equal(cm__reduce_grid(4096, 4, 132, 8), 1);
+    assert_int_equal(cm__reduce_grid(4097, 4, 132, 8), 2);
+    assert_int_equal(cm__reduce_grid(2048, 8, 132, 8), 1);
+    assert_int_equal(cm__reduce_grid(2049, 8, 132, 8), 2);
+    assert_int_equal(cm__reduce_grid((size_t)1 << 16, 4, 132, 8), 16);
+    assert_int_equal(cm__reduce_grid((size_t)1 << 20, 4, 132, 8), 256);
+    assert_int_equal(cm__reduce_grid((size_t)1 << 28, 4, 132, 8), 132 * 8);
+    assert_int_equal(cm__reduce_grid((size_t)1 << 28, 4, 132, 5), 132 * 5);   /* registers bind */
+    assert_int_equal(cm__reduce_grid((size_t)1 << 20, 4, 132, 1), 132);
+    assert_int_equal(cm__reduce_grid((size_t)1 << 28, 4, 0, 8), 8);           /* unknown SMs */
+    assert_int_equal(cm__reduce_grid((size_t)1 << 28, 4, 132, 0), 132 * 4);   /* unknown occupancy */
+    assert_int_equal(cm__reduce_grid(SIZE_MAX, 8, 132, 8), 132 * 8);          /* no overflow */
+    assert_int_equal(cm__reduce_grid(SIZE_MAX, 8, 100000, 32), CM__REDUCE_MAX_BLOCKS);
+    assert_int_equal(cm__reduce_grid(SIZE_MAX, 0, 1, 8), 8);
     /* the scratch the grid needs stays small: the largest is 8192 x 16 + 64 bytes */
     assert_true(CM__REDUCE_PARTIALS_OFFSET + (size_t)CM__REDUCE_MAX_BLOCKS * CM__REDUCE_PARTIAL_BYTES
                 <= ((size_t)129 << 10));
