@@ -6,6 +6,9 @@
 #ifndef CUDAMODEL_KERNELS_KERNELS_H
 #define CUDAMODEL_KERNELS_KERNELS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <cuda_runtime_api.h>
 
 #ifdef __cplusplus
@@ -59,6 +62,19 @@ cudaError_t cm__kernel_vector(int op, int dtype, void *out, const void *a, const
  *  as 4): about 16 KiB of input per block, at most one full wave (sm_count x blocks_per_sm, a
  *  persistent grid) and CM__REDUCE_MAX_BLOCKS, at least 1 (src/kernels_api.c; pure arithmetic). */
 unsigned cm__reduce_grid(size_t n, size_t elem_bytes, int sm_count, int blocks_per_sm);
+
+/** How a kernel of kernels/vector.cu or kernels/reduce.cu splits n elements: `head` scalar
+ *  elements up to the first 16-byte boundary, `nvec` 16-byte vectors of 16 / elem_bytes
+ *  elements, then `tail` scalar elements; or, when the operands' addresses differ modulo 16
+ *  bytes (no common boundary), everything scalar (vectorized 0, head = nvec = 0, tail = n). */
+typedef struct cm__vec_plan {
+    int vectorized;
+    size_t head, nvec, tail;
+} cm__vec_plan_t;
+
+/** The plan for `count` operand addresses (1..3; each aligned to elem_bytes, which is 4 or 8)
+ *  and n elements (src/kernels_api.c; pure arithmetic). */
+cm__vec_plan_t cm__vector_plan(const uintptr_t *addrs, int count, size_t elem_bytes, size_t n);
 
 /** Blocks of the (op, dtype) reduction kernel one multiprocessor of the current device holds at
  *  once (cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per device); 0 when unknown. */

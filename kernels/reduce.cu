@@ -290,13 +290,10 @@ cudaError_t launch(const void *x_, const void *y_, size_t n, unsigned grid, void
     static_assert(sizeof(typename Op::Acc) <= CM__REDUCE_PARTIAL_BYTES, "partial size");
     const T *x = static_cast<const T *>(x_);
     const T *y = static_cast<const T *>(y_);
-    constexpr int W = Vec<T>::width;
-    const uintptr_t mis = reinterpret_cast<uintptr_t>(x) % 16u;
-    const bool vec = !DOT || reinterpret_cast<uintptr_t>(y) % 16u == mis;
-    size_t head = mis == 0 ? 0 : (16u - mis) / sizeof(T);
-    if (head > n) head = n;
-    const size_t nvec = vec ? (n - head) / W : 0;
-    if (!vec) head = 0;
+    const uintptr_t addrs[2] = {reinterpret_cast<uintptr_t>(x), reinterpret_cast<uintptr_t>(y)};
+    const cm__vec_plan_t plan = cm__vector_plan(addrs, DOT ? 2 : 1, sizeof(T), n);
+    const bool vec = plan.vectorized != 0;
+    const size_t head = plan.head, nvec = plan.nvec;
     if (grid < 1) grid = 1;
     unsigned *counter = static_cast<unsigned *>(scratch);
     uint4 *partials =

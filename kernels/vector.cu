@@ -170,19 +170,17 @@ cudaError_t launch(void *out_, const void *a_, const void *b_, const void *alpha
     const T *b = static_cast<const T *>(b_);
     T alpha;
     memcpy(&alpha, alpha_, sizeof alpha);  // the caller's bits (NaN payloads kept)
-    constexpr int W = Vec<T>::width;
-    const uintptr_t mis = reinterpret_cast<uintptr_t>(out) % 16u;
-    bool same = true;
-    if (uses_a<OP>()) same = same && reinterpret_cast<uintptr_t>(a) % 16u == mis;
-    if (uses_b<OP>()) same = same && reinterpret_cast<uintptr_t>(b) % 16u == mis;
-    if (!same) {
+    uintptr_t addrs[3] = {reinterpret_cast<uintptr_t>(out), 0, 0};
+    int count = 1;
+    if (uses_a<OP>()) addrs[count++] = reinterpret_cast<uintptr_t>(a);
+    if (uses_b<OP>()) addrs[count++] = reinterpret_cast<uintptr_t>(b);
+    const cm__vec_plan_t plan = cm__vector_plan(addrs, count, sizeof(T), n);
+    if (!plan.vectorized) {
         const unsigned grid = grid_for(n, sm_count, blocks_per_sm(cm__vector_scalar_kernel<OP, T>));
         cm__vector_scalar_kernel<OP, T><<<grid, kThreads, 0, stream>>>(out, a, b, alpha, n);
         return cudaGetLastError();
     }
-    size_t head = mis == 0 ? 0 : (16u - mis) / sizeof(T);
-    if (head > n) head = n;
-    const size_t nvec = (n - head) / W;
+    const size_t head = plan.head, nvec = plan.nvec;
     // the head and tail (< W elements each) are done by the first threads: at least W of them
     const unsigned grid =
         grid_for(nvec > 0 ? nvec : 1, sm_count, blocks_per_sm(cm__vector_kernel<OP, T>));

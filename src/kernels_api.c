@@ -32,6 +32,23 @@ unsigned cm__reduce_grid(size_t n, size_t elem_bytes, int sm_count, int blocks_p
     return (unsigned)blocks;
 }
 
+cm__vec_plan_t cm__vector_plan(const uintptr_t *addrs, int count, size_t elem_bytes, size_t n) {
+    cm__vec_plan_t p = {0, 0, 0, n};
+    if (addrs == NULL || count < 1 || elem_bytes == 0 || elem_bytes > 16 || 16 % elem_bytes != 0)
+        return p;
+    const uintptr_t mis = addrs[0] % 16u;
+    for (int i = 1; i < count; ++i)
+        if (addrs[i] % 16u != mis) return p; /* no common 16-byte boundary: all scalar */
+    size_t head = mis == 0 ? 0 : (16u - (size_t)mis) / elem_bytes;
+    if (head > n) head = n;
+    const size_t width = 16u / elem_bytes;
+    p.vectorized = 1;
+    p.head = head;
+    p.nvec = (n - head) / width;
+    p.tail = n - head - p.nvec * width;
+    return p;
+}
+
 /* ------------------------------------------------------------------ operands */
 
 typedef struct cm__operand {

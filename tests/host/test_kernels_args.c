@@ -1,6 +1,6 @@
 /*
- * Argument checks of every public function of kernels.h, and the reduction's size-to-grid
- * arithmetic. NULL, destroyed and foreign handles; element ranges past the end of a buffer or
+ * Argument checks of every public function of kernels.h, the reduction's size-to-grid
+ * arithmetic, and the choice between the vectorized and the scalar path (head / body / tail). NULL, destroyed and foreign handles; element ranges past the end of a buffer or
  * overflowing size_t; operands on two devices; overlaps that are not allowed (partial overlap of
  * an input with the output, a reduction's result inside its input); NULL host results. Each
  * failure returns CM_ERROR_INVALID_ARGUMENT with a message and a hint and writes nothing.
@@ -324,6 +324,56 @@ static void test_reduce_grid(void **state) {
                 <= ((size_t)129 << 10));
 }
 
+/* ---------------------------------------------------------------- variant selection */
+
+static void expect_plan(const uintptr_t *a, int count, size_t elem, size_t n, int vec, size_t head,
+                        size_t nvec, size_t tail) {
+    cm__vec_plan_t p = cm__vector_plan(a, count, elem, n);
+    if (p.vectorized != vec || p.head != head || p.nvec != nvec || p.tail != tail)
+        fail_msg("plan(%zu-byte elements, n=%zu, %d operands at 0x%lx...): got {%d, %zu, %zu, %zu} "
+                 "want {%d, %zu, %zu, %zu}", elem, n, count, (unsigned long)a[0], p.vectorized,
+                 p.head, p.nvec, p.tail, vec, head, nvec, tail);
+    /* whatever the plan, it covers n elements exactly */
+    assert_int_equal(p.head + p.nvec * (16 / elem) + p.tail, n);
+}
+
+static void test_vector_plan(void **state) {
+    (void)state;
+    const uintptr_t base = 0x7f0000000000u; /* 256-aligned, like cudaMalloc */
+    uintptr_t a[3];
+    /* aligned floats: all vectors, the tail is n mod 4 */
+    a[0] = base;
+    expect_plan(a, 1, 4, 0, 1, 0, 0, 0);
+    expect_plan(a, 1, 4, 1, 1, 0, 0, 1);
+    expect_plan(a, 1, 4, 32, 1, 0, 8, 0);
+    expect_plan(a, 1, 4, 33, 1, 0, 8, 1);
+    expect_plan(a, 1, 4, 1023, 1, 0, 255, 3);
+    /* float at element 1: 3 scalar head elements, then vectors */
+    a[0] = base + 4;
+    expect_plan(a, 1, 4, 31, 1, 3, 7, 0);
+    expect_plan(a, 1, 4, 2, 1, 2, 0, 0);   /* shorter than the head */
+    expect_plan(a, 1, 4, ((size_t)1 << 28) - 3, 1, 3, ((size_t)1 << 26) - 2, 2);
+    /* float at element 3: 1 head element */
+    a[0] = base + 12;
+    expect_plan(a, 1, 4, 33, 1, 1, 8, 0);
+    /* doubles at element 1: 1 head element, vectors of 2 */
+    a[0] = base + 8;
+    expect_plan(a, 1, 8, 31, 1, 1, 15, 0);
+    expect_plan(a, 1, 8, 32, 1, 1, 15, 1);
+    /* three operands at the same element offset: vectorized together */
+    a[0] = base + 4; a[1] = base + 0x1000 + 4; a[2] = base + 0x2000 + 4;
+    expect_plan(a, 3, 4, 1027, 1, 3, 256, 0);
+    /* operands misaligned differently: all scalar */
+    a[1] = base + 0x1000 + 8;
+    expect_plan(a, 3, 4, 1027, 0, 0, 0, 1027);
+    expect_plan(a, 2, 4, 5, 0, 0, 0, 5);
+    a[0] = base; a[1] = base + 8;
+    expect_plan(a, 2, 8, 9, 0, 0, 0, 9);
+    /* but 16 bytes apart is the same alignment */
+    a[1] = base + 16;
+    expect_plan(a, 2, 8, 9, 1, 0, 4, 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_add_arguments, setup, teardown),
@@ -333,6 +383,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_reduce_to_host_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_arguments, setup, teardown),
         cmocka_unit_test(test_reduce_grid),
+        cmocka_unit_test(test_vector_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
