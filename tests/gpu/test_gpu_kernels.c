@@ -148,7 +148,8 @@ static void check_vector_case(int op, size_t elem, size_t n, size_t off, size_t 
     void *hb = random_array(total, elem, 0);
     unsigned char *ho = malloc(bytes + 1);
     assert_non_null(ho);
-    const double alpha = elem == 4 ? (double)(float)rnd_unit() * 3.0f : rnd_unit() * 3.0;
+    /* representable in the element type, so the float64 reference uses the same scalar */
+    const double alpha = elem == 4 ? (double)(float)(rnd_unit() * 3.0) : rnd_unit() * 3.0;
     cm_buffer_t *a = upload(ha, bytes), *b = upload(hb, bytes), *out = NULL;
     if (op == OP_AXPY) {
         out = b; /* y is both input and output */
