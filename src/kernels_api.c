@@ -194,6 +194,7 @@ static cm_status_t cm__vector(int op, int dtype, cm_stream_t *stream, cm_buffer_
     CM_TRY(cm__context_guard(ordinal));
     int saved = -1;
     CM_TRY(cm__mem_device_enter(ordinal, &saved));
+    CM__NVTX_PUSH(func);
     const void *pa = count > 1 ? (const void *)ops[1].ptr : NULL;
     const void *pb = count > 2 ? (const void *)ops[2].ptr : NULL;
     void *pout = ops[0].ptr;
@@ -213,6 +214,7 @@ static cm_status_t cm__vector(int op, int dtype, cm_stream_t *stream, cm_buffer_
     cm_status_t status = CM_OK;
     if (err != cudaSuccess)
         status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu elements) in %s", call, n, func);
+    CM__NVTX_POP();
     cm__mem_device_leave(saved);
     return status;
 }
@@ -329,6 +331,7 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
     CM_TRY(cm__context_guard(ordinal));
     int saved = -1;
     CM_TRY(cm__mem_device_enter(ordinal, &saved));
+    CM__NVTX_PUSH(func);
     cm_status_t status = CM_OK;
     const unsigned grid = cm__reduce_grid(n, op == CM__ROP_DOT ? 2 * elem : elem,
                                           cm__sm_count(ordinal),
@@ -383,6 +386,7 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
         }
     }
 out:
+    CM__NVTX_POP();
     cm__mem_device_leave(saved);
     return status;
 }
