@@ -19,6 +19,15 @@
  * of sum|x|, max and argmax equal). CUDA-event timing on the legacy stream, median of REPS.
  * Usage: bench_vector   (needs a GPU with 4 GiB free; CM_BENCH_RESULTS / CM_BENCH_COMMIT as in
  * bench_common.h)
+ *
+ * Predictions before the first H200 run (../shared/anchors/h200.md: D2D memcpy 4154 GB/s, CUB
+ * sum 4405 GB/s read-only): add / axpy at 2^28 move 3.22 GB, about 0.78 ms at memcpy's rate;
+ * at 2^20 (12.6 MB, from L2-rotated sets) launch cost is a visible share, so 0.9x is the risk;
+ * sum / max / argmax at 2^28 read 1.07 GB, about 0.24 ms at CUB's rate (argmax does the most
+ * arithmetic per element: 64-bit index compares, still far under the issue rate); dot reads
+ * 2.15 GB, about 0.49 ms. Sum latency: one launch plus a 4-byte memset when the grid has more
+ * than one block (from 2^12 floats up); at 2^10 one block and no memset. If 2^16 / 2^20 miss
+ * the 0.8x goal, the memset is the first suspect (a per-stream zeroed counter would remove it).
  */
 #define _POSIX_C_SOURCE 200809L
 

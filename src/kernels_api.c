@@ -3,6 +3,7 @@
  * overflow, one device for every operand and the stream, overlap rules), then the launchers of
  * kernels/vector.cu and kernels/reduce.cu on the right device and stream.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -162,13 +163,24 @@ static cm_status_t cm__stream_resolve(cm_stream_t *stream, int ordinal, const ch
     return CM_OK;
 }
 
+/* Multiprocessors of a device, read once per ordinal (it sizes the grids, so it must not change
+ * between calls: the reductions' bits depend on the grid). */
+static _Atomic int cm__sm_counts[CM__MAX_DEVICES];
+
 static int cm__sm_count(int ordinal) {
+    if (ordinal >= 0 && ordinal < CM__MAX_DEVICES) {
+        int known = atomic_load_explicit(&cm__sm_counts[ordinal], memory_order_relaxed);
+        if (known > 0) return known;
+    }
     int sms = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal) != cudaSuccess) {
         (void)cudaGetLastError();
-        sms = 1;
+        return 1;
     }
-    return sms > 0 ? sms : 1;
+    if (sms <= 0) return 1;
+    if (ordinal >= 0 && ordinal < CM__MAX_DEVICES)
+        atomic_store_explicit(&cm__sm_counts[ordinal], sms, memory_order_relaxed);
+    return sms;
 }
 
 /* ------------------------------------------------------------------ vector operations */
