@@ -376,8 +376,11 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
         }
         unsigned char host_slot[16];
         memset(host_slot, 0, sizeof host_slot);
+        /* only the bytes the kernel wrote (compute-sanitizer's initcheck tracks the rest) */
+        const bool arg = op == CM__ROP_ARGMIN || op == CM__ROP_ARGMAX;
+        const size_t copy_bytes = arg ? 8 + elem : rbytes;
         if (status == CM_OK && to_host) {
-            err = cudaMemcpyAsync(host_slot, slot, sizeof host_slot, cudaMemcpyDeviceToHost, cs);
+            err = cudaMemcpyAsync(host_slot, slot, copy_bytes, cudaMemcpyDeviceToHost, cs);
             if (err != cudaSuccess)
                 status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemcpyAsync(result to host) "
                                        "in %s", func);
