@@ -5,7 +5,7 @@
  * case; outputs poisoned (all bytes 0xFF: NaN) first and every element checked, including the
  * poison left around the range; references in float64 on the CPU; sums and dots within the bound
  * kernels.h states; argmin / argmax first index with ties; NaN rules; empty inputs; the same
- * bits on repeated calls. One large case: add and sum of 2^28 - 3 floats at offset 1
+ * bits on repeated calls; operands misaligned differently (the scalar path). One large case: add and sum of 2^28 - 3 floats at offset 1
  * (skipped when the device has less than 4 GiB free).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -231,6 +231,61 @@ static void test_vector_in_place(void **state) {
     CM_ASSERT_OK(cm_buffer_destroy(b));
     free(h);
     free(g);
+}
+
+/* operands at offsets that differ modulo 16 bytes (the scalar path): out at 1, a at 2, b at 0 */
+static void test_vector_mixed_alignment(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const size_t ns[] = {0, 1, 33, 1023, ((size_t)1 << 20) + 7};
+    for (size_t si = 0; si < 5; ++si) {
+        const size_t n = ns[si], total = n + 8;
+        float *ha = random_array(total, 4, 0), *hb = random_array(total, 4, 0);
+        double *hx = random_array(total, 8, 0), *hy = random_array(total, 8, 0);
+        float *ho = malloc(total * 4);
+        double *hyo = malloc(total * 8);
+        assert_non_null(ho);
+        assert_non_null(hyo);
+        cm_buffer_t *a = upload(ha, total * 4), *b = upload(hb, total * 4), *o = NULL;
+        cm_buffer_t *x = upload(hx, total * 8), *y = upload(hy, total * 8);
+        CM_ASSERT_OK(cm_buffer_create(c.dev, total * 4, &o));
+        CM_ASSERT_OK(cm_buffer_set(o, 0, total * 4, 0xFF));
+        CM_ASSERT_OK(cm_vector_add_f32(stream_for(si), o, 1, a, 2, b, 0, n));
+        CM_ASSERT_OK(cm_vector_axpy_f64(stream_for(si + 1), -1.5, x, 1, y, 0, n));
+        download(o, ho, total * 4);
+        download(y, hyo, total * 8);
+        for (size_t i = 0; i < total; ++i) {
+            uint32_t bits;
+            memcpy(&bits, &ho[i], 4);
+            if (i >= 1 && i < 1 + n) {
+                assert_true(ho[i] == ha[i + 1] + hb[i - 1]);
+            } else {
+                assert_true(bits == 0xFFFFFFFFu);
+            }
+            if (i < n) {
+                const double ref = -1.5 * hx[i + 1] + hy[i];
+                assert_true(fabs(hyo[i] - ref) <= 0x1p-51 * (fabs(1.5 * hx[i + 1]) + fabs(hy[i])));
+            } else {
+                assert_true(hyo[i] == hy[i]);
+            }
+        }
+        /* scale with out at 0 and x at 3 floats */
+        CM_ASSERT_OK(cm_buffer_set(o, 0, total * 4, 0xFF));
+        CM_ASSERT_OK(cm_vector_scale_f32(NULL, 0.75f, o, 0, a, 3, n > 5 ? n - 5 : 0));
+        download(o, ho, total * 4);
+        for (size_t i = 0; i + 5 < n; ++i) assert_true(ho[i] == 0.75f * ha[i + 3]);
+        CM_ASSERT_OK(cm_buffer_destroy(a));
+        CM_ASSERT_OK(cm_buffer_destroy(b));
+        CM_ASSERT_OK(cm_buffer_destroy(o));
+        CM_ASSERT_OK(cm_buffer_destroy(x));
+        CM_ASSERT_OK(cm_buffer_destroy(y));
+        free(ha);
+        free(hb);
+        free(hx);
+        free(hy);
+        free(ho);
+        free(hyo);
+    }
 }
 
 /* ---------------------------------------------------------------- reductions */
@@ -606,6 +661,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vector_ops),
         cmocka_unit_test(test_vector_in_place),
+        cmocka_unit_test(test_vector_mixed_alignment),
         cmocka_unit_test(test_reductions),
         cmocka_unit_test(test_dot_mixed_alignment),
         cmocka_unit_test(test_nan_rules),
