@@ -354,9 +354,15 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
     cudaError_t err = cudaSuccess;
     /* stream-ordered scratch from the device's pool; a device without memory pools gets
      * cudaMalloc, and cudaFree (which waits for the device) makes the call synchronous there */
-    const bool pooled = cm_device_memory_pool(x->a.dev, &pool) == CM_OK && pool != NULL;
-    err = pooled ? cudaMallocFromPoolAsync(&scratch, scratch_bytes, pool, cs)
-                 : cudaMalloc(&scratch, scratch_bytes);
+    const bool capturing = cm__stream_capturing(cs);
+    const bool pooled =
+        capturing || (cm_device_memory_pool(x->a.dev, &pool) == CM_OK && pool != NULL);
+    if (capturing) /* a graph memory node: the graph owns the scratch of each replay */
+        err = cudaMallocAsync(&scratch, scratch_bytes, cs);
+    else if (pooled)
+        err = cudaMallocFromPoolAsync(&scratch, scratch_bytes, pool, cs);
+    else
+        err = cudaMalloc(&scratch, scratch_bytes);
     if (err != cudaSuccess) {
         status = cm__cuda_fail(err, __FILE__, __LINE__,
                                "%s(%zu bytes of reduction scratch) in %s",

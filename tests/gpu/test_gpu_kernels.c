@@ -618,6 +618,39 @@ static void test_reproducible(void **state) {
     }
 }
 
+/* a device-result reduction and a vector operation captured into a graph and replayed: the
+ * same bits as the direct call, every replay */
+static void test_graph_capture(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const size_t n = ((size_t)1 << 20) + 7;
+    float *h = random_array(n + 1, 4, 0);
+    cm_buffer_t *x = upload(h, (n + 1) * 4), *res = NULL, *y = NULL;
+    CM_ASSERT_OK(cm_buffer_create(c.dev, 16, &res));
+    CM_ASSERT_OK(cm_buffer_create(c.dev, (n + 1) * 4, &y));
+    float direct = 0;
+    CM_ASSERT_OK(cm_reduce_sum_f32_to_host(c.stream, x, 1, n, &direct));
+    cm_graph_t *graph = NULL;
+    CM_ASSERT_OK(cm_graph_capture_begin(c.stream));
+    cm_status_t s1 = cm_vector_scale_f32(c.stream, 2.0f, y, 1, x, 1, n);
+    cm_status_t s2 = cm_reduce_sum_f32(c.stream, y, 1, n, res, 1);
+    CM_ASSERT_OK(cm_graph_capture_end(c.stream, &graph));
+    CM_ASSERT_OK(s1);
+    CM_ASSERT_OK(s2);
+    for (int rep = 0; rep < 3; ++rep) {
+        CM_ASSERT_OK(cm_buffer_set(res, 0, 16, 0xFF));
+        CM_ASSERT_OK(cm_graph_launch(graph, c.stream));
+        float got[4];
+        download(res, got, 16);
+        assert_true(got[1] == 2.0f * direct); /* scaling by 2 is exact, and so is the sum's */
+    }
+    CM_ASSERT_OK(cm_graph_destroy(graph));
+    CM_ASSERT_OK(cm_buffer_destroy(x));
+    CM_ASSERT_OK(cm_buffer_destroy(y));
+    CM_ASSERT_OK(cm_buffer_destroy(res));
+    free(h);
+}
+
 /* 2^28 - 3 floats at offset 1: add (every element) and sum */
 static void test_large(void **state) {
     (void)state;
@@ -667,6 +700,7 @@ int main(void) {
         cmocka_unit_test(test_nan_rules),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_reproducible),
+        cmocka_unit_test(test_graph_capture),
         cmocka_unit_test(test_large),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
