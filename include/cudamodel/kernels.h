@@ -52,7 +52,9 @@
  *   the same device (model) and the same n and offset alignment.
  * - Scratch: each reduction takes grid x 16 bytes + 64 (at most 128 KiB) from the device's
  *   memory pool on the stream and gives it back in stream order (on a device without memory
- *   pools: cudaMalloc / cudaFree, which makes the call wait for the device).
+ *   pools: cudaMalloc / cudaFree, which makes the call wait for the device; on a stream being
+ *   captured into a graph: a graph memory node). Grids of more than one block also queue a
+ *   4-byte cudaMemsetAsync of the scratch's counter before the kernel.
  *
  * Threading: calls on distinct streams may run from several threads at once; a buffer is used by
  * one thread at a time (buffer.h). The library never prints.
