@@ -16,25 +16,14 @@
 #include <type_traits>
 
 #include "kernels.h"
+#include "vec.cuh"
 
 namespace {
 
 constexpr unsigned kThreads = CM__REDUCE_THREADS;
 constexpr int kUnroll = 4;
 
-template <typename T> struct Vec;
-template <> struct Vec<float> {
-    using type = float4;
-    static constexpr int width = 4;
-};
-template <> struct Vec<double> {
-    using type = double2;
-    static constexpr int width = 2;
-};
-template <> struct Vec<int32_t> {
-    using type = int4;
-    static constexpr int width = 4;
-};
+using cm_kernels::Vec;
 
 template <typename T> struct Pair {
     T v;

@@ -13,6 +13,7 @@
 #include <atomic>
 
 #include "kernels.h"
+#include "vec.cuh"
 
 namespace {
 
@@ -20,15 +21,7 @@ constexpr unsigned kThreads = 256;
 constexpr int kUnroll = 4;
 constexpr unsigned kBlocksPerSm = 8;
 
-template <typename T> struct Vec;
-template <> struct Vec<float> {
-    using type = float4;
-    static constexpr int width = 4;
-};
-template <> struct Vec<double> {
-    using type = double2;
-    static constexpr int width = 2;
-};
+using cm_kernels::Vec;
 
 template <int OP, typename T>
 __device__ __forceinline__ T apply(T a, T b, T alpha) {

@@ -79,7 +79,7 @@ cm_status_t cm_device_count(int *count) {
     return CM_OK;
 }
 
-static cm_status_t cm__check_ordinal(int ordinal) {
+cm_status_t cm__check_ordinal(int ordinal) {
     int n = 0;
     CM_TRY(cm_device_count(&n));
     if (ordinal < 0 || ordinal >= n) {

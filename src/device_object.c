@@ -587,16 +587,7 @@ cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char
 cm_status_t cm_device_open(int ordinal, cm_device_t **out) {
     CM__REQUIRE(out != NULL, "pass the address of a cm_device_t * to receive the device",
                 "out is NULL");
-    int n = 0;
-    CM_TRY(cm_device_count(&n));
-    if (ordinal < 0 || ordinal >= n) {
-        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
-                        "device ordinals run from 0 to the device count - 1; CUDA_VISIBLE_DEVICES "
-                        "renumbers them",
-                        "device %d does not exist: %d device%s visible", ordinal, n,
-                        n == 1 ? " is" : "s are");
-    }
-    CM_TRY(cm__context_guard(ordinal));
+    CM_TRY(cm__check_ordinal(ordinal));
 
     struct cudaDeviceProp props;
     memset(&props, 0, sizeof props);

@@ -48,6 +48,10 @@ void cm__error_set_location(const char *file, int line);
 /** Fail fast when the device's context was lost to a sticky error (device -1: any). */
 cm_status_t cm__context_guard(int device);
 
+/** Fail unless ordinal names a visible device (the message names the count) whose context is
+ *  not lost. */
+cm_status_t cm__check_ordinal(int ordinal);
+
 /** Make ordinal current, remembering the caller's device in *saved (-1 when none was set). */
 cm_status_t cm__device_enter(int ordinal, int *saved);
 /** Restore the device remembered by cm__device_enter (no-op for -1). Never fails. */

@@ -412,12 +412,16 @@ out:
     return status;
 }
 
-#define CM__REDUCE_DEF(name, op, dtype, R)                                                       \
+/* The device-result form shared by every reduction of one input. */
+#define CM__REDUCE_TO_DEVICE(name, op, dtype)                                                    \
     cm_status_t cm_reduce_##name(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,     \
                                  size_t n, cm_buffer_t *result, size_t result_offset) {          \
         return cm__reduce(op, dtype, stream, x, x_offset, NULL, 0, n, result, result_offset,     \
                           NULL, NULL, false, __func__);                                          \
-    }                                                                                            \
+    }
+
+#define CM__REDUCE_DEF(name, op, dtype, R)                                                       \
+    CM__REDUCE_TO_DEVICE(name, op, dtype)                                                        \
     cm_status_t cm_reduce_##name##_to_host(cm_stream_t *stream, const cm_buffer_t *x,            \
                                            size_t x_offset, size_t n, R *out) {                  \
         return cm__reduce(op, dtype, stream, x, x_offset, NULL, 0, n, NULL, 0, out, NULL, true,  \
@@ -435,11 +439,7 @@ CM__REDUCE_DEF(max_f64, CM__ROP_MAX, CM__DT_F64, double)
 CM__REDUCE_DEF(max_i32, CM__ROP_MAX, CM__DT_I32, int32_t)
 
 #define CM__ARG_DEF(name, op, dtype, T)                                                          \
-    cm_status_t cm_reduce_##name(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,     \
-                                 size_t n, cm_buffer_t *result, size_t result_offset) {          \
-        return cm__reduce(op, dtype, stream, x, x_offset, NULL, 0, n, result, result_offset,     \
-                          NULL, NULL, false, __func__);                                          \
-    }                                                                                            \
+    CM__REDUCE_TO_DEVICE(name, op, dtype)                                                        \
     cm_status_t cm_reduce_##name##_to_host(cm_stream_t *stream, const cm_buffer_t *x,            \
                                            size_t x_offset, size_t n, uint64_t *index,           \
                                            T *value) {                                           \
