@@ -45,15 +45,18 @@ enum { CM__ROP_SUM = 0, CM__ROP_MIN = 1, CM__ROP_MAX = 2, CM__ROP_ARGMIN = 3, CM
 /** Threads per block of the reduction kernel, and the most blocks it is launched with. */
 #define CM__REDUCE_THREADS 256u
 #define CM__REDUCE_MAX_BLOCKS 8192u
-/** Scratch layout: a 4-byte counter (zeroed by the launcher), a 16-byte result slot at
- *  CM__REDUCE_RESULT_OFFSET, partials of 16 bytes per block from CM__REDUCE_PARTIALS_OFFSET. */
+/** Scratch layout: a 4-byte counter (zero before a launch: the last block puts it back to zero),
+ *  a 16-byte result slot at CM__REDUCE_RESULT_OFFSET, partials of 16 bytes per block from
+ *  CM__REDUCE_PARTIALS_OFFSET. CM__REDUCE_SCRATCH_BYTES holds the largest grid's. */
 #define CM__REDUCE_RESULT_OFFSET 16u
 #define CM__REDUCE_PARTIALS_OFFSET 64u
 #define CM__REDUCE_PARTIAL_BYTES 16u
+#define CM__REDUCE_SCRATCH_BYTES \
+    (CM__REDUCE_PARTIALS_OFFSET + CM__REDUCE_MAX_BLOCKS * CM__REDUCE_PARTIAL_BYTES)
 
 /** Launch an element-wise operation over n elements (dtype F32 or F64; alpha points at one
  *  element of that type: the scalar of AXPY / SCALE, the value of FILL). n = 0 launches nothing.
- *  sm_count sizes the persistent grid. */
+ *  sm_count is unused (kept for a persistent-grid variant): the grid covers the work. */
 cudaError_t cm__kernel_vector(int op, int dtype, void *out, const void *a, const void *b,
                               const void *alpha, size_t n, int sm_count, cudaStream_t stream);
 
@@ -83,12 +86,14 @@ int cm__kernel_reduce_blocks_per_sm(int op, int dtype);
 /**
  * Launch a reduction of n elements of x (and y for DOT) with `grid` blocks of
  * CM__REDUCE_THREADS, using scratch (CM__REDUCE_PARTIALS_OFFSET + grid * 16 bytes, 16-aligned;
- * its counter is zeroed here on stream) and writing the result (the result type, or a uint64
+ * its counter is zeroed here on stream first unless counter_zero says it already is: a scratch
+ * that only one stream uses stays zero between launches, since the kernel's last block resets it)
+ * and writing the result (the result type, or a uint64
  * index for ARG*, followed for ARG* at result + 8 by the value when value_too) to result.
  */
 cudaError_t cm__kernel_reduce(int op, int dtype, const void *x, const void *y, size_t n,
-                              unsigned grid, void *scratch, void *result, int value_too,
-                              cudaStream_t stream);
+                              unsigned grid, void *scratch, int counter_zero, void *result,
+                              int value_too, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

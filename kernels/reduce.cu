@@ -275,7 +275,7 @@ template <class Op, typename T, bool DOT> int blocks_per_sm() {
 
 template <class Op, typename T, bool DOT>
 cudaError_t launch(const void *x_, const void *y_, size_t n, unsigned grid, void *scratch,
-                   void *result, int value_too, cudaStream_t stream) {
+                   bool counter_zero, void *result, int value_too, cudaStream_t stream) {
     static_assert(sizeof(typename Op::Acc) <= CM__REDUCE_PARTIAL_BYTES, "partial size");
     const T *x = static_cast<const T *>(x_);
     const T *y = static_cast<const T *>(y_);
@@ -287,7 +287,7 @@ cudaError_t launch(const void *x_, const void *y_, size_t n, unsigned grid, void
     unsigned *counter = static_cast<unsigned *>(scratch);
     uint4 *partials =
         reinterpret_cast<uint4 *>(static_cast<char *>(scratch) + CM__REDUCE_PARTIALS_OFFSET);
-    if (grid > 1) {
+    if (grid > 1 && !counter_zero) {
         cudaError_t err = cudaMemsetAsync(counter, 0, sizeof(unsigned), stream);
         if (err != cudaSuccess) return err;
     }
@@ -298,20 +298,20 @@ cudaError_t launch(const void *x_, const void *y_, size_t n, unsigned grid, void
 
 template <typename T>
 cudaError_t dispatch(int op, const void *x, const void *y, size_t n, unsigned grid, void *scratch,
-                     void *result, int value_too, cudaStream_t s) {
+                     bool cz, void *result, int value_too, cudaStream_t s) {
     switch (op) {
-    case CM__ROP_SUM: return launch<Sum<T>, T, false>(x, y, n, grid, scratch, result, value_too, s);
-    case CM__ROP_MIN: return launch<Ext<T, false>, T, false>(x, y, n, grid, scratch, result, value_too, s);
-    case CM__ROP_MAX: return launch<Ext<T, true>, T, false>(x, y, n, grid, scratch, result, value_too, s);
+    case CM__ROP_SUM: return launch<Sum<T>, T, false>(x, y, n, grid, scratch, cz, result, value_too, s);
+    case CM__ROP_MIN: return launch<Ext<T, false>, T, false>(x, y, n, grid, scratch, cz, result, value_too, s);
+    case CM__ROP_MAX: return launch<Ext<T, true>, T, false>(x, y, n, grid, scratch, cz, result, value_too, s);
     default: break;
     }
     if constexpr (T(0.5) != T(0)) {
         switch (op) {
         case CM__ROP_ARGMIN:
-            return launch<Arg<T, false>, T, false>(x, y, n, grid, scratch, result, value_too, s);
+            return launch<Arg<T, false>, T, false>(x, y, n, grid, scratch, cz, result, value_too, s);
         case CM__ROP_ARGMAX:
-            return launch<Arg<T, true>, T, false>(x, y, n, grid, scratch, result, value_too, s);
-        case CM__ROP_DOT: return launch<Dot<T>, T, true>(x, y, n, grid, scratch, result, value_too, s);
+            return launch<Arg<T, true>, T, false>(x, y, n, grid, scratch, cz, result, value_too, s);
+        case CM__ROP_DOT: return launch<Dot<T>, T, true>(x, y, n, grid, scratch, cz, result, value_too, s);
         default: break;
         }
     }
@@ -348,12 +348,12 @@ extern "C" int cm__kernel_reduce_blocks_per_sm(int op, int dtype) {
 }
 
 extern "C" cudaError_t cm__kernel_reduce(int op, int dtype, const void *x, const void *y, size_t n,
-                                         unsigned grid, void *scratch, void *result, int value_too,
-                                         cudaStream_t stream) {
+                                         unsigned grid, void *scratch, int counter_zero,
+                                         void *result, int value_too, cudaStream_t stream) {
     switch (dtype) {
-    case CM__DT_F32: return dispatch<float>(op, x, y, n, grid, scratch, result, value_too, stream);
-    case CM__DT_F64: return dispatch<double>(op, x, y, n, grid, scratch, result, value_too, stream);
-    case CM__DT_I32: return dispatch<int32_t>(op, x, y, n, grid, scratch, result, value_too, stream);
+    case CM__DT_F32: return dispatch<float>(op, x, y, n, grid, scratch, counter_zero != 0, result, value_too, stream);
+    case CM__DT_F64: return dispatch<double>(op, x, y, n, grid, scratch, counter_zero != 0, result, value_too, stream);
+    case CM__DT_I32: return dispatch<int32_t>(op, x, y, n, grid, scratch, counter_zero != 0, result, value_too, stream);
     default: return cudaErrorInvalidValue;
     }
 }

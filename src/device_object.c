@@ -286,7 +286,7 @@ void cm__describe_alloc(const cm__alloc_t *a, cm__text_t *t) {
                  (h->flags & CM_HOST_BUFFER_WRITE_COMBINED) ? ", write-combined" : "");
     }
     cm__text_printf(t, "%s of %s (%zu bytes)%s, created at %s:%d", what, size, a->bytes, extra,
-                    a->file[0] ? a->file : "?", a->line);
+                    a->file != NULL && a->file[0] ? a->file : "?", a->line);
     if (a->label[0]) cm__text_printf(t, " \"%s\"", a->label);
 }
 
@@ -347,16 +347,13 @@ cm_status_t cm__check_handle(const void *h, cm__kind_t kind, const char *arg, co
 
 /* ------------------------------------------------------------------ accounting */
 
-static void cm__copy_where(cm__alloc_t *a, const char *label, const char *file, int line) {
-    cm__strlcpy(a->label, label, sizeof a->label);
-    if (file == NULL) file = "";
-    size_t n = strlen(file);
-    if (n >= sizeof a->file) {
-        /* keep the end of a long path: the file name matters most */
-        snprintf(a->file, sizeof a->file, "...%s", file + n - (sizeof a->file - 4));
-    } else {
-        memcpy(a->file, file, n + 1);
-    }
+/* The label is copied (it may live on the caller's stack); the file is kept as a pointer: it
+ * is the caller's __FILE__ (static storage, as buffer.h requires), so the fast path neither
+ * measures nor copies a path on every create. */
+static inline void cm__copy_where(cm__alloc_t *a, const char *label, const char *file, int line) {
+    if (label != NULL && label[0] != '\0') cm__strlcpy(a->label, label, sizeof a->label);
+    else a->label[0] = '\0';
+    a->file = file;
     a->line = line;
 }
 

@@ -352,12 +352,23 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
     void *scratch = NULL;
     cudaMemPool_t pool = NULL;
     cudaError_t err = cudaSuccess;
-    /* stream-ordered scratch from the device's pool; a device without memory pools gets
-     * cudaMalloc, and cudaFree (which waits for the device) makes the call synchronous there */
+    /* The stream's own zeroed scratch (one launch, no memset, no allocation per call), except:
+     * under capture (a graph may replay on another stream: the graph owns a scratch of its own),
+     * and for a host result on the legacy stream, which every thread shares (the result slot
+     * must stay put from the kernel to the copy). */
     const bool capturing = cm__stream_capturing(cs);
+    if (!capturing && !(to_host && stream == NULL)) {
+        status = cm__stream_scratch(x->a.dev, stream, cs, CM__REDUCE_SCRATCH_BYTES, &scratch);
+        if (status != CM_OK) goto out;
+    }
+    const bool owned = scratch == NULL;
+    /* otherwise stream-ordered scratch from the device's pool; a device without memory pools
+     * gets cudaMalloc, and cudaFree (which waits for the device) makes the call synchronous */
     const bool pooled =
-        capturing || (cm_device_memory_pool(x->a.dev, &pool) == CM_OK && pool != NULL);
-    if (capturing) /* a graph memory node: the graph owns the scratch of each replay */
+        owned && (capturing || (cm_device_memory_pool(x->a.dev, &pool) == CM_OK && pool != NULL));
+    if (!owned)
+        err = cudaSuccess;
+    else if (capturing) /* a graph memory node: the graph owns the scratch of each replay */
         err = cudaMallocAsync(&scratch, scratch_bytes, cs);
     else if (pooled)
         err = cudaMallocFromPoolAsync(&scratch, scratch_bytes, pool, cs);
@@ -374,7 +385,7 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
         unsigned char *slot = (unsigned char *)scratch + CM__REDUCE_RESULT_OFFSET;
         void *dst = to_host ? (void *)slot : (void *)ops[count - 1].ptr;
         const void *py = op == CM__ROP_DOT ? (const void *)ops[1].ptr : NULL;
-        err = cm__kernel_reduce(op, dtype, ops[0].ptr, py, n, grid, scratch, dst,
+        err = cm__kernel_reduce(op, dtype, ops[0].ptr, py, n, grid, scratch, owned ? 0 : 1, dst,
                                 to_host ? 1 : 0, cs);
         if (err != cudaSuccess) {
             status = cm__cuda_fail(err, __FILE__, __LINE__, "reduction kernel (%zu elements, %u "
@@ -391,7 +402,7 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
                 status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemcpyAsync(result to host) "
                                        "in %s", func);
         }
-        err = pooled ? cudaFreeAsync(scratch, cs) : cudaFree(scratch);
+        err = !owned ? cudaSuccess : pooled ? cudaFreeAsync(scratch, cs) : cudaFree(scratch);
         if (err != cudaSuccess && status == CM_OK)
             status = cm__cuda_fail(err, __FILE__, __LINE__, "freeing the reduction scratch in %s",
                                    func);

@@ -55,7 +55,7 @@ typedef struct cm__alloc {
     size_t bytes;
     uint64_t serial;                /* n-th allocation of its device */
     char label[CM__LABEL_MAX];
-    char file[CM__WHERE_MAX];
+    const char *file;               /* the caller's string (static storage: __FILE__), or NULL */
     int line;
     cm__link_t link;
 } cm__alloc_t;

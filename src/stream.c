@@ -77,6 +77,8 @@ struct cm_stream {
     const void *last_kernel;     /* last library launch queued on it */
     const char *last_file;
     int last_line;
+    void *scratch;               /* device scratch of work queued on it (cm__stream_scratch) */
+    size_t scratch_bytes;
 };
 
 struct cm_event {
@@ -119,6 +121,8 @@ typedef struct cm__exec {
     struct cm_event *all_events;
     unsigned n_events[2];
     unsigned events_acquired;
+    void *legacy_scratch;        /* cm__stream_scratch of the legacy default stream */
+    size_t legacy_scratch_bytes;
 } cm__exec_t;
 
 static pthread_mutex_t cm__ex_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -228,9 +232,19 @@ static cm__exec_t *cm__ex_find_locked(const cm_device_t *dev) {
 }
 
 static void cm__ex_free(cm__exec_t *x, bool destroy_cuda) {
+    int saved = -1;
+    bool have_scratch = x->legacy_scratch != NULL;
+    for (int c = 0; c < 2 && !have_scratch; ++c)
+        for (unsigned i = 0; i < x->cap[c] && !have_scratch; ++i)
+            have_scratch = x->streams[c][i].scratch != NULL;
+    /* scratch exists only where a GPU ran work: cudaFree it on its device */
+    if (have_scratch && destroy_cuda && cm__mem_device_enter(x->ordinal, &saved) != CM_OK)
+        destroy_cuda = false;
+    if (destroy_cuda && x->legacy_scratch != NULL) (void)cudaFree(x->legacy_scratch);
     for (int c = 0; c < 2; ++c) {
         for (unsigned i = 0; i < x->cap[c]; ++i) {
             struct cm_stream *s = &x->streams[c][i];
+            if (s->scratch != NULL && destroy_cuda) (void)cudaFree(s->scratch);
             if (s->cs != NULL && destroy_cuda) (void)cm__exec_hooks.stream_destroy(s->cs);
         }
         free(x->streams[c]);
@@ -242,6 +256,7 @@ static void cm__ex_free(cm__exec_t *x, bool destroy_cuda) {
         if (destroy_cuda) (void)cm__exec_hooks.event_destroy(e->ce);
         free(e);
     }
+    if (have_scratch) cm__mem_device_leave(saved);
     free(x);
 }
 
@@ -628,6 +643,75 @@ cm_status_t cm_stream_cuda(const cm_stream_t *s, cudaStream_t *out) {
     if (st == CM_OK) *out = s->cs;
     pthread_mutex_unlock(&cm__ex_lock);
     return st;
+}
+
+/* Zeroed device memory for work queued on one stream: allocated on first use (cudaMalloc, then
+ * cudaMemsetAsync on cs so that it is zero before anything later on cs runs); kept until the
+ * device object closes. */
+static cm_status_t cm__scratch_new(int ordinal, cudaStream_t cs, size_t bytes, void **out) {
+    void *p = NULL;
+    cudaError_t err = cudaMalloc(&p, bytes);
+    if (err == cudaSuccess) err = cudaMemsetAsync(p, 0, bytes, cs);
+    if (err != cudaSuccess) {
+        if (p != NULL) (void)cudaFree(p);
+        return cm__cuda_fail(err, __FILE__, __LINE__,
+                             "cudaMalloc/cudaMemsetAsync(%zu bytes of stream scratch, device %d)",
+                             bytes, ordinal);
+    }
+    *out = p;
+    return CM_OK;
+}
+
+cm_status_t cm__stream_scratch(cm_device_t *dev, cm_stream_t *s, cudaStream_t cs, size_t bytes,
+                               void **out) {
+    *out = NULL;
+    cm__exec_t *x = NULL;
+    if (s == NULL) {
+        CM_TRY(cm__ex_get(dev, "cm__stream_scratch", &x));
+        pthread_mutex_lock(&cm__ex_lock);
+        void *have = x->legacy_scratch_bytes >= bytes ? x->legacy_scratch : NULL;
+        bool exists = x->legacy_scratch != NULL;
+        pthread_mutex_unlock(&cm__ex_lock);
+        if (exists) {
+            *out = have; /* NULL: too small, the caller allocates its own */
+            return CM_OK;
+        }
+        void *p = NULL;
+        CM_TRY(cm__scratch_new(x->ordinal, cs, bytes, &p));
+        pthread_mutex_lock(&cm__ex_lock);
+        if (x->legacy_scratch == NULL) {
+            x->legacy_scratch = p;
+            x->legacy_scratch_bytes = bytes;
+            p = NULL;
+        }
+        *out = x->legacy_scratch_bytes >= bytes ? x->legacy_scratch : NULL;
+        pthread_mutex_unlock(&cm__ex_lock);
+        if (p != NULL) { /* another thread was first */
+            (void)cudaStreamSynchronize(cs);
+            (void)cudaFree(p);
+        }
+        return CM_OK;
+    }
+    pthread_mutex_lock(&cm__ex_lock);
+    cm_status_t st = cm__stream_check_locked(s, "stream", "cm__stream_scratch");
+    void *have = st == CM_OK && s->scratch_bytes >= bytes ? s->scratch : NULL;
+    bool exists = st == CM_OK && s->scratch != NULL;
+    int ordinal = st == CM_OK ? s->ordinal : -1;
+    pthread_mutex_unlock(&cm__ex_lock);
+    CM_TRY(st);
+    if (exists) {
+        *out = have;
+        return CM_OK;
+    }
+    void *p = NULL;
+    CM_TRY(cm__scratch_new(ordinal, cs, bytes, &p));
+    pthread_mutex_lock(&cm__ex_lock);
+    /* one thread at a time uses a stream (stream.h): nobody else set it meanwhile */
+    s->scratch = p;
+    s->scratch_bytes = bytes;
+    pthread_mutex_unlock(&cm__ex_lock);
+    *out = p;
+    return CM_OK;
 }
 
 cm_status_t cm__stream_for_launch(cm_stream_t *s, int ordinal, const void *kernel,

@@ -56,6 +56,18 @@ cm_status_t cm__stream_for_launch(cm_stream_t *s, int ordinal, const void *kerne
 bool cm__stream_capturing(cudaStream_t s);
 
 /**
+ * Device scratch memory that only work queued on one stream uses: s's own (a pooled stream), or
+ * for s == NULL the legacy default stream's of dev. At least `bytes`, zero when first handed out
+ * (cudaMemsetAsync on cs, which must be that stream), allocated on first use with the stream's
+ * device current, and freed when the device object closes. The stream orders every user, so a
+ * kernel that leaves it as it found it (the reductions reset their counter) needs no memset per
+ * call. *out is NULL (with CM_OK) when an existing scratch is smaller than bytes. Not for work
+ * being captured into a graph (a graph may replay on another stream).
+ */
+cm_status_t cm__stream_scratch(cm_device_t *dev, cm_stream_t *s, cudaStream_t cs, size_t bytes,
+                               void **out);
+
+/**
  * For cm_device_close (device_object.c), with cm__mem_lock held: CM_ERROR_BUSY with the list
  * of acquired streams (file:line of each acquire) and lent events when there are any; CM_OK
  * otherwise (also for a device that never used a stream).

@@ -212,7 +212,9 @@ CM_API cm_status_t cm_device_staging_config(const cm_device_t *dev, cm_staging_c
  * @param[in]  bytes  size; 0 gives a valid empty buffer that holds no device memory.
  * @param[out] out    receives the new handle; left unchanged on failure.
  * @param[in]  label  optional name shown in leak reports (copied, up to 63 characters), or NULL.
- * @param[in]  file   optional source file of the caller (copied), or NULL.
+ * @param[in]  file   optional source file of the caller, or NULL: a string of static storage
+ *                    duration such as __FILE__ (the macros pass it), which the handle keeps a
+ *                    pointer to for its leak and error reports (it is not copied).
  * @param[in]  line   its line.
  * @return CM_OK;
  *         CM_ERROR_INVALID_ARGUMENT for a NULL out, a NULL or closed dev;
@@ -419,7 +421,9 @@ typedef enum cm_host_buffer_flags {
  * @param[in]  flags  OR of cm_host_buffer_flags_t.
  * @param[out] out    receives the new handle; left unchanged on failure.
  * @param[in]  label  optional name shown in leak reports (copied), or NULL.
- * @param[in]  file   optional source file of the caller (copied), or NULL.
+ * @param[in]  file   optional source file of the caller, or NULL: a string of static storage
+ *                    duration such as __FILE__ (the macros pass it), which the handle keeps a
+ *                    pointer to for its leak and error reports (it is not copied).
  * @param[in]  line   its line.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL out, a NULL or closed dev, or unknown flag
  *         bits; CM_ERROR_HOST_OUT_OF_MEMORY when the memory cannot be pinned (the message names
@@ -447,7 +451,9 @@ CM_API cm_status_t cm_host_buffer_create_at(cm_device_t *dev, size_t bytes, unsi
  *                    cannot be applied to existing memory).
  * @param[out] out    receives the new handle; left unchanged on failure.
  * @param[in]  label  optional name shown in leak reports (copied), or NULL.
- * @param[in]  file   optional source file of the caller (copied), or NULL.
+ * @param[in]  file   optional source file of the caller, or NULL: a string of static storage
+ *                    duration such as __FILE__ (the macros pass it), which the handle keeps a
+ *                    pointer to for its leak and error reports (it is not copied).
  * @param[in]  line   its line.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL out, a NULL or closed dev, a NULL ptr with
  *         bytes > 0, CM_HOST_BUFFER_WRITE_COMBINED or unknown flag bits, or memory that is
