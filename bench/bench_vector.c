@@ -12,11 +12,32 @@
  *     sum_latency_{2^10, 2^16, 2^20}   time per call vs CUB's Sum: goal <= 0.8x its time
  *     dot_2^28                         cm_reduce_dot_f32 read bandwidth (8 bytes per element) vs
  *                                      CUB Sum's (4 bytes per element): goal >= 0.98x
+ *   size sweep, n = 2^10, 2^12, ..., 2^28 floats at element offset 0 (scripts/plot_bench.py
+ *   plots these rows: bandwidth against size):
+ *     add_f32_sweep_2^k   (bench "vector")  cm_vector_add_f32 GB/s (12 bytes per element) vs a
+ *                                      device-to-device cudaMemcpyAsync of one array (8 bytes per
+ *                                      element): goal >= 0.98x at 2^28, >= 0.90x from 2^20 up
+ *     sum_f32_sweep_2^k   (bench "reduce")  cm_reduce_sum_f32 (device result) read GB/s vs
+ *                                      cub::DeviceReduce::Sum: goal >= 1.0x from 2^20 up
+ *   Below 2^20 the sweep rows are information only: goal "info: no goal below 2^20", meets true
+ *   (the issue's small-size goal is sum latency, judged by sum_latency_*). The sweep keeps its
+ *   data out of L2: every call works on its own set of the operands (set s at element
+ *   s * (n + 64)), with as many sets as make 128 MiB of each operand (over twice the H200's
+ *   60 MiB L2; one set from 2^25 up), so a set is revisited only after >= 128 MiB of each operand
+ *   went by, and at 2^18 and below not at all within the 55 calls; the peer gets the same sets.
+ *   So at small sizes it measures cold calls (launch + HBM latency), unlike sum_latency_* (16
+ *   sets, L2-resident at 2^10 and 2^16). Checked after timing: add's output was poisoned (0xFF bytes) before the timed
+ *   calls and every element of every set used is compared with a + b on the device, the poison
+ *   between the sets included; the sum's result slots are poisoned before the timed calls and
+ *   ours (kernels.h's bound) and CUB's (1e-5 of sum|x|) are compared with a float64 CPU sum of
+ *   the set the last call read.
  *
  * Inputs are random, drawn on the device with a fresh seed for every case; sizes whose inputs
  * fit in L2 rotate among 16 input sets (64 MiB and more in all) so that repeated calls do not
  * measure the cache. Every case's result is checked against the peer's once (sum within 1e-5
  * of sum|x|, max and argmax equal). CUDA-event timing on the legacy stream, median of REPS.
+ * Runtime: estimated at well under 60 s on an H200 (the sweep adds about 1 s of GPU work and
+ * about 2 s of float64 reference sums on the CPU); not yet measured.
  * Usage: bench_vector   (needs a GPU with 4 GiB free; CM_BENCH_RESULTS / CM_BENCH_COMMIT as in
  * bench_common.h)
  *
@@ -28,6 +49,9 @@
  * 2.15 GB, about 0.49 ms. Sum latency: one launch plus a 4-byte memset when the grid has more
  * than one block (from 2^12 floats up); at 2^10 one block and no memset. If 2^16 / 2^20 miss
  * the 0.8x goal, the memset is the first suspect (a per-stream zeroed counter would remove it).
+ * Sweep (predicted before its first run): up to about 2^16 both sides are per-call cost bound
+ * (a few us: GB/s grows about 4x per step of 2^2 and the ratio is the ratio of call costs, the
+ * sum paying a memset from 2^12 up); from 2^24 up both approach their 2^28 figures.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -50,12 +74,20 @@
 cudaError_t bench_random_fill(float *p, size_t n, uint32_t seed, cudaStream_t s);
 cudaError_t bench_cub_reduce(int op, void *d_temp, size_t *temp_bytes, const float *in, void *out,
                              size_t n, cudaStream_t s);
+cudaError_t bench_check_add(const float *a, const float *b, const float *out, size_t off, size_t n,
+                            size_t stride, size_t sets, size_t range, unsigned long long *d_bad,
+                            cudaStream_t s);
 
 #define BIG ((size_t)1 << 28)
 #define ELEMS (BIG + 64) /* each operand buffer */
 #define REPS 50
 #define WARMUP 5
 #define SETS_BYTES ((size_t)64 << 20)
+#define SWEEP_ROT_BYTES ((size_t)128 << 20) /* of each operand, between two calls on one set */
+#define SWEEP_MIN_LOG2 10
+#define SWEEP_MAX_LOG2 28
+#define SWEEP_COUNT ((SWEEP_MAX_LOG2 - SWEEP_MIN_LOG2) / 2 + 1)
+#define SWEEP_GOAL_LOG2 20 /* goals from 2^20 up; information only below */
 
 enum {
     K_ADD, K_AXPY, K_MEMCPY, K_SUM, K_MAX, K_ARGMAX, K_DOT, K_CUB_SUM, K_CUB_MAX, K_CUB_ARGMAX
@@ -120,21 +152,35 @@ static int refresh(ctx_t *c, uint32_t seed) {
     return 0;
 }
 
-/* median time in seconds of case `which` over n elements at element offset off */
-static double time_case(ctx_t *c, int which, size_t n, size_t off) {
+/* median time in seconds of case `which` over n elements at element offset off, call i working
+ * on set i mod sets (set s at element off + s * (n + 64) of each operand) */
+static double time_sets(ctx_t *c, int which, size_t n, size_t off, size_t sets) {
     c->which = which;
     c->n = n;
     c->off = off;
     c->set = 0;
     c->stride = n + 64;
-    c->sets = 1;
-    if (n * 4 < SETS_BYTES) {
-        c->sets = 16;
-        if (c->sets * c->stride > BIG) c->sets = BIG / c->stride;
-    }
+    c->sets = sets;
     cm_bench_stats_t s;
     if (cm_bench_time(run, c, 0, WARMUP, REPS, &s) != 0) return -1;
     return s.median_ms * 1e-3;
+}
+
+/* the fixed cases: 16 sets below 64 MiB per operand, one above */
+static double time_case(ctx_t *c, int which, size_t n, size_t off) {
+    size_t sets = 1;
+    if (n * 4 < SETS_BYTES) {
+        sets = 16;
+        if (sets * (n + 64) > BIG) sets = BIG / (n + 64);
+    }
+    return time_sets(c, which, n, off, sets);
+}
+
+/* the sweep: enough sets for SWEEP_ROT_BYTES of each operand, within the buffers */
+static size_t sweep_sets(size_t n) {
+    size_t sets = (SWEEP_ROT_BYTES + n * 4 - 1) / (n * 4);
+    if (sets > 1 && sets * (n + 64) > BIG) sets = BIG / (n + 64);
+    return sets < 1 ? 1 : sets;
 }
 
 static void row(const char *bench, const char *name, const char *unit, double ours, double peer,
@@ -176,6 +222,66 @@ static int check_reductions(ctx_t *c, size_t n) {
         fprintf(stderr, "bench_vector: results differ from CUB's\n");
         return -1;
     }
+    return 0;
+}
+
+/* One size of the sweep: add vs memcpy and sum vs CUB on rotated sets, each checked (see the
+ * header). GB/s out: add (12 bytes per element), memcpy (8), sum and CUB (4). */
+static int sweep_case(ctx_t *c, size_t n, double *add, double *cpy, double *sum, double *cub) {
+    const size_t sets = sweep_sets(n), stride = n + 64;
+    const size_t used = sets < (size_t)(WARMUP + REPS) ? sets : (size_t)(WARMUP + REPS);
+    const size_t last = (size_t)(WARMUP + REPS - 1) % sets;
+    size_t range = (used - 1) * stride + n + 64; /* the sets used and the gap after the last */
+    if (range > ELEMS) range = ELEMS;
+    const double dn = (double)n;
+
+    double tm = time_sets(c, K_MEMCPY, n, 0, sets);
+    if (tm < 0 || cudaMemset(c->pout, 0xFF, range * 4) != cudaSuccess) return -1;
+    double ta = time_sets(c, K_ADD, n, 0, sets);
+    unsigned long long bad = ~0ull, *d_bad = (unsigned long long *)(c->pres + 48);
+    if (ta < 0 || cudaMemset(d_bad, 0, 8) != cudaSuccess ||
+        bench_check_add(c->pa, c->pb, c->pout, 0, n, stride, used, range, d_bad, 0) != cudaSuccess ||
+        cudaMemcpy(&bad, d_bad, 8, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return -1;
+    if (bad != 0) {
+        fprintf(stderr, "bench_vector: sweep n=%zu: add wrote %llu wrong elements (of %zu sets "
+                "and the poison between them)\n", n, bad, used);
+        return -1;
+    }
+
+    if (cudaMemset(c->pres, 0xFF, 48) != cudaSuccess) return -1;
+    double ts = time_sets(c, K_SUM, n, 0, sets);
+    double tc = time_sets(c, K_CUB_SUM, n, 0, sets);
+    float got[2] = {0.0f, 0.0f};
+    if (ts < 0 || tc < 0 || cudaMemcpy(&got[0], c->pres, 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(&got[1], c->pres + 32, 4, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return -1;
+    float *h = malloc(n * 4);
+    if (h == NULL) {
+        fprintf(stderr, "bench_vector: out of host memory\n");
+        return -1;
+    }
+    if (cudaMemcpy(h, c->pa + last * stride, n * 4, cudaMemcpyDeviceToHost) != cudaSuccess) {
+        free(h);
+        return -1;
+    }
+    double ref = 0.0, sabs = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        ref += (double)h[i];
+        sabs += fabs((double)h[i]);
+    }
+    free(h);
+    /* kernels.h's bound for ours (K <= n / 256 + 22); CUB sums in float: 1e-5 of sum|x| */
+    const double tol_ours = 0x1p-24 * fabs(ref) + (dn / 256.0 + 24.0) * 0x1p-53 * sabs;
+    if (!(fabs((double)got[0] - ref) <= tol_ours) || !(fabs((double)got[1] - ref) <= 1e-5 * sabs)) {
+        fprintf(stderr, "bench_vector: sweep n=%zu: sum ours %.9g, CUB %.9g, float64 %.17g "
+                "(tolerance %.3g / %.3g)\n", n, got[0], got[1], ref, tol_ours, 1e-5 * sabs);
+        return -1;
+    }
+    *cpy = 8.0 * dn / tm / 1e9;
+    *add = 12.0 * dn / ta / 1e9;
+    *sum = 4.0 * dn / ts / 1e9;
+    *cub = 4.0 * dn / tc / 1e9;
     return 0;
 }
 
@@ -268,6 +374,38 @@ int main(void) {
     for (int i = 0; i < 3; ++i)
         row("reduce", lat_names[i], "us", lat[i] * 1e6, lat_cub[i] * 1e6, "cub::DeviceReduce::Sum",
             0, "<= 0.8x CUB time", 1.25);
+
+    /* ------------------------------------------------ size sweep */
+    double sw_add[SWEEP_COUNT] = {0}, sw_cpy[SWEEP_COUNT] = {0}, sw_sum[SWEEP_COUNT] = {0},
+           sw_cub[SWEEP_COUNT] = {0};
+    for (int k = 0; k < SWEEP_COUNT; ++k) {
+        const size_t n = (size_t)1 << (SWEEP_MIN_LOG2 + 2 * k);
+        if (refresh(&c, seed++) != 0 ||
+            sweep_case(&c, n, &sw_add[k], &sw_cpy[k], &sw_sum[k], &sw_cub[k]) != 0)
+            goto out;
+    }
+    printf("\nsize sweep: float32, element offset 0, every call on its own set of the operands "
+           "(>= 128 MiB of each between two calls on one set), outputs checked\n");
+    cm_bench_print_header();
+    for (int k = 0; k < SWEEP_COUNT; ++k) {
+        const int lg = SWEEP_MIN_LOG2 + 2 * k;
+        const double add_goal = lg >= SWEEP_MAX_LOG2 ? 0.98 : 0.90;
+        char goal[48];
+        if (lg >= SWEEP_GOAL_LOG2) snprintf(goal, sizeof goal, ">= %.2fx memcpy GB/s", add_goal);
+        else snprintf(goal, sizeof goal, "info: no goal below 2^%d", SWEEP_GOAL_LOG2);
+        snprintf(name, sizeof name, "add_f32_sweep_2^%d", lg);
+        row("vector", name, "GB/s", sw_add[k], sw_cpy[k], "cudaMemcpyAsync D2D", 1, goal,
+            lg >= SWEEP_GOAL_LOG2 ? add_goal : -INFINITY);
+    }
+    for (int k = 0; k < SWEEP_COUNT; ++k) {
+        const int lg = SWEEP_MIN_LOG2 + 2 * k;
+        char goal[48];
+        if (lg >= SWEEP_GOAL_LOG2) snprintf(goal, sizeof goal, ">= 1.0x CUB GB/s");
+        else snprintf(goal, sizeof goal, "info: no goal below 2^%d", SWEEP_GOAL_LOG2);
+        snprintf(name, sizeof name, "sum_f32_sweep_2^%d", lg);
+        row("reduce", name, "GB/s", sw_sum[k], sw_cub[k], "cub::DeviceReduce::Sum", 1, goal,
+            lg >= SWEEP_GOAL_LOG2 ? 1.0 : -INFINITY);
+    }
     rc = 0;
 out:
     if (c.temp != NULL) cudaFree(c.temp);

@@ -1,6 +1,7 @@
 // Peers and helpers of bench_vector.c: CUB's DeviceReduce (Sum, Max, ArgMax) on floats with
-// their temporary storage allocated once, and a device-side random fill (fresh data each check
-// without a 1 GiB host upload).
+// their temporary storage allocated once, a device-side random fill (fresh data each check
+// without a 1 GiB host upload), and a device-side check of the add sweep's outputs (every
+// element of every rotated set, and the poison between them, without a 3 GiB download).
 #include <stdint.h>
 
 #include <cub/device/device_reduce.cuh>
@@ -20,11 +21,41 @@ __global__ void bench_random_kernel(float *p, size_t n, uint32_t seed) {
     }
 }
 
+// out[i] == a[i] + b[i] inside the `sets` ranges [off + s * stride, off + s * stride + n), and
+// the poison 0xFFFFFFFF everywhere else in [0, range); mismatches are added to *bad.
+__global__ void bench_check_add_kernel(const float *a, const float *b, const float *out,
+                                       size_t off, size_t n, size_t stride, size_t sets,
+                                       size_t range, unsigned long long *bad) {
+    const size_t step = (size_t)gridDim.x * blockDim.x;
+    unsigned long long local = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < range; i += step) {
+        bool inside = false;
+        if (i >= off) {
+            const size_t j = i - off;
+            inside = j / stride < sets && j % stride < n;
+        }
+        if (inside) {
+            local += __float_as_uint(out[i]) != __float_as_uint(__fadd_rn(a[i], b[i]));
+        } else {
+            local += __float_as_uint(out[i]) != 0xFFFFFFFFu;
+        }
+    }
+    if (local != 0) atomicAdd(bad, local);
+}
+
 }  // namespace
 
 extern "C" cudaError_t bench_random_fill(float *p, size_t n, uint32_t seed, cudaStream_t s) {
     if (n == 0) return cudaSuccess;
     bench_random_kernel<<<2048, 256, 0, s>>>(p, n, seed);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t bench_check_add(const float *a, const float *b, const float *out,
+                                       size_t off, size_t n, size_t stride, size_t sets,
+                                       size_t range, unsigned long long *d_bad, cudaStream_t s) {
+    if (range == 0) return cudaSuccess;
+    bench_check_add_kernel<<<2048, 256, 0, s>>>(a, b, out, off, n, stride, sets, range, d_bad);
     return cudaGetLastError();
 }
 

@@ -5,8 +5,10 @@
  * case; outputs poisoned (all bytes 0xFF: NaN) first and every element checked, including the
  * poison left around the range; references in float64 on the CPU; sums and dots within the bound
  * kernels.h states; argmin / argmax first index with ties; NaN rules; empty inputs; the same
- * bits on repeated calls; operands misaligned differently (the scalar path). One large case: add and sum of 2^28 - 3 floats at offset 1
- * (skipped when the device has less than 4 GiB free).
+ * bits on repeated calls; operands misaligned differently (the scalar path). Large cases at
+ * 2^28 - 3 elements with every operand at element offset 1: every vector operation on float and
+ * every reduction on float, double and int32 (sum/min/max), each skipped when the device has
+ * less free memory than it needs (at most 4 GiB + 256 MiB).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -651,43 +653,204 @@ static void test_graph_capture(void **state) {
     free(h);
 }
 
-/* 2^28 - 3 floats at offset 1: add (every element) and sum */
-static void test_large(void **state) {
-    (void)state;
-    CM_REQUIRE_GPU();
+/* ---------------------------------------------------------------- 2^28 - 3 elements at offset 1
+ * Every vector operation (float) and every reduction (float, double, int32 where kernels.h has
+ * it) on 2^28 - 3 elements at element offset 1 of every operand: the vector body, the scalar head
+ * (3 floats, 1 double) and tail, and an index past 2^27. One float64 reference pass per input.
+ * Device memory: at most 3 GiB (float: a, b, out) or 4 GiB (double: x, y) at a time; each test
+ * skips when the device has less free than that plus 256 MiB. */
+
+#define LARGE_N (((size_t)1 << 28) - 3)
+#define LARGE_OFF ((size_t)1)
+#define LARGE_TOTAL (LARGE_OFF + LARGE_N + PAD) /* elements of each buffer */
+
+/* skip() unless bytes (plus 256 MiB) are free on device 0 */
+static bool large_guard(size_t bytes) {
     size_t free_b = 0, total_b = 0;
     assert_int_equal(cudaSetDevice(0), cudaSuccess);
     assert_int_equal(cudaMemGetInfo(&free_b, &total_b), cudaSuccess);
-    const size_t n = ((size_t)1 << 28) - 3, off = 1, bytes = (n + off) * 4;
-    if (free_b < 4 * bytes) {
-        print_message("skipping the 2^28 - 3 case: %zu bytes free\n", free_b);
-        skip();
+    if (free_b < bytes + ((size_t)256 << 20)) {
+        print_message("skipping the 2^28 - 3 case: %zu bytes free, %zu needed\n", free_b,
+                      bytes + ((size_t)256 << 20));
+        return false;
     }
-    float *ha = random_array(n + off, 4, 0), *hb = random_array(n + off, 4, 0);
+    return true;
+}
+
+static uint32_t bits32(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* every vector operation on float a, b (host copies ha, hb) into a poisoned output; axpy works
+ * in place on a device copy of b, so b stays as uploaded */
+static void large_vector_f32(cm_buffer_t *a, cm_buffer_t *b, const float *ha, const float *hb) {
+    const size_t n = LARGE_N, off = LARGE_OFF, total = LARGE_TOTAL, bytes = total * 4;
     float *ho = malloc(bytes);
     assert_non_null(ho);
-    cm_buffer_t *a = upload(ha, bytes), *b = upload(hb, bytes), *o = NULL;
+    cm_buffer_t *o = NULL;
     CM_ASSERT_OK(cm_buffer_create(c.dev, bytes, &o));
-    CM_ASSERT_OK(cm_buffer_set(o, 0, bytes, 0xFF));
-    CM_ASSERT_OK(cm_vector_add_f32(c.stream, o, off, a, off, b, off, n));
-    download(o, ho, bytes);
-    uint32_t first;
-    memcpy(&first, ho, 4);
-    assert_true(first == 0xFFFFFFFFu);
-    size_t bad = 0;
-    for (size_t i = off; i < off + n; ++i) bad += ho[i] != ha[i] + hb[i];
-    assert_int_equal(bad, 0);
-    double sum = 0, sa = 0;
-    for (size_t i = off; i < off + n; ++i) { sum += ha[i]; sa += fabs(ha[i]); }
-    float s = 0;
-    CM_ASSERT_OK(cm_reduce_sum_f32_to_host(NULL, a, off, n, &s));
-    assert_true(fabs(s - sum) <= 0x1p-24 * fabs(sum) + (double)(n / 256 + 24) * 0x1p-53 * sa);
+    for (int op = 0; op < OP_COUNT; ++op) {
+        const float alpha = (float)(rnd_unit() * 3.0);
+        if (op == OP_AXPY) CM_ASSERT_OK(cm_buffer_copy(o, 0, b, 0, bytes)); /* y = b */
+        else CM_ASSERT_OK(cm_buffer_set(o, 0, bytes, 0xFF));
+        CM_ASSERT_OK(run_vector(op, 4, stream_for((size_t)op), o, off, a, b, n, alpha));
+        download(o, ho, bytes);
+        size_t bad = 0, first = 0;
+        for (size_t i = 0; i < total; ++i) {
+            bool ok;
+            if (i < off || i >= off + n) { /* poison, or y's old value for axpy */
+                ok = bits32(ho[i]) == (op == OP_AXPY ? bits32(hb[i]) : 0xFFFFFFFFu);
+            } else {
+                switch (op) {
+                case OP_ADD: ok = ho[i] == ha[i] + hb[i]; break;
+                case OP_AXPY: {
+                    const double ref = (double)alpha * ha[i] + hb[i];
+                    ok = fabs(ho[i] - ref) <= (fabs((double)alpha * ha[i]) + fabs(hb[i])) * 0x1p-23;
+                    break;
+                }
+                case OP_SCALE: ok = ho[i] == alpha * ha[i]; break;
+                case OP_FILL: ok = bits32(ho[i]) == bits32(alpha); break;
+                default: ok = bits32(ho[i]) == bits32(ha[i]); break;
+                }
+            }
+            if (!ok && bad++ == 0) first = i;
+        }
+        if (bad)
+            fail_msg("%s f32 n=2^28-3 off=1: %zu bad elements (of %zu with the poison around); "
+                     "the first at %zu: got %.9g, a %.9g, b %.9g, alpha %.9g", op_names[op], bad,
+                     total, first, (double)ho[first], (double)ha[first], (double)hb[first],
+                     (double)alpha);
+    }
+    CM_ASSERT_OK(cm_buffer_destroy(o));
+    free(ho);
+}
+
+/* float64 reference of every reduction of x (and x . y) over [off, off + n), in one pass */
+typedef struct large_ref {
+    double sum, sumabs, dot, dotabs, mn, mx;
+    uint64_t imin, imax; /* relative to off */
+} large_ref_t;
+
+static large_ref_t large_ref_f32(const float *x, const float *y, size_t off, size_t n) {
+    large_ref_t r = {0, 0, 0, 0, INFINITY, -INFINITY, CM_REDUCE_NO_INDEX, CM_REDUCE_NO_INDEX};
+    for (size_t i = 0; i < n; ++i) {
+        const double v = x[off + i], p = v * (double)y[off + i]; /* both exact */
+        r.sum += v;
+        r.sumabs += fabs(v);
+        r.dot += p;
+        r.dotabs += fabs(p);
+        if (v < r.mn) { r.mn = v; r.imin = i; }
+        if (v > r.mx) { r.mx = v; r.imax = i; }
+    }
+    return r;
+}
+
+static large_ref_t large_ref_f64(const double *x, const double *y, size_t off, size_t n) {
+    large_ref_t r = {0, 0, 0, 0, INFINITY, -INFINITY, CM_REDUCE_NO_INDEX, CM_REDUCE_NO_INDEX};
+    for (size_t i = 0; i < n; ++i) {
+        const double v = x[off + i], p = v * y[off + i];
+        r.sum += v;
+        r.sumabs += fabs(v);
+        r.dot += p;
+        r.dotabs += fabs(p);
+        if (v < r.mn) { r.mn = v; r.imin = i; }
+        if (v > r.mx) { r.mx = v; r.imax = i; }
+    }
+    return r;
+}
+
+/* every float or double reduction of x (dot with y) against the reference; device-result and
+ * host forms through run_reduce (poisoned result buffer, both forms the same bits) */
+static void large_reductions_fp(int t, cm_buffer_t *x, cm_buffer_t *y, const void *hx,
+                                const large_ref_t *ref) {
+    const size_t n = LARGE_N, off = LARGE_OFF, elem = t == T_F64 ? 8 : 4;
+    const char *tn = t == T_F64 ? "f64" : "f32";
+    const double eps = t == T_F32 ? 0x1p-24 : 0x1p-53;
+    const double k_ = (double)(n / 256 + 23); /* kernels.h's K, with room */
+    for (int op = 0; op < R_COUNT; ++op) {
+        rresult_t r = run_reduce(op, t, stream_for((size_t)op), x, off, y, off, n);
+        if (op == R_SUM || op == R_DOT) {
+            const double want = op == R_SUM ? ref->sum : ref->dot;
+            const double sa = op == R_SUM ? ref->sumabs : ref->dotabs;
+            const double bound = (t == T_F32 ? eps * fabs(want) : 0) + (k_ + 1) * 0x1p-53 * sa +
+                                 (t == T_F64 ? k_ * eps * sa : 0);
+            if (!(fabs(r.value - want) <= bound))
+                fail_msg("%s %s n=2^28-3 off=1: got %.17g want %.17g (bound %.3g)", r_names[op],
+                         tn, r.value, want, bound);
+        } else if (op == R_MIN || op == R_MAX) {
+            const double want = op == R_MIN ? ref->mn : ref->mx;
+            if (r.value != want)
+                fail_msg("%s %s n=2^28-3 off=1: got %.17g want %.17g", r_names[op], tn, r.value,
+                         want);
+        } else {
+            const uint64_t want = op == R_ARGMIN ? ref->imin : ref->imax;
+            if (r.index != want || r.value != get(hx, off + want, elem))
+                fail_msg("%s %s n=2^28-3 off=1: index %llu (value %.17g) want %llu (%.17g)",
+                         r_names[op], tn, (unsigned long long)r.index, r.value,
+                         (unsigned long long)want, get(hx, off + want, elem));
+        }
+    }
+}
+
+/* float: every vector operation, then every reduction, on the same inputs */
+static void test_large(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const size_t bytes = LARGE_TOTAL * 4;
+    if (!large_guard(3 * bytes)) skip();
+    float *ha = random_array(LARGE_TOTAL, 4, 0), *hb = random_array(LARGE_TOTAL, 4, 0);
+    cm_buffer_t *a = upload(ha, bytes), *b = upload(hb, bytes);
+    large_vector_f32(a, b, ha, hb);
+    const large_ref_t ref = large_ref_f32(ha, hb, LARGE_OFF, LARGE_N);
+    large_reductions_fp(T_F32, a, b, ha, &ref);
     CM_ASSERT_OK(cm_buffer_destroy(a));
     CM_ASSERT_OK(cm_buffer_destroy(b));
-    CM_ASSERT_OK(cm_buffer_destroy(o));
     free(ha);
     free(hb);
-    free(ho);
+}
+
+/* double: every reduction */
+static void test_large_f64(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const size_t bytes = LARGE_TOTAL * 8;
+    if (!large_guard(2 * bytes)) skip();
+    double *hx = random_array(LARGE_TOTAL, 8, 0), *hy = random_array(LARGE_TOTAL, 8, 0);
+    cm_buffer_t *x = upload(hx, bytes), *y = upload(hy, bytes);
+    const large_ref_t ref = large_ref_f64(hx, hy, LARGE_OFF, LARGE_N);
+    large_reductions_fp(T_F64, x, y, hx, &ref);
+    CM_ASSERT_OK(cm_buffer_destroy(x));
+    CM_ASSERT_OK(cm_buffer_destroy(y));
+    free(hx);
+    free(hy);
+}
+
+/* int32: sum (exact in int64), min, max */
+static void test_large_i32(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const size_t bytes = LARGE_TOTAL * 4, n = LARGE_N, off = LARGE_OFF;
+    if (!large_guard(bytes)) skip();
+    int32_t *hx = random_array(LARGE_TOTAL, 4, 1);
+    cm_buffer_t *x = upload(hx, bytes);
+    long long isum = 0;
+    int32_t mn = INT32_MAX, mx = INT32_MIN;
+    for (size_t i = off; i < off + n; ++i) {
+        isum += hx[i];
+        if (hx[i] < mn) mn = hx[i];
+        if (hx[i] > mx) mx = hx[i];
+    }
+    const long long want[3] = {isum, mn, mx};
+    for (int op = R_SUM; op <= R_MAX; ++op) {
+        rresult_t r = run_reduce(op, T_I32, stream_for((size_t)op), x, off, NULL, 0, n);
+        const long long got = op == R_SUM ? (long long)(int64_t)r.bits : (long long)r.value;
+        if (got != want[op])
+            fail_msg("%s i32 n=2^28-3 off=1: got %lld want %lld", r_names[op], got, want[op]);
+    }
+    CM_ASSERT_OK(cm_buffer_destroy(x));
+    free(hx);
 }
 
 int main(void) {
@@ -702,6 +865,8 @@ int main(void) {
         cmocka_unit_test(test_reproducible),
         cmocka_unit_test(test_graph_capture),
         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_large_f64),
+        cmocka_unit_test(test_large_i32),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

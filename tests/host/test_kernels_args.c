@@ -1,6 +1,7 @@
 /*
  * Argument checks of every public function of kernels.h, the reduction's size-to-grid
- * arithmetic, and the choice between the vectorized and the scalar path (head / body / tail). NULL, destroyed and foreign handles; element ranges past the end of a buffer or
+ * arithmetic, and the choice between the vectorized and the scalar path (head / body / tail; by
+ * example and over every alignment combination of 1..3 operands). NULL, destroyed and foreign handles; element ranges past the end of a buffer or
  * overflowing size_t; operands on two devices; overlaps that are not allowed (partial overlap of
  * an input with the output, a reduction's result inside its input); NULL host results. Each
  * failure returns CM_ERROR_INVALID_ARGUMENT with a message and a hint and writes nothing.
@@ -374,6 +375,99 @@ static void test_vector_plan(void **state) {
     expect_plan(a, 2, 8, 9, 1, 0, 4, 1);
 }
 
+/* Every alignment combination of 1..3 operands (each address at every element-aligned position
+ * modulo 16, on bases that differ by multiples of 16 and by more than 16), 4- and 8-byte
+ * elements, n from 0 to near SIZE_MAX: the plan covers n exactly, is vectorized exactly when all
+ * operands share their address modulo 16, then its vector part starts 16-byte aligned for every
+ * operand, the head is the shortest that gets there (or all of n), the body is as long as it can
+ * be (tail shorter than a vector), and otherwise everything is scalar. */
+static void test_vector_plan_all_alignments(void **state) {
+    (void)state;
+    const size_t ns[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 1023,
+                         ((size_t)1 << 20) + 7, ((size_t)1 << 28) - 3, ((size_t)1 << 28),
+                         SIZE_MAX / 16, SIZE_MAX - 2, SIZE_MAX};
+    const size_t nn = sizeof ns / sizeof ns[0];
+    /* 256-aligned bases (like cudaMalloc), and one that is only 16- and one 32-aligned */
+    const uintptr_t bases[3] = {0x7f0000000000u, 0x7f0000101010u, 0x7f00002ff020u};
+    size_t plans = 0, vectorized = 0, scalar = 0;
+    for (size_t elem = 4; elem <= 8; elem += 4) {
+        const size_t width = 16 / elem, slots = 16 / elem; /* element positions modulo 16 */
+        for (int count = 1; count <= 3; ++count) {
+            size_t combos = 1;
+            for (int i = 0; i < count; ++i) combos *= slots;
+            for (size_t combo = 0; combo < combos; ++combo) {
+                uintptr_t a[3] = {0, 0, 0};
+                size_t rest = combo;
+                bool same = true;
+                for (int i = 0; i < count; ++i) {
+                    a[i] = bases[i] + (uintptr_t)((rest % slots) * elem);
+                    rest /= slots;
+                    if (a[i] % 16 != a[0] % 16) same = false;
+                }
+                for (size_t ni = 0; ni < nn; ++ni) {
+                    const size_t n = ns[ni];
+                    const cm__vec_plan_t p = cm__vector_plan(a, count, elem, n);
+                    ++plans;
+                    /* covers n exactly, without overflow: the parts are each <= n */
+                    if (!(p.head <= n && p.tail <= n && p.nvec <= (n - p.head) / width &&
+                          p.head + p.nvec * width + p.tail == n))
+                        fail_msg("plan(%zu-byte, %d operands, combo %zu, n=%zu) = {%d, %zu, %zu, "
+                                 "%zu} does not cover n", elem, count, combo, n, p.vectorized,
+                                 p.head, p.nvec, p.tail);
+                    if (!same) {
+                        ++scalar;
+                        if (p.vectorized || p.head != 0 || p.nvec != 0 || p.tail != n)
+                            fail_msg("plan(%zu-byte, %d operands, combo %zu, n=%zu): operands "
+                                     "misaligned differently must be all scalar, got {%d, %zu, "
+                                     "%zu, %zu}", elem, count, combo, n, p.vectorized, p.head,
+                                     p.nvec, p.tail);
+                        continue;
+                    }
+                    ++vectorized;
+                    if (!p.vectorized)
+                        fail_msg("plan(%zu-byte, %d operands, combo %zu, n=%zu): same alignment "
+                                 "but not vectorized", elem, count, combo, n);
+                    /* the head: fewer than a vector's elements, and the shortest that reaches
+                     * a 16-byte boundary, unless n ends first */
+                    assert_true(p.head < width);
+                    const bool reaches = (a[0] + p.head * elem) % 16 == 0;
+                    if (!(p.head == n || reaches))
+                        fail_msg("plan(%zu-byte, combo %zu, n=%zu): head %zu stops short of the "
+                                 "boundary", elem, combo, n, p.head);
+                    for (size_t h = 0; h < p.head; ++h)
+                        assert_true((a[0] + h * elem) % 16 != 0); /* no shorter head */
+                    /* the body starts 16-byte aligned in every operand */
+                    if (p.nvec > 0)
+                        for (int i = 0; i < count; ++i)
+                            if ((a[i] + p.head * elem) % 16 != 0)
+                                fail_msg("plan(%zu-byte, combo %zu, n=%zu): operand %d's vector "
+                                         "part starts at 0x%lx", elem, combo, n, i,
+                                         (unsigned long)(a[i] + p.head * elem));
+                    /* the body is as long as it can be: the tail is shorter than a vector, and
+                     * there is no tail unless the head reached the boundary */
+                    assert_true(p.tail < width);
+                    if (!reaches) assert_true(p.nvec == 0 && p.tail == 0);
+                }
+            }
+        }
+    }
+    /* every combination ran: 2 element sizes x (slots + slots^2 + slots^3) x sizes */
+    assert_int_equal(plans, (size_t)(4 + 16 + 64 + 2 + 4 + 8) * nn);
+    assert_true(vectorized > 0 && scalar > 0);
+    /* arguments the launchers never pass: all scalar, nothing read past count */
+    const uintptr_t one = bases[0] + 4;
+    cm__vec_plan_t p = cm__vector_plan(NULL, 1, 4, 10);
+    assert_true(!p.vectorized && p.head == 0 && p.nvec == 0 && p.tail == 10);
+    p = cm__vector_plan(&one, 0, 4, 10);
+    assert_true(!p.vectorized && p.tail == 10);
+    p = cm__vector_plan(&one, 1, 0, 10);
+    assert_true(!p.vectorized && p.tail == 10);
+    p = cm__vector_plan(&one, 1, 3, 10);
+    assert_true(!p.vectorized && p.tail == 10);
+    p = cm__vector_plan(&one, 1, 32, 10);
+    assert_true(!p.vectorized && p.tail == 10);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_add_arguments, setup, teardown),
@@ -384,6 +478,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_stream_arguments, setup, teardown),
         cmocka_unit_test(test_reduce_grid),
         cmocka_unit_test(test_vector_plan),
+        cmocka_unit_test(test_vector_plan_all_alignments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
