@@ -34,6 +34,7 @@
 #define PAIRS 1000
 #define REPS 15
 #define WARMUP 3
+#define POOL_ROUNDS 11 /* interleaved rounds of the pool pair (odd: a median) */
 #define COPY_BYTES ((size_t)256 << 20)
 
 static int fail_report(const char *what) {
@@ -247,23 +248,33 @@ int main(void) {
     if (verify(&c, ref) != 0) goto out;
 
     /* the pool pair is a sub-microsecond host-side figure that drifts between runs on a shared
-     * machine: interleave 5 rounds of (raw, ours) and take the median of each side's medians */
+     * machine: interleave POOL_ROUNDS rounds of (raw, ours), alternating which goes first, and
+     * take the median of each side's medians; the per-round ratios are printed too */
     double t_raw_pool, t_ours_pool;
     {
-        double rr[5], oo[5];
-        for (int r = 0; r < 5; ++r) {
-            rr[r] = median_run(&c, RAW_POOL);
-            oo[r] = median_run(&c, OURS_POOL);
+        double rr[POOL_ROUNDS], oo[POOL_ROUNDS], ratio[POOL_ROUNDS];
+        for (int r = 0; r < POOL_ROUNDS; ++r) {
+            if (r % 2 == 0) {
+                rr[r] = median_run(&c, RAW_POOL);
+                oo[r] = median_run(&c, OURS_POOL);
+            } else {
+                oo[r] = median_run(&c, OURS_POOL);
+                rr[r] = median_run(&c, RAW_POOL);
+            }
             if (rr[r] < 0 || oo[r] < 0) goto out;
+            ratio[r] = oo[r] / rr[r];
         }
-        qsort(rr, 5, sizeof rr[0], cm_bench_cmp_double);
-        qsort(oo, 5, sizeof oo[0], cm_bench_cmp_double);
-        t_raw_pool = rr[2];
-        t_ours_pool = oo[2];
+        qsort(rr, POOL_ROUNDS, sizeof rr[0], cm_bench_cmp_double);
+        qsort(oo, POOL_ROUNDS, sizeof oo[0], cm_bench_cmp_double);
+        qsort(ratio, POOL_ROUNDS, sizeof ratio[0], cm_bench_cmp_double);
+        t_raw_pool = rr[POOL_ROUNDS / 2];
+        t_ours_pool = oo[POOL_ROUNDS / 2];
         printf("pool pairs per round (sorted, us): raw");
-        for (int r = 0; r < 5; ++r) printf(" %.3f", rr[r] / PAIRS * 1e6);
+        for (int r = 0; r < POOL_ROUNDS; ++r) printf(" %.3f", rr[r] / PAIRS * 1e6);
         printf("; ours");
-        for (int r = 0; r < 5; ++r) printf(" %.3f", oo[r] / PAIRS * 1e6);
+        for (int r = 0; r < POOL_ROUNDS; ++r) printf(" %.3f", oo[r] / PAIRS * 1e6);
+        printf("; ours/raw per round (sorted)");
+        for (int r = 0; r < POOL_ROUNDS; ++r) printf(" %.3f", ratio[r]);
         printf("\n");
     }
     double t_malloc = median_run(&c, RAW_MALLOC);

@@ -14,6 +14,8 @@
 #               compute-sanitizer --tool memcheck --error-exitcode 1 --report-api-errors no
 #               (the tests provoke failing CUDA calls on purpose, e.g. an out-of-memory
 #               cudaMalloc; memcheck still fails the run on any bad device memory access)
+#   racecheck   compute-sanitizer --tool racecheck over CM_RACECHECK_TESTS (default
+#               test_gpu_stream test_gpu_kernels), after a planted shared-memory race is caught
 #   doctor      build-gpu/tools/cudamodel-doctor, text and --json: must exit 0
 #   examples    every program in build-gpu/examples: must exit 0
 #   bench       every build-gpu/bench/bench_* (none built yet is not a failure), with
@@ -52,7 +54,7 @@ say() { printf '\n==> %s\n' "$*"; }
 show_tail() { echo "--- last $2 lines of $1:"; tail -n "$2" "$1"; echo "---"; }
 
 declare -A stage_result stage_detail stage_seconds
-stages=(build tests sanitizer doctor examples bench)
+stages=(build tests sanitizer racecheck doctor examples bench)
 overall=0
 record() {  # record STAGE PASS|FAIL|N/A DETAIL SECONDS
     stage_result[$1]="$2"; stage_detail[$1]="$3"; stage_seconds[$1]="$4"
@@ -268,6 +270,65 @@ else
         record sanitizer FAIL "$detail, $san_unsupported refused ('Device not supported')" $((SECONDS - t0))
     else
         record sanitizer PASS "$detail, memcheck clean" $((SECONDS - t0))
+    fi
+fi
+
+# racecheck (shared-memory hazards) over the tests whose kernels share memory between threads
+# (the reductions' block folds, the stream tests' ordering kernels), with its own canary.
+race_tests="${CM_RACECHECK_TESTS:-test_gpu_stream test_gpu_kernels}"
+if [ -n "$sanitizer" ]; then
+    t1=$SECONDS
+    say "sanitizer: racecheck over: $race_tests"
+    rdir="$(mktemp -d)"
+    cat >"$rdir/race.cu" <<'EOF_RACE'
+#include <cuda_runtime.h>
+__global__ void racy(int *out) {
+    __shared__ int s[64];
+    s[threadIdx.x] = (int)threadIdx.x;
+    out[threadIdx.x] = s[(threadIdx.x + 1) % 64]; /* no __syncthreads: a read-after-write race */
+}
+int main(void) {
+    int *d = 0;
+    if (cudaMalloc((void **)&d, 64 * sizeof(int)) != cudaSuccess) return 3;
+    racy<<<1, 64>>>(d);
+    cudaDeviceSynchronize();
+    cudaFree(d);
+    return 0;
+}
+EOF_RACE
+    race_canary=0 race_fail=0 race_names=()
+    if nvcc -cudart shared -o "$rdir/race" "$rdir/race.cu" >>"$log_sanitizer" 2>&1; then
+        "$sanitizer" --tool racecheck --error-exitcode 1 "$rdir/race" >"$rdir/out" 2>&1 && rrc=0 || rrc=$?
+        cat "$rdir/out" >>"$log_sanitizer"
+        if [ "$rrc" -eq 1 ] && grep -qi 'hazard' "$rdir/out"; then
+            race_canary=1; echo "  racecheck canary: the planted shared-memory race was reported"
+        else
+            echo "  racecheck canary: NOT reported (exit $rrc)"
+        fi
+    fi
+    rm -rf "$rdir"
+    for name in $race_tests; do
+        exe="$bdir/tests/$name"
+        [ -x "$exe" ] || { race_fail=$((race_fail + 1)); race_names+=("$name(missing)"); continue; }
+        echo "===== racecheck $name" >>"$log_sanitizer"
+        out="$(mktemp)"
+        rc=0
+        (cd "$(dirname "$exe")" && CM_TEST_TIER=gpu CUDAMODEL_REQUIRE_GPU=1 \
+            timeout "$per_run_timeout" "$sanitizer" --tool racecheck --error-exitcode 1 "$exe") \
+            >"$out" 2>&1 || rc=$?
+        cat "$out" >>"$log_sanitizer"
+        if [ "$rc" -eq 0 ]; then echo "  racecheck $name: pass"
+        else race_fail=$((race_fail + 1)); race_names+=("$name"); echo "  racecheck $name: FAILED (exit $rc)"
+             grep -E '=========|FAILED|\[  ERROR' "$out" | head -n 20; fi
+        rm -f "$out"
+    done
+    n_race=$(echo $race_tests | wc -w)
+    if [ "$race_canary" -ne 1 ]; then
+        record racecheck FAIL "racecheck missed the planted race ($race_fail of $n_race failed)" $((SECONDS - t1))
+    elif [ "$race_fail" -gt 0 ]; then
+        record racecheck FAIL "$race_fail of $n_race failed: ${race_names[*]}" $((SECONDS - t1))
+    else
+        record racecheck PASS "$n_race executables clean: $race_tests" $((SECONDS - t1))
     fi
 fi
 
