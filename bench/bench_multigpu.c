@@ -22,7 +22,7 @@
  * adds bit-identical on the first and last 2^20 elements.
  *
  * With fewer than two GPUs it prints why the 2-GPU rows are skipped and exits 0.
- * Usage: bench_multigpu   (needs about 14 GiB free on GPU 0 and 8 GiB on GPU 1)
+ * Usage: bench_multigpu   (needs about 19 GiB free on GPU 0 and 7 GiB on GPU 1)
  *
  * Predictions before the first H200 run: one H200 reduces at about 4.4 TB/s (bench_vector, CUB),
  * 4 GiB in ~0.98 ms; two in ~0.49 ms plus one extra synchronisation (~10-20 us): ~1.9x. The add
