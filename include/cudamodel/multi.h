@@ -88,7 +88,7 @@ typedef struct cm_device_set cm_device_set_t;
 
 /**
  * @brief Open every visible device as a set, in ordinal order (members 0 .. count-1 are
- *        ordinals 0 .. count-1).
+ *        ordinals 0 .. count-1; the first CM_DEVICE_SET_MAX on a larger machine).
  * @param[out] out  receives the set; unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL out; the statuses of cm_device_count()
  *         (CM_ERROR_NO_DRIVER, CM_ERROR_NO_DEVICE, ...); those of cm_device_open() and
