@@ -60,7 +60,9 @@
  * device objects of a set are ordinary cm_device_t handles: other threads may create buffers on
  * them while the set is in use.
  *
- * The library never prints, never calls exit() or abort().
+ * The library never prints, never calls exit() or abort(). NCCL itself may write warnings to
+ * stderr when one of its calls fails (NCCL_DEBUG=VERSION / WARN / INFO controls how much); the
+ * library's detail (cm_last_error()) carries NCCL's message as well.
  */
 #ifndef CUDAMODEL_MULTI_H
 #define CUDAMODEL_MULTI_H
