@@ -83,13 +83,19 @@ cm__vec_plan_t cm__vector_plan(const uintptr_t *addrs, int count, size_t elem_by
  *  once (cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per device); 0 when unknown. */
 int cm__kernel_reduce_blocks_per_sm(int op, int dtype);
 
+/** value_too of cm__kernel_reduce: store the raw partial (src/multi.c combines partials of the
+ *  parts of a split array): SUM and DOT of float or double as their float64 accumulator, SUM of
+ *  int32 as int64, MIN / MAX as the element, ARG* as the index followed by the value. */
+#define CM__REDUCE_STORE_RAW 2
+
 /**
  * Launch a reduction of n elements of x (and y for DOT) with `grid` blocks of
  * CM__REDUCE_THREADS, using scratch (CM__REDUCE_PARTIALS_OFFSET + grid * 16 bytes, 16-aligned;
  * its counter is zeroed here on stream first unless counter_zero says it already is: a scratch
  * that only one stream uses stays zero between launches, since the kernel's last block resets it)
- * and writing the result (the result type, or a uint64
- * index for ARG*, followed for ARG* at result + 8 by the value when value_too) to result.
+ * and writing the result (the result type, or a uint64 index for ARG*, followed for ARG* at
+ * result + 8 by the value when value_too) to result (value_too CM__REDUCE_STORE_RAW: the raw
+ * partial, see above; result 8-byte aligned).
  */
 cudaError_t cm__kernel_reduce(int op, int dtype, const void *x, const void *y, size_t n,
                               unsigned grid, void *scratch, int counter_zero, void *result,

@@ -41,15 +41,18 @@ template <typename T> __device__ __forceinline__ bool is_nan(T x) {
 
 // ------------------------------------------------------------------ the operations
 // Each: Acc (accumulator), identity(), from(x, index) (one element), from2(x, y, index) for dot,
-// combine(a, b) with a folded before b, store(acc, result, value_too).
+// combine(a, b) with a folded before b, store(acc, result, value_too); value_too ==
+// CM__REDUCE_STORE_RAW stores sums and dots as their accumulator (the split reductions of
+// src/multi.c combine those partials) and the arg reductions with their value.
 
 template <typename T> struct Sum {
     using Acc = typename std::conditional<(T(0.5) == T(0)), long long, double>::type;
     __device__ static Acc identity() { return Acc(0); }
     __device__ static Acc from(T x, unsigned long long) { return Acc(x); }
     __device__ static Acc combine(Acc a, Acc b) { return a + b; }
-    __device__ static void store(Acc a, void *r, int) {
+    __device__ static void store(Acc a, void *r, int mode) {
         if constexpr (T(0.5) == T(0)) *static_cast<long long *>(r) = a;
+        else if (mode == CM__REDUCE_STORE_RAW) *static_cast<Acc *>(r) = a;  // float64 partial
         else *static_cast<T *>(r) = static_cast<T>(a);
     }
 };
@@ -59,7 +62,10 @@ template <typename T> struct Dot {
     __device__ static Acc identity() { return 0.0; }
     __device__ static Acc from2(T x, T y, Acc acc) { return fma((double)x, (double)y, acc); }
     __device__ static Acc combine(Acc a, Acc b) { return a + b; }
-    __device__ static void store(Acc a, void *r, int) { *static_cast<T *>(r) = static_cast<T>(a); }
+    __device__ static void store(Acc a, void *r, int mode) {
+        if (mode == CM__REDUCE_STORE_RAW) *static_cast<Acc *>(r) = a;  // float64 partial
+        else *static_cast<T *>(r) = static_cast<T>(a);
+    }
 };
 
 template <typename T> __device__ __forceinline__ T inf_of() {

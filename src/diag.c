@@ -20,6 +20,7 @@
 
 #include <cudamodel/device.h>
 #include <cudamodel/diag.h>
+#include <cudamodel/multi.h>
 #include <cudamodel/status.h>
 #include <cudamodel/version.h>
 
@@ -241,6 +242,19 @@ cm_status_t cm_diag_collect(cm_diag_inputs_t *inputs) {
         if (!have_saved) (void)cudaGetLastError();
         int n = count < CM_DIAG_MAX_DEVICES ? count : CM_DIAG_MAX_DEVICES;
         for (int i = 0; i < n; ++i) cm__diag_collect_device(i, &inputs->devices[i]);
+        for (int i = 0; i < n; ++i) {
+            for (int j = 0; j < n; ++j) {
+                int can = 0;
+                if (i == j) {
+                    inputs->peer_access[i][j] = CM_DIAG_PEER_YES;
+                } else if (cudaDeviceCanAccessPeer(&can, i, j) == cudaSuccess) {
+                    inputs->peer_access[i][j] = can ? CM_DIAG_PEER_YES : CM_DIAG_PEER_NO;
+                } else {
+                    (void)cudaGetLastError();
+                    inputs->peer_access[i][j] = CM_DIAG_PEER_UNKNOWN;
+                }
+            }
+        }
         int now = -1;
         if (have_saved && cudaGetDevice(&now) == cudaSuccess && now != saved_device)
             (void)cudaSetDevice(saved_device);
@@ -260,6 +274,11 @@ cm_status_t cm_diag_collect(cm_diag_inputs_t *inputs) {
     if (inputs->nvcc_path[0] != '\0')
         inputs->nvcc_version = cm__diag_nvcc_version(inputs->nvcc_path);
     inputs->wsl = cm__diag_detect_wsl();
+
+    /* NCCL (the collectives of multi.h) */
+    inputs->nccl_version_built = cm_nccl_version_built();
+    int nccl = 0;
+    if (cm_nccl_built() && cm_nccl_version(&nccl) == CM_OK) inputs->nccl_version = nccl;
 
     /* every failure above is expected and kept as data: the caller starts clean */
     cm_last_error_clear();
@@ -803,6 +822,89 @@ static void cm__diag_check_nvcc(const cm_diag_inputs_t *in, cm_diag_report_t *r)
     }
 }
 
+/* "2.28.9" from an NCCL_VERSION_CODE (X*10000 + Y*100 + Z; before 2.9: X*1000 + Y*100 + Z). */
+static const char *cm__diag_nccl_text(int v, char *buf, size_t size) {
+    if (v <= 0) snprintf(buf, size, "unknown");
+    else if (v < 10000) snprintf(buf, size, "%d.%d.%d", v / 1000, (v % 1000) / 100, v % 100);
+    else snprintf(buf, size, "%d.%d.%d", v / 10000, (v % 10000) / 100, v % 100);
+    return buf;
+}
+
+static void cm__diag_check_peers(const cm_diag_inputs_t *in, cm_diag_report_t *r) {
+    if (in->device_count_error != 0 || in->device_count < 2) return;
+    int n = in->device_count < CM_DIAG_MAX_DEVICES ? in->device_count : CM_DIAG_MAX_DEVICES;
+    int yes = 0, no = 0, unknown = 0, first_i = -1, first_j = -1;
+    for (int i = 0; i < n; ++i) {
+        for (int j = i + 1; j < n; ++j) {
+            int a = in->peer_access[i][j], b = in->peer_access[j][i];
+            if (a == CM_DIAG_PEER_NO || b == CM_DIAG_PEER_NO) {
+                if (no++ == 0) {
+                    first_i = i;
+                    first_j = j;
+                }
+            } else if (a == CM_DIAG_PEER_YES && b == CM_DIAG_PEER_YES) {
+                ++yes;
+            } else {
+                ++unknown;
+            }
+        }
+    }
+    char msg[CM_DIAG_TEXT_MAX] = "";
+    if (no > 0) {
+        cm__diag_appendf(msg, sizeof msg,
+                         "devices %d and %d cannot access each other's memory directly", first_i,
+                         first_j);
+        if (no > 1) cm__diag_appendf(msg, sizeof msg, " (and %d more pair%s)", no - 1,
+                                     no == 2 ? "" : "s");
+        cm__diag_appendf(msg, sizeof msg, "; %d of %d pairs can: copies between the others are "
+                         "staged through host memory and NCCL takes slower paths", yes,
+                         yes + no + unknown);
+        cm__diag_add(r, "peers", CM_DIAG_WARNING, 0, msg,
+                     "fine if those GPUs are not used together; otherwise check the topology "
+                     "(nvidia-smi topo -m: GPUs under different CPU sockets or PCIe switches "
+                     "without P2P), and in VMs or containers whether P2P is disabled (IOMMU, "
+                     "PCIe ACS)");
+    } else if (yes == 0) {
+        cm__diag_appendf(msg, sizeof msg, "peer access between the %d devices was not read", n);
+        cm__diag_add(r, "peers", CM_DIAG_OK, 0, msg, "");
+    } else {
+        cm__diag_appendf(msg, sizeof msg, "every pair of the %d%s devices can access each "
+                         "other's memory (peer copies over NVLink or PCIe)%s", n,
+                         in->device_count > n ? " first" : "",
+                         unknown > 0 ? "; some pairs were not read" : "");
+        cm__diag_add(r, "peers", CM_DIAG_OK, 0, msg, "");
+    }
+}
+
+static void cm__diag_check_nccl(const cm_diag_inputs_t *in, cm_diag_report_t *r) {
+    char msg[CM_DIAG_TEXT_MAX] = "", built[24], loaded[24];
+    if (in->nccl_version_built <= 0) {
+        cm__diag_add(r, "nccl", CM_DIAG_OK, 0,
+                     "not built: this libcudamodel has no NCCL, so the collectives of multi.h "
+                     "report CM_ERROR_NOT_SUPPORTED (everything else works; to use them install "
+                     "NCCL and rebuild with -DCUDAMODEL_WITH_NCCL=ON)",
+                     "");
+        return;
+    }
+    cm__diag_nccl_text(in->nccl_version_built, built, sizeof built);
+    cm__diag_nccl_text(in->nccl_version, loaded, sizeof loaded);
+    int major_built = in->nccl_version_built >= 10000 ? in->nccl_version_built / 10000
+                                                      : in->nccl_version_built / 1000;
+    int major_loaded = in->nccl_version >= 10000 ? in->nccl_version / 10000
+                                                 : in->nccl_version / 1000;
+    if (in->nccl_version <= 0 || major_loaded != major_built) {
+        cm__diag_appendf(msg, sizeof msg, "NCCL %s is loaded, but the library was built against "
+                         "NCCL %s", loaded, built);
+        cm__diag_add(r, "nccl", CM_DIAG_WARNING, 0, msg,
+                     "put the NCCL the library was built with first on the loader path "
+                     "(LD_LIBRARY_PATH), or rebuild against the installed one");
+        return;
+    }
+    cm__diag_appendf(msg, sizeof msg, "NCCL %s (built against %s): collectives available",
+                     loaded, built);
+    cm__diag_add(r, "nccl", CM_DIAG_OK, 0, msg, "");
+}
+
 static void cm__diag_check_dir_var(cm_diag_report_t *r, const char *name,
                                    const cm_diag_env_var_t *v, bool exists) {
     char id[48], msg[CM_DIAG_TEXT_MAX] = "", fix[CM_DIAG_TEXT_MAX] = "";
@@ -906,6 +1008,8 @@ cm_status_t cm_diag_evaluate(const cm_diag_inputs_t *inputs, cm_diag_report_t *r
         int n = in->device_count < CM_DIAG_MAX_DEVICES ? in->device_count : CM_DIAG_MAX_DEVICES;
         for (int i = 0; i < n; ++i) cm__diag_check_device(in, report, i, &archs, archs_ok);
     }
+    cm__diag_check_peers(in, report);
+    cm__diag_check_nccl(in, report);
     cm__diag_check_nvcc(in, report);
     cm__diag_check_env(in, report);
     return CM_OK;
@@ -1043,6 +1147,23 @@ cm_status_t cm_diag_write_text(const cm_diag_report_t *report, FILE *out) {
         fprintf(out, "\n  registers           %d per block, %d per SM\n", l->regs_per_block,
                 l->regs_per_multiprocessor);
         fprintf(out, "  clusters            %s\n", l->cluster_launch ? "yes" : "no");
+    }
+
+    if (nd >= 2) {
+        fputs("\npeer access (row device reads and writes column device's memory; y yes, - no, "
+              "? not read):\n      ", out);
+        for (int j = 0; j < nd; ++j) fprintf(out, "%4d", j);
+        fputc('\n', out);
+        for (int i = 0; i < nd; ++i) {
+            fprintf(out, "  %3d ", i);
+            for (int j = 0; j < nd; ++j) {
+                int p = in->peer_access[i][j];
+                fprintf(out, "%4s", i == j ? "=" : p == CM_DIAG_PEER_YES ? "y"
+                                                 : p == CM_DIAG_PEER_NO  ? "-"
+                                                                         : "?");
+            }
+            fputc('\n', out);
+        }
     }
 
     int code = cm_diag_exit_code(report);
@@ -1243,6 +1364,29 @@ cm_status_t cm_diag_write_json(const cm_diag_report_t *report, FILE *out) {
         fputs("\n    }", out);
     }
     fputs(nd ? "\n  ],\n" : "],\n", out);
+
+    fputs("  \"peer_access\": [", out);
+    for (int i = 0; i < nd; ++i) {
+        fputs(i ? ", [" : "[", out);
+        for (int j = 0; j < nd; ++j) {
+            int p = in->peer_access[i][j];
+            fputs(j ? ", " : "", out);
+            fputs(p == CM_DIAG_PEER_YES ? "true" : p == CM_DIAG_PEER_NO ? "false" : "null", out);
+        }
+        fputc(']', out);
+    }
+    fputs("],\n", out);
+    {
+        char text[24];
+        fprintf(out, "  \"nccl\": {\"built\": %s, \"version_built\": %d, \"version\": %d, "
+                     "\"version_text\": ",
+                in->nccl_version_built > 0 ? "true" : "false", in->nccl_version_built,
+                in->nccl_version);
+        cm__diag_json_string(out, in->nccl_version > 0
+                                      ? cm__diag_nccl_text(in->nccl_version, text, sizeof text)
+                                      : "");
+        fputs("},\n", out);
+    }
 
     fputs("  \"environment\": {\n", out);
     cm__diag_json_env(out, "CUDA_HOME", &in->cuda_home, false);

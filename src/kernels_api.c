@@ -15,6 +15,7 @@
 #include "internal.h"
 #include "kernels.h"
 #include "memory_internal.h"
+#include "multi_internal.h"
 #include "stream_internal.h"
 
 /* ------------------------------------------------------------------ pure arithmetic */
@@ -304,17 +305,28 @@ static size_t cm__result_bytes(int op, int dtype) {
     return dtype == CM__DT_F32 ? 4 : 8;
 }
 
+/* Bytes of the raw partial of op on dtype (CM__REDUCE_STORE_RAW, cm__reduce_partial). */
+static size_t cm__partial_bytes(int op, int dtype) {
+    const size_t elem = dtype == CM__DT_F64 ? 8u : 4u;
+    if (op == CM__ROP_ARGMIN || op == CM__ROP_ARGMAX) return 8 + elem;
+    if (op == CM__ROP_SUM || op == CM__ROP_DOT) return 8;
+    return elem;
+}
+
 /*
  * One reduction. Device result: result/result_off (host_out NULL). Host result: host_out gets
  * the result bytes (argmin/argmax: the index), host_value (may be NULL) the extreme's value.
+ * Partial (partial_slot not NULL, to_host true): the raw partial is queued for copying into the
+ * pinned partial_slot and the call returns without waiting.
  */
-static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_buffer_t *x,
-                              size_t x_off, const cm_buffer_t *y, size_t y_off, size_t n,
-                              cm_buffer_t *result, size_t result_off, void *host_out,
-                              void *host_value, bool to_host, const char *func) {
+static cm_status_t cm__reduce_impl(int op, int dtype, cm_stream_t *stream, const cm_buffer_t *x,
+                                   size_t x_off, const cm_buffer_t *y, size_t y_off, size_t n,
+                                   cm_buffer_t *result, size_t result_off, void *host_out,
+                                   void *host_value, bool to_host, void *partial_slot,
+                                   const char *func) {
     const size_t elem = dtype == CM__DT_F64 ? 8u : 4u;
     const size_t rbytes = cm__result_bytes(op, dtype);
-    if (to_host) {
+    if (to_host && partial_slot == NULL) {
         CM__REQUIRE(host_out != NULL, "pass the address of a host variable for the result",
                     "%s: the result pointer is NULL", func);
     }
@@ -386,7 +398,7 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
         void *dst = to_host ? (void *)slot : (void *)ops[count - 1].ptr;
         const void *py = op == CM__ROP_DOT ? (const void *)ops[1].ptr : NULL;
         err = cm__kernel_reduce(op, dtype, ops[0].ptr, py, n, grid, scratch, owned ? 0 : 1, dst,
-                                to_host ? 1 : 0, cs);
+                                partial_slot != NULL ? CM__REDUCE_STORE_RAW : to_host ? 1 : 0, cs);
         if (err != cudaSuccess) {
             status = cm__cuda_fail(err, __FILE__, __LINE__, "reduction kernel (%zu elements, %u "
                                    "blocks) in %s", n, grid, func);
@@ -395,9 +407,12 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
         memset(host_slot, 0, sizeof host_slot);
         /* only the bytes the kernel wrote (compute-sanitizer's initcheck tracks the rest) */
         const bool arg = op == CM__ROP_ARGMIN || op == CM__ROP_ARGMAX;
-        const size_t copy_bytes = arg ? 8 + elem : rbytes;
+        const size_t copy_bytes = partial_slot != NULL ? cm__partial_bytes(op, dtype)
+                                  : arg                  ? 8 + elem
+                                                         : rbytes;
         if (status == CM_OK && to_host) {
-            err = cudaMemcpyAsync(host_slot, slot, copy_bytes, cudaMemcpyDeviceToHost, cs);
+            err = cudaMemcpyAsync(partial_slot != NULL ? partial_slot : (void *)host_slot, slot,
+                                  copy_bytes, cudaMemcpyDeviceToHost, cs);
             if (err != cudaSuccess)
                 status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemcpyAsync(result to host) "
                                        "in %s", func);
@@ -406,7 +421,7 @@ static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_b
         if (err != cudaSuccess && status == CM_OK)
             status = cm__cuda_fail(err, __FILE__, __LINE__, "freeing the reduction scratch in %s",
                                    func);
-        if (status == CM_OK && to_host) {
+        if (status == CM_OK && to_host && partial_slot == NULL) {
             err = cudaStreamSynchronize(cs);
             if (err != cudaSuccess) {
                 status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize after %s",
@@ -421,6 +436,23 @@ out:
     CM__NVTX_POP();
     cm__mem_device_leave(saved);
     return status;
+}
+
+static cm_status_t cm__reduce(int op, int dtype, cm_stream_t *stream, const cm_buffer_t *x,
+                              size_t x_off, const cm_buffer_t *y, size_t y_off, size_t n,
+                              cm_buffer_t *result, size_t result_off, void *host_out,
+                              void *host_value, bool to_host, const char *func) {
+    return cm__reduce_impl(op, dtype, stream, x, x_off, y, y_off, n, result, result_off, host_out,
+                           host_value, to_host, NULL, func);
+}
+
+cm_status_t cm__reduce_partial(int op, int dtype, cm_stream_t *stream, const cm_buffer_t *x,
+                               size_t x_offset, const cm_buffer_t *y, size_t y_offset, size_t n,
+                               void *pinned_slot, const char *func) {
+    CM__REQUIRE(pinned_slot != NULL, "internal: pass a pinned result slot", "%s: slot is NULL",
+                func);
+    return cm__reduce_impl(op, dtype, stream, x, x_offset, y, y_offset, n, NULL, 0, pinned_slot,
+                           NULL, true, pinned_slot, func);
 }
 
 /* The device-result form shared by every reduction of one input. */

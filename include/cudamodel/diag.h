@@ -108,7 +108,22 @@ typedef struct cm_diag_inputs {
                                                 0 if unknown */
     bool wsl;                              /**< running under WSL2 (/proc/version says
                                                 "microsoft" or "WSL", or /dev/dxg exists) */
+    /* several GPUs (multi.h) */
+    int nccl_version_built;                /**< NCCL_VERSION_CODE the library was built with
+                                                (cm_nccl_version_built()), 0 without NCCL */
+    int nccl_version;                      /**< cm_nccl_version() of the loaded NCCL, 0 when
+                                                not built or unknown */
+    int peer_access[CM_DIAG_MAX_DEVICES][CM_DIAG_MAX_DEVICES]; /**< cudaDeviceCanAccessPeer(i, j)
+                                                for the first min(count, CM_DIAG_MAX_DEVICES)
+                                                devices: a cm_diag_peer_t value (0: not read) */
 } cm_diag_inputs_t;
+
+/** @brief Values of cm_diag_inputs_t::peer_access (0, what zeroed inputs hold, is "not read"). */
+typedef enum cm_diag_peer {
+    CM_DIAG_PEER_UNKNOWN = 0, /**< not read (or the query failed) */
+    CM_DIAG_PEER_YES = 1,     /**< device i can access device j's memory (the diagonal too) */
+    CM_DIAG_PEER_NO = 2       /**< it cannot: copies between them are staged through host memory */
+} cm_diag_peer_t;
 
 /** @brief Verdict of one check, ordered by severity. */
 typedef enum cm_diag_verdict {
@@ -143,7 +158,8 @@ typedef struct cm_diag_report {
  * Reads the driver and runtime versions, dlopen()s libcuda.so.1 to tell "no driver installed"
  * apart, counts the devices and, for each of the first CM_DIAG_MAX_DEVICES, reads its limits and
  * memory and runs cm_device_check_kernel_image() (which creates the device's primary context and
- * launches one tiny kernel). Reads CUDA_HOME, CUDA_PATH, LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES,
+ * launches one tiny kernel), and the peer-access matrix between them; reads the NCCL versions
+ * (built against, loaded; 0 in a build without NCCL). Reads CUDA_HOME, CUDA_PATH, LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES,
  * CUDA_LAUNCH_BLOCKING and CUDAMODEL_SYNC, searches PATH for nvcc and runs `nvcc --version`,
  * and detects WSL2. Restores the caller's current device, and clears the calling thread's
  * last-error detail (cm_last_error_clear()) before returning, since the failures it records are
@@ -163,7 +179,9 @@ CM_API cm_status_t cm_diag_collect(cm_diag_inputs_t *inputs);
  * Pure: reads nothing but its arguments (no CUDA call that touches the driver, no environment),
  * so every verdict can be produced from injected inputs. The checks, by id: "library",
  * "driver", "runtime", "devices", "device<N>", "device<N>.image", "device<N>.prediction" (only
- * when the runtime disagrees with the prediction), "nvcc", "nvcc.driver" and "nvcc.runtime"
+ * when the runtime disagrees with the prediction), "peers" (with two devices or more: a warning
+ * when a pair cannot access each other's memory), "nccl" (the NCCL version, or "not built";
+ * never an error: only the collectives need it), "nvcc", "nvcc.driver" and "nvcc.runtime"
  * (only when they warn), "env.CUDA_HOME", "env.CUDA_PATH", "env.LD_LIBRARY_PATH",
  * "env.CUDA_VISIBLE_DEVICES", "env.CUDA_LAUNCH_BLOCKING", "env.CUDAMODEL_SYNC", "platform".
  *
@@ -204,7 +222,8 @@ CM_API const char *cm_diag_verdict_name(cm_diag_verdict_t v);
 /**
  * @brief Print a report for people: a header with the library version and architectures, one
  *        line per check ("[ ok  ] id: message", "[warn ] ...", "[ERROR] ..."), its fix indented
- *        under it ("        fix: ..."), a block of limits per device, and last the overall
+ *        under it ("        fix: ..."), a block of limits per device, the peer-access matrix
+ *        (two devices or more), and last the overall
  *        verdict ("verdict: ok", "verdict: error (exit 2: no NVIDIA driver)").
  * Control characters in values are written as C-style escapes (backslash n, backslash xNN) so
  * each check stays on one line.
@@ -217,7 +236,8 @@ CM_API cm_status_t cm_diag_write_text(const cm_diag_report_t *report, FILE *out)
 
 /**
  * @brief Print the same report as one JSON object followed by a newline: "library", "driver",
- *        "devices" (with limits, memory, the predicted and the observed image), "environment",
+ *        "devices" (with limits, memory, the predicted and the observed image), "peer_access"
+ *        (a matrix of true / false / null), "nccl" (built, versions), "environment",
  *        "checks" (id, verdict, exit_code, message, fix), "overall", "exit_code" and
  *        "exit_meaning". Strings are escaped (quotes, backslashes, control characters) and
  *        invalid UTF-8 bytes become U+FFFD, so the output is always valid JSON. Unset

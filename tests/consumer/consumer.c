@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <cudamodel/launch.h>
+#include <cudamodel/multi.h>
 #include <cudamodel/version.h>
 
 static int failures = 0;
@@ -68,6 +69,25 @@ int main(void) {
         const cm_error_t *e = cm_last_error();
         CHECK(e != NULL && e->status == st, "cm_last_error() does not hold the failure");
         CHECK(e != NULL && e->message[0] != '\0', "the failure has no message");
+    }
+
+    /* multi.h: the split arithmetic, and NCCL when the library was built with it (a static
+     * install must bring libnccl through pkg-config / the CMake target for this to link). */
+    cm_split_part_t parts[3];
+    st = cm_split_plan(10, 3, 1, parts);
+    CHECK(st == CM_OK && parts[0].count == 4 && parts[1].count == 3 && parts[2].offset == 7,
+          "cm_split_plan(10, 3) returned %s", cm_status_name(st));
+    int nccl = 0;
+    st = cm_nccl_version(&nccl);
+    if (cm_nccl_built()) {
+        CHECK(st == CM_OK && nccl / 10000 == cm_nccl_version_built() / 10000,
+              "NCCL %d, built against %d (%s)",
+              nccl, cm_nccl_version_built(), cm_status_name(st));
+        printf("NCCL %d\n", nccl);
+    } else {
+        CHECK(st == CM_ERROR_NOT_SUPPORTED, "cm_nccl_version without NCCL returned %s",
+              cm_status_name(st));
+        printf("built without NCCL\n");
     }
 
     /* Devices: a machine without a GPU answers "no driver" or "no device". */

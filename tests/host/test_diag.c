@@ -836,6 +836,113 @@ static void test_multiple_errors_lowest_code_wins(void **state) {
     assert_int_equal(cm_diag_exit_code(r), CM_DIAG_EXIT_NO_DRIVER);
 }
 
+/* ---------------------------------------------------------------- several GPUs, NCCL */
+
+static cm_diag_inputs_t *two_h200_inputs(void) {
+    cm_diag_inputs_t *in = ok_inputs();
+    in->device_count = 2;
+    h200_limits(&in->devices[1].limits, 1);
+    probed_native(&in->devices[1], 90);
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) in->peer_access[i][j] = CM_DIAG_PEER_YES;
+    in->nccl_version_built = 22809;
+    in->nccl_version = 22809;
+    return in;
+}
+
+static void test_peers_and_nccl_ok(void **state) {
+    (void)state;
+    cm_diag_report_t *r = evaluate(two_h200_inputs());
+    const cm_diag_check_t *p = must_find(r, "peers");
+    assert_int_equal(p->verdict, CM_DIAG_OK);
+    assert_contains(p->message, "every pair of the 2 devices");
+    const cm_diag_check_t *n = must_find(r, "nccl");
+    assert_int_equal(n->verdict, CM_DIAG_OK);
+    assert_contains(n->message, "NCCL 2.28.9 (built against 2.28.9)");
+    assert_int_equal(count_verdict(r, CM_DIAG_WARNING), 0);
+    char *text = text_of(r);
+    assert_contains(text, "peer access (row device reads");
+    assert_contains(text, "    0    =   y\n");
+    free(text);
+    char *json = json_of(r);
+    assert_json_valid(json);
+    assert_contains(json, "\"peer_access\": [[true, true], [true, true]]");
+    assert_contains(json, "\"nccl\": {\"built\": true, \"version_built\": 22809, \"version\": 22809, \"version_text\": \"2.28.9\"}");
+    free(json);
+    /* one device: no peers check */
+    cm_diag_inputs_t *one = two_h200_inputs();
+    one->device_count = 1;
+    r = evaluate(one);
+    assert_null(find_check(r, "peers"));
+    json = json_of(r);
+    assert_json_valid(json);
+    assert_contains(json, "\"peer_access\": [[true]],");
+    free(json);
+}
+
+static void test_peers_missing_warns(void **state) {
+    (void)state;
+    cm_diag_inputs_t *in = two_h200_inputs();
+    in->device_count = 3;
+    h200_limits(&in->devices[2].limits, 2);
+    probed_native(&in->devices[2], 90);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) in->peer_access[i][j] = CM_DIAG_PEER_YES;
+    in->peer_access[2][0] = CM_DIAG_PEER_NO; /* one direction is enough */
+    in->peer_access[1][2] = CM_DIAG_PEER_NO;
+    cm_diag_report_t *r = evaluate(in);
+    const cm_diag_check_t *p = must_find(r, "peers");
+    assert_int_equal(p->verdict, CM_DIAG_WARNING);
+    assert_contains(p->message, "devices 0 and 2 cannot access each other's memory directly "
+                                "(and 1 more pair); 1 of 3 pairs can");
+    assert_contains(p->fix, "nvidia-smi topo -m");
+    assert_int_equal(cm_diag_exit_code(r), 0);
+    char *text = text_of(r);
+    assert_contains(text, "    2    -   y   =\n");
+    free(text);
+    char *json = json_of(r);
+    assert_json_valid(json);
+    assert_contains(json, "[false, true, true]");
+    free(json);
+    /* not read at all (zeroed inputs): information only */
+    in = two_h200_inputs();
+    memset(in->peer_access, 0, sizeof in->peer_access);
+    r = evaluate(in);
+    assert_int_equal(must_find(r, "peers")->verdict, CM_DIAG_OK);
+    assert_contains(must_find(r, "peers")->message, "was not read");
+    json = json_of(r);
+    assert_json_valid(json);
+    assert_contains(json, "[[null, null], [null, null]]");
+    free(json);
+}
+
+static void test_nccl_not_built_or_mismatched(void **state) {
+    (void)state;
+    cm_diag_inputs_t *in = two_h200_inputs();
+    in->nccl_version_built = 0;
+    in->nccl_version = 0;
+    cm_diag_report_t *r = evaluate(in);
+    const cm_diag_check_t *n = must_find(r, "nccl");
+    assert_int_equal(n->verdict, CM_DIAG_OK); /* only the collectives need it */
+    assert_contains(n->message, "not built");
+    assert_contains(n->message, "-DCUDAMODEL_WITH_NCCL=ON");
+    char *json = json_of(r);
+    assert_json_valid(json);
+    assert_contains(json, "\"built\": false");
+    free(json);
+    in = two_h200_inputs();
+    in->nccl_version = 30102; /* another major version loaded */
+    r = evaluate(in);
+    n = must_find(r, "nccl");
+    assert_int_equal(n->verdict, CM_DIAG_WARNING);
+    assert_contains(n->message, "NCCL 3.1.2 is loaded, but the library was built against NCCL 2.28.9");
+    in = two_h200_inputs();
+    in->nccl_version_built = 2708; /* the old encoding: 2.7.8 */
+    in->nccl_version = 2708;
+    r = evaluate(in);
+    assert_contains(must_find(r, "nccl")->message, "NCCL 2.7.8 (built against 2.7.8)");
+}
+
 static void test_many_devices_fit(void **state) {
     (void)state;
     cm_diag_inputs_t *in = ok_inputs();
@@ -851,7 +958,8 @@ static void test_many_devices_fit(void **state) {
     set_env(&in->cudamodel_sync, "1");
     in->nvcc_version = 14000;
     cm_diag_report_t *r = evaluate(in);
-    assert_int_equal(r->n_checks, 4 + 3 * CM_DIAG_MAX_DEVICES + 3 + 7);
+    /* + peers and nccl */
+    assert_int_equal(r->n_checks, 4 + 3 * CM_DIAG_MAX_DEVICES + 2 + 3 + 7);
     assert_true(r->n_checks <= CM_DIAG_MAX_CHECKS);
     assert_int_equal(must_find(r, "device15.prediction")->verdict, CM_DIAG_WARNING);
     assert_non_null(find_check(r, "device15.image"));
@@ -1074,6 +1182,9 @@ int main(void) {
         cmocka_unit_test(test_cuda_home_missing_warns),
         cmocka_unit_test(test_runtime_differs_from_built_warns),
         cmocka_unit_test(test_multiple_errors_lowest_code_wins),
+        cmocka_unit_test(test_peers_and_nccl_ok),
+        cmocka_unit_test(test_peers_missing_warns),
+        cmocka_unit_test(test_nccl_not_built_or_mismatched),
         cmocka_unit_test(test_many_devices_fit),
         cmocka_unit_test(test_evaluate_in_place),
         cmocka_unit_test(test_text_layout),

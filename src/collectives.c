@@ -1,0 +1,654 @@
+/*
+ * Collectives through NCCL (multi.h): communicators over a device set in one process
+ * (ncclCommInitAll) or one rank per process (ncclCommInitRank), all-reduce, broadcast and
+ * all-gather of device buffers, and the communicator id as text.
+ *
+ * Everything that needs NCCL is behind CM_HAVE_NCCL (CMake: CUDAMODEL_WITH_NCCL). Without it,
+ * every function of the collectives except the id text helpers, cm_dtype_size(),
+ * cm_nccl_built(), cm_nccl_version_built() and destroy(NULL) returns CM_ERROR_NOT_SUPPORTED
+ * with a message that says the library was built without NCCL and how to build it with NCCL.
+ *
+ * One host thread drives every local rank: a set's communicator queues each collective on all
+ * members inside ncclGroupStart / ncclGroupEnd, on the set's streams. No call leaves the
+ * caller's current device changed (NCCL switches devices inside InitAll and group calls).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cudamodel/interop.h>
+#include <cudamodel/multi.h>
+
+#include "internal.h"
+#include "memory_internal.h"
+#include "multi_internal.h"
+
+#if CM_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+/* ================================================================== pure parts (any build) */
+
+bool cm_nccl_built(void) {
+    return CM_HAVE_NCCL != 0;
+}
+
+int cm_nccl_version_built(void) {
+#if CM_HAVE_NCCL
+    return NCCL_VERSION_CODE;
+#else
+    return 0;
+#endif
+}
+
+size_t cm_dtype_size(cm_dtype_t dtype) {
+    switch (dtype) {
+    case CM_DTYPE_I8: case CM_DTYPE_U8: return 1;
+    case CM_DTYPE_F16: case CM_DTYPE_BF16: return 2;
+    case CM_DTYPE_I32: case CM_DTYPE_U32: case CM_DTYPE_F32: return 4;
+    case CM_DTYPE_I64: case CM_DTYPE_U64: case CM_DTYPE_F64: return 8;
+    }
+    return 0;
+}
+
+cm_status_t cm__nccl_not_built(const char *func) {
+    return cm__fail(CM_ERROR_NOT_SUPPORTED, -1, __FILE__, __LINE__, func,
+                    "install NCCL (nccl.h and libnccl: the CUDA toolkit or the libnccl-dev "
+                    "package ships them) and rebuild libcudamodel; CMake builds the collectives "
+                    "when it finds NCCL (-DCUDAMODEL_WITH_NCCL=ON, -DNCCL_ROOT=<dir> for a "
+                    "non-standard place); cm_nccl_built() tells at run time",
+                    "not built: %s needs NCCL, and this libcudamodel was built without it "
+                    "(CUDAMODEL_WITH_NCCL=OFF, or NCCL not found when it was configured)",
+                    func);
+}
+
+cm_status_t cm_comm_id_to_hex(const cm_comm_id_t *id, char *buf, size_t size) {
+    CM__REQUIRE(id != NULL, "pass the id from cm_comm_id_create()", "id is NULL");
+    CM__REQUIRE(buf != NULL, "pass a buffer of CM_COMM_ID_HEX_SIZE bytes", "buf is NULL");
+    CM__REQUIRE(size >= CM_COMM_ID_HEX_SIZE, "pass a buffer of CM_COMM_ID_HEX_SIZE (257) bytes",
+                "buf has %zu bytes; the id's text needs %d", size, CM_COMM_ID_HEX_SIZE);
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < CM_COMM_ID_BYTES; ++i) {
+        buf[2 * i] = digits[id->bytes[i] >> 4];
+        buf[2 * i + 1] = digits[id->bytes[i] & 15u];
+    }
+    buf[2 * CM_COMM_ID_BYTES] = '\0';
+    return CM_OK;
+}
+
+static int cm__hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+cm_status_t cm_comm_id_from_hex(const char *hex, cm_comm_id_t *out) {
+    CM__REQUIRE(hex != NULL, "pass the text of cm_comm_id_to_hex()", "hex is NULL");
+    CM__REQUIRE(out != NULL, "pass the address of a cm_comm_id_t", "out is NULL");
+    const char *p = hex;
+    while (*p != '\0' && isspace((unsigned char)*p)) ++p;
+    size_t len = strlen(p);
+    while (len > 0 && isspace((unsigned char)p[len - 1])) --len;
+    const char *hint = "pass the 256 hex digits that cm_comm_id_to_hex() wrote on the process "
+                       "that created the id (check that the whole text arrived)";
+    for (size_t i = 0; i < len; ++i) {
+        if (cm__hex_value(p[i]) < 0) {
+            unsigned char c = (unsigned char)p[i];
+            return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1, hint,
+                            "character %zu of the id's text is 0x%02x ('%c'), not a hex digit",
+                            (size_t)(p - hex) + i, c, isprint(c) ? (char)c : '?');
+        }
+    }
+    if (len != 2 * (size_t)CM_COMM_ID_BYTES) {
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1, hint,
+                        "the id's text has %zu hex digits; an id has exactly %d", len,
+                        2 * CM_COMM_ID_BYTES);
+    }
+    for (size_t i = 0; i < CM_COMM_ID_BYTES; ++i)
+        out->bytes[i] = (unsigned char)(cm__hex_value(p[2 * i]) * 16 + cm__hex_value(p[2 * i + 1]));
+    return CM_OK;
+}
+
+void cm_comm_scope_exit(cm_comm_t **comm) {
+    if (comm == NULL || *comm == NULL) return;
+    (void)cm_comm_destroy(*comm);
+    *comm = NULL;
+}
+
+#if !CM_HAVE_NCCL
+/* ================================================================== built without NCCL */
+
+cm_status_t cm_nccl_version(int *version) {
+    if (version != NULL) *version = 0;
+    return cm__nccl_not_built(__func__);
+}
+
+cm_status_t cm_comm_id_create(cm_comm_id_t *out) {
+    (void)out;
+    return cm__nccl_not_built(__func__);
+}
+
+cm_status_t cm_comm_create(cm_device_set_t *set, cm_comm_t **out) {
+    (void)set;
+    (void)out;
+    return cm__nccl_not_built(__func__);
+}
+
+cm_status_t cm_comm_create_rank(cm_device_t *dev, const cm_comm_id_t *id, int nranks, int rank,
+                                cm_comm_t **out) {
+    (void)dev;
+    (void)id;
+    (void)nranks;
+    (void)rank;
+    (void)out;
+    return cm__nccl_not_built(__func__);
+}
+
+cm_status_t cm_comm_destroy(cm_comm_t *comm) {
+    if (comm == NULL) return CM_OK;
+    return cm__nccl_not_built(__func__);
+}
+
+cm_status_t cm_comm_size(const cm_comm_t *comm, int *nranks, int *local, int *first_rank) {
+    (void)comm;
+    (void)nranks;
+    (void)local;
+    (void)first_rank;
+    return cm__nccl_not_built(__func__);
+}
+
+cm_status_t cm_comm_stream(const cm_comm_t *comm, int local, cm_stream_t **stream) {
+    (void)comm;
+    (void)local;
+    (void)stream;
+    return cm__nccl_not_built(__func__);
+}
+
+cm_status_t cm_comm_synchronize(cm_comm_t *comm) {
+    (void)comm;
+    return cm__nccl_not_built(__func__);
+}
+
+cm_status_t cm_comm_all_reduce(cm_comm_t *comm, cm_buffer_t *const *send, cm_buffer_t *const *recv,
+                               size_t count, cm_dtype_t dtype, cm_comm_op_t op) {
+    (void)comm;
+    (void)send;
+    (void)recv;
+    (void)count;
+    (void)dtype;
+    (void)op;
+    return cm__nccl_not_built(__func__);
+}
+
+cm_status_t cm_comm_broadcast(cm_comm_t *comm, cm_buffer_t *const *send, cm_buffer_t *const *recv,
+                              size_t count, cm_dtype_t dtype, int root) {
+    (void)comm;
+    (void)send;
+    (void)recv;
+    (void)count;
+    (void)dtype;
+    (void)root;
+    return cm__nccl_not_built(__func__);
+}
+
+cm_status_t cm_comm_all_gather(cm_comm_t *comm, cm_buffer_t *const *send, cm_buffer_t *const *recv,
+                               size_t count, cm_dtype_t dtype) {
+    (void)comm;
+    (void)send;
+    (void)recv;
+    (void)count;
+    (void)dtype;
+    return cm__nccl_not_built(__func__);
+}
+
+#else
+/* ================================================================== with NCCL */
+
+_Static_assert(sizeof(ncclUniqueId) == CM_COMM_ID_BYTES, "cm_comm_id_t must hold an ncclUniqueId");
+
+struct cm_comm {
+    uint32_t magic;
+    struct cm_device_set *set;  /* a set's communicator; NULL for one rank of many processes */
+    cm_device_t *dev;           /* the rank's device (rank mode) */
+    int nranks, local, first_rank;
+    int ordinals[CM_DEVICE_SET_MAX];
+    cm_stream_t *streams[CM_DEVICE_SET_MAX];
+    cudaStream_t cuda_streams[CM_DEVICE_SET_MAX];
+    bool own_stream;            /* rank mode: the stream was acquired for the communicator */
+    ncclComm_t comms[CM_DEVICE_SET_MAX];
+};
+
+static cm_status_t cm__nccl_status(ncclResult_t r) {
+    switch (r) {
+    case ncclSuccess: return CM_OK;
+    case ncclInvalidArgument: case ncclInvalidUsage: return CM_ERROR_INVALID_ARGUMENT;
+    case ncclInProgress: return CM_ERROR_BUSY;
+    default: return CM_ERROR_CUDA;
+    }
+}
+
+static const char *cm__nccl_hint(ncclResult_t r) {
+    switch (r) {
+    case ncclUnhandledCudaError:
+        return "a CUDA call inside NCCL failed: check the devices with cudamodel-doctor; run with "
+               "NCCL_DEBUG=WARN to see NCCL's own report";
+    case ncclSystemError:
+        return "NCCL could not use a system resource (sockets for its bootstrap, shared memory in "
+               "/dev/shm, file descriptors): run with NCCL_DEBUG=WARN to see which; on machines "
+               "without a network interface set NCCL_SOCKET_IFNAME=lo";
+    case ncclInternalError:
+        return "NCCL failed internally: run with NCCL_DEBUG=INFO and report it with NCCL's log";
+    case ncclInvalidArgument:
+        return "NCCL refused an argument: check the counts, types and devices of every rank";
+    case ncclInvalidUsage:
+        return "every rank must call the same collectives with the same count, type and root in "
+               "the same order, and each rank needs its own GPU";
+    case ncclRemoteError:
+        return "another rank failed or exited: look at its error first";
+    default:
+        return "run with NCCL_DEBUG=WARN to see NCCL's own report";
+    }
+}
+
+static cm_status_t cm__nccl_fail(ncclResult_t r, ncclComm_t comm, int device, const char *file,
+                                 int line, const char *call, const char *fmt, ...)
+    CM__PRINTF(7, 8);
+
+static cm_status_t cm__nccl_fail(ncclResult_t r, ncclComm_t comm, int device, const char *file,
+                                 int line, const char *call, const char *fmt, ...) {
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    const char *last = ncclGetLastError(comm);
+    (void)cudaGetLastError(); /* a CUDA error behind it is in NCCL's text, not ours to keep */
+    return cm__fail(cm__nccl_status(r), device, file, line, call, cm__nccl_hint(r),
+                    "%s failed: %s (ncclResult_t %d)%s%s", what, ncclGetErrorString(r), (int)r,
+                    last != NULL && last[0] != '\0' ? ": " : "", last != NULL ? last : "");
+}
+
+#define CM__NCCL_FAIL(r, comm, device, call, ...)                                               \
+    cm__nccl_fail((r), (comm), (device), __FILE__, __LINE__, (call), __VA_ARGS__)
+
+cm_status_t cm_nccl_version(int *version) {
+    CM__REQUIRE(version != NULL, "pass the address of an int", "version is NULL");
+    int v = 0;
+    ncclResult_t r = ncclGetVersion(&v);
+    if (r != ncclSuccess) {
+        *version = 0;
+        return CM__NCCL_FAIL(r, NULL, -1, "ncclGetVersion", "ncclGetVersion");
+    }
+    *version = v;
+    return CM_OK;
+}
+
+cm_status_t cm_comm_id_create(cm_comm_id_t *out) {
+    CM__REQUIRE(out != NULL, "pass the address of a cm_comm_id_t", "out is NULL");
+    ncclUniqueId id;
+    memset(&id, 0, sizeof id);
+    ncclResult_t r = ncclGetUniqueId(&id);
+    if (r != ncclSuccess) return CM__NCCL_FAIL(r, NULL, -1, "ncclGetUniqueId", "ncclGetUniqueId");
+    memcpy(out->bytes, &id, CM_COMM_ID_BYTES);
+    return CM_OK;
+}
+
+/* Restore the caller's device after NCCL calls that may switch it. */
+static void cm__restore_device(int before) {
+    if (before >= 0 && cm__current_device() != before) (void)cm__hooks.set_device(before);
+}
+
+static cm_status_t cm__comm_new(struct cm_comm **out, const char *func) {
+    struct cm_comm *c = calloc(1, sizeof *c);
+    if (c == NULL) {
+        return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, -1, __FILE__, __LINE__, func,
+                        "free host memory", "cannot allocate the communicator (%zu bytes)",
+                        sizeof *c);
+    }
+    *out = c;
+    return CM_OK;
+}
+
+cm_status_t cm_comm_create(cm_device_set_t *set, cm_comm_t **out) {
+    CM__REQUIRE(out != NULL, "pass the address of a cm_comm_t * to receive the communicator",
+                "out is NULL");
+    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    for (int k = 0; k < set->count; ++k) CM_TRY(cm__context_guard(set->ordinals[k]));
+    struct cm_comm *c = NULL;
+    CM_TRY(cm__comm_new(&c, __func__));
+    c->set = set;
+    c->nranks = c->local = set->count;
+    c->first_rank = 0;
+    for (int k = 0; k < set->count; ++k) {
+        c->ordinals[k] = set->ordinals[k];
+        c->streams[k] = set->streams[k];
+        c->cuda_streams[k] = set->cuda_streams[k];
+    }
+    const int before = cm__current_device();
+    ncclResult_t r = ncclCommInitAll(c->comms, set->count, set->ordinals);
+    cm__restore_device(before);
+    if (r != ncclSuccess) {
+        free(c);
+        return CM__NCCL_FAIL(r, NULL, -1, "ncclCommInitAll",
+                             "ncclCommInitAll(%d devices, first device %d)", set->count,
+                             set->ordinals[0]);
+    }
+    c->magic = CM__MAGIC_COMM;
+    if (!cm__multi_register(c, CM__MULTI_COMM)) {
+        for (int k = 0; k < set->count; ++k) (void)ncclCommDestroy(c->comms[k]);
+        cm__restore_device(before);
+        free(c);
+        return CM__FAIL(CM_ERROR_HOST_OUT_OF_MEMORY, -1, "free host memory",
+                        "cannot grow the handle registry");
+    }
+    cm__set_comm_count(set, +1);
+    *out = c;
+    return CM_OK;
+}
+
+cm_status_t cm_comm_create_rank(cm_device_t *dev, const cm_comm_id_t *id, int nranks, int rank,
+                                cm_comm_t **out) {
+    CM__REQUIRE(out != NULL, "pass the address of a cm_comm_t * to receive the communicator",
+                "out is NULL");
+    CM__REQUIRE(id != NULL, "pass the id made by cm_comm_id_create() on one process and handed "
+                "to every rank (cm_comm_id_from_hex())", "id is NULL");
+    CM__REQUIRE(nranks >= 1, "nranks is the number of ranks (processes) in total",
+                "nranks is %d", nranks);
+    CM__REQUIRE(rank >= 0 && rank < nranks, "ranks run from 0 to nranks - 1, one per process",
+                "rank %d is out of range for %d rank%s", rank, nranks, nranks == 1 ? "" : "s");
+    int ordinal = -1;
+    CM_TRY(cm_device_ordinal(dev, &ordinal));
+    CM_TRY(cm__context_guard(ordinal));
+    struct cm_comm *c = NULL;
+    CM_TRY(cm__comm_new(&c, __func__));
+    c->dev = dev;
+    c->nranks = nranks;
+    c->local = 1;
+    c->first_rank = rank;
+    c->ordinals[0] = ordinal;
+    c->own_stream = true;
+    cm_status_t s = cm_stream_acquire_at(dev, CM_STREAM_PRIORITY_LOW, &c->streams[0], __FILE__,
+                                         __LINE__);
+    if (s == CM_OK) s = cm_stream_cuda(c->streams[0], &c->cuda_streams[0]);
+    if (s != CM_OK) {
+        cm_error_t detail = *cm_last_error();
+        (void)cm_stream_release(c->streams[0]);
+        free(c);
+        *cm__detail() = detail;
+        return s;
+    }
+    ncclUniqueId uid;
+    memcpy(&uid, id->bytes, sizeof uid);
+    const int before = cm__current_device();
+    s = cm__make_current(ordinal, __func__); /* ncclCommInitRank uses the current device */
+    ncclResult_t r = ncclSuccess;
+    if (s == CM_OK) {
+        r = ncclCommInitRank(&c->comms[0], nranks, uid, rank);
+        if (r != ncclSuccess)
+            s = CM__NCCL_FAIL(r, NULL, ordinal, "ncclCommInitRank",
+                              "ncclCommInitRank(%d ranks, rank %d, device %d)", nranks, rank,
+                              ordinal);
+    }
+    cm__restore_device(before);
+    if (s == CM_OK) {
+        c->magic = CM__MAGIC_COMM;
+        if (!cm__multi_register(c, CM__MULTI_COMM)) {
+            c->magic = 0;
+            (void)ncclCommDestroy(c->comms[0]);
+            cm__restore_device(before);
+            s = CM__FAIL(CM_ERROR_HOST_OUT_OF_MEMORY, -1, "free host memory",
+                         "cannot grow the handle registry");
+        }
+    }
+    if (s != CM_OK) {
+        cm_error_t detail = *cm_last_error();
+        (void)cm_stream_release(c->streams[0]);
+        free(c);
+        *cm__detail() = detail;
+        return s;
+    }
+    *out = c;
+    return CM_OK;
+}
+
+static cm_status_t cm__comm_sync(struct cm_comm *c, const char *func) {
+    cm_status_t first = CM_OK;
+    cm_error_t detail;
+    memset(&detail, 0, sizeof detail);
+    for (int i = 0; i < c->local; ++i) {
+        cm_status_t s = cm_stream_synchronize(c->streams[i]);
+        if (s == CM_OK) {
+            ncclResult_t async = ncclSuccess;
+            ncclResult_t r = ncclCommGetAsyncError(c->comms[i], &async);
+            if (r != ncclSuccess) async = r;
+            if (async != ncclSuccess)
+                s = CM__NCCL_FAIL(async, c->comms[i], c->ordinals[i], "ncclCommGetAsyncError",
+                                  "a collective of rank %d (device %d) in %s",
+                                  c->first_rank + i, c->ordinals[i], func);
+        }
+        if (s != CM_OK && first == CM_OK) {
+            first = s;
+            detail = *cm_last_error();
+        }
+    }
+    if (first != CM_OK) *cm__detail() = detail;
+    return first;
+}
+
+cm_status_t cm_comm_destroy(cm_comm_t *comm) {
+    if (comm == NULL) return CM_OK;
+    CM_TRY(cm__multi_check(comm, CM__MULTI_COMM, "comm", __func__));
+    cm__multi_unregister(comm);
+    comm->magic = 0;
+    cm_status_t first = cm__comm_sync(comm, __func__);
+    cm_error_t detail = *cm_last_error();
+    const int before = cm__current_device();
+    for (int i = 0; i < comm->local; ++i) {
+        ncclResult_t r = ncclCommDestroy(comm->comms[i]);
+        if (r != ncclSuccess && first == CM_OK) {
+            first = CM__NCCL_FAIL(r, NULL, comm->ordinals[i], "ncclCommDestroy",
+                                  "ncclCommDestroy(rank %d)", comm->first_rank + i);
+            detail = *cm_last_error();
+        }
+    }
+    cm__restore_device(before);
+    if (comm->own_stream) {
+        cm_status_t s = cm_stream_release(comm->streams[0]);
+        if (s != CM_OK && first == CM_OK) {
+            first = s;
+            detail = *cm_last_error();
+        }
+    }
+    if (comm->set != NULL) cm__set_comm_count(comm->set, -1);
+    free(comm);
+    if (first != CM_OK) *cm__detail() = detail;
+    return first;
+}
+
+cm_status_t cm_comm_size(const cm_comm_t *comm, int *nranks, int *local, int *first_rank) {
+    CM_TRY(cm__multi_check(comm, CM__MULTI_COMM, "comm", __func__));
+    if (nranks != NULL) *nranks = comm->nranks;
+    if (local != NULL) *local = comm->local;
+    if (first_rank != NULL) *first_rank = comm->first_rank;
+    return CM_OK;
+}
+
+cm_status_t cm_comm_stream(const cm_comm_t *comm, int local, cm_stream_t **stream) {
+    CM__REQUIRE(stream != NULL, "pass the address of a cm_stream_t *", "stream is NULL");
+    CM_TRY(cm__multi_check(comm, CM__MULTI_COMM, "comm", __func__));
+    CM__REQUIRE(local >= 0 && local < comm->local, "local ranks run from 0 to local - 1 "
+                "(cm_comm_size())", "local rank %d does not exist: this process has %d",
+                local, comm->local);
+    *stream = comm->streams[local];
+    return CM_OK;
+}
+
+cm_status_t cm_comm_synchronize(cm_comm_t *comm) {
+    CM_TRY(cm__multi_check(comm, CM__MULTI_COMM, "comm", __func__));
+    return cm__comm_sync(comm, __func__);
+}
+
+/* ---------------------------------------------------------------- the collectives */
+
+static bool cm__nccl_dtype(cm_dtype_t d, ncclDataType_t *out) {
+    switch (d) {
+    case CM_DTYPE_I8: *out = ncclInt8; return true;
+    case CM_DTYPE_U8: *out = ncclUint8; return true;
+    case CM_DTYPE_I32: *out = ncclInt32; return true;
+    case CM_DTYPE_U32: *out = ncclUint32; return true;
+    case CM_DTYPE_I64: *out = ncclInt64; return true;
+    case CM_DTYPE_U64: *out = ncclUint64; return true;
+    case CM_DTYPE_F16: *out = ncclFloat16; return true;
+    case CM_DTYPE_F32: *out = ncclFloat32; return true;
+    case CM_DTYPE_F64: *out = ncclFloat64; return true;
+    case CM_DTYPE_BF16: *out = ncclBfloat16; return true;
+    }
+    return false;
+}
+
+static bool cm__nccl_op(cm_comm_op_t op, ncclRedOp_t *out) {
+    switch (op) {
+    case CM_COMM_SUM: *out = ncclSum; return true;
+    case CM_COMM_PROD: *out = ncclProd; return true;
+    case CM_COMM_MIN: *out = ncclMin; return true;
+    case CM_COMM_MAX: *out = ncclMax; return true;
+    case CM_COMM_AVG: *out = ncclAvg; return true;
+    }
+    return false;
+}
+
+/* Local rank i's buffer: live, on its device, at least need bytes; *ptr its device address. */
+static cm_status_t cm__coll_buffer(const struct cm_comm *c, int i, const cm_buffer_t *b,
+                                   const char *arg, size_t need, size_t count, void **ptr,
+                                   const char *func) {
+    char name[32];
+    snprintf(name, sizeof name, "%s[%d]", arg, i);
+    CM_TRY(cm__check_handle(b, CM__KIND_BUFFER, name, func));
+    cm_device_t *dev = NULL;
+    int ordinal = -1;
+    size_t bytes = 0;
+    CM_TRY(cm_buffer_device(b, &dev));
+    CM_TRY(cm_device_ordinal(dev, &ordinal));
+    CM_TRY(cm_buffer_size(b, &bytes));
+    if (ordinal != c->ordinals[i]) {
+        char hint[CM_ERROR_HINT_MAX];
+        snprintf(hint, sizeof hint, "local rank %d runs on device %d: pass a buffer of that "
+                 "device (entries are in local rank order)", i, c->ordinals[i]);
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func, hint,
+                        "%s is memory of device %d, but local rank %d is device %d; nothing was "
+                        "queued", name, ordinal, i, c->ordinals[i]);
+    }
+    if (bytes < need) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func,
+                        "pass a larger buffer or a smaller count",
+                        "%s has %zu bytes but the collective needs %zu (%zu elements); nothing "
+                        "was queued", name, bytes, need, count);
+    }
+    CM_TRY(cm_buffer_device_ptr(b, ptr));
+    return CM_OK;
+}
+
+enum { CM__COLL_ALL_REDUCE, CM__COLL_BROADCAST, CM__COLL_ALL_GATHER };
+
+static cm_status_t cm__collective(int kind, cm_comm_t *comm, cm_buffer_t *const *send,
+                                  cm_buffer_t *const *recv, size_t count, cm_dtype_t dtype,
+                                  cm_comm_op_t op, int root, const char *func) {
+    CM_TRY(cm__multi_check(comm, CM__MULTI_COMM, "comm", func));
+    CM__REQUIRE(recv != NULL, "pass an array of one buffer per local rank", "%s: recv is NULL",
+                func);
+    CM__REQUIRE(send != NULL, "pass an array of one buffer per local rank (it may be recv for "
+                "in place)", "%s: send is NULL", func);
+    ncclDataType_t nd = ncclFloat32;
+    ncclRedOp_t nop = ncclSum;
+    CM__REQUIRE(cm__nccl_dtype(dtype, &nd), "pass a cm_dtype_t (CM_DTYPE_F32, ...)",
+                "%s: unknown dtype %d", func, (int)dtype);
+    if (kind == CM__COLL_ALL_REDUCE) {
+        CM__REQUIRE(cm__nccl_op(op, &nop), "pass a cm_comm_op_t (CM_COMM_SUM, ...)",
+                    "%s: unknown op %d", func, (int)op);
+    }
+    if (kind == CM__COLL_BROADCAST) {
+        CM__REQUIRE(root >= 0 && root < comm->nranks, "the root is a rank, 0 .. nranks - 1",
+                    "%s: root %d is out of range for %d rank%s", func, root, comm->nranks,
+                    comm->nranks == 1 ? "" : "s");
+    }
+    const size_t esize = cm_dtype_size(dtype);
+    const size_t nr = kind == CM__COLL_ALL_GATHER ? (size_t)comm->nranks : 1u;
+    CM__REQUIRE(count <= SIZE_MAX / esize / nr, "pass a smaller count",
+                "%s: %zu elements of %zu bytes (x %zu ranks) overflow size_t", func, count, esize,
+                nr);
+    const size_t bytes = count * esize;
+    void *sp[CM_DEVICE_SET_MAX], *rp[CM_DEVICE_SET_MAX];
+    for (int i = 0; i < comm->local; ++i) {
+        const int rank = comm->first_rank + i;
+        CM_TRY(cm__coll_buffer(comm, i, recv[i], "recv", bytes * nr, count * nr, &rp[i], func));
+        sp[i] = rp[i];
+        if (kind == CM__COLL_BROADCAST && rank != root) continue; /* send read on the root only */
+        if (kind == CM__COLL_ALL_GATHER && send[i] == recv[i]) {
+            sp[i] = (unsigned char *)rp[i] + (size_t)rank * bytes; /* in place */
+            continue;
+        }
+        CM_TRY(cm__coll_buffer(comm, i, send[i], "send", bytes, count, &sp[i], func));
+    }
+    for (int i = 0; i < comm->local; ++i) CM_TRY(cm__context_guard(comm->ordinals[i]));
+    if (count == 0) return CM_OK;
+
+    const int before = cm__current_device();
+    ncclResult_t r = ncclGroupStart();
+    cm_status_t status = CM_OK;
+    if (r != ncclSuccess)
+        return CM__NCCL_FAIL(r, NULL, -1, "ncclGroupStart", "ncclGroupStart in %s", func);
+    const char *call = kind == CM__COLL_ALL_REDUCE   ? "ncclAllReduce"
+                       : kind == CM__COLL_BROADCAST ? "ncclBroadcast"
+                                                     : "ncclAllGather";
+    for (int i = 0; i < comm->local && status == CM_OK; ++i) {
+        switch (kind) {
+        case CM__COLL_ALL_REDUCE:
+            r = ncclAllReduce(sp[i], rp[i], count, nd, nop, comm->comms[i], comm->cuda_streams[i]);
+            break;
+        case CM__COLL_BROADCAST:
+            r = ncclBroadcast(sp[i], rp[i], count, nd, root, comm->comms[i], comm->cuda_streams[i]);
+            break;
+        default:
+            r = ncclAllGather(sp[i], rp[i], count, nd, comm->comms[i], comm->cuda_streams[i]);
+            break;
+        }
+        if (r != ncclSuccess)
+            status = CM__NCCL_FAIL(r, comm->comms[i], comm->ordinals[i], call,
+                                   "%s(%zu elements) of rank %d (device %d)", call, count,
+                                   comm->first_rank + i, comm->ordinals[i]);
+    }
+    r = ncclGroupEnd(); /* always closes the group, also after a failure */
+    if (r != ncclSuccess && status == CM_OK)
+        status = CM__NCCL_FAIL(r, comm->local == 1 ? comm->comms[0] : NULL, -1, "ncclGroupEnd",
+                               "ncclGroupEnd after %s(%zu elements)", call, count);
+    cm__restore_device(before);
+    if (status == CM_OK && cm_sync_mode()) status = cm__comm_sync(comm, func);
+    return status;
+}
+
+cm_status_t cm_comm_all_reduce(cm_comm_t *comm, cm_buffer_t *const *send, cm_buffer_t *const *recv,
+                               size_t count, cm_dtype_t dtype, cm_comm_op_t op) {
+    return cm__collective(CM__COLL_ALL_REDUCE, comm, send, recv, count, dtype, op, 0, __func__);
+}
+
+cm_status_t cm_comm_broadcast(cm_comm_t *comm, cm_buffer_t *const *send, cm_buffer_t *const *recv,
+                              size_t count, cm_dtype_t dtype, int root) {
+    return cm__collective(CM__COLL_BROADCAST, comm, send, recv, count, dtype, CM_COMM_SUM, root,
+                          __func__);
+}
+
+cm_status_t cm_comm_all_gather(cm_comm_t *comm, cm_buffer_t *const *send, cm_buffer_t *const *recv,
+                               size_t count, cm_dtype_t dtype) {
+    return cm__collective(CM__COLL_ALL_GATHER, comm, send, recv, count, dtype, CM_COMM_SUM, 0,
+                          __func__);
+}
+
+#endif /* CM_HAVE_NCCL */

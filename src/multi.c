@@ -1,0 +1,1182 @@
+/*
+ * Several GPUs (multi.h): device sets, peer access, split arithmetic, split arrays (scatter,
+ * gather, the kernels.h operations on every part, reductions combined on the host) and the
+ * handle registry of the module. The collectives are in src/collectives.c.
+ *
+ * Concurrency without threads: every call queues its work on each member's set stream first
+ * and waits only afterwards, so the GPUs run at the same time while one host thread drives them.
+ * Every entry point checks all of its arguments before it queues anything, and no entry point
+ * leaves the caller's current device changed (the calls it makes restore it, and the two places
+ * here that switch it themselves restore it too).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cudamodel/kernels.h>
+#include <cudamodel/multi.h>
+
+#include "internal.h"
+#include "kernels.h"
+#include "memory_internal.h"
+#include "multi_internal.h"
+#include "stream_internal.h"
+
+/* ================================================================== handle registry */
+
+typedef struct cm__multi_entry {
+    void *h;
+    cm__multi_kind_t kind;
+} cm__multi_entry_t;
+
+static pthread_mutex_t cm__multi_mutex = PTHREAD_MUTEX_INITIALIZER;
+static cm__multi_entry_t *cm__multi_reg = NULL;
+static size_t cm__multi_n = 0, cm__multi_cap = 0;
+
+static uint32_t cm__multi_magic(cm__multi_kind_t kind) {
+    switch (kind) {
+    case CM__MULTI_SET: return CM__MAGIC_SET;
+    case CM__MULTI_SPLIT: return CM__MAGIC_SPLIT;
+    case CM__MULTI_COMM: return CM__MAGIC_COMM;
+    }
+    return 0;
+}
+
+static const char *cm__multi_type(cm__multi_kind_t kind) {
+    switch (kind) {
+    case CM__MULTI_SET: return "cm_device_set_t";
+    case CM__MULTI_SPLIT: return "cm_split_t";
+    case CM__MULTI_COMM: return "cm_comm_t";
+    }
+    return "handle";
+}
+
+static bool cm__multi_live_locked(const void *h, cm__multi_kind_t kind) {
+    for (size_t i = 0; i < cm__multi_n; ++i) {
+        if (cm__multi_reg[i].h == h) {
+            /* the magic tag backs the registry up (every handle starts with it) */
+            return cm__multi_reg[i].kind == kind && *(const uint32_t *)h == cm__multi_magic(kind);
+        }
+    }
+    return false;
+}
+
+bool cm__multi_register(void *h, cm__multi_kind_t kind) {
+    pthread_mutex_lock(&cm__multi_mutex);
+    if (cm__multi_n == cm__multi_cap) {
+        size_t cap = cm__multi_cap ? 2 * cm__multi_cap : 16;
+        cm__multi_entry_t *p = realloc(cm__multi_reg, cap * sizeof *p);
+        if (p == NULL) {
+            pthread_mutex_unlock(&cm__multi_mutex);
+            return false;
+        }
+        cm__multi_reg = p;
+        cm__multi_cap = cap;
+    }
+    cm__multi_reg[cm__multi_n].h = h;
+    cm__multi_reg[cm__multi_n].kind = kind;
+    ++cm__multi_n;
+    pthread_mutex_unlock(&cm__multi_mutex);
+    return true;
+}
+
+void cm__multi_unregister(void *h) {
+    pthread_mutex_lock(&cm__multi_mutex);
+    for (size_t i = 0; i < cm__multi_n; ++i) {
+        if (cm__multi_reg[i].h == h) {
+            cm__multi_reg[i] = cm__multi_reg[--cm__multi_n];
+            break;
+        }
+    }
+    if (cm__multi_n == 0) { /* nothing left: no memory kept (leak checkers stay quiet) */
+        free(cm__multi_reg);
+        cm__multi_reg = NULL;
+        cm__multi_cap = 0;
+    }
+    pthread_mutex_unlock(&cm__multi_mutex);
+}
+
+cm_status_t cm__multi_check(const void *h, cm__multi_kind_t kind, const char *arg,
+                            const char *func) {
+    if (h == NULL) {
+        char hint[CM_ERROR_HINT_MAX];
+        snprintf(hint, sizeof hint, "pass a live %s", cm__multi_type(kind));
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                        "%s is NULL", arg);
+    }
+    pthread_mutex_lock(&cm__multi_mutex);
+    bool live = cm__multi_live_locked(h, kind);
+    pthread_mutex_unlock(&cm__multi_mutex);
+    if (live) return CM_OK;
+    char hint[CM_ERROR_HINT_MAX];
+    snprintf(hint, sizeof hint, "a %s may not be used after it was %s; keep the handle until "
+             "you are done with it", cm__multi_type(kind),
+             kind == CM__MULTI_SET ? "closed" : "destroyed");
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                    "%s (%p) is not a live %s: it was %s already, or it is not such a handle",
+                    arg, h, cm__multi_type(kind), kind == CM__MULTI_SET ? "closed" : "destroyed");
+}
+
+void cm__set_comm_count(struct cm_device_set *set, int delta) {
+    pthread_mutex_lock(&cm__multi_mutex);
+    set->n_comms += delta;
+    pthread_mutex_unlock(&cm__multi_mutex);
+}
+
+static void cm__set_split_count(struct cm_device_set *set, int delta) {
+    pthread_mutex_lock(&cm__multi_mutex);
+    set->n_splits += delta;
+    pthread_mutex_unlock(&cm__multi_mutex);
+}
+
+/* ================================================================== small helpers */
+
+int cm__current_device(void) {
+    int d = -1;
+    if (cm__hooks.get_device(&d) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return d;
+}
+
+cm_status_t cm__make_current(int ordinal, const char *func) {
+    if (cm__current_device() == ordinal) return CM_OK;
+    cudaError_t err = cm__hooks.set_device(ordinal);
+    if (err != cudaSuccess)
+        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaSetDevice(%d) in %s", ordinal, func);
+    return CM_OK;
+}
+
+static cm_status_t cm__member_index(const cm_device_set_t *set, int index, const char *func) {
+    if (index >= 0 && index < set->count) return CM_OK;
+    char hint[CM_ERROR_HINT_MAX];
+    snprintf(hint, sizeof hint, "members of this set are numbered 0 to %d", set->count - 1);
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                    "member %d does not exist: the set has %d member%s", index, set->count,
+                    set->count == 1 ? "" : "s");
+}
+
+/* Wait for every member's set stream; the first failure (in member order) is returned. */
+static cm_status_t cm__set_sync_all(struct cm_device_set *set) {
+    cm_status_t first = CM_OK;
+    cm_error_t saved;
+    memset(&saved, 0, sizeof saved);
+    for (int k = 0; k < set->count; ++k) {
+        cm_status_t s = cm_stream_synchronize(set->streams[k]);
+        if (s != CM_OK && first == CM_OK) {
+            first = s;
+            saved = *cm_last_error();
+        }
+    }
+    if (first != CM_OK) *cm__detail() = saved;
+    return first;
+}
+
+/* Keep the first failure's status and detail while later calls go on (cleanup paths). */
+typedef struct cm__first {
+    cm_status_t status;
+    cm_error_t detail;
+} cm__first_t;
+
+static void cm__first_note(cm__first_t *f, cm_status_t s) {
+    if (s != CM_OK && f->status == CM_OK) {
+        f->status = s;
+        f->detail = *cm_last_error();
+    }
+}
+
+static cm_status_t cm__first_result(const cm__first_t *f) {
+    if (f->status != CM_OK) *cm__detail() = f->detail;
+    return f->status;
+}
+
+/* ================================================================== device sets */
+
+static void cm__set_release(struct cm_device_set *set, cm__first_t *f) {
+    if (set->slots != NULL) {
+        cudaError_t err = cm__hooks.free_host(set->slots);
+        if (err != cudaSuccess)
+            cm__first_note(f, cm__cuda_fail(err, __FILE__, __LINE__,
+                                            "cudaFreeHost(the set's result slots)"));
+        set->slots = NULL;
+    }
+    for (int k = 0; k < set->count; ++k) {
+        if (set->streams[k] != NULL) cm__first_note(f, cm_stream_release(set->streams[k]));
+        set->streams[k] = NULL;
+        if (set->devs[k] != NULL) cm__first_note(f, cm_device_close(set->devs[k]));
+        set->devs[k] = NULL;
+    }
+}
+
+static cm_status_t cm__set_open(const int *ordinals, int count, cm_device_set_t **out,
+                                const char *func) {
+    if (out == NULL) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "pass the address of a cm_device_set_t * to receive the set",
+                        "out is NULL");
+    }
+    if (ordinals == NULL) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "pass an array of device ordinals, or use cm_device_set_open_all()",
+                        "ordinals is NULL");
+    }
+    if (count < 1 || count > CM_DEVICE_SET_MAX) {
+        char hint[CM_ERROR_HINT_MAX];
+        snprintf(hint, sizeof hint, "a set has 1 to %d members", CM_DEVICE_SET_MAX);
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                        "count is %d", count);
+    }
+    for (int i = 0; i < count; ++i) {
+        for (int j = 0; j < i; ++j) {
+            if (ordinals[i] == ordinals[j]) {
+                return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinals[i], __FILE__, __LINE__, func,
+                                "list each device once: a device cannot be two members of a set",
+                                "device %d is given twice (ordinals[%d] and ordinals[%d])",
+                                ordinals[i], j, i);
+            }
+        }
+    }
+    for (int i = 0; i < count; ++i) {
+        cm_status_t s = cm__check_ordinal(ordinals[i]);
+        if (s != CM_OK) {
+            cm_error_t *e = cm__detail();
+            cm__text_t t = {e->message, sizeof e->message, strlen(e->message)};
+            cm__text_printf(&t, " (ordinals[%d] of %s)", i, func);
+            return s;
+        }
+    }
+    struct cm_device_set *set = calloc(1, sizeof *set);
+    if (set == NULL) {
+        return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, -1, __FILE__, __LINE__, func,
+                        "free host memory", "cannot allocate the set (%zu bytes)", sizeof *set);
+    }
+    set->count = count;
+    cm__first_t f;
+    memset(&f, 0, sizeof f);
+    cm_status_t status = CM_OK;
+    for (int k = 0; k < count; ++k) {
+        set->ordinals[k] = ordinals[k];
+        CM_TRY_GOTO(cm_device_open(ordinals[k], &set->devs[k]), status, fail);
+        CM_TRY_GOTO(cm_stream_acquire_at(set->devs[k], CM_STREAM_PRIORITY_LOW, &set->streams[k],
+                                         __FILE__, __LINE__),
+                    status, fail);
+        CM_TRY_GOTO(cm_stream_cuda(set->streams[k], &set->cuda_streams[k]), status, fail);
+    }
+    {
+        /* portable pinned memory, allocated in the first member's context (so that no other
+         * device gets a context it does not need) */
+        int saved = -1;
+        CM_TRY_GOTO(cm__mem_device_enter(ordinals[0], &saved), status, fail);
+        void *p = NULL;
+        cudaError_t err = cm__hooks.host_alloc(&p, (size_t)count * CM__SET_SLOT_BYTES,
+                                               cudaHostAllocPortable);
+        cm__mem_device_leave(saved);
+        if (err == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            status = cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, ordinals[0], __FILE__, __LINE__,
+                              "cudaHostAlloc", "free host memory, or raise the locked-memory "
+                              "limit (ulimit -l)", "cannot pin %zu bytes of host memory for the "
+                              "set's result slots in %s", (size_t)count * CM__SET_SLOT_BYTES,
+                              func);
+            goto fail;
+        }
+        if (err != cudaSuccess) {
+            status = cm__cuda_fail(err, __FILE__, __LINE__,
+                                   "cudaHostAlloc(%zu bytes of result slots, portable) in %s",
+                                   (size_t)count * CM__SET_SLOT_BYTES, func);
+            goto fail;
+        }
+        set->slots = p;
+    }
+    set->magic = CM__MAGIC_SET;
+    if (!cm__multi_register(set, CM__MULTI_SET)) {
+        status = cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, -1, __FILE__, __LINE__, func,
+                          "free host memory", "cannot grow the handle registry");
+        set->magic = 0;
+        goto fail;
+    }
+    *out = set;
+    return CM_OK;
+fail:;
+    cm_error_t detail = *cm_last_error();
+    cm__set_release(set, &f);
+    free(set);
+    *cm__detail() = detail;
+    return status;
+}
+
+cm_status_t cm_device_set_open(const int *ordinals, int count, cm_device_set_t **out) {
+    return cm__set_open(ordinals, count, out, __func__);
+}
+
+cm_status_t cm_device_set_open_all(cm_device_set_t **out) {
+    CM__REQUIRE(out != NULL, "pass the address of a cm_device_set_t * to receive the set",
+                "out is NULL");
+    int n = 0;
+    CM_TRY(cm_device_count(&n));
+    if (n > CM_DEVICE_SET_MAX) n = CM_DEVICE_SET_MAX;
+    int ordinals[CM_DEVICE_SET_MAX];
+    for (int i = 0; i < n; ++i) ordinals[i] = i;
+    return cm__set_open(ordinals, n, out, __func__);
+}
+
+/* CM_ERROR_BUSY unless the set's devices hold nothing but the set's own stream. */
+static cm_status_t cm__set_close_check(struct cm_device_set *set, const char *func) {
+    pthread_mutex_lock(&cm__multi_mutex);
+    int splits = set->n_splits, comms = set->n_comms;
+    pthread_mutex_unlock(&cm__multi_mutex);
+    if (splits > 0 || comms > 0) {
+        return cm__fail(CM_ERROR_BUSY, -1, __FILE__, __LINE__, func,
+                        "destroy the set's split arrays (cm_split_destroy()) and communicators "
+                        "(cm_comm_destroy()) first, then close the set",
+                        "the set still has %d live split arra%s and %d communicator%s; nothing "
+                        "was closed", splits, splits == 1 ? "y" : "ys", comms,
+                        comms == 1 ? "" : "s");
+    }
+    for (int k = 0; k < set->count; ++k) {
+        cm_memory_report_t m;
+        CM_TRY(cm_device_memory_report(set->devs[k], &m));
+        cm_stream_pool_stats_t st;
+        CM_TRY(cm_stream_pool_stats(set->devs[k], &st));
+        unsigned lent = st.acquired[0] + st.acquired[1];
+        if (m.live_buffers + m.live_host_buffers > 0 || lent > 1 || st.events_acquired > 0) {
+            char hint[CM_ERROR_HINT_MAX];
+            snprintf(hint, sizeof hint, "destroy the buffers and release the streams and events "
+                     "of member %d's device object (cm_device_set_device(); "
+                     "cm_device_leak_report() lists the buffers), then close the set", k);
+            return cm__fail(CM_ERROR_BUSY, set->ordinals[k], __FILE__, __LINE__, func, hint,
+                            "member %d (device %d) still has %zu live buffer%s (%zu bytes), %zu "
+                            "pinned host buffer%s, %u lent stream%s besides the set's own and %u "
+                            "lent event%s; nothing was closed", k, set->ordinals[k],
+                            m.live_buffers, m.live_buffers == 1 ? "" : "s", m.live_bytes,
+                            m.live_host_buffers, m.live_host_buffers == 1 ? "" : "s",
+                            lent > 0 ? lent - 1 : 0, lent == 2 ? "" : "s", st.events_acquired,
+                            st.events_acquired == 1 ? "" : "s");
+        }
+    }
+    return CM_OK;
+}
+
+cm_status_t cm_device_set_close(cm_device_set_t *set) {
+    if (set == NULL) return CM_OK;
+    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    CM_TRY(cm__set_close_check(set, __func__));
+    cm__first_t f;
+    memset(&f, 0, sizeof f);
+    cm__first_note(&f, cm__set_sync_all(set));
+    cm__multi_unregister(set);
+    set->magic = 0;
+    cm__set_release(set, &f);
+    free(set);
+    return cm__first_result(&f);
+}
+
+void cm_device_set_scope_exit(cm_device_set_t **set) {
+    if (set == NULL || *set == NULL) return;
+    if (cm_device_set_close(*set) != CM_ERROR_BUSY) *set = NULL;
+}
+
+cm_status_t cm_device_set_count(const cm_device_set_t *set, int *count) {
+    CM__REQUIRE(count != NULL, "pass the address of an int", "count is NULL");
+    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    *count = set->count;
+    return CM_OK;
+}
+
+cm_status_t cm_device_set_device(const cm_device_set_t *set, int index, cm_device_t **dev) {
+    CM__REQUIRE(dev != NULL, "pass the address of a cm_device_t *", "dev is NULL");
+    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    CM_TRY(cm__member_index(set, index, __func__));
+    *dev = set->devs[index];
+    return CM_OK;
+}
+
+cm_status_t cm_device_set_ordinal(const cm_device_set_t *set, int index, int *ordinal) {
+    CM__REQUIRE(ordinal != NULL, "pass the address of an int", "ordinal is NULL");
+    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    CM_TRY(cm__member_index(set, index, __func__));
+    *ordinal = set->ordinals[index];
+    return CM_OK;
+}
+
+cm_status_t cm_device_set_stream(const cm_device_set_t *set, int index, cm_stream_t **stream) {
+    CM__REQUIRE(stream != NULL, "pass the address of a cm_stream_t *", "stream is NULL");
+    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    CM_TRY(cm__member_index(set, index, __func__));
+    *stream = set->streams[index];
+    return CM_OK;
+}
+
+cm_status_t cm_device_set_synchronize(cm_device_set_t *set) {
+    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    return cm__set_sync_all(set);
+}
+
+/* ================================================================== peer access */
+
+static cm_status_t cm__can_access(int from, int to, bool *can, const char *func) {
+    if (from == to) {
+        *can = true;
+        return CM_OK;
+    }
+    int c = 0;
+    cudaError_t err = cm__hooks.device_can_access_peer(&c, from, to);
+    if (err != cudaSuccess)
+        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceCanAccessPeer(%d, %d) in %s",
+                             from, to, func);
+    *can = c != 0;
+    return CM_OK;
+}
+
+cm_status_t cm_device_set_enable_peer_access(cm_device_set_t *set, int *pairs_enabled) {
+    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    int pairs = 0;
+    for (int i = 0; i < set->count; ++i) CM_TRY(cm__context_guard(set->ordinals[i]));
+    for (int i = 0; i < set->count; ++i) {
+        for (int j = i + 1; j < set->count; ++j) {
+            CM_TRY(cm__peer_prepare(set->devs[i], set->devs[j]));
+            bool ij = false, ji = false;
+            CM_TRY(cm__can_access(set->ordinals[i], set->ordinals[j], &ij, __func__));
+            CM_TRY(cm__can_access(set->ordinals[j], set->ordinals[i], &ji, __func__));
+            pairs += (int)ij + (int)ji;
+        }
+    }
+    if (pairs_enabled != NULL) *pairs_enabled = pairs;
+    return CM_OK;
+}
+
+/* One P2P attribute; -1 when CUDA cannot say (informational: the error is not kept). */
+static int cm__p2p_attr(enum cudaDeviceP2PAttr attr, int from, int to) {
+    int v = 0;
+    if (cudaDeviceGetP2PAttribute(&v, attr, from, to) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return v;
+}
+
+#define CM__PEER_MEASURE_BYTES ((size_t)64 << 20)
+#define CM__PEER_MEASURE_REPS 5
+
+static int cm__cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median bandwidth of copies src -> dst on stream (of src's device), GB/s. */
+static cm_status_t cm__measure_copy(cm_device_t *dev, cm_stream_t *stream, cm_buffer_t *dst,
+                                    cm_buffer_t *src, double *gbs) {
+    cm_event_t *start = NULL, *stop = NULL;
+    cm_status_t status = CM_OK;
+    float ms[CM__PEER_MEASURE_REPS];
+    CM_TRY_GOTO(cm_event_acquire(dev, CM_EVENT_TIMING, &start), status, out);
+    CM_TRY_GOTO(cm_event_acquire(dev, CM_EVENT_TIMING, &stop), status, out);
+    /* warm-up: the first copy of a pair sets up peer access and mappings */
+    CM_TRY_GOTO(cm_buffer_copy_on_stream(dst, 0, src, 0, CM__PEER_MEASURE_BYTES, stream), status,
+                out);
+    for (int r = 0; r < CM__PEER_MEASURE_REPS; ++r) {
+        CM_TRY_GOTO(cm_event_record(start, stream), status, out);
+        CM_TRY_GOTO(cm_buffer_copy_on_stream(dst, 0, src, 0, CM__PEER_MEASURE_BYTES, stream),
+                    status, out);
+        CM_TRY_GOTO(cm_event_record(stop, stream), status, out);
+        CM_TRY_GOTO(cm_event_synchronize(stop), status, out);
+        CM_TRY_GOTO(cm_event_elapsed_ms(start, stop, &ms[r]), status, out);
+    }
+    qsort(ms, CM__PEER_MEASURE_REPS, sizeof ms[0], cm__cmp_float);
+    {
+        double t = (double)ms[CM__PEER_MEASURE_REPS / 2] * 1e-3;
+        *gbs = t > 0.0 ? (double)CM__PEER_MEASURE_BYTES / t / 1e9 : 0.0;
+    }
+out:;
+    cm_error_t detail = *cm_last_error();
+    (void)cm_event_release(start);
+    (void)cm_event_release(stop);
+    if (status != CM_OK) *cm__detail() = detail;
+    return status;
+}
+
+cm_status_t cm_device_set_peer_matrix(cm_device_set_t *set, unsigned flags,
+                                      cm_peer_info_t *matrix, size_t entries) {
+    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    CM__REQUIRE(matrix != NULL, "pass an array of count * count cm_peer_info_t",
+                "matrix is NULL");
+    CM__REQUIRE((flags & ~CM_PEER_MEASURE_BANDWIDTH) == 0u,
+                "flags are 0 or CM_PEER_MEASURE_BANDWIDTH", "unknown flag bits 0x%x",
+                flags & ~CM_PEER_MEASURE_BANDWIDTH);
+    const int n = set->count;
+    const size_t need = (size_t)n * (size_t)n;
+    CM__REQUIRE(entries >= need, "pass an array of count * count entries",
+                "matrix has %zu entries; a set of %d members needs %zu", entries, n, need);
+    for (int i = 0; i < n; ++i) CM_TRY(cm__context_guard(set->ordinals[i]));
+    cm_peer_info_t *m = calloc(need, sizeof *m);
+    if (m == NULL) {
+        return CM__FAIL(CM_ERROR_HOST_OUT_OF_MEMORY, -1, "free host memory",
+                        "cannot allocate %zu peer entries", need);
+    }
+    cm_status_t status = CM_OK;
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) {
+            cm_peer_info_t *e = &m[(size_t)i * (size_t)n + (size_t)j];
+            e->from_ordinal = set->ordinals[i];
+            e->to_ordinal = set->ordinals[j];
+            CM_TRY_GOTO(cm__can_access(e->from_ordinal, e->to_ordinal, &e->can_access, __func__),
+                        status, out);
+            if (i == j) {
+                e->performance_rank = 0;
+                e->native_atomics = true;
+            } else if (e->can_access) {
+                e->performance_rank = cm__p2p_attr(cudaDevP2PAttrPerformanceRank,
+                                                   e->from_ordinal, e->to_ordinal);
+                e->native_atomics = cm__p2p_attr(cudaDevP2PAttrNativeAtomicSupported,
+                                                 e->from_ordinal, e->to_ordinal) == 1;
+            } else {
+                e->performance_rank = -1;
+            }
+        }
+    }
+    if (flags & CM_PEER_MEASURE_BANDWIDTH) {
+        CM_TRY_GOTO(cm_device_set_enable_peer_access(set, NULL), status, out);
+        cm_buffer_t *src[CM_DEVICE_SET_MAX], *dst[CM_DEVICE_SET_MAX];
+        memset(src, 0, sizeof src);
+        memset(dst, 0, sizeof dst);
+        for (int k = 0; k < n && status == CM_OK; ++k) {
+            status = cm_buffer_create_labeled(set->devs[k], CM__PEER_MEASURE_BYTES,
+                                              "peer bandwidth source", &src[k]);
+            if (status == CM_OK)
+                status = cm_buffer_create_labeled(set->devs[k], CM__PEER_MEASURE_BYTES,
+                                                  "peer bandwidth destination", &dst[k]);
+            if (status == CM_OK) status = cm_buffer_set(src[k], 0, CM__PEER_MEASURE_BYTES, 0x5a);
+        }
+        for (int i = 0; i < n && status == CM_OK; ++i) {
+            for (int j = 0; j < n && status == CM_OK; ++j) {
+                cm_peer_info_t *e = &m[(size_t)i * (size_t)n + (size_t)j];
+                status = cm__measure_copy(set->devs[i], set->streams[i], dst[j], src[i],
+                                          &e->bandwidth_gbs);
+            }
+        }
+        cm_error_t detail = *cm_last_error();
+        for (int k = 0; k < n; ++k) {
+            (void)cm_buffer_destroy(src[k]);
+            (void)cm_buffer_destroy(dst[k]);
+        }
+        if (status != CM_OK) {
+            *cm__detail() = detail;
+            goto out;
+        }
+    }
+    memcpy(matrix, m, need * sizeof *m);
+out:
+    free(m);
+    return status;
+}
+
+cm_status_t cm_peer_matrix_format(const cm_peer_info_t *matrix, int count, char *buf,
+                                  size_t size, size_t *length) {
+    CM__REQUIRE(matrix != NULL, "pass the matrix of cm_device_set_peer_matrix()",
+                "matrix is NULL");
+    CM__REQUIRE(count >= 1 && count <= CM_DEVICE_SET_MAX, "count is the set's member count",
+                "count is %d (1 .. %d)", count, CM_DEVICE_SET_MAX);
+    CM__REQUIRE(buf != NULL || size == 0, "pass a buffer, or size 0 to measure the text",
+                "buf is NULL but size is %zu", size);
+    bool measured = false;
+    for (size_t i = 0; i < (size_t)count * (size_t)count; ++i)
+        measured = measured || matrix[i].bandwidth_gbs > 0.0;
+    cm__text_t t = {buf, size, 0};
+    if (buf != NULL && size > 0) buf[0] = '\0';
+    cm__text_printf(&t, "peer access (row device reads and writes column device's memory%s):\n",
+                    measured ? "; copy bandwidth GB/s, row memory to column memory" : "");
+    const int w = measured ? 8 : 4;
+    cm__text_printf(&t, "      ");
+    for (int j = 0; j < count; ++j)
+        cm__text_printf(&t, "%*d", w, matrix[j].to_ordinal);
+    cm__text_printf(&t, "\n");
+    for (int i = 0; i < count; ++i) {
+        cm__text_printf(&t, "  %3d ", matrix[(size_t)i * (size_t)count].from_ordinal);
+        for (int j = 0; j < count; ++j) {
+            const cm_peer_info_t *e = &matrix[(size_t)i * (size_t)count + (size_t)j];
+            if (measured) {
+                cm__text_printf(&t, "  %c%5.0f", i == j ? '=' : e->can_access ? 'y' : '-',
+                                e->bandwidth_gbs);
+            } else {
+                cm__text_printf(&t, "%*s", w, i == j ? "=" : e->can_access ? "y" : "-");
+            }
+        }
+        cm__text_printf(&t, "\n");
+    }
+    cm__text_printf(&t, "  (= same device, y peer access, - staged through host memory)\n");
+    if (length != NULL) *length = t.len;
+    return CM_OK;
+}
+
+const char *cm_copy_path_name(cm_copy_path_t path) {
+    switch (path) {
+    case CM_COPY_SAME_DEVICE: return "same device";
+    case CM_COPY_PEER: return "peer";
+    case CM_COPY_STAGED_BY_HOST: return "staged through host";
+    }
+    return "unknown";
+}
+
+cm_status_t cm_buffer_copy_path(const cm_buffer_t *dst, const cm_buffer_t *src,
+                                cm_copy_path_t *path) {
+    CM__REQUIRE(path != NULL, "pass the address of a cm_copy_path_t", "path is NULL");
+    CM_TRY(cm__check_handle(dst, CM__KIND_BUFFER, "dst", __func__));
+    CM_TRY(cm__check_handle(src, CM__KIND_BUFFER, "src", __func__));
+    cm_device_t *dd = NULL, *sd = NULL;
+    int d = -1, s = -1;
+    CM_TRY(cm_buffer_device(dst, &dd));
+    CM_TRY(cm_buffer_device(src, &sd));
+    CM_TRY(cm_device_ordinal(dd, &d));
+    CM_TRY(cm_device_ordinal(sd, &s));
+    if (d == s) {
+        *path = CM_COPY_SAME_DEVICE;
+        return CM_OK;
+    }
+    bool a = false, b = false;
+    CM_TRY(cm__can_access(d, s, &a, __func__));
+    CM_TRY(cm__can_access(s, d, &b, __func__));
+    *path = (a || b) ? CM_COPY_PEER : CM_COPY_STAGED_BY_HOST;
+    return CM_OK;
+}
+
+/* ================================================================== split arithmetic */
+
+cm_status_t cm_split_plan(size_t n, int parts, size_t granule, cm_split_part_t *out) {
+    CM__REQUIRE(out != NULL, "pass an array of `parts` cm_split_part_t", "out is NULL");
+    CM__REQUIRE(parts >= 1 && parts <= CM_DEVICE_SET_MAX, "split into 1 .. CM_DEVICE_SET_MAX parts",
+                "parts is %d (1 .. %d)", parts, CM_DEVICE_SET_MAX);
+    if (granule == 0) granule = 1;
+    const size_t units = n / granule + (n % granule != 0);
+    const size_t base = units / (size_t)parts, extra = units % (size_t)parts;
+    size_t unit = 0; /* first unit of the part */
+    for (int k = 0; k < parts; ++k) {
+        const size_t u = base + ((size_t)k < extra ? 1u : 0u);
+        /* unit * granule may pass n only at the last units: clamp (no overflow: unit <= units
+         * and units * granule < n + granule) */
+        size_t first = unit >= units ? n : unit * granule;
+        size_t end = unit + u >= units ? n : (unit + u) * granule;
+        if (first > n) first = n;
+        if (end > n) end = n;
+        out[k].offset = first;
+        out[k].count = end - first;
+        unit += u;
+    }
+    return CM_OK;
+}
+
+/* ================================================================== split arrays */
+
+static size_t cm__split_granule(size_t elem_bytes) {
+    return (elem_bytes <= 256 && 256 % elem_bytes == 0) ? 256 / elem_bytes : 1;
+}
+
+cm_status_t cm_split_create_at(cm_device_set_t *set, size_t n, size_t elem_bytes,
+                               cm_split_t **out, const char *file, int line) {
+    CM__REQUIRE(out != NULL, "pass the address of a cm_split_t * to receive the split",
+                "out is NULL");
+    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    CM__REQUIRE(elem_bytes >= 1, "pass the size of one element (e.g. sizeof(float))",
+                "elem_bytes is 0");
+    CM__REQUIRE(n <= SIZE_MAX / elem_bytes, "split fewer elements",
+                "%zu elements of %zu bytes overflow size_t", n, elem_bytes);
+    struct cm_split *sp = calloc(1, sizeof *sp);
+    if (sp == NULL) {
+        return CM__FAIL(CM_ERROR_HOST_OUT_OF_MEMORY, -1, "free host memory",
+                        "cannot allocate the split handle (%zu bytes)", sizeof *sp);
+    }
+    sp->set = set;
+    sp->n = n;
+    sp->elem_bytes = elem_bytes;
+    cm_status_t status = cm_split_plan(n, set->count, cm__split_granule(elem_bytes), sp->parts);
+    for (int k = 0; k < set->count && status == CM_OK; ++k) {
+        char label[48];
+        snprintf(label, sizeof label, "split part %d/%d", k, set->count);
+        status = cm_buffer_create_at(set->devs[k], sp->parts[k].count * elem_bytes, &sp->bufs[k],
+                                     label, file, line);
+    }
+    if (status == CM_OK) {
+        sp->magic = CM__MAGIC_SPLIT;
+        if (!cm__multi_register(sp, CM__MULTI_SPLIT)) {
+            sp->magic = 0;
+            status = CM__FAIL(CM_ERROR_HOST_OUT_OF_MEMORY, -1, "free host memory",
+                              "cannot grow the handle registry");
+        }
+    }
+    if (status != CM_OK) {
+        cm_error_t detail = *cm_last_error();
+        for (int k = 0; k < set->count; ++k) (void)cm_buffer_destroy(sp->bufs[k]);
+        free(sp);
+        *cm__detail() = detail;
+        return status;
+    }
+    cm__set_split_count(set, +1);
+    *out = sp;
+    return CM_OK;
+}
+
+cm_status_t cm_split_destroy(cm_split_t *split) {
+    if (split == NULL) return CM_OK;
+    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+    cm__multi_unregister(split);
+    split->magic = 0;
+    struct cm_device_set *set = split->set;
+    cm__first_t f;
+    memset(&f, 0, sizeof f);
+    cm__first_note(&f, cm__set_sync_all(set));
+    for (int k = 0; k < set->count; ++k) cm__first_note(&f, cm_buffer_destroy(split->bufs[k]));
+    cm__set_split_count(set, -1);
+    free(split);
+    return cm__first_result(&f);
+}
+
+void cm_split_scope_exit(cm_split_t **split) {
+    if (split == NULL || *split == NULL) return;
+    (void)cm_split_destroy(*split);
+    *split = NULL;
+}
+
+cm_status_t cm_split_info(const cm_split_t *split, size_t *n, size_t *elem_bytes,
+                          cm_device_set_t **set) {
+    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+    if (n != NULL) *n = split->n;
+    if (elem_bytes != NULL) *elem_bytes = split->elem_bytes;
+    if (set != NULL) *set = split->set;
+    return CM_OK;
+}
+
+cm_status_t cm_split_part(const cm_split_t *split, int index, cm_buffer_t **buf, size_t *offset,
+                          size_t *count) {
+    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+    CM_TRY(cm__member_index(split->set, index, __func__));
+    if (buf != NULL) *buf = split->bufs[index];
+    if (offset != NULL) *offset = split->parts[index].offset;
+    if (count != NULL) *count = split->parts[index].count;
+    return CM_OK;
+}
+
+/* n must be the split's length (a guard against a buffer of the wrong size). */
+static cm_status_t cm__split_length(const cm_split_t *sp, size_t n, const char *func) {
+    if (n == sp->n) return CM_OK;
+    char hint[CM_ERROR_HINT_MAX];
+    snprintf(hint, sizeof hint, "pass the split's length, %zu elements (cm_split_info())", sp->n);
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                    "n is %zu but the split holds %zu elements of %zu bytes; nothing was copied",
+                    n, sp->n, sp->elem_bytes);
+}
+
+/* Queue fn's copy for every non-empty part, then wait for every member. */
+typedef cm_status_t (*cm__part_copy_fn)(const cm_split_t *sp, int k, void *other, size_t extra);
+
+static cm_status_t cm__split_copy_all(const cm_split_t *sp, cm__part_copy_fn fn, void *other,
+                                      size_t extra) {
+    cm__first_t f;
+    memset(&f, 0, sizeof f);
+    for (int k = 0; k < sp->set->count && f.status == CM_OK; ++k) {
+        if (sp->parts[k].count == 0) continue;
+        cm__first_note(&f, fn(sp, k, other, extra));
+    }
+    /* wait even after a failure: nothing may still read or write the caller's memory */
+    cm__first_note(&f, cm__set_sync_all(sp->set));
+    return cm__first_result(&f);
+}
+
+static cm_status_t cm__part_from_host(const cm_split_t *sp, int k, void *src, size_t extra) {
+    (void)extra;
+    const unsigned char *p = (const unsigned char *)src + sp->parts[k].offset * sp->elem_bytes;
+    return cm_buffer_copy_from_host_on_cuda_stream(sp->bufs[k], 0, p,
+                                                   sp->parts[k].count * sp->elem_bytes,
+                                                   sp->set->cuda_streams[k]);
+}
+
+static cm_status_t cm__part_to_host(const cm_split_t *sp, int k, void *dst, size_t extra) {
+    (void)extra;
+    unsigned char *p = (unsigned char *)dst + sp->parts[k].offset * sp->elem_bytes;
+    return cm_buffer_copy_to_host_on_cuda_stream(sp->bufs[k], 0, p,
+                                                 sp->parts[k].count * sp->elem_bytes,
+                                                 sp->set->cuda_streams[k]);
+}
+
+static cm_status_t cm__part_from_buffer(const cm_split_t *sp, int k, void *src, size_t offset) {
+    return cm_buffer_copy_on_cuda_stream(sp->bufs[k], 0, (const cm_buffer_t *)src,
+                                         (offset + sp->parts[k].offset) * sp->elem_bytes,
+                                         sp->parts[k].count * sp->elem_bytes,
+                                         sp->set->cuda_streams[k]);
+}
+
+static cm_status_t cm__part_to_buffer(const cm_split_t *sp, int k, void *dst, size_t offset) {
+    return cm_buffer_copy_on_cuda_stream((cm_buffer_t *)dst,
+                                         (offset + sp->parts[k].offset) * sp->elem_bytes,
+                                         sp->bufs[k], 0, sp->parts[k].count * sp->elem_bytes,
+                                         sp->set->cuda_streams[k]);
+}
+
+cm_status_t cm_split_scatter_from_host(cm_split_t *split, const void *src, size_t n) {
+    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+    CM__REQUIRE(src != NULL || n == 0, "pass host memory of n elements", "src is NULL but n is %zu",
+                n);
+    CM_TRY(cm__split_length(split, n, __func__));
+    return cm__split_copy_all(split, cm__part_from_host, (void *)(uintptr_t)src, 0);
+}
+
+cm_status_t cm_split_gather_to_host(const cm_split_t *split, void *dst, size_t n) {
+    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+    CM__REQUIRE(dst != NULL || n == 0, "pass host memory of n elements", "dst is NULL but n is %zu",
+                n);
+    CM_TRY(cm__split_length(split, n, __func__));
+    return cm__split_copy_all(split, cm__part_to_host, dst, 0);
+}
+
+/* A device buffer holding elements [offset, offset + sp->n) of the split's element size, and
+ * not one of its parts. */
+static cm_status_t cm__split_buffer_arg(const cm_split_t *sp, const cm_buffer_t *b,
+                                        const char *arg, size_t offset, const char *func) {
+    CM_TRY(cm__check_handle(b, CM__KIND_BUFFER, arg, func));
+    for (int k = 0; k < sp->set->count; ++k) {
+        if (sp->bufs[k] == b) {
+            return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                            "copy through a buffer of your own", "%s is part %d of the split "
+                            "itself; nothing was copied", arg, k);
+        }
+    }
+    size_t bytes = 0;
+    CM_TRY(cm_buffer_size(b, &bytes));
+    const size_t cap = bytes / sp->elem_bytes;
+    if (offset <= cap && sp->n <= cap - offset) return CM_OK;
+    char hint[CM_ERROR_HINT_MAX];
+    snprintf(hint, sizeof hint, "%s must hold the split's %zu elements from element %zu: "
+             "at least %s bytes", arg, sp->n, offset,
+             offset > SIZE_MAX / sp->elem_bytes - sp->n ? "more than SIZE_MAX" : "that many");
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                    "%s range out of bounds: element %zu + %zu elements of %zu bytes does not fit "
+                    "in its %zu bytes (%zu elements); nothing was copied", arg, offset, sp->n,
+                    sp->elem_bytes, bytes, cap);
+}
+
+cm_status_t cm_split_scatter(cm_split_t *split, const cm_buffer_t *src, size_t src_offset) {
+    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+    CM_TRY(cm__split_buffer_arg(split, src, "src", src_offset, __func__));
+    return cm__split_copy_all(split, cm__part_from_buffer, (void *)(uintptr_t)src, src_offset);
+}
+
+cm_status_t cm_split_gather(const cm_split_t *split, cm_buffer_t *dst, size_t dst_offset) {
+    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+    CM_TRY(cm__split_buffer_arg(split, dst, "dst", dst_offset, __func__));
+    return cm__split_copy_all(split, cm__part_to_buffer, dst, dst_offset);
+}
+
+/* ---------------------------------------------------------------- operands of split operations */
+
+static cm_status_t cm__split_operand(const cm_split_t *sp, const char *arg, size_t elem,
+                                     const char *type, const char *func) {
+    CM_TRY(cm__multi_check(sp, CM__MULTI_SPLIT, arg, func));
+    if (sp->elem_bytes == elem) return CM_OK;
+    char hint[CM_ERROR_HINT_MAX];
+    snprintf(hint, sizeof hint, "%s works on %s elements (%zu bytes): create the split with "
+             "elem_bytes %zu", func, type, elem, elem);
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                    "%s has elements of %zu bytes, not %s (%zu bytes)", arg, sp->elem_bytes, type,
+                    elem);
+}
+
+/* b has the layout of a (same set, length and element size: the same parts). */
+static cm_status_t cm__split_same(const cm_split_t *a, const char *an, const cm_split_t *b,
+                                  const char *bn, const char *func) {
+    if (a->set == b->set && a->n == b->n && a->elem_bytes == b->elem_bytes) return CM_OK;
+    if (a->set != b->set) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "operands of a split operation must live on one device set",
+                        "%s and %s are splits of different device sets", an, bn);
+    }
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                    "operands of a split operation need the same length and element size (so "
+                    "the same parts)",
+                    "%s has %zu elements of %zu bytes but %s has %zu elements of %zu bytes", an,
+                    a->n, a->elem_bytes, bn, b->n, b->elem_bytes);
+}
+
+/* ---------------------------------------------------------------- vector operations */
+
+enum { CM__SV_ADD, CM__SV_AXPY, CM__SV_SCALE, CM__SV_FILL };
+
+static cm_status_t cm__split_vector(int op, bool f64, double alpha, float alpha32,
+                                    cm_split_t *out, const cm_split_t *a, const cm_split_t *b,
+                                    const char *func) {
+    const size_t elem = f64 ? 8 : 4;
+    const char *type = f64 ? "double" : "float";
+    const char *out_name = op == CM__SV_AXPY ? "y" : "out";
+    const char *a_name = op == CM__SV_ADD ? "a" : "x";
+    CM_TRY(cm__split_operand(out, out_name, elem, type, func));
+    if (a != NULL) {
+        CM_TRY(cm__split_operand(a, a_name, elem, type, func));
+        CM_TRY(cm__split_same(out, out_name, a, a_name, func));
+    }
+    if (op == CM__SV_ADD) {
+        CM_TRY(cm__split_operand(b, "b", elem, type, func));
+        CM_TRY(cm__split_same(out, out_name, b, "b", func));
+    }
+    struct cm_device_set *set = out->set;
+    for (int k = 0; k < set->count; ++k) {
+        const size_t cnt = out->parts[k].count;
+        if (cnt == 0) continue;
+        cm_stream_t *s = set->streams[k];
+        cm_buffer_t *o = out->bufs[k];
+        const cm_buffer_t *pa = a != NULL ? a->bufs[k] : NULL;
+        cm_status_t st = CM_OK;
+        switch (op) {
+        case CM__SV_ADD:
+            st = f64 ? cm_vector_add_f64(s, o, 0, pa, 0, b->bufs[k], 0, cnt)
+                     : cm_vector_add_f32(s, o, 0, pa, 0, b->bufs[k], 0, cnt);
+            break;
+        case CM__SV_AXPY:
+            st = f64 ? cm_vector_axpy_f64(s, alpha, pa, 0, o, 0, cnt)
+                     : cm_vector_axpy_f32(s, alpha32, pa, 0, o, 0, cnt);
+            break;
+        case CM__SV_SCALE:
+            st = f64 ? cm_vector_scale_f64(s, alpha, o, 0, pa, 0, cnt)
+                     : cm_vector_scale_f32(s, alpha32, o, 0, pa, 0, cnt);
+            break;
+        default:
+            st = f64 ? cm_vector_fill_f64(s, o, 0, alpha, cnt)
+                     : cm_vector_fill_f32(s, o, 0, alpha32, cnt);
+            break;
+        }
+        if (st != CM_OK) {
+            cm_error_t *e = cm__detail();
+            cm__text_t t = {e->message, sizeof e->message, strlen(e->message)};
+            cm__text_printf(&t, " (part %d of %s, device %d)", k, func, set->ordinals[k]);
+            return st;
+        }
+    }
+    return CM_OK;
+}
+
+/* float scalars travel as float (a NaN payload stays as it is) */
+cm_status_t cm_split_add_f32(cm_split_t *out, const cm_split_t *a, const cm_split_t *b) {
+    return cm__split_vector(CM__SV_ADD, false, 0.0, 0.0f, out, a, b, __func__);
+}
+cm_status_t cm_split_add_f64(cm_split_t *out, const cm_split_t *a, const cm_split_t *b) {
+    return cm__split_vector(CM__SV_ADD, true, 0.0, 0.0f, out, a, b, __func__);
+}
+cm_status_t cm_split_axpy_f32(float alpha, const cm_split_t *x, cm_split_t *y) {
+    return cm__split_vector(CM__SV_AXPY, false, 0.0, alpha, y, x, NULL, __func__);
+}
+cm_status_t cm_split_axpy_f64(double alpha, const cm_split_t *x, cm_split_t *y) {
+    return cm__split_vector(CM__SV_AXPY, true, alpha, 0.0f, y, x, NULL, __func__);
+}
+cm_status_t cm_split_scale_f32(float alpha, cm_split_t *out, const cm_split_t *x) {
+    return cm__split_vector(CM__SV_SCALE, false, 0.0, alpha, out, x, NULL, __func__);
+}
+cm_status_t cm_split_scale_f64(double alpha, cm_split_t *out, const cm_split_t *x) {
+    return cm__split_vector(CM__SV_SCALE, true, alpha, 0.0f, out, x, NULL, __func__);
+}
+cm_status_t cm_split_fill_f32(cm_split_t *out, float value) {
+    return cm__split_vector(CM__SV_FILL, false, 0.0, value, out, NULL, NULL, __func__);
+}
+cm_status_t cm_split_fill_f64(cm_split_t *out, double value) {
+    return cm__split_vector(CM__SV_FILL, true, value, 0.0f, out, NULL, NULL, __func__);
+}
+
+/* ---------------------------------------------------------------- reductions */
+
+/*
+ * Queue the partial reduction of every non-empty part, wait for every member, and copy each
+ * part's raw partial into partial[k] (16 bytes); present[k] tells which parts had elements.
+ */
+static cm_status_t cm__split_partials(int op, int dtype, const cm_split_t *x, const cm_split_t *y,
+                                      const char *func, unsigned char (*partial)[16],
+                                      bool *present) {
+    const size_t elem = dtype == CM__DT_F64 ? 8 : 4;
+    const char *type = dtype == CM__DT_F64 ? "double" : dtype == CM__DT_F32 ? "float" : "int32_t";
+    CM_TRY(cm__split_operand(x, "x", elem, type, func));
+    if (y != NULL) {
+        CM_TRY(cm__split_operand(y, "y", elem, type, func));
+        CM_TRY(cm__split_same(x, "x", y, "y", func));
+    }
+    struct cm_device_set *set = x->set;
+    cm__first_t f;
+    memset(&f, 0, sizeof f);
+    for (int k = 0; k < set->count; ++k) {
+        present[k] = x->parts[k].count > 0;
+        if (!present[k] || f.status != CM_OK) continue;
+        cm_status_t st = cm__reduce_partial(op, dtype, set->streams[k], x->bufs[k], 0,
+                                            y != NULL ? y->bufs[k] : NULL, 0, x->parts[k].count,
+                                            set->slots + (size_t)k * CM__SET_SLOT_BYTES, func);
+        if (st != CM_OK) {
+            cm_error_t *e = cm__detail();
+            cm__text_t t = {e->message, sizeof e->message, strlen(e->message)};
+            cm__text_printf(&t, " (part %d, device %d)", k, set->ordinals[k]);
+        }
+        cm__first_note(&f, st);
+    }
+    cm__first_note(&f, cm__set_sync_all(set));
+    if (f.status != CM_OK) return cm__first_result(&f);
+    for (int k = 0; k < set->count; ++k)
+        if (present[k]) memcpy(partial[k], set->slots + (size_t)k * CM__SET_SLOT_BYTES, 16);
+    return CM_OK;
+}
+
+#define CM__SPLIT_PARTIALS(op, dtype, x, y)                                                     \
+    unsigned char partial[CM_DEVICE_SET_MAX][16];                                               \
+    bool present[CM_DEVICE_SET_MAX];                                                             \
+    CM_TRY(cm__split_partials((op), (dtype), (x), (y), __func__, partial, present));            \
+    const int parts = (x)->set->count
+
+static cm_status_t cm__split_sum_double(int op, int dtype, const cm_split_t *x,
+                                        const cm_split_t *y, double *out, const char *func) {
+    unsigned char partial[CM_DEVICE_SET_MAX][16];
+    bool present[CM_DEVICE_SET_MAX];
+    CM_TRY(cm__split_partials(op, dtype, x, y, func, partial, present));
+    double acc = 0.0; /* member order: the same bits every run */
+    for (int k = 0; k < x->set->count; ++k) {
+        if (!present[k]) continue;
+        double p;
+        memcpy(&p, partial[k], sizeof p);
+        acc += p;
+    }
+    *out = acc;
+    return CM_OK;
+}
+
+cm_status_t cm_split_sum_f32(const cm_split_t *x, float *out) {
+    CM__REQUIRE(out != NULL, "pass the address of a float for the result", "out is NULL");
+    double acc = 0.0;
+    CM_TRY(cm__split_sum_double(CM__ROP_SUM, CM__DT_F32, x, NULL, &acc, __func__));
+    *out = (float)acc;
+    return CM_OK;
+}
+
+cm_status_t cm_split_sum_f64(const cm_split_t *x, double *out) {
+    CM__REQUIRE(out != NULL, "pass the address of a double for the result", "out is NULL");
+    return cm__split_sum_double(CM__ROP_SUM, CM__DT_F64, x, NULL, out, __func__);
+}
+
+cm_status_t cm_split_dot_f32(const cm_split_t *x, const cm_split_t *y, float *out) {
+    CM__REQUIRE(out != NULL, "pass the address of a float for the result", "out is NULL");
+    CM_TRY(cm__multi_check(y, CM__MULTI_SPLIT, "y", __func__));
+    double acc = 0.0;
+    CM_TRY(cm__split_sum_double(CM__ROP_DOT, CM__DT_F32, x, y, &acc, __func__));
+    *out = (float)acc;
+    return CM_OK;
+}
+
+cm_status_t cm_split_dot_f64(const cm_split_t *x, const cm_split_t *y, double *out) {
+    CM__REQUIRE(out != NULL, "pass the address of a double for the result", "out is NULL");
+    CM_TRY(cm__multi_check(y, CM__MULTI_SPLIT, "y", __func__));
+    return cm__split_sum_double(CM__ROP_DOT, CM__DT_F64, x, y, out, __func__);
+}
+
+cm_status_t cm_split_sum_i32(const cm_split_t *x, int64_t *out) {
+    CM__REQUIRE(out != NULL, "pass the address of an int64_t for the result", "out is NULL");
+    CM__SPLIT_PARTIALS(CM__ROP_SUM, CM__DT_I32, x, NULL);
+    uint64_t acc = 0; /* wraps like the kernel's int64 */
+    for (int k = 0; k < parts; ++k) {
+        if (!present[k]) continue;
+        int64_t p;
+        memcpy(&p, partial[k], sizeof p);
+        acc += (uint64_t)p;
+    }
+    memcpy(out, &acc, sizeof acc);
+    return CM_OK;
+}
+
+/* min / max of the parts: NaN wins (the first one), else the extreme (the first on ties). */
+#define CM__SPLIT_EXT(name, T, dtype, op, MAX, IDENT, NANCHECK)                                   \
+    cm_status_t cm_split_##name(const cm_split_t *x, T *out) {                                    \
+        CM__REQUIRE(out != NULL, "pass the address of a " #T " for the result", "out is NULL");  \
+        CM__SPLIT_PARTIALS(op, dtype, x, NULL);                                                  \
+        T acc = (IDENT);                                                                         \
+        bool nan_seen = false;                                                                   \
+        for (int k = 0; k < parts && !nan_seen; ++k) {                                           \
+            if (!present[k]) continue;                                                           \
+            T p;                                                                                 \
+            memcpy(&p, partial[k], sizeof p);                                                    \
+            if (NANCHECK(p)) {                                                                   \
+                acc = p;                                                                         \
+                nan_seen = true;                                                                 \
+            } else if ((MAX) ? p > acc : p < acc) {                                              \
+                acc = p;                                                                         \
+            }                                                                                    \
+        }                                                                                        \
+        *out = acc;                                                                              \
+        return CM_OK;                                                                            \
+    }
+
+#define CM__ISNAN(v) isnan(v)
+#define CM__NEVER(v) ((void)(v), false)
+
+CM__SPLIT_EXT(min_f32, float, CM__DT_F32, CM__ROP_MIN, false, (float)INFINITY, CM__ISNAN)
+CM__SPLIT_EXT(max_f32, float, CM__DT_F32, CM__ROP_MAX, true, -(float)INFINITY, CM__ISNAN)
+CM__SPLIT_EXT(min_f64, double, CM__DT_F64, CM__ROP_MIN, false, (double)INFINITY, CM__ISNAN)
+CM__SPLIT_EXT(max_f64, double, CM__DT_F64, CM__ROP_MAX, true, -(double)INFINITY, CM__ISNAN)
+CM__SPLIT_EXT(min_i32, int32_t, CM__DT_I32, CM__ROP_MIN, false, INT32_MAX, CM__NEVER)
+CM__SPLIT_EXT(max_i32, int32_t, CM__DT_I32, CM__ROP_MAX, true, INT32_MIN, CM__NEVER)
+
+/* argmin / argmax: each part's (index, value) with its offset added; the first NaN wins, else
+ * the strict extreme (ties keep the earlier part, whose indices are smaller). */
+#define CM__SPLIT_ARG(name, T, dtype, op, MAX, IDENT)                                            \
+    cm_status_t cm_split_##name(const cm_split_t *x, uint64_t *index, T *value) {               \
+        CM__REQUIRE(index != NULL, "pass the address of a uint64_t for the index",              \
+                    "index is NULL");                                                           \
+        CM__SPLIT_PARTIALS(op, dtype, x, NULL);                                                 \
+        uint64_t best = CM_REDUCE_NO_INDEX;                                                     \
+        T bv = (IDENT);                                                                         \
+        for (int k = 0; k < parts; ++k) {                                                       \
+            if (!present[k]) continue;                                                          \
+            uint64_t i;                                                                         \
+            T v;                                                                                \
+            memcpy(&i, partial[k], sizeof i);                                                   \
+            memcpy(&v, partial[k] + 8, sizeof v);                                               \
+            if (i == CM_REDUCE_NO_INDEX) continue;                                              \
+            i += (uint64_t)x->parts[k].offset;                                                  \
+            if (best == CM_REDUCE_NO_INDEX) {                                                   \
+                best = i;                                                                       \
+                bv = v;                                                                         \
+                if (isnan(v)) break;                                                            \
+                continue;                                                                       \
+            }                                                                                   \
+            if (isnan(v)) {                                                                     \
+                best = i;                                                                       \
+                bv = v;                                                                         \
+                break;                                                                          \
+            }                                                                                   \
+            if ((MAX) ? v > bv : v < bv) {                                                      \
+                best = i;                                                                       \
+                bv = v;                                                                         \
+            }                                                                                   \
+        }                                                                                       \
+        *index = best;                                                                          \
+        if (value != NULL) *value = bv;                                                         \
+        return CM_OK;                                                                           \
+    }
+
+CM__SPLIT_ARG(argmin_f32, float, CM__DT_F32, CM__ROP_ARGMIN, false, (float)INFINITY)
+CM__SPLIT_ARG(argmax_f32, float, CM__DT_F32, CM__ROP_ARGMAX, true, -(float)INFINITY)
+CM__SPLIT_ARG(argmin_f64, double, CM__DT_F64, CM__ROP_ARGMIN, false, (double)INFINITY)
+CM__SPLIT_ARG(argmax_f64, double, CM__DT_F64, CM__ROP_ARGMAX, true, -(double)INFINITY)
+
+/* ---------------------------------------------------------------- your own work */
+
+cm_status_t cm_split_for_each(cm_split_t *split, cm_split_part_fn_t fn, void *user) {
+    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+    CM__REQUIRE(fn != NULL, "pass the function to run on each part", "fn is NULL");
+    struct cm_device_set *set = split->set;
+    const int before = cm__current_device();
+    for (int k = 0; k < set->count; ++k) {
+        CM_TRY(cm__context_guard(set->ordinals[k]));
+        CM_TRY(cm__make_current(set->ordinals[k], __func__));
+        cm_status_t st = fn(user, k, set->streams[k], split->bufs[k], split->parts[k].offset,
+                            split->parts[k].count);
+        /* restore the caller's device, whatever fn did with it */
+        if (before >= 0 && cm__current_device() != before) (void)cm__hooks.set_device(before);
+        if (st != CM_OK) return st;
+    }
+    return CM_OK;
+}
