@@ -243,7 +243,7 @@ else
         echo "===== $name" >>"$log_sanitizer"
         out="$(mktemp)"
         rc=0
-        (cd "$(dirname "$exe")" && CM_TEST_TIER=gpu CUDAMODEL_REQUIRE_GPU=1 \
+        (cd "$(dirname "$exe")" && CM_TEST_TIER=gpu CUDAMODEL_REQUIRE_GPU=1 CM_TEST_UNDER_SANITIZER=1 \
             timeout "$per_run_timeout" "$sanitizer" --tool memcheck --error-exitcode 1 \
                 --report-api-errors no "$exe") \
             >"$out" 2>&1 || rc=$?
@@ -313,7 +313,7 @@ EOF_RACE
         echo "===== racecheck $name" >>"$log_sanitizer"
         out="$(mktemp)"
         rc=0
-        (cd "$(dirname "$exe")" && CM_TEST_TIER=gpu CUDAMODEL_REQUIRE_GPU=1 \
+        (cd "$(dirname "$exe")" && CM_TEST_TIER=gpu CUDAMODEL_REQUIRE_GPU=1 CM_TEST_UNDER_SANITIZER=1 \
             timeout "$per_run_timeout" "$sanitizer" --tool racecheck --error-exitcode 1 "$exe") \
             >"$out" 2>&1 || rc=$?
         cat "$out" >>"$log_sanitizer"

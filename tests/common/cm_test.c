@@ -13,6 +13,11 @@ bool cm_test_gpu_required(void) {
     return v != NULL && strcmp(v, "1") == 0;
 }
 
+bool cm_test_under_sanitizer(void) {
+    const char *v = getenv("CM_TEST_UNDER_SANITIZER");
+    return v != NULL && strcmp(v, "1") == 0;
+}
+
 bool cm_test_have_gpu(char *reason, size_t size) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);

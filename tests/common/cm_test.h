@@ -23,6 +23,11 @@ bool cm_test_have_gpu(char *reason, size_t size);
 /** true when CUDAMODEL_REQUIRE_GPU=1: skips are failures. */
 bool cm_test_gpu_required(void);
 
+/** true when CM_TEST_UNDER_SANITIZER=1 (scripts/gpu-check.sh sets it for compute-sanitizer
+ *  runs, which slow kernels down many times): tests then run fewer rounds and do not assert
+ *  timing bounds; every correctness check still runs. */
+bool cm_test_under_sanitizer(void);
+
 #define CM_REQUIRE_GPU()                                                                     \
     do {                                                                                     \
         char cm__reason_[512];                                                               \

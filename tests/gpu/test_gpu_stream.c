@@ -164,7 +164,7 @@ static void test_time_callable(void **state) {
     print_message("2 ms spin: min %.3f median %.3f max %.3f ms\n", st.min_ms, st.median_ms, st.max_ms);
     assert_int_equal(st.reps, 9);
     assert_true(st.min_ms >= 1.99 && st.min_ms <= st.median_ms && st.median_ms <= st.max_ms);
-    assert_true(st.median_ms < 3.0);
+    if (!cm_test_under_sanitizer()) assert_true(st.median_ms < 3.0); /* no bound under a sanitizer */
     CM_ASSERT_OK(cm_buffer_destroy(x));
     CM_ASSERT_OK(cm_stream_release(s));
     CM_ASSERT_OK(cm_device_close(dev));
@@ -273,7 +273,7 @@ static void test_graph_replay_equals_direct(void **state) {
 /* ---------------------------------------------------------------- 8 threads */
 
 #define THREADS 8
-#define ROUNDS 200
+#define ROUNDS (cm_test_under_sanitizer() ? 20 : 200)
 
 static cm_device_t *tdev;
 static cm_buffer_t *tbuf;
