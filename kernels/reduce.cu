@@ -1,7 +1,7 @@
 // Deterministic single-launch reductions behind cm_reduce_* (include/cudamodel/kernels.h).
 //
 // One kernel: each thread folds a fixed set of elements in a fixed order (16-byte vector loads,
-// kUnroll of them in flight, over a grid-stride loop; a scalar head up to the first 16-byte
+// Op::kUnroll of them in flight, over a grid-stride loop; a scalar head up to the first 16-byte
 // boundary and a scalar tail), each block folds its threads in a fixed tree (warp shuffles,
 // then the warps' values), writes its partial and counts itself done; the last block to finish
 // folds the partials in index order with the same tree and writes the result. No floating-point
@@ -21,7 +21,6 @@
 namespace {
 
 constexpr unsigned kThreads = CM__REDUCE_THREADS;
-constexpr int kUnroll = 4;
 
 using cm_kernels::Vec;
 
@@ -41,7 +40,9 @@ template <typename T> __device__ __forceinline__ bool is_nan(T x) {
 
 // ------------------------------------------------------------------ the operations
 // Each: Acc (accumulator), identity(), from(x, index) (one element), from2(x, y, index) for dot,
-// combine(a, b) with a folded before b, store(acc, result, value_too); value_too ==
+// combine(a, b) with a folded before b, fold(acc, x, index) (one more element into a thread's
+// accumulator: elements reach it in increasing index order), kUnroll (16-byte loads per input
+// in flight per thread), store(acc, result, value_too); value_too ==
 // CM__REDUCE_STORE_RAW stores sums and dots as their accumulator (the split reductions of
 // src/multi.c combine those partials) and the arg reductions with their value.
 
@@ -50,6 +51,8 @@ template <typename T> struct Sum {
     __device__ static Acc identity() { return Acc(0); }
     __device__ static Acc from(T x, unsigned long long) { return Acc(x); }
     __device__ static Acc combine(Acc a, Acc b) { return a + b; }
+    __device__ static Acc fold(Acc a, T x, unsigned long long) { return a + Acc(x); }
+    static constexpr int kUnroll = 8;  // H200, 2^28 floats: 1.006-1.011x CUB against 1.003-1.005x with 4
     __device__ static void store(Acc a, void *r, int mode) {
         if constexpr (T(0.5) == T(0)) *static_cast<long long *>(r) = a;
         else if (mode == CM__REDUCE_STORE_RAW) *static_cast<Acc *>(r) = a;  // float64 partial
@@ -62,6 +65,7 @@ template <typename T> struct Dot {
     __device__ static Acc identity() { return 0.0; }
     __device__ static Acc from2(T x, T y, Acc acc) { return fma((double)x, (double)y, acc); }
     __device__ static Acc combine(Acc a, Acc b) { return a + b; }
+    static constexpr int kUnroll = 4;
     __device__ static void store(Acc a, void *r, int mode) {
         if (mode == CM__REDUCE_STORE_RAW) *static_cast<Acc *>(r) = a;  // float64 partial
         else *static_cast<T *>(r) = static_cast<T>(a);
@@ -86,6 +90,21 @@ template <typename T, bool MAX> struct Ext {
         if (is_nan(b)) return b;
         return (MAX ? b > a : b < a) ? b : a;
     }
+    // One instruction per float element where the hardware has NaN-propagating max/min (sm_80+:
+    // the result is NaN when either input is; the generic form tests both for NaN first). H200,
+    // 2^28 floats: 1.005-1.008x CUB's Max against 0.994-1.000x.
+    __device__ static Acc fold(Acc a, T x, unsigned long long i) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+        if constexpr (sizeof(T) == 4 && T(0.5) != T(0)) {
+            float r;
+            if constexpr (MAX) asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(x));
+            else asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(x));
+            return r;
+        }
+#endif
+        return combine(a, from(x, i));
+    }
+    static constexpr int kUnroll = 4;
     __device__ static void store(Acc a, void *r, int) { *static_cast<T *>(r) = a; }
 };
 
@@ -103,6 +122,15 @@ template <typename T, bool MAX> struct Arg {
         if (b.v == a.v && b.i < a.i) return b;
         return a;
     }
+    // A thread meets its elements in increasing index order, so an equal value never replaces
+    // the one held: take x when it is more extreme, when nothing is held yet, or when it is the
+    // first NaN. H200, 2^28 floats: 1.006x CUB's ArgMax against 0.79x for combine(a, from(x, i)).
+    __device__ static Acc fold(Acc a, T x, unsigned long long i) {
+        if ((MAX ? x > a.v : x < a.v) || a.i == ~0ull || (is_nan(x) && !is_nan(a.v)))
+            return Acc{x, i};
+        return a;
+    }
+    static constexpr int kUnroll = 4;
     __device__ static void store(Acc a, void *r, int value_too) {
         *static_cast<unsigned long long *>(r) = a.i;
         if (value_too) *reinterpret_cast<T *>(static_cast<char *>(r) + 8) = a.v;
@@ -150,7 +178,7 @@ __device__ __forceinline__ typename Op::Acc fold1(typename Op::Acc acc, const T 
     if constexpr (DOT) return Op::from2(x[i], y[i], acc);
     else {
         (void)y;
-        return Op::combine(acc, Op::from(x[i], (unsigned long long)i));
+        return Op::fold(acc, x[i], (unsigned long long)i);
     }
 }
 
@@ -167,7 +195,7 @@ __device__ __forceinline__ typename Op::Acc foldv(typename Op::Acc acc,
         if constexpr (DOT) acc = Op::from2(xs[k], ys[k], acc);
         else {
             (void)ys;
-            acc = Op::combine(acc, Op::from(xs[k], (unsigned long long)(base + k)));
+            acc = Op::fold(acc, xs[k], (unsigned long long)(base + k));
         }
     }
     return acc;
@@ -188,16 +216,16 @@ __global__ void __launch_bounds__(kThreads)
         const V *xv = reinterpret_cast<const V *>(x + head);
         const V *yv = reinterpret_cast<const V *>((DOT ? y : x) + head);
         size_t v = tid;
-        for (; v + (kUnroll - 1) * stride < nvec; v += kUnroll * stride) {
-            V rx[kUnroll], ry[kUnroll];
+        for (; v + (Op::kUnroll - 1) * stride < nvec; v += Op::kUnroll * stride) {
+            V rx[Op::kUnroll], ry[Op::kUnroll];
 #pragma unroll
-            for (int k = 0; k < kUnroll; ++k) {
+            for (int k = 0; k < Op::kUnroll; ++k) {
                 rx[k] = xv[v + k * stride];
                 if constexpr (DOT) ry[k] = yv[v + k * stride];
                 else ry[k] = rx[k];
             }
 #pragma unroll
-            for (int k = 0; k < kUnroll; ++k)
+            for (int k = 0; k < Op::kUnroll; ++k)
                 acc = foldv<Op, T, DOT>(acc, rx[k], ry[k], head + (v + k * stride) * W);
         }
         for (; v < nvec; v += stride) {
@@ -210,17 +238,17 @@ __global__ void __launch_bounds__(kThreads)
         if (tid < n - tail) acc = fold1<Op, T, DOT>(acc, x, y, tail + tid);
     } else {
         size_t i = tid;
-        for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
-            T rx[kUnroll], ry[kUnroll];
+        for (; i + (Op::kUnroll - 1) * stride < n; i += Op::kUnroll * stride) {
+            T rx[Op::kUnroll], ry[Op::kUnroll];
 #pragma unroll
-            for (int k = 0; k < kUnroll; ++k) {
+            for (int k = 0; k < Op::kUnroll; ++k) {
                 rx[k] = x[i + k * stride];
                 ry[k] = DOT ? y[i + k * stride] : rx[k];
             }
 #pragma unroll
-            for (int k = 0; k < kUnroll; ++k) {
+            for (int k = 0; k < Op::kUnroll; ++k) {
                 if constexpr (DOT) acc = Op::from2(rx[k], ry[k], acc);
-                else acc = Op::combine(acc, Op::from(rx[k], (unsigned long long)(i + k * stride)));
+                else acc = Op::fold(acc, rx[k], (unsigned long long)(i + k * stride));
             }
         }
         for (; i < n; i += stride) acc = fold1<Op, T, DOT>(acc, x, y, i);
