@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -26,14 +27,30 @@
 
 /* ------------------------------------------------------------------ lock, text, detail */
 
-static pthread_mutex_t cm__mem_mutex = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * The memory lock guards short critical sections only (registry, live lists, counters: no CUDA
+ * call, no wait, no allocation but a handle's), so it is a test-and-test-and-set spin lock: one
+ * atomic exchange to take it and a plain release store to drop it, where a mutex costs two
+ * atomic read-modify-writes and two library calls per pair on the buffer fast path. A waiter
+ * spins briefly, then yields the processor so a descheduled holder can finish.
+ */
+static atomic_int cm__mem_spin;
 
 void cm__mem_lock(void) {
-    pthread_mutex_lock(&cm__mem_mutex);
+    if (!atomic_exchange_explicit(&cm__mem_spin, 1, memory_order_acquire)) return;
+    for (;;) {
+        for (unsigned i = 0; atomic_load_explicit(&cm__mem_spin, memory_order_relaxed); ++i) {
+            if (i >= 64) {
+                sched_yield();
+                i = 0;
+            }
+        }
+        if (!atomic_exchange_explicit(&cm__mem_spin, 1, memory_order_acquire)) return;
+    }
 }
 
 void cm__mem_unlock(void) {
-    pthread_mutex_unlock(&cm__mem_mutex);
+    atomic_store_explicit(&cm__mem_spin, 0, memory_order_release);
 }
 
 cm_error_t *cm__detail(void) {
