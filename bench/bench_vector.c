@@ -73,6 +73,7 @@
 #include "bench_common.h"
 
 /* bench_vector_kernels.cu */
+cudaError_t bench_empty_launch(cudaStream_t s);
 cudaError_t bench_random_fill(float *p, size_t n, uint32_t seed, cudaStream_t s);
 cudaError_t bench_cub_reduce(int op, void *d_temp, size_t *temp_bytes, const float *in, void *out,
                              size_t n, cudaStream_t s);
@@ -93,7 +94,7 @@ cudaError_t bench_check_add(const float *a, const float *b, const float *out, si
 #define SWEEP_GOAL_LOG2 20 /* goals from 2^20 up; information only below */
 
 enum {
-    K_ADD, K_AXPY, K_MEMCPY, K_SUM, K_MAX, K_ARGMAX, K_DOT, K_CUB_SUM, K_CUB_MAX, K_CUB_ARGMAX
+    K_EMPTY, K_ADD, K_AXPY, K_MEMCPY, K_SUM, K_MAX, K_ARGMAX, K_DOT, K_CUB_SUM, K_CUB_MAX, K_CUB_ARGMAX
 };
 
 typedef struct ctx {
@@ -132,6 +133,7 @@ static int run_one(ctx_t *c) {
     cudaError_t err = cudaSuccess;
     size_t tb = c->temp_bytes;
     switch (c->which) {
+    case K_EMPTY: err = bench_empty_launch(0); break;
     case K_ADD: st = cm_vector_add_f32(NULL, c->out, o, c->a, o, c->b, o, c->n); break;
     case K_AXPY: st = cm_vector_axpy_f32(NULL, 1.5f, c->a, o, c->out, o, c->n); break;
     case K_MEMCPY:
@@ -369,6 +371,10 @@ int main(void) {
         c.batch = 0;
         if (lat[i] < 0 || lat_cub[i] < 0 || lat1[i] < 0 || lat1_cub[i] < 0) goto out;
     }
+    c.batch = LAT_BATCH;
+    const double t_empty = time_case(&c, K_EMPTY, 1, 0) / LAT_BATCH;
+    c.batch = 0;
+    if (t_empty < 0) goto out;
 
     printf("\nbench_vector: median of %d calls after %d warm-up, CUDA events, float32\n", REPS,
            WARMUP);
@@ -399,6 +405,9 @@ int main(void) {
     for (int i = 0; i < 3; ++i)
         row("reduce", lat_names[i], "us", lat[i] * 1e6, lat_cub[i] * 1e6,
             "cub::DeviceReduce::Sum", 0, "<= 0.8x CUB time per call, 20 back to back", 1.25);
+    row("reduce", "empty_kernel_per_call", "us", t_empty * 1e6, lat_cub[0] * 1e6,
+        "cub::DeviceReduce::Sum 2^10 per call", 0,
+        "info: the floor of one launch, 20 back to back", 0.0);
     for (int i = 0; i < 3; ++i)
         row("reduce", lat1_names[i], "us", lat1[i] * 1e6, lat1_cub[i] * 1e6,
             "cub::DeviceReduce::Sum", 0, "info: one call alone", 0.0);
