@@ -29,6 +29,8 @@
 # Environment:
 #   CUDAMODEL_CUDA_ARCHITECTURES  architectures to build (CMake syntax), default 90
 #   CM_BENCH_COMMIT               overrides the recorded commit (git describe --always --dirty)
+#   CM_GPU_CHECK_ONLY             run build, tests and only these later stages (e.g. "bench"):
+#                                 a targeted run; the rest is recorded SKIP and the check fails
 #   CM_GPU_CHECK_TIMEOUT          seconds allowed to each example, benchmark or sanitized test
 #                                 (default 300)
 set -uo pipefail
@@ -60,6 +62,15 @@ record() {  # record STAGE PASS|FAIL|N/A DETAIL SECONDS
     stage_result[$1]="$2"; stage_detail[$1]="$3"; stage_seconds[$1]="$4"
     [ "$2" = FAIL ] && overall=1
     echo "[$1] $2: $3"
+}
+# CM_GPU_CHECK_ONLY="bench examples" runs build, tests and only the named later stages (for a
+# targeted run; the others are recorded SKIP and the check cannot pass as a whole).
+stage_on() {
+    [ -z "${CM_GPU_CHECK_ONLY:-}" ] && return 0
+    case " $CM_GPU_CHECK_ONLY " in *" $1 "*) return 0 ;; esac
+    record "$1" SKIP "not selected (CM_GPU_CHECK_ONLY=$CM_GPU_CHECK_ONLY)" 0
+    overall=1
+    return 1
 }
 
 # ------------------------------------------------------------------ environment
@@ -171,6 +182,7 @@ else
 fi
 
 # ------------------------------------------------------------------ sanitizer
+if stage_on sanitizer; then
 say "sanitizer: GPU tests (label gpu, not faulting) under compute-sanitizer memcheck"
 t0=$SECONDS
 sanitizer="$(command -v compute-sanitizer || true)"
@@ -273,10 +285,12 @@ else
     fi
 fi
 
+fi
 # racecheck (shared-memory hazards) over the tests whose kernels share memory between threads
 # (the reductions' block folds, the stream tests' ordering kernels), with its own canary.
 race_tests="${CM_RACECHECK_TESTS:-test_gpu_stream test_gpu_kernels}"
-if [ -n "$sanitizer" ]; then
+[ -z "${sanitizer:-}" ] && sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+if stage_on racecheck && [ -x "$sanitizer" ]; then
     t1=$SECONDS
     say "sanitizer: racecheck over: $race_tests"
     rdir="$(mktemp -d)"
@@ -333,6 +347,7 @@ EOF_RACE
 fi
 
 # ------------------------------------------------------------------ doctor
+if stage_on doctor; then
 say "doctor: build-gpu/tools/cudamodel-doctor (text, then --json)"
 t0=$SECONDS
 doctor="$bdir/tools/cudamodel-doctor"
@@ -355,11 +370,13 @@ else
     record doctor FAIL "$doctor was not built" $((SECONDS - t0))
 fi
 
+fi
 # Benchmarks, and the examples that measure a goal (streams_overlap), record to $OUT/h200.jsonl.
 bench_env=("CM_BENCH_COMMIT=$commit")
 [ -n "${OUT:-}" ] && bench_env+=("CM_BENCH_RESULTS=$OUT/h200.jsonl")
 
 # ------------------------------------------------------------------ examples
+if stage_on examples; then
 say "examples: every program in build-gpu/examples"
 t0=$SECONDS
 mapfile -t examples < <(find "$bdir/examples" -maxdepth 1 -type f -perm -u+x 2>/dev/null | sort)
@@ -385,7 +402,9 @@ else
     record examples FAIL "$ex_fail of ${#examples[@]} failed: ${ex_failed_names[*]}" $((SECONDS - t0))
 fi
 
+fi
 # ------------------------------------------------------------------ bench
+if stage_on bench; then
 say "bench: every build-gpu/bench/bench_*"
 t0=$SECONDS
 mapfile -t benches < <(find "$bdir/bench" -maxdepth 1 -type f -name 'bench_*' -perm -u+x 2>/dev/null | sort)
@@ -413,6 +432,7 @@ else
     record bench FAIL "$b_fail of ${#benches[@]} failed: ${b_failed_names[*]}" $((SECONDS - t0))
 fi
 
+fi
 # ------------------------------------------------------------------ summary table (last)
 echo
 echo "==================== gpu-check summary ===================="
