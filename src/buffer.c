@@ -316,6 +316,14 @@ static cm_status_t cm__copy_h2d(cm_buffer_t *dst, size_t dst_offset, const void 
     if (err != cudaSuccess) {
         status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes, host to device) in %s",
                                sync ? "cudaMemcpy" : "cudaMemcpyAsync", bytes, func);
+    } else if (sync) {
+        /* cudaMemcpy from pageable memory returns once the bytes are staged, possibly before the
+         * DMA lands, and work on non-blocking streams is not ordered after it: finish it on the
+         * legacy stream so that the data is in place for work on any stream (a two-GPU test
+         * read stale bytes through a peer copy on a pooled stream without this) */
+        err = cm__hooks.stream_synchronize(0);
+        if (err != cudaSuccess)
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize(0) in %s", func);
     }
 out:
     cm__mem_device_leave(saved);
