@@ -304,7 +304,7 @@ void cm__describe_alloc(const cm__alloc_t *a, cm__text_t *t) {
     }
     cm__text_printf(t, "%s of %s (%zu bytes)%s, created at %s:%d", what, size, a->bytes, extra,
                     a->file != NULL && a->file[0] ? a->file : "?", a->line);
-    if (a->label[0]) cm__text_printf(t, " \"%s\"", a->label);
+    if (a->has_label) cm__text_printf(t, " \"%s\"", a->label);
 }
 
 cm_status_t cm__handle_fail_locked(const void *h, cm__kind_t kind, const char *arg,
@@ -368,8 +368,8 @@ cm_status_t cm__check_handle(const void *h, cm__kind_t kind, const char *arg, co
  * is the caller's __FILE__ (static storage, as buffer.h requires), so the fast path neither
  * measures nor copies a path on every create. */
 static inline void cm__copy_where(cm__alloc_t *a, const char *label, const char *file, int line) {
-    if (label != NULL && label[0] != '\0') cm__strlcpy(a->label, label, sizeof a->label);
-    else a->label[0] = '\0';
+    a->has_label = label != NULL && label[0] != '\0';
+    if (a->has_label) cm__strlcpy(a->label, label, sizeof a->label);
     a->file = file;
     a->line = line;
 }

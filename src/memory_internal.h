@@ -49,15 +49,18 @@ typedef struct cm__link {
 
 /** What buffers and host buffers share: identity, size, where created, list node. */
 typedef struct cm__alloc {
+    /* the fields every create and destroy touch come first (one cache line); the label, written
+     * only when the caller gives one, last */
     uint32_t magic;
     cm__kind_t kind;
     struct cm_device *dev;
     size_t bytes;
     uint64_t serial;                /* n-th allocation of its device */
-    char label[CM__LABEL_MAX];
     const char *file;               /* the caller's string (static storage: __FILE__), or NULL */
     int line;
+    bool has_label;                 /* label holds the caller's label (else it is not read) */
     cm__link_t link;
+    char label[CM__LABEL_MAX];
 } cm__alloc_t;
 
 struct cm_buffer {
