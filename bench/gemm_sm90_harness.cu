@@ -47,18 +47,21 @@ typedef cudaError_t (*launch_fn)(int, int, int, int, float, const void *, int64_
 struct Variant {
     const char *name;
     int it;        // CM__GEMM_SM90_BF16 / _TF32
-    int tf32_map;  // tf32 only: 1 = tensor map type TFLOAT32, 0 = FLOAT32
+    int tf32_map;  // tf32 only: 1 = tensor map type TFLOAT32 (rounds; the library's), 0 = FLOAT32
+                   // (the tensor cores truncate: over the tf32 bound, timed for comparison only)
     launch_fn fn;
 };
+// Variant 0 and the first tf32 one are what cm__gemm_sm90 runs.
 static const Variant kVariants[] = {
-    {"bf16 128x256 s4", kBf16, 0, launch<256, 4, kBf16, 1>},
-    {"bf16 128x256 s3", kBf16, 0, launch<256, 3, kBf16, 1>},
-    {"bf16 128x128 s6", kBf16, 0, launch<128, 6, kBf16, 1>},
-    {"bf16 128x128 s3 x2", kBf16, 0, launch<128, 3, kBf16, 2>},
-    {"tf32 128x256 s4", kTf32, 0, launch<256, 4, kTf32, 1>},
-    {"tf32 128x256 s4 tmapTF32", kTf32, 1, launch<256, 4, kTf32, 1>},
-    {"tf32 128x128 s6", kTf32, 0, launch<128, 6, kTf32, 1>},
-    {"tf32 128x128 s3 x2", kTf32, 0, launch<128, 3, kTf32, 2>},
+    {"bf16 128x256 s4", kBf16, 1, launch<256, 4, kBf16, 1>},
+    {"bf16 128x256 s3", kBf16, 1, launch<256, 3, kBf16, 1>},
+    {"bf16 128x128 s6", kBf16, 1, launch<128, 6, kBf16, 1>},
+    {"bf16 128x128 s3 x2", kBf16, 1, launch<128, 3, kBf16, 2>},
+    {"tf32 128x256 s4", kTf32, 1, launch<256, 4, kTf32, 1>},
+    {"tf32 128x256 s3", kTf32, 1, launch<256, 3, kTf32, 1>},
+    {"tf32 128x128 s6", kTf32, 1, launch<128, 6, kTf32, 1>},
+    {"tf32 128x128 s3 x2", kTf32, 1, launch<128, 3, kTf32, 2>},
+    {"tf32 128x256 s4 tmapF32", kTf32, 0, launch<256, 4, kTf32, 1>},
 };
 static const int kNumVariants = (int)(sizeof kVariants / sizeof kVariants[0]);
 
@@ -187,7 +190,9 @@ static int check_variant(int vi) {
     const Variant &v = kVariants[vi];
     const int el = v.it == kBf16 ? 2 : 4;
     const int align = 16 / el;
-    const double tol_in = v.it == kBf16 ? 1e-2 : 5e-4;
+    // the truncating tf32 variant (tensor map FLOAT32) is held to 1e-3 only: it is not the
+    // library's, and its 6.9e-4 is why the library rounds (TFLOAT32)
+    const double tol_in = v.it == kBf16 ? 1e-2 : v.tf32_map ? 5e-4 : 1e-3;
     int fails = 0;
     printf("== check variant %d: %s\n", vi, v.name);
     for (const Shape &s : kShapes) {

@@ -30,8 +30,8 @@ enum { CM__GEMM_SM90_BF16 = 0, CM__GEMM_SM90_TF32 = 1 };
  * ldb*elem multiples of 16 bytes (elem = 2 for bf16, 4 for tf32), lda >= k, ldb >= k,
  * ldc >= n, and below 2^40 bytes; c aligned to its element; ceil(m/128)*ceil(n/256) tiles
  * fit in an int. It checks no device (cm__gemm_sm90 does: current device cc 9.0 and an sm_90a
- * image of the kernel). TF32 operands are rounded to tf32 by the tensor cores' truncation of
- * the low 13 mantissa bits.
+ * image of the kernel). TF32: the float operands are rounded to nearest tf32 by the copy
+ * engine (tensor-map type TFLOAT32), as cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32 does.
  * cm__gemm_sm90 runs on `stream` (asynchronous); it returns the launch's error. */
 int cm__gemm_sm90_supported(int in_type, int c_bf16, int m, int n, int k, const void *a, int64_t lda,
                             const void *b, int64_t ldb, const void *c, int64_t ldc);
