@@ -46,25 +46,22 @@ typedef cudaError_t (*launch_fn)(int, int, int, int, float, const void *, int64_
                                  int64_t, float, void *, int64_t, cudaStream_t);
 struct Variant {
     const char *name;
-    int it;          // CM__GEMM_SM90_BF16 / _TF32
-    int tf32_map;    // tf32 only: 1 = tensor map type TFLOAT32 (rounds; the library's), 0 = FLOAT32
-                     // (the tensor cores truncate: over the tf32 bound, timed for comparison only)
-    int persistent;  // 1: one block a multiprocessor looping over tiles; 0: a block a tile
-    int group_m;     // row-blocks per raster group
+    int it;        // CM__GEMM_SM90_BF16 / _TF32
+    int tf32_map;  // tf32 only: 1 = tensor map type TFLOAT32 (rounds; the library's), 0 = FLOAT32
+                   // (the tensor cores truncate: over the tf32 bound, timed for comparison only)
     launch_fn fn;
 };
 // Variant 0 and the first tf32 one are what cm__gemm_sm90 runs.
 static const Variant kVariants[] = {
-    {"bf16 128x256 s4", kBf16, 1, 0, 16, launch<256, 4, kBf16, 1>},
-    {"bf16 128x256 s4 pers", kBf16, 1, 1, 16, launch<256, 4, kBf16, 1>},
-    {"bf16 128x256 s3 pers", kBf16, 1, 1, 16, launch<256, 3, kBf16, 1>},
-    {"bf16 128x256 s4 g8", kBf16, 1, 0, 8, launch<256, 4, kBf16, 1>},
-    {"bf16 128x128 s3 x2 pers", kBf16, 1, 1, 16, launch<128, 3, kBf16, 2>},
-    {"tf32 128x256 s4", kTf32, 1, 0, 16, launch<256, 4, kTf32, 1>},
-    {"tf32 128x256 s4 pers", kTf32, 1, 1, 16, launch<256, 4, kTf32, 1>},
-    {"tf32 128x256 s3", kTf32, 1, 0, 16, launch<256, 3, kTf32, 1>},
-    {"tf32 128x256 s4 g8", kTf32, 1, 0, 8, launch<256, 4, kTf32, 1>},
-    {"tf32 128x256 s4 tmapF32", kTf32, 0, 0, 16, launch<256, 4, kTf32, 1>},
+    {"bf16 128x256 s4", kBf16, 1, launch<256, 4, kBf16, 1>},
+    {"bf16 128x256 s3", kBf16, 1, launch<256, 3, kBf16, 1>},
+    {"bf16 128x128 s6", kBf16, 1, launch<128, 6, kBf16, 1>},
+    {"bf16 128x128 s3 x2", kBf16, 1, launch<128, 3, kBf16, 2>},
+    {"tf32 128x256 s4", kTf32, 1, launch<256, 4, kTf32, 1>},
+    {"tf32 128x256 s3", kTf32, 1, launch<256, 3, kTf32, 1>},
+    {"tf32 128x128 s6", kTf32, 1, launch<128, 6, kTf32, 1>},
+    {"tf32 128x128 s3 x2", kTf32, 1, launch<128, 3, kTf32, 2>},
+    {"tf32 128x256 s4 tmapF32", kTf32, 0, launch<256, 4, kTf32, 1>},
 };
 static const int kNumVariants = (int)(sizeof kVariants / sizeof kVariants[0]);
 
@@ -74,8 +71,6 @@ static cudaError_t run_variant(const Variant &v, int c_bf16, int m, int n, int k
     if (!cm__gemm_sm90_supported(v.it, c_bf16, m, n, k, a, lda, b, ldb, c, ldc))
         return cudaErrorNotSupported;
     g_tf32_map_type = v.tf32_map ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-    g_persistent = v.persistent;
-    g_group_m = v.group_m;
     return v.fn(c_bf16, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
 }
 
