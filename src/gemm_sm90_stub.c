@@ -1,0 +1,31 @@
+/*
+ * The Hopper GEMM's interface (kernels/gemm_sm90.h) when the library is built without
+ * architecture 90: kernels/gemm_sm90.cu is not compiled (CMakeLists.txt defines
+ * CM_HAVE_GEMM_SM90 when it is), and these answer "not supported" so that the GEMM entry point
+ * takes its generic path.
+ */
+#include "gemm_sm90.h"
+
+#ifndef CM_HAVE_GEMM_SM90
+
+int cm__gemm_sm90_supported(int in_type, int c_bf16, int m, int n, int k, const void *a, int64_t lda,
+                            const void *b, int64_t ldb, const void *c, int64_t ldc) {
+    (void)in_type, (void)c_bf16, (void)m, (void)n, (void)k, (void)a, (void)lda;
+    (void)b, (void)ldb, (void)c, (void)ldc;
+    return 0;
+}
+
+cudaError_t cm__gemm_sm90(int in_type, int c_bf16, int m, int n, int k, float alpha,
+                          const void *a, int64_t lda, const void *b, int64_t ldb, float beta,
+                          void *c, int64_t ldc, cudaStream_t stream) {
+    (void)in_type, (void)c_bf16, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda;
+    (void)b, (void)ldb, (void)beta, (void)c, (void)ldc, (void)stream;
+    return cudaErrorNotSupported;
+}
+
+#else
+
+/* ISO C wants a translation unit to declare something. */
+typedef int cm__gemm_sm90_stub_unused_t;
+
+#endif
