@@ -18,6 +18,19 @@ bool cm_test_under_sanitizer(void) {
     return v != NULL && strcmp(v, "1") == 0;
 }
 
+uint64_t cm_test_rand(uint64_t *state) {
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    return x;
+}
+
+double cm_test_rand_unit(uint64_t *state) {
+    return (double)(cm_test_rand(state) >> 11) * 0x1.0p-52 - 1.0;
+}
+
 bool cm_test_have_gpu(char *reason, size_t size) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);

@@ -28,6 +28,12 @@ bool cm_test_gpu_required(void);
  *  timing bounds; every correctness check still runs. */
 bool cm_test_under_sanitizer(void);
 
+/** xorshift64 step of *state (never 0): the tests' reproducible random source. */
+uint64_t cm_test_rand(uint64_t *state);
+
+/** Uniform in [-1, 1) with the full double mantissa, from cm_test_rand(state). */
+double cm_test_rand_unit(uint64_t *state);
+
 #define CM_REQUIRE_GPU()                                                                     \
     do {                                                                                     \
         char cm__reason_[512];                                                               \

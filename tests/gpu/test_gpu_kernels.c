@@ -34,14 +34,9 @@ static const size_t offsets[] = {0, 1, 3};
 #define PAD 5 /* poisoned elements after each range */
 
 static uint64_t rng_state = 88172645463325252ull;
-static uint64_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rnd(void) { return cm_test_rand(&rng_state); }
 /* uniform in [-1, 1) with the full mantissa */
-static double rnd_unit(void) { return (double)(rnd() >> 11) * 0x1.0p-52 - 1.0; }
+static double rnd_unit(void) { return cm_test_rand_unit(&rng_state); }
 
 typedef struct ctx {
     cm_device_t *dev;

@@ -42,14 +42,9 @@
 #include <cudamodel/stream.h>
 
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint64_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rnd(void) { return cm_test_rand(&rng_state); }
 /* uniform in [-1, 1) with the full mantissa, never 0 exactly in practice */
-static double rnd_unit(void) { return (double)(rnd() >> 11) * 0x1.0p-52 - 1.0; }
+static double rnd_unit(void) { return cm_test_rand_unit(&rng_state); }
 
 typedef struct ctx {
     cm_device_set_t *set;

@@ -34,13 +34,8 @@
 #include <cudamodel/stream.h>
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-static double rnd_unit(void) { return (double)(rnd() >> 11) * 0x1.0p-52 - 1.0; }
+static uint64_t rnd(void) { return cm_test_rand(&rng_state); }
+static double rnd_unit(void) { return cm_test_rand_unit(&rng_state); }
 
 static bool two_gpus(void) {
     int n = 0;
