@@ -50,11 +50,17 @@
  *   combine in a fixed tree, the last block to finish reducing the per-block partials in index
  *   order. The result is bit-identical run to run on
  *   the same device (model) and the same n and offset alignment.
- * - Scratch: each reduction takes grid x 16 bytes + 64 (at most 128 KiB) from the device's
- *   memory pool on the stream and gives it back in stream order (on a device without memory
- *   pools: cudaMalloc / cudaFree, which makes the call wait for the device; on a stream being
- *   captured into a graph: a graph memory node). Grids of more than one block also queue a
- *   4-byte cudaMemsetAsync of the scratch's counter before the kernel.
+ * - Scratch: a reduction needs grid x 16 bytes + 64 (at most 128 KiB) of device memory for its
+ *   block partials and a counter. It uses its stream's own scratch: every pooled stream, and the
+ *   legacy default stream of each device, gets 128 KiB of device memory (cudaMalloc, then zeroed
+ *   with cudaMemsetAsync on that stream) the first time a reduction runs on it, kept until the
+ *   device object closes; the kernel leaves the counter at zero, so a call is one launch with no
+ *   allocation and no memset. Exceptions take the scratch from the device's memory pool on the
+ *   stream and give it back in stream order (a grid of more than one block then also queues a
+ *   4-byte cudaMemsetAsync of the counter): a stream being captured into a graph (the graph gets
+ *   a memory node of its own, since a graph may replay on another stream), and a host result on
+ *   the legacy default stream (shared by every thread); on a device without memory pools those
+ *   use cudaMalloc / cudaFree, which makes the call wait for the device.
  *
  * Threading: calls on distinct streams may run from several threads at once; a buffer is used by
  * one thread at a time (buffer.h). The library never prints.
