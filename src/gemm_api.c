@@ -216,7 +216,9 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     cm__gemm_choice_t forced;
     if (override != NULL && override[0] != '\0' && cm__gemm_parse_name(override, &forced))
         c = forced;
-    /* demote to what can run */
+    /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
+    if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
+        c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
     if (c.kernel == CM__GEMM_KERNEL_SM90 &&
         !(arch == CM__GEMM_ARCH_SM90 && have_sm90 && fam != CM__GEMM_FAM_FP32 && p->a_kmajor &&
           p->b_kmajor && cm__aligned16(p)))

@@ -65,7 +65,7 @@ cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape);
  * The kernel for a normalised problem p of `precision` on a device of compute capability
  * major.minor with sm_count multiprocessors: the override (a CUDAMODEL_GEMM_CONFIG name; NULL
  * or one that cannot serve the problem: ignored), else the table's entry, then demoted to what
- * can run: SM90 needs arch sm_90, have_sm90 (the library carries the kernel), a TF32/BF16
+ * can run: K = 0 always runs FFMA 64x64x16 (C = beta C only); SM90 needs arch sm_90, have_sm90 (the library carries the kernel), a TF32/BF16
  * precision and a "TN" problem (a_kmajor and b_kmajor) with 16-byte aligned operands, else MMA;
  * MMA needs sm_80+, a TF32/BF16 precision and cm__gemm_mma_aligned(p), else FFMA (FP32 math);
  * FP32 is always FFMA. BF16 on FFMA takes 128x128x8 or 64x64x16 only.

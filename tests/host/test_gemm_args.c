@@ -331,6 +331,9 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_TF32, 7, big, 1, NULL), "ffma:128x128x8");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny, 1, NULL), "mma:64x64");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "mma:128x64"), "mma:128x64");
+    cm__gemm_args_t k0 = args(4096, 4096, 0, 1, 1, CM__GEMM_F32, 4096);
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, k0, 1, NULL), "ffma:64x64x16");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, k0, 1, "sm90"), "ffma:64x64x16");
     /* BF16 */
     assert_string_equal(NAME(CM_GEMM_BF16, 9, bigbf, 1, NULL), "sm90");
     assert_string_equal(NAME(CM_GEMM_BF16_OUT_BF16, 8, bigbf, 1, NULL), "mma:128x128");
