@@ -207,11 +207,14 @@ static void run_case(const gcase_t *g, size_t idx) {
         ++count;
         if (!isfinite(C[e])) { ++nonfinite; continue; }
         const double base = g->beta != 0.0f ? (double)g->beta * C0[e] : 0.0;
-        const double ref = (double)g->alpha * ref_at(g, Ar, lda, Br, ldb, i, j) + base;
+        /* the matrices start g->off elements into their buffers (cm_gemm's a_offset ...) */
+        const double ref =
+            (double)g->alpha * ref_at(g, Ar + g->off, lda, Br + g->off, ldb, i, j) + base;
         e_num += (C[e] - ref) * (C[e] - ref);
         e_den += ref * ref;
         if (g->prec != CM_GEMM_FP32) {
-            const double exact = (double)g->alpha * ref_at(g, A, lda, B, ldb, i, j) + base;
+            const double exact =
+                (double)g->alpha * ref_at(g, A + g->off, lda, B + g->off, ldb, i, j) + base;
             x_num += (C[e] - exact) * (C[e] - exact);
             x_den += exact * exact;
         }
