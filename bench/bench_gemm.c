@@ -298,7 +298,9 @@ typedef struct tune_shape {
 static void tune(void) {
     static const char *ffma[] = {"ffma:128x128x8", "ffma:128x128x16", "ffma:128x64x8",
                                  "ffma:64x64x16",  "ffma:32x64x16",   "ffma:128x256x8",
-                                 "ffma:256x128x8"};
+                                 "ffma:256x128x8", "ffma:128x128x8f", "ffma:128x128x16f",
+                                 "ffma:128x128x8f4", "ffma:128x256x8f", "ffma:256x128x8f",
+                                 "ffma:128x256x8f4"};
     static const char *tc[] = {"mma:128x128", "mma:128x64", "mma:64x64", "sm90"};
     static const char *class_names[] = {"tiny", "small", "skinny", "large"};
     static const tune_shape_t reps[4][2] = {{{512, 512, 512}, {768, 384, 1024}},
@@ -314,7 +316,7 @@ static void tune(void) {
     g_budget_s = 0.12;
     for (int f = 0; f < 3; ++f) {
         const char **names = f == 0 ? ffma : tc;
-        const int count = f == 0 ? 7 : (have_sm90 ? 4 : 3);
+        const int count = f == 0 ? (int)(sizeof ffma / sizeof ffma[0]) : (have_sm90 ? 4 : 3);
         for (int cls = 0; cls < 4; ++cls) {
             double best_score = 0;
             int have_best = 0;

@@ -54,6 +54,13 @@ enum {
     CM__FFMA_32x64x16,       /* 128 threads, 4x4 */
     CM__FFMA_128x256x8,      /* 256 threads, 8x16 */
     CM__FFMA_256x128x8,      /* 256 threads, 16x8 */
+    /* the same tiles with the fast interior path ("f" in the name; kernels/gemm_ffma.cu) */
+    CM__FFMA_128x128x8f,     /* 256 threads, 8x8 */
+    CM__FFMA_128x128x16f,    /* 256 threads, 8x8, BK 16, 2 blocks per SM */
+    CM__FFMA_128x128x8f4,    /* 256 threads, 8x8, warps of 8 (m) x 4 (n) threads */
+    CM__FFMA_128x256x8f,     /* 256 threads, 8x16 */
+    CM__FFMA_256x128x8f,     /* 256 threads, 16x8 */
+    CM__FFMA_128x256x8f4,    /* 256 threads, 8x16, warps of 8 (m) x 4 (n) threads */
     CM__FFMA_COUNT
 };
 

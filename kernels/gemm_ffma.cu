@@ -51,10 +51,16 @@
 
 namespace {
 
-template <int BM_, int BN_, int BK_, int TM_, int TN_, int MINB_>
+// FAST_: blocks whose tile lies wholly inside M x N load full K steps with 16-byte loads at
+// 32-bit offsets fixed per thread from one base pointer stepped per K tile (no predicates, no
+// 64-bit index products in the loop); the tails and misaligned operands keep the general path.
+// WTX_: threads of a warp along n (8: a warp covers 4 x 8 thread tiles, 4: 8 x 4).
+template <int BM_, int BN_, int BK_, int TM_, int TN_, int MINB_, bool FAST_ = false,
+          int WTX_ = 8>
 struct Cfg {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, TM = TM_, TN = TN_, MINB = MINB_;
-    static constexpr int WTX = 8;              // threads of a warp along n
+    static constexpr bool FAST = FAST_;
+    static constexpr int WTX = WTX_;           // threads of a warp along n
     static constexpr int WTY = 32 / WTX;       // ... along m
     static constexpr int TX = BN / TN, TY = BM / TM, THREADS = TX * TY;
     static constexpr int WARPS_N = TX / WTX;
@@ -77,6 +83,13 @@ using C64x64x16 = Cfg<64, 64, 16, 8, 4, 4>;
 using C32x64x16 = Cfg<32, 64, 16, 4, 4, 4>;
 using C128x256x8 = Cfg<128, 256, 8, 8, 16, 1>;
 using C256x128x8 = Cfg<256, 128, 8, 16, 8, 1>;
+// the fast-interior variants (issue 7, round 2): same tiles, see Cfg
+using C128x128x8F = Cfg<128, 128, 8, 8, 8, 2, true>;
+using C128x128x16F = Cfg<128, 128, 16, 8, 8, 2, true>;
+using C128x128x8F4 = Cfg<128, 128, 8, 8, 8, 2, true, 4>;
+using C128x256x8F = Cfg<128, 256, 8, 8, 16, 1, true>;
+using C256x128x8F = Cfg<256, 128, 8, 16, 8, 1, true>;
+using C128x256x8F4 = Cfg<128, 256, 8, 8, 16, 1, true, 4>;
 
 struct Params {
     int m, n, k;
@@ -88,6 +101,7 @@ struct Params {
     void *c;
     long long ldc;
     int veca, vecb, vecc; // 4-element vector accesses allowed (alignment and leading dimension)
+    int fasta, fastb;     // veca / vecb and every in-tile offset of the slab fits in 32 bits
     int tiles_m, tiles_n;
 };
 
@@ -188,8 +202,11 @@ __device__ __forceinline__ void store_out(uint16_t *c, long long i, const float 
     }
 }
 
-template <class C, bool A_KMAJOR, bool B_KMAJOR, typename TIn, typename TOut>
+// ALL_FAST: the launcher checked that every block's tile and every K tile is whole and that
+// both operands take the fast loads (C::FAST, p.fasta, p.fastb): no general path compiled in.
+template <class C, bool A_KMAJOR, bool B_KMAJOR, bool ALL_FAST, typename TIn, typename TOut>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Params p) {
+    static_assert(C::FAST || !ALL_FAST, "the fast-interior form only for FAST configurations");
     __shared__ __align__(16) float As[2][C::BK][C::PA];
     __shared__ __align__(16) float Bs[2][C::BK][C::PB];
 
@@ -222,7 +239,34 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
 #pragma unroll
         for (int j = 0; j < C::TN; ++j) acc[i][j] = 0.0f;
 
+    // fast path (C::FAST): per-thread 32-bit offsets of its groups from Ab / Bb, stepped by one
+    // K tile per load() (the launcher checked that every offset reached fits in 32 bits)
+    constexpr bool fa = ALL_FAST, fb = ALL_FAST;
+    int offa[C::LA], offb[C::LB];
+#pragma unroll
+    for (int i = 0; i < C::LA; ++i) {
+        const int idx = tid + i * C::THREADS;
+        offa[i] = !fa ? 0
+                  : A_KMAJOR ? (idx / (C::BK / 4)) * (int)p.lda + (idx % (C::BK / 4)) * 4
+                             : (idx / (C::BM / 4)) * (int)p.lda + (idx % (C::BM / 4)) * 4;
+    }
+#pragma unroll
+    for (int i = 0; i < C::LB; ++i) {
+        const int idx = tid + i * C::THREADS;
+        offb[i] = !fb ? 0
+                  : B_KMAJOR ? (idx / (C::BK / 4)) * (int)p.ldb + (idx % (C::BK / 4)) * 4
+                             : (idx / (C::BN / 4)) * (int)p.ldb + (idx % (C::BN / 4)) * 4;
+    }
+
     auto load = [&](int kt) {
+        (void)kt;
+        if (ALL_FAST) {
+#pragma unroll
+            for (int i = 0; i < C::LA; ++i) {
+                load4(Ab + offa[i], sa[i]);
+                offa[i] += A_KMAJOR ? C::BK : C::BK * (int)p.lda;
+            }
+        } else {
 #pragma unroll
         for (int i = 0; i < C::LA; ++i) {
             const int idx = tid + i * C::THREADS;
@@ -233,6 +277,14 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
                 load_group<false>(Ab, p.lda, (idx % (C::BM / 4)) * 4, kt + idx / (C::BM / 4), mrem,
                                   p.k, p.veca, sa[i]);
         }
+        }
+        if (ALL_FAST) {
+#pragma unroll
+            for (int i = 0; i < C::LB; ++i) {
+                load4(Bb + offb[i], sb[i]);
+                offb[i] += B_KMAJOR ? C::BK : C::BK * (int)p.ldb;
+            }
+        } else {
 #pragma unroll
         for (int i = 0; i < C::LB; ++i) {
             const int idx = tid + i * C::THREADS;
@@ -242,6 +294,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
             else
                 load_group<false>(Bb, p.ldb, (idx % (C::BN / 4)) * 4, kt + idx / (C::BN / 4), nrem,
                                   p.k, p.vecb, sb[i]);
+        }
         }
     };
     auto store = [&](int buf) {
@@ -346,20 +399,46 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     p.veca = g->lda % 4 == 0 && (uintptr_t)g->a % in_align == 0;
     p.vecb = g->ldb % 4 == 0 && (uintptr_t)g->b % in_align == 0;
     p.vecc = g->ldc % 4 == 0 && (uintptr_t)g->c % out_align == 0;
+    // the fast path's 32-bit offsets reach (rows - 1) * ld + columns: K-contiguous, BM (BN)
+    // rows of K + 2 BK; else K + 2 BK rows of BM (BN)
+    const long long k2 = (long long)g->k + 2 * C::BK;
+    p.fasta = p.veca && (g->a_kmajor ? (C::BM - 1) * g->lda + k2 : k2 * g->lda + C::BM) <
+                            0x7fffffffLL;
+    p.fastb = p.vecb && (g->b_kmajor ? (C::BN - 1) * g->ldb + k2 : k2 * g->ldb + C::BN) <
+                            0x7fffffffLL;
     const long long tm = ((long long)g->m + C::BM - 1) / C::BM;
     const long long tn = ((long long)g->n + C::BN - 1) / C::BN;
     if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
     p.tiles_m = (int)tm;
     p.tiles_n = (int)tn;
     const dim3 grid((unsigned)(tm * tn)), block(C::THREADS);
+    if constexpr (C::FAST) {
+        const bool all_fast = p.fasta && p.fastb && g->m % C::BM == 0 && g->n % C::BN == 0 &&
+                              g->k % C::BK == 0;
+        if (all_fast) {
+            if (g->a_kmajor && g->b_kmajor)
+                gemm_ffma_kernel<C, true, true, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
+            else if (g->a_kmajor)
+                gemm_ffma_kernel<C, true, false, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
+            else if (g->b_kmajor)
+                gemm_ffma_kernel<C, false, true, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
+            else
+                gemm_ffma_kernel<C, false, false, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
+            return cudaGetLastError();
+        }
+    }
+    // the general kernel of the same tile (FAST is launch-only); at BK 16 it spills at 2 blocks
+    // per multiprocessor (nvcc 13.0, sm_90), so it runs at 1 there
+    using G = Cfg<C::BM, C::BN, C::BK, C::TM, C::TN, (C::FAST && C::BK > 8 ? 1 : C::MINB), false,
+                  C::WTX>;
     if (g->a_kmajor && g->b_kmajor)
-        gemm_ffma_kernel<C, true, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
+        gemm_ffma_kernel<G, true, true, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
     else if (g->a_kmajor)
-        gemm_ffma_kernel<C, true, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
+        gemm_ffma_kernel<G, true, false, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
     else if (g->b_kmajor)
-        gemm_ffma_kernel<C, false, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
+        gemm_ffma_kernel<G, false, true, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
     else
-        gemm_ffma_kernel<C, false, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
+        gemm_ffma_kernel<G, false, false, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
     return cudaGetLastError();
 }
 
@@ -373,7 +452,10 @@ extern "C" void cm__gemm_ffma_tile(int config, int *bm, int *bn) {
     case CM__FFMA_64x64x16: m = 64; n = 64; break;
     case CM__FFMA_32x64x16: m = 32; n = 64; break;
     case CM__FFMA_128x256x8: m = 128; n = 256; break;
-    case CM__FFMA_256x128x8: m = 256; n = 128; break;
+    case CM__FFMA_256x128x8: case CM__FFMA_256x128x8f: m = 256; n = 128; break;
+    case CM__FFMA_128x128x8f: case CM__FFMA_128x128x16f: case CM__FFMA_128x128x8f4:
+        m = 128; n = 128; break;
+    case CM__FFMA_128x256x8f: case CM__FFMA_128x256x8f4: m = 128; n = 256; break;
     default: break;
     }
     if (bm) *bm = m;
@@ -400,6 +482,12 @@ extern "C" cudaError_t cm__gemm_ffma(const cm__gemm_args_t *g, int config, cudaS
     case CM__FFMA_32x64x16: return launch<C32x64x16, float, float>(g, stream);
     case CM__FFMA_128x256x8: return launch<C128x256x8, float, float>(g, stream);
     case CM__FFMA_256x128x8: return launch<C256x128x8, float, float>(g, stream);
+    case CM__FFMA_128x128x8f: return launch<C128x128x8F, float, float>(g, stream);
+    case CM__FFMA_128x128x16f: return launch<C128x128x16F, float, float>(g, stream);
+    case CM__FFMA_128x128x8f4: return launch<C128x128x8F4, float, float>(g, stream);
+    case CM__FFMA_128x256x8f: return launch<C128x256x8F, float, float>(g, stream);
+    case CM__FFMA_256x128x8f: return launch<C256x128x8F, float, float>(g, stream);
+    case CM__FFMA_128x256x8f4: return launch<C128x256x8F4, float, float>(g, stream);
     default: return cudaErrorInvalidValue;
     }
 }

@@ -134,10 +134,16 @@ int cm__gemm_family(int precision) {
  * THE DISPATCH TABLE: [architecture][precision family][shape class] -> kernel and tile.
  * Shape classes: tiny, small, skinny, large (cm__gemm_shape_class).
  *
- * Provenance: first cut, NOT yet produced by a tuning run -- the FP32 sm_90 row is to be
- * replaced by the output of `bench_gemm --tune` on the H200 (it prints this table's rows ready
- * to paste, with the machine and commit); until then the entries are the tile sizes the
- * occupancy arithmetic suggests (tiles >= multiprocessors). See bench/NOTES-gemm.md.
+ * Provenance of the sm_90 row: `bench_gemm --tune` on an NVIDIA H200 (run of 2026-11-29, results
+ * at /work/.device/4, binaries built by the issue-7 helper at 53e31aa + its launch-bound fix; the
+ * best geometric-mean ratio to cuBLAS over each class's two shapes, bench/NOTES-gemm.md):
+ *   fp32  tiny 32x64x16 (0.83x / 0.62x), small 64x64x16 (0.90x / 0.82x), skinny 128x256x8
+ *         (0.98x / 1.10x), large: see the large entry's note below
+ *   tf32  tiny mma:64x64 (0.86x / 0.59x), small mma:128x64 (0.56x / 0.40x)
+ *   bf16  tiny mma:64x64 (0.95x / 0.71x), small mma:64x64 (0.62x / 0.40x)
+ *   skinny / large tf32 and bf16 stay "sm90" (the wgmma kernel, a separate helper's work); where
+ *   it is not built they run mma:128x128, the best mma.sync tile measured there (0.27-0.56x).
+ * The sm_75 and sm_80 rows were not measured: tile sizes the occupancy arithmetic suggests.
  */
 static const cm__gemm_choice_t cm__gemm_table[CM__GEMM_ARCH_COUNT][CM__GEMM_FAM_COUNT]
                                              [CM__GEMM_SHAPE_COUNT] = {
@@ -149,9 +155,11 @@ static const cm__gemm_choice_t cm__gemm_table[CM__GEMM_ARCH_COUNT][CM__GEMM_FAM_
     {{FF(32x64x16), FF(64x64x16), FF(128x128x8), FF(128x128x8)},
      {MM(64x64), MM(64x64), MM(128x128), MM(128x128)},
      {MM(64x64), MM(64x64), MM(128x128), MM(128x128)}},
-    /* sm_90 (Hopper) */
-    {{FF(32x64x16), FF(64x64x16), FF(128x128x8), FF(128x128x8)},
-     {MM(64x64), MM(64x64), S90, S90},
+    /* sm_90 (Hopper); large fp32: 128x256x8 measured best of the first configs (0.82x /
+     * 0.83x); provisional: the fast-interior 128x128x8f, to be
+     * confirmed by the next --tune run (bench/NOTES-gemm.md) */
+    {{FF(32x64x16), FF(64x64x16), FF(128x256x8), FF(128x128x8f)},
+     {MM(64x64), MM(128x64), S90, S90},
      {MM(64x64), MM(64x64), S90, S90}},
 };
 
@@ -169,7 +177,9 @@ cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape) {
 
 static const char *const cm__ffma_names[CM__FFMA_COUNT] = {
     "ffma:128x128x8", "ffma:128x128x16", "ffma:128x64x8", "ffma:64x64x16",
-    "ffma:32x64x16",  "ffma:128x256x8",  "ffma:256x128x8"};
+    "ffma:32x64x16",  "ffma:128x256x8",  "ffma:256x128x8", "ffma:128x128x8f",
+    "ffma:128x128x16f", "ffma:128x128x8f4", "ffma:128x256x8f", "ffma:256x128x8f",
+    "ffma:128x256x8f4"};
 static const char *const cm__mma_names[CM__MMA_COUNT] = {"mma:128x128", "mma:128x64",
                                                          "mma:64x64"};
 

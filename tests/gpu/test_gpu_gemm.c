@@ -287,13 +287,16 @@ static void test_medium_odd(void **state) {
                 }
 }
 
-/* every tile configuration, forced, on a shape with tails in every dimension */
+/* every tile configuration, forced, on a shape with tails in every dimension, on whole tiles,
+ * and on misaligned operands */
 static void test_every_config(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     static const char *ffma[] = {"ffma:128x128x8", "ffma:128x128x16", "ffma:128x64x8",
                                  "ffma:64x64x16",  "ffma:32x64x16",   "ffma:128x256x8",
-                                 "ffma:256x128x8"};
+                                 "ffma:256x128x8", "ffma:128x128x8f", "ffma:128x128x16f",
+                                 "ffma:128x128x8f4", "ffma:128x256x8f", "ffma:256x128x8f",
+                                 "ffma:128x256x8f4"};
     static const char *tc[] = {"mma:128x128", "mma:128x64", "mma:64x64", "sm90"};
     size_t idx = 0;
     for (int l = 0; l < 2; ++l)
@@ -305,6 +308,20 @@ static void test_every_config(void **state) {
                     run_case(&g, idx++);
                     g.prec = CM_GEMM_BF16; /* the sm_75 fallback kernel, wherever we are */
                     run_case(&g, idx++);
+                    /* whole tiles, packed 16-byte rows: the fast interior kernels ("...f") */
+                    gcase_t w = {CM_GEMM_FP32, (cm_gemm_layout_t)l, (cm_gemm_op_t)oa,
+                                 (cm_gemm_op_t)ob, 256, 512, 96, -1.25f, 0.5f, 0, 0, ffma[i], 0};
+                    run_case(&w, idx++);
+                    /* misaligned bases (element offset 1) and odd leading dimensions: scalar
+                     * loads and stores everywhere (the offset pins the reference's indexing) */
+                    w.pad = 3;
+                    w.off = 1;
+                    w.beta = 0.0f;
+                    run_case(&w, idx++);
+                    /* 16-byte aligned bases but leading dimensions not a multiple of 4 */
+                    w.pad = 1;
+                    w.off = 4;
+                    run_case(&w, idx++);
                 }
                 for (size_t i = 0; i < sizeof tc / sizeof tc[0]; ++i)
                     for (int p = 1; p < 4; ++p) {
