@@ -135,10 +135,11 @@ int cm__gemm_family(int precision) {
  * Shape classes: tiny, small, skinny, large (cm__gemm_shape_class).
  *
  * Provenance of the sm_90 row: `bench_gemm --tune` on an NVIDIA H200 (run of 2026-11-29, results
- * at /work/.device/4, binaries built by the issue-7 helper at 53e31aa + its launch-bound fix; the
+ * at /work/.device/4, binaries of 2b62901 = 53e31aa + its launch-bound fix; the
  * best geometric-mean ratio to cuBLAS over each class's two shapes, bench/NOTES-gemm.md):
  *   fp32  tiny 32x64x16 (0.83x / 0.62x), small 64x64x16 (0.90x / 0.82x), skinny 128x256x8
- *         (0.98x / 1.10x), large: see the large entry's note below
+ *         (0.98x / 1.10x) then, large 128x256x8 (0.82x / 0.83x) then; skinny
+ *         and large are now 128x128x8f from the second run (/work/.device/6, binaries of e366417)
  *   tf32  tiny mma:64x64 (0.86x / 0.59x), small mma:128x64 (0.56x / 0.40x)
  *   bf16  tiny mma:64x64 (0.95x / 0.71x), small mma:64x64 (0.62x / 0.40x)
  *   skinny / large tf32 and bf16 stay "sm90" (the wgmma kernel, a separate helper's work); where
@@ -155,10 +156,9 @@ static const cm__gemm_choice_t cm__gemm_table[CM__GEMM_ARCH_COUNT][CM__GEMM_FAM_
     {{FF(32x64x16), FF(64x64x16), FF(128x128x8), FF(128x128x8)},
      {MM(64x64), MM(64x64), MM(128x128), MM(128x128)},
      {MM(64x64), MM(64x64), MM(128x128), MM(128x128)}},
-    /* sm_90 (Hopper); large fp32: 128x256x8 measured best of the first configs (0.82x /
-     * 0.83x); provisional: the fast-interior 128x128x8f, to be
-     * confirmed by the next --tune run (bench/NOTES-gemm.md) */
-    {{FF(32x64x16), FF(64x64x16), FF(128x256x8), FF(128x128x8f)},
+    /* sm_90 (Hopper); skinny / large fp32: the fast-interior 128x128x8f of the second run
+     * (/work/.device/6, e366417): 1.02x / 0.98x and 0.88x / 0.89x (128x128x8f4 within noise) */
+    {{FF(32x64x16), FF(64x64x16), FF(128x128x8f), FF(128x128x8f)},
      {MM(64x64), MM(128x64), S90, S90},
      {MM(64x64), MM(64x64), S90, S90}},
 };

@@ -120,6 +120,20 @@ static double ref_at(const gcase_t *g, const float *A, size_t lda, const float *
     return s;
 }
 
+/* sum over l of |op(A)(i, l) op(B)(l, j)| */
+static double ref_abs(const gcase_t *g, const float *A, size_t lda, const float *B, size_t ldb,
+                      size_t i, size_t j) {
+    double s = 0;
+    for (size_t l = 0; l < g->k; ++l) {
+        const double av = g->oa == CM_GEMM_OP_N ? stored(A, g->layout, lda, i, l)
+                                                : stored(A, g->layout, lda, l, i);
+        const double bv = g->ob == CM_GEMM_OP_N ? stored(B, g->layout, ldb, l, j)
+                                                : stored(B, g->layout, ldb, j, l);
+        s += fabs(av * bv);
+    }
+    return s;
+}
+
 static void run_case(const gcase_t *g, size_t idx) {
     const int row = g->layout == CM_GEMM_ROW_MAJOR;
     const int bf = g->prec == CM_GEMM_BF16 || g->prec == CM_GEMM_BF16_OUT_BF16;
@@ -215,8 +229,12 @@ static void run_case(const gcase_t *g, size_t idx) {
         if (g->prec != CM_GEMM_FP32) {
             const double exact =
                 (double)g->alpha * ref_at(g, A + g->off, lda, B + g->off, ldb, i, j) + base;
+            /* against the size of the terms, not of their sum: rounding the inputs moves each
+             * product by ~2^-9 of itself, and alpha A B + beta C may cancel (1x1x1 did) */
+            const double scale = fabs((double)g->alpha) * ref_abs(g, A + g->off, lda, B + g->off,
+                                                                  ldb, i, j) + fabs(base);
             x_num += (C[e] - exact) * (C[e] - exact);
-            x_den += exact * exact;
+            x_den += scale * scale;
         }
     }
     const double err = e_den > 0 ? sqrt(e_num / e_den) : sqrt(e_num);
