@@ -192,6 +192,136 @@ CM_API cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const cm_buffe
                                              size_t x_offset, const cm_buffer_t *y,
                                              size_t y_offset, size_t n, double *out);
 
+/* ====================================================================== matrix multiply (GEMM)
+ *
+ * C = alpha * op(A) * op(B) + beta * C, op(A) M x K, op(B) K x N, C M x N, all three stored in
+ * one layout (row-major or column-major, as BLAS's "order"), op = none or transpose.
+ *
+ * ## Operands
+ * A, B and C are device buffers plus an offset counted in **elements** of the operand's type
+ * (float, or cm_bf16_t for the bf16 inputs / output), like every call of this header, and a
+ * leading dimension in elements: the distance between consecutive rows (row-major) or columns
+ * (column-major) of the stored matrix. The stored A is M x K for op_a = CM_GEMM_OP_N and K x M
+ * for CM_GEMM_OP_T (B: K x N or N x K). Leading dimensions must be at least max(1, the stored
+ * matrix's columns) in row-major, max(1, its rows) in column-major, as in BLAS. The elements a
+ * matrix spans, (outer - 1) * ld + inner from its offset, must lie inside its buffer.
+ *
+ * ## Sizes and special values
+ * Any M, N, K >= 0 below 2^31 (not only multiples of a tile) and any leading dimension or
+ * offset (unaligned ones take scalar loads). M = 0 or N = 0 queues nothing. K = 0 gives
+ * C = beta * C. beta == 0 never reads C: C may hold NaN or garbage and is overwritten. NaN and
+ * infinity in A or B propagate as IEEE arithmetic says.
+ *
+ * ## Precisions (cm_gemm_precision_t)
+ * - CM_GEMM_FP32: float in, float out, every product and sum in FP32 on the CUDA cores (FFMA),
+ *   never on tensor cores (the classic SGEMM contract). Error: |C - exact| per element within
+ *   about K * 2^-24 * sum_k |A_mk B_kn| (ordinary floating-point summation; in practice
+ *   sqrt(K) * 2^-24 relative, as cuBLAS).
+ * - CM_GEMM_TF32: float in, float out, the inputs rounded to TF32 (10-bit mantissa) and
+ *   multiplied on tensor cores with FP32 accumulation (sm_80 and later); relative Frobenius
+ *   error about 1e-4 .. 5e-4. On devices without TF32 tensor cores (sm_75) and for operands the
+ *   tensor-core path cannot load (base or leading dimension not a multiple of 16 bytes) it runs
+ *   the FP32 kernel: the result is then at least as accurate as TF32.
+ * - CM_GEMM_BF16: A and B cm_bf16_t, C float, FP32 accumulation (tensor cores on sm_80+; on
+ *   sm_75 the FFMA kernel with the inputs widened to float, exact products, FP32 sums).
+ * - CM_GEMM_BF16_OUT_BF16: as CM_GEMM_BF16 but C is cm_bf16_t (the FP32 result rounded to
+ *   nearest even once; beta * C reads the bf16 C widened to float).
+ *
+ * ## Checks (before anything is queued), CM_ERROR_INVALID_ARGUMENT with the numbers
+ * An unknown precision, layout or op; M, N or K of 2^31 or more; a leading dimension below its
+ * minimum; a NULL, destroyed or foreign buffer; a matrix that runs past the end of its buffer;
+ * operands on two devices or a stream of another device; C overlapping A or B (the byte range
+ * C spans intersects the range A or B spans in the same buffer: in-place products are refused,
+ * even when the leading dimensions would interleave them without touching). A and B may
+ * overlap each other (they are only read).
+ *
+ * ## Kernels (chosen per call, run time)
+ * By the device's compute capability and the shape class (small: fewer 128 x 128 tiles of C
+ * than multiprocessors; skinny: min(M, N) <= 256 or K <= 256; large: the rest), from a table
+ * in src/gemm_api.c that `bench_gemm --tune` produced: FP32 runs the FFMA kernel
+ * (kernels/gemm_ffma.cu) everywhere; TF32 and BF16 run an mma.sync tensor-core kernel
+ * (kernels/gemm_mma.cu) on sm_80 and later, and the Hopper wgmma kernel on sm_90 where the
+ * library carries it and the problem is "TN" (op(A) contiguous along K, op(B) contiguous
+ * along K). The environment variable CUDAMODEL_GEMM_CONFIG (read at each call, for tuning and
+ * benchmarks only) forces one: "ffma:128x128x8", "mma:128x128", "sm90" ... (see
+ * cm_gemm_config_name()); a name that cannot serve the call is ignored.
+ *
+ * Stream-ordered: returns once the work is queued. Deterministic: the same inputs, shapes and
+ * device give the same bits (no atomics, no split-K reduction order that varies).
+ * Threading: as the rest of this header.
+ */
+
+/** @brief A bfloat16 value (1 sign, 8 exponent, 7 mantissa bits): the upper half of a float.
+ *         A struct, so it cannot be mixed up with an integer; 2 bytes, no padding. */
+typedef struct cm_bf16 {
+    uint16_t bits;
+} cm_bf16_t;
+
+/** @brief float -> bf16, rounding to nearest, ties to even; +-inf stay infinite, NaN stays a
+ *         (quiet) NaN with its sign, values past the largest bf16 round to infinity. Thread-safe. */
+CM_API cm_bf16_t cm_bf16_from_float(float x);
+/** @brief bf16 -> float (exact). */
+CM_API float cm_bf16_to_float(cm_bf16_t x);
+/** @brief out[i] = cm_bf16_from_float(in[i]) for i < n (host arrays). */
+CM_API void cm_bf16_from_float_array(cm_bf16_t *out, const float *in, size_t n);
+/** @brief out[i] = cm_bf16_to_float(in[i]) for i < n (host arrays). */
+CM_API void cm_bf16_to_float_array(float *out, const cm_bf16_t *in, size_t n);
+
+/** @brief Storage order of A, B and C. */
+typedef enum cm_gemm_layout {
+    CM_GEMM_ROW_MAJOR = 0, /**< element (i, j) at i * ld + j */
+    CM_GEMM_COL_MAJOR = 1  /**< element (i, j) at j * ld + i (BLAS, cuBLAS) */
+} cm_gemm_layout_t;
+
+/** @brief op(X): X itself or its transpose. */
+typedef enum cm_gemm_op {
+    CM_GEMM_OP_N = 0, /**< op(X) = X */
+    CM_GEMM_OP_T = 1  /**< op(X) = X^T */
+} cm_gemm_op_t;
+
+/** @brief Element types and arithmetic (see the section above). */
+typedef enum cm_gemm_precision {
+    CM_GEMM_FP32 = 0,         /**< float in/out, FFMA only */
+    CM_GEMM_TF32 = 1,         /**< float in/out, TF32 tensor cores, FP32 accumulate */
+    CM_GEMM_BF16 = 2,         /**< cm_bf16_t in, float out, FP32 accumulate */
+    CM_GEMM_BF16_OUT_BF16 = 3 /**< cm_bf16_t in, cm_bf16_t out, FP32 accumulate */
+} cm_gemm_precision_t;
+
+/**
+ * @brief C = alpha * op(A) * op(B) + beta * C on a stream (see the section above).
+ *
+ * @param stream    library stream, or NULL for the legacy default stream of the buffers' device.
+ * @param precision element types and arithmetic.
+ * @param layout    storage order of all three matrices.
+ * @param op_a, op_b  transpose A / B or not.
+ * @param m, n, k   op(A) is m x k, op(B) k x n, C m x n; each 0 .. 2^31 - 1.
+ * @param alpha, beta  scalars (float for every precision); beta == 0 never reads C.
+ * @param a, a_offset, lda  A: buffer, first element (in elements of A's type), leading dimension.
+ * @param b, b_offset, ldb  B, likewise.
+ * @param c, c_offset, ldc  C, likewise (float or cm_bf16_t per precision).
+ * @return CM_OK once queued (or nothing to do); CM_ERROR_INVALID_ARGUMENT for the checks above;
+ *         CM_ERROR_CONTEXT_LOST; a CUDA failure of the launch as recorded everywhere.
+ * Allocates nothing. Thread-safe as the rest of this header.
+ */
+CM_API cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision,
+                           cm_gemm_layout_t layout, cm_gemm_op_t op_a, cm_gemm_op_t op_b,
+                           size_t m, size_t n, size_t k, float alpha, const cm_buffer_t *a,
+                           size_t a_offset, size_t lda, const cm_buffer_t *b, size_t b_offset,
+                           size_t ldb, float beta, cm_buffer_t *c, size_t c_offset, size_t ldc);
+
+/**
+ * @brief The kernel configuration cm_gemm() would run for this problem on device `ordinal`
+ *        (the dispatch table's choice, or CUDAMODEL_GEMM_CONFIG's), as a static name such as
+ *        "ffma:128x128x8", "mma:128x128" or "sm90"; layout, ops and leading dimensions as for
+ *        cm_gemm, operands assumed 16-byte aligned. For benchmarks and reports.
+ * @return CM_OK and *name; CM_ERROR_INVALID_ARGUMENT for an unknown precision / layout / op or a
+ *         NULL name; the failure of reading the device's compute capability.
+ */
+CM_API cm_status_t cm_gemm_config_name(int ordinal, cm_gemm_precision_t precision,
+                                       cm_gemm_layout_t layout, cm_gemm_op_t op_a,
+                                       cm_gemm_op_t op_b, size_t m, size_t n, size_t k,
+                                       const char **name);
+
 CM_EXTERN_C_END
 
 #endif /* CUDAMODEL_KERNELS_H */

@@ -1,0 +1,493 @@
+// FP32 GEMM on CUDA cores (FFMA only: the "SGEMM" contract of CM_GEMM_FP32), behind cm_gemm()
+// (include/cudamodel/kernels.h). Also the sm_75 fallback of the BF16 precisions (bf16 inputs
+// widened to float as they are loaded). Internal form: kernels/gemm.h.
+//
+// ---------------------------------------------------------------------------------------------
+// A tour of the tiling ("shared memory as a cache for data reuse", examples/matmul.c points here)
+//
+// A naive kernel computes each C element with its own thread: K loads of A and K loads of B per
+// 2K flops, a byte moved per 0.5 flop, so it runs at memory speed (a few TFLOP/s at most). The
+// whole game is reuse: every element of A is needed by N outputs and every element of B by M.
+//
+// 1. Block tile (global -> shared). A block of THREADS threads owns a BM x BN tile of C (128 x
+//    128 by default). It walks K in steps of BK (8 or 16): each step the block copies a BM x BK
+//    slab of A and a BK x BN slab of B into shared memory ONCE, then every thread reads them
+//    from there many times. Global traffic per step: (BM + BN) * BK elements for BM * BN * BK
+//    multiply-adds, i.e. 128*128*8 / (256*8) = 64 FMAs per element loaded (vs 0.5 naive).
+//    Loads are 16 bytes (float4) when the leading dimension and the base allow it, each thread
+//    loading a fixed group of 4; a transposed operand (K contiguous for A, N... see below) is
+//    transposed on the way into shared memory, so the inner loop sees one layout only:
+//    As[k][m] and Bs[k][n], both "row of the k-th step" contiguous in m / n.
+// 2. Thread tile (shared -> registers). Each thread owns TM x TN outputs (8 x 8) in registers.
+//    Per k it loads TM values of A (a column of As) and TN values of B (a row of Bs) into
+//    registers -- 16 floats, as four 16-byte shared loads -- and does TM * TN = 64 FFMAs with
+//    them: an outer product. 64 FMAs per 16 shared-memory words, so shared memory bandwidth is
+//    not the limit; the FFMA issue rate is.
+//    The TM rows of a thread are not contiguous: they are TM/4 chunks of 4 spaced BM/(TM/4)
+//    apart (rows ty*4 .. ty*4+3 and ty*4+64 .. +67 for 128 x 128). With the 32 threads of a
+//    warp laid out 4 (m) x 8 (n), the 8 threads along n read 8 consecutive float4 of Bs (128
+//    bytes: one shared-memory wavefront, no bank conflict) and the 4 along m read 4 float4 of
+//    As that the other lanes share (broadcast).
+// 3. Double buffering. Two copies of each shared slab: while the block computes on buffer b,
+//    every thread has already issued its global loads of the next slab into registers; it
+//    stores them into buffer b^1 after the math, and one __syncthreads() per K step separates
+//    the steps. Global latency hides behind 8 or 16 k-steps of FFMAs.
+// 4. Shared-memory padding. Rows of As / Bs are BM + 4 floats long: 16-byte loads stay aligned
+//    and the transposing stores (4 threads writing one column each) land in distinct banks.
+// 5. Tails. Any M, N, K: loads outside the matrix read 0 (so they add nothing) and stores
+//    outside are skipped; a 16-byte load or store is used only where all 4 elements are inside
+//    and aligned, else 4 predicated scalar accesses.
+// 6. Epilogue: C = alpha * acc + beta * C, with C not read at all when beta == 0 (NaN in C never
+//    leaks), 16-byte stores along n.
+// 7. Grid order: tiles are numbered in groups of 8 tile-rows (row-major within a group) so that
+//    consecutive blocks share A slabs and B slabs in L2.
+// Choosing the tile: bigger tiles reuse more (128 x 256: 85 FMAs per element) but give fewer
+// blocks; a 512 x 512 C has only 16 tiles of 128 x 128 for 132 multiprocessors, so small shapes
+// take 64 x 64 or 32 x 64 tiles. src/gemm_api.c picks from a table `bench_gemm --tune` produced.
+// ---------------------------------------------------------------------------------------------
+#include <stdint.h>
+
+#include "gemm.h"
+
+namespace {
+
+// FAST_: blocks whose tile lies wholly inside M x N load full K steps with 16-byte loads at
+// 32-bit offsets fixed per thread from one base pointer stepped per K tile (no predicates, no
+// 64-bit index products in the loop); the tails and misaligned operands keep the general path.
+// WTX_: threads of a warp along n (8: a warp covers 4 x 8 thread tiles, 4: 8 x 4).
+template <int BM_, int BN_, int BK_, int TM_, int TN_, int MINB_, bool FAST_ = false,
+          int WTX_ = 8>
+struct Cfg {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, TM = TM_, TN = TN_, MINB = MINB_;
+    static constexpr bool FAST = FAST_;
+    static constexpr int WTX = WTX_;           // threads of a warp along n
+    static constexpr int WTY = 32 / WTX;       // ... along m
+    static constexpr int TX = BN / TN, TY = BM / TM, THREADS = TX * TY;
+    static constexpr int WARPS_N = TX / WTX;
+    static constexpr int CM = TM / 4, CN = TN / 4;      // 4-wide chunks of a thread tile
+    static constexpr int SM = BM / CM, SN = BN / CN;    // distance between chunks
+    static constexpr int PA = BM + 4, PB = BN + 4;      // shared row strides (floats)
+    static constexpr int LA = BM * BK / 4 / THREADS;    // 4-element groups each thread loads
+    static constexpr int LB = BN * BK / 4 / THREADS;
+    static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tile in chunks of 4");
+    static_assert(TX % WTX == 0 && TY % WTY == 0, "whole warps");
+    static_assert(LA >= 1 && LB >= 1 && LA * THREADS * 4 == BM * BK && LB * THREADS * 4 == BN * BK,
+                  "every thread loads whole groups");
+    static_assert(BK % 4 == 0, "BK in groups of 4");
+};
+
+using C128x128x8 = Cfg<128, 128, 8, 8, 8, 2>;
+using C128x128x16 = Cfg<128, 128, 16, 8, 8, 1>;
+using C128x64x8 = Cfg<128, 64, 8, 8, 8, 3>;
+using C64x64x16 = Cfg<64, 64, 16, 8, 4, 4>;
+using C32x64x16 = Cfg<32, 64, 16, 4, 4, 4>;
+using C128x256x8 = Cfg<128, 256, 8, 8, 16, 1>;
+using C256x128x8 = Cfg<256, 128, 8, 16, 8, 1>;
+// the fast-interior variants (issue 7, round 2): same tiles, see Cfg
+using C128x128x8F = Cfg<128, 128, 8, 8, 8, 2, true>;
+using C128x128x16F = Cfg<128, 128, 16, 8, 8, 2, true>;
+using C128x128x8F4 = Cfg<128, 128, 8, 8, 8, 2, true, 4>;
+using C128x256x8F = Cfg<128, 256, 8, 8, 16, 1, true>;
+using C256x128x8F = Cfg<256, 128, 8, 16, 8, 1, true>;
+using C128x256x8F4 = Cfg<128, 256, 8, 8, 16, 1, true, 4>;
+
+struct Params {
+    int m, n, k;
+    float alpha, beta;
+    const void *a;
+    long long lda;
+    const void *b;
+    long long ldb;
+    void *c;
+    long long ldc;
+    int veca, vecb, vecc; // 4-element vector accesses allowed (alignment and leading dimension)
+    int fasta, fastb;     // veca / vecb and every in-tile offset of the slab fits in 32 bits
+    int tiles_m, tiles_n;
+};
+
+__device__ __forceinline__ float to_f(float x) { return x; }
+__device__ __forceinline__ float to_f(uint16_t h) { return __uint_as_float((uint32_t)h << 16); }
+
+// float -> bf16 bits, round to nearest even; NaN stays NaN (quiet).
+__device__ __forceinline__ uint16_t f2bf(float f) {
+    uint32_t u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+// Four consecutive elements as floats (vector load: caller checked alignment and range).
+__device__ __forceinline__ void load4(const float *p, float v[4]) {
+    const float4 q = __ldg(reinterpret_cast<const float4 *>(p));
+    v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+}
+__device__ __forceinline__ void load4(const uint16_t *p, float v[4]) {
+    const uint2 q = __ldg(reinterpret_cast<const uint2 *>(p));
+    v[0] = __uint_as_float(q.x << 16);
+    v[1] = __uint_as_float(q.x & 0xffff0000u);
+    v[2] = __uint_as_float(q.y << 16);
+    v[3] = __uint_as_float(q.y & 0xffff0000u);
+}
+
+// Load one group of 4 elements of a K x R operand slab into v: 'KMAJOR' means the group runs
+// along k (element (r, k..k+3) at p[r*ld + k]), else along r (element (k, r..r+3) at
+// p[k*ld + r]). rows / cols bound r and k. Out-of-range elements read as 0.
+template <bool KMAJOR, typename T>
+__device__ __forceinline__ void load_group(const T *base, long long ld, int r, int kk, int rows,
+                                           int kdim, int vec, float v[4]) {
+    if (KMAJOR) {
+        const bool rok = r < rows;
+        const T *p = base + (rok ? (long long)r * ld + kk : 0);
+        if (rok && vec && kk + 3 < kdim) {
+            load4(p, v);
+        } else {
+#pragma unroll
+            for (int q = 0; q < 4; ++q) v[q] = (rok && kk + q < kdim) ? to_f(p[q]) : 0.0f;
+        }
+    } else {
+        const bool kok = kk < kdim;
+        const T *p = base + (kok ? (long long)kk * ld + r : 0);
+        if (kok && vec && r + 3 < rows) {
+            load4(p, v);
+        } else {
+#pragma unroll
+            for (int q = 0; q < 4; ++q) v[q] = (kok && r + q < rows) ? to_f(p[q]) : 0.0f;
+        }
+    }
+}
+
+__device__ __forceinline__ void store_out(float *c, long long i, const float *v, int count,
+                                          bool vec, float beta) {
+    if (vec && count == 4) {
+        float4 o = make_float4(v[0], v[1], v[2], v[3]);
+        if (beta != 0.0f) {
+            const float4 old = *reinterpret_cast<const float4 *>(c + i);
+            o.x = fmaf(beta, old.x, o.x);
+            o.y = fmaf(beta, old.y, o.y);
+            o.z = fmaf(beta, old.z, o.z);
+            o.w = fmaf(beta, old.w, o.w);
+        }
+        *reinterpret_cast<float4 *>(c + i) = o;
+        return;
+    }
+    for (int q = 0; q < count; ++q) {
+        float o = v[q];
+        if (beta != 0.0f) o = fmaf(beta, c[i + q], o);
+        c[i + q] = o;
+    }
+}
+
+__device__ __forceinline__ void store_out(uint16_t *c, long long i, const float *v, int count,
+                                          bool vec, float beta) {
+    if (vec && count == 4) {
+        float o[4] = {v[0], v[1], v[2], v[3]};
+        uint2 *p = reinterpret_cast<uint2 *>(c + i);
+        if (beta != 0.0f) {
+            const uint2 old = *p;
+            o[0] = fmaf(beta, __uint_as_float(old.x << 16), o[0]);
+            o[1] = fmaf(beta, __uint_as_float(old.x & 0xffff0000u), o[1]);
+            o[2] = fmaf(beta, __uint_as_float(old.y << 16), o[2]);
+            o[3] = fmaf(beta, __uint_as_float(old.y & 0xffff0000u), o[3]);
+        }
+        uint2 r;
+        r.x = (uint32_t)f2bf(o[0]) | ((uint32_t)f2bf(o[1]) << 16);
+        r.y = (uint32_t)f2bf(o[2]) | ((uint32_t)f2bf(o[3]) << 16);
+        *p = r;
+        return;
+    }
+    for (int q = 0; q < count; ++q) {
+        float o = v[q];
+        if (beta != 0.0f) o = fmaf(beta, to_f(c[i + q]), o);
+        c[i + q] = f2bf(o);
+    }
+}
+
+// ALL_FAST: the launcher checked that every block's tile and every K tile is whole and that
+// both operands take the fast loads (C::FAST, p.fasta, p.fastb): no general path compiled in.
+template <class C, bool A_KMAJOR, bool B_KMAJOR, bool ALL_FAST, typename TIn, typename TOut>
+__global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Params p) {
+    static_assert(C::FAST || !ALL_FAST, "the fast-interior form only for FAST configurations");
+    __shared__ __align__(16) float As[2][C::BK][C::PA];
+    __shared__ __align__(16) float Bs[2][C::BK][C::PB];
+
+    // grouped tile order (8 tile-rows per group) for L2 reuse
+    constexpr int GROUP = 8;
+    const int pid = (int)blockIdx.x;
+    const int in_group = GROUP * p.tiles_n;
+    const int first_m = (pid / in_group) * GROUP;
+    const int gsize = min(p.tiles_m - first_m, GROUP);
+    const int tile_m = first_m + (pid % in_group) % gsize;
+    const int tile_n = (pid % in_group) / gsize;
+    const int m0 = tile_m * C::BM, n0 = tile_n * C::BN;
+
+    const int tid = (int)threadIdx.x;
+    const int warp = tid >> 5, lane = tid & 31;
+    const int tx = (warp % C::WARPS_N) * C::WTX + (lane % C::WTX);
+    const int ty = (warp / C::WARPS_N) * C::WTY + (lane / C::WTX);
+
+    const TIn *A = static_cast<const TIn *>(p.a);
+    const TIn *B = static_cast<const TIn *>(p.b);
+    // operand slabs as (rows of the tile, k): A rows are m (from m0), B rows are n (from n0)
+    const TIn *Ab = A + (A_KMAJOR ? (long long)m0 * p.lda : (long long)m0);
+    const TIn *Bb = B + (B_KMAJOR ? (long long)n0 * p.ldb : (long long)n0);
+    const int mrem = p.m - m0, nrem = p.n - n0;
+
+    float sa[C::LA][4], sb[C::LB][4];
+    float acc[C::TM][C::TN];
+#pragma unroll
+    for (int i = 0; i < C::TM; ++i)
+#pragma unroll
+        for (int j = 0; j < C::TN; ++j) acc[i][j] = 0.0f;
+
+    // fast path (C::FAST): per-thread 32-bit offsets of its groups from Ab / Bb, stepped by one
+    // K tile per load() (the launcher checked that every offset reached fits in 32 bits)
+    constexpr bool fa = ALL_FAST, fb = ALL_FAST;
+    int offa[C::LA], offb[C::LB];
+#pragma unroll
+    for (int i = 0; i < C::LA; ++i) {
+        const int idx = tid + i * C::THREADS;
+        offa[i] = !fa ? 0
+                  : A_KMAJOR ? (idx / (C::BK / 4)) * (int)p.lda + (idx % (C::BK / 4)) * 4
+                             : (idx / (C::BM / 4)) * (int)p.lda + (idx % (C::BM / 4)) * 4;
+    }
+#pragma unroll
+    for (int i = 0; i < C::LB; ++i) {
+        const int idx = tid + i * C::THREADS;
+        offb[i] = !fb ? 0
+                  : B_KMAJOR ? (idx / (C::BK / 4)) * (int)p.ldb + (idx % (C::BK / 4)) * 4
+                             : (idx / (C::BN / 4)) * (int)p.ldb + (idx % (C::BN / 4)) * 4;
+    }
+
+    auto load = [&](int kt) {
+        (void)kt;
+        if (ALL_FAST) {
+#pragma unroll
+            for (int i = 0; i < C::LA; ++i) {
+                load4(Ab + offa[i], sa[i]);
+                offa[i] += A_KMAJOR ? C::BK : C::BK * (int)p.lda;
+            }
+        } else {
+#pragma unroll
+        for (int i = 0; i < C::LA; ++i) {
+            const int idx = tid + i * C::THREADS;
+            if (A_KMAJOR)
+                load_group<true>(Ab, p.lda, idx / (C::BK / 4), kt + (idx % (C::BK / 4)) * 4, mrem,
+                                 p.k, p.veca, sa[i]);
+            else
+                load_group<false>(Ab, p.lda, (idx % (C::BM / 4)) * 4, kt + idx / (C::BM / 4), mrem,
+                                  p.k, p.veca, sa[i]);
+        }
+        }
+        if (ALL_FAST) {
+#pragma unroll
+            for (int i = 0; i < C::LB; ++i) {
+                load4(Bb + offb[i], sb[i]);
+                offb[i] += B_KMAJOR ? C::BK : C::BK * (int)p.ldb;
+            }
+        } else {
+#pragma unroll
+        for (int i = 0; i < C::LB; ++i) {
+            const int idx = tid + i * C::THREADS;
+            if (B_KMAJOR)
+                load_group<true>(Bb, p.ldb, idx / (C::BK / 4), kt + (idx % (C::BK / 4)) * 4, nrem,
+                                 p.k, p.vecb, sb[i]);
+            else
+                load_group<false>(Bb, p.ldb, (idx % (C::BN / 4)) * 4, kt + idx / (C::BN / 4), nrem,
+                                  p.k, p.vecb, sb[i]);
+        }
+        }
+    };
+    auto store = [&](int buf) {
+#pragma unroll
+        for (int i = 0; i < C::LA; ++i) {
+            const int idx = tid + i * C::THREADS;
+            if (A_KMAJOR) {
+                const int r = idx / (C::BK / 4), kk = (idx % (C::BK / 4)) * 4;
+#pragma unroll
+                for (int q = 0; q < 4; ++q) As[buf][kk + q][r] = sa[i][q];
+            } else {
+                const int r = (idx % (C::BM / 4)) * 4, kk = idx / (C::BM / 4);
+                *reinterpret_cast<float4 *>(&As[buf][kk][r]) =
+                    make_float4(sa[i][0], sa[i][1], sa[i][2], sa[i][3]);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < C::LB; ++i) {
+            const int idx = tid + i * C::THREADS;
+            if (B_KMAJOR) {
+                const int r = idx / (C::BK / 4), kk = (idx % (C::BK / 4)) * 4;
+#pragma unroll
+                for (int q = 0; q < 4; ++q) Bs[buf][kk + q][r] = sb[i][q];
+            } else {
+                const int r = (idx % (C::BN / 4)) * 4, kk = idx / (C::BN / 4);
+                *reinterpret_cast<float4 *>(&Bs[buf][kk][r]) =
+                    make_float4(sb[i][0], sb[i][1], sb[i][2], sb[i][3]);
+            }
+        }
+    };
+
+    const int ktiles = (p.k + C::BK - 1) / C::BK;
+    if (ktiles > 0) {
+        load(0);
+        store(0);
+        __syncthreads();
+    }
+    for (int t = 0; t < ktiles; ++t) {
+        const int buf = t & 1;
+        const bool more = t + 1 < ktiles;
+        if (more) load((t + 1) * C::BK);
+#pragma unroll
+        for (int kk = 0; kk < C::BK; ++kk) {
+            float a[C::TM], b[C::TN];
+#pragma unroll
+            for (int c = 0; c < C::CM; ++c) {
+                const float4 v = *reinterpret_cast<const float4 *>(&As[buf][kk][c * C::SM + ty * 4]);
+                a[c * 4 + 0] = v.x; a[c * 4 + 1] = v.y; a[c * 4 + 2] = v.z; a[c * 4 + 3] = v.w;
+            }
+#pragma unroll
+            for (int c = 0; c < C::CN; ++c) {
+                const float4 v = *reinterpret_cast<const float4 *>(&Bs[buf][kk][c * C::SN + tx * 4]);
+                b[c * 4 + 0] = v.x; b[c * 4 + 1] = v.y; b[c * 4 + 2] = v.z; b[c * 4 + 3] = v.w;
+            }
+#pragma unroll
+            for (int i = 0; i < C::TM; ++i)
+#pragma unroll
+                for (int j = 0; j < C::TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+        if (more) store(buf ^ 1);
+        __syncthreads();
+    }
+
+    // epilogue
+    TOut *Cp = static_cast<TOut *>(p.c);
+#pragma unroll
+    for (int ci = 0; ci < C::CM; ++ci) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            const int gm = m0 + ci * C::SM + ty * 4 + r;
+            if (gm >= p.m) continue;
+            const long long row = (long long)gm * p.ldc;
+#pragma unroll
+            for (int cj = 0; cj < C::CN; ++cj) {
+                const int gn = n0 + cj * C::SN + tx * 4;
+                if (gn >= p.n) continue;
+                float v[4];
+#pragma unroll
+                for (int q = 0; q < 4; ++q) v[q] = p.alpha * acc[ci * 4 + r][cj * 4 + q];
+                const int count = min(4, p.n - gn);
+                store_out(Cp, row + gn, v, count, p.vecc != 0, p.beta);
+            }
+        }
+    }
+}
+
+template <class C, typename TIn, typename TOut>
+cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
+    Params p;
+    p.m = g->m;
+    p.n = g->n;
+    p.k = g->k;
+    p.alpha = g->alpha;
+    p.beta = g->beta;
+    p.a = g->a;
+    p.lda = g->lda;
+    p.b = g->b;
+    p.ldb = g->ldb;
+    p.c = g->c;
+    p.ldc = g->ldc;
+    const uintptr_t in_align = sizeof(TIn) * 4, out_align = sizeof(TOut) * 4;
+    p.veca = g->lda % 4 == 0 && (uintptr_t)g->a % in_align == 0;
+    p.vecb = g->ldb % 4 == 0 && (uintptr_t)g->b % in_align == 0;
+    p.vecc = g->ldc % 4 == 0 && (uintptr_t)g->c % out_align == 0;
+    // the fast path's 32-bit offsets reach (rows - 1) * ld + columns: K-contiguous, BM (BN)
+    // rows of K + 2 BK; else K + 2 BK rows of BM (BN)
+    const long long k2 = (long long)g->k + 2 * C::BK;
+    p.fasta = p.veca && (g->a_kmajor ? (C::BM - 1) * g->lda + k2 : k2 * g->lda + C::BM) <
+                            0x7fffffffLL;
+    p.fastb = p.vecb && (g->b_kmajor ? (C::BN - 1) * g->ldb + k2 : k2 * g->ldb + C::BN) <
+                            0x7fffffffLL;
+    const long long tm = ((long long)g->m + C::BM - 1) / C::BM;
+    const long long tn = ((long long)g->n + C::BN - 1) / C::BN;
+    if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
+    p.tiles_m = (int)tm;
+    p.tiles_n = (int)tn;
+    const dim3 grid((unsigned)(tm * tn)), block(C::THREADS);
+    if constexpr (C::FAST) {
+        const bool all_fast = p.fasta && p.fastb && g->m % C::BM == 0 && g->n % C::BN == 0 &&
+                              g->k % C::BK == 0;
+        if (all_fast) {
+            if (g->a_kmajor && g->b_kmajor)
+                gemm_ffma_kernel<C, true, true, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
+            else if (g->a_kmajor)
+                gemm_ffma_kernel<C, true, false, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
+            else if (g->b_kmajor)
+                gemm_ffma_kernel<C, false, true, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
+            else
+                gemm_ffma_kernel<C, false, false, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
+            return cudaGetLastError();
+        }
+    }
+    // the general kernel of the same tile (FAST is launch-only); at BK 16 it spills at 2 blocks
+    // per multiprocessor (nvcc 13.0, sm_90), so it runs at 1 there
+    using G = Cfg<C::BM, C::BN, C::BK, C::TM, C::TN, (C::FAST && C::BK > 8 ? 1 : C::MINB), false,
+                  C::WTX>;
+    if (g->a_kmajor && g->b_kmajor)
+        gemm_ffma_kernel<G, true, true, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
+    else if (g->a_kmajor)
+        gemm_ffma_kernel<G, true, false, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
+    else if (g->b_kmajor)
+        gemm_ffma_kernel<G, false, true, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
+    else
+        gemm_ffma_kernel<G, false, false, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
+    return cudaGetLastError();
+}
+
+}  // namespace
+
+extern "C" void cm__gemm_ffma_tile(int config, int *bm, int *bn) {
+    int m = 0, n = 0;
+    switch (config) {
+    case CM__FFMA_128x128x8: case CM__FFMA_128x128x16: m = 128; n = 128; break;
+    case CM__FFMA_128x64x8: m = 128; n = 64; break;
+    case CM__FFMA_64x64x16: m = 64; n = 64; break;
+    case CM__FFMA_32x64x16: m = 32; n = 64; break;
+    case CM__FFMA_128x256x8: m = 128; n = 256; break;
+    case CM__FFMA_256x128x8: case CM__FFMA_256x128x8f: m = 256; n = 128; break;
+    case CM__FFMA_128x128x8f: case CM__FFMA_128x128x16f: case CM__FFMA_128x128x8f4:
+        m = 128; n = 128; break;
+    case CM__FFMA_128x256x8f: case CM__FFMA_128x256x8f4: m = 128; n = 256; break;
+    default: break;
+    }
+    if (bm) *bm = m;
+    if (bn) *bn = n;
+}
+
+extern "C" cudaError_t cm__gemm_ffma(const cm__gemm_args_t *g, int config, cudaStream_t stream) {
+    if (g == NULL || g->m <= 0 || g->n <= 0 || g->k < 0) return cudaErrorInvalidValue;
+    if (g->in_type == CM__GEMM_BF16) {
+        const bool small = config == CM__FFMA_64x64x16 || config == CM__FFMA_32x64x16 ||
+                           config == CM__FFMA_128x64x8;
+        if (g->out_type == CM__GEMM_BF16)
+            return small ? launch<C64x64x16, uint16_t, uint16_t>(g, stream)
+                         : launch<C128x128x8, uint16_t, uint16_t>(g, stream);
+        return small ? launch<C64x64x16, uint16_t, float>(g, stream)
+                     : launch<C128x128x8, uint16_t, float>(g, stream);
+    }
+    if (g->out_type != CM__GEMM_F32) return cudaErrorInvalidValue;
+    switch (config) {
+    case CM__FFMA_128x128x8: return launch<C128x128x8, float, float>(g, stream);
+    case CM__FFMA_128x128x16: return launch<C128x128x16, float, float>(g, stream);
+    case CM__FFMA_128x64x8: return launch<C128x64x8, float, float>(g, stream);
+    case CM__FFMA_64x64x16: return launch<C64x64x16, float, float>(g, stream);
+    case CM__FFMA_32x64x16: return launch<C32x64x16, float, float>(g, stream);
+    case CM__FFMA_128x256x8: return launch<C128x256x8, float, float>(g, stream);
+    case CM__FFMA_256x128x8: return launch<C256x128x8, float, float>(g, stream);
+    case CM__FFMA_128x128x8f: return launch<C128x128x8F, float, float>(g, stream);
+    case CM__FFMA_128x128x16f: return launch<C128x128x16F, float, float>(g, stream);
+    case CM__FFMA_128x128x8f4: return launch<C128x128x8F4, float, float>(g, stream);
+    case CM__FFMA_128x256x8f: return launch<C128x256x8F, float, float>(g, stream);
+    case CM__FFMA_256x128x8f: return launch<C256x128x8F, float, float>(g, stream);
+    case CM__FFMA_128x256x8f4: return launch<C128x256x8F4, float, float>(g, stream);
+    default: return cudaErrorInvalidValue;
+    }
+}

@@ -1,0 +1,465 @@
+// Tensor-core GEMM with mma.sync (sm_80 and later): TF32 m16n8k8 and BF16 m16n8k16, FP32
+// accumulation, behind cm_gemm() for CM_GEMM_TF32 / CM_GEMM_BF16 / CM_GEMM_BF16_OUT_BF16 where
+// the Hopper wgmma kernel does not serve (kernels/gemm.h: internal form).
+//
+// Block tile BM x BN, K step BK = 64 bytes of each row (16 floats or 32 bf16), STAGES-deep
+// cp.async pipeline (16-byte copies straight from global to shared memory, zero-filled past
+// the matrix edges by the src-size operand, so any M, N, K works), warps of WM x WN each owning
+// a (BM/WM) x (BN/WN) tile of mma fragments. Shared memory keeps each operand in its global
+// orientation (K-contiguous or M/N-contiguous rows, padded by 16 bytes so fragment reads do not
+// conflict); BF16 fragments come through ldmatrix (.trans for M/N-contiguous tiles), TF32
+// fragments through 32-bit shared loads (ldmatrix moves 16-bit elements only) rounded with
+// cvt.rna.tf32.f32. Needs A and B 16-byte aligned with leading dimensions a multiple of 16
+// bytes (cm__gemm_mma_aligned); C any.
+#include <stdint.h>
+
+#include <atomic>
+#include <type_traits>
+
+#include "gemm.h"
+
+namespace cm_gemm_mma_detail {
+
+constexpr int kStages = 4;
+
+template <int BM_, int BN_, int WM_, int WN_, bool BF16_>
+struct MCfg {
+    static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_;
+    static constexpr bool BF16 = BF16_;
+    static constexpr int THREADS = WM * WN * 32;
+    static constexpr int E = BF16 ? 8 : 4;        // elements per 16-byte chunk
+    static constexpr int ES = BF16 ? 2 : 4;       // element bytes
+    static constexpr int BK = BF16 ? 32 : 16;     // 64 bytes of K per stage
+    static constexpr int KSTEP = BF16 ? 16 : 8;   // K of one mma
+    static constexpr int WTM = BM / WM, WTN = BN / WN;
+    static constexpr int MT = WTM / 16, NT = WTN / 8;
+    // shared strides (elements): K-contiguous rows of BK + E, M/N-contiguous rows of B? + 8
+    static constexpr int SK = BK + E;
+    static constexpr int SAM = BM + 8, SBN = BN + 8;
+    static constexpr int A_ELEMS = (BM * SK > BK * SAM) ? BM * SK : BK * SAM;
+    static constexpr int B_ELEMS = (BN * SK > BK * SBN) ? BN * SK : BK * SBN;
+    static constexpr int STAGE_BYTES = (A_ELEMS + B_ELEMS) * ES;
+    static constexpr int SMEM = STAGE_BYTES * kStages;
+    static constexpr int CA = BM * BK / E / THREADS;  // 16-byte chunks per thread per stage
+    static constexpr int CB = BN * BK / E / THREADS;
+    static_assert(CA * THREADS * E == BM * BK && CB * THREADS * E == BN * BK, "whole chunks");
+    static_assert(NT % 2 == 0, "B fragments in pairs of n-tiles");
+};
+
+struct MParams {
+    int m, n, k;
+    float alpha, beta;
+    const void *a;
+    long long lda;
+    const void *b;
+    long long ldb;
+    void *c;
+    long long ldc;
+    int c_bf16;
+    int tiles_m, tiles_n;
+};
+
+__device__ __forceinline__ uint32_t smem_addr(const void *p) {
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, int src_bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes));
+#else
+    (void)dst; (void)src; (void)src_bytes;
+#endif
+}
+__device__ __forceinline__ void cp_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+template <int N> __device__ __forceinline__ void cp_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
+}
+
+__device__ __forceinline__ uint32_t to_tf32(float f) {
+    uint32_t r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(f));
+#else
+    r = __float_as_uint(f);
+#endif
+    return r;
+}
+
+__device__ __forceinline__ void ldsm_x4(uint32_t addr, uint32_t r[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+#else
+    (void)addr; r[0] = r[1] = r[2] = r[3] = 0;
+#endif
+}
+__device__ __forceinline__ void ldsm_x4_t(uint32_t addr, uint32_t r[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+#else
+    (void)addr; r[0] = r[1] = r[2] = r[3] = 0;
+#endif
+}
+
+__device__ __forceinline__ void mma_tf32(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    (void)d; (void)a; (void)b;
+#endif
+}
+__device__ __forceinline__ void mma_bf16(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    (void)d; (void)a; (void)b;
+#endif
+}
+
+__device__ __forceinline__ uint16_t f2bf(float f) {
+    uint32_t u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+template <class C, bool A_K, bool B_K>
+__global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(16) unsigned char smem[];
+    using T = typename std::conditional<C::BF16, uint16_t, float>::type;
+
+    constexpr int GROUP = 8;
+    const int pid = (int)blockIdx.x;
+    const int in_group = GROUP * p.tiles_n;
+    const int first_m = (pid / in_group) * GROUP;
+    const int gsize = min(p.tiles_m - first_m, GROUP);
+    const int m0 = (first_m + (pid % in_group) % gsize) * C::BM;
+    const int n0 = ((pid % in_group) / gsize) * C::BN;
+
+    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wm0 = (warp / C::WN) * C::WTM, wn0 = (warp % C::WN) * C::WTN;
+    const int g = lane >> 2, t = lane & 3;
+
+    const T *A = static_cast<const T *>(p.a);
+    const T *B = static_cast<const T *>(p.b);
+
+    auto sA = [&](int s) { return reinterpret_cast<T *>(smem + s * C::STAGE_BYTES); };
+    auto sB = [&](int s) {
+        return reinterpret_cast<T *>(smem + s * C::STAGE_BYTES + C::A_ELEMS * C::ES);
+    };
+
+    // one stage: A chunks then B chunks, zero-filled outside the matrices
+    auto load_stage = [&](int s, int k0) {
+        T *a_s = sA(s), *b_s = sB(s);
+#pragma unroll
+        for (int i = 0; i < C::CA; ++i) {
+            const int idx = tid + i * C::THREADS;
+            int valid = 0;
+            const T *src = A;
+            uint32_t dst;
+            if (A_K) { // rows m, chunks along k
+                const int r = idx / (C::BK / C::E), kc = (idx % (C::BK / C::E)) * C::E;
+                const int gm = m0 + r, gk = k0 + kc;
+                if (gm < p.m && gk < p.k) {
+                    valid = min(C::E, p.k - gk);
+                    src = A + (long long)gm * p.lda + gk;
+                }
+                dst = smem_addr(a_s + r * C::SK + kc);
+            } else { // rows k, chunks along m
+                const int r = idx / (C::BM / C::E), mc = (idx % (C::BM / C::E)) * C::E;
+                const int gk = k0 + r, gm = m0 + mc;
+                if (gk < p.k && gm < p.m) {
+                    valid = min(C::E, p.m - gm);
+                    src = A + (long long)gk * p.lda + gm;
+                }
+                dst = smem_addr(a_s + r * C::SAM + mc);
+            }
+            cp_async16(dst, src, valid * C::ES);
+        }
+#pragma unroll
+        for (int i = 0; i < C::CB; ++i) {
+            const int idx = tid + i * C::THREADS;
+            int valid = 0;
+            const T *src = B;
+            uint32_t dst;
+            if (B_K) { // rows n, chunks along k
+                const int r = idx / (C::BK / C::E), kc = (idx % (C::BK / C::E)) * C::E;
+                const int gn = n0 + r, gk = k0 + kc;
+                if (gn < p.n && gk < p.k) {
+                    valid = min(C::E, p.k - gk);
+                    src = B + (long long)gn * p.ldb + gk;
+                }
+                dst = smem_addr(b_s + r * C::SK + kc);
+            } else { // rows k, chunks along n
+                const int r = idx / (C::BN / C::E), nc = (idx % (C::BN / C::E)) * C::E;
+                const int gk = k0 + r, gn = n0 + nc;
+                if (gk < p.k && gn < p.n) {
+                    valid = min(C::E, p.n - gn);
+                    src = B + (long long)gk * p.ldb + gn;
+                }
+                dst = smem_addr(b_s + r * C::SBN + nc);
+            }
+            cp_async16(dst, src, valid * C::ES);
+        }
+    };
+
+    float acc[C::MT][C::NT][4];
+#pragma unroll
+    for (int i = 0; i < C::MT; ++i)
+#pragma unroll
+        for (int j = 0; j < C::NT; ++j)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.0f;
+
+    const int ktiles = (p.k + C::BK - 1) / C::BK;
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+        if (s < ktiles) load_stage(s, s * C::BK);
+        cp_commit();
+    }
+
+    for (int kt = 0; kt < ktiles; ++kt) {
+        cp_wait<kStages - 2>();
+        __syncthreads();
+        {
+            const int nk = kt + kStages - 1;
+            if (nk < ktiles) load_stage(nk % kStages, nk * C::BK);
+            cp_commit();
+        }
+        const int s = kt % kStages;
+        const T *a_s = sA(s), *b_s = sB(s);
+#pragma unroll
+        for (int ks = 0; ks < C::BK; ks += C::KSTEP) {
+            uint32_t af[C::MT][4], bfr[C::NT][2];
+            if constexpr (C::BF16) {
+                const int r = lane & 7, j = lane >> 3;
+#pragma unroll
+                for (int mt = 0; mt < C::MT; ++mt) {
+                    const int mb = wm0 + mt * 16;
+                    if (A_K) {
+                        const int mm = mb + r + (j & 1) * 8, kk = ks + (j >> 1) * 8;
+                        ldsm_x4(smem_addr(a_s + mm * C::SK + kk), af[mt]);
+                    } else {
+                        const int kk = ks + r + (j >> 1) * 8, mm = mb + (j & 1) * 8;
+                        ldsm_x4_t(smem_addr(a_s + kk * C::SAM + mm), af[mt]);
+                    }
+                }
+#pragma unroll
+                for (int nt = 0; nt < C::NT; nt += 2) {
+                    const int nb = wn0 + nt * 8;
+                    uint32_t r4[4];
+                    if (B_K) {
+                        const int nn = nb + r + (j >> 1) * 8, kk = ks + (j & 1) * 8;
+                        ldsm_x4(smem_addr(b_s + nn * C::SK + kk), r4);
+                    } else {
+                        const int kk = ks + r + (j & 1) * 8, nn = nb + (j >> 1) * 8;
+                        ldsm_x4_t(smem_addr(b_s + kk * C::SBN + nn), r4);
+                    }
+                    bfr[nt][0] = r4[0];
+                    bfr[nt][1] = r4[1];
+                    bfr[nt + 1][0] = r4[2];
+                    bfr[nt + 1][1] = r4[3];
+                }
+#pragma unroll
+                for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+                    for (int nt = 0; nt < C::NT; ++nt) mma_bf16(acc[mt][nt], af[mt], bfr[nt]);
+            } else {
+                auto a_at = [&](int m, int k) -> float {
+                    return A_K ? a_s[m * C::SK + k] : a_s[k * C::SAM + m];
+                };
+                auto b_at = [&](int k, int n) -> float {
+                    return B_K ? b_s[n * C::SK + k] : b_s[k * C::SBN + n];
+                };
+#pragma unroll
+                for (int mt = 0; mt < C::MT; ++mt) {
+                    const int mb = wm0 + mt * 16;
+                    af[mt][0] = to_tf32(a_at(mb + g, ks + t));
+                    af[mt][1] = to_tf32(a_at(mb + g + 8, ks + t));
+                    af[mt][2] = to_tf32(a_at(mb + g, ks + t + 4));
+                    af[mt][3] = to_tf32(a_at(mb + g + 8, ks + t + 4));
+                }
+#pragma unroll
+                for (int nt = 0; nt < C::NT; ++nt) {
+                    const int nb = wn0 + nt * 8;
+                    bfr[nt][0] = to_tf32(b_at(ks + t, nb + g));
+                    bfr[nt][1] = to_tf32(b_at(ks + t + 4, nb + g));
+                }
+#pragma unroll
+                for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+                    for (int nt = 0; nt < C::NT; ++nt) mma_tf32(acc[mt][nt], af[mt], bfr[nt]);
+            }
+        }
+    }
+    cp_wait<0>();
+
+    // epilogue: fragment (g, 2t..2t+1) and (g+8, ...)
+#pragma unroll
+    for (int mt = 0; mt < C::MT; ++mt) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int gm = m0 + wm0 + mt * 16 + g + h * 8;
+            if (gm >= p.m) continue;
+            const long long row = (long long)gm * p.ldc;
+#pragma unroll
+            for (int nt = 0; nt < C::NT; ++nt) {
+#pragma unroll
+                for (int q = 0; q < 2; ++q) {
+                    const int gn = n0 + wn0 + nt * 8 + 2 * t + q;
+                    if (gn >= p.n) continue;
+                    float v = p.alpha * acc[mt][nt][h * 2 + q];
+                    if (p.c_bf16) {
+                        uint16_t *cp = static_cast<uint16_t *>(p.c) + row + gn;
+                        if (p.beta != 0.0f) v = fmaf(p.beta, __uint_as_float((uint32_t)*cp << 16), v);
+                        *cp = f2bf(v);
+                    } else {
+                        float *cp = static_cast<float *>(p.c) + row + gn;
+                        if (p.beta != 0.0f) v = fmaf(p.beta, *cp, v);
+                        *cp = v;
+                    }
+                }
+            }
+        }
+    }
+#else
+    (void)p;
+#endif
+}
+
+using M128x128_T = MCfg<128, 128, 2, 4, false>;
+using M128x64_T = MCfg<128, 64, 2, 2, false>;
+using M64x64_T = MCfg<64, 64, 2, 2, false>;
+using M128x128_B = MCfg<128, 128, 2, 4, true>;
+using M128x64_B = MCfg<128, 64, 2, 2, true>;
+using M64x64_B = MCfg<64, 64, 2, 2, true>;
+
+// Devices (bit per ordinal < 64) whose attributes were set for an instantiation.
+template <class C, bool A_K, bool B_K>
+cudaError_t launch_one(const MParams &p, cudaStream_t stream) {
+    static std::atomic<unsigned long long> prepared{0};
+    int dev = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err != cudaSuccess) return err;
+    const unsigned long long bit = dev < 64 ? 1ull << dev : 0;
+    if (bit == 0 || !(prepared.load(std::memory_order_relaxed) & bit)) {
+        err = cudaFuncSetAttribute(gemm_mma_kernel<C, A_K, B_K>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
+        if (err != cudaSuccess) return err;
+        prepared.fetch_or(bit, std::memory_order_relaxed);
+    }
+    const unsigned grid = (unsigned)((long long)p.tiles_m * p.tiles_n);
+    gemm_mma_kernel<C, A_K, B_K><<<grid, C::THREADS, C::SMEM, stream>>>(p);
+    return cudaGetLastError();
+}
+
+template <class C>
+cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
+    MParams p;
+    p.m = g->m;
+    p.n = g->n;
+    p.k = g->k;
+    p.alpha = g->alpha;
+    p.beta = g->beta;
+    p.a = g->a;
+    p.lda = g->lda;
+    p.b = g->b;
+    p.ldb = g->ldb;
+    p.c = g->c;
+    p.ldc = g->ldc;
+    p.c_bf16 = g->out_type == CM__GEMM_BF16;
+    const long long tm = ((long long)g->m + C::BM - 1) / C::BM;
+    const long long tn = ((long long)g->n + C::BN - 1) / C::BN;
+    if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
+    p.tiles_m = (int)tm;
+    p.tiles_n = (int)tn;
+    if (g->a_kmajor && g->b_kmajor) return launch_one<C, true, true>(p, stream);
+    if (g->a_kmajor) return launch_one<C, true, false>(p, stream);
+    if (g->b_kmajor) return launch_one<C, false, true>(p, stream);
+    return launch_one<C, false, false>(p, stream);
+}
+
+// Whether the current device runs the mma kernels: sm_80+, and the image it runs was built for
+// sm_80+ (a library built for sm_75 only would run the empty sm_75 body). Cached per device.
+cudaError_t mma_usable(void) {
+    static std::atomic<int> cache[64]; // 0 unknown, 1 yes, 2 no
+    int dev = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err != cudaSuccess) return err;
+    const int known = dev < 64 ? cache[dev].load(std::memory_order_relaxed) : 0;
+    if (known) return known == 1 ? cudaSuccess : cudaErrorNotSupported;
+    int major = 0;
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (err != cudaSuccess) return err;
+    int ok = 0;
+    if (major >= 8) {
+        cudaFuncAttributes attr;
+        err = cudaFuncGetAttributes(&attr, gemm_mma_kernel<M64x64_T, true, true>);
+        if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
+            (void)cudaGetLastError();
+            ok = 0;
+        } else if (err != cudaSuccess) {
+            return err;
+        } else {
+            ok = attr.binaryVersion >= 80 || attr.ptxVersion >= 80;
+        }
+    }
+    if (dev < 64) cache[dev].store(ok ? 1 : 2, std::memory_order_relaxed);
+    return ok ? cudaSuccess : cudaErrorNotSupported;
+}
+
+}  // namespace cm_gemm_mma_detail
+using namespace cm_gemm_mma_detail;
+
+extern "C" void cm__gemm_mma_tile(int config, int *bm, int *bn) {
+    int m = 0, n = 0;
+    switch (config) {
+    case CM__MMA_128x128: m = 128; n = 128; break;
+    case CM__MMA_128x64: m = 128; n = 64; break;
+    case CM__MMA_64x64: m = 64; n = 64; break;
+    default: break;
+    }
+    if (bm) *bm = m;
+    if (bn) *bn = n;
+}
+
+extern "C" int cm__gemm_mma_aligned(const cm__gemm_args_t *p) {
+    if (p == NULL) return 0;
+    const long long e = p->in_type == CM__GEMM_BF16 ? 8 : 4;
+    return (uintptr_t)p->a % 16u == 0 && (uintptr_t)p->b % 16u == 0 && p->lda % e == 0 &&
+           p->ldb % e == 0;
+}
+
+extern "C" cudaError_t cm__gemm_mma(const cm__gemm_args_t *g, int tf32, int config,
+                                    cudaStream_t stream) {
+    if (g == NULL || g->m <= 0 || g->n <= 0 || g->k < 0) return cudaErrorInvalidValue;
+    if (!cm__gemm_mma_aligned(g)) return cudaErrorNotSupported;
+    const bool bf16 = g->in_type == CM__GEMM_BF16;
+    if (!bf16 && !tf32) return cudaErrorNotSupported; // FP32 never runs on tensor cores
+    cudaError_t err = mma_usable();
+    if (err != cudaSuccess) return err;
+    switch (config) {
+    case CM__MMA_128x128:
+        return bf16 ? launch<M128x128_B>(g, stream) : launch<M128x128_T>(g, stream);
+    case CM__MMA_128x64:
+        return bf16 ? launch<M128x64_B>(g, stream) : launch<M128x64_T>(g, stream);
+    case CM__MMA_64x64:
+        return bf16 ? launch<M64x64_B>(g, stream) : launch<M64x64_T>(g, stream);
+    default: return cudaErrorInvalidValue;
+    }
+}

@@ -1,0 +1,565 @@
+/*
+ * cm_gemm() (include/cudamodel/kernels.h): argument checks, the normalisation of every
+ * (layout, op_a, op_b) to the kernels' one form, the dispatch table and the launch of the
+ * chosen kernel (kernels/gemm_ffma.cu, kernels/gemm_mma.cu, kernels/gemm_sm90.cu when built),
+ * and the bf16 conversions.
+ */
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cudamodel/kernels.h>
+
+#include "gemm.h"
+#include "gemm_internal.h"
+#include "internal.h"
+#include "memory_internal.h"
+#include "stream_internal.h"
+
+#ifndef CM_HAVE_GEMM_SM90
+#  define CM_HAVE_GEMM_SM90 0
+#endif
+#if CM_HAVE_GEMM_SM90
+#  include "gemm_sm90.h"
+#endif
+
+/* ====================================================================== bf16 */
+
+cm_bf16_t cm_bf16_from_float(float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    cm_bf16_t r;
+    if ((u & 0x7fffffffu) > 0x7f800000u) { /* NaN: keep sign and top payload, force quiet */
+        r.bits = (uint16_t)((u >> 16) | 0x40u);
+        return r;
+    }
+    u += 0x7fffu + ((u >> 16) & 1u); /* round to nearest, ties to even (overflow -> inf) */
+    r.bits = (uint16_t)(u >> 16);
+    return r;
+}
+
+float cm_bf16_to_float(cm_bf16_t x) {
+    const uint32_t u = (uint32_t)x.bits << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+void cm_bf16_from_float_array(cm_bf16_t *out, const float *in, size_t n) {
+    if (out == NULL || in == NULL) return;
+    for (size_t i = 0; i < n; ++i) out[i] = cm_bf16_from_float(in[i]);
+}
+
+void cm_bf16_to_float_array(float *out, const cm_bf16_t *in, size_t n) {
+    if (out == NULL || in == NULL) return;
+    for (size_t i = 0; i < n; ++i) out[i] = cm_bf16_to_float(in[i]);
+}
+
+/* ====================================================================== normalisation */
+
+void cm__gemm_normalize(int layout, int op_a, int op_b, int m, int n, int k, const void *a,
+                        int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc,
+                        cm__gemm_args_t *out) {
+    /* op(A)(i, l) is contiguous along l (K) when the stored A is row-major and not transposed
+     * or column-major and transposed; op(B)(l, j) is contiguous along l when B is row-major
+     * and transposed or column-major and not transposed. */
+    const int row = layout == CM_GEMM_ROW_MAJOR;
+    const int a_k = row == (op_a == CM_GEMM_OP_N);
+    const int b_k = row == (op_b == CM_GEMM_OP_T);
+    memset(out, 0, sizeof *out);
+    out->k = k;
+    out->c = c;
+    out->ldc = ldc;
+    if (row) {
+        out->m = m;
+        out->n = n;
+        out->a = a;
+        out->lda = lda;
+        out->a_kmajor = a_k;
+        out->b = b;
+        out->ldb = ldb;
+        out->b_kmajor = b_k;
+    } else {
+        /* column-major C (m x n) is row-major C^T (n x m) = op(B)^T op(A)^T:
+         * A' (n x k) = op(B)^T, K-contiguous iff op(B) is; B' (k x m) = op(A)^T likewise. */
+        out->m = n;
+        out->n = m;
+        out->a = b;
+        out->lda = ldb;
+        out->a_kmajor = b_k;
+        out->b = a;
+        out->ldb = lda;
+        out->b_kmajor = a_k;
+    }
+}
+
+/* ====================================================================== dispatch */
+
+int cm__gemm_shape_class(int m, int n, int k, int sm_count) {
+    if (sm_count < 1) sm_count = 1;
+    const int64_t t64 = ((int64_t)m + 63) / 64 * (((int64_t)n + 63) / 64);
+    const int64_t t128 = ((int64_t)m + 127) / 128 * (((int64_t)n + 127) / 128);
+    if (t64 < sm_count) return CM__GEMM_SHAPE_TINY;
+    if (t128 < sm_count) return CM__GEMM_SHAPE_SMALL;
+    if ((m < n ? m : n) <= 256 || k <= 256) return CM__GEMM_SHAPE_SKINNY;
+    return CM__GEMM_SHAPE_LARGE;
+}
+
+int cm__gemm_arch_class(int major, int minor) {
+    (void)minor;
+    if (major == 9) return CM__GEMM_ARCH_SM90;
+    if (major >= 8) return CM__GEMM_ARCH_SM80;
+    return CM__GEMM_ARCH_SM75;
+}
+
+int cm__gemm_family(int precision) {
+    switch (precision) {
+    case CM_GEMM_TF32: return CM__GEMM_FAM_TF32;
+    case CM_GEMM_BF16:
+    case CM_GEMM_BF16_OUT_BF16: return CM__GEMM_FAM_BF16;
+    default: return CM__GEMM_FAM_FP32;
+    }
+}
+
+#define FF(c) {CM__GEMM_KERNEL_FFMA, CM__FFMA_##c}
+#define MM(c) {CM__GEMM_KERNEL_MMA, CM__MMA_##c}
+#define S90 {CM__GEMM_KERNEL_SM90, 0}
+
+/*
+ * THE DISPATCH TABLE: [architecture][precision family][shape class] -> kernel and tile.
+ * Shape classes: tiny, small, skinny, large (cm__gemm_shape_class).
+ *
+ * Provenance of the sm_90 row: `bench_gemm --tune` on an NVIDIA H200 (run of 2026-11-29, results
+ * at /work/.device/4, binaries of 2b62901 = 53e31aa + its launch-bound fix; the
+ * best geometric-mean ratio to cuBLAS over each class's two shapes, bench/NOTES-gemm.md):
+ *   fp32  tiny 32x64x16 (0.83x / 0.62x), small 64x64x16 (0.90x / 0.82x), skinny 128x256x8
+ *         (0.98x / 1.10x) then, large 128x256x8 (0.82x / 0.83x) then; skinny
+ *         and large are now 128x128x8f from the second run (/work/.device/6, binaries of e366417)
+ *   tf32  tiny mma:64x64 (0.86x / 0.59x), small mma:128x64 (0.56x / 0.40x)
+ *   bf16  tiny mma:64x64 (0.95x / 0.71x), small mma:64x64 (0.62x / 0.40x)
+ *   skinny / large tf32 and bf16 stay "sm90" (the wgmma kernel, a separate helper's work); where
+ *   it is not built they run mma:128x128, the best mma.sync tile measured there (0.27-0.56x).
+ * The sm_75 and sm_80 rows were not measured: tile sizes the occupancy arithmetic suggests.
+ */
+static const cm__gemm_choice_t cm__gemm_table[CM__GEMM_ARCH_COUNT][CM__GEMM_FAM_COUNT]
+                                             [CM__GEMM_SHAPE_COUNT] = {
+    /* sm_75: FFMA for everything (TF32 runs FP32 math; BF16 widened to float) */
+    {{FF(32x64x16), FF(64x64x16), FF(128x128x8), FF(128x128x8)},
+     {FF(32x64x16), FF(64x64x16), FF(128x128x8), FF(128x128x8)},
+     {FF(64x64x16), FF(64x64x16), FF(128x128x8), FF(128x128x8)}},
+    /* sm_80 class (Ampere, Ada, Blackwell...) */
+    {{FF(32x64x16), FF(64x64x16), FF(128x128x8), FF(128x128x8)},
+     {MM(64x64), MM(64x64), MM(128x128), MM(128x128)},
+     {MM(64x64), MM(64x64), MM(128x128), MM(128x128)}},
+    /* sm_90 (Hopper); skinny / large fp32: the fast-interior 128x128x8f of the second run
+     * (/work/.device/6, e366417): 1.02x / 0.98x and 0.88x / 0.89x (128x128x8f4 within noise) */
+    {{FF(32x64x16), FF(64x64x16), FF(128x128x8f), FF(128x128x8f)},
+     {MM(64x64), MM(128x64), S90, S90},
+     {MM(64x64), MM(64x64), S90, S90}},
+};
+
+#undef FF
+#undef MM
+#undef S90
+
+cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape) {
+    cm__gemm_choice_t none = {CM__GEMM_KERNEL_FFMA, CM__FFMA_128x128x8};
+    if (arch < 0 || arch >= CM__GEMM_ARCH_COUNT || family < 0 || family >= CM__GEMM_FAM_COUNT ||
+        shape < 0 || shape >= CM__GEMM_SHAPE_COUNT)
+        return none;
+    return cm__gemm_table[arch][family][shape];
+}
+
+static const char *const cm__ffma_names[CM__FFMA_COUNT] = {
+    "ffma:128x128x8", "ffma:128x128x16", "ffma:128x64x8", "ffma:64x64x16",
+    "ffma:32x64x16",  "ffma:128x256x8",  "ffma:256x128x8", "ffma:128x128x8f",
+    "ffma:128x128x16f", "ffma:128x128x8f4", "ffma:128x256x8f", "ffma:256x128x8f",
+    "ffma:128x256x8f4"};
+static const char *const cm__mma_names[CM__MMA_COUNT] = {"mma:128x128", "mma:128x64",
+                                                         "mma:64x64"};
+
+const char *cm__gemm_choice_name(cm__gemm_choice_t c) {
+    if (c.kernel == CM__GEMM_KERNEL_FFMA && c.config >= 0 && c.config < CM__FFMA_COUNT)
+        return cm__ffma_names[c.config];
+    if (c.kernel == CM__GEMM_KERNEL_MMA && c.config >= 0 && c.config < CM__MMA_COUNT)
+        return cm__mma_names[c.config];
+    if (c.kernel == CM__GEMM_KERNEL_SM90) return "sm90";
+    return "?";
+}
+
+int cm__gemm_parse_name(const char *name, cm__gemm_choice_t *out) {
+    if (name == NULL || out == NULL) return 0;
+    for (int i = 0; i < CM__FFMA_COUNT; ++i)
+        if (strcmp(name, cm__ffma_names[i]) == 0) {
+            *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, i};
+            return 1;
+        }
+    for (int i = 0; i < CM__MMA_COUNT; ++i)
+        if (strcmp(name, cm__mma_names[i]) == 0) {
+            *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, i};
+            return 1;
+        }
+    if (strcmp(name, "sm90") == 0) {
+        *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0};
+        return 1;
+    }
+    return 0;
+}
+
+static int cm__aligned16(const cm__gemm_args_t *p) {
+    const int64_t e = p->in_type == CM__GEMM_BF16 ? 8 : 4; /* elements per 16 bytes */
+    return (uintptr_t)p->a % 16u == 0 && (uintptr_t)p->b % 16u == 0 && p->lda % e == 0 &&
+           p->ldb % e == 0;
+}
+
+cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,
+                                  const cm__gemm_args_t *p, int have_sm90, const char *override) {
+    const int arch = cm__gemm_arch_class(major, minor);
+    const int fam = cm__gemm_family(precision);
+    cm__gemm_choice_t c = cm__gemm_table_entry(arch, fam, cm__gemm_shape_class(p->m, p->n, p->k,
+                                                                               sm_count));
+    cm__gemm_choice_t forced;
+    if (override != NULL && override[0] != '\0' && cm__gemm_parse_name(override, &forced))
+        c = forced;
+    /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
+    if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
+        c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
+    if (c.kernel == CM__GEMM_KERNEL_SM90 &&
+        !(arch == CM__GEMM_ARCH_SM90 && have_sm90 && fam != CM__GEMM_FAM_FP32 && p->a_kmajor &&
+          p->b_kmajor && cm__aligned16(p)))
+        c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+    if (c.kernel == CM__GEMM_KERNEL_MMA &&
+        !(arch != CM__GEMM_ARCH_SM75 && fam != CM__GEMM_FAM_FP32 && cm__gemm_mma_aligned(p))) {
+        int bm = 0;
+        cm__gemm_mma_tile(c.config, &bm, NULL);
+        c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA,
+                                bm >= 128 ? CM__FFMA_128x128x8 : CM__FFMA_64x64x16};
+    }
+    if (c.kernel == CM__GEMM_KERNEL_FFMA && fam == CM__GEMM_FAM_BF16 &&
+        c.config != CM__FFMA_128x128x8 && c.config != CM__FFMA_64x64x16) {
+        int bm = 0;
+        cm__gemm_ffma_tile(c.config, &bm, NULL);
+        c.config = bm >= 128 ? CM__FFMA_128x128x8 : CM__FFMA_64x64x16;
+    }
+    return c;
+}
+
+/* ====================================================================== device facts */
+
+typedef struct cm__gemm_dev {
+    _Atomic int known; /* 0 unknown, 1 known */
+    _Atomic int major, minor, sms;
+} cm__gemm_dev_t;
+
+static cm__gemm_dev_t cm__gemm_devs[CM__MAX_DEVICES];
+
+static cm_status_t cm__gemm_device_facts(int ordinal, int *major, int *minor, int *sms,
+                                         const char *func) {
+    if (ordinal >= 0 && ordinal < CM__MAX_DEVICES &&
+        atomic_load_explicit(&cm__gemm_devs[ordinal].known, memory_order_acquire)) {
+        *major = atomic_load_explicit(&cm__gemm_devs[ordinal].major, memory_order_relaxed);
+        *minor = atomic_load_explicit(&cm__gemm_devs[ordinal].minor, memory_order_relaxed);
+        *sms = atomic_load_explicit(&cm__gemm_devs[ordinal].sms, memory_order_relaxed);
+        return CM_OK;
+    }
+    int v[3] = {0, 0, 0};
+    const enum cudaDeviceAttr attrs[3] = {cudaDevAttrComputeCapabilityMajor,
+                                          cudaDevAttrComputeCapabilityMinor,
+                                          cudaDevAttrMultiProcessorCount};
+    for (int i = 0; i < 3; ++i) {
+        cudaError_t err = cm__hooks.device_get_attribute(&v[i], attrs[i], ordinal);
+        if (err != cudaSuccess)
+            return cm__cuda_fail(err, __FILE__, __LINE__,
+                                 "cudaDeviceGetAttribute(%d, device %d) in %s", (int)attrs[i],
+                                 ordinal, func);
+    }
+    *major = v[0];
+    *minor = v[1];
+    *sms = v[2] > 0 ? v[2] : 1;
+    if (ordinal >= 0 && ordinal < CM__MAX_DEVICES) {
+        atomic_store_explicit(&cm__gemm_devs[ordinal].major, v[0], memory_order_relaxed);
+        atomic_store_explicit(&cm__gemm_devs[ordinal].minor, v[1], memory_order_relaxed);
+        atomic_store_explicit(&cm__gemm_devs[ordinal].sms, *sms, memory_order_relaxed);
+        atomic_store_explicit(&cm__gemm_devs[ordinal].known, 1, memory_order_release);
+    }
+    return CM_OK;
+}
+
+/* ====================================================================== checks */
+
+static const char *cm__gemm_prec_name(int p) {
+    switch (p) {
+    case CM_GEMM_FP32: return "CM_GEMM_FP32";
+    case CM_GEMM_TF32: return "CM_GEMM_TF32";
+    case CM_GEMM_BF16: return "CM_GEMM_BF16";
+    case CM_GEMM_BF16_OUT_BF16: return "CM_GEMM_BF16_OUT_BF16";
+    default: return "?";
+    }
+}
+
+typedef struct cm__gemm_mat {
+    const char *name;  /* "A", "B", "C" */
+    const char *ldname; /* "lda" ... */
+    const cm_buffer_t *buf;
+    size_t offset, ld;
+    size_t rows, cols; /* of the stored matrix */
+    size_t elem;       /* bytes */
+    size_t extent;     /* elements spanned from offset (0: empty) */
+    unsigned char *ptr;
+    int ordinal;
+} cm__gemm_mat_t;
+
+static cm_status_t cm__gemm_mat_check(cm__gemm_mat_t *x, int row_major, const char *op_text,
+                                      const char *func) {
+    const size_t outer = row_major ? x->rows : x->cols;
+    const size_t inner = row_major ? x->cols : x->rows;
+    const size_t need = inner > 0 ? inner : 1;
+    if (x->ld < need) {
+        char hint[CM_ERROR_HINT_MAX];
+        snprintf(hint, sizeof hint, "%s is the distance between consecutive %s of the stored %s: "
+                 "pass at least %zu (%zu when the %s are packed)", x->ldname,
+                 row_major ? "rows" : "columns", x->name, need, need,
+                 row_major ? "rows" : "columns");
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                        "%s = %zu is less than %zu, the number of %s of the stored %s (%s, %s: "
+                        "%zu x %zu); nothing was queued",
+                        x->ldname, x->ld, need, row_major ? "columns" : "rows", x->name,
+                        row_major ? "row-major" : "column-major", op_text, x->rows, x->cols);
+    }
+    CM_TRY(cm__check_handle(x->buf, CM__KIND_BUFFER, x->name, func));
+    x->ordinal = x->buf->a.dev->ordinal;
+    const size_t bytes = x->buf->a.bytes;
+    const size_t cap = bytes / x->elem;
+    bool overflow = false;
+    x->extent = 0;
+    if (outer > 0 && inner > 0) {
+        if (outer - 1 > (SIZE_MAX - inner) / x->ld)
+            overflow = true;
+        else
+            x->extent = (outer - 1) * x->ld + inner;
+    }
+    const char *tn = x->elem == 2 ? "cm_bf16_t" : "float";
+    if (!overflow && x->offset <= cap && x->extent <= cap - x->offset) {
+        x->ptr = (unsigned char *)x->buf->ptr + x->offset * x->elem;
+        return CM_OK;
+    }
+    char hint[CM_ERROR_HINT_MAX];
+    snprintf(hint, sizeof hint, "a %zu x %zu %s matrix with %s = %zu spans (%zu - 1) x %zu + %zu "
+             "elements from its offset; pass a larger buffer, a smaller offset or check the sizes",
+             x->rows, x->cols, row_major ? "row-major" : "column-major", x->ldname, x->ld, outer,
+             x->ld, inner);
+    if (overflow)
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, x->ordinal, __FILE__, __LINE__, func, hint,
+                        "%s out of bounds: (%zu - 1) x %s %zu + %zu elements overflows size_t; "
+                        "nothing was queued", x->name, outer, x->ldname, x->ld, inner);
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, x->ordinal, __FILE__, __LINE__, func, hint,
+                    "%s out of bounds: element offset %zu + %zu elements spanned = %zu is past "
+                    "the end of its buffer (%zu bytes: %zu %s elements); nothing was queued",
+                    x->name, x->offset, x->extent,
+                    x->offset > SIZE_MAX - x->extent ? SIZE_MAX : x->offset + x->extent, bytes,
+                    cap, tn);
+}
+
+static bool cm__gemm_overlap(const cm__gemm_mat_t *x, const cm__gemm_mat_t *y) {
+    if (x->buf != y->buf || x->extent == 0 || y->extent == 0) return false;
+    const size_t x0 = x->offset * x->elem, x1 = x0 + x->extent * x->elem;
+    const size_t y0 = y->offset * y->elem, y1 = y0 + y->extent * y->elem;
+    return x0 < y1 && y0 < x1;
+}
+
+static cm_status_t cm__gemm_stream(cm_stream_t *stream, int ordinal, const char *func,
+                                   cudaStream_t *cs) {
+    *cs = 0;
+    if (stream == NULL) return CM_OK;
+    cudaStream_t s = NULL;
+    CM_TRY(cm_stream_cuda(stream, &s));
+    cm_device_t *dev = NULL;
+    CM_TRY(cm_stream_device(stream, &dev));
+    int sd = -1;
+    CM_TRY(cm_device_ordinal(dev, &sd));
+    if (sd != ordinal) {
+        char hint[CM_ERROR_HINT_MAX];
+        snprintf(hint, sizeof hint, "acquire a stream of device %d's device object, or pass NULL "
+                 "for the legacy default stream", ordinal);
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func, hint,
+                        "stream belongs to device %d but the matrices are on device %d", sd,
+                        ordinal);
+    }
+    *cs = s;
+    return CM_OK;
+}
+
+static cm_status_t cm__gemm_enums(int precision, int layout, int op_a, int op_b,
+                                  const char *func) {
+    if (precision < CM_GEMM_FP32 || precision > CM_GEMM_BF16_OUT_BF16)
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "pass CM_GEMM_FP32, CM_GEMM_TF32, CM_GEMM_BF16 or CM_GEMM_BF16_OUT_BF16",
+                        "unknown precision %d", precision);
+    if (layout != CM_GEMM_ROW_MAJOR && layout != CM_GEMM_COL_MAJOR)
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "pass CM_GEMM_ROW_MAJOR or CM_GEMM_COL_MAJOR", "unknown layout %d",
+                        layout);
+    if (op_a != CM_GEMM_OP_N && op_a != CM_GEMM_OP_T)
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "pass CM_GEMM_OP_N or CM_GEMM_OP_T", "unknown op_a %d", op_a);
+    if (op_b != CM_GEMM_OP_N && op_b != CM_GEMM_OP_T)
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "pass CM_GEMM_OP_N or CM_GEMM_OP_T", "unknown op_b %d", op_b);
+    return CM_OK;
+}
+
+static cm_status_t cm__gemm_dims(size_t m, size_t n, size_t k, const char *func) {
+    const size_t lim = (size_t)INT32_MAX;
+    if (m > lim || n > lim || k > lim)
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "split the product into blocks of fewer than 2^31 rows / columns",
+                        "M = %zu, N = %zu, K = %zu: each must be at most 2^31 - 1 = %zu", m, n, k,
+                        lim);
+    return CM_OK;
+}
+
+/* ====================================================================== cm_gemm */
+
+static cudaError_t cm__gemm_launch(cm__gemm_choice_t ch, int precision, const cm__gemm_args_t *p,
+                                   cudaStream_t cs) {
+    cudaError_t err = cudaErrorNotSupported;
+#if CM_HAVE_GEMM_SM90
+    if (ch.kernel == CM__GEMM_KERNEL_SM90) {
+        const int in = p->in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16 : CM__GEMM_SM90_TF32;
+        err = cm__gemm_sm90(in, p->out_type == CM__GEMM_BF16, p->m, p->n, p->k, p->alpha, p->a,
+                            p->lda, p->b, p->ldb, p->beta, p->c, p->ldc, cs);
+        if (err != cudaErrorNotSupported) return err;
+        (void)cudaGetLastError();
+        ch = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+    }
+#endif
+    if (ch.kernel == CM__GEMM_KERNEL_SM90) ch = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, 0};
+    if (ch.kernel == CM__GEMM_KERNEL_MMA) {
+        err = cm__gemm_mma(p, precision == CM_GEMM_TF32, ch.config, cs);
+        if (err != cudaErrorNotSupported) return err;
+        (void)cudaGetLastError();
+        int bm = 0;
+        cm__gemm_mma_tile(ch.config, &bm, NULL);
+        ch = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA,
+                                 bm >= 128 ? CM__FFMA_128x128x8 : CM__FFMA_64x64x16};
+    }
+    return cm__gemm_ffma(p, ch.config, cs);
+}
+
+cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_layout_t layout,
+                    cm_gemm_op_t op_a, cm_gemm_op_t op_b, size_t m, size_t n, size_t k,
+                    float alpha, const cm_buffer_t *a, size_t a_offset, size_t lda,
+                    const cm_buffer_t *b, size_t b_offset, size_t ldb, float beta,
+                    cm_buffer_t *c, size_t c_offset, size_t ldc) {
+    const char *func = __func__;
+    CM_TRY(cm__gemm_enums((int)precision, (int)layout, (int)op_a, (int)op_b, func));
+    CM_TRY(cm__gemm_dims(m, n, k, func));
+    const int row = layout == CM_GEMM_ROW_MAJOR;
+    const size_t in_elem = precision >= CM_GEMM_BF16 ? 2u : 4u;
+    const size_t out_elem = precision == CM_GEMM_BF16_OUT_BF16 ? 2u : 4u;
+    char ta[32], tb[32];
+    snprintf(ta, sizeof ta, "op_a = %s", op_a == CM_GEMM_OP_N ? "N" : "T");
+    snprintf(tb, sizeof tb, "op_b = %s", op_b == CM_GEMM_OP_N ? "N" : "T");
+    cm__gemm_mat_t A = {"A", "lda", a, a_offset, lda, op_a == CM_GEMM_OP_N ? m : k,
+                        op_a == CM_GEMM_OP_N ? k : m, in_elem, 0, NULL, -1};
+    cm__gemm_mat_t B = {"B", "ldb", b, b_offset, ldb, op_b == CM_GEMM_OP_N ? k : n,
+                        op_b == CM_GEMM_OP_N ? n : k, in_elem, 0, NULL, -1};
+    cm__gemm_mat_t C = {"C", "ldc", c, c_offset, ldc, m, n, out_elem, 0, NULL, -1};
+    CM_TRY(cm__gemm_mat_check(&A, row, ta, func));
+    CM_TRY(cm__gemm_mat_check(&B, row, tb, func));
+    CM_TRY(cm__gemm_mat_check(&C, row, "the result", func));
+    const cm__gemm_mat_t *in[2] = {&A, &B};
+    for (int i = 0; i < 2; ++i) {
+        if (in[i]->ordinal != C.ordinal) {
+            char hint[CM_ERROR_HINT_MAX];
+            snprintf(hint, sizeof hint, "every matrix must be memory of one GPU; copy %s to "
+                     "device %d first (cm_buffer_copy())", in[i]->name, C.ordinal);
+            return cm__fail(CM_ERROR_INVALID_ARGUMENT, C.ordinal, __FILE__, __LINE__, func, hint,
+                            "%s is on device %d but C is on device %d", in[i]->name,
+                            in[i]->ordinal, C.ordinal);
+        }
+        if (cm__gemm_overlap(&C, in[i])) {
+            char hint[CM_ERROR_HINT_MAX];
+            snprintf(hint, sizeof hint, "write C to memory apart from %s (GEMM cannot work in "
+                     "place: every C element reads a whole row / column of %s)", in[i]->name,
+                     in[i]->name);
+            return cm__fail(CM_ERROR_INVALID_ARGUMENT, C.ordinal, __FILE__, __LINE__, func, hint,
+                            "C (elements %zu .. %zu of its buffer) overlaps %s (elements %zu .. "
+                            "%zu of the same buffer, in C's element size: %zu .. %zu); nothing "
+                            "was queued",
+                            C.offset, C.offset + C.extent, in[i]->name, in[i]->offset,
+                            in[i]->offset + in[i]->extent,
+                            in[i]->offset * in[i]->elem / C.elem,
+                            (in[i]->offset + in[i]->extent) * in[i]->elem / C.elem);
+        }
+    }
+    const int ordinal = C.ordinal;
+    cudaStream_t cs = 0;
+    CM_TRY(cm__gemm_stream(stream, ordinal, func, &cs));
+    if (m == 0 || n == 0) return CM_OK;
+    CM_TRY(cm__context_guard(ordinal));
+    int major = 0, minor = 0, sms = 1;
+    CM_TRY(cm__gemm_device_facts(ordinal, &major, &minor, &sms, func));
+
+    cm__gemm_args_t p;
+    cm__gemm_normalize((int)layout, (int)op_a, (int)op_b, (int)m, (int)n, (int)k, A.ptr,
+                       (int64_t)lda, B.ptr, (int64_t)ldb, C.ptr, (int64_t)ldc, &p);
+    p.alpha = k == 0 ? 0.0f : alpha; /* K = 0: C = beta C, even for an infinite alpha */
+    p.beta = beta;
+    p.in_type = in_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
+    p.out_type = out_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
+    const cm__gemm_choice_t ch = cm__gemm_select((int)precision, major, minor, sms, &p,
+                                                 CM_HAVE_GEMM_SM90,
+                                                 getenv("CUDAMODEL_GEMM_CONFIG"));
+    int saved = -1;
+    CM_TRY(cm__mem_device_enter(ordinal, &saved));
+    CM__NVTX_PUSH("cm_gemm");
+    const cudaError_t err = cm__gemm_launch(ch, (int)precision, &p, cs);
+    cm_status_t status = CM_OK;
+    if (err != cudaSuccess)
+        status = cm__cuda_fail(err, __FILE__, __LINE__, "GEMM kernel %s (%s, %zu x %zu x %zu) in %s",
+                               cm__gemm_choice_name(ch), cm__gemm_prec_name((int)precision), m, n,
+                               k, func);
+    CM__NVTX_POP();
+    cm__mem_device_leave(saved);
+    return status;
+}
+
+cm_status_t cm_gemm_config_name(int ordinal, cm_gemm_precision_t precision,
+                                cm_gemm_layout_t layout, cm_gemm_op_t op_a, cm_gemm_op_t op_b,
+                                size_t m, size_t n, size_t k, const char **name) {
+    const char *func = __func__;
+    CM__REQUIRE(name != NULL, "pass the address of a const char * for the name",
+                "%s: name is NULL", func);
+    *name = "?";
+    CM_TRY(cm__gemm_enums((int)precision, (int)layout, (int)op_a, (int)op_b, func));
+    CM_TRY(cm__gemm_dims(m, n, k, func));
+    CM_TRY(cm__check_ordinal(ordinal));
+    int major = 0, minor = 0, sms = 1;
+    CM_TRY(cm__gemm_device_facts(ordinal, &major, &minor, &sms, func));
+    /* packed leading dimensions, 16-byte aligned bases (a fake, aligned address) */
+    const int row = layout == CM_GEMM_ROW_MAJOR;
+    const size_t a_rows = op_a == CM_GEMM_OP_N ? m : k, a_cols = op_a == CM_GEMM_OP_N ? k : m;
+    const size_t b_rows = op_b == CM_GEMM_OP_N ? k : n, b_cols = op_b == CM_GEMM_OP_N ? n : k;
+    const size_t e = precision >= CM_GEMM_BF16 ? 8 : 4;
+    size_t lda = row ? a_cols : a_rows, ldb = row ? b_cols : b_rows;
+    lda = (lda + e - 1) / e * e;
+    ldb = (ldb + e - 1) / e * e;
+    if (lda == 0) lda = e;
+    if (ldb == 0) ldb = e;
+    cm__gemm_args_t p;
+    cm__gemm_normalize((int)layout, (int)op_a, (int)op_b, (int)m, (int)n, (int)k,
+                       (const void *)(uintptr_t)256, (int64_t)lda, (const void *)(uintptr_t)256,
+                       (int64_t)ldb, (void *)(uintptr_t)256, row ? (int64_t)n : (int64_t)m, &p);
+    p.in_type = precision >= CM_GEMM_BF16 ? CM__GEMM_BF16 : CM__GEMM_F32;
+    p.out_type = precision == CM_GEMM_BF16_OUT_BF16 ? CM__GEMM_BF16 : CM__GEMM_F32;
+    *name = cm__gemm_choice_name(cm__gemm_select((int)precision, major, minor, sms, &p,
+                                                 CM_HAVE_GEMM_SM90,
+                                                 getenv("CUDAMODEL_GEMM_CONFIG")));
+    return CM_OK;
+}

@@ -1,0 +1,82 @@
+/*
+ * GEMM internals shared by src/gemm_api.c and the host tests: the normalisation of every
+ * (layout, op_a, op_b) to the kernels' one form (kernels/gemm.h), the shape classes, the
+ * dispatch table and the kernel choice. All pure functions (no CUDA calls).
+ */
+#ifndef CUDAMODEL_SRC_GEMM_INTERNAL_H
+#define CUDAMODEL_SRC_GEMM_INTERNAL_H
+
+#include <stdint.h>
+
+#include "gemm.h"
+
+/** Kernels cm_gemm() can run. */
+enum { CM__GEMM_KERNEL_FFMA = 0, CM__GEMM_KERNEL_MMA = 1, CM__GEMM_KERNEL_SM90 = 2 };
+
+/** Shape classes (cm__gemm_shape_class). */
+enum {
+    CM__GEMM_SHAPE_TINY = 0,   /* fewer 64 x 64 tiles of C than multiprocessors (512^2 on 132) */
+    CM__GEMM_SHAPE_SMALL = 1,  /* fewer 128 x 128 tiles than multiprocessors (1024^2 on 132) */
+    CM__GEMM_SHAPE_SKINNY = 2, /* min(M, N) <= 256 or K <= 256 (and not smaller classes) */
+    CM__GEMM_SHAPE_LARGE = 3,  /* the rest */
+    CM__GEMM_SHAPE_COUNT
+};
+
+/** Architecture classes of the table. */
+enum {
+    CM__GEMM_ARCH_SM75 = 0,  /* Turing: FFMA only */
+    CM__GEMM_ARCH_SM80 = 1,  /* Ampere, Ada, Blackwell and later: FFMA + mma.sync */
+    CM__GEMM_ARCH_SM90 = 2,  /* Hopper: FFMA + mma.sync + wgmma */
+    CM__GEMM_ARCH_COUNT
+};
+
+/** Precision families of the table: FP32, TF32, BF16 (both outputs). */
+enum { CM__GEMM_FAM_FP32 = 0, CM__GEMM_FAM_TF32 = 1, CM__GEMM_FAM_BF16 = 2, CM__GEMM_FAM_COUNT };
+
+typedef struct cm__gemm_choice {
+    int kernel; /* CM__GEMM_KERNEL_* */
+    int config; /* CM__FFMA_* or CM__MMA_* (0 for SM90) */
+} cm__gemm_choice_t;
+
+/**
+ * Normalise C = alpha op(A) op(B) + beta C in `layout` (0 row-major, 1 column-major) to the
+ * kernels' form (kernels/gemm.h: row-major C, A / B K- or M/N-contiguous): a column-major
+ * problem becomes C^T = op(B)^T op(A)^T (m and n swap, A and B swap). Fills every field of
+ * *out but alpha, beta, in_type and out_type.
+ */
+void cm__gemm_normalize(int layout, int op_a, int op_b, int m, int n, int k, const void *a,
+                        int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc,
+                        cm__gemm_args_t *out);
+
+/** Shape class of an m x n x k problem (normalised or not: symmetric in m, n) on a device of
+ *  sm_count multiprocessors. */
+int cm__gemm_shape_class(int m, int n, int k, int sm_count);
+
+/** Architecture class of compute capability major.minor. */
+int cm__gemm_arch_class(int major, int minor);
+
+/** Family of a public precision (0..3). */
+int cm__gemm_family(int precision);
+
+/** The table's entry (src/gemm_api.c). */
+cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape);
+
+/**
+ * The kernel for a normalised problem p of `precision` on a device of compute capability
+ * major.minor with sm_count multiprocessors: the override (a CUDAMODEL_GEMM_CONFIG name; NULL
+ * or one that cannot serve the problem: ignored), else the table's entry, then demoted to what
+ * can run: K = 0 always runs FFMA 64x64x16 (C = beta C only); SM90 needs arch sm_90, have_sm90 (the library carries the kernel), a TF32/BF16
+ * precision and a "TN" problem (a_kmajor and b_kmajor) with 16-byte aligned operands, else MMA;
+ * MMA needs sm_80+, a TF32/BF16 precision and cm__gemm_mma_aligned(p), else FFMA (FP32 math);
+ * FP32 is always FFMA. BF16 on FFMA takes 128x128x8 or 64x64x16 only.
+ */
+cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,
+                                  const cm__gemm_args_t *p, int have_sm90, const char *override);
+
+/** Static name of a choice ("ffma:128x128x8", "mma:64x64", "sm90"); "?" for none. */
+const char *cm__gemm_choice_name(cm__gemm_choice_t choice);
+
+/** Parse a name of cm__gemm_choice_name; 1 on success, 0 otherwise. */
+int cm__gemm_parse_name(const char *name, cm__gemm_choice_t *out);
+
+#endif /* CUDAMODEL_SRC_GEMM_INTERNAL_H */

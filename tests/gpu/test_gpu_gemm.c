@@ -1,0 +1,413 @@
+/*
+ * cm_gemm() on a real GPU against float64 references.
+ *
+ * Small and odd shapes (1x1x1, 17x33x65, 64^3, 130x67x129, K = 0, 251x253x509) x every
+ * precision x both layouts x every (op_a, op_b), packed and with padded leading dimensions and
+ * misaligned offsets (which move TF32 / BF16 off the tensor-core paths), alpha / beta general
+ * and beta = 0 with C full of NaN; every tile configuration forced through
+ * CUDAMODEL_GEMM_CONFIG; one large 4096^3 per precision checked on 4096 sampled entries;
+ * the same bits on a repeated call. Inputs random in [-1, 1) (never zeros), drawn fresh per
+ * case; C's whole buffer poisoned (NaN, or random values when beta != 0) and every element
+ * checked, the gaps between rows / columns and the tail included (must be untouched).
+ *
+ * Error measure: relative Frobenius norm ||C - ref|| / ||ref|| over the matrix, float64
+ * reference on the CPU (every element finite: NaN never passes). Bounds:
+ *   FP32                    1e-6 * sqrt(K) + 1e-6 against the exact product (FP32 summation of K
+ *                           products: typical error 2^-24 * sqrt(K); the bound leaves ~10x)
+ *   TF32                    1e-3 against the exact product (inputs rounded to 10-bit mantissas:
+ *                           2^-11 relative each, RMS about 4e-4 per product) and 3e-4 against
+ *                           the product of the inputs rounded as cvt.rna.tf32 does (a kernel
+ *                           that truncates instead differs by up to one TF32 unit per input), or
+ *                           the FP32 bound against the exact product where TF32 runs the FP32
+ *                           kernel (sm_75, operands not 16-byte aligned)
+ *   BF16 (float C)          1e-4 against the product of the bf16 inputs (exact products, FP32
+ *                           sums), 1e-2 against the product of the unrounded floats
+ *   BF16 (bf16 C)           1e-2 against the product of the bf16 inputs (one bf16 rounding, 2^-9)
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cm_test.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cudamodel/buffer.h>
+#include <cudamodel/device.h>
+#include <cudamodel/kernels.h>
+#include <cudamodel/stream.h>
+
+static uint64_t rng_state = 0x243F6A8885A308D3ull;
+static uint64_t rnd(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static float rnd_f(void) { return (float)((double)(rnd() >> 11) * 0x1.0p-52 * 2.0 - 1.0); }
+
+typedef struct ctx {
+    cm_device_t *dev;
+    cm_stream_t *stream;
+} ctx_t;
+static ctx_t c;
+
+static int setup(void **state) {
+    (void)state;
+    char reason[256];
+    if (!cm_test_have_gpu(reason, sizeof reason)) return 0;
+    if (cm_device_open(0, &c.dev) != CM_OK) return -1;
+    if (cm_stream_acquire(c.dev, CM_STREAM_PRIORITY_LOW, &c.stream) != CM_OK) return -1;
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    if (c.dev == NULL) return 0;
+    int bad = cm_stream_release(c.stream) | cm_device_close(c.dev);
+    c.dev = NULL;
+    return bad ? -1 : 0;
+}
+
+/* TF32 rounding as cvt.rna.tf32.f32: nearest, ties away from zero, 10 mantissa bits kept */
+static float tf32_round(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7f800000u) != 0x7f800000u) {
+        u += 0x1000u;
+        u &= 0xffffe000u;
+    }
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+typedef struct gcase {
+    cm_gemm_precision_t prec;
+    cm_gemm_layout_t layout;
+    cm_gemm_op_t oa, ob;
+    size_t m, n, k;
+    float alpha, beta;
+    size_t pad;    /* added to each minimal leading dimension */
+    size_t off;    /* element offset of each matrix */
+    const char *config; /* CUDAMODEL_GEMM_CONFIG or NULL */
+    size_t samples;     /* 0: check every element; else that many sampled entries */
+} gcase_t;
+
+static double stored(const float *p, int layout, size_t ld, size_t i, size_t j) {
+    return layout == CM_GEMM_ROW_MAJOR ? p[i * ld + j] : p[j * ld + i];
+}
+
+static const char *prec_name(int p) {
+    static const char *n[] = {"FP32", "TF32", "BF16", "BF16->BF16"};
+    return n[p];
+}
+
+/* reference of element (i, j) from float operands (already rounded as wanted) */
+static double ref_at(const gcase_t *g, const float *A, size_t lda, const float *B, size_t ldb,
+                     size_t i, size_t j) {
+    double s = 0;
+    for (size_t l = 0; l < g->k; ++l) {
+        const double av = g->oa == CM_GEMM_OP_N ? stored(A, g->layout, lda, i, l)
+                                                : stored(A, g->layout, lda, l, i);
+        const double bv = g->ob == CM_GEMM_OP_N ? stored(B, g->layout, ldb, l, j)
+                                                : stored(B, g->layout, ldb, j, l);
+        s += av * bv;
+    }
+    return s;
+}
+
+/* sum over l of |op(A)(i, l) op(B)(l, j)| */
+static double ref_abs(const gcase_t *g, const float *A, size_t lda, const float *B, size_t ldb,
+                      size_t i, size_t j) {
+    double s = 0;
+    for (size_t l = 0; l < g->k; ++l) {
+        const double av = g->oa == CM_GEMM_OP_N ? stored(A, g->layout, lda, i, l)
+                                                : stored(A, g->layout, lda, l, i);
+        const double bv = g->ob == CM_GEMM_OP_N ? stored(B, g->layout, ldb, l, j)
+                                                : stored(B, g->layout, ldb, j, l);
+        s += fabs(av * bv);
+    }
+    return s;
+}
+
+static void run_case(const gcase_t *g, size_t idx) {
+    const int row = g->layout == CM_GEMM_ROW_MAJOR;
+    const int bf = g->prec == CM_GEMM_BF16 || g->prec == CM_GEMM_BF16_OUT_BF16;
+    const int cbf = g->prec == CM_GEMM_BF16_OUT_BF16;
+    const size_t ar = g->oa == CM_GEMM_OP_N ? g->m : g->k, ac = g->oa == CM_GEMM_OP_N ? g->k : g->m;
+    const size_t br = g->ob == CM_GEMM_OP_N ? g->k : g->n, bc = g->ob == CM_GEMM_OP_N ? g->n : g->k;
+    size_t lda = (row ? ac : ar) + g->pad, ldb = (row ? bc : br) + g->pad;
+    size_t ldc = (row ? g->n : g->m) + g->pad;
+    if (lda == 0) lda = 1;
+    if (ldb == 0) ldb = 1;
+    if (ldc == 0) ldc = 1;
+    const size_t a_el = g->off + (row ? ar : ac) * lda + 7;
+    const size_t b_el = g->off + (row ? br : bc) * ldb + 7;
+    const size_t c_el = g->off + (row ? g->m : g->n) * ldc + 7;
+    const size_t in_sz = bf ? 2 : 4, out_sz = cbf ? 2 : 4;
+
+    float *A = malloc(a_el * 4), *B = malloc(b_el * 4), *Ar = malloc(a_el * 4), *Br = malloc(b_el * 4);
+    float *C0 = malloc(c_el * 4), *C = malloc(c_el * 4);
+    void *hA = malloc(a_el * in_sz), *hB = malloc(b_el * in_sz), *hC = malloc(c_el * out_sz);
+    assert_true(A && B && Ar && Br && C0 && C && hA && hB && hC);
+    for (size_t i = 0; i < a_el; ++i) A[i] = rnd_f();
+    for (size_t i = 0; i < b_el; ++i) B[i] = rnd_f();
+    /* the values the kernel multiplies */
+    for (size_t i = 0; i < a_el; ++i)
+        Ar[i] = bf ? cm_bf16_to_float(cm_bf16_from_float(A[i]))
+                   : (g->prec == CM_GEMM_TF32 ? tf32_round(A[i]) : A[i]);
+    for (size_t i = 0; i < b_el; ++i)
+        Br[i] = bf ? cm_bf16_to_float(cm_bf16_from_float(B[i]))
+                   : (g->prec == CM_GEMM_TF32 ? tf32_round(B[i]) : B[i]);
+    if (bf) {
+        cm_bf16_from_float_array(hA, A, a_el);
+        cm_bf16_from_float_array(hB, B, b_el);
+    } else {
+        memcpy(hA, A, a_el * 4);
+        memcpy(hB, B, b_el * 4);
+    }
+    /* C: NaN everywhere when beta == 0 (must never be read), else random; gaps keep it */
+    for (size_t i = 0; i < c_el; ++i) {
+        if (g->beta == 0.0f) {
+            uint32_t nan = 0xffffffffu;
+            memcpy(&C0[i], &nan, 4);
+        } else {
+            C0[i] = rnd_f();
+        }
+    }
+    if (cbf) {
+        cm_bf16_from_float_array(hC, C0, c_el);
+        cm_bf16_to_float_array(C0, hC, c_el); /* beta * C reads the bf16 C */
+    } else {
+        memcpy(hC, C0, c_el * 4);
+    }
+
+    cm_buffer_t *dA = NULL, *dB = NULL, *dC = NULL;
+    CM_ASSERT_OK(cm_buffer_create(c.dev, a_el * in_sz, &dA));
+    CM_ASSERT_OK(cm_buffer_create(c.dev, b_el * in_sz, &dB));
+    CM_ASSERT_OK(cm_buffer_create(c.dev, c_el * out_sz, &dC));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(dA, 0, hA, a_el * in_sz));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(dB, 0, hB, b_el * in_sz));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(dC, 0, hC, c_el * out_sz));
+    if (g->config) setenv("CUDAMODEL_GEMM_CONFIG", g->config, 1);
+    cm_stream_t *s = (idx & 1) ? c.stream : NULL;
+    CM_ASSERT_OK(cm_gemm(s, g->prec, g->layout, g->oa, g->ob, g->m, g->n, g->k, g->alpha, dA,
+                         g->off, lda, dB, g->off, ldb, g->beta, dC, g->off, ldc));
+    if (g->config) unsetenv("CUDAMODEL_GEMM_CONFIG");
+    CM_ASSERT_OK(cm_stream_synchronize(c.stream));
+    assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+    CM_ASSERT_OK(cm_buffer_copy_to_host(dC, 0, hC, c_el * out_sz));
+    if (cbf) cm_bf16_to_float_array(C, hC, c_el); else memcpy(C, hC, c_el * 4);
+
+    /* every element: inside C -> compare; outside -> untouched (bitwise) */
+    double e_num = 0, e_den = 0, x_num = 0, x_den = 0;
+    size_t outside_bad = 0, nonfinite = 0;
+    const size_t outer = row ? g->m : g->n, inner = row ? g->n : g->m;
+    const size_t step = g->samples ? (g->m * g->n + g->samples - 1) / g->samples : 1;
+    size_t count = 0;
+    for (size_t e = 0; e < c_el; ++e) {
+        const int in_range = e >= g->off && (e - g->off) / ldc < outer && (e - g->off) % ldc < inner;
+        if (!in_range) {
+            if (memcmp(&C[e], &C0[e], 4) != 0 && !(isnan(C[e]) && isnan(C0[e]))) ++outside_bad;
+            continue;
+        }
+        const size_t q = (e - g->off) / ldc, r = (e - g->off) % ldc;
+        const size_t i = row ? q : r, j = row ? r : q;
+        if (g->samples && ((i * g->n + j) % step) != 0) continue;
+        ++count;
+        if (!isfinite(C[e])) { ++nonfinite; continue; }
+        const double base = g->beta != 0.0f ? (double)g->beta * C0[e] : 0.0;
+        /* the matrices start g->off elements into their buffers (cm_gemm's a_offset ...) */
+        const double ref =
+            (double)g->alpha * ref_at(g, Ar + g->off, lda, Br + g->off, ldb, i, j) + base;
+        e_num += (C[e] - ref) * (C[e] - ref);
+        e_den += ref * ref;
+        if (g->prec != CM_GEMM_FP32) {
+            const double exact =
+                (double)g->alpha * ref_at(g, A + g->off, lda, B + g->off, ldb, i, j) + base;
+            /* against the size of the terms, not of their sum: rounding the inputs moves each
+             * product by ~2^-9 of itself, and alpha A B + beta C may cancel (1x1x1 did) */
+            const double scale = fabs((double)g->alpha) * ref_abs(g, A + g->off, lda, B + g->off,
+                                                                  ldb, i, j) + fabs(base);
+            x_num += (C[e] - exact) * (C[e] - exact);
+            x_den += scale * scale;
+        }
+    }
+    const double err = e_den > 0 ? sqrt(e_num / e_den) : sqrt(e_num);
+    const double xerr = x_den > 0 ? sqrt(x_num / x_den) : sqrt(x_num);
+    double bound = 0, xbound = 1;
+    switch (g->prec) {
+    case CM_GEMM_FP32: bound = 1e-6 * sqrt((double)g->k) + 1e-6; break;
+    case CM_GEMM_TF32: bound = 3e-4; xbound = 1e-3; break;
+    case CM_GEMM_BF16: bound = 1e-4; xbound = 1e-2; break;
+    default: bound = 1e-2; xbound = 2e-2; break;
+    }
+    const char *name = NULL;
+    (void)cm_gemm_config_name(0, g->prec, g->layout, g->oa, g->ob, g->m, g->n, g->k, &name);
+    /* TF32 may run the FP32 kernel (sm_75, operands not 16-byte aligned): then it is exact FP32 */
+    const double fp32_bound = 1e-6 * sqrt((double)g->k) + 1e-6;
+    const int ok_err = err <= bound || (g->prec == CM_GEMM_TF32 && xerr <= fp32_bound);
+    if (outside_bad || nonfinite || !ok_err || !(xerr <= xbound) || count == 0) {
+        fail_msg("%s %s op_a=%c op_b=%c %zux%zux%zu pad %zu off %zu alpha %g beta %g config %s "
+                 "(default %s): err %.3g (bound %.3g) vs exact %.3g (bound %.3g), %zu non-finite, "
+                 "%zu touched outside C, %zu checked",
+                 prec_name(g->prec), row ? "row" : "col", g->oa ? 'T' : 'N', g->ob ? 'T' : 'N',
+                 g->m, g->n, g->k, g->pad, g->off, (double)g->alpha, (double)g->beta,
+                 g->config ? g->config : "-", name ? name : "?", err, bound, xerr, xbound,
+                 nonfinite, outside_bad, count);
+    }
+    CM_ASSERT_OK(cm_buffer_destroy(dA));
+    CM_ASSERT_OK(cm_buffer_destroy(dB));
+    CM_ASSERT_OK(cm_buffer_destroy(dC));
+    free(A); free(B); free(Ar); free(Br); free(C0); free(C); free(hA); free(hB); free(hC);
+}
+
+static void test_small_all_combinations(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const size_t shapes[][3] = {{1, 1, 1}, {17, 33, 65}, {64, 64, 64}, {130, 67, 129},
+                                       {9, 7, 0}, {3, 200, 5}};
+    size_t idx = 0;
+    for (int p = 0; p < 4; ++p)
+        for (int l = 0; l < 2; ++l)
+            for (int oa = 0; oa < 2; ++oa)
+                for (int ob = 0; ob < 2; ++ob)
+                    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+                        for (int v = 0; v < 2; ++v) {
+                            gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l,
+                                         (cm_gemm_op_t)oa, (cm_gemm_op_t)ob, shapes[s][0],
+                                         shapes[s][1], shapes[s][2], 1.5f, -0.75f, 0, 0, NULL, 0};
+                            if (v) { /* padded, misaligned, beta = 0 over NaN */
+                                g.pad = 3;
+                                g.off = 1;
+                                g.beta = 0.0f;
+                                g.alpha = -0.5f;
+                            }
+                            run_case(&g, idx++);
+                        }
+}
+
+static void test_medium_odd(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    size_t idx = 0;
+    for (int p = 0; p < 4; ++p)
+        for (int l = 0; l < 2; ++l)
+            for (int oa = 0; oa < 2; ++oa)
+                for (int ob = 0; ob < 2; ++ob) {
+                    gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l, (cm_gemm_op_t)oa,
+                                 (cm_gemm_op_t)ob, 251, 253, 509, 1.0f, 0.5f, 0, 0, NULL, 0};
+                    run_case(&g, idx++);
+                }
+}
+
+/* every tile configuration, forced, on a shape with tails in every dimension, on whole tiles,
+ * and on misaligned operands */
+static void test_every_config(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const char *ffma[] = {"ffma:128x128x8", "ffma:128x128x16", "ffma:128x64x8",
+                                 "ffma:64x64x16",  "ffma:32x64x16",   "ffma:128x256x8",
+                                 "ffma:256x128x8", "ffma:128x128x8f", "ffma:128x128x16f",
+                                 "ffma:128x128x8f4", "ffma:128x256x8f", "ffma:256x128x8f",
+                                 "ffma:128x256x8f4"};
+    static const char *tc[] = {"mma:128x128", "mma:128x64", "mma:64x64", "sm90"};
+    size_t idx = 0;
+    for (int l = 0; l < 2; ++l)
+        for (int oa = 0; oa < 2; ++oa)
+            for (int ob = 0; ob < 2; ++ob) {
+                for (size_t i = 0; i < sizeof ffma / sizeof ffma[0]; ++i) {
+                    gcase_t g = {CM_GEMM_FP32, (cm_gemm_layout_t)l, (cm_gemm_op_t)oa,
+                                 (cm_gemm_op_t)ob, 300, 264, 77, 0.75f, 0.25f, 0, 0, ffma[i], 0};
+                    run_case(&g, idx++);
+                    g.prec = CM_GEMM_BF16; /* the sm_75 fallback kernel, wherever we are */
+                    run_case(&g, idx++);
+                    /* whole tiles, packed 16-byte rows: the fast interior kernels ("...f") */
+                    gcase_t w = {CM_GEMM_FP32, (cm_gemm_layout_t)l, (cm_gemm_op_t)oa,
+                                 (cm_gemm_op_t)ob, 256, 512, 96, -1.25f, 0.5f, 0, 0, ffma[i], 0};
+                    run_case(&w, idx++);
+                    /* misaligned bases (element offset 1) and odd leading dimensions: scalar
+                     * loads and stores everywhere (the offset pins the reference's indexing) */
+                    w.pad = 3;
+                    w.off = 1;
+                    w.beta = 0.0f;
+                    run_case(&w, idx++);
+                    /* 16-byte aligned bases but leading dimensions not a multiple of 4 */
+                    w.pad = 1;
+                    w.off = 4;
+                    run_case(&w, idx++);
+                }
+                for (size_t i = 0; i < sizeof tc / sizeof tc[0]; ++i)
+                    for (int p = 1; p < 4; ++p) {
+                        gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l, (cm_gemm_op_t)oa,
+                                     (cm_gemm_op_t)ob, 300, 264, 77, 0.75f, 0.25f, 0, 0, tc[i], 0};
+                        run_case(&g, idx++);
+                        g.beta = 0.0f;
+                        g.k = 136;
+                        run_case(&g, idx++);
+                    }
+            }
+}
+
+static void test_large_sampled(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess || free_b < ((size_t)1 << 30)) {
+        print_message("skipping the 4096^3 cases: less than 1 GiB free\n");
+        return;
+    }
+    for (int p = 0; p < 4; ++p) {
+        gcase_t g = {(cm_gemm_precision_t)p, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N,
+                     p == 0 ? CM_GEMM_OP_N : CM_GEMM_OP_T, 4096, 4096, 4096, 1.0f, 0.0f, 0, 0,
+                     NULL, 4096};
+        run_case(&g, (size_t)p);
+    }
+    /* 4093^3 (every tail), FP32, column-major T,N */
+    gcase_t g = {CM_GEMM_FP32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 4093, 4093, 4093,
+                 1.0f, 1.0f, 0, 0, NULL, 2048};
+    run_case(&g, 0);
+}
+
+/* the same call twice: the same bits (no atomics, fixed order) */
+static void test_reproducible(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const size_t m = 333, n = 197, k = 1000;
+    float *h = malloc((m * k + k * n) * 4), *r1 = malloc(m * n * 4), *r2 = malloc(m * n * 4);
+    assert_true(h && r1 && r2);
+    for (size_t i = 0; i < m * k + k * n; ++i) h[i] = rnd_f();
+    cm_buffer_t *a = NULL, *cc = NULL;
+    CM_ASSERT_OK(cm_buffer_create(c.dev, (m * k + k * n) * 4, &a));
+    CM_ASSERT_OK(cm_buffer_create(c.dev, m * n * 4, &cc));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(a, 0, h, (m * k + k * n) * 4));
+    for (int p = 0; p < 2; ++p) {
+        float *out[2] = {r1, r2};
+        for (int rep = 0; rep < 2; ++rep) {
+            CM_ASSERT_OK(cm_buffer_set(cc, 0, m * n * 4, 0xFF));
+            CM_ASSERT_OK(cm_gemm(NULL, (cm_gemm_precision_t)p, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N,
+                                 CM_GEMM_OP_N, m, n, k, 1.0f, a, 0, k, a, m * k, n, 0.0f, cc, 0,
+                                 n));
+            CM_ASSERT_OK(cm_buffer_copy_to_host(cc, 0, out[rep], m * n * 4));
+        }
+        assert_memory_equal(r1, r2, m * n * 4);
+    }
+    CM_ASSERT_OK(cm_buffer_destroy(a));
+    CM_ASSERT_OK(cm_buffer_destroy(cc));
+    free(h); free(r1); free(r2);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_small_all_combinations),
+        cmocka_unit_test(test_medium_odd),
+        cmocka_unit_test(test_every_config),
+        cmocka_unit_test(test_large_sampled),
+        cmocka_unit_test(test_reproducible),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

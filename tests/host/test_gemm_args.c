@@ -1,0 +1,469 @@
+/*
+ * cm_gemm() without a GPU: argument checks (enums, sizes, leading dimensions per layout and op,
+ * handles, bounds and overflow, devices, streams, C overlapping A / B), the normalisation of
+ * every (layout, op_a, op_b) to the kernels' one form (checked against the public definition on
+ * random matrices, in float64), the shape classes, the dispatch table and the demotions of the
+ * kernel choice, the configuration names, and the bf16 conversions (rounding ties to even,
+ * overflow, infinities, NaN, every bf16 value round trip).
+ *
+ * Runs on the simulated devices and streams of test_buffer_fake.h / test_stream_fake.h: every
+ * failure here is decided before any kernel is queued.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cm_test.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cudamodel/buffer.h>
+#include <cudamodel/device.h>
+#include <cudamodel/interop.h>
+#include <cudamodel/kernels.h>
+
+#include "gemm.h"
+#include "gemm_internal.h"
+#include "test_stream_fake.h" /* and test_buffer_fake.h */
+
+#define NF 1024     /* floats in each buffer */
+#define NB (NF * 4) /* bytes */
+#define INV CM_ERROR_INVALID_ARGUMENT
+#define R CM_GEMM_ROW_MAJOR
+#define CO CM_GEMM_COL_MAJOR
+#define N_ CM_GEMM_OP_N
+#define T_ CM_GEMM_OP_T
+#define F32 CM_GEMM_FP32
+
+typedef struct fixture {
+    cm_device_t *dev0, *dev1;
+    cm_buffer_t *x, *y, *z; /* NB bytes on device 0 */
+    cm_buffer_t *x1;        /* NB bytes on device 1 */
+    cm_buffer_t *dead;
+    cm_stream_t *s0, *s1, *gone;
+} fixture_t;
+
+static fixture_t g;
+
+static void fill_all(unsigned char v) {
+    cm_buffer_t *bs[4] = {g.x, g.y, g.z, g.x1};
+    for (int i = 0; i < 4; ++i) {
+        void *p = NULL;
+        CM_ASSERT_OK(cm_buffer_device_ptr(bs[i], &p));
+        memset(p, v, NB);
+    }
+}
+
+static void expect_untouched(void) {
+    unsigned char ab[NB];
+    memset(ab, 0xAB, NB);
+    cm_buffer_t *bs[4] = {g.x, g.y, g.z, g.x1};
+    for (int i = 0; i < 4; ++i) {
+        void *p = NULL;
+        CM_ASSERT_OK(cm_buffer_device_ptr(bs[i], &p));
+        assert_memory_equal(p, ab, NB);
+    }
+}
+
+static int setup(void **state) {
+    (void)state;
+    xfake_install(2);
+    memset(&g, 0, sizeof g);
+    if (cm_device_open(0, &g.dev0) || cm_device_open(1, &g.dev1)) return -1;
+    if (cm_stream_acquire(g.dev0, CM_STREAM_PRIORITY_LOW, &g.s0) ||
+        cm_stream_acquire(g.dev1, CM_STREAM_PRIORITY_LOW, &g.s1) ||
+        cm_stream_acquire(g.dev0, CM_STREAM_PRIORITY_LOW, &g.gone) || cm_stream_release(g.gone))
+        return -1;
+    if (cm_buffer_create(g.dev0, NB, &g.x) || cm_buffer_create(g.dev0, NB, &g.y) ||
+        cm_buffer_create(g.dev0, NB, &g.z) || cm_buffer_create(g.dev1, NB, &g.x1))
+        return -1;
+    if (cm_buffer_create(g.dev0, 64, &g.dead) || cm_buffer_destroy(g.dead)) return -1;
+    fill_all(0xAB);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    int bad = cm_buffer_destroy(g.x) | cm_buffer_destroy(g.y) | cm_buffer_destroy(g.z) |
+              cm_buffer_destroy(g.x1);
+    bad |= cm_stream_release(g.s0) | cm_stream_release(g.s1);
+    bad |= cm_device_close(g.dev0) | cm_device_close(g.dev1);
+    int left = fake_outstanding(), violations = fake.violations;
+    xfake_uninstall();
+    return (bad || left || violations) ? -1 : 0;
+}
+
+/* C(8x8) = A(8x4) B(4x8), packed row-major: A 32 floats in x, B 32 in y, C 64 in z */
+static cm_status_t ok_call(cm_stream_t *s, size_t m) {
+    return cm_gemm(s, F32, R, N_, N_, m, 8, 4, 1.0f, g.x, 0, 4, g.y, 0, 8, 0.0f, g.z, 0, 8);
+}
+
+static void test_enums_and_sizes(void **state) {
+    (void)state;
+    EXPECT_FAIL(cm_gemm(NULL, (cm_gemm_precision_t)7, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0,
+                        8, 0, g.z, 0, 8), INV, "unknown precision 7");
+    EXPECT_FAIL(cm_gemm(NULL, F32, (cm_gemm_layout_t)2, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0,
+                        8, 0, g.z, 0, 8), INV, "unknown layout 2");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, (cm_gemm_op_t)3, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0,
+                        g.z, 0, 8), INV, "unknown op_a 3");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, (cm_gemm_op_t)-1, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0,
+                        g.z, 0, 8), INV, "unknown op_b -1");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, (size_t)1 << 31, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0,
+                        g.z, 0, 8), INV, "M = 2147483648");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, SIZE_MAX, 1, g.x, 0, 4, g.y, 0, 8, 0, g.z, 0,
+                        8), INV, "at most 2^31 - 1");
+    expect_untouched();
+    /* M = 0 / N = 0: checked, nothing queued */
+    CM_ASSERT_OK(ok_call(NULL, 0));
+    CM_ASSERT_OK(ok_call(g.s0, 0));
+    CM_ASSERT_OK(cm_gemm(NULL, F32, CO, T_, T_, 5, 0, 3, 1, g.x, 0, 3, g.y, 0, 1, 0, g.z, 0, 5));
+    expect_untouched();
+}
+
+static void test_leading_dimensions(void **state) {
+    (void)state;
+    /* row-major: ld >= columns of the stored matrix */
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 3, g.y, 0, 8, 0, g.z, 0, 8),
+                INV, "lda = 3 is less than 4, the number of columns of the stored A (row-major, "
+                     "op_a = N: 8 x 4)");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, T_, N_, 8, 8, 4, 1, g.x, 0, 7, g.y, 0, 8, 0, g.z, 0, 8),
+                INV, "lda = 7 is less than 8, the number of columns of the stored A (row-major, "
+                     "op_a = T: 4 x 8)");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, T_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 3, 0, g.z, 0, 8),
+                INV, "ldb = 3 is less than 4");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0, g.z, 0, 7),
+                INV, "ldc = 7 is less than 8, the number of columns of the stored C");
+    /* column-major: ld >= rows */
+    EXPECT_FAIL(cm_gemm(NULL, F32, CO, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 4, 0, g.z, 0, 8),
+                INV, "lda = 4 is less than 8, the number of rows of the stored A (column-major");
+    EXPECT_FAIL(cm_gemm(NULL, F32, CO, N_, T_, 8, 8, 4, 1, g.x, 0, 8, g.y, 0, 4, 0, g.z, 0, 8),
+                INV, "ldb = 4 is less than 8, the number of rows of the stored B (column-major, "
+                     "op_b = T: 8 x 4)");
+    EXPECT_FAIL(cm_gemm(NULL, F32, CO, N_, N_, 8, 8, 4, 1, g.x, 0, 8, g.y, 0, 4, 0, g.z, 0, 0),
+                INV, "ldc = 0 is less than 8");
+    /* ld 0 with an empty dimension: still at least 1 */
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 0, 1, g.x, 0, 0, g.y, 0, 8, 0, g.z, 0, 8),
+                INV, "lda = 0 is less than 1");
+    expect_untouched();
+}
+
+static void test_handles_bounds_devices(void **state) {
+    (void)state;
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, NULL, 0, 4, g.y, 0, 8, 0, g.z, 0, 8),
+                INV, "A is NULL");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.dead, 0, 8, 0, g.z, 0, 8),
+                INV, "B");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0, NULL, 0, 8),
+                INV, "C is NULL");
+    /* C spans 63 * 16 + 16 = 1024 floats with ldc 16: fits exactly; one more row does not */
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 65, 16, 4, 1, g.x, 0, 4, g.y, 0, 16, 0, g.z, 0, 16),
+                INV, "element offset 0 + 1040 elements spanned = 1040 is past the end");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 1021, 4, g.y, 0, 8, 0, g.z, 0, 8),
+                INV, "A out of bounds: element offset 1021 + 32");
+    EXPECT_FAIL(cm_gemm(NULL, F32, CO, N_, N_, 8, 8, 4, 1, g.x, 0, 8, g.y, 0, SIZE_MAX / 2, 0,
+                        g.z, 0, 8), INV, "overflows size_t");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, SIZE_MAX, 4, g.y, 0, 8, 0, g.z, 0,
+                        8), INV, "A out of bounds");
+    /* bf16: the same bytes hold twice the elements; C bf16 too */
+    CM_ASSERT_OK(cm_gemm(NULL, CM_GEMM_BF16_OUT_BF16, R, N_, N_, 0, 64, 32, 1, g.x, 0, 32, g.y, 0,
+                         64, 0, g.z, 0, 64));
+    CM_ASSERT_OK(cm_gemm(NULL, CM_GEMM_BF16, R, N_, N_, 0, 64, 32, 1, g.x, 0, 32, g.y, 0, 64, 0,
+                         g.z, 0, 64)); /* B 32 x 64 bf16 fills its 4096 bytes exactly */
+    EXPECT_FAIL(cm_gemm(NULL, CM_GEMM_BF16, R, N_, N_, 8, 64, 40, 1, g.x, 0, 40, g.y, 0, 64, 0,
+                        g.z, 0, 64), INV, "B out of bounds: element offset 0 + 2560");
+    EXPECT_FAIL(cm_gemm(NULL, CM_GEMM_BF16, R, N_, N_, 65, 8, 32, 1, g.x, 0, 32, g.y, 0, 8, 0,
+                        g.z, 0, 8), INV, "2048 cm_bf16_t elements");
+    /* devices and streams */
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x1, 0, 4, g.y, 0, 8, 0, g.z, 0, 8),
+                INV, "A is on device 1 but C is on device 0");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.x1, 0, 8, 0, g.z, 0, 8),
+                INV, "B is on device 1");
+    EXPECT_FAIL(cm_gemm(g.s1, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0, g.z, 0, 8), INV,
+                "stream belongs to device 1 but the matrices are on device 0");
+    EXPECT_FAIL(cm_gemm(g.gone, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0, g.z, 0, 8),
+                INV, NULL);
+    expect_untouched();
+}
+
+static void test_aliasing(void **state) {
+    (void)state;
+    /* C overlapping A or B is refused; A overlapping B is fine (m = 0: nothing queued) */
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0, g.x, 16, 8),
+                INV, "C (elements 16 .. 80 of its buffer) overlaps A (elements 0 .. 32");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0, g.y, 31, 8),
+                INV, "overlaps B");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0, g.x, 0, 8),
+                INV, "overlaps A");
+    /* bf16 A (2-byte elements) against float C: byte ranges decide */
+    EXPECT_FAIL(cm_gemm(NULL, CM_GEMM_BF16, R, N_, N_, 8, 8, 8, 1, g.x, 100, 8, g.y, 0, 8, 0,
+                        g.x, 80, 8), INV, "overlaps A (elements 100 .. 164 of the same buffer, "
+                                          "in C's element size: 50 .. 82)");
+    expect_untouched();
+    /* adjacent, not overlapping; A and B the same range */
+    CM_ASSERT_OK(cm_gemm(NULL, F32, R, N_, N_, 0, 8, 4, 1, g.x, 0, 4, g.x, 0, 8, 0, g.x, 32, 8));
+    CM_ASSERT_OK(cm_gemm(NULL, F32, R, N_, N_, 8, 0, 4, 1, g.x, 0, 4, g.x, 0, 4, 0, g.x, 0, 8));
+}
+
+/* ---------------------------------------------------------------- normalisation */
+
+static uint64_t rs = 0x9E3779B97F4A7C15ull;
+static double rnd(void) {
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return (double)(rs >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/* stored element (i, j) of a matrix in layout */
+static double at(const double *p, int layout, size_t ld, size_t i, size_t j) {
+    return layout == R ? p[i * ld + j] : p[j * ld + i];
+}
+
+static void test_normalisation(void **state) {
+    (void)state;
+    for (int layout = 0; layout < 2; ++layout)
+        for (int oa = 0; oa < 2; ++oa)
+            for (int ob = 0; ob < 2; ++ob) {
+                const int m = 5, n = 7, k = 3;
+                /* stored shapes and padded leading dimensions */
+                const size_t ar = oa ? k : m, ac = oa ? m : k, br = ob ? n : k, bc = ob ? k : n;
+                const size_t lda = (layout == R ? ac : ar) + 2, ldb = (layout == R ? bc : br) + 1;
+                const size_t ldc = (layout == R ? n : m) + 3;
+                double A[64], B[64], C1[64], C2[64];
+                for (int i = 0; i < 64; ++i) { A[i] = rnd(); B[i] = rnd(); C1[i] = C2[i] = 0; }
+                /* public definition */
+                for (int i = 0; i < m; ++i)
+                    for (int j = 0; j < n; ++j) {
+                        double s = 0;
+                        for (int l = 0; l < k; ++l) {
+                            double av = oa ? at(A, layout, lda, l, i) : at(A, layout, lda, i, l);
+                            double bv = ob ? at(B, layout, ldb, j, l) : at(B, layout, ldb, l, j);
+                            s += av * bv;
+                        }
+                        if (layout == R) C1[i * ldc + j] = s; else C1[j * ldc + i] = s;
+                    }
+                /* internal form */
+                cm__gemm_args_t p;
+                cm__gemm_normalize(layout, oa, ob, m, n, k, A, (int64_t)lda, B, (int64_t)ldb, C2,
+                                   (int64_t)ldc, &p);
+                assert_int_equal(p.m, layout == R ? m : n);
+                assert_int_equal(p.n, layout == R ? n : m);
+                assert_int_equal(p.k, k);
+                const double *pa = p.a, *pb = p.b;
+                double *pc = p.c;
+                for (int i = 0; i < p.m; ++i)
+                    for (int j = 0; j < p.n; ++j) {
+                        double s = 0;
+                        for (int l = 0; l < p.k; ++l) {
+                            double av = p.a_kmajor ? pa[i * p.lda + l] : pa[l * p.lda + i];
+                            double bv = p.b_kmajor ? pb[j * p.ldb + l] : pb[l * p.ldb + j];
+                            s += av * bv;
+                        }
+                        pc[i * p.ldc + j] = s;
+                    }
+                for (int i = 0; i < 64; ++i)
+                    if (C1[i] != C2[i])
+                        fail_msg("layout %d op_a %d op_b %d: element %d %g vs %g", layout, oa, ob,
+                                 i, C1[i], C2[i]);
+                /* the "TN" cases (both K-contiguous) are row-major N,T and column-major T,N */
+                const int tn = p.a_kmajor && p.b_kmajor;
+                assert_int_equal(tn, (layout == R && !oa && ob) || (layout == CO && oa && !ob));
+            }
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+static cm__gemm_args_t args(int m, int n, int k, int a_k, int b_k, int in, int64_t lda) {
+    cm__gemm_args_t p;
+    memset(&p, 0, sizeof p);
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.a = (const void *)(uintptr_t)4096;
+    p.b = (const void *)(uintptr_t)8192;
+    p.c = (void *)(uintptr_t)12288;
+    p.lda = lda;
+    p.ldb = 4096;
+    p.ldc = n;
+    p.a_kmajor = a_k;
+    p.b_kmajor = b_k;
+    p.in_type = in;
+    return p;
+}
+
+#define NAME(prec, maj, p, sm90, ov) cm__gemm_choice_name(cm__gemm_select((prec), (maj), 0, 132, &(p), (sm90), (ov)))
+
+static void test_dispatch(void **state) {
+    (void)state;
+    assert_int_equal(cm__gemm_shape_class(512, 512, 512, 132), CM__GEMM_SHAPE_TINY);
+    assert_int_equal(cm__gemm_shape_class(1024, 1024, 1024, 132), CM__GEMM_SHAPE_SMALL);
+    assert_int_equal(cm__gemm_shape_class(8192, 8192, 128, 132), CM__GEMM_SHAPE_SKINNY);
+    assert_int_equal(cm__gemm_shape_class(65536, 128, 128, 132), CM__GEMM_SHAPE_SKINNY);
+    assert_int_equal(cm__gemm_shape_class(128, 65536, 4096, 132), CM__GEMM_SHAPE_SKINNY);
+    assert_int_equal(cm__gemm_shape_class(4096, 4096, 4096, 132), CM__GEMM_SHAPE_LARGE);
+    assert_int_equal(cm__gemm_shape_class(4093, 4093, 4093, 132), CM__GEMM_SHAPE_LARGE);
+    assert_int_equal(cm__gemm_shape_class(1, 1, 1, 0), CM__GEMM_SHAPE_SKINNY); /* 0 SMs: 1 */
+    assert_int_equal(cm__gemm_arch_class(7, 5), CM__GEMM_ARCH_SM75);
+    assert_int_equal(cm__gemm_arch_class(8, 6), CM__GEMM_ARCH_SM80);
+    assert_int_equal(cm__gemm_arch_class(9, 0), CM__GEMM_ARCH_SM90);
+    assert_int_equal(cm__gemm_arch_class(12, 0), CM__GEMM_ARCH_SM80);
+
+    cm__gemm_args_t big = args(4096, 4096, 4096, 1, 1, CM__GEMM_F32, 4096);
+    cm__gemm_args_t bigbf = args(4096, 4096, 4096, 1, 1, CM__GEMM_BF16, 4096);
+    cm__gemm_args_t nn = args(4096, 4096, 4096, 0, 0, CM__GEMM_F32, 4096);
+    cm__gemm_args_t mis = args(4096, 4096, 4096, 1, 1, CM__GEMM_F32, 4093);
+    cm__gemm_args_t tiny = args(512, 512, 512, 1, 1, CM__GEMM_F32, 512);
+    /* FP32 is FFMA everywhere, whatever the override says */
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, NULL), "ffma:128x128x8f");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, tiny, 1, NULL), "ffma:32x64x16");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "mma:128x128"), "ffma:128x128x8");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "sm90"), "ffma:128x128x8");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "ffma:256x128x8"), "ffma:256x128x8");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "bogus"), "ffma:128x128x8f");
+    /* TF32: sm90 for TN on Hopper when carried, else mma, else FFMA */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, NULL), "sm90");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 0, NULL), "mma:128x128");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, NULL), "mma:128x128");
+    assert_string_equal(NAME(CM_GEMM_TF32, 8, big, 1, NULL), "mma:128x128");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, mis, 1, NULL), "ffma:128x128x8");
+    assert_string_equal(NAME(CM_GEMM_TF32, 7, big, 1, NULL), "ffma:128x128x8");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny, 1, NULL), "mma:64x64");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "mma:128x64"), "mma:128x64");
+    cm__gemm_args_t k0 = args(4096, 4096, 0, 1, 1, CM__GEMM_F32, 4096);
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, k0, 1, NULL), "ffma:64x64x16");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, k0, 1, "sm90"), "ffma:64x64x16");
+    /* BF16 */
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, bigbf, 1, NULL), "sm90");
+    assert_string_equal(NAME(CM_GEMM_BF16_OUT_BF16, 8, bigbf, 1, NULL), "mma:128x128");
+    assert_string_equal(NAME(CM_GEMM_BF16, 7, bigbf, 1, NULL), "ffma:128x128x8");
+    assert_string_equal(NAME(CM_GEMM_BF16, 7, bigbf, 1, "ffma:256x128x8"), "ffma:128x128x8");
+    assert_string_equal(NAME(CM_GEMM_BF16, 7, bigbf, 1, "ffma:32x64x16"), "ffma:64x64x16");
+    assert_string_equal(NAME(CM_GEMM_BF16, 8, bigbf, 1, "mma:64x64"), "mma:64x64");
+    bigbf.lda = 4092; /* not a multiple of 8 bf16: no 16-byte chunks */
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, bigbf, 1, NULL), "ffma:128x128x8");
+    bigbf.lda = 4096;
+    bigbf.b = (const void *)(uintptr_t)8200; /* base not 16-byte aligned */
+    assert_string_equal(NAME(CM_GEMM_BF16, 8, bigbf, 1, NULL), "ffma:128x128x8");
+
+    /* names round-trip; unknown names are refused */
+    for (int i = 0; i < CM__FFMA_COUNT; ++i) {
+        cm__gemm_choice_t c = {CM__GEMM_KERNEL_FFMA, i}, d = {-1, -1};
+        assert_true(cm__gemm_parse_name(cm__gemm_choice_name(c), &d));
+        assert_int_equal(d.kernel, c.kernel);
+        assert_int_equal(d.config, c.config);
+        int bm = 0, bn = 0;
+        cm__gemm_ffma_tile(i, &bm, &bn);
+        assert_true(bm >= 32 && bn >= 64);
+    }
+    for (int i = 0; i < CM__MMA_COUNT; ++i) {
+        cm__gemm_choice_t c = {CM__GEMM_KERNEL_MMA, i}, d = {-1, -1};
+        assert_true(cm__gemm_parse_name(cm__gemm_choice_name(c), &d));
+        assert_int_equal(d.config, i);
+    }
+    cm__gemm_choice_t d;
+    assert_false(cm__gemm_parse_name("ffma:1x1x1", &d));
+    assert_false(cm__gemm_parse_name(NULL, &d));
+    /* every table entry can be named */
+    for (int a = 0; a < CM__GEMM_ARCH_COUNT; ++a)
+        for (int f = 0; f < CM__GEMM_FAM_COUNT; ++f)
+            for (int s = 0; s < CM__GEMM_SHAPE_COUNT; ++s) {
+                cm__gemm_choice_t c = cm__gemm_table_entry(a, f, s);
+                assert_string_not_equal(cm__gemm_choice_name(c), "?");
+                if (f == CM__GEMM_FAM_FP32) assert_int_equal(c.kernel, CM__GEMM_KERNEL_FFMA);
+                if (a == CM__GEMM_ARCH_SM75) assert_int_equal(c.kernel, CM__GEMM_KERNEL_FFMA);
+            }
+}
+
+static void test_config_name(void **state) {
+    (void)state;
+    const char *name = NULL;
+    EXPECT_FAIL(cm_gemm_config_name(0, F32, R, N_, N_, 8, 8, 8, NULL), INV, "name is NULL");
+    EXPECT_FAIL(cm_gemm_config_name(0, (cm_gemm_precision_t)9, R, N_, N_, 8, 8, 8, &name), INV,
+                "unknown precision 9");
+    /* the simulated devices report compute capability 0: the sm_75 row (FFMA) */
+    CM_ASSERT_OK(cm_gemm_config_name(0, CM_GEMM_BF16, R, N_, T_, 4096, 4096, 4096, &name));
+    assert_string_equal(name, "ffma:128x128x8");
+}
+
+/* ---------------------------------------------------------------- bf16 */
+
+static float fbits(uint32_t u) {
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static uint32_t bitsf(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static uint16_t b16(uint32_t u) { return cm_bf16_from_float(fbits(u)).bits; }
+
+static void test_bf16(void **state) {
+    (void)state;
+    assert_int_equal(sizeof(cm_bf16_t), 2);
+    /* exact values */
+    assert_int_equal(b16(0x3f800000u), 0x3f80);            /* 1 */
+    assert_int_equal(b16(0x80000000u), 0x8000);            /* -0 */
+    assert_int_equal(b16(0x00000000u), 0x0000);
+    /* ties to even: 1 + 2^-8 lies halfway between 1 and 1 + 2^-7 */
+    assert_int_equal(b16(0x3f808000u), 0x3f80);            /* tie, down to even */
+    assert_int_equal(b16(0x3f818000u), 0x3f82);            /* tie, up to even */
+    assert_int_equal(b16(0x3f808001u), 0x3f81);            /* just above the tie */
+    assert_int_equal(b16(0x3f807fffu), 0x3f80);            /* just below */
+    assert_int_equal(b16(0xbf818000u), 0xbf82);            /* negative tie */
+    /* overflow and infinities */
+    assert_int_equal(b16(0x7f7fffffu), 0x7f80);            /* FLT_MAX rounds to +inf */
+    assert_int_equal(b16(0x7f7f7fffu), 0x7f7f);            /* largest finite stays */
+    assert_int_equal(b16(0x7f800000u), 0x7f80);
+    assert_int_equal(b16(0xff800000u), 0xff80);
+    /* NaN stays NaN (quiet), sign kept, even when rounding would carry into infinity */
+    uint16_t q = b16(0x7fc00000u), s = b16(0x7f800001u), ng = b16(0xffffffffu);
+    assert_true((q & 0x7f80) == 0x7f80 && (q & 0x7f) != 0);
+    assert_true((s & 0x7f80) == 0x7f80 && (s & 0x7f) != 0);
+    assert_true((ng & 0xff80) == 0xff80 && (ng & 0x7f) != 0);
+    assert_true(isnan(cm_bf16_to_float((cm_bf16_t){s})));
+    /* subnormals: the smallest float subnormal rounds to 0; a bf16 subnormal survives */
+    assert_int_equal(b16(0x00000001u), 0x0000);
+    assert_int_equal(b16(0x00010000u), 0x0001);
+    assert_int_equal(b16(0x00018000u), 0x0002);             /* tie to even */
+    /* every bf16 value converts to float exactly and back to itself */
+    for (uint32_t v = 0; v <= 0xffffu; ++v) {
+        const cm_bf16_t h = {(uint16_t)v};
+        const float f = cm_bf16_to_float(h);
+        assert_int_equal(bitsf(f), v << 16);
+        if (!isnan(f)) assert_int_equal(cm_bf16_from_float(f).bits, v);
+    }
+    /* round to nearest against a float64 computation on random floats */
+    for (int i = 0; i < 100000; ++i) {
+        const float f = (float)(rnd() * 1e3);
+        const float r = cm_bf16_to_float(cm_bf16_from_float(f));
+        const double err = fabs((double)r - (double)f);
+        /* half a unit in the last place of bf16 (8 significant bits) */
+        assert_true(err <= ldexp(fabs((double)f), -8) + 0x1p-140);
+    }
+    /* arrays; NULL is a no-op */
+    float in[3] = {1.0f, -2.5f, 3.0f}, out[3] = {0, 0, 0};
+    cm_bf16_t mid[3];
+    cm_bf16_from_float_array(mid, in, 3);
+    cm_bf16_to_float_array(out, mid, 3);
+    assert_memory_equal(in, out, sizeof in);
+    cm_bf16_from_float_array(NULL, in, 3);
+    cm_bf16_to_float_array(out, NULL, 3);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_enums_and_sizes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_leading_dimensions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_handles_bounds_devices, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_aliasing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_config_name, setup, teardown),
+        cmocka_unit_test(test_normalisation),
+        cmocka_unit_test(test_dispatch),
+        cmocka_unit_test(test_bf16),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
