@@ -61,6 +61,14 @@ enum {
     CM__FFMA_128x256x8f,     /* 256 threads, 8x16 */
     CM__FFMA_256x128x8f,     /* 256 threads, 16x8 */
     CM__FFMA_128x256x8f4,    /* 256 threads, 8x16, warps of 8 (m) x 4 (n) threads */
+    /* pipelined whole-tile kernels ("pR": cp.async R tiles deep for both operands, K-contiguous
+     * ones transposed in shared memory one tile ahead; kernels/gemm_ffma.cu) */
+    CM__FFMA_128x128x8p2,    /* 256 threads, 8x8, 2 stages, 2 blocks per SM */
+    CM__FFMA_128x128x8p3,    /* 256 threads, 8x8, 3 stages, 2 blocks per SM */
+    CM__FFMA_128x128x8p4,    /* 256 threads, 8x8, 4 stages, 2 blocks per SM */
+    CM__FFMA_128x128x16p3,   /* 256 threads, 8x8, BK 16, 3 stages, 2 blocks per SM */
+    CM__FFMA_128x256x8p3,    /* 256 threads, 8x16, 3 stages, 1 block per SM */
+    CM__FFMA_256x128x8p3,    /* 256 threads, 16x8, 3 stages, 1 block per SM */
     CM__FFMA_COUNT
 };
 

@@ -381,6 +381,214 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Pipelined fast-interior kernel (issue 7, round 3; configs "...pR", R cp.async stages).
+// Whole tiles only (the launcher's all-fast test); anything else runs the general kernel of the
+// same tile. SASS of the round-2 "f" kernels showed the next K tile's LDG placed at the END of
+// the FFMA loop (next to its STS, inside the `if (more)` branch): global latency was hidden only
+// by the other warps. An `asm volatile` register load was moved there too (ptxas sinks it into
+// the only block that uses it), so no global data passes through registers here:
+//  - every operand goes global -> shared with cp.async (16 bytes, LDGSTS), R - 1 K tiles ahead,
+//    one commit group per K tile: the copy is in flight during R - 1 tiles of FFMAs;
+//  - an operand whose rows run along m / n lands directly in its R-stage ring [k][m or n];
+//  - a K-contiguous operand lands in a thread-PRIVATE raw ring (each thread later reads back
+//    exactly the 16 bytes it copied, so its own wait_group orders it; no barrier needed) and is
+//    transposed into a 2-stage [k][m or n] buffer (one LDS.128 + four STS per group) one tile
+//    ahead of its use;
+//  - iteration t: issue tile t + R - 1; FFMAs on tile t; wait_group(R - 2) (tiles <= t + 1
+//    complete); transpose tile t + 1; one __syncthreads.
+// Hazards: ring stage (t + R - 1) % R was last read in iteration t - 1, transposed buffer
+// (t + 1) % 2 in iteration t - 1: both behind that iteration's barrier.
+__device__ __forceinline__ void cp_async16(void *smem, const float *g) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(g) : "memory");
+#else
+    *reinterpret_cast<float4 *>(smem) = __ldg(reinterpret_cast<const float4 *>(g));
+#endif
+}
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
+// dynamic shared memory of the pipelined kernel, in floats
+template <class C, int R, bool A_KMAJOR, bool B_KMAJOR> struct PipeSmem {
+    static constexpr int AS = (A_KMAJOR ? 2 : R) * C::BK * C::PA;   // [stage][k][m]
+    static constexpr int BS = (B_KMAJOR ? 2 : R) * C::BK * C::PB;   // [stage][k][n]
+    static constexpr int RA = A_KMAJOR ? R * C::LA * C::THREADS * 4 : 0;   // private raw rings
+    static constexpr int RB = B_KMAJOR ? R * C::LB * C::THREADS * 4 : 0;
+    static constexpr size_t BYTES = sizeof(float) * (size_t)(AS + BS + RA + RB);
+};
+
+template <class C, int R, bool A_KMAJOR, bool B_KMAJOR>
+__global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(const Params p) {
+    static_assert(R >= 2, "two stages at least");
+    using L = PipeSmem<C, R, A_KMAJOR, B_KMAJOR>;
+    extern __shared__ float4 pipe_smem4[];
+    float *const smem = reinterpret_cast<float *>(pipe_smem4);
+    float *const As = smem;
+    float *const Bs = As + L::AS;
+    float4 *const rawA = reinterpret_cast<float4 *>(Bs + L::BS);
+    float4 *const rawB = reinterpret_cast<float4 *>(Bs + L::BS + L::RA);
+
+    constexpr int GROUP = 8;
+    const int pid = (int)blockIdx.x;
+    const int in_group = GROUP * p.tiles_n;
+    const int first_m = (pid / in_group) * GROUP;
+    const int gsize = min(p.tiles_m - first_m, GROUP);
+    const int tile_m = first_m + (pid % in_group) % gsize;
+    const int tile_n = (pid % in_group) / gsize;
+    const int m0 = tile_m * C::BM, n0 = tile_n * C::BN;
+
+    const int tid = (int)threadIdx.x;
+    const int warp = tid >> 5, lane = tid & 31;
+    const int tx = (warp % C::WARPS_N) * C::WTX + (lane % C::WTX);
+    const int ty = (warp / C::WARPS_N) * C::WTY + (lane / C::WTX);
+
+    const float *Ab = static_cast<const float *>(p.a) +
+                      (A_KMAJOR ? (long long)m0 * p.lda : (long long)m0);
+    const float *Bb = static_cast<const float *>(p.b) +
+                      (B_KMAJOR ? (long long)n0 * p.ldb : (long long)n0);
+    const int lda = (int)p.lda, ldb = (int)p.ldb;
+    const int stepa = A_KMAJOR ? C::BK : C::BK * lda;   // per K tile
+    const int stepb = B_KMAJOR ? C::BK : C::BK * ldb;
+
+    // per-thread groups: 32-bit offset in the slab; position in shared memory (row kk, column r)
+    int offa[C::LA], offb[C::LB];
+#pragma unroll
+    for (int i = 0; i < C::LA; ++i) {
+        const int idx = tid + i * C::THREADS;
+        offa[i] = A_KMAJOR ? (idx / (C::BK / 4)) * lda + (idx % (C::BK / 4)) * 4
+                           : (idx / (C::BM / 4)) * lda + (idx % (C::BM / 4)) * 4;
+    }
+#pragma unroll
+    for (int i = 0; i < C::LB; ++i) {
+        const int idx = tid + i * C::THREADS;
+        offb[i] = B_KMAJOR ? (idx / (C::BK / 4)) * ldb + (idx % (C::BK / 4)) * 4
+                           : (idx / (C::BN / 4)) * ldb + (idx % (C::BN / 4)) * 4;
+    }
+    auto a_pos = [&](int i) {   // float index inside one [k][m] stage
+        const int idx = tid + i * C::THREADS;
+        return A_KMAJOR ? ((idx % (C::BK / 4)) * 4) * C::PA + idx / (C::BK / 4)
+                        : (idx / (C::BM / 4)) * C::PA + (idx % (C::BM / 4)) * 4;
+    };
+    auto b_pos = [&](int i) {
+        const int idx = tid + i * C::THREADS;
+        return B_KMAJOR ? ((idx % (C::BK / 4)) * 4) * C::PB + idx / (C::BK / 4)
+                        : (idx / (C::BN / 4)) * C::PB + (idx % (C::BN / 4)) * 4;
+    };
+
+    float acc[C::TM][C::TN];
+#pragma unroll
+    for (int i = 0; i < C::TM; ++i)
+#pragma unroll
+        for (int j = 0; j < C::TN; ++j) acc[i][j] = 0.0f;
+
+    auto issue = [&](int kt) {
+        const int st = kt % R;
+#pragma unroll
+        for (int i = 0; i < C::LA; ++i) {
+            const float *src = Ab + offa[i] + kt * stepa;
+            if (A_KMAJOR)
+                cp_async16(&rawA[(st * C::LA + i) * C::THREADS + tid], src);
+            else
+                cp_async16(&As[st * C::BK * C::PA + a_pos(i)], src);
+        }
+#pragma unroll
+        for (int i = 0; i < C::LB; ++i) {
+            const float *src = Bb + offb[i] + kt * stepb;
+            if (B_KMAJOR)
+                cp_async16(&rawB[(st * C::LB + i) * C::THREADS + tid], src);
+            else
+                cp_async16(&Bs[st * C::BK * C::PB + b_pos(i)], src);
+        }
+    };
+    // transposing copy of K-contiguous tile kt from the private raw ring into buffer kt % 2
+    auto transpose = [&](int kt) {
+        const int st = kt % R;
+        if (A_KMAJOR) {
+#pragma unroll
+            for (int i = 0; i < C::LA; ++i) {
+                const float4 v = rawA[(st * C::LA + i) * C::THREADS + tid];
+                float *d = As + (kt & 1) * C::BK * C::PA + a_pos(i);
+                d[0] = v.x; d[C::PA] = v.y; d[2 * C::PA] = v.z; d[3 * C::PA] = v.w;
+            }
+        }
+        if (B_KMAJOR) {
+#pragma unroll
+            for (int i = 0; i < C::LB; ++i) {
+                const float4 v = rawB[(st * C::LB + i) * C::THREADS + tid];
+                float *d = Bs + (kt & 1) * C::BK * C::PB + b_pos(i);
+                d[0] = v.x; d[C::PB] = v.y; d[2 * C::PB] = v.z; d[3 * C::PB] = v.w;
+            }
+        }
+    };
+
+    const int ktiles = p.k / C::BK;   // whole K tiles (launcher); ktiles >= 1
+#pragma unroll
+    for (int s = 0; s < R - 1; ++s) {
+        if (s < ktiles) issue(s);
+        cp_async_commit();
+    }
+    cp_async_wait<R - 2>();
+    transpose(0);
+    __syncthreads();
+
+    for (int t = 0; t < ktiles; ++t) {
+        if (t + R - 1 < ktiles) issue(t + R - 1);
+        cp_async_commit();
+        const float *as = As + (A_KMAJOR ? (t & 1) : t % R) * C::BK * C::PA;
+        const float *bs = Bs + (B_KMAJOR ? (t & 1) : t % R) * C::BK * C::PB;
+#pragma unroll
+        for (int kk = 0; kk < C::BK; ++kk) {
+            float a[C::TM], b[C::TN];
+#pragma unroll
+            for (int c = 0; c < C::CM; ++c) {
+                const float4 v =
+                    *reinterpret_cast<const float4 *>(&as[kk * C::PA + c * C::SM + ty * 4]);
+                a[c * 4 + 0] = v.x; a[c * 4 + 1] = v.y; a[c * 4 + 2] = v.z; a[c * 4 + 3] = v.w;
+            }
+#pragma unroll
+            for (int c = 0; c < C::CN; ++c) {
+                const float4 v =
+                    *reinterpret_cast<const float4 *>(&bs[kk * C::PB + c * C::SN + tx * 4]);
+                b[c * 4 + 0] = v.x; b[c * 4 + 1] = v.y; b[c * 4 + 2] = v.z; b[c * 4 + 3] = v.w;
+            }
+#pragma unroll
+            for (int i = 0; i < C::TM; ++i)
+#pragma unroll
+                for (int j = 0; j < C::TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+        cp_async_wait<R - 2>();
+        if ((A_KMAJOR || B_KMAJOR) && t + 1 < ktiles) transpose(t + 1);
+        __syncthreads();
+    }
+
+    float *Cp = static_cast<float *>(p.c);
+#pragma unroll
+    for (int ci = 0; ci < C::CM; ++ci) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            const long long row = (long long)(m0 + ci * C::SM + ty * 4 + r) * p.ldc;
+#pragma unroll
+            for (int cj = 0; cj < C::CN; ++cj) {
+                const int gn = n0 + cj * C::SN + tx * 4;
+                float v[4];
+#pragma unroll
+                for (int q = 0; q < 4; ++q) v[q] = p.alpha * acc[ci * 4 + r][cj * 4 + q];
+                store_out(Cp, row + gn, v, 4, p.vecc != 0, p.beta);
+            }
+        }
+    }
+}
+
 template <class C, typename TIn, typename TOut>
 cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     Params p;
@@ -442,6 +650,66 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     return cudaGetLastError();
 }
 
+// The pipelined kernel where the whole problem is in whole tiles and both operands take the fast
+// 16-byte loads (FP32 only); else the general kernel of the same tile via launch<C>.
+template <class C, int R, bool AK, bool BK>
+cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 block,
+                     cudaStream_t stream) {
+    constexpr size_t bytes = PipeSmem<C, R, AK, BK>::BYTES;
+    // above 48 KB only after raising the function's limit (set every launch: per device); a
+    // device that cannot give that much (sm_75: 64 KB) runs the general kernel of the tile
+    if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return launch<C, float, float>(g, stream);
+    }
+    gemm_ffma_pipe_kernel<C, R, AK, BK><<<grid, block, bytes, stream>>>(p);
+    return cudaGetLastError();
+}
+
+template <class C, int S>
+cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
+    static_assert(C::FAST, "pipelined: FAST tile");
+    const bool veca = g->lda % 4 == 0 && (uintptr_t)g->a % 16 == 0;
+    const bool vecb = g->ldb % 4 == 0 && (uintptr_t)g->b % 16 == 0;
+    const long long k2 = (long long)g->k + 2 * C::BK;
+    const bool fasta = veca && (g->a_kmajor ? (C::BM - 1) * g->lda + k2 : k2 * g->lda + C::BM) <
+                                   0x7fffffffLL;
+    const bool fastb = vecb && (g->b_kmajor ? (C::BN - 1) * g->ldb + k2 : k2 * g->ldb + C::BN) <
+                                   0x7fffffffLL;
+    const bool all_fast = fasta && fastb && g->m % C::BM == 0 && g->n % C::BN == 0 &&
+                          g->k % C::BK == 0 && g->k > 0 && g->in_type == CM__GEMM_F32 &&
+                          g->out_type == CM__GEMM_F32;
+    if (!all_fast) return launch<C, float, float>(g, stream);
+    Params p;
+    p.m = g->m;
+    p.n = g->n;
+    p.k = g->k;
+    p.alpha = g->alpha;
+    p.beta = g->beta;
+    p.a = g->a;
+    p.lda = g->lda;
+    p.b = g->b;
+    p.ldb = g->ldb;
+    p.c = g->c;
+    p.ldc = g->ldc;
+    p.veca = 1;
+    p.vecb = 1;
+    p.vecc = g->ldc % 4 == 0 && (uintptr_t)g->c % 16 == 0;
+    p.fasta = 1;
+    p.fastb = 1;
+    const long long tm = g->m / C::BM, tn = g->n / C::BN;
+    if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
+    p.tiles_m = (int)tm;
+    p.tiles_n = (int)tn;
+    const dim3 grid((unsigned)(tm * tn)), block(C::THREADS);
+    if (g->a_kmajor && g->b_kmajor) return run_pipe<C, S, true, true>(g, p, grid, block, stream);
+    if (g->a_kmajor) return run_pipe<C, S, true, false>(g, p, grid, block, stream);
+    if (g->b_kmajor) return run_pipe<C, S, false, true>(g, p, grid, block, stream);
+    return run_pipe<C, S, false, false>(g, p, grid, block, stream);
+}
+
 }  // namespace
 
 extern "C" void cm__gemm_ffma_tile(int config, int *bm, int *bn) {
@@ -456,6 +724,10 @@ extern "C" void cm__gemm_ffma_tile(int config, int *bm, int *bn) {
     case CM__FFMA_128x128x8f: case CM__FFMA_128x128x16f: case CM__FFMA_128x128x8f4:
         m = 128; n = 128; break;
     case CM__FFMA_128x256x8f: case CM__FFMA_128x256x8f4: m = 128; n = 256; break;
+    case CM__FFMA_128x128x8p2: case CM__FFMA_128x128x8p3: case CM__FFMA_128x128x8p4:
+    case CM__FFMA_128x128x16p3: m = 128; n = 128; break;
+    case CM__FFMA_128x256x8p3: m = 128; n = 256; break;
+    case CM__FFMA_256x128x8p3: m = 256; n = 128; break;
     default: break;
     }
     if (bm) *bm = m;
@@ -488,6 +760,12 @@ extern "C" cudaError_t cm__gemm_ffma(const cm__gemm_args_t *g, int config, cudaS
     case CM__FFMA_128x256x8f: return launch<C128x256x8F, float, float>(g, stream);
     case CM__FFMA_256x128x8f: return launch<C256x128x8F, float, float>(g, stream);
     case CM__FFMA_128x256x8f4: return launch<C128x256x8F4, float, float>(g, stream);
+    case CM__FFMA_128x128x8p2: return launch_pipe<C128x128x8F, 2>(g, stream);
+    case CM__FFMA_128x128x8p3: return launch_pipe<C128x128x8F, 3>(g, stream);
+    case CM__FFMA_128x128x8p4: return launch_pipe<C128x128x8F, 4>(g, stream);
+    case CM__FFMA_128x128x16p3: return launch_pipe<C128x128x16F, 3>(g, stream);
+    case CM__FFMA_128x256x8p3: return launch_pipe<C128x256x8F, 3>(g, stream);
+    case CM__FFMA_256x128x8p3: return launch_pipe<C256x128x8F, 3>(g, stream);
     default: return cudaErrorInvalidValue;
     }
 }

@@ -179,7 +179,9 @@ static const char *const cm__ffma_names[CM__FFMA_COUNT] = {
     "ffma:128x128x8", "ffma:128x128x16", "ffma:128x64x8", "ffma:64x64x16",
     "ffma:32x64x16",  "ffma:128x256x8",  "ffma:256x128x8", "ffma:128x128x8f",
     "ffma:128x128x16f", "ffma:128x128x8f4", "ffma:128x256x8f", "ffma:256x128x8f",
-    "ffma:128x256x8f4"};
+    "ffma:128x256x8f4",
+    "ffma:128x128x8p2", "ffma:128x128x8p3", "ffma:128x128x8p4", "ffma:128x128x16p3",
+    "ffma:128x256x8p3", "ffma:256x128x8p3"};
 static const char *const cm__mma_names[CM__MMA_COUNT] = {"mma:128x128", "mma:128x64",
                                                          "mma:64x64"};
 
