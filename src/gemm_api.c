@@ -138,8 +138,11 @@ int cm__gemm_family(int precision) {
  * at /work/.device/4, binaries of 2b62901 = 53e31aa + its launch-bound fix; the
  * best geometric-mean ratio to cuBLAS over each class's two shapes, bench/NOTES-gemm.md):
  *   fp32  tiny 32x64x16 (0.83x / 0.62x), small 64x64x16 (0.90x / 0.82x), skinny 128x256x8
- *         (0.98x / 1.10x) then, large 128x256x8 (0.82x / 0.83x) then; skinny
- *         and large are now 128x128x8f from the second run (/work/.device/6, binaries of e366417)
+ *         (0.98x / 1.10x) then, large 128x256x8 (0.82x / 0.83x) then; skinny and large were
+ *         128x128x8f from the second run (/work/.device/6, binaries of e366417) and are now the
+ *         pipelined 128x128x8p3 from the third (/work/.device/8, binaries of 495d898: skinny
+ *         1.11x / 1.07x, large 45.7 / 46.1 TFLOP/s = 0.90x / 0.90x vs 0.87x / 0.89x for 128x128x8f
+ *         in the same run; tiny / small unchanged: 32x64x16 and 64x64x16 won again)
  *   tf32  tiny mma:64x64 (0.86x / 0.59x), small mma:128x64 (0.56x / 0.40x)
  *   bf16  tiny mma:64x64 (0.95x / 0.71x), small mma:64x64 (0.62x / 0.40x)
  *   skinny / large tf32 and bf16 stay "sm90" (the wgmma kernel, a separate helper's work); where
@@ -156,9 +159,10 @@ static const cm__gemm_choice_t cm__gemm_table[CM__GEMM_ARCH_COUNT][CM__GEMM_FAM_
     {{FF(32x64x16), FF(64x64x16), FF(128x128x8), FF(128x128x8)},
      {MM(64x64), MM(64x64), MM(128x128), MM(128x128)},
      {MM(64x64), MM(64x64), MM(128x128), MM(128x128)}},
-    /* sm_90 (Hopper); skinny / large fp32: the fast-interior 128x128x8f of the second run
-     * (/work/.device/6, e366417): 1.02x / 0.98x and 0.88x / 0.89x (128x128x8f4 within noise) */
-    {{FF(32x64x16), FF(64x64x16), FF(128x128x8f), FF(128x128x8f)},
+    /* sm_90 (Hopper); skinny / large fp32: the pipelined 128x128x8p3 of the third run
+     * (/work/.device/8, 495d898): 1.11x / 1.07x and 0.90x / 0.90x (p4 within 1%; a problem that
+     * is not whole tiles runs the general 128x128x8 kernel) */
+    {{FF(32x64x16), FF(64x64x16), FF(128x128x8p3), FF(128x128x8p3)},
      {MM(64x64), MM(128x64), S90, S90},
      {MM(64x64), MM(64x64), S90, S90}},
 };
