@@ -28,7 +28,9 @@
 #
 # Environment:
 #   CUDAMODEL_CUDA_ARCHITECTURES  architectures to build (CMake syntax), default 90
-#   CM_BENCH_COMMIT               overrides the recorded commit (git describe --always --dirty)
+#   CM_BENCH_COMMIT               overrides the recorded commit (git describe --always --dirty);
+#                                 through the device tool pass it from the checkout you measure
+#                                 (the machine's copy of .git was seen to report an older HEAD)
 #   CM_GPU_CHECK_ONLY             run build, tests and only these later stages (e.g. "bench"):
 #                                 a targeted run; the rest is recorded SKIP and the check fails
 #   CM_GPU_CHECK_TIMEOUT          seconds allowed to each example, benchmark or sanitized test
