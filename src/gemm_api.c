@@ -378,28 +378,6 @@ static bool cm__gemm_overlap(const cm__gemm_mat_t *x, const cm__gemm_mat_t *y) {
     return x0 < y1 && y0 < x1;
 }
 
-static cm_status_t cm__gemm_stream(cm_stream_t *stream, int ordinal, const char *func,
-                                   cudaStream_t *cs) {
-    *cs = 0;
-    if (stream == NULL) return CM_OK;
-    cudaStream_t s = NULL;
-    CM_TRY(cm_stream_cuda(stream, &s));
-    cm_device_t *dev = NULL;
-    CM_TRY(cm_stream_device(stream, &dev));
-    int sd = -1;
-    CM_TRY(cm_device_ordinal(dev, &sd));
-    if (sd != ordinal) {
-        char hint[CM_ERROR_HINT_MAX];
-        snprintf(hint, sizeof hint, "acquire a stream of device %d's device object, or pass NULL "
-                 "for the legacy default stream", ordinal);
-        return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func, hint,
-                        "stream belongs to device %d but the matrices are on device %d", sd,
-                        ordinal);
-    }
-    *cs = s;
-    return CM_OK;
-}
-
 static cm_status_t cm__gemm_enums(int precision, int layout, int op_a, int op_b,
                                   const char *func) {
     if (precision < CM_GEMM_FP32 || precision > CM_GEMM_BF16_OUT_BF16)
@@ -506,7 +484,7 @@ cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_
     }
     const int ordinal = C.ordinal;
     cudaStream_t cs = 0;
-    CM_TRY(cm__gemm_stream(stream, ordinal, func, &cs));
+    CM_TRY(cm__stream_for_device(stream, ordinal, "matrices", func, &cs));
     if (m == 0 || n == 0) return CM_OK;
     CM_TRY(cm__context_guard(ordinal));
     int major = 0, minor = 0, sms = 1;

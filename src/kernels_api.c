@@ -141,29 +141,6 @@ static cm_status_t cm__check_alias(const cm__operand_t *out, const cm__operand_t
                     in->offset + in->count);
 }
 
-/* The CUDA stream for stream (NULL: the legacy default stream), checked against ordinal. */
-static cm_status_t cm__stream_resolve(cm_stream_t *stream, int ordinal, const char *func,
-                                      cudaStream_t *cs) {
-    *cs = 0;
-    if (stream == NULL) return CM_OK;
-    cudaStream_t s = NULL;
-    CM_TRY(cm_stream_cuda(stream, &s));
-    cm_device_t *dev = NULL;
-    CM_TRY(cm_stream_device(stream, &dev));
-    int sd = -1;
-    CM_TRY(cm_device_ordinal(dev, &sd));
-    if (sd != ordinal) {
-        char hint[CM_ERROR_HINT_MAX];
-        snprintf(hint, sizeof hint, "acquire a stream of device %d's device object, or pass NULL "
-                 "for the legacy default stream", ordinal);
-        return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func, hint,
-                        "stream belongs to device %d but the buffers are on device %d", sd,
-                        ordinal);
-    }
-    *cs = s;
-    return CM_OK;
-}
-
 /* Multiprocessors of a device, read once per ordinal (it sizes the grids, so it must not change
  * between calls: the reductions' bits depend on the grid). */
 static _Atomic int cm__sm_counts[CM__MAX_DEVICES];
@@ -202,7 +179,7 @@ static cm_status_t cm__vector(int op, int dtype, cm_stream_t *stream, cm_buffer_
     CM_TRY(cm__operands_check(ops, count, dtype, func, &ordinal));
     for (int i = 1; i < count; ++i) CM_TRY(cm__check_alias(&ops[0], &ops[i], true, func));
     cudaStream_t cs = 0;
-    CM_TRY(cm__stream_resolve(stream, ordinal, func, &cs));
+    CM_TRY(cm__stream_for_device(stream, ordinal, "buffers", func, &cs));
     if (n == 0) return CM_OK;
     CM_TRY(cm__context_guard(ordinal));
     int saved = -1;
@@ -351,7 +328,7 @@ static cm_status_t cm__reduce_impl(int op, int dtype, cm_stream_t *stream, const
             CM_TRY(cm__check_alias(&ops[count - 1], &ops[i], false, func));
     }
     cudaStream_t cs = 0;
-    CM_TRY(cm__stream_resolve(stream, ordinal, func, &cs));
+    CM_TRY(cm__stream_for_device(stream, ordinal, "buffers", func, &cs));
     CM_TRY(cm__context_guard(ordinal));
     int saved = -1;
     CM_TRY(cm__mem_device_enter(ordinal, &saved));

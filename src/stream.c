@@ -714,6 +714,29 @@ cm_status_t cm__stream_scratch(cm_device_t *dev, cm_stream_t *s, cudaStream_t cs
     return CM_OK;
 }
 
+cm_status_t cm__stream_for_device(cm_stream_t *stream, int ordinal, const char *operands,
+                                  const char *func, cudaStream_t *cs) {
+    *cs = 0;
+    if (stream == NULL) return CM_OK;
+    /* one locked look: the handle, its CUDA stream and its device */
+    pthread_mutex_lock(&cm__ex_lock);
+    cm_status_t st = cm__stream_check_locked(stream, "stream", func);
+    cudaStream_t s = st == CM_OK ? stream->cs : NULL;
+    int sd = st == CM_OK ? stream->ordinal : -1;
+    pthread_mutex_unlock(&cm__ex_lock);
+    CM_TRY(st);
+    if (sd != ordinal) {
+        char hint[CM_ERROR_HINT_MAX];
+        snprintf(hint, sizeof hint, "acquire a stream of device %d's device object, or pass NULL "
+                 "for the legacy default stream", ordinal);
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func, hint,
+                        "stream belongs to device %d but the %s are on device %d", sd, operands,
+                        ordinal);
+    }
+    *cs = s;
+    return CM_OK;
+}
+
 cm_status_t cm__stream_for_launch(cm_stream_t *s, int ordinal, const void *kernel,
                                   const char *file, int line, cudaStream_t *out) {
     pthread_mutex_lock(&cm__ex_lock);

@@ -56,6 +56,15 @@ cm_status_t cm__stream_for_launch(cm_stream_t *s, int ordinal, const void *kerne
 bool cm__stream_capturing(cudaStream_t s);
 
 /**
+ * The CUDA stream of a library stream for work on device `ordinal` (NULL: the legacy default
+ * stream, *cs = 0). A released or foreign handle, or a stream of another device, is refused
+ * ("stream belongs to device 1 but the <operands> are on device 0", with the fix), recorded
+ * under func. Shared by the kernels' and the GEMM's entry points.
+ */
+cm_status_t cm__stream_for_device(cm_stream_t *stream, int ordinal, const char *operands,
+                                  const char *func, cudaStream_t *cs);
+
+/**
  * Device scratch memory that only work queued on one stream uses: s's own (a pooled stream), or
  * for s == NULL the legacy default stream's of dev. At least `bytes`, zero when first handed out
  * (cudaMemsetAsync on cs, which must be that stream), allocated on first use with the stream's
