@@ -17,8 +17,12 @@
  * Every case is checked once, ours and cuBLAS's, on 256 sampled entries against a float64 GPU
  * reference (relative Frobenius error printed; "BAD" past the bound of tests/gpu/test_gpu_gemm.c).
  *
- * Usage: bench_gemm [--quick] [--tune]
+ * Usage: bench_gemm [--quick] [--tune] [--ops [CONFIG ...]]
  *   --quick  only 4096^3 of each precision
+ *   --ops    FP32 4096^3 and 8192^3 in each of the four (op_a, op_b) combinations, for each named
+ *            tile configuration (CUDAMODEL_GEMM_CONFIG names; none: the dispatch table's choice),
+ *            ratio to cublasSgemm of the same ops; printed only, nothing goes to the results.
+ *            CM_BENCH_OPS="NN TN" / CM_BENCH_OPS_SIZES="4096" keep only those (for a profiler)
  *   --tune   time every tile configuration on each shape class's representative shapes (via
  *            CUDAMODEL_GEMM_CONFIG) and print the best per class as rows of the dispatch table
  *            in src/gemm_api.c, ready to paste (with the device and commit to cite)
@@ -302,7 +306,8 @@ static void tune(void) {
                                  "ffma:128x128x8f4", "ffma:128x256x8f", "ffma:256x128x8f",
                                  "ffma:128x256x8f4",
     "ffma:128x128x8p2", "ffma:128x128x8p3", "ffma:128x128x8p4", "ffma:128x128x16p3",
-    "ffma:128x256x8p3", "ffma:256x128x8p3"};
+    "ffma:128x256x8p3", "ffma:256x128x8p3",
+    "ffma:128x128x8q3", "ffma:128x128x8q4", "ffma:128x128x16q3", "ffma:128x256x8q3"};
     static const char *tc[] = {"mma:128x128", "mma:128x64", "mma:64x64", "sm90"};
     static const char *class_names[] = {"tiny", "small", "skinny", "large"};
     static const tune_shape_t reps[4][2] = {{{512, 512, 512}, {768, 384, 1024}},
@@ -377,13 +382,64 @@ static void tune(void) {
     }
 }
 
+/* ------------------------------------------------------------------ --ops */
+
+/* the layout cost of each configuration: column-major NN has op(B) K-contiguous (the kernels'
+ * A' after normalisation), TN has both, NT neither, TT op(A) only */
+static void ops_sweep(const char *const *configs, int count) {
+    static const size_t sizes[2] = {4096, 8192};
+    const char *table_choice[1] = {NULL};
+    if (count == 0) {
+        configs = table_choice;
+        count = 1;
+    }
+    g_budget_s = 0.2;
+    const char *only_ops = getenv("CM_BENCH_OPS"), *only_sizes = getenv("CM_BENCH_OPS_SIZES");
+    for (int s = 0; s < 2; ++s)
+        for (int o = 0; o < 4; ++o) {
+            gcase_t g = {CM_GEMM_FP32, (cm_gemm_op_t)(o >> 1), (cm_gemm_op_t)(o & 1), sizes[s],
+                         sizes[s], sizes[s]};
+            const char tag[3] = {g.oa ? 'T' : 'N', g.ob ? 'T' : 'N', 0};
+            char size_tag[16];
+            snprintf(size_tag, sizeof size_tag, "%zu", sizes[s]);
+            if ((only_ops && !strstr(only_ops, tag)) || (only_sizes && !strstr(only_sizes, size_tag)))
+                continue;
+            prepared_t P;
+            if (prepare(&g, &P, 91u + (uint32_t)(4 * s + o)) != 0) {
+                g_fail = 1;
+                release(&P);
+                return;
+            }
+            const double tp = time_one(&P, 1);
+            const double fl = 2.0 * (double)g.m * (double)g.n * (double)g.k;
+            for (int i = 0; i < count; ++i) {
+                if (configs[i]) setenv("CUDAMODEL_GEMM_CONFIG", configs[i], 1);
+                else unsetenv("CUDAMODEL_GEMM_CONFIG");
+                const char *cfg = "?";
+                (void)cm_gemm_config_name(0, g.prec, CM_GEMM_COL_MAJOR, g.oa, g.ob, g.m, g.n,
+                                          g.k, &cfg);
+                const double e = check(&P, 0);
+                const double t = time_one(&P, 0);
+                const int bad = !(e <= bound_for(&g)) || t <= 0 || tp <= 0;
+                if (bad) g_fail = 1;
+                printf("ops fp32 %zu^3 %c%c %-18s %6.1f TF/s  cuBLAS %6.1f  %.3fx  err %.1e%s\n",
+                       g.m, g.oa ? 'T' : 'N', g.ob ? 'T' : 'N', cfg, t > 0 ? fl / t * 1e-12 : 0,
+                       tp > 0 ? fl / tp * 1e-12 : 0, t > 0 ? tp / t : 0, e, bad ? "  BAD" : "");
+                fflush(stdout);
+            }
+            unsetenv("CUDAMODEL_GEMM_CONFIG");
+            release(&P);
+        }
+}
+
 int main(int argc, char **argv) {
-    int quick = 0, do_tune = 0;
-    for (int i = 1; i < argc; ++i) {
+    int quick = 0, do_tune = 0, ops_at = 0;
+    for (int i = 1; i < argc && !ops_at; ++i) {
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
         else if (strcmp(argv[i], "--tune") == 0) do_tune = 1;
+        else if (strcmp(argv[i], "--ops") == 0) ops_at = i + 1;
         else {
-            fprintf(stderr, "usage: %s [--quick] [--tune]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--tune] [--ops [CONFIG ...]]\n", argv[0]);
             return 2;
         }
     }
@@ -394,7 +450,9 @@ int main(int argc, char **argv) {
         return 1;
     }
     cublasSetMathMode(g_blas, CUBLAS_DEFAULT_MATH);
-    if (do_tune) {
+    if (ops_at) {
+        ops_sweep((const char *const *)argv + ops_at, argc - ops_at);
+    } else if (do_tune) {
         tune();
     } else {
         cm_bench_print_header();

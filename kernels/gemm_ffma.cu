@@ -412,25 +412,39 @@ __device__ __forceinline__ void cp_async_commit() {
     asm volatile("cp.async.commit_group;" ::: "memory");
 #endif
 }
+// 4-byte copy (LDGSTS.32, through L1): the "q" configs land a K-contiguous operand element by
+// element in its transposed place, with no private ring and no transposing pass
+__device__ __forceinline__ void cp_async4(float *smem, const float *g) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(g) : "memory");
+#else
+    *smem = __ldg(g);
+#endif
+}
 template <int N> __device__ __forceinline__ void cp_async_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 #endif
 }
 
-// dynamic shared memory of the pipelined kernel, in floats
-template <class C, int R, bool A_KMAJOR, bool B_KMAJOR> struct PipeSmem {
-    static constexpr int AS = (A_KMAJOR ? 2 : R) * C::BK * C::PA;   // [stage][k][m]
-    static constexpr int BS = (B_KMAJOR ? 2 : R) * C::BK * C::PB;   // [stage][k][n]
-    static constexpr int RA = A_KMAJOR ? R * C::LA * C::THREADS * 4 : 0;   // private raw rings
-    static constexpr int RB = B_KMAJOR ? R * C::LB * C::THREADS * 4 : 0;
+// dynamic shared memory of the pipelined kernel, in floats. T4 ("q" configs): K-contiguous
+// operands too land in the R-stage ring (4-byte copies), no raw ring, no 2-stage buffer.
+template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4 = false> struct PipeSmem {
+    static constexpr bool XA = A_KMAJOR && !T4, XB = B_KMAJOR && !T4;   // transposing pass
+    static constexpr int AS = (XA ? 2 : R) * C::BK * C::PA;   // [stage][k][m]
+    static constexpr int BS = (XB ? 2 : R) * C::BK * C::PB;   // [stage][k][n]
+    static constexpr int RA = XA ? R * C::LA * C::THREADS * 4 : 0;   // private raw rings
+    static constexpr int RB = XB ? R * C::LB * C::THREADS * 4 : 0;
     static constexpr size_t BYTES = sizeof(float) * (size_t)(AS + BS + RA + RB);
 };
 
-template <class C, int R, bool A_KMAJOR, bool B_KMAJOR>
+template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(const Params p) {
     static_assert(R >= 2, "two stages at least");
-    using L = PipeSmem<C, R, A_KMAJOR, B_KMAJOR>;
+    static_assert(C::THREADS % C::BK == 0, "T4: whole rows per pass of the block");
+    using L = PipeSmem<C, R, A_KMAJOR, B_KMAJOR, T4>;
+    constexpr bool XA = L::XA, XB = L::XB;
     extern __shared__ float4 pipe_smem4[];
     float *const smem = reinterpret_cast<float *>(pipe_smem4);
     float *const As = smem;
@@ -491,29 +505,53 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
 #pragma unroll
         for (int j = 0; j < C::TN; ++j) acc[i][j] = 0.0f;
 
+    // T4: element e = tid + j * THREADS of a K-contiguous slab is (row e / BK, k e % BK): a
+    // warp reads 32 consecutive floats of 32 / BK rows (whole 32-byte sectors) and stores them
+    // to [k][row], banks 4 k + row: conflict-free at BK 8
+    constexpr int T4ROWS = C::THREADS / C::BK;   // rows per pass of the block
+    const int t4_src_a = (tid / C::BK) * lda + tid % C::BK;
+    const int t4_src_b = (tid / C::BK) * ldb + tid % C::BK;
+    const int t4_dst_a = (tid % C::BK) * C::PA + tid / C::BK;
+    const int t4_dst_b = (tid % C::BK) * C::PB + tid / C::BK;
     auto issue = [&](int kt) {
         const int st = kt % R;
+        if (A_KMAJOR && T4) {
+            const float *src = Ab + t4_src_a + kt * C::BK;
+            float *dst = As + st * C::BK * C::PA + t4_dst_a;
 #pragma unroll
-        for (int i = 0; i < C::LA; ++i) {
-            const float *src = Ab + offa[i] + kt * stepa;
-            if (A_KMAJOR)
-                cp_async16(&rawA[(st * C::LA + i) * C::THREADS + tid], src);
-            else
-                cp_async16(&As[st * C::BK * C::PA + a_pos(i)], src);
+            for (int j = 0; j < C::BM / T4ROWS; ++j)
+                cp_async4(dst + j * T4ROWS, src + j * T4ROWS * lda);
+        } else {
+#pragma unroll
+            for (int i = 0; i < C::LA; ++i) {
+                const float *src = Ab + offa[i] + kt * stepa;
+                if (A_KMAJOR)
+                    cp_async16(&rawA[(st * C::LA + i) * C::THREADS + tid], src);
+                else
+                    cp_async16(&As[st * C::BK * C::PA + a_pos(i)], src);
+            }
         }
+        if (B_KMAJOR && T4) {
+            const float *src = Bb + t4_src_b + kt * C::BK;
+            float *dst = Bs + st * C::BK * C::PB + t4_dst_b;
 #pragma unroll
-        for (int i = 0; i < C::LB; ++i) {
-            const float *src = Bb + offb[i] + kt * stepb;
-            if (B_KMAJOR)
-                cp_async16(&rawB[(st * C::LB + i) * C::THREADS + tid], src);
-            else
-                cp_async16(&Bs[st * C::BK * C::PB + b_pos(i)], src);
+            for (int j = 0; j < C::BN / T4ROWS; ++j)
+                cp_async4(dst + j * T4ROWS, src + j * T4ROWS * ldb);
+        } else {
+#pragma unroll
+            for (int i = 0; i < C::LB; ++i) {
+                const float *src = Bb + offb[i] + kt * stepb;
+                if (B_KMAJOR)
+                    cp_async16(&rawB[(st * C::LB + i) * C::THREADS + tid], src);
+                else
+                    cp_async16(&Bs[st * C::BK * C::PB + b_pos(i)], src);
+            }
         }
     };
     // transposing copy of K-contiguous tile kt from the private raw ring into buffer kt % 2
     auto transpose = [&](int kt) {
         const int st = kt % R;
-        if (A_KMAJOR) {
+        if (XA) {
 #pragma unroll
             for (int i = 0; i < C::LA; ++i) {
                 const float4 v = rawA[(st * C::LA + i) * C::THREADS + tid];
@@ -521,7 +559,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
                 d[0] = v.x; d[C::PA] = v.y; d[2 * C::PA] = v.z; d[3 * C::PA] = v.w;
             }
         }
-        if (B_KMAJOR) {
+        if (XB) {
 #pragma unroll
             for (int i = 0; i < C::LB; ++i) {
                 const float4 v = rawB[(st * C::LB + i) * C::THREADS + tid];
@@ -544,8 +582,8 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     for (int t = 0; t < ktiles; ++t) {
         if (t + R - 1 < ktiles) issue(t + R - 1);
         cp_async_commit();
-        const float *as = As + (A_KMAJOR ? (t & 1) : t % R) * C::BK * C::PA;
-        const float *bs = Bs + (B_KMAJOR ? (t & 1) : t % R) * C::BK * C::PB;
+        const float *as = As + (XA ? (t & 1) : t % R) * C::BK * C::PA;
+        const float *bs = Bs + (XB ? (t & 1) : t % R) * C::BK * C::PB;
 #pragma unroll
         for (int kk = 0; kk < C::BK; ++kk) {
             float a[C::TM], b[C::TN];
@@ -567,7 +605,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
                 for (int j = 0; j < C::TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
         }
         cp_async_wait<R - 2>();
-        if ((A_KMAJOR || B_KMAJOR) && t + 1 < ktiles) transpose(t + 1);
+        if ((XA || XB) && t + 1 < ktiles) transpose(t + 1);
         __syncthreads();
     }
 
@@ -652,23 +690,23 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
 
 // The pipelined kernel where the whole problem is in whole tiles and both operands take the fast
 // 16-byte loads (FP32 only); else the general kernel of the same tile via launch<C>.
-template <class C, int R, bool AK, bool BK>
+template <class C, int R, bool AK, bool BK, bool T4>
 cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 block,
                      cudaStream_t stream) {
-    constexpr size_t bytes = PipeSmem<C, R, AK, BK>::BYTES;
+    constexpr size_t bytes = PipeSmem<C, R, AK, BK, T4>::BYTES;
     // above 48 KB only after raising the function's limit (set every launch: per device); a
     // device that cannot give that much (sm_75: 64 KB) runs the general kernel of the tile
-    if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK>,
+    if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4>,
                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)bytes) != cudaSuccess) {
         (void)cudaGetLastError();
         return launch<C, float, float>(g, stream);
     }
-    gemm_ffma_pipe_kernel<C, R, AK, BK><<<grid, block, bytes, stream>>>(p);
+    gemm_ffma_pipe_kernel<C, R, AK, BK, T4><<<grid, block, bytes, stream>>>(p);
     return cudaGetLastError();
 }
 
-template <class C, int S>
+template <class C, int S, bool T4 = false>
 cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     static_assert(C::FAST, "pipelined: FAST tile");
     const bool veca = g->lda % 4 == 0 && (uintptr_t)g->a % 16 == 0;
@@ -704,10 +742,11 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     p.tiles_m = (int)tm;
     p.tiles_n = (int)tn;
     const dim3 grid((unsigned)(tm * tn)), block(C::THREADS);
-    if (g->a_kmajor && g->b_kmajor) return run_pipe<C, S, true, true>(g, p, grid, block, stream);
-    if (g->a_kmajor) return run_pipe<C, S, true, false>(g, p, grid, block, stream);
-    if (g->b_kmajor) return run_pipe<C, S, false, true>(g, p, grid, block, stream);
-    return run_pipe<C, S, false, false>(g, p, grid, block, stream);
+    if (g->a_kmajor && g->b_kmajor)
+        return run_pipe<C, S, true, true, T4>(g, p, grid, block, stream);
+    if (g->a_kmajor) return run_pipe<C, S, true, false, T4>(g, p, grid, block, stream);
+    if (g->b_kmajor) return run_pipe<C, S, false, true, T4>(g, p, grid, block, stream);
+    return run_pipe<C, S, false, false, T4>(g, p, grid, block, stream);
 }
 
 }  // namespace
@@ -728,6 +767,9 @@ extern "C" void cm__gemm_ffma_tile(int config, int *bm, int *bn) {
     case CM__FFMA_128x128x16p3: m = 128; n = 128; break;
     case CM__FFMA_128x256x8p3: m = 128; n = 256; break;
     case CM__FFMA_256x128x8p3: m = 256; n = 128; break;
+    case CM__FFMA_128x128x8q3: case CM__FFMA_128x128x8q4: case CM__FFMA_128x128x16q3:
+        m = 128; n = 128; break;
+    case CM__FFMA_128x256x8q3: m = 128; n = 256; break;
     default: break;
     }
     if (bm) *bm = m;
@@ -766,6 +808,10 @@ extern "C" cudaError_t cm__gemm_ffma(const cm__gemm_args_t *g, int config, cudaS
     case CM__FFMA_128x128x16p3: return launch_pipe<C128x128x16F, 3>(g, stream);
     case CM__FFMA_128x256x8p3: return launch_pipe<C128x256x8F, 3>(g, stream);
     case CM__FFMA_256x128x8p3: return launch_pipe<C256x128x8F, 3>(g, stream);
+    case CM__FFMA_128x128x8q3: return launch_pipe<C128x128x8F, 3, true>(g, stream);
+    case CM__FFMA_128x128x8q4: return launch_pipe<C128x128x8F, 4, true>(g, stream);
+    case CM__FFMA_128x128x16q3: return launch_pipe<C128x128x16F, 3, true>(g, stream);
+    case CM__FFMA_128x256x8q3: return launch_pipe<C128x256x8F, 3, true>(g, stream);
     default: return cudaErrorInvalidValue;
     }
 }
