@@ -307,7 +307,8 @@ static void tune(void) {
                                  "ffma:128x256x8f4",
     "ffma:128x128x8p2", "ffma:128x128x8p3", "ffma:128x128x8p4", "ffma:128x128x16p3",
     "ffma:128x256x8p3", "ffma:256x128x8p3",
-    "ffma:128x128x8q3", "ffma:128x128x8q4", "ffma:128x128x16q3", "ffma:128x256x8q3"};
+    "ffma:128x128x8q3", "ffma:128x128x8q4", "ffma:128x128x16q3", "ffma:128x256x8q3",
+    "ffma:128x128x8q3t", "ffma:128x128x8q4t", "ffma:128x128x16q3t"};
     static const char *tc[] = {"mma:128x128", "mma:128x64", "mma:64x64", "sm90"};
     static const char *class_names[] = {"tiny", "small", "skinny", "large"};
     static const tune_shape_t reps[4][2] = {{{512, 512, 512}, {768, 384, 1024}},

@@ -75,6 +75,9 @@ enum {
     CM__FFMA_128x128x8q4,    /* 256 threads, 8x8, 4 stages, 2 blocks per SM */
     CM__FFMA_128x128x16q3,   /* 256 threads, 8x8, BK 16, 3 stages, 2 blocks per SM */
     CM__FFMA_128x256x8q3,    /* 256 threads, 8x16, 3 stages, 1 block per SM */
+    CM__FFMA_128x128x8q3t,   /* 128 threads, 16x8, 3 stages, 2 blocks per SM */
+    CM__FFMA_128x128x8q4t,   /* 128 threads, 16x8, 4 stages, 2 blocks per SM */
+    CM__FFMA_128x128x16q3t,  /* 128 threads, 16x8, BK 16, 3 stages, 2 blocks per SM */
     CM__FFMA_COUNT
 };
 

@@ -90,6 +90,10 @@ using C128x128x8F4 = Cfg<128, 128, 8, 8, 8, 2, true, 4>;
 using C128x256x8F = Cfg<128, 256, 8, 8, 16, 1, true>;
 using C256x128x8F = Cfg<256, 128, 8, 16, 8, 1, true>;
 using C128x256x8F4 = Cfg<128, 256, 8, 8, 16, 1, true, 4>;
+// 128 threads of 16 x 8 outputs on a 128 x 128 tile (warps of 64 x 64, as cuBLAS's sm80 FFMA
+// kernel "128x128x8_stage3_warpsize2x2x1" that ncu showed on the H200): 6 LDS.128 per 128 FFMAs
+using C128x128x8T = Cfg<128, 128, 8, 16, 8, 2, true>;
+using C128x128x16T = Cfg<128, 128, 16, 16, 8, 2, true>;
 
 struct Params {
     int m, n, k;
@@ -770,6 +774,8 @@ extern "C" void cm__gemm_ffma_tile(int config, int *bm, int *bn) {
     case CM__FFMA_128x128x8q3: case CM__FFMA_128x128x8q4: case CM__FFMA_128x128x16q3:
         m = 128; n = 128; break;
     case CM__FFMA_128x256x8q3: m = 128; n = 256; break;
+    case CM__FFMA_128x128x8q3t: case CM__FFMA_128x128x8q4t: case CM__FFMA_128x128x16q3t:
+        m = 128; n = 128; break;
     default: break;
     }
     if (bm) *bm = m;
@@ -812,6 +818,9 @@ extern "C" cudaError_t cm__gemm_ffma(const cm__gemm_args_t *g, int config, cudaS
     case CM__FFMA_128x128x8q4: return launch_pipe<C128x128x8F, 4, true>(g, stream);
     case CM__FFMA_128x128x16q3: return launch_pipe<C128x128x16F, 3, true>(g, stream);
     case CM__FFMA_128x256x8q3: return launch_pipe<C128x256x8F, 3, true>(g, stream);
+    case CM__FFMA_128x128x8q3t: return launch_pipe<C128x128x8T, 3, true>(g, stream);
+    case CM__FFMA_128x128x8q4t: return launch_pipe<C128x128x8T, 4, true>(g, stream);
+    case CM__FFMA_128x128x16q3t: return launch_pipe<C128x128x16T, 3, true>(g, stream);
     default: return cudaErrorInvalidValue;
     }
 }
