@@ -22,7 +22,8 @@
  *   --ops    FP32 4096^3 and 8192^3 in each of the four (op_a, op_b) combinations, for each named
  *            tile configuration (CUDAMODEL_GEMM_CONFIG names; none: the dispatch table's choice),
  *            ratio to cublasSgemm of the same ops; printed only, nothing goes to the results.
- *            CM_BENCH_OPS="NN TN" / CM_BENCH_OPS_SIZES="4096" keep only those (for a profiler)
+ *            CM_BENCH_OPS="NN TN" keeps those op pairs; CM_BENCH_OPS_SHAPES="4096^3 8192x8192x128"
+ *            those shapes (of 4096^3, 8192^3, 8192x8192x128, 65536x128x128)
  *   --tune   time every tile configuration on each shape class's representative shapes (via
  *            CUDAMODEL_GEMM_CONFIG) and print the best per class as rows of the dispatch table
  *            in src/gemm_api.c, ready to paste (with the device and commit to cite)
@@ -308,7 +309,8 @@ static void tune(void) {
     "ffma:128x128x8p2", "ffma:128x128x8p3", "ffma:128x128x8p4", "ffma:128x128x16p3",
     "ffma:128x256x8p3", "ffma:256x128x8p3",
     "ffma:128x128x8q3", "ffma:128x128x8q4", "ffma:128x128x16q3", "ffma:128x256x8q3",
-    "ffma:128x128x8q3t", "ffma:128x128x8q4t", "ffma:128x128x16q3t"};
+    "ffma:128x128x8q3t", "ffma:128x128x8q4t", "ffma:128x128x16q3t",
+    "ffma:128x128x16q4"};
     static const char *tc[] = {"mma:128x128", "mma:128x64", "mma:64x64", "sm90"};
     static const char *class_names[] = {"tiny", "small", "skinny", "large"};
     static const tune_shape_t reps[4][2] = {{{512, 512, 512}, {768, 384, 1024}},
@@ -388,25 +390,30 @@ static void tune(void) {
 /* the layout cost of each configuration: column-major NN has op(B) K-contiguous (the kernels'
  * A' after normalisation), TN has both, NT neither, TT op(A) only */
 static void ops_sweep(const char *const *configs, int count) {
-    static const size_t sizes[2] = {4096, 8192};
+    static const gcase_t shapes[] = {{CM_GEMM_FP32, CM_GEMM_OP_N, CM_GEMM_OP_N, 4096, 4096, 4096},
+                                     {CM_GEMM_FP32, CM_GEMM_OP_N, CM_GEMM_OP_N, 8192, 8192, 8192},
+                                     {CM_GEMM_FP32, CM_GEMM_OP_N, CM_GEMM_OP_N, 8192, 8192, 128},
+                                     {CM_GEMM_FP32, CM_GEMM_OP_N, CM_GEMM_OP_N, 65536, 128, 128}};
     const char *table_choice[1] = {NULL};
     if (count == 0) {
         configs = table_choice;
         count = 1;
     }
     g_budget_s = 0.2;
-    const char *only_ops = getenv("CM_BENCH_OPS"), *only_sizes = getenv("CM_BENCH_OPS_SIZES");
-    for (int s = 0; s < 2; ++s)
+    const char *only_ops = getenv("CM_BENCH_OPS"), *only_shapes = getenv("CM_BENCH_OPS_SHAPES");
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
         for (int o = 0; o < 4; ++o) {
-            gcase_t g = {CM_GEMM_FP32, (cm_gemm_op_t)(o >> 1), (cm_gemm_op_t)(o & 1), sizes[s],
-                         sizes[s], sizes[s]};
+            gcase_t g = shapes[s];
+            g.oa = (cm_gemm_op_t)(o >> 1);
+            g.ob = (cm_gemm_op_t)(o & 1);
             const char tag[3] = {g.oa ? 'T' : 'N', g.ob ? 'T' : 'N', 0};
-            char size_tag[16];
-            snprintf(size_tag, sizeof size_tag, "%zu", sizes[s]);
-            if ((only_ops && !strstr(only_ops, tag)) || (only_sizes && !strstr(only_sizes, size_tag)))
+            char shape[64];
+            shape_name(&g, shape, sizeof shape);
+            if (!only_shapes && s >= 2) continue; /* default: the two squares */
+            if ((only_ops && !strstr(only_ops, tag)) || (only_shapes && !strstr(only_shapes, shape)))
                 continue;
             prepared_t P;
-            if (prepare(&g, &P, 91u + (uint32_t)(4 * s + o)) != 0) {
+            if (prepare(&g, &P, 91u + (uint32_t)(4 * s + (size_t)o)) != 0) {
                 g_fail = 1;
                 release(&P);
                 return;
@@ -423,9 +430,9 @@ static void ops_sweep(const char *const *configs, int count) {
                 const double t = time_one(&P, 0);
                 const int bad = !(e <= bound_for(&g)) || t <= 0 || tp <= 0;
                 if (bad) g_fail = 1;
-                printf("ops fp32 %zu^3 %c%c %-18s %6.1f TF/s  cuBLAS %6.1f  %.3fx  err %.1e%s\n",
-                       g.m, g.oa ? 'T' : 'N', g.ob ? 'T' : 'N', cfg, t > 0 ? fl / t * 1e-12 : 0,
-                       tp > 0 ? fl / tp * 1e-12 : 0, t > 0 ? tp / t : 0, e, bad ? "  BAD" : "");
+                printf("ops fp32 %-14s %s %-19s %6.1f TF/s  cuBLAS %6.1f  %.3fx  err %.1e%s\n",
+                       shape, tag, cfg, t > 0 ? fl / t * 1e-12 : 0, tp > 0 ? fl / tp * 1e-12 : 0,
+                       t > 0 ? tp / t : 0, e, bad ? "  BAD" : "");
                 fflush(stdout);
             }
             unsetenv("CUDAMODEL_GEMM_CONFIG");

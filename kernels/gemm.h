@@ -78,6 +78,7 @@ enum {
     CM__FFMA_128x128x8q3t,   /* 128 threads, 16x8, 3 stages, 2 blocks per SM */
     CM__FFMA_128x128x8q4t,   /* 128 threads, 16x8, 4 stages, 2 blocks per SM */
     CM__FFMA_128x128x16q3t,  /* 128 threads, 16x8, BK 16, 3 stages, 2 blocks per SM */
+    CM__FFMA_128x128x16q4,   /* 256 threads, 8x8, BK 16, 4 stages, 2 blocks per SM */
     CM__FFMA_COUNT
 };
 

@@ -775,6 +775,7 @@ extern "C" void cm__gemm_ffma_tile(int config, int *bm, int *bn) {
         m = 128; n = 128; break;
     case CM__FFMA_128x256x8q3: m = 128; n = 256; break;
     case CM__FFMA_128x128x8q3t: case CM__FFMA_128x128x8q4t: case CM__FFMA_128x128x16q3t:
+    case CM__FFMA_128x128x16q4:
         m = 128; n = 128; break;
     default: break;
     }
@@ -821,6 +822,7 @@ extern "C" cudaError_t cm__gemm_ffma(const cm__gemm_args_t *g, int config, cudaS
     case CM__FFMA_128x128x8q3t: return launch_pipe<C128x128x8T, 3, true>(g, stream);
     case CM__FFMA_128x128x8q4t: return launch_pipe<C128x128x8T, 4, true>(g, stream);
     case CM__FFMA_128x128x16q3t: return launch_pipe<C128x128x16T, 3, true>(g, stream);
+    case CM__FFMA_128x128x16q4: return launch_pipe<C128x128x16F, 4, true>(g, stream);
     default: return cudaErrorInvalidValue;
     }
 }

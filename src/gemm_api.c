@@ -187,7 +187,8 @@ static const char *const cm__ffma_names[CM__FFMA_COUNT] = {
     "ffma:128x128x8p2", "ffma:128x128x8p3", "ffma:128x128x8p4", "ffma:128x128x16p3",
     "ffma:128x256x8p3", "ffma:256x128x8p3",
     "ffma:128x128x8q3", "ffma:128x128x8q4", "ffma:128x128x16q3", "ffma:128x256x8q3",
-    "ffma:128x128x8q3t", "ffma:128x128x8q4t", "ffma:128x128x16q3t"};
+    "ffma:128x128x8q3t", "ffma:128x128x8q4t", "ffma:128x128x16q3t",
+    "ffma:128x128x16q4"};
 static const char *const cm__mma_names[CM__MMA_COUNT] = {"mma:128x128", "mma:128x64",
                                                          "mma:64x64"};
 

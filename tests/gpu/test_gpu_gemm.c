@@ -318,7 +318,8 @@ static void test_every_config(void **state) {
     "ffma:128x128x8p2", "ffma:128x128x8p3", "ffma:128x128x8p4", "ffma:128x128x16p3",
     "ffma:128x256x8p3", "ffma:256x128x8p3",
     "ffma:128x128x8q3", "ffma:128x128x8q4", "ffma:128x128x16q3", "ffma:128x256x8q3",
-    "ffma:128x128x8q3t", "ffma:128x128x8q4t", "ffma:128x128x16q3t"};
+    "ffma:128x128x8q3t", "ffma:128x128x8q4t", "ffma:128x128x16q3t",
+    "ffma:128x128x16q4"};
     static const char *tc[] = {"mma:128x128", "mma:128x64", "mma:64x64", "sm90"};
     size_t idx = 0;
     for (int l = 0; l < 2; ++l)
