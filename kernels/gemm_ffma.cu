@@ -403,6 +403,11 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
 //    complete); transpose tile t + 1; one __syncthreads.
 // Hazards: ring stage (t + R - 1) % R was last read in iteration t - 1, transposed buffer
 // (t + 1) % 2 in iteration t - 1: both behind that iteration's barrier.
+// T4 (the "qR" configs, round 4; the sm_90 table's 128x128x16q3): a K-contiguous operand skips
+// the raw ring and the transposing pass: each element goes global -> shared with its own 4-byte
+// cp.async (LDGSTS.32) into its [k][m] place of the R-stage ring, so every layout runs the same
+// loop (issue, FFMAs, wait, one barrier). On the H200 that took the TN row (both operands
+// K-contiguous) from 0.85x to 0.91x cuBLAS and column-major NN from 0.89x to 0.92x (at BK 16).
 __device__ __forceinline__ void cp_async16(void *smem, const float *g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
@@ -694,7 +699,7 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
 
 // The pipelined kernel where the whole problem is in whole tiles and both operands take the fast
 // 16-byte loads (FP32 only); else the general kernel of the same tile via launch<C>.
-template <class C, int R, bool AK, bool BK, bool T4>
+template <class C, int R, bool AK, bool BK, bool T4, class FB>
 cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 block,
                      cudaStream_t stream) {
     constexpr size_t bytes = PipeSmem<C, R, AK, BK, T4>::BYTES;
@@ -704,13 +709,16 @@ cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 
                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)bytes) != cudaSuccess) {
         (void)cudaGetLastError();
-        return launch<C, float, float>(g, stream);
+        return launch<FB, float, float>(g, stream);
     }
     gemm_ffma_pipe_kernel<C, R, AK, BK, T4><<<grid, block, bytes, stream>>>(p);
     return cudaGetLastError();
 }
 
-template <class C, int S, bool T4 = false>
+// FB: the tile whose kernels run what the pipelined one cannot (tails, misaligned operands, no
+// room for its shared memory). BK 16 pipelines fall back to 128x128x8: the general kernel at BK
+// 16 runs one block per multiprocessor (it spills at two), 4093^3 ran 0.84x on the BK 8 one.
+template <class C, int S, bool T4 = false, class FB = C>
 cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     static_assert(C::FAST, "pipelined: FAST tile");
     const bool veca = g->lda % 4 == 0 && (uintptr_t)g->a % 16 == 0;
@@ -723,7 +731,7 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     const bool all_fast = fasta && fastb && g->m % C::BM == 0 && g->n % C::BN == 0 &&
                           g->k % C::BK == 0 && g->k > 0 && g->in_type == CM__GEMM_F32 &&
                           g->out_type == CM__GEMM_F32;
-    if (!all_fast) return launch<C, float, float>(g, stream);
+    if (!all_fast) return launch<FB, float, float>(g, stream);
     Params p;
     p.m = g->m;
     p.n = g->n;
@@ -747,10 +755,10 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     p.tiles_n = (int)tn;
     const dim3 grid((unsigned)(tm * tn)), block(C::THREADS);
     if (g->a_kmajor && g->b_kmajor)
-        return run_pipe<C, S, true, true, T4>(g, p, grid, block, stream);
-    if (g->a_kmajor) return run_pipe<C, S, true, false, T4>(g, p, grid, block, stream);
-    if (g->b_kmajor) return run_pipe<C, S, false, true, T4>(g, p, grid, block, stream);
-    return run_pipe<C, S, false, false, T4>(g, p, grid, block, stream);
+        return run_pipe<C, S, true, true, T4, FB>(g, p, grid, block, stream);
+    if (g->a_kmajor) return run_pipe<C, S, true, false, T4, FB>(g, p, grid, block, stream);
+    if (g->b_kmajor) return run_pipe<C, S, false, true, T4, FB>(g, p, grid, block, stream);
+    return run_pipe<C, S, false, false, T4, FB>(g, p, grid, block, stream);
 }
 
 }  // namespace
@@ -812,17 +820,20 @@ extern "C" cudaError_t cm__gemm_ffma(const cm__gemm_args_t *g, int config, cudaS
     case CM__FFMA_128x128x8p2: return launch_pipe<C128x128x8F, 2>(g, stream);
     case CM__FFMA_128x128x8p3: return launch_pipe<C128x128x8F, 3>(g, stream);
     case CM__FFMA_128x128x8p4: return launch_pipe<C128x128x8F, 4>(g, stream);
-    case CM__FFMA_128x128x16p3: return launch_pipe<C128x128x16F, 3>(g, stream);
+    case CM__FFMA_128x128x16p3:
+        return launch_pipe<C128x128x16F, 3, false, C128x128x8F>(g, stream);
     case CM__FFMA_128x256x8p3: return launch_pipe<C128x256x8F, 3>(g, stream);
     case CM__FFMA_256x128x8p3: return launch_pipe<C256x128x8F, 3>(g, stream);
     case CM__FFMA_128x128x8q3: return launch_pipe<C128x128x8F, 3, true>(g, stream);
     case CM__FFMA_128x128x8q4: return launch_pipe<C128x128x8F, 4, true>(g, stream);
-    case CM__FFMA_128x128x16q3: return launch_pipe<C128x128x16F, 3, true>(g, stream);
+    case CM__FFMA_128x128x16q3:
+        return launch_pipe<C128x128x16F, 3, true, C128x128x8F>(g, stream);
     case CM__FFMA_128x256x8q3: return launch_pipe<C128x256x8F, 3, true>(g, stream);
     case CM__FFMA_128x128x8q3t: return launch_pipe<C128x128x8T, 3, true>(g, stream);
     case CM__FFMA_128x128x8q4t: return launch_pipe<C128x128x8T, 4, true>(g, stream);
     case CM__FFMA_128x128x16q3t: return launch_pipe<C128x128x16T, 3, true>(g, stream);
-    case CM__FFMA_128x128x16q4: return launch_pipe<C128x128x16F, 4, true>(g, stream);
+    case CM__FFMA_128x128x16q4:
+        return launch_pipe<C128x128x16F, 4, true, C128x128x8F>(g, stream);
     default: return cudaErrorInvalidValue;
     }
 }

@@ -142,7 +142,14 @@ int cm__gemm_family(int precision) {
  *         128x128x8f from the second run (/work/.device/6, binaries of e366417) and are now the
  *         pipelined 128x128x8p3 from the third (/work/.device/8, binaries of 495d898: skinny
  *         1.11x / 1.07x, large 45.7 / 46.1 TFLOP/s = 0.90x / 0.90x vs 0.87x / 0.89x for 128x128x8f
- *         in the same run; tiny / small unchanged: 32x64x16 and 64x64x16 won again)
+ *         in the same run; tiny / small unchanged: 32x64x16 and 64x64x16 won again), and since
+ *         round 4-6 (session 3, `bench_gemm --ops`, /work/.device/2 and 3 of that session,
+ *         binaries of dd7a0cb / 26fa237, bench/results/gemm-ops-*.txt) 128x128x16q3: BK 16,
+ *         3 cp.async stages, K-contiguous operands copied 4 bytes at a time into place. Same
+ *         run, ratio to cublasSgemm at 4096^3 / 8192^3: NN 0.915x / 0.926x (8x8p3 0.894x /
+ *         0.904x), TN 0.913x / 0.908x (0.852x / 0.842x), NT 0.930x / 0.911x, TT 0.958x /
+ *         0.938x; skinny 8192x8192x128 1.14x, 65536x128x128 1.11x (NN). Tails and misaligned
+ *         operands run the 128x128x8 kernels (launch_pipe's fallback).
  *   tf32  tiny mma:64x64 (0.86x / 0.59x), small mma:128x64 (0.56x / 0.40x)
  *   bf16  tiny mma:64x64 (0.95x / 0.71x), small mma:64x64 (0.62x / 0.40x)
  *   skinny / large tf32 and bf16 stay "sm90" (the wgmma kernel, a separate helper's work); where
@@ -159,10 +166,9 @@ static const cm__gemm_choice_t cm__gemm_table[CM__GEMM_ARCH_COUNT][CM__GEMM_FAM_
     {{FF(32x64x16), FF(64x64x16), FF(128x128x8), FF(128x128x8)},
      {MM(64x64), MM(64x64), MM(128x128), MM(128x128)},
      {MM(64x64), MM(64x64), MM(128x128), MM(128x128)}},
-    /* sm_90 (Hopper); skinny / large fp32: the pipelined 128x128x8p3 of the third run
-     * (/work/.device/8, 495d898): 1.11x / 1.07x and 0.90x / 0.90x (p4 within 1%; a problem that
-     * is not whole tiles runs the general 128x128x8 kernel) */
-    {{FF(32x64x16), FF(64x64x16), FF(128x128x8p3), FF(128x128x8p3)},
+    /* sm_90 (Hopper); skinny / large fp32: the pipelined 128x128x16q3 of round 6 (above; q4
+     * within 0.5%; a problem that is not whole tiles runs the 128x128x8 kernels) */
+    {{FF(32x64x16), FF(64x64x16), FF(128x128x16q3), FF(128x128x16q3)},
      {MM(64x64), MM(128x64), S90, S90},
      {MM(64x64), MM(64x64), S90, S90}},
 };

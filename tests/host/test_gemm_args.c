@@ -316,12 +316,12 @@ static void test_dispatch(void **state) {
     cm__gemm_args_t mis = args(4096, 4096, 4096, 1, 1, CM__GEMM_F32, 4093);
     cm__gemm_args_t tiny = args(512, 512, 512, 1, 1, CM__GEMM_F32, 512);
     /* FP32 is FFMA everywhere, whatever the override says */
-    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, NULL), "ffma:128x128x8p3");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, NULL), "ffma:128x128x16q3");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, tiny, 1, NULL), "ffma:32x64x16");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "mma:128x128"), "ffma:128x128x8");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "sm90"), "ffma:128x128x8");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "ffma:256x128x8"), "ffma:256x128x8");
-    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "bogus"), "ffma:128x128x8p3");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "bogus"), "ffma:128x128x16q3");
     /* TF32: sm90 for TN on Hopper when carried, else mma, else FFMA */
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, NULL), "sm90");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 0, NULL), "mma:128x128");
