@@ -113,6 +113,16 @@ int cm__gemm_mma_aligned(const cm__gemm_args_t *p);
  *  sm_80 or the library carries no sm_80+ image. */
 cudaError_t cm__gemm_mma(const cm__gemm_args_t *p, int tf32, int config, cudaStream_t stream);
 
+/* ---------------------------------------------------------------- packing (kernels/gemm_pack.cu) */
+
+/** Transposing copy on `stream`: element (k, r) of a kdim x rdim matrix stored r-contiguous,
+ *  src[k*ld + r], goes to dst[r*ldd + k] (K-contiguous), elem_bytes 4 (FP32/TF32) or 2 (BF16).
+ *  The Hopper path's pre-pass for operands that are not K-contiguous. cudaErrorInvalidValue
+ *  (nothing launched) for NULL pointers, negative sizes, ld < rdim, ldd < kdim or another
+ *  element size; else the launch's error. */
+cudaError_t cm__gemm_pack(int elem_bytes, const void *src, int64_t ld, int kdim, int rdim,
+                          void *dst, int64_t ldd, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

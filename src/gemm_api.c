@@ -203,7 +203,8 @@ const char *cm__gemm_choice_name(cm__gemm_choice_t c) {
         return cm__ffma_names[c.config];
     if (c.kernel == CM__GEMM_KERNEL_MMA && c.config >= 0 && c.config < CM__MMA_COUNT)
         return cm__mma_names[c.config];
-    if (c.kernel == CM__GEMM_KERNEL_SM90) return "sm90";
+    if (c.kernel == CM__GEMM_KERNEL_SM90)
+        return c.config == CM__GEMM_SM90_PACK ? "sm90+pack" : "sm90";
     return "?";
 }
 
@@ -219,8 +220,9 @@ int cm__gemm_parse_name(const char *name, cm__gemm_choice_t *out) {
             *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, i};
             return 1;
         }
-    if (strcmp(name, "sm90") == 0) {
-        *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0};
+    if (strcmp(name, "sm90") == 0 || strcmp(name, "sm90+pack") == 0) {
+        /* forced: the pre-pass wherever the operands need it (cm__gemm_select) */
+        *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_PACK};
         return 1;
     }
     return 0;
@@ -244,10 +246,19 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
     if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
-    if (c.kernel == CM__GEMM_KERNEL_SM90 &&
-        !(arch == CM__GEMM_ARCH_SM90 && have_sm90 && fam != CM__GEMM_FAM_FP32 && p->a_kmajor &&
-          p->b_kmajor && cm__aligned16(p)))
-        c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+    if (c.kernel == CM__GEMM_KERNEL_SM90) {
+        if (!(arch == CM__GEMM_ARCH_SM90 && have_sm90 && fam != CM__GEMM_FAM_FP32))
+            c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+        else if (p->a_kmajor && p->b_kmajor && cm__aligned16(p))
+            c.config = 0;
+        else if (c.config == CM__GEMM_SM90_PACK ||
+                 cm__gemm_shape_class(p->m, p->n, p->k, sm_count) == CM__GEMM_SHAPE_LARGE)
+            /* transposing pre-pass: O((m + n) k) bytes against O(m n k) flops pays off on the
+             * large class only (bench/NOTES-gemm.md, round 7); a forced "sm90" packs anywhere */
+            c.config = CM__GEMM_SM90_PACK;
+        else
+            c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+    }
     if (c.kernel == CM__GEMM_KERNEL_MMA &&
         !(arch != CM__GEMM_ARCH_SM75 && fam != CM__GEMM_FAM_FP32 && cm__gemm_mma_aligned(p))) {
         int bm = 0;
@@ -444,6 +455,67 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t ch, int precision, const cm
     return cm__gemm_ffma(p, ch.config, cs);
 }
 
+/* The Hopper kernel for a problem that is not "TN" (choice "sm90+pack"): every operand that is not
+ * K-contiguous with 16-byte rows is first transposed (or, K-contiguous but misaligned, copied)
+ * into stream-ordered scratch from the device's memory pool, with K rounded up to 16 bytes; the
+ * scratch is freed on the stream after the GEMM. cudaErrorNotSupported with nothing queued when
+ * there is no pool or no memory for the scratch: the caller then runs the mma.sync path. */
+static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t pool,
+                                        cudaStream_t cs) {
+#if CM_HAVE_GEMM_SM90
+    if (pool == NULL) return cudaErrorNotSupported;
+    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
+    const int64_t ldk = ((int64_t)p->k + 16 / e - 1) / (16 / e) * (16 / e);
+    const int pack_a = !(p->a_kmajor && (uintptr_t)p->a % 16u == 0 && p->lda * e % 16 == 0);
+    const int pack_b = !(p->b_kmajor && (uintptr_t)p->b % 16u == 0 && p->ldb * e % 16 == 0);
+    const size_t bytes_a =
+        pack_a ? ((size_t)p->m * (size_t)ldk * (size_t)e + 255u) / 256u * 256u : 0;
+    const size_t bytes_b = pack_b ? (size_t)p->n * (size_t)ldk * (size_t)e : 0;
+    void *scratch = NULL;
+    if (bytes_a + bytes_b == 0 ||
+        cm__hooks.malloc_from_pool_async(&scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return cudaErrorNotSupported;
+    }
+    cm__gemm_args_t q = *p;
+    cudaError_t err = cudaSuccess;
+    unsigned char *const base = scratch;
+    if (pack_a) {
+        q.a = base;
+        err = p->a_kmajor ? cudaMemcpy2DAsync(base, (size_t)(ldk * e), p->a, (size_t)(p->lda * e),
+                                              (size_t)((int64_t)p->k * e), (size_t)p->m,
+                                              cudaMemcpyDeviceToDevice, cs)
+                          : cm__gemm_pack((int)e, p->a, p->lda, p->k, p->m, base, ldk, cs);
+        q.lda = ldk;
+        q.a_kmajor = 1;
+    }
+    if (pack_b && err == cudaSuccess) {
+        q.b = base + bytes_a;
+        err = p->b_kmajor ? cudaMemcpy2DAsync(base + bytes_a, (size_t)(ldk * e), p->b,
+                                              (size_t)(p->ldb * e), (size_t)((int64_t)p->k * e),
+                                              (size_t)p->n, cudaMemcpyDeviceToDevice, cs)
+                          : cm__gemm_pack((int)e, p->b, p->ldb, p->k, p->n, base + bytes_a, ldk,
+                                          cs);
+        q.ldb = ldk;
+        q.b_kmajor = 1;
+    }
+    if (err == cudaSuccess) {
+        const int in = q.in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16 : CM__GEMM_SM90_TF32;
+        err = cm__gemm_sm90(in, q.out_type == CM__GEMM_BF16, q.m, q.n, q.k, q.alpha, q.a, q.lda,
+                            q.b, q.ldb, q.beta, q.c, q.ldc, cs);
+    }
+    /* stream-ordered: after the GEMM; the packing already queued is harmless if it failed */
+    const cudaError_t ferr = cm__hooks.free_async(scratch, cs);
+    if (err == cudaSuccess && ferr != cudaSuccess) err = ferr;
+    return err;
+#else
+    (void)p;
+    (void)pool;
+    (void)cs;
+    return cudaErrorNotSupported;
+#endif
+}
+
 cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_layout_t layout,
                     cm_gemm_op_t op_a, cm_gemm_op_t op_b, size_t m, size_t n, size_t k,
                     float alpha, const cm_buffer_t *a, size_t a_offset, size_t lda,
@@ -506,13 +578,20 @@ cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_
     p.beta = beta;
     p.in_type = in_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
     p.out_type = out_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
-    const cm__gemm_choice_t ch = cm__gemm_select((int)precision, major, minor, sms, &p,
-                                                 CM_HAVE_GEMM_SM90,
-                                                 getenv("CUDAMODEL_GEMM_CONFIG"));
+    cm__gemm_choice_t ch = cm__gemm_select((int)precision, major, minor, sms, &p,
+                                           CM_HAVE_GEMM_SM90, getenv("CUDAMODEL_GEMM_CONFIG"));
     int saved = -1;
     CM_TRY(cm__mem_device_enter(ordinal, &saved));
     CM__NVTX_PUSH("cm_gemm");
-    const cudaError_t err = cm__gemm_launch(ch, (int)precision, &p, cs);
+    cudaError_t err = cudaErrorNotSupported;
+    if (ch.kernel == CM__GEMM_KERNEL_SM90 && ch.config == CM__GEMM_SM90_PACK) {
+        /* the pool of C's device object (set when the device was opened, never changed) */
+        const struct cm_buffer *cb = (const struct cm_buffer *)c;
+        err = cm__gemm_sm90_packed(&p, cb->a.dev->pool, cs);
+        if (err == cudaErrorNotSupported)
+            ch = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+    }
+    if (err == cudaErrorNotSupported) err = cm__gemm_launch(ch, (int)precision, &p, cs);
     cm_status_t status = CM_OK;
     if (err != cudaSuccess)
         status = cm__cuda_fail(err, __FILE__, __LINE__, "GEMM kernel %s (%s, %zu x %zu x %zu) in %s",

@@ -33,9 +33,13 @@ enum {
 /** Precision families of the table: FP32, TF32, BF16 (both outputs). */
 enum { CM__GEMM_FAM_FP32 = 0, CM__GEMM_FAM_TF32 = 1, CM__GEMM_FAM_BF16 = 2, CM__GEMM_FAM_COUNT };
 
+/** SM90's config: 0 the operands go straight to the kernel ("TN", aligned), CM__GEMM_SM90_PACK
+ *  the transposing pre-pass first ("sm90+pack"; in an override: pack where needed). */
+enum { CM__GEMM_SM90_PACK = 1 };
+
 typedef struct cm__gemm_choice {
     int kernel; /* CM__GEMM_KERNEL_* */
-    int config; /* CM__FFMA_* or CM__MMA_* (0 for SM90) */
+    int config; /* CM__FFMA_* or CM__MMA_* (SM90: 0 or CM__GEMM_SM90_PACK) */
 } cm__gemm_choice_t;
 
 /**
@@ -65,8 +69,10 @@ cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape);
  * The kernel for a normalised problem p of `precision` on a device of compute capability
  * major.minor with sm_count multiprocessors: the override (a CUDAMODEL_GEMM_CONFIG name; NULL
  * or one that cannot serve the problem: ignored), else the table's entry, then demoted to what
- * can run: K = 0 always runs FFMA 64x64x16 (C = beta C only); SM90 needs arch sm_90, have_sm90 (the library carries the kernel), a TF32/BF16
- * precision and a "TN" problem (a_kmajor and b_kmajor) with 16-byte aligned operands, else MMA;
+ * can run: K = 0 always runs FFMA 64x64x16 (C = beta C only); SM90 needs arch sm_90, have_sm90
+ * (the library carries the kernel) and a TF32/BF16 precision, else MMA; a problem that is not
+ * "TN" (a_kmajor and b_kmajor) with 16-byte aligned operands takes SM90 with the transposing
+ * pre-pass ("sm90+pack") on the large shape class or when forced, else MMA;
  * MMA needs sm_80+, a TF32/BF16 precision and cm__gemm_mma_aligned(p), else FFMA (FP32 math);
  * FP32 is always FFMA. BF16 on FFMA takes 128x128x8 or 64x64x16 only.
  */

@@ -242,8 +242,14 @@ CM_API cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const cm_buffe
  * (kernels/gemm_ffma.cu) everywhere; TF32 and BF16 run an mma.sync tensor-core kernel
  * (kernels/gemm_mma.cu) on sm_80 and later, and the Hopper wgmma kernel on sm_90 where the
  * library carries it and the problem is "TN" (op(A) contiguous along K, op(B) contiguous
- * along K). The environment variable CUDAMODEL_GEMM_CONFIG (read at each call, for tuning and
- * benchmarks only) forces one: "ffma:128x128x8", "mma:128x128", "sm90" ... (see
+ * along K, 16-byte aligned rows). A large TF32 / BF16 problem that is not (NN, NT, TT, or
+ * misaligned operands) takes the Hopper kernel too, after a transposing pre-pass ("sm90+pack"):
+ * each such operand is transposed (or copied) into scratch memory taken from the device
+ * object's memory pool on the call's stream and given back there after the product (M x K and
+ * N x K elements at most, K rounded up to 16 bytes; kept by the pool, so repeated calls do not
+ * allocate anew). Without the memory (or a pool) the call runs the mma.sync kernel instead:
+ * never an error of its own. The environment variable CUDAMODEL_GEMM_CONFIG (read at each call,
+ * for tuning and benchmarks only) forces one: "ffma:128x128x8", "mma:128x128", "sm90" ... (see
  * cm_gemm_config_name()); a name that cannot serve the call is ignored.
  *
  * Stream-ordered: returns once the work is queued. Deterministic: the same inputs, shapes and

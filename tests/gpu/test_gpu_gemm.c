@@ -354,6 +354,11 @@ static void test_every_config(void **state) {
                         g.beta = 0.0f;
                         g.k = 136;
                         run_case(&g, idx++);
+                        /* misaligned bases and leading dimensions: "sm90" then packs (copies or
+                         * transposes) every operand into aligned scratch first */
+                        g.pad = 3;
+                        g.off = 1;
+                        run_case(&g, idx++);
                     }
             }
 }
@@ -371,6 +376,13 @@ static void test_large_sampled(void **state) {
                      p == 0 ? CM_GEMM_OP_N : CM_GEMM_OP_T, 4096, 4096, 4096, 1.0f, 0.0f, 0, 0,
                      NULL, 4096};
         run_case(&g, (size_t)p);
+    }
+    /* tensor cores on "NN" 4096^3 (not K-contiguous: the large class takes the transposing
+     * pre-pass on Hopper, "sm90+pack"; mma.sync elsewhere), row- and column-major */
+    for (int p = 1; p < 3; ++p) {
+        gcase_t g = {(cm_gemm_precision_t)p, p == 1 ? CM_GEMM_ROW_MAJOR : CM_GEMM_COL_MAJOR,
+                     CM_GEMM_OP_N, CM_GEMM_OP_N, 4096, 4096, 4096, 1.0f, 0.0f, 0, 0, NULL, 4096};
+        run_case(&g, (size_t)(10 + p));
     }
     /* 4093^3 (every tail), FP32, column-major T,N; not under compute-sanitizer (tails are
      * checked on small shapes there) */

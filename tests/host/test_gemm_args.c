@@ -325,9 +325,21 @@ static void test_dispatch(void **state) {
     /* TF32: sm90 for TN on Hopper when carried, else mma, else FFMA */
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, NULL), "sm90");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 0, NULL), "mma:128x128");
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, NULL), "mma:128x128");
+    /* not "TN": the transposing pre-pass on the large class, forced anywhere, else mma */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, NULL), "sm90+pack");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 0, NULL), "mma:128x128");
+    assert_string_equal(NAME(CM_GEMM_TF32, 8, nn, 1, NULL), "mma:128x128");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, "sm90"), "sm90+pack");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "sm90"), "sm90");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "sm90+pack"), "sm90");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, mis, 1, NULL), "sm90+pack");
+    cm__gemm_args_t skinny_nn = args(8192, 8192, 128, 0, 0, CM__GEMM_F32, 8192);
+    cm__gemm_args_t tiny_nt = args(512, 512, 512, 0, 1, CM__GEMM_F32, 512);
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, skinny_nn, 1, NULL), "mma:128x128");
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, tiny_nt, 1, "sm90"), "sm90+pack");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, nn, 1, "sm90+pack"), "ffma:128x128x8");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, big, 1, NULL), "mma:128x128");
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, mis, 1, NULL), "ffma:128x128x8");
+    assert_string_equal(NAME(CM_GEMM_TF32, 8, mis, 1, NULL), "ffma:128x128x8");
     assert_string_equal(NAME(CM_GEMM_TF32, 7, big, 1, NULL), "ffma:128x128x8");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny, 1, NULL), "mma:64x64");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "mma:128x64"), "mma:128x64");
@@ -342,7 +354,8 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_BF16, 7, bigbf, 1, "ffma:32x64x16"), "ffma:64x64x16");
     assert_string_equal(NAME(CM_GEMM_BF16, 8, bigbf, 1, "mma:64x64"), "mma:64x64");
     bigbf.lda = 4092; /* not a multiple of 8 bf16: no 16-byte chunks */
-    assert_string_equal(NAME(CM_GEMM_BF16, 9, bigbf, 1, NULL), "ffma:128x128x8");
+    assert_string_equal(NAME(CM_GEMM_BF16, 8, bigbf, 1, NULL), "ffma:128x128x8");
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, bigbf, 1, NULL), "sm90+pack"); /* copied aligned */
     bigbf.lda = 4096;
     bigbf.b = (const void *)(uintptr_t)8200; /* base not 16-byte aligned */
     assert_string_equal(NAME(CM_GEMM_BF16, 8, bigbf, 1, NULL), "ffma:128x128x8");
