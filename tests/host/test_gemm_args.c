@@ -342,6 +342,11 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_TF32, 8, mis, 1, NULL), "ffma:128x128x8");
     assert_string_equal(NAME(CM_GEMM_TF32, 7, big, 1, NULL), "ffma:128x128x8");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny, 1, NULL), "mma:64x64");
+    cm__gemm_args_t small_tn = args(1024, 1024, 1024, 1, 1, CM__GEMM_F32, 1024);
+    cm__gemm_args_t small_nn = args(1024, 1024, 1024, 0, 0, CM__GEMM_F32, 1024);
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, small_tn, 1, NULL), "sm90");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, small_nn, 1, NULL), "mma:128x128");
+    assert_string_equal(NAME(CM_GEMM_TF32, 8, small_tn, 1, NULL), "mma:64x64");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "mma:128x64"), "mma:128x64");
     cm__gemm_args_t k0 = args(4096, 4096, 0, 1, 1, CM__GEMM_F32, 4096);
     assert_string_equal(NAME(CM_GEMM_TF32, 9, k0, 1, NULL), "ffma:64x64x16");
