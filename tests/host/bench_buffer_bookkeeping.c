@@ -105,8 +105,8 @@ static void loop(const job_t *j) {
     case FAKE_1MIB_RAW:
         for (long i = 0; i < j->pairs; ++i) {
             void *p = NULL;
-            if (cm__hooks.malloc_from_pool_async(&p, mib, j->pool, s) != cudaSuccess ||
-                cm__hooks.free_async(p, s) != cudaSuccess)
+            if (cm__cuda.malloc_from_pool_async(&p, mib, j->pool, s) != cudaSuccess ||
+                cm__cuda.free_async(p, s) != cudaSuccess)
                 die("simulated malloc/free");
         }
         break;

@@ -1,7 +1,7 @@
 /*
  * FAULT INJECTION: a simulated CUDA device for the host tests of the memory module.
  *
- * fake_install() replaces every CUDA call of the memory module (cm__hooks, src/internal.h) with
+ * fake_install() replaces every CUDA call of the memory module (cm__cuda, src/internal.h) with
  * a simulation backed by host malloc: cudaMalloc, pools (reserved / used / trimmed like CUDA's),
  * pinned and registered host memory, pointer attributes, copies (checked against the simulated
  * allocations: a copy that leaves them counts as a violation instead of corrupting memory),
@@ -77,7 +77,7 @@ static struct fake_state {
     int fail_always[FAKE_NCALLS];
     int violations;     /* copies or frees outside the simulated memory */
     char last_violation[160];
-    cm__hooks_t saved;
+    cm__cuda_t saved;
 } fake;
 
 /* A stream of simulated device d (never dereferenced). */
@@ -538,49 +538,49 @@ static inline void fake_install(int devices, size_t total) {
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&fake_mutex, &attr);
     pthread_mutexattr_destroy(&attr);
-    cm__hooks_t saved = cm__hooks;
+    cm__cuda_t saved = cm__cuda;
     memset(&fake, 0, sizeof fake);
     fake.saved = saved;
     fake.device_count = devices;
     fake.total = total;
     fake.pools_supported = 1;
     fake.peer_ok = 1;
-    cm__hooks.get_device_count = fake_get_device_count;
-    cm__hooks.get_device = fake_get_device;
-    cm__hooks.set_device = fake_set_device;
-    cm__hooks.get_device_properties = fake_props;
-    cm__hooks.device_get_attribute = fake_attr;
-    cm__hooks.mem_get_info = fake_mem_info;
-    cm__hooks.device_malloc = fake_malloc;
-    cm__hooks.device_free = fake_free;
-    cm__hooks.mem_pool_create = fake_pool_create;
-    cm__hooks.mem_pool_destroy = fake_pool_destroy;
-    cm__hooks.mem_pool_set_attribute = fake_pool_set;
-    cm__hooks.mem_pool_get_attribute = fake_pool_get;
-    cm__hooks.mem_pool_trim_to = fake_pool_trim;
-    cm__hooks.mem_pool_set_access = fake_pool_access;
-    cm__hooks.malloc_from_pool_async = fake_malloc_async;
-    cm__hooks.free_async = fake_free_async;
-    cm__hooks.host_alloc = fake_host_alloc;
-    cm__hooks.free_host = fake_free_host;
-    cm__hooks.host_register = fake_host_register;
-    cm__hooks.host_unregister = fake_host_unregister;
-    cm__hooks.host_get_device_pointer = fake_host_devptr;
-    cm__hooks.pointer_get_attributes = fake_ptr_attr;
-    cm__hooks.memcpy_sync = fake_memcpy;
-    cm__hooks.memcpy_async = fake_memcpy_async;
-    cm__hooks.memcpy_peer = fake_memcpy_peer;
-    cm__hooks.memcpy_peer_async = fake_memcpy_peer_async;
-    cm__hooks.memset_async = fake_memset_async;
-    cm__hooks.fill_async = fake_fill;
-    cm__hooks.stream_get_device = fake_stream_get_device;
-    cm__hooks.stream_synchronize = fake_stream_sync;
-    cm__hooks.event_create = fake_event_create;
-    cm__hooks.event_record = fake_event_record;
-    cm__hooks.event_synchronize = fake_event_sync;
-    cm__hooks.event_destroy = fake_event_destroy;
-    cm__hooks.device_can_access_peer = fake_can_peer;
-    cm__hooks.device_enable_peer_access = fake_enable_peer;
+    cm__cuda.get_device_count = fake_get_device_count;
+    cm__cuda.get_device = fake_get_device;
+    cm__cuda.set_device = fake_set_device;
+    cm__cuda.get_device_properties = fake_props;
+    cm__cuda.device_get_attribute = fake_attr;
+    cm__cuda.mem_get_info = fake_mem_info;
+    cm__cuda.device_malloc = fake_malloc;
+    cm__cuda.device_free = fake_free;
+    cm__cuda.mem_pool_create = fake_pool_create;
+    cm__cuda.mem_pool_destroy = fake_pool_destroy;
+    cm__cuda.mem_pool_set_attribute = fake_pool_set;
+    cm__cuda.mem_pool_get_attribute = fake_pool_get;
+    cm__cuda.mem_pool_trim_to = fake_pool_trim;
+    cm__cuda.mem_pool_set_access = fake_pool_access;
+    cm__cuda.malloc_from_pool_async = fake_malloc_async;
+    cm__cuda.free_async = fake_free_async;
+    cm__cuda.host_alloc = fake_host_alloc;
+    cm__cuda.free_host = fake_free_host;
+    cm__cuda.host_register = fake_host_register;
+    cm__cuda.host_unregister = fake_host_unregister;
+    cm__cuda.host_get_device_pointer = fake_host_devptr;
+    cm__cuda.pointer_get_attributes = fake_ptr_attr;
+    cm__cuda.memcpy_sync = fake_memcpy;
+    cm__cuda.memcpy_async = fake_memcpy_async;
+    cm__cuda.memcpy_peer = fake_memcpy_peer;
+    cm__cuda.memcpy_peer_async = fake_memcpy_peer_async;
+    cm__cuda.memset_async = fake_memset_async;
+    cm__cuda.fill_async = fake_fill;
+    cm__cuda.stream_get_device = fake_stream_get_device;
+    cm__cuda.stream_synchronize = fake_stream_sync;
+    cm__cuda.event_create = fake_event_create;
+    cm__cuda.event_record = fake_event_record;
+    cm__cuda.event_synchronize = fake_event_sync;
+    cm__cuda.event_destroy = fake_event_destroy;
+    cm__cuda.device_can_access_peer = fake_can_peer;
+    cm__cuda.device_enable_peer_access = fake_enable_peer;
     cm__context_reset_for_tests();
     cm_last_error_clear();
 }
@@ -601,7 +601,7 @@ static inline void fake_uninstall(void) {
         if (a->kind != FAKE_REGISTERED) free(a->p);
         free(a);
     }
-    cm__hooks = fake.saved;
+    cm__cuda = fake.saved;
     pthread_mutex_destroy(&fake_mutex);
     cm__context_reset_for_tests();
     cm_last_error_clear();

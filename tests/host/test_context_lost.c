@@ -27,13 +27,13 @@ static cudaError_t fake_device_count(int *n) {
     return cudaSuccess;
 }
 
-static cm__hooks_t g_saved;
+static cm__cuda_t g_saved;
 
 static int setup(void **state) {
     (void)state;
-    g_saved = cm__hooks;
-    cm__hooks.get_device = fake_get_device;
-    cm__hooks.get_device_count = fake_device_count;
+    g_saved = cm__cuda;
+    cm__cuda.get_device = fake_get_device;
+    cm__cuda.get_device_count = fake_device_count;
     cm__context_reset_for_tests();
     cm_last_error_clear();
     return 0;
@@ -41,7 +41,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    cm__hooks = g_saved;
+    cm__cuda = g_saved;
     cm__context_reset_for_tests();
     cm_last_error_clear();
     return 0;

@@ -260,9 +260,9 @@ static cudaError_t fake_driver(int *v) {
 
 static void test_device_count_statuses(void **state) {
     (void)state;
-    cm__hooks_t saved = cm__hooks;
-    cm__hooks.get_device_count = fake_count;
-    cm__hooks.driver_get_version = fake_driver;
+    cm__cuda_t saved = cm__cuda;
+    cm__cuda.get_device_count = fake_count;
+    cm__cuda.driver_get_version = fake_driver;
     int n = -1;
 
     g_count_error = cudaErrorInsufficientDriver, g_driver = 0;
@@ -285,7 +285,7 @@ static void test_device_count_statuses(void **state) {
     assert_int_equal(cm_device_get_limits(-1, &l), CM_ERROR_INVALID_ARGUMENT);
     size_t f, t;
     assert_int_equal(cm_device_memory_info(2, &f, &t), CM_ERROR_INVALID_ARGUMENT);
-    cm__hooks = saved;
+    cm__cuda = saved;
     cm_last_error_clear();
 }
 

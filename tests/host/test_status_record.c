@@ -31,20 +31,20 @@ static cudaError_t fake_get_device(int *d) {
     return cudaSuccess;
 }
 
-static cm__hooks_t g_saved;
+static cm__cuda_t g_saved;
 
 static int install_hooks(void **state) {
     (void)state;
-    g_saved = cm__hooks;
-    cm__hooks.driver_get_version = fake_driver_version;
-    cm__hooks.runtime_get_version = fake_runtime_version;
-    cm__hooks.get_device = fake_get_device;
+    g_saved = cm__cuda;
+    cm__cuda.driver_get_version = fake_driver_version;
+    cm__cuda.runtime_get_version = fake_runtime_version;
+    cm__cuda.get_device = fake_get_device;
     return 0;
 }
 
 static int restore_hooks(void **state) {
     (void)state;
-    cm__hooks = g_saved;
+    cm__cuda = g_saved;
     cm_last_error_clear();
     return 0;
 }

@@ -2,7 +2,7 @@
  * FAULT INJECTION: simulated CUDA streams, events and graphs for the host tests of the
  * execution module (stream.c), on top of the simulated device of test_buffer_fake.h.
  *
- * xfake_install() replaces cm__exec_hooks (src/stream_internal.h): streams, events, graphs and
+ * xfake_install() replaces cm__cuda (src/stream_internal.h): streams, events, graphs and
  * graph executables are small host allocations counted while alive, so a test can check that
  * the pools create each CUDA object once and destroy all of them at cm_device_close()
  * (xfake_live()). Any call can be made to fail once or always: xfake_fail(XF_X, err, nth).
@@ -37,7 +37,7 @@ static struct xfake_state {
     size_t nodes;          /* node count of captured graphs */
     int capturing;         /* a capture is open */
     pthread_mutex_t lock;
-    cm__exec_hooks_t saved;
+    cm__cuda_t saved;
 } xfake;
 
 static inline void xfake_fail(enum xfake_call c, cudaError_t err, long nth) {
@@ -209,34 +209,34 @@ static inline cudaError_t xf_exec_destroy(cudaGraphExec_t x) {
 /* Simulate `devices` GPUs (memory through test_buffer_fake.h) with streams, events, graphs. */
 static inline void xfake_install(int devices) {
     fake_install(devices, (size_t)1 << 30);
-    cm__exec_hooks_t saved = cm__exec_hooks;
+    cm__cuda_t saved = cm__cuda;
     memset(&xfake, 0, sizeof xfake);
     pthread_mutex_init(&xfake.lock, NULL);
     xfake.saved = saved;
     xfake.elapsed_next = 1.0f;
     xfake.elapsed_step = 1.0f;
     xfake.nodes = 3;
-    cm__exec_hooks.priority_range = xf_range;
-    cm__exec_hooks.stream_create = xf_stream_create;
-    cm__exec_hooks.stream_destroy = xf_stream_destroy;
-    cm__exec_hooks.stream_synchronize = xf_stream_sync;
-    cm__exec_hooks.stream_query = xf_stream_query;
-    cm__exec_hooks.stream_wait_event = xf_wait_event;
-    cm__exec_hooks.launch_host_func = xf_host_func;
-    cm__exec_hooks.device_synchronize = xf_device_sync;
-    cm__exec_hooks.event_create = xf_event_create;
-    cm__exec_hooks.event_destroy = xf_event_destroy;
-    cm__exec_hooks.event_record = xf_event_record;
-    cm__exec_hooks.event_synchronize = xf_event_sync;
-    cm__exec_hooks.event_query = xf_event_query;
-    cm__exec_hooks.event_elapsed = xf_elapsed;
-    cm__exec_hooks.begin_capture = xf_begin_capture;
-    cm__exec_hooks.end_capture = xf_end_capture;
-    cm__exec_hooks.graph_instantiate = xf_instantiate;
-    cm__exec_hooks.graph_launch = xf_graph_launch;
-    cm__exec_hooks.graph_get_nodes = xf_graph_nodes;
-    cm__exec_hooks.graph_destroy = xf_graph_destroy;
-    cm__exec_hooks.graph_exec_destroy = xf_exec_destroy;
+    cm__cuda.priority_range = xf_range;
+    cm__cuda.stream_create = xf_stream_create;
+    cm__cuda.stream_destroy = xf_stream_destroy;
+    cm__cuda.stream_synchronize = xf_stream_sync;
+    cm__cuda.stream_query = xf_stream_query;
+    cm__cuda.stream_wait_event = xf_wait_event;
+    cm__cuda.launch_host_func = xf_host_func;
+    cm__cuda.device_synchronize = xf_device_sync;
+    cm__cuda.event_create = xf_event_create;
+    cm__cuda.event_destroy = xf_event_destroy;
+    cm__cuda.event_record = xf_event_record;
+    cm__cuda.event_synchronize = xf_event_sync;
+    cm__cuda.event_query = xf_event_query;
+    cm__cuda.event_elapsed = xf_elapsed;
+    cm__cuda.begin_capture = xf_begin_capture;
+    cm__cuda.end_capture = xf_end_capture;
+    cm__cuda.graph_instantiate = xf_instantiate;
+    cm__cuda.graph_launch = xf_graph_launch;
+    cm__cuda.graph_get_nodes = xf_graph_nodes;
+    cm__cuda.graph_destroy = xf_graph_destroy;
+    cm__cuda.graph_exec_destroy = xf_exec_destroy;
 }
 
 /* Simulated CUDA objects of the execution module still alive. */
@@ -246,7 +246,7 @@ static inline int xfake_live(void) {
 }
 
 static inline void xfake_uninstall(void) {
-    cm__exec_hooks = xfake.saved;
+    cm__cuda = xfake.saved;
     pthread_mutex_destroy(&xfake.lock);
     fake_uninstall();
 }

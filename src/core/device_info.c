@@ -43,7 +43,7 @@ void cm__device_leave(int saved) {
 cm_status_t cm_driver_version(int *version) {
     CM__REQUIRE(version != NULL, "pass the address of an int", "version is NULL");
     int v = 0;
-    if (cm__hooks.driver_get_version(&v) != cudaSuccess) v = 0;
+    if (cm__cuda.driver_get_version(&v) != cudaSuccess) v = 0;
     *version = v;
     return CM_OK;
 }
@@ -51,7 +51,7 @@ cm_status_t cm_driver_version(int *version) {
 cm_status_t cm_runtime_version(int *version) {
     CM__REQUIRE(version != NULL, "pass the address of an int", "version is NULL");
     int v = 0;
-    cudaError_t err = cm__hooks.runtime_get_version(&v);
+    cudaError_t err = cm__cuda.runtime_get_version(&v);
     if (err != cudaSuccess) return cm_record_cuda_error(err, "cudaRuntimeGetVersion", __FILE__, __LINE__);
     *version = v;
     return CM_OK;
@@ -65,7 +65,7 @@ cm_status_t cm_device_count(int *count) {
     CM__REQUIRE(count != NULL, "pass the address of an int", "count is NULL");
     *count = 0;
     int n = 0;
-    cudaError_t err = cm__hooks.get_device_count(&n);
+    cudaError_t err = cm__cuda.get_device_count(&n);
     if (err != cudaSuccess) return cm_record_cuda_error(err, "cudaGetDeviceCount", __FILE__, __LINE__);
     if (n <= 0) {
         const char *cvd = getenv("CUDA_VISIBLE_DEVICES");

@@ -91,7 +91,7 @@ static cm_status_t cm__host_buffer_make(cm_device_t *dev, void *user_ptr, size_t
             unsigned cf = cudaHostRegisterDefault;
             if (flags & CM_HOST_BUFFER_PORTABLE) cf |= cudaHostRegisterPortable;
             if (flags & CM_HOST_BUFFER_MAPPED) cf |= cudaHostRegisterMapped;
-            err = cm__hooks.host_register(user_ptr, bytes, cf);
+            err = cm__cuda.host_register(user_ptr, bytes, cf);
             if (err != cudaSuccess) {
                 status = cm__pin_fail(err, "cudaHostRegister", bytes, dev->ordinal, func);
                 goto fail;
@@ -102,7 +102,7 @@ static cm_status_t cm__host_buffer_make(cm_device_t *dev, void *user_ptr, size_t
             if (flags & CM_HOST_BUFFER_PORTABLE) cf |= cudaHostAllocPortable;
             if (flags & CM_HOST_BUFFER_MAPPED) cf |= cudaHostAllocMapped;
             if (flags & CM_HOST_BUFFER_WRITE_COMBINED) cf |= cudaHostAllocWriteCombined;
-            err = cm__hooks.host_alloc(&h->ptr, bytes, cf);
+            err = cm__cuda.host_alloc(&h->ptr, bytes, cf);
             if (err != cudaSuccess) {
                 h->ptr = NULL;
                 status = cm__pin_fail(err, "cudaHostAlloc", bytes, dev->ordinal, func);
@@ -110,7 +110,7 @@ static cm_status_t cm__host_buffer_make(cm_device_t *dev, void *user_ptr, size_t
             }
         }
         if (flags & CM_HOST_BUFFER_MAPPED) {
-            err = cm__hooks.host_get_device_pointer(&h->device_ptr, h->ptr, 0);
+            err = cm__cuda.host_get_device_pointer(&h->device_ptr, h->ptr, 0);
             if (err != cudaSuccess) {
                 status = cm__cuda_fail(err, __FILE__, __LINE__,
                                        "cudaHostGetDevicePointer(mapped host buffer) in %s", func);
@@ -126,8 +126,8 @@ static cm_status_t cm__host_buffer_make(cm_device_t *dev, void *user_ptr, size_t
     return CM_OK;
 fail:
     if (h->ptr != NULL) {
-        if (registering) (void)cm__hooks.host_unregister(h->ptr);
-        else (void)cm__hooks.free_host(h->ptr);
+        if (registering) (void)cm__cuda.host_unregister(h->ptr);
+        else (void)cm__cuda.free_host(h->ptr);
     }
     cm__mem_device_leave(saved);
     free(h);
@@ -161,7 +161,7 @@ cm_status_t cm_host_buffer_destroy(cm_host_buffer_t *buf) {
     cm__mem_unlock();
     if (ptr == NULL) return CM_OK;
     CM_TRY(cm__context_guard(ordinal));
-    cudaError_t err = registered ? cm__hooks.host_unregister(ptr) : cm__hooks.free_host(ptr);
+    cudaError_t err = registered ? cm__cuda.host_unregister(ptr) : cm__cuda.free_host(ptr);
     if (err != cudaSuccess) {
         return cm__cuda_fail(err, __FILE__, __LINE__, "%s(host buffer) in %s",
                              registered ? "cudaHostUnregister" : "cudaFreeHost", __func__);

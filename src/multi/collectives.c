@@ -26,8 +26,8 @@
 #include <cudamodel/interop.h>
 #include <cudamodel/multi.h>
 
-#include "internal.h"
-#include "memory_internal.h"
+#include "../core/internal.h"
+#include "../memory/memory_internal.h"
 #include "multi_internal.h"
 
 #if CM_HAVE_NCCL
@@ -303,7 +303,7 @@ cm_status_t cm_comm_id_create(cm_comm_id_t *out) {
 
 /* Restore the caller's device after NCCL calls that may switch it. */
 static void cm__restore_device(int before) {
-    if (before >= 0 && cm__current_device() != before) (void)cm__hooks.set_device(before);
+    if (before >= 0 && cm__current_device() != before) (void)cm__cuda.set_device(before);
 }
 
 static cm_status_t cm__comm_new(struct cm_comm **out, const char *func) {

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory_internal.h"
-#include "stream_internal.h"
+#include "../memory/memory_internal.h"
+#include "../exec/stream_internal.h"
 
 /* ------------------------------------------------------------------ lock, text, detail */
 
@@ -541,8 +541,8 @@ void cm__alloc_untrack_locked(cm__alloc_t *a) {
 cm_status_t cm__mem_device_enter(int ordinal, int *saved) {
     *saved = -1;
     int current = -1;
-    if (cm__hooks.get_device(&current) == cudaSuccess && current == ordinal) return CM_OK;
-    cudaError_t err = cm__hooks.set_device(ordinal);
+    if (cm__cuda.get_device(&current) == cudaSuccess && current == ordinal) return CM_OK;
+    cudaError_t err = cm__cuda.set_device(ordinal);
     if (err != cudaSuccess)
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaSetDevice(%d)", ordinal);
     *saved = current; /* -1 when the caller had none: nothing to restore */
@@ -550,7 +550,7 @@ cm_status_t cm__mem_device_enter(int ordinal, int *saved) {
 }
 
 void cm__mem_device_leave(int saved) {
-    if (saved >= 0) (void)cm__hooks.set_device(saved);
+    if (saved >= 0) (void)cm__cuda.set_device(saved);
 }
 
 void cm__stream_check_forget(void) {
@@ -565,7 +565,7 @@ bool cm__stream_known(cudaStream_t stream, int ordinal) {
 cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char *func) {
     if (cm__stream_known_tls(stream, ordinal)) return CM_OK;
     int device = -1;
-    cudaError_t err = cm__hooks.stream_get_device(stream, &device);
+    cudaError_t err = cm__cuda.stream_get_device(stream, &device);
     if (err == cudaSuccess) {
         cm__memo.stream = stream;
         cm__memo.stream_device = device;
@@ -605,11 +605,11 @@ cm_status_t cm_device_open(int ordinal, cm_device_t **out) {
 
     struct cudaDeviceProp props;
     memset(&props, 0, sizeof props);
-    cudaError_t err = cm__hooks.get_device_properties(&props, ordinal);
+    cudaError_t err = cm__cuda.get_device_properties(&props, ordinal);
     if (err != cudaSuccess)
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaGetDeviceProperties(%d)", ordinal);
     int pools = 0;
-    err = cm__hooks.device_get_attribute(&pools, cudaDevAttrMemoryPoolsSupported, ordinal);
+    err = cm__cuda.device_get_attribute(&pools, cudaDevAttrMemoryPoolsSupported, ordinal);
     if (err != cudaSuccess) {
         return cm__cuda_fail(err, __FILE__, __LINE__,
                              "cudaDeviceGetAttribute(cudaDevAttrMemoryPoolsSupported, %d)", ordinal);
@@ -637,14 +637,14 @@ cm_status_t cm_device_open(int ordinal, cm_device_t **out) {
         pp.handleTypes = cudaMemHandleTypeNone;
         pp.location.type = cudaMemLocationTypeDevice;
         pp.location.id = ordinal;
-        err = cm__hooks.mem_pool_create(&dev->pool, &pp);
+        err = cm__cuda.mem_pool_create(&dev->pool, &pp);
         if (err != cudaSuccess) {
             dev->pool = NULL;
             status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolCreate(device %d)", ordinal);
             goto fail;
         }
         unsigned long long keep = dev->release_threshold;
-        err = cm__hooks.mem_pool_set_attribute(dev->pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        err = cm__cuda.mem_pool_set_attribute(dev->pool, cudaMemPoolAttrReleaseThreshold, &keep);
         if (err != cudaSuccess) {
             status = cm__cuda_fail(err, __FILE__, __LINE__,
                                    "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)");
@@ -669,7 +669,7 @@ cm_status_t cm_device_open(int ordinal, cm_device_t **out) {
     return CM_OK;
 
 fail:
-    if (dev->pool != NULL) (void)cm__hooks.mem_pool_destroy(dev->pool);
+    if (dev->pool != NULL) (void)cm__cuda.mem_pool_destroy(dev->pool);
     cm__mem_device_leave(saved);
     cm__staging_release(&dev->staging);
     pthread_mutex_destroy(&dev->staging.lock);
@@ -740,7 +740,7 @@ cm_status_t cm_device_close(cm_device_t *dev) {
     pthread_mutex_destroy(&dev->staging.lock);
     cm_status_t status = CM_OK;
     if (dev->pool != NULL && cm__context_guard(dev->ordinal) == CM_OK) {
-        cudaError_t err = cm__hooks.mem_pool_destroy(dev->pool);
+        cudaError_t err = cm__cuda.mem_pool_destroy(dev->pool);
         if (err != cudaSuccess)
             status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolDestroy(device %d)",
                                    dev->ordinal);
@@ -807,7 +807,7 @@ cm_status_t cm_device_leak_report(const cm_device_t *dev, char *buf, size_t size
 static cm_status_t cm__pool_attr(cudaMemPool_t pool, enum cudaMemPoolAttr attr, const char *name,
                                  size_t *out) {
     unsigned long long v = 0;
-    cudaError_t err = cm__hooks.mem_pool_get_attribute(pool, attr, &v);
+    cudaError_t err = cm__cuda.mem_pool_get_attribute(pool, attr, &v);
     if (err != cudaSuccess)
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolGetAttribute(%s)", name);
     *out = (size_t)v;
@@ -841,7 +841,7 @@ cm_status_t cm_device_memory_report(const cm_device_t *dev_in, cm_memory_report_
     r.staging_bytes = cm__staging_bytes(&dev->staging);
     int saved = -1;
     CM_TRY(cm__mem_device_enter(dev->ordinal, &saved));
-    cudaError_t err = cm__hooks.mem_get_info(&r.device_free_bytes, &r.device_total_bytes);
+    cudaError_t err = cm__cuda.mem_get_info(&r.device_free_bytes, &r.device_total_bytes);
     cm__mem_device_leave(saved);
     if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemGetInfo");
     *out = r;
@@ -893,7 +893,7 @@ cm_status_t cm_device_pool_set_release_threshold(cm_device_t *dev, unsigned long
                         dev->ordinal, dev->name);
     }
     unsigned long long v = bytes;
-    cudaError_t err = cm__hooks.mem_pool_set_attribute(dev->pool, cudaMemPoolAttrReleaseThreshold, &v);
+    cudaError_t err = cm__cuda.mem_pool_set_attribute(dev->pool, cudaMemPoolAttrReleaseThreshold, &v);
     if (err != cudaSuccess) {
         return cm__cuda_fail(err, __FILE__, __LINE__,
                              "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold, %llu)", bytes);
@@ -908,7 +908,7 @@ cm_status_t cm_device_pool_trim(cm_device_t *dev, size_t keep_bytes) {
     CM_TRY(cm__check_handle(dev, CM__KIND_DEVICE, "dev", __func__));
     CM_TRY(cm__context_guard(dev->ordinal));
     if (dev->pool == NULL) return CM_OK;
-    cudaError_t err = cm__hooks.mem_pool_trim_to(dev->pool, keep_bytes);
+    cudaError_t err = cm__cuda.mem_pool_trim_to(dev->pool, keep_bytes);
     if (err != cudaSuccess)
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolTrimTo(pool, %zu)", keep_bytes);
     return CM_OK;
@@ -926,9 +926,9 @@ void cm__ordinal_holdings(int ordinal, size_t *live_bytes, size_t *live_buffers,
         nb += d->n_buffers;
         if (d->pool != NULL) {
             unsigned long long reserved = 0, used = 0;
-            if (cm__hooks.mem_pool_get_attribute(d->pool, cudaMemPoolAttrReservedMemCurrent,
+            if (cm__cuda.mem_pool_get_attribute(d->pool, cudaMemPoolAttrReservedMemCurrent,
                                                  &reserved) == cudaSuccess &&
-                cm__hooks.mem_pool_get_attribute(d->pool, cudaMemPoolAttrUsedMemCurrent, &used) ==
+                cm__cuda.mem_pool_get_attribute(d->pool, cudaMemPoolAttrUsedMemCurrent, &used) ==
                     cudaSuccess &&
                 reserved > used)
                 cached += (size_t)(reserved - used);
@@ -946,14 +946,14 @@ size_t cm__trim_ordinal(int ordinal) {
     for (struct cm_device *d = cm__open_devices; d != NULL; d = d->next_open) {
         if (d->ordinal != ordinal || d->pool == NULL) continue;
         unsigned long long before = 0, after = 0;
-        if (cm__hooks.mem_pool_get_attribute(d->pool, cudaMemPoolAttrReservedMemCurrent, &before) !=
+        if (cm__cuda.mem_pool_get_attribute(d->pool, cudaMemPoolAttrReservedMemCurrent, &before) !=
             cudaSuccess)
             before = 0;
-        if (cm__hooks.mem_pool_trim_to(d->pool, 0) != cudaSuccess) {
+        if (cm__cuda.mem_pool_trim_to(d->pool, 0) != cudaSuccess) {
             (void)cudaGetLastError();
             continue;
         }
-        if (cm__hooks.mem_pool_get_attribute(d->pool, cudaMemPoolAttrReservedMemCurrent, &after) ==
+        if (cm__cuda.mem_pool_get_attribute(d->pool, cudaMemPoolAttrReservedMemCurrent, &after) ==
                 cudaSuccess &&
             before > after)
             released += (size_t)(before - after);
@@ -975,7 +975,7 @@ cm_status_t cm__peer_prepare(struct cm_device *a, struct cm_device *b) {
     for (int i = 0; i < 2; ++i) {
         struct cm_device *self = pair[i], *peer = pair[1 - i];
         int can = 0;
-        cudaError_t err = cm__hooks.device_can_access_peer(&can, self->ordinal, peer->ordinal);
+        cudaError_t err = cm__cuda.device_can_access_peer(&can, self->ordinal, peer->ordinal);
         if (err != cudaSuccess) {
             return cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceCanAccessPeer(%d, %d)",
                                  self->ordinal, peer->ordinal);
@@ -983,7 +983,7 @@ cm_status_t cm__peer_prepare(struct cm_device *a, struct cm_device *b) {
         if (!can) continue; /* cudaMemcpyPeer stages through the host */
         int saved = -1;
         CM_TRY(cm__mem_device_enter(self->ordinal, &saved));
-        err = cm__hooks.device_enable_peer_access(peer->ordinal, 0);
+        err = cm__cuda.device_enable_peer_access(peer->ordinal, 0);
         cm__mem_device_leave(saved);
         if (err == cudaErrorPeerAccessAlreadyEnabled) {
             (void)cudaGetLastError(); /* not an error here */
@@ -998,7 +998,7 @@ cm_status_t cm__peer_prepare(struct cm_device *a, struct cm_device *b) {
             desc.location.type = cudaMemLocationTypeDevice;
             desc.location.id = self->ordinal;
             desc.flags = cudaMemAccessFlagsProtReadWrite;
-            err = cm__hooks.mem_pool_set_access(peer->pool, &desc, 1);
+            err = cm__cuda.mem_pool_set_access(peer->pool, &desc, 1);
             if (err != cudaSuccess) {
                 return cm__cuda_fail(err, __FILE__, __LINE__,
                                      "cudaMemPoolSetAccess(pool of device %d, device %d)",

@@ -18,31 +18,7 @@
 #include <cudamodel/launch.h>
 #include <cudamodel/stream.h>
 
-/** The CUDA calls of stream.c; each defaults to the runtime's. Tests swap them (fault injection). */
-typedef struct cm__exec_hooks {
-    cudaError_t (*priority_range)(int *least, int *greatest);
-    cudaError_t (*stream_create)(cudaStream_t *s, unsigned int flags, int priority);
-    cudaError_t (*stream_destroy)(cudaStream_t s);
-    cudaError_t (*stream_synchronize)(cudaStream_t s);
-    cudaError_t (*stream_query)(cudaStream_t s);
-    cudaError_t (*stream_wait_event)(cudaStream_t s, cudaEvent_t e, unsigned int flags);
-    cudaError_t (*launch_host_func)(cudaStream_t s, cudaHostFn_t fn, void *user);
-    cudaError_t (*device_synchronize)(void);
-    cudaError_t (*event_create)(cudaEvent_t *e, unsigned int flags);
-    cudaError_t (*event_destroy)(cudaEvent_t e);
-    cudaError_t (*event_record)(cudaEvent_t e, cudaStream_t s);
-    cudaError_t (*event_synchronize)(cudaEvent_t e);
-    cudaError_t (*event_query)(cudaEvent_t e);
-    cudaError_t (*event_elapsed)(float *ms, cudaEvent_t start, cudaEvent_t stop);
-    cudaError_t (*begin_capture)(cudaStream_t s, enum cudaStreamCaptureMode mode);
-    cudaError_t (*end_capture)(cudaStream_t s, cudaGraph_t *g);
-    cudaError_t (*graph_instantiate)(cudaGraphExec_t *exec, cudaGraph_t g, unsigned long long flags);
-    cudaError_t (*graph_launch)(cudaGraphExec_t exec, cudaStream_t s);
-    cudaError_t (*graph_get_nodes)(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *count);
-    cudaError_t (*graph_destroy)(cudaGraph_t g);
-    cudaError_t (*graph_exec_destroy)(cudaGraphExec_t exec);
-} cm__exec_hooks_t;
-extern cm__exec_hooks_t cm__exec_hooks;
+#include "../core/calls.h"
 
 /**
  * For cm_launch (launch.c): check that s is an acquired pooled stream of device `ordinal` (the

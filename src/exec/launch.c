@@ -16,7 +16,7 @@
 #include <cudamodel/interop.h>
 #include <cudamodel/launch.h>
 
-#include "internal.h"
+#include "../core/internal.h"
 #include "stream_internal.h"
 
 /* ------------------------------------------------------------------ configuration helpers */
@@ -618,7 +618,7 @@ static cm_status_t cm__kernel_info(const void *kernel, int device, int refresh,
 
 /* The current device, or the reason there is none (the device count explains it). */
 static cm_status_t cm__current_device(int *device) {
-    if (cm__hooks.get_device(device) != cudaSuccess) {
+    if (cm__cuda.get_device(device) != cudaSuccess) {
         (void)cudaGetLastError();
         int n = 0;
         cm_status_t s = cm_device_count(&n);

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory_internal.h"
+#include "../memory/memory_internal.h"
 #include "stream_internal.h"
 
 #define CM__MAGIC_STREAM 0x4d525453u /* "STRM" */
@@ -32,29 +32,6 @@
 #define CM__DEFAULT_LOW 16u
 #define CM__DEFAULT_HIGH 4u
 
-cm__exec_hooks_t cm__exec_hooks = {
-    .priority_range = cudaDeviceGetStreamPriorityRange,
-    .stream_create = cudaStreamCreateWithPriority,
-    .stream_destroy = cudaStreamDestroy,
-    .stream_synchronize = cudaStreamSynchronize,
-    .stream_query = cudaStreamQuery,
-    .stream_wait_event = cudaStreamWaitEvent,
-    .launch_host_func = cudaLaunchHostFunc,
-    .device_synchronize = cudaDeviceSynchronize,
-    .event_create = cudaEventCreateWithFlags,
-    .event_destroy = cudaEventDestroy,
-    .event_record = cudaEventRecord,
-    .event_synchronize = cudaEventSynchronize,
-    .event_query = cudaEventQuery,
-    .event_elapsed = cudaEventElapsedTime,
-    .begin_capture = cudaStreamBeginCapture,
-    .end_capture = cudaStreamEndCapture,
-    .graph_instantiate = cudaGraphInstantiate,
-    .graph_launch = cudaGraphLaunch,
-    .graph_get_nodes = cudaGraphGetNodes,
-    .graph_destroy = cudaGraphDestroy,
-    .graph_exec_destroy = cudaGraphExecDestroy,
-};
 
 /* ------------------------------------------------------------------ types */
 
@@ -245,7 +222,7 @@ static void cm__ex_free(cm__exec_t *x, bool destroy_cuda) {
         for (unsigned i = 0; i < x->cap[c]; ++i) {
             struct cm_stream *s = &x->streams[c][i];
             if (s->scratch != NULL && destroy_cuda) (void)cudaFree(s->scratch);
-            if (s->cs != NULL && destroy_cuda) (void)cm__exec_hooks.stream_destroy(s->cs);
+            if (s->cs != NULL && destroy_cuda) (void)cm__cuda.stream_destroy(s->cs);
         }
         free(x->streams[c]);
         x->streams[c] = NULL;
@@ -253,7 +230,7 @@ static void cm__ex_free(cm__exec_t *x, bool destroy_cuda) {
     while (x->all_events != NULL) {
         struct cm_event *e = x->all_events;
         x->all_events = e->next_all;
-        if (destroy_cuda) (void)cm__exec_hooks.event_destroy(e->ce);
+        if (destroy_cuda) (void)cm__cuda.event_destroy(e->ce);
         free(e);
     }
     if (have_scratch) cm__mem_device_leave(saved);
@@ -324,7 +301,7 @@ static cm_status_t cm__ex_get(cm_device_t *dev, const char *func, cm__exec_t **o
     int least = 0, greatest = 0;
     int saved = -1;
     CM_TRY(cm__mem_device_enter(ordinal, &saved));
-    cudaError_t err = cm__exec_hooks.priority_range(&least, &greatest);
+    cudaError_t err = cm__cuda.priority_range(&least, &greatest);
     cm__mem_device_leave(saved);
     if (err != cudaSuccess)
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceGetStreamPriorityRange (device %d)",
@@ -511,7 +488,7 @@ cm_status_t cm_stream_pool_configure(cm_device_t *dev, const cm_stream_pool_conf
     pthread_mutex_unlock(&cm__ex_lock);
     for (int c = 0; c < 2; ++c) {
         for (unsigned i = 0; i < old_cap[c]; ++i)
-            if (old[c][i].cs != NULL) (void)cm__exec_hooks.stream_destroy(old[c][i].cs);
+            if (old[c][i].cs != NULL) (void)cm__cuda.stream_destroy(old[c][i].cs);
         free(old[c]);
     }
     if (!ok) return cm__oom(x->ordinal, "the handle set of the stream pool");
@@ -580,7 +557,7 @@ cm_status_t cm_stream_acquire_at(cm_device_t *dev, cm_stream_priority_t priority
         cudaError_t err = cudaSuccess;
         cudaStream_t cs = NULL;
         if (st == CM_OK) {
-            err = cm__exec_hooks.stream_create(&cs, cudaStreamNonBlocking, x->priority_value[c]);
+            err = cm__cuda.stream_create(&cs, cudaStreamNonBlocking, x->priority_value[c]);
             cm__mem_device_leave(saved);
             if (err != cudaSuccess)
                 st = cm__cuda_fail(err, __FILE__, __LINE__,
@@ -792,7 +769,7 @@ cm_status_t cm_stream_synchronize(cm_stream_t *s) {
     CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
     CM_TRY(cm__context_guard(ordinal));
     CM__NVTX_PUSH("cm_stream_synchronize");
-    cudaError_t err = cm__exec_hooks.stream_synchronize(cs);
+    cudaError_t err = cm__cuda.stream_synchronize(cs);
     CM__NVTX_POP();
     if (err != cudaSuccess) {
         cm_status_t st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize (device %d)",
@@ -809,7 +786,7 @@ cm_status_t cm_stream_query(cm_stream_t *s, bool *idle) {
     int ordinal = -1;
     CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
     CM_TRY(cm__context_guard(ordinal));
-    cudaError_t err = cm__exec_hooks.stream_query(cs);
+    cudaError_t err = cm__cuda.stream_query(cs);
     if (err == cudaErrorNotReady) {
         (void)cudaGetLastError();
         *idle = false;
@@ -832,7 +809,7 @@ cm_status_t cm_device_synchronize(cm_device_t *dev) {
     int saved = -1;
     CM_TRY(cm__mem_device_enter(ordinal, &saved));
     CM__NVTX_PUSH("cm_device_synchronize");
-    cudaError_t err = cm__exec_hooks.device_synchronize();
+    cudaError_t err = cm__cuda.device_synchronize();
     CM__NVTX_POP();
     cm__mem_device_leave(saved);
     if (err == cudaSuccess) return CM_OK;
@@ -959,7 +936,7 @@ cm_status_t cm_event_acquire(cm_device_t *dev, cm_event_kind_t kind, cm_event_t 
         return st;
     }
     unsigned flags = kind == CM_EVENT_TIMING ? cudaEventDefault : cudaEventDisableTiming;
-    cudaError_t err = cm__exec_hooks.event_create(&e->ce, flags);
+    cudaError_t err = cm__cuda.event_create(&e->ce, flags);
     cm__mem_device_leave(saved);
     if (err != cudaSuccess) {
         free(e);
@@ -974,7 +951,7 @@ cm_status_t cm_event_acquire(cm_device_t *dev, cm_event_kind_t kind, cm_event_t 
     pthread_mutex_lock(&cm__ex_lock);
     if (!cm__xs_insert_locked(e, CM__X_EVENT)) {
         pthread_mutex_unlock(&cm__ex_lock);
-        (void)cm__exec_hooks.event_destroy(e->ce);
+        (void)cm__cuda.event_destroy(e->ce);
         free(e);
         return cm__oom(x->ordinal, "the handle set of the event pool");
     }
@@ -1036,7 +1013,7 @@ cm_status_t cm_event_record(cm_event_t *e, cm_stream_t *s) {
     cudaStream_t cs = NULL;
     CM_TRY(cm__event_stream(e, s, __func__, &ce, &cs, true));
     CM__NVTX_PUSH("cm_event_record");
-    cudaError_t err = cm__exec_hooks.event_record(ce, cs);
+    cudaError_t err = cm__cuda.event_record(ce, cs);
     CM__NVTX_POP();
     if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventRecord");
     return CM_OK;
@@ -1047,7 +1024,7 @@ cm_status_t cm_stream_wait_event(cm_stream_t *s, cm_event_t *e) {
     cudaStream_t cs = NULL;
     CM_TRY(cm__event_stream(e, s, __func__, &ce, &cs, false));
     CM__NVTX_PUSH("cm_stream_wait_event");
-    cudaError_t err = cm__exec_hooks.stream_wait_event(cs, ce, 0);
+    cudaError_t err = cm__cuda.stream_wait_event(cs, ce, 0);
     CM__NVTX_POP();
     if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamWaitEvent");
     return CM_OK;
@@ -1061,7 +1038,7 @@ cm_status_t cm_event_synchronize(cm_event_t *e) {
     pthread_mutex_unlock(&cm__ex_lock);
     CM_TRY(st);
     CM_TRY(cm__context_guard(ordinal));
-    cudaError_t err = cm__exec_hooks.event_synchronize(ce);
+    cudaError_t err = cm__cuda.event_synchronize(ce);
     if (err != cudaSuccess) {
         st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventSynchronize (device %d)", ordinal);
         pthread_mutex_lock(&cm__ex_lock);
@@ -1081,7 +1058,7 @@ cm_status_t cm_event_query(cm_event_t *e, bool *done) {
     CM__REQUIRE(done != NULL, "pass the address of a bool", "done is NULL");
     CM_TRY(cm__event_check(e, "event", __func__));
     CM_TRY(cm__context_guard(e->ordinal));
-    cudaError_t err = cm__exec_hooks.event_query(e->ce);
+    cudaError_t err = cm__cuda.event_query(e->ce);
     if (err == cudaErrorNotReady) {
         (void)cudaGetLastError();
         *done = false;
@@ -1120,7 +1097,7 @@ cm_status_t cm_event_elapsed_ms(cm_event_t *start, cm_event_t *stop, float *ms) 
                         start->recorded ? "stop" : "start");
     }
     float v = 0.0f;
-    cudaError_t err = cm__exec_hooks.event_elapsed(&v, start->ce, stop->ce);
+    cudaError_t err = cm__cuda.event_elapsed(&v, start->ce, stop->ce);
     if (err == cudaErrorNotReady) {
         (void)cudaGetLastError();
         return CM__FAIL(CM_ERROR_BUSY, start->ordinal,
@@ -1168,7 +1145,7 @@ cm_status_t cm_stream_host_callback(cm_stream_t *s, cm_host_fn_t fn, void *user)
     CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
     CM_TRY(cm__context_guard(ordinal));
     CM__NVTX_PUSH("cm_stream_host_callback");
-    cudaError_t err = cm__exec_hooks.launch_host_func(cs, (cudaHostFn_t)fn, user);
+    cudaError_t err = cm__cuda.launch_host_func(cs, (cudaHostFn_t)fn, user);
     CM__NVTX_POP();
     if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaLaunchHostFunc");
     return CM_OK;
@@ -1371,7 +1348,7 @@ cm_status_t cm_graph_capture_begin(cm_stream_t *s) {
     if (st == CM_OK) s->capturing = true;
     pthread_mutex_unlock(&cm__ex_lock);
     CM_TRY(st);
-    cudaError_t err = cm__exec_hooks.begin_capture(cs, cudaStreamCaptureModeThreadLocal);
+    cudaError_t err = cm__cuda.begin_capture(cs, cudaStreamCaptureModeThreadLocal);
     if (err != cudaSuccess) {
         pthread_mutex_lock(&cm__ex_lock);
         s->capturing = false;
@@ -1398,11 +1375,11 @@ cm_status_t cm_graph_capture_end(cm_stream_t *s, cm_graph_t **out) {
     pthread_mutex_unlock(&cm__ex_lock);
     CM_TRY(st);
     cudaGraph_t g = NULL;
-    cudaError_t err = cm__exec_hooks.end_capture(cs, &g);
+    cudaError_t err = cm__cuda.end_capture(cs, &g);
     if (err == cudaErrorStreamCaptureInvalidated || err == cudaErrorStreamCaptureUnsupported ||
         err == cudaErrorStreamCaptureUnjoined) {
         (void)cudaGetLastError();
-        if (g != NULL) (void)cm__exec_hooks.graph_destroy(g);
+        if (g != NULL) (void)cm__cuda.graph_destroy(g);
         return CM__FAIL(CM_ERROR_NOT_SUPPORTED, ordinal,
                         "capture only asynchronous work on the stream: launches, copies with device "
                         "buffers and pinned host buffers, sets, fills, waits; join every stream "
@@ -1415,14 +1392,14 @@ cm_status_t cm_graph_capture_end(cm_stream_t *s, cm_graph_t **out) {
     if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamEndCapture");
     cm_graph_t *gr = calloc(1, sizeof *gr);
     if (gr == NULL) {
-        (void)cm__exec_hooks.graph_destroy(g);
+        (void)cm__cuda.graph_destroy(g);
         return cm__oom(ordinal, "a graph");
     }
     gr->ordinal = ordinal;
     gr->graph = g;
-    err = cm__exec_hooks.graph_instantiate(&gr->exec, g, 0);
+    err = cm__cuda.graph_instantiate(&gr->exec, g, 0);
     if (err != cudaSuccess) {
-        (void)cm__exec_hooks.graph_destroy(g);
+        (void)cm__cuda.graph_destroy(g);
         free(gr);
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaGraphInstantiate");
     }
@@ -1431,8 +1408,8 @@ cm_status_t cm_graph_capture_end(cm_stream_t *s, cm_graph_t **out) {
     if (ok) gr->magic = CM__MAGIC_GRAPH;
     pthread_mutex_unlock(&cm__ex_lock);
     if (!ok) {
-        (void)cm__exec_hooks.graph_exec_destroy(gr->exec);
-        (void)cm__exec_hooks.graph_destroy(g);
+        (void)cm__cuda.graph_exec_destroy(gr->exec);
+        (void)cm__cuda.graph_destroy(g);
         free(gr);
         return cm__oom(ordinal, "the handle set for a graph");
     }
@@ -1459,7 +1436,7 @@ cm_status_t cm_graph_launch(cm_graph_t *g, cm_stream_t *s) {
     CM_TRY(st);
     CM_TRY(cm__context_guard(g->ordinal));
     CM__NVTX_PUSH("cm_graph_launch");
-    cudaError_t err = cm__exec_hooks.graph_launch(exec, cs);
+    cudaError_t err = cm__cuda.graph_launch(exec, cs);
     CM__NVTX_POP();
     if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaGraphLaunch");
     return CM_OK;
@@ -1473,7 +1450,7 @@ cm_status_t cm_graph_node_count(const cm_graph_t *g, size_t *count) {
     pthread_mutex_unlock(&cm__ex_lock);
     CM_TRY(st);
     size_t n = 0;
-    cudaError_t err = cm__exec_hooks.graph_get_nodes(graph, NULL, &n);
+    cudaError_t err = cm__cuda.graph_get_nodes(graph, NULL, &n);
     if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaGraphGetNodes");
     *count = n;
     return CM_OK;
@@ -1489,8 +1466,8 @@ cm_status_t cm_graph_destroy(cm_graph_t *g) {
     }
     pthread_mutex_unlock(&cm__ex_lock);
     CM_TRY(st);
-    cudaError_t e1 = cm__exec_hooks.graph_exec_destroy(g->exec);
-    cudaError_t e2 = cm__exec_hooks.graph_destroy(g->graph);
+    cudaError_t e1 = cm__cuda.graph_exec_destroy(g->exec);
+    cudaError_t e2 = cm__cuda.graph_destroy(g->graph);
     free(g);
     if (e1 != cudaSuccess) return cm__cuda_fail(e1, __FILE__, __LINE__, "cudaGraphExecDestroy");
     if (e2 != cudaSuccess) return cm__cuda_fail(e2, __FILE__, __LINE__, "cudaGraphDestroy");

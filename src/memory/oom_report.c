@@ -129,9 +129,9 @@ size_t cm__probe_largest(size_t limit, int max_probes, bool *known) {
     size_t size = hi;
     for (int probe = 0; probe < max_probes && size > lo; ++probe) {
         void *p = NULL;
-        cudaError_t err = cm__hooks.device_malloc(&p, size);
+        cudaError_t err = cm__cuda.device_malloc(&p, size);
         if (err == cudaSuccess) {
-            (void)cm__hooks.device_free(p);
+            (void)cm__cuda.device_free(p);
             *known = true;
             lo = size;
         } else if (err == cudaErrorMemoryAllocation) {
@@ -162,7 +162,7 @@ cm_status_t cm__oom_report(struct cm_device *dev, size_t requested, size_t trimm
     n.requested = requested;
     n.trimmed_bytes = trimmed;
     n.stream_ordered = stream_ordered;
-    if (cm__hooks.mem_get_info(&n.free_bytes, &n.total_bytes) != cudaSuccess) {
+    if (cm__cuda.mem_get_info(&n.free_bytes, &n.total_bytes) != cudaSuccess) {
         (void)cudaGetLastError();
         n.free_bytes = 0;
         n.total_bytes = 0;

@@ -23,7 +23,7 @@
 #include <cudamodel/device.h>
 #include <cudamodel/interop.h>
 
-#include "internal.h"
+#include "../core/internal.h"
 
 /* ------------------------------------------------------------------ handles */
 

@@ -24,7 +24,7 @@
 #include <cudamodel/status.h>
 #include <cudamodel/version.h>
 
-#include "internal.h"
+#include "../core/internal.h"
 
 /* ================================================================ small text helpers */
 

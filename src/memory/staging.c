@@ -231,10 +231,10 @@ void cm__staging_init(cm__staging_t *st) {
  * when no other thread can reach st. Never fails: errors of a lost context are ignored. */
 static void cm__staging_free_slots(cm__staging_t *st) {
     for (unsigned i = 0; i < st->n_slots; ++i) {
-        if (st->event_pending[i]) (void)cm__hooks.event_synchronize(st->event[i]);
+        if (st->event_pending[i]) (void)cm__cuda.event_synchronize(st->event[i]);
         st->event_pending[i] = false;
-        if (st->event[i] != NULL) (void)cm__hooks.event_destroy(st->event[i]);
-        if (st->slot[i] != NULL) (void)cm__hooks.free_host(st->slot[i]);
+        if (st->event[i] != NULL) (void)cm__cuda.event_destroy(st->event[i]);
+        if (st->slot[i] != NULL) (void)cm__cuda.free_host(st->slot[i]);
         st->event[i] = NULL;
         st->slot[i] = NULL;
     }
@@ -292,7 +292,7 @@ static cm_status_t cm__staging_ensure(struct cm_device *dev) {
     if (st->n_slots == st->cfg.buffers && st->slot_bytes == st->cfg.chunk_bytes) return CM_OK;
     cm__staging_free_slots(st);
     for (unsigned i = 0; i < st->cfg.buffers; ++i) {
-        cudaError_t err = cm__hooks.host_alloc(&st->slot[i], st->cfg.chunk_bytes,
+        cudaError_t err = cm__cuda.host_alloc(&st->slot[i], st->cfg.chunk_bytes,
                                                cudaHostAllocPortable);
         if (err != cudaSuccess) {
             st->slot[i] = NULL;
@@ -316,7 +316,7 @@ static cm_status_t cm__staging_ensure(struct cm_device *dev) {
             cm__staging_free_slots(st);
             return s;
         }
-        err = cm__hooks.event_create(&st->event[i], cudaEventDisableTiming);
+        err = cm__cuda.event_create(&st->event[i], cudaEventDisableTiming);
         if (err != cudaSuccess) {
             st->event[i] = NULL;
             st->n_slots = i + 1;
@@ -335,7 +335,7 @@ static cm_status_t cm__staging_ensure(struct cm_device *dev) {
 
 static cm_status_t cm__slot_wait(cm__staging_t *st, unsigned slot) {
     if (!st->event_pending[slot]) return CM_OK;
-    cudaError_t err = cm__hooks.event_synchronize(st->event[slot]);
+    cudaError_t err = cm__cuda.event_synchronize(st->event[slot]);
     st->event_pending[slot] = false;
     if (err != cudaSuccess)
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventSynchronize(staging event %u)", slot);
@@ -343,7 +343,7 @@ static cm_status_t cm__slot_wait(cm__staging_t *st, unsigned slot) {
 }
 
 static cm_status_t cm__slot_record(cm__staging_t *st, unsigned slot, cudaStream_t s) {
-    cudaError_t err = cm__hooks.event_record(st->event[slot], s);
+    cudaError_t err = cm__cuda.event_record(st->event[slot], s);
     if (err != cudaSuccess)
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventRecord(staging event %u)", slot);
     st->event_pending[slot] = true;
@@ -373,7 +373,7 @@ cm_status_t cm__staged_h2d(struct cm_device *dev, void *dst, const void *src, si
         CM_TRY_GOTO(cm__slot_wait(st, c.slot), status, out);
         cm__parallel_copy(st->workers, st->slot[c.slot], (const unsigned char *)src + c.offset,
                           c.bytes);
-        cudaError_t err = cm__hooks.memcpy_async((unsigned char *)dst + c.offset, st->slot[c.slot],
+        cudaError_t err = cm__cuda.memcpy_async((unsigned char *)dst + c.offset, st->slot[c.slot],
                                                  c.bytes, cudaMemcpyHostToDevice, s);
         if (err != cudaSuccess) {
             status = cm__cuda_fail(err, __FILE__, __LINE__,
@@ -394,7 +394,7 @@ static cm_status_t cm__d2h_enqueue(cm__staging_t *st, const void *src, size_t by
     cm__chunk_t c = {0};
     (void)cm__staging_chunk_at(bytes, st->slot_bytes, st->n_slots, i, &c);
     CM_TRY(cm__slot_wait(st, c.slot));
-    cudaError_t err = cm__hooks.memcpy_async(st->slot[c.slot], (const unsigned char *)src + c.offset,
+    cudaError_t err = cm__cuda.memcpy_async(st->slot[c.slot], (const unsigned char *)src + c.offset,
                                              c.bytes, cudaMemcpyDeviceToHost, s);
     if (err != cudaSuccess) {
         return cm__cuda_fail(err, __FILE__, __LINE__,

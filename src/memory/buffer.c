@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "memory_internal.h"
-#include "stream_internal.h"
+#include "../exec/stream_internal.h"
 
 /* ------------------------------------------------------------------ checks */
 
@@ -73,7 +73,7 @@ static cm_status_t cm__classify_host(const void *p, const char *arg, const char 
                                      const char *instead, cm__host_mem_t *out) {
     struct cudaPointerAttributes attr;
     memset(&attr, 0, sizeof attr);
-    cudaError_t err = cm__hooks.pointer_get_attributes(&attr, p);
+    cudaError_t err = cm__cuda.pointer_get_attributes(&attr, p);
     if (err == cudaErrorInvalidValue) {
         /* older drivers say so for memory CUDA does not know: ordinary pageable memory */
         (void)cudaGetLastError();
@@ -103,8 +103,8 @@ static cm_status_t cm__classify_host(const void *p, const char *arg, const char 
 static cm_status_t cm__alloc_memory(struct cm_device *dev, const cm__dev_info_t *info,
                                     size_t bytes, bool on_stream, cudaStream_t stream, void **ptr,
                                     const char *func) {
-    cudaError_t err = on_stream ? cm__hooks.malloc_from_pool_async(ptr, bytes, info->pool, stream)
-                                : cm__hooks.device_malloc(ptr, bytes);
+    cudaError_t err = on_stream ? cm__cuda.malloc_from_pool_async(ptr, bytes, info->pool, stream)
+                                : cm__cuda.device_malloc(ptr, bytes);
     if (err == cudaSuccess) return CM_OK;
     const char *call = on_stream ? "cudaMallocFromPoolAsync" : "cudaMalloc";
     if (err != cudaErrorMemoryAllocation) {
@@ -113,8 +113,8 @@ static cm_status_t cm__alloc_memory(struct cm_device *dev, const cm__dev_info_t 
     /* out of memory: release what the library's pools cache, and try once more */
     (void)cudaGetLastError();
     size_t released = cm__trim_ordinal(info->ordinal);
-    err = on_stream ? cm__hooks.malloc_from_pool_async(ptr, bytes, info->pool, stream)
-                    : cm__hooks.device_malloc(ptr, bytes);
+    err = on_stream ? cm__cuda.malloc_from_pool_async(ptr, bytes, info->pool, stream)
+                    : cm__cuda.device_malloc(ptr, bytes);
     if (err == cudaSuccess) return CM_OK;
     char text[CM_ERROR_CALL_MAX];
     snprintf(text, sizeof text, "%s(%zu bytes) in %s", call, bytes, func);
@@ -160,8 +160,8 @@ static cm_status_t cm__buffer_create(cm_device_t *dev, size_t bytes, bool on_str
     cm_status_t status = cm__buffer_track(dev, &info, bytes, ptr, on_stream, stream, label, file,
                                           line, func, out);
     if (status != CM_OK && ptr != NULL) {
-        if (on_stream) (void)cm__hooks.free_async(ptr, stream);
-        else (void)cm__hooks.device_free(ptr);
+        if (on_stream) (void)cm__cuda.free_async(ptr, stream);
+        else (void)cm__cuda.device_free(ptr);
     }
     return status;
 }
@@ -214,15 +214,15 @@ static cm_status_t cm__buffer_destroy(cm_buffer_t *buf, bool on_stream, cudaStre
     if (!ordered) CM_TRY(cm__mem_device_enter(ordinal, &saved));
     cm_status_t status = CM_OK;
     if (ordered) {
-        cudaError_t err = cm__hooks.free_async(ptr, free_stream);
+        cudaError_t err = cm__cuda.free_async(ptr, free_stream);
         if (err != cudaSuccess) {
             status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaFreeAsync(buffer, stream) in %s",
                                    func);
             /* do not leak the memory: free it synchronously (unless the context is gone) */
-            if (!cm_cuda_error_is_sticky(err)) (void)cm__hooks.device_free(ptr);
+            if (!cm_cuda_error_is_sticky(err)) (void)cm__cuda.device_free(ptr);
         }
     } else {
-        cudaError_t err = cm__hooks.device_free(ptr);
+        cudaError_t err = cm__cuda.device_free(ptr);
         if (err != cudaSuccess)
             status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaFree(buffer) in %s", func);
     }
@@ -311,8 +311,8 @@ static cm_status_t cm__copy_h2d(cm_buffer_t *dst, size_t dst_offset, const void 
         goto out;
     }
     enum cudaMemcpyKind k = kind == CM__HOST_MANAGED ? cudaMemcpyDefault : cudaMemcpyHostToDevice;
-    cudaError_t err = sync ? cm__hooks.memcpy_sync(to, src, bytes, k)
-                           : cm__hooks.memcpy_async(to, src, bytes, k, stream);
+    cudaError_t err = sync ? cm__cuda.memcpy_sync(to, src, bytes, k)
+                           : cm__cuda.memcpy_async(to, src, bytes, k, stream);
     if (err != cudaSuccess) {
         status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes, host to device) in %s",
                                sync ? "cudaMemcpy" : "cudaMemcpyAsync", bytes, func);
@@ -321,7 +321,7 @@ static cm_status_t cm__copy_h2d(cm_buffer_t *dst, size_t dst_offset, const void 
          * DMA lands, and work on non-blocking streams is not ordered after it: finish it on the
          * legacy stream so that the data is in place for work on any stream (a two-GPU test
          * read stale bytes through a peer copy on a pooled stream without this) */
-        err = cm__hooks.stream_synchronize(0);
+        err = cm__cuda.stream_synchronize(0);
         if (err != cudaSuccess)
             status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize(0) in %s", func);
     }
@@ -358,14 +358,14 @@ static cm_status_t cm__copy_d2h(const cm_buffer_t *src, size_t src_offset, void 
         goto out;
     }
     enum cudaMemcpyKind k = kind == CM__HOST_MANAGED ? cudaMemcpyDefault : cudaMemcpyDeviceToHost;
-    cudaError_t err = sync ? cm__hooks.memcpy_sync(dst, from, bytes, k)
-                           : cm__hooks.memcpy_async(dst, from, bytes, k, stream);
+    cudaError_t err = sync ? cm__cuda.memcpy_sync(dst, from, bytes, k)
+                           : cm__cuda.memcpy_async(dst, from, bytes, k, stream);
     if (err != cudaSuccess) {
         status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes, device to host) in %s",
                                sync ? "cudaMemcpy" : "cudaMemcpyAsync", bytes, func);
     } else if (!sync && kind == CM__HOST_PAGEABLE) {
         /* a pageable destination is promised complete on return */
-        err = cm__hooks.stream_synchronize(stream);
+        err = cm__cuda.stream_synchronize(stream);
         if (err != cudaSuccess)
             status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize(stream) in %s",
                                    func);
@@ -425,8 +425,8 @@ static cm_status_t cm__copy_pinned(unsigned char *to, const unsigned char *from,
     int saved = -1;
     CM_TRY(cm__mem_device_enter(ordinal, &saved));
     cm_status_t status = CM_OK;
-    cudaError_t err = sync ? cm__hooks.memcpy_sync(to, from, bytes, kind)
-                           : cm__hooks.memcpy_async(to, from, bytes, kind, stream);
+    cudaError_t err = sync ? cm__cuda.memcpy_sync(to, from, bytes, kind)
+                           : cm__cuda.memcpy_async(to, from, bytes, kind, stream);
     if (err != cudaSuccess) {
         status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes, %s, pinned) in %s",
                                sync ? "cudaMemcpy" : "cudaMemcpyAsync", bytes,
@@ -551,11 +551,11 @@ static cm_status_t cm__copy_d2d(cm_buffer_t *dst, size_t dst_offset, const cm_bu
     unsigned char *to = d.ptr + dst_offset;
     const unsigned char *from = s.ptr + src_offset;
     if (d.ordinal == s.ordinal) {
-        err = sync ? cm__hooks.memcpy_sync(to, from, bytes, cudaMemcpyDeviceToDevice)
-                   : cm__hooks.memcpy_async(to, from, bytes, cudaMemcpyDeviceToDevice, stream);
+        err = sync ? cm__cuda.memcpy_sync(to, from, bytes, cudaMemcpyDeviceToDevice)
+                   : cm__cuda.memcpy_async(to, from, bytes, cudaMemcpyDeviceToDevice, stream);
     } else {
-        err = sync ? cm__hooks.memcpy_peer(to, d.ordinal, from, s.ordinal, bytes)
-                   : cm__hooks.memcpy_peer_async(to, d.ordinal, from, s.ordinal, bytes, stream);
+        err = sync ? cm__cuda.memcpy_peer(to, d.ordinal, from, s.ordinal, bytes)
+                   : cm__cuda.memcpy_peer_async(to, d.ordinal, from, s.ordinal, bytes, stream);
     }
     cm_status_t status = CM_OK;
     if (err != cudaSuccess) {
@@ -568,14 +568,14 @@ static cm_status_t cm__copy_d2d(cm_buffer_t *dst, size_t dst_offset, const cm_bu
         /* cudaMemcpy device to device and cudaMemcpyPeer may return before the copy ends (and
          * do not order themselves with non-blocking streams): finish it on the legacy stream of
          * the destination's device, and for a peer copy of the source's device too */
-        err = cm__hooks.stream_synchronize(0);
+        err = cm__cuda.stream_synchronize(0);
         if (err != cudaSuccess)
             status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize(0) in %s", func);
         if (status == CM_OK && d.ordinal != s.ordinal) {
             int saved_src = -1;
             status = cm__mem_device_enter(s.ordinal, &saved_src);
             if (status == CM_OK) {
-                err = cm__hooks.stream_synchronize(0);
+                err = cm__cuda.stream_synchronize(0);
                 if (err != cudaSuccess)
                     status = cm__cuda_fail(err, __FILE__, __LINE__,
                                            "cudaStreamSynchronize(0) on device %d in %s", s.ordinal,
@@ -645,14 +645,14 @@ static cm_status_t cm__fill(cm_buffer_t *buf, size_t offset, size_t bytes, const
     const char *call;
     if (bytewise) {
         call = "cudaMemsetAsync";
-        err = cm__hooks.memset_async(v.ptr + offset, p[0], bytes, s);
+        err = cm__cuda.memset_async(v.ptr + offset, p[0], bytes, s);
     } else {
         call = "fill kernel";
-        err = cm__hooks.fill_async(v.ptr + offset, bytes, p, pattern_bytes, s);
+        err = cm__cuda.fill_async(v.ptr + offset, bytes, p, pattern_bytes, s);
     }
     if (err == cudaSuccess && sync) {
         call = "cudaStreamSynchronize(0) after the fill";
-        err = cm__hooks.stream_synchronize(0);
+        err = cm__cuda.stream_synchronize(0);
     }
     if (err != cudaSuccess)
         status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes) in %s", call, bytes, func);

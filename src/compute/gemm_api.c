@@ -17,9 +17,9 @@
 
 #include "gemm.h"
 #include "gemm_internal.h"
-#include "internal.h"
-#include "memory_internal.h"
-#include "stream_internal.h"
+#include "../core/internal.h"
+#include "../memory/memory_internal.h"
+#include "../exec/stream_internal.h"
 
 #ifndef CM_HAVE_GEMM_SM90
 #  define CM_HAVE_GEMM_SM90 0
@@ -302,7 +302,7 @@ static cm_status_t cm__gemm_device_facts(int ordinal, int *major, int *minor, in
                                           cudaDevAttrComputeCapabilityMinor,
                                           cudaDevAttrMultiProcessorCount};
     for (int i = 0; i < 3; ++i) {
-        cudaError_t err = cm__hooks.device_get_attribute(&v[i], attrs[i], ordinal);
+        cudaError_t err = cm__cuda.device_get_attribute(&v[i], attrs[i], ordinal);
         if (err != cudaSuccess)
             return cm__cuda_fail(err, __FILE__, __LINE__,
                                  "cudaDeviceGetAttribute(%d, device %d) in %s", (int)attrs[i],
@@ -477,7 +477,7 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t 
     const size_t bytes_b = pack_b ? (size_t)p->n * (size_t)ldk * (size_t)e : 0;
     void *scratch = NULL;
     if (bytes_a + bytes_b == 0 ||
-        cm__hooks.malloc_from_pool_async(&scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
+        cm__cuda.malloc_from_pool_async(&scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
         (void)cudaGetLastError();
         return cudaErrorNotSupported;
     }
@@ -509,7 +509,7 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t 
                             q.b, q.ldb, q.beta, q.c, q.ldc, cs);
     }
     /* stream-ordered: after the GEMM; the packing already queued is harmless if it failed */
-    const cudaError_t ferr = cm__hooks.free_async(scratch, cs);
+    const cudaError_t ferr = cm__cuda.free_async(scratch, cs);
     if (err == cudaSuccess && ferr != cudaSuccess) err = ferr;
     return err;
 #else

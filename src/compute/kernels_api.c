@@ -12,11 +12,11 @@
 
 #include <cudamodel/kernels.h>
 
-#include "internal.h"
+#include "../core/internal.h"
 #include "kernels.h"
-#include "memory_internal.h"
-#include "multi_internal.h"
-#include "stream_internal.h"
+#include "../memory/memory_internal.h"
+#include "../multi/multi_internal.h"
+#include "../exec/stream_internal.h"
 
 /* ------------------------------------------------------------------ pure arithmetic */
 

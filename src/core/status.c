@@ -143,48 +143,6 @@ size_t cm_error_format(const cm_error_t *e, char *buf, size_t size) {
 
 /* ------------------------------------------------------------------ fault-injection hooks */
 
-cm__hooks_t cm__hooks = {
-    .driver_get_version = cudaDriverGetVersion,
-    .runtime_get_version = cudaRuntimeGetVersion,
-    .get_device_count = cudaGetDeviceCount,
-    .get_device = cudaGetDevice,
-
-    /* memory (issue 3) */
-    .set_device = cudaSetDevice,
-    .get_device_properties = cudaGetDeviceProperties,
-    .device_get_attribute = cudaDeviceGetAttribute,
-    .mem_get_info = cudaMemGetInfo,
-    .device_malloc = cudaMalloc,
-    .device_free = cudaFree,
-    .mem_pool_create = cudaMemPoolCreate,
-    .mem_pool_destroy = cudaMemPoolDestroy,
-    .mem_pool_set_attribute = cudaMemPoolSetAttribute,
-    .mem_pool_get_attribute = cudaMemPoolGetAttribute,
-    .mem_pool_trim_to = cudaMemPoolTrimTo,
-    .mem_pool_set_access = cudaMemPoolSetAccess,
-    .malloc_from_pool_async = cudaMallocFromPoolAsync,
-    .free_async = cudaFreeAsync,
-    .host_alloc = cudaHostAlloc,
-    .free_host = cudaFreeHost,
-    .host_register = cudaHostRegister,
-    .host_unregister = cudaHostUnregister,
-    .host_get_device_pointer = cudaHostGetDevicePointer,
-    .pointer_get_attributes = cudaPointerGetAttributes,
-    .memcpy_sync = cudaMemcpy,
-    .memcpy_async = cudaMemcpyAsync,
-    .memcpy_peer = cudaMemcpyPeer,
-    .memcpy_peer_async = cudaMemcpyPeerAsync,
-    .memset_async = cudaMemsetAsync,
-    .fill_async = cm__kernel_fill,
-    .stream_get_device = cudaStreamGetDevice,
-    .stream_synchronize = cudaStreamSynchronize,
-    .event_create = cudaEventCreateWithFlags,
-    .event_record = cudaEventRecord,
-    .event_synchronize = cudaEventSynchronize,
-    .event_destroy = cudaEventDestroy,
-    .device_can_access_peer = cudaDeviceCanAccessPeer,
-    .device_enable_peer_access = cudaDeviceEnablePeerAccess,
-};
 
 /* ------------------------------------------------------------------ lost contexts */
 
@@ -285,7 +243,7 @@ cm_status_t cm_record_cuda_error(cudaError_t err, const char *call, const char *
     cm_status_t status = entry->status;
     int device = -1;
     /* cudaGetDevice does not touch the GPU; it fails only when no driver is present */
-    if (cm__hooks.get_device(&device) != cudaSuccess) device = -1;
+    if (cm__cuda.get_device(&device) != cudaSuccess) device = -1;
     const char *name = entry->name[0] ? entry->name : cudaGetErrorName(err);
     cm__set_detail(status, (int)err, name, call, file, line, device, entry->hint);
     cm_error_t *e = &cm__tls_error;
@@ -293,8 +251,8 @@ cm_status_t cm_record_cuda_error(cudaError_t err, const char *call, const char *
 
     if (err == cudaErrorInsufficientDriver) {
         int driver = 0, runtime = 0;
-        if (cm__hooks.driver_get_version(&driver) != cudaSuccess) driver = 0;
-        if (cm__hooks.runtime_get_version(&runtime) != cudaSuccess) runtime = CUDART_VERSION;
+        if (cm__cuda.driver_get_version(&driver) != cudaSuccess) driver = 0;
+        if (cm__cuda.runtime_get_version(&runtime) != cudaSuccess) runtime = CUDART_VERSION;
         char rt[16];
         cm__version_text(runtime, rt, sizeof rt);
         if (driver == 0) {
@@ -375,7 +333,7 @@ void cm__sync_mode_reload_for_tests(void) {
 cm_status_t cm_check_launch(const char *kernel_name, const char *file, int line) {
     if (kernel_name == NULL) kernel_name = "kernel";
     int device = -1;
-    if (cm__hooks.get_device(&device) != cudaSuccess) device = -1;
+    if (cm__cuda.get_device(&device) != cudaSuccess) device = -1;
     CM_TRY(cm__context_guard(device));
     char call[CM_ERROR_CALL_MAX];
     cudaError_t err = cudaGetLastError();

@@ -23,11 +23,11 @@
 #include <cudamodel/kernels.h>
 #include <cudamodel/multi.h>
 
-#include "internal.h"
+#include "../core/internal.h"
 #include "kernels.h"
-#include "memory_internal.h"
+#include "../memory/memory_internal.h"
 #include "multi_internal.h"
-#include "stream_internal.h"
+#include "../exec/stream_internal.h"
 
 /* ================================================================== handle registry */
 
@@ -140,7 +140,7 @@ static void cm__set_split_count(struct cm_device_set *set, int delta) {
 
 int cm__current_device(void) {
     int d = -1;
-    if (cm__hooks.get_device(&d) != cudaSuccess) {
+    if (cm__cuda.get_device(&d) != cudaSuccess) {
         (void)cudaGetLastError();
         return -1;
     }
@@ -149,7 +149,7 @@ int cm__current_device(void) {
 
 cm_status_t cm__make_current(int ordinal, const char *func) {
     if (cm__current_device() == ordinal) return CM_OK;
-    cudaError_t err = cm__hooks.set_device(ordinal);
+    cudaError_t err = cm__cuda.set_device(ordinal);
     if (err != cudaSuccess)
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaSetDevice(%d) in %s", ordinal, func);
     return CM_OK;
@@ -202,7 +202,7 @@ static cm_status_t cm__first_result(const cm__first_t *f) {
 
 static void cm__set_release(struct cm_device_set *set, cm__first_t *f) {
     if (set->slots != NULL) {
-        cudaError_t err = cm__hooks.free_host(set->slots);
+        cudaError_t err = cm__cuda.free_host(set->slots);
         if (err != cudaSuccess)
             cm__first_note(f, cm__cuda_fail(err, __FILE__, __LINE__,
                                             "cudaFreeHost(the set's result slots)"));
@@ -276,7 +276,7 @@ static cm_status_t cm__set_open(const int *ordinals, int count, cm_device_set_t 
         int saved = -1;
         CM_TRY_GOTO(cm__mem_device_enter(ordinals[0], &saved), status, fail);
         void *p = NULL;
-        cudaError_t err = cm__hooks.host_alloc(&p, (size_t)count * CM__SET_SLOT_BYTES,
+        cudaError_t err = cm__cuda.host_alloc(&p, (size_t)count * CM__SET_SLOT_BYTES,
                                                cudaHostAllocPortable);
         cm__mem_device_leave(saved);
         if (err == cudaErrorMemoryAllocation) {
@@ -428,7 +428,7 @@ static cm_status_t cm__can_access(int from, int to, bool *can, const char *func)
         return CM_OK;
     }
     int c = 0;
-    cudaError_t err = cm__hooks.device_can_access_peer(&c, from, to);
+    cudaError_t err = cm__cuda.device_can_access_peer(&c, from, to);
     if (err != cudaSuccess)
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceCanAccessPeer(%d, %d) in %s",
                              from, to, func);
@@ -1175,7 +1175,7 @@ cm_status_t cm_split_for_each(cm_split_t *split, cm_split_part_fn_t fn, void *us
         cm_status_t st = fn(user, k, set->streams[k], split->bufs[k], split->parts[k].offset,
                             split->parts[k].count);
         /* restore the caller's device, whatever fn did with it */
-        if (before >= 0 && cm__current_device() != before) (void)cm__hooks.set_device(before);
+        if (before >= 0 && cm__current_device() != before) (void)cm__cuda.set_device(before);
         if (st != CM_OK) return st;
     }
     return CM_OK;

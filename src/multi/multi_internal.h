@@ -16,7 +16,7 @@
 
 #include <cudamodel/multi.h>
 
-#include "internal.h"
+#include "../core/internal.h"
 
 #define CM__MAGIC_SET 0x43534554u   /* "CSET" */
 #define CM__MAGIC_SPLIT 0x43535054u /* "CSPT" */

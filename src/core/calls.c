@@ -1,0 +1,131 @@
+/*
+ * The table of every CUDA runtime, driver and NCCL call the library makes (core/calls.h).
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#include "calls.h"
+
+#define CM__CALL_INIT(member, fn) .member = fn,
+const cm__cuda_t cm__cuda_real = {
+    CM__CUDA_CALLS(CM__CALL_INIT)
+    CM__NCCL_CALLS(CM__CALL_INIT)
+};
+cm__cuda_t cm__cuda = {
+    CM__CUDA_CALLS(CM__CALL_INIT)
+    CM__NCCL_CALLS(CM__CALL_INIT)
+};
+#undef CM__CALL_INIT
+
+void cm__cuda_restore(void) {
+    memcpy(&cm__cuda, &cm__cuda_real, sizeof cm__cuda);
+}
+
+#define CM__CALL_ROW(member, fn) {#member, #fn, offsetof(cm__cuda_t, member)},
+static const struct {
+    const char *member;
+    const char *function;
+    size_t offset;
+} cm__cuda_rows[] = {
+    CM__CUDA_CALLS(CM__CALL_ROW)
+    CM__NCCL_CALLS(CM__CALL_ROW)
+};
+#undef CM__CALL_ROW
+
+size_t cm__cuda_count(void) {
+    return sizeof cm__cuda_rows / sizeof cm__cuda_rows[0];
+}
+
+const char *cm__cuda_member_name(size_t i) {
+    return i < cm__cuda_count() ? cm__cuda_rows[i].member : NULL;
+}
+
+const char *cm__cuda_function_name(size_t i) {
+    return i < cm__cuda_count() ? cm__cuda_rows[i].function : NULL;
+}
+
+void **cm__cuda_member_slot(size_t i) {
+    return i < cm__cuda_count() ? (void **)((char *)&cm__cuda + cm__cuda_rows[i].offset) : NULL;
+}
+
+/* ------------------------------------------------------------------ driver entry points */
+
+/*
+ * The driver's context calls, found once through cudart (no link against libcuda). A missing
+ * driver or entry point answers cudaErrorInsufficientDriver / cudaErrorNotSupported.
+ */
+typedef CUresult (*cm__fn_ctx_get)(CUcontext *);
+typedef CUresult (*cm__fn_ctx_set)(CUcontext);
+typedef CUresult (*cm__fn_primary_state)(CUdevice, unsigned int *, int *);
+
+static cudaError_t cm__drv_entry(const char *symbol, void **fn) {
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, fn, 12000, cudaEnableDefault, &q);
+    if (err != cudaSuccess) {
+        *fn = NULL;
+        (void)cudaGetLastError();
+        return err;
+    }
+    if (q != cudaDriverEntryPointSuccess || *fn == NULL) {
+        *fn = NULL;
+        return cudaErrorNotSupported;
+    }
+    return cudaSuccess;
+}
+
+static cudaError_t cm__drv_result(CUresult r) {
+    switch (r) {
+    case CUDA_SUCCESS: return cudaSuccess;
+    case CUDA_ERROR_INVALID_VALUE: return cudaErrorInvalidValue;
+    case CUDA_ERROR_INVALID_DEVICE: return cudaErrorInvalidDevice;
+    case CUDA_ERROR_INVALID_CONTEXT: return cudaErrorDeviceUninitialized;
+    case CUDA_ERROR_NOT_INITIALIZED: return cudaErrorInitializationError;
+    case CUDA_ERROR_DEINITIALIZED: return cudaErrorCudartUnloading;
+    case CUDA_ERROR_NO_DEVICE: return cudaErrorNoDevice;
+    default: return cudaErrorUnknown;
+    }
+}
+
+cudaError_t cm__drv_ctx_get_current(void **ctx) {
+    static void *_Atomic fn;
+    void *f = fn;
+    if (f == NULL) {
+        cudaError_t err = cm__drv_entry("cuCtxGetCurrent", &f);
+        if (err != cudaSuccess) return err;
+        fn = f;
+    }
+    CUcontext c = NULL;
+    cm__fn_ctx_get call;
+    memcpy(&call, &f, sizeof call); /* object to function pointer, as dlsym's users do */
+    cudaError_t err = cm__drv_result(call(&c));
+    *ctx = (void *)c;
+    return err;
+}
+
+cudaError_t cm__drv_ctx_set_current(void *ctx) {
+    static void *_Atomic fn;
+    void *f = fn;
+    if (f == NULL) {
+        cudaError_t err = cm__drv_entry("cuCtxSetCurrent", &f);
+        if (err != cudaSuccess) return err;
+        fn = f;
+    }
+    cm__fn_ctx_set call;
+    memcpy(&call, &f, sizeof call);
+    return cm__drv_result(call((CUcontext)ctx));
+}
+
+cudaError_t cm__drv_primary_ctx_state(int device, unsigned int *flags, int *active) {
+    static void *_Atomic fn;
+    void *f = fn;
+    if (f == NULL) {
+        cudaError_t err = cm__drv_entry("cuDevicePrimaryCtxGetState", &f);
+        if (err != cudaSuccess) return err;
+        fn = f;
+    }
+    cm__fn_primary_state call;
+    memcpy(&call, &f, sizeof call);
+    return cm__drv_result(call((CUdevice)device, flags, active));
+}

@@ -1,0 +1,151 @@
+/*
+ * The one table of every CUDA runtime, CUDA driver and NCCL call the library makes (private).
+ *
+ * Every call in src/ goes through cm__cuda.<member>(...); nothing calls a cuda*, cu* or nccl*
+ * function directly (tests/host/check_calls.cmake fails the build's tests otherwise). Each
+ * member defaults to the real function; host tests replace members to simulate a GPU
+ * (tests/host/test_buffer_fake.h, test_stream_fake.h) or to fail one call (fault injection),
+ * and restore the table after (cm__cuda_restore()).
+ *
+ * The driver calls (cuCtxGetCurrent, cuCtxSetCurrent, cuDevicePrimaryCtxGetState) are reached
+ * through cudaGetDriverEntryPointByVersion on first use, so the library links only cudart; with
+ * no driver they return cudaErrorInsufficientDriver. They take void * for CUcontext so that no
+ * driver header is needed here.
+ */
+#ifndef CUDAMODEL_SRC_CORE_CALLS_H
+#define CUDAMODEL_SRC_CORE_CALLS_H
+
+#include <stddef.h>
+
+#include <cuda_runtime_api.h>
+
+#if CM_HAVE_NCCL
+#  include <nccl.h>
+#endif
+
+/* Library launchers that stand in the table like CUDA calls (kernels/kernels.h). */
+cudaError_t cm__kernel_fill(void *ptr, size_t count, const void *pattern, size_t pattern_bytes,
+                            cudaStream_t stream);
+cudaError_t cm__drv_ctx_get_current(void **ctx);
+cudaError_t cm__drv_ctx_set_current(void *ctx);
+cudaError_t cm__drv_primary_ctx_state(int device, unsigned int *flags, int *active);
+
+/* X(member, function): the member's type is the function's. */
+#define CM__CUDA_CALLS(X)                                                                    \
+    /* versions, devices, contexts */                                                        \
+    X(driver_get_version, cudaDriverGetVersion)                                              \
+    X(runtime_get_version, cudaRuntimeGetVersion)                                            \
+    X(get_device_count, cudaGetDeviceCount)                                                  \
+    X(get_device, cudaGetDevice)                                                             \
+    X(set_device, cudaSetDevice)                                                             \
+    X(get_device_properties, cudaGetDeviceProperties)                                        \
+    X(device_get_attribute, cudaDeviceGetAttribute)                                          \
+    X(device_get_p2p_attribute, cudaDeviceGetP2PAttribute)                                   \
+    X(device_synchronize, cudaDeviceSynchronize)                                             \
+    X(device_can_access_peer, cudaDeviceCanAccessPeer)                                       \
+    X(device_enable_peer_access, cudaDeviceEnablePeerAccess)                                 \
+    X(ctx_get_current, cm__drv_ctx_get_current)                                              \
+    X(ctx_set_current, cm__drv_ctx_set_current)                                              \
+    X(primary_ctx_state, cm__drv_primary_ctx_state)                                          \
+    /* errors */                                                                             \
+    X(get_last_error, cudaGetLastError)                                                      \
+    X(get_error_name, cudaGetErrorName)                                                      \
+    X(get_error_string, cudaGetErrorString)                                                  \
+    /* memory */                                                                             \
+    X(mem_get_info, cudaMemGetInfo)                                                          \
+    X(device_malloc, cudaMalloc)                                                             \
+    X(device_free, cudaFree)                                                                 \
+    X(malloc_async, cudaMallocAsync)                                                         \
+    X(mem_pool_create, cudaMemPoolCreate)                                                    \
+    X(mem_pool_destroy, cudaMemPoolDestroy)                                                  \
+    X(mem_pool_set_attribute, cudaMemPoolSetAttribute)                                       \
+    X(mem_pool_get_attribute, cudaMemPoolGetAttribute)                                       \
+    X(mem_pool_trim_to, cudaMemPoolTrimTo)                                                   \
+    X(mem_pool_set_access, cudaMemPoolSetAccess)                                             \
+    X(malloc_from_pool_async, cudaMallocFromPoolAsync)                                       \
+    X(free_async, cudaFreeAsync)                                                             \
+    X(host_alloc, cudaHostAlloc)                                                             \
+    X(free_host, cudaFreeHost)                                                               \
+    X(host_register, cudaHostRegister)                                                       \
+    X(host_unregister, cudaHostUnregister)                                                   \
+    X(host_get_device_pointer, cudaHostGetDevicePointer)                                     \
+    X(pointer_get_attributes, cudaPointerGetAttributes)                                      \
+    X(memcpy_sync, cudaMemcpy)                                                               \
+    X(memcpy_async, cudaMemcpyAsync)                                                         \
+    X(memcpy_2d_async, cudaMemcpy2DAsync)                                                    \
+    X(memcpy_peer, cudaMemcpyPeer)                                                           \
+    X(memcpy_peer_async, cudaMemcpyPeerAsync)                                                \
+    X(memset_async, cudaMemsetAsync)                                                         \
+    X(fill_async, cm__kernel_fill)                                                           \
+    /* streams, events, graphs */                                                            \
+    X(priority_range, cudaDeviceGetStreamPriorityRange)                                      \
+    X(stream_create, cudaStreamCreateWithPriority)                                           \
+    X(stream_destroy, cudaStreamDestroy)                                                     \
+    X(stream_get_device, cudaStreamGetDevice)                                                \
+    X(stream_synchronize, cudaStreamSynchronize)                                             \
+    X(stream_query, cudaStreamQuery)                                                         \
+    X(stream_wait_event, cudaStreamWaitEvent)                                                \
+    X(stream_is_capturing, cudaStreamIsCapturing)                                            \
+    X(launch_host_func, cudaLaunchHostFunc)                                                  \
+    X(event_create, cudaEventCreateWithFlags)                                                \
+    X(event_destroy, cudaEventDestroy)                                                       \
+    X(event_record, cudaEventRecord)                                                         \
+    X(event_synchronize, cudaEventSynchronize)                                               \
+    X(event_query, cudaEventQuery)                                                           \
+    X(event_elapsed, cudaEventElapsedTime)                                                   \
+    X(begin_capture, cudaStreamBeginCapture)                                                 \
+    X(end_capture, cudaStreamEndCapture)                                                     \
+    X(graph_instantiate, cudaGraphInstantiate)                                               \
+    X(graph_launch, cudaGraphLaunch)                                                         \
+    X(graph_get_nodes, cudaGraphGetNodes)                                                    \
+    X(graph_destroy, cudaGraphDestroy)                                                       \
+    X(graph_exec_destroy, cudaGraphExecDestroy)                                              \
+    /* kernels */                                                                            \
+    X(func_get_attributes, cudaFuncGetAttributes)                                            \
+    X(func_set_attribute, cudaFuncSetAttribute)                                              \
+    X(func_get_name, cudaFuncGetName)                                                        \
+    X(launch_kernel_ex, cudaLaunchKernelExC)
+
+#if CM_HAVE_NCCL
+#  define CM__NCCL_CALLS(X)                                                                  \
+    X(nccl_get_version, ncclGetVersion)                                                      \
+    X(nccl_get_unique_id, ncclGetUniqueId)                                                   \
+    X(nccl_comm_init_all, ncclCommInitAll)                                                   \
+    X(nccl_comm_init_rank, ncclCommInitRank)                                                 \
+    X(nccl_comm_destroy, ncclCommDestroy)                                                    \
+    X(nccl_comm_abort, ncclCommAbort)                                                        \
+    X(nccl_comm_get_async_error, ncclCommGetAsyncError)                                      \
+    X(nccl_get_error_string, ncclGetErrorString)                                             \
+    X(nccl_get_last_error, ncclGetLastError)                                                 \
+    X(nccl_group_start, ncclGroupStart)                                                      \
+    X(nccl_group_end, ncclGroupEnd)                                                          \
+    X(nccl_all_reduce, ncclAllReduce)                                                        \
+    X(nccl_broadcast, ncclBroadcast)                                                         \
+    X(nccl_all_gather, ncclAllGather)
+#else
+#  define CM__NCCL_CALLS(X)
+#endif
+
+#define CM__CALL_MEMBER(member, fn) __typeof__(&fn) member;
+typedef struct cm__cuda {
+    CM__CUDA_CALLS(CM__CALL_MEMBER)
+    CM__NCCL_CALLS(CM__CALL_MEMBER)
+} cm__cuda_t;
+#undef CM__CALL_MEMBER
+
+/** The table the library calls through. */
+extern cm__cuda_t cm__cuda;
+/** The real functions (what cm__cuda holds until a test changes it). */
+extern const cm__cuda_t cm__cuda_real;
+
+/** Put every member back to the real function (tests). */
+void cm__cuda_restore(void);
+
+/** Entries of the table: count, the i-th member's name and the name of the function it calls
+ *  ("cudaMalloc"), and the address of the i-th member (tests that walk the table). */
+size_t cm__cuda_count(void);
+const char *cm__cuda_member_name(size_t i);
+const char *cm__cuda_function_name(size_t i);
+void **cm__cuda_member_slot(size_t i);
+
+#endif /* CUDAMODEL_SRC_CORE_CALLS_H */
