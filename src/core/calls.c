@@ -104,17 +104,38 @@ cudaError_t cm__drv_ctx_get_current(void **ctx) {
     return err;
 }
 
-cudaError_t cm__drv_ctx_set_current(void *ctx) {
-    static void *_Atomic fn;
-    void *f = fn;
-    if (f == NULL) {
-        cudaError_t err = cm__drv_entry("cuCtxSetCurrent", &f);
-        if (err != cudaSuccess) return err;
-        fn = f;
-    }
-    cm__fn_ctx_set call;
-    memcpy(&call, &f, sizeof call);
-    return cm__drv_result(call((CUcontext)ctx));
+/* One entry point, looked up once (a race looks it up twice: same answer). */
+#define CM__DRV_FN(type, symbol, var)                                                        \
+    static void *_Atomic var##_fn;                                                           \
+    void *var = var##_fn;                                                                    \
+    if (var == NULL) {                                                                       \
+        cudaError_t lookup_ = cm__drv_entry(symbol, &var);                                   \
+        if (lookup_ != cudaSuccess) return lookup_;                                          \
+        var##_fn = var;                                                                      \
+    }                                                                                        \
+    type var##_call;                                                                         \
+    memcpy(&var##_call, &var, sizeof var##_call)
+
+cudaError_t cm__drv_ctx_push_current(void *ctx) {
+    CM__DRV_FN(cm__fn_ctx_set, "cuCtxPushCurrent", f);
+    return cm__drv_result(f_call((CUcontext)ctx));
+}
+
+cudaError_t cm__drv_ctx_pop_current(void **ctx) {
+    CM__DRV_FN(cm__fn_ctx_get, "cuCtxPopCurrent", f);
+    CUcontext c = NULL;
+    cudaError_t err = cm__drv_result(f_call(&c));
+    if (ctx != NULL) *ctx = (void *)c;
+    return err;
+}
+
+typedef CUresult (*cm__fn_retain)(CUcontext *, CUdevice);
+cudaError_t cm__drv_primary_ctx_retain(void **ctx, int device) {
+    CM__DRV_FN(cm__fn_retain, "cuDevicePrimaryCtxRetain", f);
+    CUcontext c = NULL;
+    cudaError_t err = cm__drv_result(f_call(&c, (CUdevice)device));
+    *ctx = (void *)c;
+    return err;
 }
 
 cudaError_t cm__drv_primary_ctx_state(int device, unsigned int *flags, int *active) {

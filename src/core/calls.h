@@ -7,7 +7,8 @@
  * (tests/host/test_buffer_fake.h, test_stream_fake.h) or to fail one call (fault injection),
  * and restore the table after (cm__cuda_restore()).
  *
- * The driver calls (cuCtxGetCurrent, cuCtxSetCurrent, cuDevicePrimaryCtxGetState) are reached
+ * The driver calls (cuCtxGetCurrent, cuCtxPushCurrent, cuCtxPopCurrent, cuDevicePrimaryCtxRetain,
+ * cuDevicePrimaryCtxGetState) are reached
  * through cudaGetDriverEntryPointByVersion on first use, so the library links only cudart; with
  * no driver they return cudaErrorInsufficientDriver. They take void * for CUcontext so that no
  * driver header is needed here.
@@ -27,7 +28,9 @@
 cudaError_t cm__kernel_fill(void *ptr, size_t count, const void *pattern, size_t pattern_bytes,
                             cudaStream_t stream);
 cudaError_t cm__drv_ctx_get_current(void **ctx);
-cudaError_t cm__drv_ctx_set_current(void *ctx);
+cudaError_t cm__drv_ctx_push_current(void *ctx);
+cudaError_t cm__drv_ctx_pop_current(void **ctx);
+cudaError_t cm__drv_primary_ctx_retain(void **ctx, int device);
 cudaError_t cm__drv_primary_ctx_state(int device, unsigned int *flags, int *active);
 
 /* X(member, function): the member's type is the function's. */
@@ -45,7 +48,9 @@ cudaError_t cm__drv_primary_ctx_state(int device, unsigned int *flags, int *acti
     X(device_can_access_peer, cudaDeviceCanAccessPeer)                                       \
     X(device_enable_peer_access, cudaDeviceEnablePeerAccess)                                 \
     X(ctx_get_current, cm__drv_ctx_get_current)                                              \
-    X(ctx_set_current, cm__drv_ctx_set_current)                                              \
+    X(ctx_push_current, cm__drv_ctx_push_current)                                            \
+    X(ctx_pop_current, cm__drv_ctx_pop_current)                                              \
+    X(primary_ctx_retain, cm__drv_primary_ctx_retain)                                        \
     X(primary_ctx_state, cm__drv_primary_ctx_state)                                          \
     /* errors */                                                                             \
     X(get_last_error, cudaGetLastError)                                                      \

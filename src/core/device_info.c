@@ -14,30 +14,6 @@
 #include "internal.h"
 #include "kernels.h"
 
-/* ------------------------------------------------------------------ current device */
-
-cm_status_t cm__device_enter(int ordinal, int *saved) {
-    *saved = -1;
-    int current = -1;
-    if (cudaGetDevice(&current) == cudaSuccess) *saved = current;
-    if (current == ordinal) return CM_OK;
-    cudaError_t err = cudaSetDevice(ordinal);
-    if (err != cudaSuccess) {
-        *saved = -1;
-        char call[64];
-        snprintf(call, sizeof call, "cudaSetDevice(%d)", ordinal);
-        return cm_record_cuda_error(err, call, __FILE__, __LINE__);
-    }
-    return CM_OK;
-}
-
-void cm__device_leave(int saved) {
-    int current = -1;
-    if (saved < 0) return;
-    if (cudaGetDevice(&current) == cudaSuccess && current == saved) return;
-    (void)cudaSetDevice(saved);
-}
-
 /* ------------------------------------------------------------------ versions and counts */
 
 cm_status_t cm_driver_version(int *version) {

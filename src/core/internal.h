@@ -54,15 +54,60 @@ cm_status_t cm__context_guard(int device);
  *  not lost. */
 cm_status_t cm__check_ordinal(int ordinal);
 
-/** Make ordinal current, remembering the caller's device in *saved (-1 when none was set). */
+/*
+ * Explicit device, always: the enter/leave pair of every library call that acts on a device.
+ *
+ * cm__enter(ordinal, make_current, &sc) names `ordinal` as the device of this call: until the
+ * matching cm__leave, failures recorded on this thread name that device (not whatever device
+ * the thread has current), and sticky errors mark that device lost. With make_current, the
+ * device's primary context is also made the thread's current context: pushed on the thread's
+ * context stack only when it is not current already, and popped by cm__leave, so the caller
+ * gets back exactly what it had, including "no current context" (the runtime's own notion of
+ * the current device is never changed, and no context is ever created on a device the caller
+ * did not name). Calls nest; a failed cm__enter records the failure and leaves nothing to undo.
+ */
+typedef struct cm__scope {
+    int prev_device; /* the thread's library device before this scope (-1: none) */
+    int pushed;      /* 1 when cm__enter pushed a context that cm__leave pops */
+} cm__scope_t;
+
+cm_status_t cm__enter(int ordinal, int make_current, cm__scope_t *sc);
+void cm__leave(cm__scope_t *sc);
+/** The device named by the innermost scope of this thread, -1 outside any. */
+int cm__scope_device(void);
+
+/** cm__enter(ordinal, 1) with the scope packed in an int (*saved; -1 when nothing to undo), for
+ *  code that keeps one int: cm__device_leave(saved) undoes it, and is a no-op for -1. */
 cm_status_t cm__device_enter(int ordinal, int *saved);
-/** Restore the device remembered by cm__device_enter (no-op for -1). Never fails. */
 void cm__device_leave(int saved);
+
+/** Forget the cached primary contexts (tests that swap the call table's driver calls). */
+void cm__primary_reset_for_tests(void);
 
 /** Copy src into dst (capacity size), always NUL-terminating; NULL src gives "". */
 void cm__strlcpy(char *dst, const char *src, size_t size);
 
 /* Every CUDA call goes through the table of core/calls.h (fault injection in host tests). */
+
+/** Record a CUDA error like cm_record_cuda_error, with the call text formatted. */
+cm_status_t cm__cuda_fail(cudaError_t err, const char *file, int line, const char *fmt, ...)
+    CM__PRINTF(4, 5);
+
+/** Writable view of the calling thread's detail (cm_last_error() points at non-const storage). */
+cm_error_t *cm__detail(void);
+
+/** A text being built snprintf-style: len counts the full length even past size. */
+typedef struct cm__text {
+    char *buf;
+    size_t size;
+    size_t len;
+} cm__text_t;
+
+/** Append to t (truncating, always NUL-terminated when size > 0). */
+void cm__text_printf(cm__text_t *t, const char *fmt, ...) CM__PRINTF(2, 3);
+
+/** "1.50 GiB", "512 B", ... into buf (binary units, two decimals above 1 KiB). Returns buf. */
+char *cm__format_bytes(size_t bytes, char *buf, size_t size);
 
 /** Forget every recorded sticky error (tests only; a real lost context never comes back). */
 void cm__context_reset_for_tests(void);

@@ -103,6 +103,7 @@ static void cm__set_detail(cm_status_t status, int cuda_error, const char *cuda_
 
 cm_status_t cm__fail(cm_status_t status, int device, const char *file, int line, const char *call,
                      const char *hint, const char *fmt, ...) {
+    if (device < 0) device = cm__scope_device();
     cm__set_detail(status, 0, "", call, file, line, device, hint);
     va_list ap;
     va_start(ap, fmt);
@@ -143,6 +144,23 @@ size_t cm_error_format(const cm_error_t *e, char *buf, size_t size) {
 
 /* ------------------------------------------------------------------ fault-injection hooks */
 
+
+char *cm__format_bytes(size_t bytes, char *buf, size_t size) {
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (buf == NULL || size == 0) return buf;
+    if (bytes < 1024) {
+        snprintf(buf, size, "%zu B", bytes);
+        return buf;
+    }
+    double v = (double)bytes / 1024.0;
+    size_t u = 0;
+    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024.0;
+        ++u;
+    }
+    snprintf(buf, size, "%.2f %s", v, units[u]);
+    return buf;
+}
 
 /* ------------------------------------------------------------------ lost contexts */
 
@@ -213,6 +231,7 @@ cm_status_t cm_check_context(int device) {
 }
 
 void cm__context_reset_for_tests(void) {
+    cm__primary_reset_for_tests();
     pthread_mutex_lock(&cm__lost_lock);
     for (int s = 0; s <= CM__MAX_DEVICES; ++s) atomic_store(&cm__lost[s], 0);
     memset(cm__lost_cause, 0, sizeof cm__lost_cause);
@@ -241,9 +260,11 @@ cm_status_t cm_record_cuda_error(cudaError_t err, const char *call, const char *
     if (err == cudaSuccess) return CM_OK;
     const cm__cuda_error_entry_t *entry = cm__cuda_error_entry((int)err);
     cm_status_t status = entry->status;
-    int device = -1;
+    /* the device of the library call in progress (cm__enter), else the thread's current one:
+     * a sticky error is charged to the device whose work raised it */
+    int device = cm__scope_device();
     /* cudaGetDevice does not touch the GPU; it fails only when no driver is present */
-    if (cm__cuda.get_device(&device) != cudaSuccess) device = -1;
+    if (device < 0 && cm__cuda.get_device(&device) != cudaSuccess) device = -1;
     const char *name = entry->name[0] ? entry->name : cudaGetErrorName(err);
     cm__set_detail(status, (int)err, name, call, file, line, device, entry->hint);
     cm_error_t *e = &cm__tls_error;

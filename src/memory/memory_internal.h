@@ -241,22 +241,8 @@ cm_status_t cm__peer_prepare(struct cm_device *a, struct cm_device *b);
 void cm__ordinal_holdings(int ordinal, size_t *live_bytes, size_t *live_buffers,
                           size_t *cached_bytes);
 
-/** Record a CUDA error like cm_record_cuda_error, with the call text formatted. */
-cm_status_t cm__cuda_fail(cudaError_t err, const char *file, int line, const char *fmt, ...)
-    CM__PRINTF(4, 5);
 
-/** Writable view of the calling thread's detail (cm_last_error() points at non-const storage). */
-cm_error_t *cm__detail(void);
 
-/** A text being built snprintf-style: len counts the full length even past size. */
-typedef struct cm__text {
-    char *buf;
-    size_t size;
-    size_t len;
-} cm__text_t;
-
-/** Append to t (truncating, always NUL-terminated when size > 0). */
-void cm__text_printf(cm__text_t *t, const char *fmt, ...) CM__PRINTF(2, 3);
 
 /** One line describing an allocation: "device buffer of 4.00 MiB (4194304 bytes), created at
  *  a.c:10 \"weights\"". */
@@ -283,8 +269,6 @@ typedef struct cm__oom_numbers {
 void cm__oom_format(const cm__oom_numbers_t *n, char *msg, size_t msg_size, char *hint,
                     size_t hint_size);
 
-/** "1.50 GiB", "512 B", ... into buf (binary units, two decimals above 1 KiB). Returns buf. */
-char *cm__format_bytes(size_t bytes, char *buf, size_t size);
 
 /**
  * After an allocation failed with cudaErrorMemoryAllocation even after trimming: gather the

@@ -13,22 +13,6 @@
 
 #define CM__PROBE_GRANULARITY ((size_t)2 << 20) /* device allocations come in 2 MiB pages */
 
-char *cm__format_bytes(size_t bytes, char *buf, size_t size) {
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    if (buf == NULL || size == 0) return buf;
-    if (bytes < 1024) {
-        snprintf(buf, size, "%zu B", bytes);
-        return buf;
-    }
-    double v = (double)bytes / 1024.0;
-    size_t u = 0;
-    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
-        v /= 1024.0;
-        ++u;
-    }
-    snprintf(buf, size, "%.2f %s", v, units[u]);
-    return buf;
-}
 
 /* Append one "; "-separated item to the hint only when it fits whole. */
 static void cm__hint_add(cm__text_t *t, const char *item) {

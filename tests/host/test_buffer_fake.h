@@ -37,7 +37,7 @@ enum fake_call {
     FAKE_HOST_REGISTER, FAKE_HOST_UNREGISTER, FAKE_HOST_DEVPTR, FAKE_PTR_ATTR, FAKE_MEMCPY,
     FAKE_MEMCPY_ASYNC, FAKE_MEMCPY_PEER, FAKE_MEMCPY_PEER_ASYNC, FAKE_MEMSET_ASYNC, FAKE_FILL,
     FAKE_STREAM_DEVICE, FAKE_STREAM_SYNC, FAKE_EVENT_CREATE, FAKE_EVENT_RECORD, FAKE_EVENT_SYNC,
-    FAKE_EVENT_DESTROY, FAKE_CAN_PEER, FAKE_ENABLE_PEER, FAKE_NCALLS
+    FAKE_EVENT_DESTROY, FAKE_CAN_PEER, FAKE_ENABLE_PEER, FAKE_CTX_RETAIN, FAKE_NCALLS
 };
 
 enum fake_kind { FAKE_DEV = 1, FAKE_POOLMEM, FAKE_PINNED, FAKE_REGISTERED };
@@ -60,9 +60,15 @@ typedef struct fake_pool {
     unsigned long long threshold;
 } fake_pool_t;
 
+#define FAKE_CTX_DEPTH 16
+
 static struct fake_state {
     int device_count;
     int current;
+    int has_ctx;                  /* a context is current (else "none": CUDA's fresh thread) */
+    int ctx_created[8];           /* a context was created on the device (retain, set_device) */
+    int ctx_depth;                /* pushed contexts */
+    int ctx_saved_current[FAKE_CTX_DEPTH], ctx_saved_has[FAKE_CTX_DEPTH];
     int pools_supported;
     int peer_ok;
     size_t total;       /* per device */
@@ -208,7 +214,49 @@ static inline cudaError_t fake_set_device(int d) {
     FAKE_ENTER(FAKE_SET_DEVICE);
     if (d < 0 || d >= fake.device_count) return cudaErrorInvalidDevice;
     fake.current = d;
+    fake.has_ctx = 1;
+    if (d < 8) fake.ctx_created[d] = 1; /* cudaSetDevice initialises the primary context */
     return cudaSuccess;
+}
+/* The driver's context stack, simulated: a context is (void *)(device + 1). A push counts as
+ * FAKE_SET_DEVICE (both make a device current), so fake_fail(FAKE_SET_DEVICE) fails switches. */
+static inline cudaError_t fake_ctx_retain(void **ctx, int d) {
+    FAKE_ENTER(FAKE_CTX_RETAIN);
+    if (d < 0 || d >= fake.device_count) return cudaErrorInvalidDevice;
+    if (d < 8) fake.ctx_created[d] = 1;
+    *ctx = (void *)(uintptr_t)(d + 1);
+    return cudaSuccess;
+}
+static inline cudaError_t fake_ctx_get_current(void **ctx) {
+    pthread_mutex_lock(&fake_mutex);
+    *ctx = fake.has_ctx ? (void *)(uintptr_t)(fake.current + 1) : NULL;
+    pthread_mutex_unlock(&fake_mutex);
+    return cudaSuccess;
+}
+static inline cudaError_t fake_ctx_push(void *ctx) {
+    FAKE_ENTER(FAKE_SET_DEVICE);
+    int d = (int)(uintptr_t)ctx - 1;
+    if (d < 0 || d >= fake.device_count || fake.ctx_depth >= FAKE_CTX_DEPTH)
+        return cudaErrorInvalidValue;
+    fake.ctx_saved_current[fake.ctx_depth] = fake.current;
+    fake.ctx_saved_has[fake.ctx_depth] = fake.has_ctx;
+    ++fake.ctx_depth;
+    fake.current = d;
+    fake.has_ctx = 1;
+    return cudaSuccess;
+}
+static inline cudaError_t fake_ctx_pop(void **ctx) {
+    pthread_mutex_lock(&fake_mutex);
+    cudaError_t err = cudaErrorInvalidValue;
+    if (fake.ctx_depth > 0) {
+        if (ctx != NULL) *ctx = (void *)(uintptr_t)(fake.current + 1);
+        --fake.ctx_depth;
+        fake.current = fake.ctx_saved_current[fake.ctx_depth];
+        fake.has_ctx = fake.ctx_saved_has[fake.ctx_depth];
+        err = cudaSuccess;
+    }
+    pthread_mutex_unlock(&fake_mutex);
+    return err;
 }
 static inline cudaError_t fake_props(struct cudaDeviceProp *p, int d) {
     FAKE_ENTER(FAKE_PROPS);
@@ -548,6 +596,10 @@ static inline void fake_install(int devices, size_t total) {
     cm__cuda.get_device_count = fake_get_device_count;
     cm__cuda.get_device = fake_get_device;
     cm__cuda.set_device = fake_set_device;
+    cm__cuda.primary_ctx_retain = fake_ctx_retain;
+    cm__cuda.ctx_get_current = fake_ctx_get_current;
+    cm__cuda.ctx_push_current = fake_ctx_push;
+    cm__cuda.ctx_pop_current = fake_ctx_pop;
     cm__cuda.get_device_properties = fake_props;
     cm__cuda.device_get_attribute = fake_attr;
     cm__cuda.mem_get_info = fake_mem_info;

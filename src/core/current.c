@@ -1,0 +1,85 @@
+/*
+ * Explicit device: the enter/leave pair of core/internal.h.
+ *
+ * The switch uses the driver's context stack (cuCtxPushCurrent / cuCtxPopCurrent of the
+ * device's primary context, the one the runtime uses) rather than cudaSetDevice: a push and a
+ * pop restore exactly the caller's state, including a thread with no current context, where
+ * "restoring" through cudaSetDevice(0) would create a context on GPU 0 in a process that never
+ * named it. The primary context of each device is retained once per process, on the first
+ * call that names the device.
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+static _Thread_local int cm__thread_device = -1;
+static void *_Atomic cm__primary[CM__MAX_DEVICES];
+
+int cm__scope_device(void) {
+    return cm__thread_device;
+}
+
+void cm__primary_reset_for_tests(void) {
+    for (int d = 0; d < CM__MAX_DEVICES; ++d) atomic_store(&cm__primary[d], NULL);
+}
+
+cm_status_t cm__enter(int ordinal, int make_current, cm__scope_t *sc) {
+    sc->prev_device = cm__thread_device;
+    sc->pushed = 0;
+    if (ordinal < 0 || ordinal >= CM__MAX_DEVICES) {
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, ordinal, "pass the ordinal of a visible device",
+                        "device %d is outside 0..%d", ordinal, CM__MAX_DEVICES - 1);
+    }
+    cm__thread_device = ordinal;
+    if (!make_current) return CM_OK;
+    void *ctx = atomic_load_explicit(&cm__primary[ordinal], memory_order_acquire);
+    cudaError_t err;
+    if (ctx == NULL) {
+        err = cm__cuda.primary_ctx_retain(&ctx, ordinal);
+        if (err != cudaSuccess || ctx == NULL) {
+            cm_status_t st = cm__cuda_fail(err != cudaSuccess ? err : cudaErrorDeviceUninitialized,
+                                           __FILE__, __LINE__,
+                                           "cuDevicePrimaryCtxRetain(device %d)", ordinal);
+            cm__thread_device = sc->prev_device;
+            return st;
+        }
+        /* two threads may both retain: each retain is the same context; keep one pointer */
+        atomic_store_explicit(&cm__primary[ordinal], ctx, memory_order_release);
+    }
+    void *cur = NULL;
+    if (cm__cuda.ctx_get_current(&cur) == cudaSuccess && cur == ctx) return CM_OK;
+    err = cm__cuda.ctx_push_current(ctx);
+    if (err != cudaSuccess) {
+        cm_status_t st = cm__cuda_fail(err, __FILE__, __LINE__,
+                                       "cuCtxPushCurrent(primary context of device %d)", ordinal);
+        cm__thread_device = sc->prev_device;
+        return st;
+    }
+    sc->pushed = 1;
+    return CM_OK;
+}
+
+void cm__leave(cm__scope_t *sc) {
+    if (sc->pushed) {
+        void *popped = NULL;
+        (void)cm__cuda.ctx_pop_current(&popped);
+        sc->pushed = 0;
+    }
+    cm__thread_device = sc->prev_device;
+}
+
+/* The packed form: bit 0 pushed, the rest prev_device + 1. */
+cm_status_t cm__device_enter(int ordinal, int *saved) {
+    cm__scope_t sc;
+    *saved = -1;
+    CM_TRY(cm__enter(ordinal, 1, &sc));
+    *saved = sc.pushed | (sc.prev_device + 1) << 1;
+    return CM_OK;
+}
+
+void cm__device_leave(int saved) {
+    if (saved < 0) return;
+    cm__scope_t sc = {.prev_device = (saved >> 1) - 1, .pushed = saved & 1};
+    cm__leave(&sc);
+}
