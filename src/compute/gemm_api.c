@@ -21,9 +21,6 @@
 #include "../memory/memory_internal.h"
 #include "../exec/stream_internal.h"
 
-#ifndef CM_HAVE_GEMM_SM90
-#  define CM_HAVE_GEMM_SM90 0
-#endif
 #if CM_HAVE_GEMM_SM90
 #  include "gemm_sm90.h"
 #endif
@@ -335,7 +332,8 @@ static const char *cm__gemm_prec_name(int p) {
 typedef struct cm__gemm_mat {
     const char *name;  /* "A", "B", "C" */
     const char *ldname; /* "lda" ... */
-    const cm_buffer_t *buf;
+    const cm_buffer_t *buf;  /* the handle value */
+    struct cm__buffer *obj;  /* its object (after the checks) */
     size_t offset, ld;
     size_t rows, cols; /* of the stored matrix */
     size_t elem;       /* bytes */
@@ -361,9 +359,9 @@ static cm_status_t cm__gemm_mat_check(cm__gemm_mat_t *x, int row_major, const ch
                         x->ldname, x->ld, need, row_major ? "columns" : "rows", x->name,
                         row_major ? "row-major" : "column-major", op_text, x->rows, x->cols);
     }
-    CM_TRY(cm__check_handle(x->buf, CM__KIND_BUFFER, x->name, func));
-    x->ordinal = x->buf->a.dev->ordinal;
-    const size_t bytes = x->buf->a.bytes;
+    CM_TRY(cm__buffer_get(x->buf, x->name, func, &x->obj));
+    x->ordinal = x->obj->a.dev->ordinal;
+    const size_t bytes = x->obj->a.bytes;
     const size_t cap = bytes / x->elem;
     bool overflow = false;
     x->extent = 0;
@@ -375,7 +373,7 @@ static cm_status_t cm__gemm_mat_check(cm__gemm_mat_t *x, int row_major, const ch
     }
     const char *tn = x->elem == 2 ? "cm_bf16_t" : "float";
     if (!overflow && x->offset <= cap && x->extent <= cap - x->offset) {
-        x->ptr = (unsigned char *)x->buf->ptr + x->offset * x->elem;
+        x->ptr = (unsigned char *)x->obj->ptr + x->offset * x->elem;
         return CM_OK;
     }
     char hint[CM_ERROR_HINT_MAX];
@@ -396,7 +394,7 @@ static cm_status_t cm__gemm_mat_check(cm__gemm_mat_t *x, int row_major, const ch
 }
 
 static bool cm__gemm_overlap(const cm__gemm_mat_t *x, const cm__gemm_mat_t *y) {
-    if (x->buf != y->buf || x->extent == 0 || y->extent == 0) return false;
+    if (x->obj != y->obj || x->extent == 0 || y->extent == 0) return false;
     const size_t x0 = x->offset * x->elem, x1 = x0 + x->extent * x->elem;
     const size_t y0 = y->offset * y->elem, y1 = y0 + y->extent * y->elem;
     return x0 < y1 && y0 < x1;
@@ -442,7 +440,7 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t ch, int precision, const cm
         err = cm__gemm_sm90(in, p->out_type == CM__GEMM_BF16, p->m, p->n, p->k, p->alpha, p->a,
                             p->lda, p->b, p->ldb, p->beta, p->c, p->ldc, cs);
         if (err != cudaErrorNotSupported) return err;
-        (void)cudaGetLastError();
+        (void)cm__cuda.get_last_error();
         ch = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
     }
 #endif
@@ -450,7 +448,7 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t ch, int precision, const cm
     if (ch.kernel == CM__GEMM_KERNEL_MMA) {
         err = cm__gemm_mma(p, precision == CM_GEMM_TF32, ch.config, cs);
         if (err != cudaErrorNotSupported) return err;
-        (void)cudaGetLastError();
+        (void)cm__cuda.get_last_error();
         int bm = 0;
         cm__gemm_mma_tile(ch.config, &bm, NULL);
         ch = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA,
@@ -478,7 +476,7 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t 
     void *scratch = NULL;
     if (bytes_a + bytes_b == 0 ||
         cm__cuda.malloc_from_pool_async(&scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
-        (void)cudaGetLastError();
+        (void)cm__cuda.get_last_error();
         return cudaErrorNotSupported;
     }
     cm__gemm_args_t q = *p;
@@ -486,18 +484,20 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t 
     unsigned char *const base = scratch;
     if (pack_a) {
         q.a = base;
-        err = p->a_kmajor ? cudaMemcpy2DAsync(base, (size_t)(ldk * e), p->a, (size_t)(p->lda * e),
-                                              (size_t)((int64_t)p->k * e), (size_t)p->m,
-                                              cudaMemcpyDeviceToDevice, cs)
+        err = p->a_kmajor ? cm__cuda.memcpy_2d_async(base, (size_t)(ldk * e), p->a,
+                                                     (size_t)(p->lda * e),
+                                                     (size_t)((int64_t)p->k * e), (size_t)p->m,
+                                                     cudaMemcpyDeviceToDevice, cs)
                           : cm__gemm_pack((int)e, p->a, p->lda, p->k, p->m, base, ldk, cs);
         q.lda = ldk;
         q.a_kmajor = 1;
     }
     if (pack_b && err == cudaSuccess) {
         q.b = base + bytes_a;
-        err = p->b_kmajor ? cudaMemcpy2DAsync(base + bytes_a, (size_t)(ldk * e), p->b,
-                                              (size_t)(p->ldb * e), (size_t)((int64_t)p->k * e),
-                                              (size_t)p->n, cudaMemcpyDeviceToDevice, cs)
+        err = p->b_kmajor ? cm__cuda.memcpy_2d_async(base + bytes_a, (size_t)(ldk * e), p->b,
+                                                     (size_t)(p->ldb * e),
+                                                     (size_t)((int64_t)p->k * e), (size_t)p->n,
+                                                     cudaMemcpyDeviceToDevice, cs)
                           : cm__gemm_pack((int)e, p->b, p->ldb, p->k, p->n, base + bytes_a, ldk,
                                           cs);
         q.ldb = ldk;
@@ -534,11 +534,11 @@ cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_
     char ta[32], tb[32];
     snprintf(ta, sizeof ta, "op_a = %s", op_a == CM_GEMM_OP_N ? "N" : "T");
     snprintf(tb, sizeof tb, "op_b = %s", op_b == CM_GEMM_OP_N ? "N" : "T");
-    cm__gemm_mat_t A = {"A", "lda", a, a_offset, lda, op_a == CM_GEMM_OP_N ? m : k,
+    cm__gemm_mat_t A = {"A", "lda", a, NULL, a_offset, lda, op_a == CM_GEMM_OP_N ? m : k,
                         op_a == CM_GEMM_OP_N ? k : m, in_elem, 0, NULL, -1};
-    cm__gemm_mat_t B = {"B", "ldb", b, b_offset, ldb, op_b == CM_GEMM_OP_N ? k : n,
+    cm__gemm_mat_t B = {"B", "ldb", b, NULL, b_offset, ldb, op_b == CM_GEMM_OP_N ? k : n,
                         op_b == CM_GEMM_OP_N ? n : k, in_elem, 0, NULL, -1};
-    cm__gemm_mat_t C = {"C", "ldc", c, c_offset, ldc, m, n, out_elem, 0, NULL, -1};
+    cm__gemm_mat_t C = {"C", "ldc", c, NULL, c_offset, ldc, m, n, out_elem, 0, NULL, -1};
     CM_TRY(cm__gemm_mat_check(&A, row, ta, func));
     CM_TRY(cm__gemm_mat_check(&B, row, tb, func));
     CM_TRY(cm__gemm_mat_check(&C, row, "the result", func));
@@ -584,14 +584,13 @@ cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_
     p.out_type = out_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
     cm__gemm_choice_t ch = cm__gemm_select((int)precision, major, minor, sms, &p,
                                            CM_HAVE_GEMM_SM90, getenv("CUDAMODEL_GEMM_CONFIG"));
-    int saved = -1;
-    CM_TRY(cm__mem_device_enter(ordinal, &saved));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 1, &sc));
     CM__NVTX_PUSH("cm_gemm");
     cudaError_t err = cudaErrorNotSupported;
     if (ch.kernel == CM__GEMM_KERNEL_SM90 && ch.config == CM__GEMM_SM90_PACK) {
         /* the pool of C's device object (set when the device was opened, never changed) */
-        const struct cm_buffer *cb = (const struct cm_buffer *)c;
-        err = cm__gemm_sm90_packed(&p, cb->a.dev->pool, cs);
+        err = cm__gemm_sm90_packed(&p, C.obj->a.dev->pool, cs);
         if (err == cudaErrorNotSupported)
             ch = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
     }
@@ -602,7 +601,7 @@ cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_
                                cm__gemm_choice_name(ch), cm__gemm_prec_name((int)precision), m, n,
                                k, func);
     CM__NVTX_POP();
-    cm__mem_device_leave(saved);
+    cm__leave(&sc);
     return status;
 }
 

@@ -10,6 +10,12 @@
 
 #include "gemm.h"
 
+/** 1 when the library carries the Hopper kernel (kernels/gemm_sm90.cu; CMakeLists.txt defines it
+ *  as 1 then), else 0: every user tests its value with #if, never whether it is defined. */
+#ifndef CM_HAVE_GEMM_SM90
+#  define CM_HAVE_GEMM_SM90 0
+#endif
+
 /** Kernels cm_gemm() can run. */
 enum { CM__GEMM_KERNEL_FFMA = 0, CM__GEMM_KERNEL_MMA = 1, CM__GEMM_KERNEL_SM90 = 2 };
 

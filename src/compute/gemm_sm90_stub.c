@@ -1,12 +1,13 @@
 /*
  * The Hopper GEMM's interface (kernels/gemm_sm90.h) when the library is built without
- * architecture 90: kernels/gemm_sm90.cu is not compiled (CMakeLists.txt defines
- * CM_HAVE_GEMM_SM90 when it is), and these answer "not supported" so that the GEMM entry point
- * takes its generic path.
+ * architecture 90: kernels/gemm_sm90.cu is not compiled (CM_HAVE_GEMM_SM90 is 0, its default in
+ * gemm_internal.h), and these answer "not supported" so that the GEMM entry point takes its
+ * generic path.
  */
+#include "gemm_internal.h"
 #include "gemm_sm90.h"
 
-#ifndef CM_HAVE_GEMM_SM90
+#if !CM_HAVE_GEMM_SM90
 
 int cm__gemm_sm90_supported(int in_type, int c_bf16, int m, int n, int k, const void *a, int64_t lda,
                             const void *b, int64_t ldb, const void *c, int64_t ldc) {

@@ -15,7 +15,7 @@
 #include "../core/internal.h"
 #include "kernels.h"
 #include "../memory/memory_internal.h"
-#include "../multi/multi_internal.h"
+#include "compute_internal.h"
 #include "../exec/stream_internal.h"
 
 /* ------------------------------------------------------------------ pure arithmetic */
@@ -55,7 +55,8 @@ cm__vec_plan_t cm__vector_plan(const uintptr_t *addrs, int count, size_t elem_by
 
 typedef struct cm__operand {
     const char *arg;       /* "x", "out", ... */
-    const cm_buffer_t *buf;
+    const cm_buffer_t *buf; /* the handle value */
+    struct cm__buffer *obj; /* its object (after the checks) */
     size_t offset;         /* elements */
     size_t count;          /* elements used */
     size_t elem;           /* element bytes */
@@ -70,12 +71,12 @@ static const char *cm__type_name(size_t elem, int dtype) {
 }
 
 static cm_status_t cm__operand_check(cm__operand_t *o, int dtype, const char *func) {
-    CM_TRY(cm__check_handle(o->buf, CM__KIND_BUFFER, o->arg, func));
-    const size_t bytes = o->buf->a.bytes;
+    CM_TRY(cm__buffer_get(o->buf, o->arg, func, &o->obj));
+    const size_t bytes = o->obj->a.bytes;
     const size_t cap = bytes / o->elem;
-    o->ordinal = o->buf->a.dev->ordinal;
+    o->ordinal = o->obj->a.dev->ordinal;
     if (o->offset <= cap && o->count <= cap - o->offset) {
-        o->ptr = (unsigned char *)o->buf->ptr + o->offset * o->elem;
+        o->ptr = (unsigned char *)o->obj->ptr + o->offset * o->elem;
         return CM_OK;
     }
     const char *tn = cm__type_name(o->elem, dtype);
@@ -119,7 +120,7 @@ static cm_status_t cm__operands_check(cm__operand_t *ops, int count, int dtype, 
 
 /* Byte ranges of two operands intersect (empty ranges never do). */
 static bool cm__overlap(const cm__operand_t *a, const cm__operand_t *b) {
-    if (a->buf != b->buf || a->count == 0 || b->count == 0) return false;
+    if (a->obj != b->obj || a->count == 0 || b->count == 0) return false;
     size_t a0 = a->offset * a->elem, a1 = a0 + a->count * a->elem;
     size_t b0 = b->offset * b->elem, b1 = b0 + b->count * b->elem;
     return a0 < b1 && b0 < a1;
@@ -141,24 +142,34 @@ static cm_status_t cm__check_alias(const cm__operand_t *out, const cm__operand_t
                     in->offset + in->count);
 }
 
-/* Multiprocessors of a device, read once per ordinal (it sizes the grids, so it must not change
- * between calls: the reductions' bits depend on the grid). */
+/* Multiprocessors of a device, read once per ordinal (a fact of the ordinal for the life of the
+ * process) and cached without a lock: every thread that races to fill a slot stores the same
+ * value. It sizes the grids, so it must not change between calls (the reductions' bits depend on
+ * the grid): a failed query is reported, never replaced by a guess. */
 static _Atomic int cm__sm_counts[CM__MAX_DEVICES];
 
-static int cm__sm_count(int ordinal) {
-    if (ordinal >= 0 && ordinal < CM__MAX_DEVICES) {
+static cm_status_t cm__sm_count(int ordinal, const char *func, int *out) {
+    const bool cached = ordinal >= 0 && ordinal < CM__MAX_DEVICES;
+    if (cached) {
         int known = atomic_load_explicit(&cm__sm_counts[ordinal], memory_order_relaxed);
-        if (known > 0) return known;
+        if (known > 0) {
+            *out = known;
+            return CM_OK;
+        }
     }
     int sms = 0;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 1;
+    cudaError_t err = cm__cuda.device_get_attribute(&sms, cudaDevAttrMultiProcessorCount, ordinal);
+    if (err != cudaSuccess)
+        return cm__cuda_fail(err, __FILE__, __LINE__,
+                             "cudaDeviceGetAttribute(multiprocessor count, device %d) in %s",
+                             ordinal, func);
+    if (sms <= 0) { /* no answer worth keeping: one multiprocessor, asked again next time */
+        *out = 1;
+        return CM_OK;
     }
-    if (sms <= 0) return 1;
-    if (ordinal >= 0 && ordinal < CM__MAX_DEVICES)
-        atomic_store_explicit(&cm__sm_counts[ordinal], sms, memory_order_relaxed);
-    return sms;
+    if (cached) atomic_store_explicit(&cm__sm_counts[ordinal], sms, memory_order_relaxed);
+    *out = sms;
+    return CM_OK;
 }
 
 /* ------------------------------------------------------------------ vector operations */
@@ -172,9 +183,11 @@ static cm_status_t cm__vector(int op, int dtype, cm_stream_t *stream, cm_buffer_
     cm__operand_t ops[3];
     int count = 1;
     memset(ops, 0, sizeof ops);
-    ops[0] = (cm__operand_t){out_name, out, out_off, n, elem, NULL, -1};
-    if (a != NULL || op != CM__VOP_FILL) ops[count++] = (cm__operand_t){a_name, a, a_off, n, elem, NULL, -1};
-    if (op == CM__VOP_ADD) ops[count++] = (cm__operand_t){b_name, b, b_off, n, elem, NULL, -1};
+    ops[0] = (cm__operand_t){out_name, out, NULL, out_off, n, elem, NULL, -1};
+    if (a != NULL || op != CM__VOP_FILL)
+        ops[count++] = (cm__operand_t){a_name, a, NULL, a_off, n, elem, NULL, -1};
+    if (op == CM__VOP_ADD)
+        ops[count++] = (cm__operand_t){b_name, b, NULL, b_off, n, elem, NULL, -1};
     int ordinal = -1;
     CM_TRY(cm__operands_check(ops, count, dtype, func, &ordinal));
     for (int i = 1; i < count; ++i) CM_TRY(cm__check_alias(&ops[0], &ops[i], true, func));
@@ -182,8 +195,16 @@ static cm_status_t cm__vector(int op, int dtype, cm_stream_t *stream, cm_buffer_
     CM_TRY(cm__stream_for_device(stream, ordinal, "buffers", func, &cs));
     if (n == 0) return CM_OK;
     CM_TRY(cm__context_guard(ordinal));
-    int saved = -1;
-    CM_TRY(cm__mem_device_enter(ordinal, &saved));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 1, &sc));
+    int sms = 1;
+    if (alpha != NULL) {
+        cm_status_t st = cm__sm_count(ordinal, func, &sms);
+        if (st != CM_OK) {
+            cm__leave(&sc);
+            return st;
+        }
+    }
     CM__NVTX_PUSH(func);
     const void *pa = count > 1 ? (const void *)ops[1].ptr : NULL;
     const void *pb = count > 2 ? (const void *)ops[2].ptr : NULL;
@@ -196,16 +217,17 @@ static cm_status_t cm__vector(int op, int dtype, cm_stream_t *stream, cm_buffer_
     if (alpha == NULL) { /* copy */
         call = "cudaMemcpyAsync";
         err = pout == pa ? cudaSuccess
-                         : cudaMemcpyAsync(pout, pa, n * elem, cudaMemcpyDeviceToDevice, cs);
+                         : cm__cuda.memcpy_async(pout, pa, n * elem, cudaMemcpyDeviceToDevice,
+                                                 cs);
     } else {
         call = "vector kernel";
-        err = cm__kernel_vector(op, dtype, pout, pa, pb, alpha, n, cm__sm_count(ordinal), cs);
+        err = cm__kernel_vector(op, dtype, pout, pa, pb, alpha, n, sms, cs);
     }
     cm_status_t status = CM_OK;
     if (err != cudaSuccess)
         status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu elements) in %s", call, n, func);
     CM__NVTX_POP();
-    cm__mem_device_leave(saved);
+    cm__leave(&sc);
     return status;
 }
 
@@ -310,11 +332,11 @@ static cm_status_t cm__reduce_impl(int op, int dtype, cm_stream_t *stream, const
     cm__operand_t ops[3];
     memset(ops, 0, sizeof ops);
     int count = 0;
-    ops[count++] = (cm__operand_t){"x", x, x_off, n, elem, NULL, -1};
-    if (op == CM__ROP_DOT) ops[count++] = (cm__operand_t){"y", y, y_off, n, elem, NULL, -1};
+    ops[count++] = (cm__operand_t){"x", x, NULL, x_off, n, elem, NULL, -1};
+    if (op == CM__ROP_DOT) ops[count++] = (cm__operand_t){"y", y, NULL, y_off, n, elem, NULL, -1};
     if (!to_host) {
         int rtype = (op == CM__ROP_ARGMIN || op == CM__ROP_ARGMAX) ? -1 : dtype;
-        ops[count] = (cm__operand_t){"result", result, result_off, 1, rbytes, NULL, -1};
+        ops[count] = (cm__operand_t){"result", result, NULL, result_off, 1, rbytes, NULL, -1};
         /* checked alone first: its message names the result's own element type */
         CM_TRY(cm__operand_check(&ops[0], dtype, func));
         if (count > 1) CM_TRY(cm__operand_check(&ops[1], dtype, func));
@@ -330,16 +352,21 @@ static cm_status_t cm__reduce_impl(int op, int dtype, cm_stream_t *stream, const
     cudaStream_t cs = 0;
     CM_TRY(cm__stream_for_device(stream, ordinal, "buffers", func, &cs));
     CM_TRY(cm__context_guard(ordinal));
-    int saved = -1;
-    CM_TRY(cm__mem_device_enter(ordinal, &saved));
+    /* the operands' device object: its pool and the legacy stream's scratch */
+    struct cm__device *const dev = ops[0].obj->a.dev;
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 1, &sc));
+    int sms = 1;
+    cm_status_t status = cm__sm_count(ordinal, func, &sms);
+    if (status != CM_OK) {
+        cm__leave(&sc);
+        return status;
+    }
     CM__NVTX_PUSH(func);
-    cm_status_t status = CM_OK;
-    const unsigned grid = cm__reduce_grid(n, op == CM__ROP_DOT ? 2 * elem : elem,
-                                          cm__sm_count(ordinal),
+    const unsigned grid = cm__reduce_grid(n, op == CM__ROP_DOT ? 2 * elem : elem, sms,
                                           cm__kernel_reduce_blocks_per_sm(op, dtype));
     const size_t scratch_bytes = CM__REDUCE_PARTIALS_OFFSET + (size_t)grid * CM__REDUCE_PARTIAL_BYTES;
     void *scratch = NULL;
-    cudaMemPool_t pool = NULL;
     cudaError_t err = cudaSuccess;
     /* The stream's own zeroed scratch (one launch, no memset, no allocation per call), except:
      * under capture (a graph may replay on another stream: the graph owns a scratch of its own),
@@ -347,27 +374,29 @@ static cm_status_t cm__reduce_impl(int op, int dtype, cm_stream_t *stream, const
      * must stay put from the kernel to the copy). */
     const bool capturing = cm__stream_capturing(cs);
     if (!capturing && !(to_host && stream == NULL)) {
-        status = cm__stream_scratch(x->a.dev, stream, cs, CM__REDUCE_SCRATCH_BYTES, &scratch);
+        status = cm__stream_scratch(dev, stream, cs, CM__REDUCE_SCRATCH_BYTES, &scratch);
         if (status != CM_OK) goto out;
     }
     const bool owned = scratch == NULL;
     /* otherwise stream-ordered scratch from the device's pool; a device without memory pools
      * gets cudaMalloc, and cudaFree (which waits for the device) makes the call synchronous */
-    const bool pooled =
-        owned && (capturing || (cm_device_memory_pool(x->a.dev, &pool) == CM_OK && pool != NULL));
+    const cudaMemPool_t pool = dev->pool; /* set when the device was opened, never changed */
+    const bool pooled = owned && (capturing || pool != NULL);
+    const char *alloc_call = capturing ? "cudaMallocAsync"
+                             : pooled  ? "cudaMallocFromPoolAsync"
+                                       : "cudaMalloc";
     if (!owned)
         err = cudaSuccess;
     else if (capturing) /* a graph memory node: the graph owns the scratch of each replay */
-        err = cudaMallocAsync(&scratch, scratch_bytes, cs);
+        err = cm__cuda.malloc_async(&scratch, scratch_bytes, cs);
     else if (pooled)
-        err = cudaMallocFromPoolAsync(&scratch, scratch_bytes, pool, cs);
+        err = cm__cuda.malloc_from_pool_async(&scratch, scratch_bytes, pool, cs);
     else
-        err = cudaMalloc(&scratch, scratch_bytes);
+        err = cm__cuda.device_malloc(&scratch, scratch_bytes);
     if (err != cudaSuccess) {
         status = cm__cuda_fail(err, __FILE__, __LINE__,
-                               "%s(%zu bytes of reduction scratch) in %s",
-                               pooled ? "cudaMallocFromPoolAsync" : "cudaMalloc", scratch_bytes,
-                               func);
+                               "%s(%zu bytes of reduction scratch) in %s", alloc_call,
+                               scratch_bytes, func);
         goto out;
     }
     {
@@ -388,18 +417,20 @@ static cm_status_t cm__reduce_impl(int op, int dtype, cm_stream_t *stream, const
                                   : arg                  ? 8 + elem
                                                          : rbytes;
         if (status == CM_OK && to_host) {
-            err = cudaMemcpyAsync(partial_slot != NULL ? partial_slot : (void *)host_slot, slot,
-                                  copy_bytes, cudaMemcpyDeviceToHost, cs);
+            err = cm__cuda.memcpy_async(partial_slot != NULL ? partial_slot : (void *)host_slot,
+                                        slot, copy_bytes, cudaMemcpyDeviceToHost, cs);
             if (err != cudaSuccess)
                 status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemcpyAsync(result to host) "
                                        "in %s", func);
         }
-        err = !owned ? cudaSuccess : pooled ? cudaFreeAsync(scratch, cs) : cudaFree(scratch);
+        err = !owned  ? cudaSuccess
+              : pooled ? cm__cuda.free_async(scratch, cs)
+                       : cm__cuda.device_free(scratch);
         if (err != cudaSuccess && status == CM_OK)
             status = cm__cuda_fail(err, __FILE__, __LINE__, "freeing the reduction scratch in %s",
                                    func);
         if (status == CM_OK && to_host && partial_slot == NULL) {
-            err = cudaStreamSynchronize(cs);
+            err = cm__cuda.stream_synchronize(cs);
             if (err != cudaSuccess) {
                 status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize after %s",
                                        func);
@@ -411,7 +442,7 @@ static cm_status_t cm__reduce_impl(int op, int dtype, cm_stream_t *stream, const
     }
 out:
     CM__NVTX_POP();
-    cm__mem_device_leave(saved);
+    cm__leave(&sc);
     return status;
 }
 

@@ -2,7 +2,7 @@
  * The one table of every CUDA runtime, CUDA driver and NCCL call the library makes (private).
  *
  * Every call in src/ goes through cm__cuda.<member>(...); nothing calls a cuda*, cu* or nccl*
- * function directly (tests/host/check_calls.cmake fails the build's tests otherwise). Each
+ * function directly (the ctest test check_cuda_calls, tests/check_calls.cmake, fails otherwise). Each
  * member defaults to the real function; host tests replace members to simulate a GPU
  * (tests/host/test_buffer_fake.h, test_stream_fake.h) or to fail one call (fault injection),
  * and restore the table after (cm__cuda_restore()).

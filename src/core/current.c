@@ -13,25 +13,20 @@
 
 #include "internal.h"
 
-static _Thread_local int cm__thread_device = -1;
 static void *_Atomic cm__primary[CM__MAX_DEVICES];
-
-int cm__scope_device(void) {
-    return cm__thread_device;
-}
 
 void cm__primary_reset_for_tests(void) {
     for (int d = 0; d < CM__MAX_DEVICES; ++d) atomic_store(&cm__primary[d], NULL);
 }
 
 cm_status_t cm__enter(int ordinal, int make_current, cm__scope_t *sc) {
-    sc->prev_device = cm__thread_device;
     sc->pushed = 0;
     if (ordinal < 0 || ordinal >= CM__MAX_DEVICES) {
+        sc->prev_device = cm__scope_device();
         return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, ordinal, "pass the ordinal of a visible device",
                         "device %d is outside 0..%d", ordinal, CM__MAX_DEVICES - 1);
     }
-    cm__thread_device = ordinal;
+    sc->prev_device = cm__scope_device_swap(ordinal);
     if (!make_current) return CM_OK;
     void *ctx = atomic_load_explicit(&cm__primary[ordinal], memory_order_acquire);
     cudaError_t err;
@@ -41,7 +36,7 @@ cm_status_t cm__enter(int ordinal, int make_current, cm__scope_t *sc) {
             cm_status_t st = cm__cuda_fail(err != cudaSuccess ? err : cudaErrorDeviceUninitialized,
                                            __FILE__, __LINE__,
                                            "cuDevicePrimaryCtxRetain(device %d)", ordinal);
-            cm__thread_device = sc->prev_device;
+            (void)cm__scope_device_swap(sc->prev_device);
             return st;
         }
         /* two threads may both retain: each retain is the same context; keep one pointer */
@@ -53,7 +48,7 @@ cm_status_t cm__enter(int ordinal, int make_current, cm__scope_t *sc) {
     if (err != cudaSuccess) {
         cm_status_t st = cm__cuda_fail(err, __FILE__, __LINE__,
                                        "cuCtxPushCurrent(primary context of device %d)", ordinal);
-        cm__thread_device = sc->prev_device;
+        (void)cm__scope_device_swap(sc->prev_device);
         return st;
     }
     sc->pushed = 1;
@@ -66,7 +61,7 @@ void cm__leave(cm__scope_t *sc) {
         (void)cm__cuda.ctx_pop_current(&popped);
         sc->pushed = 0;
     }
-    cm__thread_device = sc->prev_device;
+    (void)cm__scope_device_swap(sc->prev_device);
 }
 
 /* The packed form: bit 0 pushed, the rest prev_device + 1. */

@@ -116,7 +116,7 @@ cm_status_t cm_device_get_limits(int ordinal, cm_device_limits_t *out) {
     memset(&p, 0, sizeof p);
     char call[64];
     snprintf(call, sizeof call, "cudaGetDeviceProperties(%d)", ordinal);
-    cudaError_t err = cudaGetDeviceProperties(&p, ordinal);
+    cudaError_t err = cm__cuda.get_device_properties(&p, ordinal);
     if (err != cudaSuccess) return cm_record_cuda_error(err, call, __FILE__, __LINE__);
     return cm_device_limits_from_props(&p, ordinal, out);
 }
@@ -128,7 +128,7 @@ cm_status_t cm_device_memory_info(int ordinal, size_t *free_bytes, size_t *total
     int saved = -1;
     CM_TRY(cm__device_enter(ordinal, &saved));
     size_t f = 0, t = 0;
-    cudaError_t err = cudaMemGetInfo(&f, &t);
+    cudaError_t err = cm__cuda.mem_get_info(&f, &t);
     cm__device_leave(saved);
     if (err != cudaSuccess) return cm_record_cuda_error(err, "cudaMemGetInfo", __FILE__, __LINE__);
     *free_bytes = f;
@@ -257,7 +257,7 @@ cm_status_t cm_device_check_kernel_image(int ordinal, cm_kernel_image_t *out) {
     char arch[16];
     cm_arch_name(cc, arch, sizeof arch);
     if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidKernelImage) {
-        (void)cudaGetLastError();
+        (void)cm__cuda.get_last_error();
         char hint[CM_ERROR_HINT_MAX];
         snprintf(hint, sizeof hint,
                  "rebuild libcudamodel with -DCMAKE_CUDA_ARCHITECTURES=%d (or add %d to the list) "
@@ -266,7 +266,7 @@ cm_status_t cm_device_check_kernel_image(int ordinal, cm_kernel_image_t *out) {
                           "cudaFuncGetAttributes(library probe kernel)", hint,
                           "the library's kernels have no image for %s (%s): this build carries "
                           "\"%s\" (%s)", lim.name, arch, cm_build_cuda_architectures(),
-                          cudaGetErrorName(err));
+                          cm__cuda.get_error_name(err));
         goto done;
     }
     if (err != cudaSuccess) {
@@ -277,10 +277,24 @@ cm_status_t cm_device_check_kernel_image(int ordinal, cm_kernel_image_t *out) {
     out->binary_version = attr.binaryVersion;
     out->ptx_version = attr.ptxVersion;
 
-    CM_CUDA_TRY_GOTO(cudaMalloc((void **)&d_value, sizeof(int)), status, done);
-    CM_CUDA_TRY_GOTO(cm__kernel_probe_launch(d_value, 41, 0), status, done);
     int value = 0;
-    CM_CUDA_TRY_GOTO(cudaMemcpy(&value, d_value, sizeof value, cudaMemcpyDeviceToHost), status, done);
+    err = cm__cuda.device_malloc((void **)&d_value, sizeof(int));
+    if (err != cudaSuccess) {
+        status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMalloc(%zu bytes for the probe "
+                               "kernel's result)", sizeof(int));
+        goto done;
+    }
+    err = cm__kernel_probe_launch(d_value, 41, 0);
+    if (err != cudaSuccess) {
+        status = cm__cuda_fail(err, __FILE__, __LINE__, "library probe kernel launch");
+        goto done;
+    }
+    err = cm__cuda.memcpy_sync(&value, d_value, sizeof value, cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess) {
+        status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemcpy(probe kernel's result to "
+                               "host)");
+        goto done;
+    }
     out->launch_ok = (value == 42);
     if (!out->launch_ok) {
         status = cm__fail(CM_ERROR_CUDA, ordinal, __FILE__, __LINE__, "library probe kernel",
@@ -288,7 +302,7 @@ cm_status_t cm_device_check_kernel_image(int ordinal, cm_kernel_image_t *out) {
                           "the probe kernel ran but wrote %d instead of 42", value);
     }
 done:
-    if (d_value != NULL) (void)cudaFree(d_value);
+    if (d_value != NULL) (void)cm__cuda.device_free(d_value);
     cm__device_leave(saved);
     return status;
 }

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "handle.h"
 #include "internal.h"
@@ -48,52 +49,17 @@ static struct {
     uint32_t n_used;       /* slots ever handed out (the next fresh index) */
     uint32_t free_head;    /* index + 1 of the first free slot; 0: none */
     uint32_t free_tail;    /* index + 1 of the last free slot (FIFO: spreads generations) */
+    uint32_t n_free;
     size_t live[CM__KIND_COUNT];
     size_t retired;
     uint32_t fresh_gen;    /* generation of a never-used slot (tests raise it) */
 } cm__h = {.fresh_gen = 1};
 
-static const char *const cm__kind_names[CM__KIND_COUNT] = {
-    [CM__KIND_NONE] = "handle",
-    [CM__KIND_DEVICE] = "device object",
-    [CM__KIND_BUFFER] = "buffer",
-    [CM__KIND_HOST_BUFFER] = "host buffer",
-    [CM__KIND_STREAM] = "stream",
-    [CM__KIND_EVENT] = "event",
-    [CM__KIND_TIMER] = "timer",
-    [CM__KIND_GRAPH] = "graph",
-    [CM__KIND_DEVICE_SET] = "device set",
-    [CM__KIND_SPLIT] = "split array",
-    [CM__KIND_COMM] = "communicator",
-};
+#include "handle_names.h"
 
-/* How a handle of each kind is obtained and ended, for hints. */
-static const char *const cm__kind_create[CM__KIND_COUNT] = {
-    [CM__KIND_NONE] = "the library",
-    [CM__KIND_DEVICE] = "cm_device_open()",
-    [CM__KIND_BUFFER] = "cm_buffer_create()",
-    [CM__KIND_HOST_BUFFER] = "cm_host_buffer_create()",
-    [CM__KIND_STREAM] = "cm_stream_acquire()",
-    [CM__KIND_EVENT] = "cm_event_acquire()",
-    [CM__KIND_TIMER] = "cm_timer_create()",
-    [CM__KIND_GRAPH] = "cm_graph_capture_end()",
-    [CM__KIND_DEVICE_SET] = "cm_device_set_open()",
-    [CM__KIND_SPLIT] = "cm_split_create()",
-    [CM__KIND_COMM] = "cm_comm_create()",
-};
-static const char *const cm__kind_end[CM__KIND_COUNT] = {
-    [CM__KIND_NONE] = "it was released",
-    [CM__KIND_DEVICE] = "cm_device_close()",
-    [CM__KIND_BUFFER] = "cm_buffer_destroy()",
-    [CM__KIND_HOST_BUFFER] = "cm_host_buffer_destroy()",
-    [CM__KIND_STREAM] = "cm_stream_release() (or its device's close)",
-    [CM__KIND_EVENT] = "cm_event_release() (or its device's close)",
-    [CM__KIND_TIMER] = "cm_timer_destroy()",
-    [CM__KIND_GRAPH] = "cm_graph_destroy()",
-    [CM__KIND_DEVICE_SET] = "cm_device_set_close()",
-    [CM__KIND_SPLIT] = "cm_split_destroy()",
-    [CM__KIND_COMM] = "cm_comm_destroy()",
-};
+const char *cm__kind_type(cm__kind_t kind) {
+    return (unsigned)kind < CM__KIND_COUNT ? cm__kind_types[kind] : "handle";
+}
 
 const char *cm__kind_name(cm__kind_t kind) {
     return (unsigned)kind < CM__KIND_COUNT ? cm__kind_names[kind] : "handle";
@@ -106,8 +72,9 @@ static inline cm__slot_t *cm__slot_at(uint32_t index) {
 
 /* A free slot's index (locked), or UINT32_MAX when host memory or the index space runs out. */
 static uint32_t cm__slot_take_locked(void) {
-    if (cm__h.free_head != 0) {
+    if (cm__h.n_free > CM__H_KEEP) {
         uint32_t i = cm__h.free_head - 1;
+        --cm__h.n_free;
         cm__slot_t *s = cm__slot_at(i);
         cm__h.free_head = s->next_free;
         if (cm__h.free_head == 0) cm__h.free_tail = 0;
@@ -137,7 +104,7 @@ void *cm__handle_new_locked(cm__kind_t kind, void *obj, const cm__epitaph_t *ep)
     if (ep != NULL) {
         s->ep = *ep;
     } else {
-        s->ep = (cm__epitaph_t){NULL, 0, -1, 0};
+        s->ep = (cm__epitaph_t){.device = -1};
     }
     atomic_store_explicit(&s->tag, CM__H_LIVE | tag, memory_order_release);
     ++cm__h.live[kind];
@@ -170,7 +137,17 @@ void *cm__handle_end_locked(const void *h, cm__kind_t kind) {
     else
         cm__h.free_head = i + 1;
     cm__h.free_tail = i + 1;
+    ++cm__h.n_free;
     return obj;
+}
+
+void cm__handle_set_epitaph(const void *h, const cm__epitaph_t *ep) {
+    cm__slot_t *s = cm__h_slot(h);
+    if (s == NULL || ep == NULL) return;
+    cm__core_lock();
+    if (atomic_load_explicit(&s->tag, memory_order_relaxed) == (CM__H_LIVE | cm__h_tag(h)))
+        s->ep = *ep;
+    cm__core_unlock();
 }
 
 void *cm__handle_end(const void *h, cm__kind_t kind) {
@@ -214,8 +191,9 @@ void cm__handle_age_for_tests(uint32_t generation) {
 /* ------------------------------------------------------------------ failures */
 
 cm_status_t cm__handle_fail(const void *h, cm__kind_t kind, const char *arg, const char *func) {
-    const char *type = cm__kind_name(kind);
-    const char *create = cm__kind_create[(unsigned)kind < CM__KIND_COUNT ? kind : 0];
+    unsigned k = (unsigned)kind < CM__KIND_COUNT ? (unsigned)kind : 0u;
+    const char *type = cm__kind_types[k];
+    const char *create = cm__kind_create[k];
     char hint[CM_ERROR_HINT_MAX];
     if (h == NULL) {
         snprintf(hint, sizeof hint, "pass a %s from %s", type, create);
@@ -229,10 +207,11 @@ cm_status_t cm__handle_fail(const void *h, cm__kind_t kind, const char *arg, con
         s == NULL ||
         (atomic_load_explicit(&s->tag, memory_order_acquire) & 0x7f000000u) == 0) {
         /* kind bits of a slot that never held a handle are 0 */
-        snprintf(hint, sizeof hint, "pass the handle that %s returned (handles are values: do "
-                 "not build or offset them)", create);
+        snprintf(hint, sizeof hint, "pass the %s that %s returned (handles are values: do not "
+                 "build, copy into or offset them)", type, create);
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
-                        "%s (%p) is not a handle of the library: never a %s", arg, h, type);
+                        "%s (%p) is not a live %s (%s): it never came from %s", arg, h, type,
+                        cm__kind_names[k], create);
     }
     uint32_t want = cm__h_tag(h);
     uint32_t now = atomic_load_explicit(&s->tag, memory_order_acquire);
@@ -240,31 +219,38 @@ cm_status_t cm__handle_fail(const void *h, cm__kind_t kind, const char *arg, con
         /* a live handle of another kind than expected */
         snprintf(hint, sizeof hint, "pass a %s from %s here", type, create);
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
-                        "%s is a %s, not a %s", arg, cm__kind_name(hk), type);
+                        "%s is a %s, not a %s (a %s is expected here)", arg, cm__kind_types[hk],
+                        type, cm__kind_names[k]);
     }
-    /* stale: ended. Its epitaph is still the slot's while the slot was not reused. */
+    /* stale: ended. Its epitaph is the slot's while the slot was not handed out again. */
     char msg[CM_ERROR_MESSAGE_MAX];
-    int n = snprintf(msg, sizeof msg, "%s is a %s handle that was already ended by %s", arg,
-                     cm__kind_name(hk), cm__kind_end[hk]);
-    if (now == want && n > 0 && (size_t)n < sizeof msg) {
+    size_t n = 0;
+#define CM__PUT(...)                                                                         \
+    do {                                                                                     \
+        if (n < sizeof msg) {                                                                \
+            int w_ = snprintf(msg + n, sizeof msg - n, __VA_ARGS__);                         \
+            if (w_ > 0) n += (size_t)w_;                                                     \
+        }                                                                                    \
+    } while (0)
+    const char *name = cm__kind_names[hk];
+    CM__PUT("%s was already %s: it was %s %s (%s)", arg, cm__kind_ended[hk],
+            strchr("aeiou", name[0]) != NULL ? "an" : "a", name, cm__kind_types[hk]);
+    if (now == want) {
         cm__epitaph_t ep = s->ep;
-        if (ep.bytes != 0)
-            n += snprintf(msg + n, sizeof msg - (size_t)n, "; it held %llu bytes",
-                          (unsigned long long)ep.bytes);
-        if (ep.device >= 0 && (size_t)n < sizeof msg)
-            n += snprintf(msg + n, sizeof msg - (size_t)n, " of device %d", ep.device);
-        if (ep.file != NULL && (size_t)n < sizeof msg)
-            snprintf(msg + n, sizeof msg - (size_t)n, " and was created at %s:%d", ep.file,
-                     ep.line);
-    } else if (n > 0 && (size_t)n < sizeof msg) {
-        snprintf(msg + n, sizeof msg - (size_t)n, " (its slot has been reused since; the stale "
-                 "value names nothing)");
+        if (ep.what != NULL) CM__PUT(", %s", ep.what);
+        if (ep.bytes != 0) {
+            char size[32];
+            cm__format_bytes((size_t)ep.bytes, size, sizeof size);
+            CM__PUT(" of %s (%llu bytes)", size, (unsigned long long)ep.bytes);
+        }
+        if (ep.device >= 0) CM__PUT(" on device %d", ep.device);
+        if (ep.file != NULL) CM__PUT(", created at %s:%d", ep.file, ep.line);
+        if (ep.label[0] != '\0') CM__PUT(" \"%.*s\"", (int)sizeof ep.label, ep.label);
+    } else {
+        CM__PUT(" (ended long ago; the handle names nothing now)");
     }
-    if (hk != kind && (size_t)n < sizeof msg) {
-        size_t len = 0;
-        while (len < sizeof msg && msg[len]) ++len;
-        snprintf(msg + len, sizeof msg - len, "; and a %s is expected here", type);
-    }
+    if (hk != kind) CM__PUT(", and a %s is expected here", type);
+#undef CM__PUT
     snprintf(hint, sizeof hint,
              "do not use a handle after %s; set the variable to NULL after releasing it, or "
              "declare it with CM_SCOPED() so that it is released once, at scope exit",

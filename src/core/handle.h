@@ -50,6 +50,10 @@ typedef enum cm__kind {
 #define CM__H_CHUNK (1u << CM__H_CHUNK_BITS)     /* slots per chunk */
 #define CM__H_MAX_CHUNKS 4096u                   /* 16.7 M slots at most */
 #define CM__H_LIVE 0x80000000u                   /* tag bit: the slot holds a live handle */
+/* A freed slot is handed out again only while more than this many are free, so the report of a
+ * stale handle can still say what its object was for the last CM__H_KEEP ends (reuse is safe at
+ * any time: the generation differs). */
+#define CM__H_KEEP 1024u
 
 /** Why a handle was ended, for the report of a stale use. */
 typedef struct cm__epitaph {
@@ -57,6 +61,8 @@ typedef struct cm__epitaph {
     int line;
     int device;            /* its device ordinal, -1 when none */
     uint64_t bytes;        /* its size (buffers), 0 when none */
+    const char *what;      /* a finer name ("stream-ordered buffer"), static storage, or NULL */
+    char label[24];        /* the caller's label, truncated; "" when none */
 } cm__epitaph_t;
 
 typedef struct cm__slot {
@@ -71,6 +77,8 @@ extern _Atomic(cm__slot_t *) cm__h_chunks[CM__H_MAX_CHUNKS];
 
 /** The kind's name in messages: "buffer", "stream", "device object"... */
 const char *cm__kind_name(cm__kind_t kind);
+/** The kind's public type: "cm_buffer_t", "cm_stream_t"... */
+const char *cm__kind_type(cm__kind_t kind);
 
 /**
  * Give obj a new handle of kind; ep says where it was created (kept for stale-use reports).
@@ -88,6 +96,8 @@ void *cm__handle_new_locked(cm__kind_t kind, void *obj, const cm__epitaph_t *ep)
  */
 void *cm__handle_end(const void *h, cm__kind_t kind);
 void *cm__handle_end_locked(const void *h, cm__kind_t kind);
+/** Update the epitaph of a live handle (e.g. its final size or a label set later). */
+void cm__handle_set_epitaph(const void *h, const cm__epitaph_t *ep);
 
 /** Decode a handle value. */
 static inline uint32_t cm__h_index(const void *h) { return (uint32_t)(uintptr_t)h; }

@@ -6,6 +6,7 @@
 #define CUDAMODEL_SRC_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cuda_runtime_api.h>
@@ -73,8 +74,10 @@ typedef struct cm__scope {
 
 cm_status_t cm__enter(int ordinal, int make_current, cm__scope_t *sc);
 void cm__leave(cm__scope_t *sc);
-/** The device named by the innermost scope of this thread, -1 outside any. */
+/** The device named by the innermost scope of this thread, -1 outside any (status.c). */
 int cm__scope_device(void);
+/** Set the thread's scope device, returning the one before (cm__enter / cm__leave only). */
+int cm__scope_device_swap(int device);
 
 /** cm__enter(ordinal, 1) with the scope packed in an int (*saved; -1 when nothing to undo), for
  *  code that keeps one int: cm__device_leave(saved) undoes it, and is a no-op for -1. */
@@ -117,5 +120,25 @@ void cm__launch_cache_reset_for_tests(void);
 
 /** Re-read CUDAMODEL_SYNC from the environment (tests only). */
 void cm__sync_mode_reload_for_tests(void);
+
+/* ---------------------------------------------------------------- NVTX */
+
+/** Whether NVTX ranges are on (CUDAMODEL_NVTX=1, read once). */
+bool cm__nvtx_enabled(void);
+/** Open / close an NVTX range named `name` (a string literal); no-ops when off. */
+void cm__nvtx_push_slow(const char *name);
+void cm__nvtx_pop_slow(void);
+
+#define CM__NVTX_PUSH(name)                                                                   \
+    do {                                                                                      \
+        if (cm__nvtx_enabled()) cm__nvtx_push_slow(name);                                     \
+    } while (0)
+#define CM__NVTX_POP()                                                                        \
+    do {                                                                                      \
+        if (cm__nvtx_enabled()) cm__nvtx_pop_slow();                                          \
+    } while (0)
+
+/** Forget the cached CUDAMODEL_NVTX value (tests). */
+void cm__nvtx_reload_for_tests(void);
 
 #endif /* CUDAMODEL_SRC_INTERNAL_H */

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,48 @@ char *cm__format_bytes(size_t bytes, char *buf, size_t size) {
     return buf;
 }
 
+cm_error_t *cm__detail(void) {
+    /* cm_last_error() returns a pointer to the (non-const) thread-local detail */
+    return (cm_error_t *)cm_last_error();
+}
+
+void cm__text_printf(cm__text_t *t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *dst = NULL;
+    size_t room = 0;
+    if (t->buf != NULL && t->len < t->size) {
+        dst = t->buf + t->len;
+        room = t->size - t->len;
+    }
+    int n = vsnprintf(dst, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) t->len += (size_t)n;
+}
+
+cm_status_t cm__cuda_fail(cudaError_t err, const char *file, int line, const char *fmt, ...) {
+    char call[CM_ERROR_CALL_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(call, sizeof call, fmt, ap);
+    va_end(ap);
+    return cm_record_cuda_error(err, call, file, line);
+}
+
+/* ------------------------------------------------------------------ explicit device: the scope's device */
+
+static _Thread_local int cm__thread_device = -1;
+
+int cm__scope_device(void) {
+    return cm__thread_device;
+}
+
+int cm__scope_device_swap(int device) {
+    int before = cm__thread_device;
+    cm__thread_device = device;
+    return before;
+}
+
 /* ------------------------------------------------------------------ lost contexts */
 
 /* lost[d] != 0 once a sticky error was seen on device d; lost_any for "any device". The first
@@ -231,7 +274,6 @@ cm_status_t cm_check_context(int device) {
 }
 
 void cm__context_reset_for_tests(void) {
-    cm__primary_reset_for_tests();
     pthread_mutex_lock(&cm__lost_lock);
     for (int s = 0; s <= CM__MAX_DEVICES; ++s) atomic_store(&cm__lost[s], 0);
     memset(cm__lost_cause, 0, sizeof cm__lost_cause);
@@ -265,10 +307,10 @@ cm_status_t cm_record_cuda_error(cudaError_t err, const char *call, const char *
     int device = cm__scope_device();
     /* cudaGetDevice does not touch the GPU; it fails only when no driver is present */
     if (device < 0 && cm__cuda.get_device(&device) != cudaSuccess) device = -1;
-    const char *name = entry->name[0] ? entry->name : cudaGetErrorName(err);
+    const char *name = entry->name[0] ? entry->name : cm__cuda.get_error_name(err);
     cm__set_detail(status, (int)err, name, call, file, line, device, entry->hint);
     cm_error_t *e = &cm__tls_error;
-    const char *cuda_text = cudaGetErrorString(err);
+    const char *cuda_text = cm__cuda.get_error_string(err);
 
     if (err == cudaErrorInsufficientDriver) {
         int driver = 0, runtime = 0;
@@ -318,7 +360,7 @@ cm_status_t cm_record_cuda_error(cudaError_t err, const char *call, const char *
         cm__mark_lost(e);
     } else {
         /* clear CUDA's own last error so the next call is not blamed for this one */
-        (void)cudaGetLastError();
+        (void)cm__cuda.get_last_error();
     }
     return status;
 }
@@ -357,20 +399,20 @@ cm_status_t cm_check_launch(const char *kernel_name, const char *file, int line)
     if (cm__cuda.get_device(&device) != cudaSuccess) device = -1;
     CM_TRY(cm__context_guard(device));
     char call[CM_ERROR_CALL_MAX];
-    cudaError_t err = cudaGetLastError();
+    cudaError_t err = cm__cuda.get_last_error();
     if (err != cudaSuccess) {
         snprintf(call, sizeof call, "launch of %s", kernel_name);
         return cm_record_cuda_error(err, call, file, line);
     }
     if (cm_sync_mode()) {
-        err = cudaDeviceSynchronize();
+        err = cm__cuda.device_synchronize();
         if (err != cudaSuccess) {
             snprintf(call, sizeof call, "%s (CUDAMODEL_SYNC: synchronized after the launch)",
                      kernel_name);
             cm_status_t s = cm_record_cuda_error(err, call, file, line);
             char msg[CM_ERROR_MESSAGE_MAX * 2];
             snprintf(msg, sizeof msg, "kernel %s launched at %s:%d failed while running: %s",
-                     kernel_name, file ? file : "?", line, cudaGetErrorString(err));
+                     kernel_name, file ? file : "?", line, cm__cuda.get_error_string(err));
             cm__strlcpy(cm__tls_error.message, msg, sizeof cm__tls_error.message);
             if (cm__tls_error.context_lost) {
                 /* keep the lost-context record naming this launch */

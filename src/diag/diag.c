@@ -59,11 +59,11 @@ static const char *cm__diag_min_driver(int runtime_version) {
 }
 
 static const char *cm__diag_cuda_error_name(int err) {
-    return cudaGetErrorName((cudaError_t)err);
+    return cm__cuda.get_error_name((cudaError_t)err);
 }
 
 static const char *cm__diag_cuda_error_string(int err) {
-    return cudaGetErrorString((cudaError_t)err);
+    return cm__cuda.get_error_string((cudaError_t)err);
 }
 
 /* Copy an environment variable into an env var record. */
@@ -226,20 +226,18 @@ cm_status_t cm_diag_collect(cm_diag_inputs_t *inputs) {
     inputs->runtime_version_built = cm_runtime_version_built();
     cm__diag_probe_libcuda(inputs);
 
-    /* devices: the raw runtime answer, so the verdict can tell the causes apart itself */
-    int saved_device = -1;
-    bool have_saved = false;
+    /* devices: the raw runtime answer, so the verdict can tell the causes apart itself. Each
+     * probe names its device explicitly (cm__enter inside the device calls): the caller's
+     * current device and context are left as they were. */
     int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
+    cudaError_t err = cm__cuda.get_device_count(&count);
     inputs->device_count_error = (int)err;
     if (err != cudaSuccess) {
-        (void)cudaGetLastError();
+        (void)cm__cuda.get_last_error();
         count = 0;
     }
     inputs->device_count = count;
     if (count > 0) {
-        have_saved = (cudaGetDevice(&saved_device) == cudaSuccess);
-        if (!have_saved) (void)cudaGetLastError();
         int n = count < CM_DIAG_MAX_DEVICES ? count : CM_DIAG_MAX_DEVICES;
         for (int i = 0; i < n; ++i) cm__diag_collect_device(i, &inputs->devices[i]);
         for (int i = 0; i < n; ++i) {
@@ -247,18 +245,14 @@ cm_status_t cm_diag_collect(cm_diag_inputs_t *inputs) {
                 int can = 0;
                 if (i == j) {
                     inputs->peer_access[i][j] = CM_DIAG_PEER_YES;
-                } else if (cudaDeviceCanAccessPeer(&can, i, j) == cudaSuccess) {
+                } else if (cm__cuda.device_can_access_peer(&can, i, j) == cudaSuccess) {
                     inputs->peer_access[i][j] = can ? CM_DIAG_PEER_YES : CM_DIAG_PEER_NO;
                 } else {
-                    (void)cudaGetLastError();
+                    (void)cm__cuda.get_last_error();
                     inputs->peer_access[i][j] = CM_DIAG_PEER_UNKNOWN;
                 }
             }
         }
-        int now = -1;
-        if (have_saved && cudaGetDevice(&now) == cudaSuccess && now != saved_device)
-            (void)cudaSetDevice(saved_device);
-        (void)cudaGetLastError();
     }
 
     /* environment */

@@ -406,9 +406,9 @@ cm_status_t cm_kernel_attrs_from_cuda(const struct cudaFuncAttributes *attr, con
 /* The device's architecture as a number, or 0 */
 static int cm__device_cc(int device) {
     int major = 0, minor = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
-        (void)cudaGetLastError();
+    if (cm__cuda.device_get_attribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+        cm__cuda.device_get_attribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+        (void)cm__cuda.get_last_error();
         return 0;
     }
     return major * 10 + minor;
@@ -422,12 +422,12 @@ static cm_status_t cm__no_image(int device, int cc, cudaError_t err) {
              "-gencode arch=compute_%d,code=sm_%d; add code=compute_%d to also carry PTX for "
              "newer GPUs",
              cc, cc, cc, cc, cc, cc);
-    (void)cudaGetLastError();
+    (void)cm__cuda.get_last_error();
     return cm__fail(CM_ERROR_NO_KERNEL_IMAGE, device, __FILE__, __LINE__, "cudaFuncGetAttributes",
                     hint,
                     "no kernel image is available for device %d (sm_%d): the binary holds neither "
                     "machine code for sm_%d.x at or below %d.%d nor PTX at or below compute_%d (%s)",
-                    device, cc, cc / 10, cc / 10, cc % 10, cc, cudaGetErrorName(err));
+                    device, cc, cc / 10, cc / 10, cc % 10, cc, cm__cuda.get_error_name(err));
 }
 
 cm_status_t cm_kernel_attrs_get(const void *kernel, int device, cm_kernel_attrs_t *out) {
@@ -438,23 +438,23 @@ cm_status_t cm_kernel_attrs_get(const void *kernel, int device, cm_kernel_attrs_
     CM_TRY(cm__device_enter(device, &saved));
     struct cudaFuncAttributes attr;
     memset(&attr, 0, sizeof attr);
-    cudaError_t err = cudaFuncGetAttributes(&attr, kernel);
+    cudaError_t err = cm__cuda.func_get_attributes(&attr, kernel);
     cm_status_t s = CM_OK;
     if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidKernelImage) {
         s = cm__no_image(device, cm__device_cc(device), err);
     } else if (err == cudaErrorInvalidDeviceFunction) {
-        (void)cudaGetLastError();
+        (void)cm__cuda.get_last_error();
         s = cm__fail(CM_ERROR_INVALID_ARGUMENT, device, __FILE__, __LINE__, "cudaFuncGetAttributes",
                      cm_cuda_error_hint(err),
                      "the pointer %p is not a kernel known to this CUDA runtime (%s)", kernel,
-                     cudaGetErrorName(err));
+                     cm__cuda.get_error_name(err));
     } else if (err != cudaSuccess) {
         s = cm_record_cuda_error(err, "cudaFuncGetAttributes", __FILE__, __LINE__);
     } else {
         const char *name = NULL;
-        if (cudaFuncGetName(&name, kernel) != cudaSuccess) {
+        if (cm__cuda.func_get_name(&name, kernel) != cudaSuccess) {
             name = NULL;
-            (void)cudaGetLastError();
+            (void)cm__cuda.get_last_error();
         }
         s = cm_kernel_attrs_from_cuda(&attr, name, out);
     }
@@ -619,7 +619,7 @@ static cm_status_t cm__kernel_info(const void *kernel, int device, int refresh,
 /* The current device, or the reason there is none (the device count explains it). */
 static cm_status_t cm__current_device(int *device) {
     if (cm__cuda.get_device(device) != cudaSuccess) {
-        (void)cudaGetLastError();
+        (void)cm__cuda.get_last_error();
         int n = 0;
         cm_status_t s = cm_device_count(&n);
         return s != CM_OK ? s : CM__FAIL(CM_ERROR_CUDA, -1, "call cudaSetDevice first",
@@ -632,19 +632,10 @@ static cm_status_t cm__current_device(int *device) {
 
 /* ------------------------------------------------------------------ launch */
 
-static cm_status_t cm__launch_checked(const void *kernel, const cm_launch_config_t *cfg, void **args,
-                                      cudaStream_t stream, const char *file, int line) {
-    CM__REQUIRE(kernel != NULL && cfg != NULL, "pass a __global__ function and a configuration",
-                "kernel or cfg is NULL");
-    CM__REQUIRE(cfg->stream == NULL || stream == 0,
-                "pass the stream either as cfg->stream (a library stream) or as the CUDA stream "
-                "argument of cm_launch_on_cuda_stream(), not both",
-                "cfg->stream is set and a CUDA stream was passed as well");
-    int device = 0;
-    CM_TRY(cm__current_device(&device));
+/* The launch itself, inside the scope of `device` (the stream's device, current). */
+static cm_status_t cm__launch_on(int device, const void *kernel, const cm_launch_config_t *cfg,
+                                 void **args, cudaStream_t stream, const char *file, int line) {
     CM_TRY(cm__context_guard(device));
-    if (cfg->stream != NULL) /* a pooled stream of the current device (stream.h) */
-        CM_TRY(cm__stream_for_launch(cfg->stream, device, kernel, file, line, &stream));
     if (cfg->grid.x == 0) return CM_OK; /* an empty launch */
 
     cm_kernel_attrs_t attrs;
@@ -680,7 +671,7 @@ static cm_status_t cm__launch_checked(const void *kernel, const cm_launch_config
         lc.attrs = attr;
         lc.numAttrs = 1;
     }
-    cudaError_t err = cudaLaunchKernelExC(&lc, kernel, args);
+    cudaError_t err = cm__cuda.launch_kernel_ex(&lc, kernel, args);
     if (err == cudaSuccess && !cm_sync_mode()) return CM_OK; /* the fast path */
     /* synchronous debug mode cannot synchronize inside a graph capture: the launch is only
      * recorded there, and synchronizing would invalidate the capture */
@@ -689,7 +680,7 @@ static cm_status_t cm__launch_checked(const void *kernel, const cm_launch_config
         err == cudaErrorLaunchOutOfResources) {
         /* CUDA refused what the cached attributes allowed (a limit lowered with
          * cudaFuncSetAttribute since): look again, and name the broken rule if there is one */
-        (void)cudaGetLastError();
+        (void)cm__cuda.get_last_error();
         CM_TRY(cm__kernel_info(kernel, device, 1, &attrs, &limits));
         CM_TRY(cm_launch_config_validate(cfg, &limits, &attrs));
     }
@@ -706,6 +697,32 @@ static cm_status_t cm__launch_checked(const void *kernel, const cm_launch_config
         return cm_record_cuda_error(err, call, file, line);
     }
     return cm_check_launch(what, file, line);
+}
+
+/*
+ * A checked launch. With a library stream (cfg->stream) the launch runs on the stream's device,
+ * made current for the launch (cm__enter) whatever device the caller has current, and the
+ * caller's context comes back after. Without one (the legacy default stream, or a CUDA stream
+ * of the caller's) the current device is the only device named, as for <<<>>>.
+ */
+static cm_status_t cm__launch_checked(const void *kernel, const cm_launch_config_t *cfg, void **args,
+                                      cudaStream_t stream, const char *file, int line) {
+    CM__REQUIRE(kernel != NULL && cfg != NULL, "pass a __global__ function and a configuration",
+                "kernel or cfg is NULL");
+    CM__REQUIRE(cfg->stream == NULL || stream == 0,
+                "pass the stream either as cfg->stream (a library stream) or as the CUDA stream "
+                "argument of cm_launch_on_cuda_stream(), not both",
+                "cfg->stream is set and a CUDA stream was passed as well");
+    int device = 0;
+    if (cfg->stream != NULL)
+        CM_TRY(cm__stream_for_launch(cfg->stream, kernel, file, line, &stream, &device));
+    else
+        CM_TRY(cm__current_device(&device));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(device, cfg->stream != NULL, &sc));
+    cm_status_t st = cm__launch_on(device, kernel, cfg, args, stream, file, line);
+    cm__leave(&sc);
+    return st;
 }
 
 /* cm__launch_checked, with failures found before the launch reported at the caller's file:line */

@@ -2,16 +2,25 @@
  * The execution module (stream.h): per-device stream and event pools, dependencies, host
  * callbacks, synchronisation that names the likely faulting launch, timers and graphs.
  *
- * State per device object lives here, keyed by the cm_device_t pointer (a short list of
- * `cm__exec` records, one per device object that used a stream or an event), so the memory
- * module's structs are untouched. Every handle this file hands out (streams, events, timers,
- * graphs) is in a handle set (open addressing over addresses) and is checked there before it is
- * dereferenced: a released, closed or foreign handle is reported, not followed. Pooled streams
- * and events stay allocated until their device is closed; timers and graphs are freed on
- * destroy.
+ * Handles: every stream, event, timer and graph handed out is a value of the core's handle
+ * table (core/handle.h) naming a struct cm__stream, cm__event, cm__timer or cm__graph. Pooled
+ * streams and events stay in their device's pool until the device object closes; each acquire
+ * gives the pooled object a NEW handle and each release ends it, so a released handle is stale
+ * forever (also once the same pooled object is lent again). Timers and graphs are freed at once
+ * on destroy. An event remembers the HANDLE of the stream it was last recorded on, never a
+ * pointer, so fault attribution looks the stream up and says so when it was released since.
  *
- * One mutex (cm__ex_lock) guards all of it; CUDA calls that may take long (stream creation,
- * synchronisation) run outside it, on a slot the caller owns at that point.
+ * Device: the execution state of a device object is its exec part (dev->exec.state, a struct
+ * cm__exec), created on first use. Every CUDA call runs inside a cm__enter() scope of the
+ * object's device (make_current when CUDA needs the device current: creation, allocation,
+ * device synchronisation), never on whatever device the caller has current.
+ *
+ * Locking (core/lock.h): cm__ex_lock, the execution mutex, guards the pools (free lists, stream
+ * fields, scratch pointers); no CUDA call inside it: CUDA calls that may take long (creation,
+ * synchronisation) run outside it, on an object the caller owns at that point. What the close
+ * check reads under the core lock alone (dev->exec.state, the pool arrays and capacities, each
+ * stream's handle and acquire site, the lent counts) is written with cm__core_lock() taken
+ * inside the execution mutex.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -21,174 +30,85 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../memory/memory_internal.h"
-#include "stream_internal.h"
+#include <cudamodel/interop.h>
 
-#define CM__MAGIC_STREAM 0x4d525453u /* "STRM" */
-#define CM__MAGIC_EVENT 0x544e5645u  /* "EVNT" */
-#define CM__MAGIC_TIMER 0x524d4954u  /* "TIMR" */
-#define CM__MAGIC_GRAPH 0x48505247u  /* "GRPH" */
+#include "../core/device.h"
+#include "../core/handle.h"
+#include "../core/internal.h"
+#include "../core/lock.h"
+#include "stream_internal.h"
 
 #define CM__DEFAULT_LOW 16u
 #define CM__DEFAULT_HIGH 4u
-
+#define CM__SITE_MAX 160 /* "file:line" of a caller */
 
 /* ------------------------------------------------------------------ types */
 
-typedef enum cm__xkind { CM__X_NONE = 0, CM__X_STREAM, CM__X_EVENT, CM__X_TIMER, CM__X_GRAPH } cm__xkind_t;
-
 struct cm__exec;
 
-struct cm_stream {
-    uint32_t magic;
+struct cm__stream {
+    void *handle;                /* its handle while acquired, NULL in the pool */
     struct cm__exec *ex;
     int ordinal;
     cm_stream_priority_t priority;
     unsigned index;              /* in its class */
     cudaStream_t cs;             /* NULL until first hand-out */
-    bool acquired;
     bool capturing;
     int next_free;               /* index of the next free stream of the class, -1: none */
     const char *file;            /* last acquire */
     int line;
-    const void *last_kernel;     /* last library launch queued on it */
+    const void *last_kernel;     /* last library launch queued on it since the acquire */
     const char *last_file;
     int last_line;
     void *scratch;               /* device scratch of work queued on it (cm__stream_scratch) */
     size_t scratch_bytes;
 };
 
-struct cm_event {
-    uint32_t magic;
+struct cm__event {
+    void *handle;                /* its handle while lent, NULL in the pool */
     struct cm__exec *ex;
     int ordinal;
     cm_event_kind_t kind;
     cudaEvent_t ce;
-    bool acquired;
     bool recorded;
-    struct cm_stream *recorded_on; /* for fault attribution; may be released since */
-    struct cm_event *next_free;
-    struct cm_event *next_all;
+    const void *recorded_on;     /* handle value of the stream of the last record (may be stale) */
+    struct cm__event *next_free;
+    struct cm__event *next_all;
 };
 
-struct cm_timer {
-    uint32_t magic;
+struct cm__timer {
+    void *handle;
     cm_event_t *start, *stop;
     cm_stream_t *stream;
     int state; /* 0 new, 1 started, 2 stopped */
 };
 
-struct cm_graph {
-    uint32_t magic;
+struct cm__graph {
+    void *handle;
     int ordinal;
     cudaGraph_t graph;
     cudaGraphExec_t exec;
 };
 
+/* The exec part of a device object (dev->exec.state). */
 typedef struct cm__exec {
-    const cm_device_t *dev;
+    struct cm__device *dev;
     int ordinal;
-    struct cm__exec *next;
     unsigned cap[2];
-    struct cm_stream *streams[2];
+    struct cm__stream *streams[2];
     int free_head[2];
     unsigned acquired[2], created[2], peak[2];
     int priority_value[2]; /* CUDA priority of each class */
-    struct cm_event *free_events[2];
-    struct cm_event *all_events;
+    struct cm__event *free_events[2];
+    struct cm__event *all_events;
     unsigned n_events[2];
     unsigned events_acquired;
     void *legacy_scratch;        /* cm__stream_scratch of the legacy default stream */
     size_t legacy_scratch_bytes;
 } cm__exec_t;
 
+/* The execution mutex (lock order: core/lock.h). */
 static pthread_mutex_t cm__ex_lock = PTHREAD_MUTEX_INITIALIZER;
-static cm__exec_t *cm__ex_list;
-
-/* ------------------------------------------------------------------ handle set */
-
-#define CM__XEMPTY ((uintptr_t)0)
-#define CM__XTOMB ((uintptr_t)1)
-
-static struct {
-    uintptr_t *keys;
-    unsigned char *kinds;
-    size_t cap, count, used;
-} cm__xs;
-
-static size_t cm__xhash(uintptr_t k, size_t cap) {
-    uint64_t h = (uint64_t)(k >> 3) * UINT64_C(0x9E3779B97F4A7C15);
-    return (size_t)(h ^ (h >> 31)) & (cap - 1);
-}
-
-static size_t cm__xs_find(uintptr_t k) {
-    if (cm__xs.cap == 0) return SIZE_MAX;
-    size_t i = cm__xhash(k, cm__xs.cap);
-    for (size_t n = 0; n < cm__xs.cap; ++n) {
-        if (cm__xs.keys[i] == k) return i;
-        if (cm__xs.keys[i] == CM__XEMPTY) return SIZE_MAX;
-        i = (i + 1) & (cm__xs.cap - 1);
-    }
-    return SIZE_MAX;
-}
-
-static bool cm__xs_grow(void) {
-    size_t cap = cm__xs.cap ? cm__xs.cap * 2 : 256;
-    if (cm__xs.cap != 0 && cm__xs.count * 4 < cm__xs.cap) cap = cm__xs.cap;
-    uintptr_t *keys = calloc(cap, sizeof *keys);
-    unsigned char *kinds = calloc(cap, sizeof *kinds);
-    if (keys == NULL || kinds == NULL) {
-        free(keys);
-        free(kinds);
-        return false;
-    }
-    for (size_t j = 0; j < cm__xs.cap; ++j) {
-        uintptr_t k = cm__xs.keys[j];
-        if (k == CM__XEMPTY || k == CM__XTOMB) continue;
-        size_t i = cm__xhash(k, cap);
-        while (keys[i] != CM__XEMPTY) i = (i + 1) & (cap - 1);
-        keys[i] = k;
-        kinds[i] = cm__xs.kinds[j];
-    }
-    free(cm__xs.keys);
-    free(cm__xs.kinds);
-    cm__xs.keys = keys;
-    cm__xs.kinds = kinds;
-    cm__xs.cap = cap;
-    cm__xs.used = cm__xs.count;
-    return true;
-}
-
-static bool cm__xs_insert_locked(const void *h, cm__xkind_t kind) {
-    if ((cm__xs.used + 1) * 2 > cm__xs.cap && !cm__xs_grow()) return false;
-    uintptr_t k = (uintptr_t)h;
-    size_t i = cm__xhash(k, cm__xs.cap);
-    while (cm__xs.keys[i] != CM__XEMPTY && cm__xs.keys[i] != CM__XTOMB) i = (i + 1) & (cm__xs.cap - 1);
-    if (cm__xs.keys[i] == CM__XEMPTY) ++cm__xs.used;
-    cm__xs.keys[i] = k;
-    cm__xs.kinds[i] = (unsigned char)kind;
-    ++cm__xs.count;
-    return true;
-}
-
-static void cm__xs_remove_locked(const void *h) {
-    size_t i = cm__xs_find((uintptr_t)h);
-    if (i == SIZE_MAX) return;
-    cm__xs.keys[i] = CM__XTOMB;
-    cm__xs.kinds[i] = 0;
-    --cm__xs.count;
-    if (cm__xs.count == 0) {
-        free(cm__xs.keys);
-        free(cm__xs.kinds);
-        memset(&cm__xs, 0, sizeof cm__xs);
-    }
-}
-
-static cm__xkind_t cm__xs_kind_locked(const void *h) {
-    if (h == NULL) return CM__X_NONE;
-    size_t i = cm__xs_find((uintptr_t)h);
-    return i == SIZE_MAX ? CM__X_NONE : (cm__xkind_t)cm__xs.kinds[i];
-}
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -202,194 +122,30 @@ static const char *cm__site(const char *file, char *buf, size_t size, int line) 
     return buf;
 }
 
-static cm__exec_t *cm__ex_find_locked(const cm_device_t *dev) {
-    for (cm__exec_t *x = cm__ex_list; x != NULL; x = x->next)
-        if (x->dev == dev) return x;
-    return NULL;
-}
-
-static void cm__ex_free(cm__exec_t *x, bool destroy_cuda) {
-    int saved = -1;
-    bool have_scratch = x->legacy_scratch != NULL;
-    for (int c = 0; c < 2 && !have_scratch; ++c)
-        for (unsigned i = 0; i < x->cap[c] && !have_scratch; ++i)
-            have_scratch = x->streams[c][i].scratch != NULL;
-    /* scratch exists only where a GPU ran work: cudaFree it on its device */
-    if (have_scratch && destroy_cuda && cm__mem_device_enter(x->ordinal, &saved) != CM_OK)
-        destroy_cuda = false;
-    if (destroy_cuda && x->legacy_scratch != NULL) (void)cudaFree(x->legacy_scratch);
-    for (int c = 0; c < 2; ++c) {
-        for (unsigned i = 0; i < x->cap[c]; ++i) {
-            struct cm_stream *s = &x->streams[c][i];
-            if (s->scratch != NULL && destroy_cuda) (void)cudaFree(s->scratch);
-            if (s->cs != NULL && destroy_cuda) (void)cm__cuda.stream_destroy(s->cs);
-        }
-        free(x->streams[c]);
-        x->streams[c] = NULL;
-    }
-    while (x->all_events != NULL) {
-        struct cm_event *e = x->all_events;
-        x->all_events = e->next_all;
-        if (destroy_cuda) (void)cm__cuda.event_destroy(e->ce);
-        free(e);
-    }
-    if (have_scratch) cm__mem_device_leave(saved);
-    free(x);
-}
-
-/* Allocate the stream slots of a class (no CUDA call: streams are created on first use). */
-static bool cm__ex_alloc_streams(cm__exec_t *x, unsigned low, unsigned high) {
-    unsigned n[2] = {low, high};
-    for (int c = 0; c < 2; ++c) {
-        x->streams[c] = calloc(n[c] ? n[c] : 1, sizeof(struct cm_stream));
-        if (x->streams[c] == NULL) return false;
-        x->cap[c] = n[c];
-        for (unsigned i = 0; i < n[c]; ++i) {
-            struct cm_stream *s = &x->streams[c][i];
-            s->ex = x;
-            s->ordinal = x->ordinal;
-            s->priority = (cm_stream_priority_t)c;
-            s->index = i;
-            s->next_free = i + 1 < n[c] ? (int)(i + 1) : -1;
-        }
-        x->free_head[c] = n[c] ? 0 : -1;
-    }
-    return true;
-}
-
-static bool cm__ex_register_streams_locked(cm__exec_t *x) {
-    for (int c = 0; c < 2; ++c) {
-        for (unsigned i = 0; i < x->cap[c]; ++i) {
-            if (!cm__xs_insert_locked(&x->streams[c][i], CM__X_STREAM)) return false;
-            x->streams[c][i].magic = CM__MAGIC_STREAM;
-        }
-    }
-    return true;
-}
-
-static void cm__ex_unregister_locked(cm__exec_t *x) {
-    for (int c = 0; c < 2; ++c) {
-        for (unsigned i = 0; i < x->cap[c]; ++i) {
-            cm__xs_remove_locked(&x->streams[c][i]);
-            x->streams[c][i].magic = 0;
-        }
-    }
-    for (struct cm_event *e = x->all_events; e != NULL; e = e->next_all) {
-        cm__xs_remove_locked(e);
-        e->magic = 0;
-    }
-}
-
 static cm_status_t cm__oom(int ordinal, const char *what) {
     return CM__FAIL(CM_ERROR_HOST_OUT_OF_MEMORY, ordinal, "free host memory",
                     "cannot allocate %s: host malloc failed", what);
 }
 
-/* The execution state of dev, created on first use (dev checked: live device object). */
-static cm_status_t cm__ex_get(cm_device_t *dev, const char *func, cm__exec_t **out) {
-    pthread_mutex_lock(&cm__ex_lock);
-    cm__exec_t *x = cm__ex_find_locked(dev);
-    pthread_mutex_unlock(&cm__ex_lock);
-    if (x != NULL) {
-        *out = x;
-        return CM_OK;
-    }
-    CM_TRY(cm__check_handle(dev, CM__KIND_DEVICE, "dev", func));
-    int ordinal = -1;
-    CM_TRY(cm_device_ordinal(dev, &ordinal));
-    CM_TRY(cm__context_guard(ordinal));
-    int least = 0, greatest = 0;
-    int saved = -1;
-    CM_TRY(cm__mem_device_enter(ordinal, &saved));
-    cudaError_t err = cm__cuda.priority_range(&least, &greatest);
-    cm__mem_device_leave(saved);
-    if (err != cudaSuccess)
-        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceGetStreamPriorityRange (device %d)",
-                             ordinal);
-    x = calloc(1, sizeof *x);
-    if (x == NULL) return cm__oom(ordinal, "the stream pool");
-    x->dev = dev;
-    x->ordinal = ordinal;
-    x->priority_value[CM_STREAM_PRIORITY_LOW] = least;
-    x->priority_value[CM_STREAM_PRIORITY_HIGH] = greatest;
-    if (!cm__ex_alloc_streams(x, CM__DEFAULT_LOW, CM__DEFAULT_HIGH)) {
-        cm__ex_free(x, false);
-        return cm__oom(ordinal, "the stream pool");
-    }
-    pthread_mutex_lock(&cm__ex_lock);
-    cm__exec_t *other = cm__ex_find_locked(dev);
-    if (other != NULL) { /* another thread was first */
-        pthread_mutex_unlock(&cm__ex_lock);
-        cm__ex_free(x, false);
-        *out = other;
-        return CM_OK;
-    }
-    if (!cm__ex_register_streams_locked(x)) {
-        cm__ex_unregister_locked(x);
-        pthread_mutex_unlock(&cm__ex_lock);
-        cm__ex_free(x, false);
-        return cm__oom(ordinal, "the handle set of the stream pool");
-    }
-    x->next = cm__ex_list;
-    cm__ex_list = x;
-    pthread_mutex_unlock(&cm__ex_lock);
-    *out = x;
-    return CM_OK;
+static inline struct cm__stream *cm__stream_obj(const cm_stream_t *h) {
+    return (struct cm__stream *)cm__handle_obj(h, CM__KIND_STREAM);
 }
 
-/* Check a stream handle (lock held): acquired pooled stream. Records the failure. */
-static cm_status_t cm__stream_check_locked(const cm_stream_t *s, const char *arg, const char *func) {
-    if (s == NULL) {
-        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
-                        "pass a stream from cm_stream_acquire()", "%s is NULL", arg);
-    }
-    cm__xkind_t k = cm__xs_kind_locked(s);
-    if (k != CM__X_STREAM || s->magic != CM__MAGIC_STREAM) {
-        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
-                        "pass a stream from cm_stream_acquire() of a device that is still open",
-                        "%s (%p) is not a stream of any open device: never acquired, a pointer to "
-                        "something else, or its device was closed%s",
-                        arg, (const void *)s, k == CM__X_NONE ? "" : " (it is another kind of handle)");
-    }
-    if (!s->acquired) {
-        char site[CM__WHERE_MAX + 16];
-        return cm__fail(CM_ERROR_INVALID_ARGUMENT, s->ordinal, __FILE__, __LINE__, func,
-                        "a released stream must not be used again: acquire a stream and keep it "
-                        "until you release it once",
-                        "%s is a %s-priority stream of device %d that was released (last acquired "
-                        "at %s)",
-                        arg, cm__prio_name(s->priority), s->ordinal,
-                        cm__site(s->file, site, sizeof site, s->line));
-    }
-    return CM_OK;
+static inline struct cm__event *cm__event_obj(const cm_event_t *h) {
+    return (struct cm__event *)cm__handle_obj(h, CM__KIND_EVENT);
 }
 
-static cm_status_t cm__event_check_locked(const cm_event_t *e, const char *arg, const char *func) {
-    if (e == NULL) {
-        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
-                        "pass an event from cm_event_acquire()", "%s is NULL", arg);
-    }
-    if (cm__xs_kind_locked(e) != CM__X_EVENT || e->magic != CM__MAGIC_EVENT) {
-        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
-                        "pass an event from cm_event_acquire() of a device that is still open",
-                        "%s (%p) is not an event of any open device: never acquired, a pointer "
-                        "to something else, or its device was closed",
-                        arg, (const void *)e);
-    }
-    if (!e->acquired) {
-        return cm__fail(CM_ERROR_INVALID_ARGUMENT, e->ordinal, __FILE__, __LINE__, func,
-                        "a released event must not be used again",
-                        "%s is a %s event of device %d that was released", arg,
-                        e->kind == CM_EVENT_TIMING ? "timing" : "synchronisation-only", e->ordinal);
-    }
-    return CM_OK;
+/* The acquired stream of h (*out; exec mutex held), or the recorded failure (*out NULL). */
+static cm_status_t cm__stream_check_locked(const cm_stream_t *h, const char *arg,
+                                           const char *func, struct cm__stream **out) {
+    *out = cm__stream_obj(h);
+    return *out != NULL ? CM_OK : cm__handle_fail(h, CM__KIND_STREAM, arg, func);
 }
 
-static cm_status_t cm__event_check(const cm_event_t *e, const char *arg, const char *func) {
-    pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__event_check_locked(e, arg, func);
-    pthread_mutex_unlock(&cm__ex_lock);
-    return st;
+static cm_status_t cm__event_check_locked(const cm_event_t *h, const char *arg,
+                                          const char *func, struct cm__event **out) {
+    *out = cm__event_obj(h);
+    return *out != NULL ? CM_OK : cm__handle_fail(h, CM__KIND_EVENT, arg, func);
 }
 
 static cm_status_t cm__same_device(int a, int b, const char *what_a, const char *what_b,
@@ -404,27 +160,255 @@ static cm_status_t cm__same_device(int a, int b, const char *what_a, const char 
                     "%s belongs to device %d but %s to device %d", what_a, a, what_b, b);
 }
 
-/* After a failed synchronisation: add the likely cause (the stream's last library launch). */
-static void cm__attribute_fault(const struct cm_stream *s) {
-    cm_error_t *e = cm__detail();
-    if (s == NULL) return;
-    char site[CM__WHERE_MAX + 16], extra[512];
-    const char *kname = NULL;
-    if (s->last_kernel != NULL && cudaFuncGetName(&kname, s->last_kernel) != cudaSuccess) {
-        (void)cudaGetLastError();
-        kname = NULL;
+/* ------------------------------------------------------------------ the exec part */
+
+static cm_status_t cm__exec_busy_locked(struct cm__device *dev);
+static void cm__exec_release(struct cm__device *dev);
+
+/* Allocate the stream slots of each class (no CUDA call: streams are created on first use). */
+static bool cm__ex_alloc_streams(cm__exec_t *x, struct cm__stream *out[2], const unsigned n[2]) {
+    for (int c = 0; c < 2; ++c) {
+        out[c] = calloc(n[c] ? n[c] : 1, sizeof(struct cm__stream));
+        if (out[c] == NULL) {
+            free(out[0]);
+            out[0] = NULL;
+            return false;
+        }
+        for (unsigned i = 0; i < n[c]; ++i) {
+            struct cm__stream *s = &out[c][i];
+            s->ex = x;
+            s->ordinal = x->ordinal;
+            s->priority = (cm_stream_priority_t)c;
+            s->index = i;
+            s->next_free = i + 1 < n[c] ? (int)(i + 1) : -1;
+        }
     }
-    if (s->last_file != NULL || s->last_kernel != NULL) {
-        char where[CM__WHERE_MAX + 16];
+    return true;
+}
+
+/* Destroy the CUDA streams and scratch of a stream array (no lock held), then free it. Scratch
+ * exists only where a GPU ran work: wait for the stream before freeing it. */
+static void cm__streams_free(struct cm__stream *arr, unsigned n, bool destroy_cuda) {
+    for (unsigned i = 0; arr != NULL && i < n; ++i) {
+        struct cm__stream *s = &arr[i];
+        if (s->handle != NULL) (void)cm__handle_end(s->handle, CM__KIND_STREAM);
+        if (!destroy_cuda) continue;
+        if (s->scratch != NULL) {
+            if (s->cs != NULL) (void)cm__cuda.stream_synchronize(s->cs);
+            (void)cm__cuda.device_free(s->scratch);
+        }
+        if (s->cs != NULL) (void)cm__cuda.stream_destroy(s->cs);
+    }
+    free(arr);
+}
+
+/* Free an exec part that no other thread can reach any more. destroy_cuda: the device's
+ * context is alive (else CUDA objects died with it). */
+static void cm__ex_free(cm__exec_t *x, bool destroy_cuda) {
+    cm__scope_t sc;
+    bool entered = false;
+    if (destroy_cuda) {
+        entered = cm__enter(x->ordinal, 1, &sc) == CM_OK;
+        if (!entered) {
+            cm_last_error_clear();
+            destroy_cuda = false;
+        }
+    }
+    if (destroy_cuda && x->legacy_scratch != NULL) {
+        (void)cm__cuda.stream_synchronize(cudaStreamLegacy);
+        (void)cm__cuda.device_free(x->legacy_scratch);
+    }
+    for (int c = 0; c < 2; ++c) {
+        cm__streams_free(x->streams[c], x->cap[c], destroy_cuda);
+        x->streams[c] = NULL;
+    }
+    while (x->all_events != NULL) {
+        struct cm__event *e = x->all_events;
+        x->all_events = e->next_all;
+        if (e->handle != NULL) (void)cm__handle_end(e->handle, CM__KIND_EVENT);
+        if (destroy_cuda) (void)cm__cuda.event_destroy(e->ce);
+        free(e);
+    }
+    if (entered) cm__leave(&sc);
+    free(x);
+}
+
+/* The exec part of the device object d, created on first use. */
+static cm_status_t cm__ex_of(struct cm__device *d, cm__exec_t **out) {
+    pthread_mutex_lock(&cm__ex_lock);
+    cm__exec_t *x = d->exec.state;
+    pthread_mutex_unlock(&cm__ex_lock);
+    if (x != NULL) {
+        *out = x;
+        return CM_OK;
+    }
+    int ordinal = d->ordinal;
+    CM_TRY(cm__context_guard(ordinal));
+    int least = 0, greatest = 0;
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 1, &sc));
+    cudaError_t err = cm__cuda.priority_range(&least, &greatest);
+    cm_status_t st = CM_OK;
+    if (err != cudaSuccess)
+        st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceGetStreamPriorityRange (device %d)",
+                           ordinal);
+    cm__leave(&sc);
+    CM_TRY(st);
+    x = calloc(1, sizeof *x);
+    if (x == NULL) return cm__oom(ordinal, "the stream pool");
+    x->dev = d;
+    x->ordinal = ordinal;
+    x->priority_value[CM_STREAM_PRIORITY_LOW] = least;
+    x->priority_value[CM_STREAM_PRIORITY_HIGH] = greatest;
+    const unsigned n[2] = {CM__DEFAULT_LOW, CM__DEFAULT_HIGH};
+    if (!cm__ex_alloc_streams(x, x->streams, n)) {
+        free(x);
+        return cm__oom(ordinal, "the stream pool");
+    }
+    for (int c = 0; c < 2; ++c) {
+        x->cap[c] = n[c];
+        x->free_head[c] = n[c] ? 0 : -1;
+    }
+    pthread_mutex_lock(&cm__ex_lock);
+    cm__exec_t *other = d->exec.state;
+    if (other == NULL) {
+        cm__core_lock();
+        d->exec.state = x;
+        d->exec.busy_locked = cm__exec_busy_locked;
+        d->exec.release = cm__exec_release;
+        cm__core_unlock();
+    }
+    pthread_mutex_unlock(&cm__ex_lock);
+    if (other != NULL) { /* another thread was first */
+        cm__ex_free(x, false);
+        x = other;
+    }
+    *out = x;
+    return CM_OK;
+}
+
+/* The exec part of the device handle dev (checked: a live device object). */
+static cm_status_t cm__ex_get(cm_device_t *dev, const char *func, cm__exec_t **out) {
+    struct cm__device *d = NULL;
+    CM_TRY(cm__device_get(dev, "dev", func, &d));
+    return cm__ex_of(d, out);
+}
+
+/* dev->exec.busy_locked: under cm__core_lock() only (no CUDA call, no other lock). */
+static cm_status_t cm__exec_busy_locked(struct cm__device *dev) {
+    const cm__exec_t *x = dev->exec.state;
+    if (x == NULL) return CM_OK;
+    unsigned streams = x->acquired[0] + x->acquired[1];
+    unsigned events = x->events_acquired;
+    if (streams + events == 0) return CM_OK;
+    char msg[CM_ERROR_MESSAGE_MAX];
+    cm__text_t t = {msg, sizeof msg, 0};
+    cm__text_printf(&t, "cannot close device %d: %u stream%s still acquired", x->ordinal, streams,
+                    streams == 1 ? " is" : "s are");
+    unsigned shown = 0;
+    for (int c = 0; c < 2; ++c) {
+        for (unsigned i = 0; i < x->cap[c]; ++i) {
+            const struct cm__stream *s = &x->streams[c][i];
+            if (s->handle == NULL) continue;
+            if (t.len + 80 >= sizeof msg) break;
+            char site[CM__SITE_MAX];
+            cm__text_printf(&t, "%s%s priority #%u acquired at %s", shown ? "; " : ": ",
+                            cm__prio_name(s->priority), s->index,
+                            cm__site(s->file, site, sizeof site, s->line));
+            ++shown;
+        }
+    }
+    if (shown < streams) cm__text_printf(&t, "; and %u more", streams - shown);
+    if (events) cm__text_printf(&t, "; %u event%s lent (cm_event_acquire() or a timer)", events,
+                                events == 1 ? " is" : "s are");
+    return cm__fail(CM_ERROR_BUSY, x->ordinal, __FILE__, __LINE__, "cm_device_close",
+                    "release every stream (cm_stream_release()) and event (cm_event_release(), "
+                    "cm_timer_destroy()) of the device before closing it",
+                    "%s", msg);
+}
+
+/* dev->exec.release: after the close was decided (no lock held). Never fails (CUDA errors are
+ * ignored, as for the memory pool). */
+static void cm__exec_release(struct cm__device *dev) {
+    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
+    cm__exec_t *x = dev->exec.state;
+    dev->exec.state = NULL;
+    cm__core_unlock();
+    pthread_mutex_unlock(&cm__ex_lock);
+    if (x == NULL) return;
+    bool alive = cm__context_guard(x->ordinal) == CM_OK;
+    if (!alive) cm_last_error_clear();
+    cm__ex_free(x, alive);
+}
+
+/* ------------------------------------------------------------------ fault attribution */
+
+/* What the attribution says about a stream, copied under the execution mutex. */
+typedef struct cm__launch_site {
+    cm_stream_priority_t priority;
+    const char *file;
+    int line;
+    const void *last_kernel;
+    const char *last_file;
+    int last_line;
+} cm__launch_site_t;
+
+/* The launch site of the stream whose handle is h; false when h is not acquired any more. */
+static bool cm__stream_site(const void *h, cm__launch_site_t *out) {
+    pthread_mutex_lock(&cm__ex_lock);
+    const struct cm__stream *s = cm__stream_obj(h);
+    if (s != NULL) {
+        out->priority = s->priority;
+        out->file = s->file;
+        out->line = s->line;
+        out->last_kernel = s->last_kernel;
+        out->last_file = s->last_file;
+        out->last_line = s->last_line;
+    }
+    pthread_mutex_unlock(&cm__ex_lock);
+    return s != NULL;
+}
+
+/* After a failed synchronisation on the stream whose handle is h (NULL: none known): add the
+ * likely cause (the stream's last library launch since its acquire), or say that the stream was
+ * released since, so that no launch of another acquire of the same pooled stream is blamed. */
+static void cm__attribute_fault(const void *h, int ordinal) {
+    cm_error_t *e = cm__detail();
+    char extra[512];
+    cm__launch_site_t ls;
+    if (h == NULL) return;
+    if (!cm__stream_site(h, &ls)) {
         snprintf(extra, sizeof extra,
-                 "; the last launch the library queued on this stream (%s priority, acquired at "
-                 "%s) was %s at %s",
-                 cm__prio_name(s->priority), cm__site(s->file, site, sizeof site, s->line),
-                 kname ? kname : "a kernel", cm__site(s->last_file, where, sizeof where, s->last_line));
+                 "; its stream was released since (a pooled stream acquired again is a new "
+                 "stream), so the library names no launch");
     } else {
-        snprintf(extra, sizeof extra,
-                 "; no launch of the library was queued on this stream (%s priority, acquired at %s)",
-                 cm__prio_name(s->priority), cm__site(s->file, site, sizeof site, s->line));
+        char site[CM__SITE_MAX];
+        const char *kname = NULL;
+        if (ls.last_kernel != NULL) {
+            cm__scope_t sc;
+            if (cm__enter(ordinal, 0, &sc) == CM_OK) {
+                if (cm__cuda.func_get_name(&kname, ls.last_kernel) != cudaSuccess) {
+                    (void)cm__cuda.get_last_error();
+                    kname = NULL;
+                }
+                cm__leave(&sc);
+            }
+        }
+        if (ls.last_file != NULL || ls.last_kernel != NULL) {
+            char where[CM__SITE_MAX];
+            snprintf(extra, sizeof extra,
+                     "; the last launch the library queued on this stream (%s priority, acquired "
+                     "at %s) was %s at %s",
+                     cm__prio_name(ls.priority), cm__site(ls.file, site, sizeof site, ls.line),
+                     kname ? kname : "a kernel",
+                     cm__site(ls.last_file, where, sizeof where, ls.last_line));
+        } else {
+            snprintf(extra, sizeof extra,
+                     "; no launch of the library was queued on this stream (%s priority, acquired "
+                     "at %s)",
+                     cm__prio_name(ls.priority), cm__site(ls.file, site, sizeof site, ls.line));
+        }
     }
     size_t len = strlen(e->message);
     if (len + 1 < sizeof e->message) cm__strlcpy(e->message + len, extra, sizeof e->message - len);
@@ -452,46 +436,45 @@ cm_status_t cm_stream_pool_configure(cm_device_t *dev, const cm_stream_pool_conf
                 high, CM_STREAM_POOL_MAX);
     cm__exec_t *x = NULL;
     CM_TRY(cm__ex_get(dev, __func__, &x));
-    cm__exec_t fresh;
-    memset(&fresh, 0, sizeof fresh);
-    fresh.ordinal = x->ordinal;
-    if (!cm__ex_alloc_streams(&fresh, low, high)) {
-        free(fresh.streams[0]);
-        free(fresh.streams[1]);
-        return cm__oom(x->ordinal, "the stream pool");
-    }
+    const unsigned n[2] = {low, high};
+    struct cm__stream *fresh[2] = {NULL, NULL};
+    if (!cm__ex_alloc_streams(x, fresh, n)) return cm__oom(x->ordinal, "the stream pool");
     pthread_mutex_lock(&cm__ex_lock);
     if (x->acquired[0] + x->acquired[1] > 0) {
-        unsigned n = x->acquired[0] + x->acquired[1];
+        unsigned busy = x->acquired[0] + x->acquired[1];
         pthread_mutex_unlock(&cm__ex_lock);
-        free(fresh.streams[0]);
-        free(fresh.streams[1]);
+        free(fresh[0]);
+        free(fresh[1]);
         return CM__FAIL(CM_ERROR_BUSY, x->ordinal,
                         "release every stream of the device (cm_stream_release()) before resizing "
                         "its pool, or size it right after cm_device_open()",
                         "cannot resize the stream pool of device %d: %u stream%s acquired",
-                        x->ordinal, n, n == 1 ? " is" : "s are");
+                        x->ordinal, busy, busy == 1 ? " is" : "s are");
     }
-    struct cm_stream *old[2] = {x->streams[0], x->streams[1]};
+    struct cm__stream *old[2] = {x->streams[0], x->streams[1]};
     unsigned old_cap[2] = {x->cap[0], x->cap[1]};
-    for (int c = 0; c < 2; ++c)
-        for (unsigned i = 0; i < x->cap[c]; ++i) cm__xs_remove_locked(&x->streams[c][i]);
+    cm__core_lock(); /* the close check reads the arrays under the core lock */
     for (int c = 0; c < 2; ++c) {
-        x->streams[c] = fresh.streams[c];
-        x->cap[c] = fresh.cap[c];
-        x->free_head[c] = fresh.free_head[c];
+        x->streams[c] = fresh[c];
+        x->cap[c] = n[c];
+        x->free_head[c] = n[c] ? 0 : -1;
         x->created[c] = 0;
         x->peak[c] = 0;
-        for (unsigned i = 0; i < x->cap[c]; ++i) x->streams[c][i].ex = x;
     }
-    bool ok = cm__ex_register_streams_locked(x);
+    cm__core_unlock();
     pthread_mutex_unlock(&cm__ex_lock);
-    for (int c = 0; c < 2; ++c) {
-        for (unsigned i = 0; i < old_cap[c]; ++i)
-            if (old[c][i].cs != NULL) (void)cm__cuda.stream_destroy(old[c][i].cs);
-        free(old[c]);
+    /* no stream of the old pool is acquired, so no handle names one and no thread uses one:
+     * destroy their CUDA streams and free their scratch on the device */
+    bool cuda = false;
+    for (int c = 0; c < 2; ++c)
+        for (unsigned i = 0; i < old_cap[c]; ++i) cuda = cuda || old[c][i].cs != NULL;
+    cm__scope_t sc;
+    if (cuda && cm__enter(x->ordinal, 1, &sc) != CM_OK) {
+        cm_last_error_clear();
+        cuda = false;
     }
-    if (!ok) return cm__oom(x->ordinal, "the handle set of the stream pool");
+    for (int c = 0; c < 2; ++c) cm__streams_free(old[c], old_cap[c], cuda);
+    if (cuda) cm__leave(&sc);
     return CM_OK;
 }
 
@@ -516,6 +499,19 @@ cm_status_t cm_stream_pool_stats(cm_device_t *dev, cm_stream_pool_stats_t *out) 
     return CM_OK;
 }
 
+/* Put an acquired stream back in its pool (exec mutex held): end its handle. */
+static void cm__stream_put_back_locked(struct cm__stream *s) {
+    cm__exec_t *x = s->ex;
+    int c = (int)s->priority;
+    cm__core_lock();
+    (void)cm__handle_end_locked(s->handle, CM__KIND_STREAM);
+    s->handle = NULL;
+    --x->acquired[c];
+    cm__core_unlock();
+    s->next_free = x->free_head[c];
+    x->free_head[c] = (int)s->index;
+}
+
 cm_status_t cm_stream_acquire_at(cm_device_t *dev, cm_stream_priority_t priority,
                                  cm_stream_t **out, const char *file, int line) {
     CM__REQUIRE(out != NULL, "pass the address of a cm_stream_t * to receive the stream",
@@ -538,38 +534,47 @@ cm_status_t cm_stream_acquire_at(cm_device_t *dev, cm_stream_priority_t priority
                         "all %u %s-priority streams of device %d are acquired", cap,
                         cm__prio_name(priority), x->ordinal);
     }
-    struct cm_stream *s = &x->streams[c][i];
+    struct cm__stream *s = &x->streams[c][i];
+    /* a new handle for this acquire: every handle of an earlier acquire stays stale */
+    const cm__epitaph_t ep = {.file = file, .line = line, .device = x->ordinal,
+                              .what = c ? "high-priority stream" : "low-priority stream"};
+    cm__core_lock();
+    void *h = cm__handle_new_locked(CM__KIND_STREAM, s, &ep);
+    if (h != NULL) {
+        s->handle = h;
+        s->file = file;
+        s->line = line;
+        if (++x->acquired[c] > x->peak[c]) x->peak[c] = x->acquired[c];
+    }
+    cm__core_unlock();
+    if (h == NULL) {
+        pthread_mutex_unlock(&cm__ex_lock);
+        return cm__oom(x->ordinal, "a stream handle");
+    }
     x->free_head[c] = s->next_free;
     s->next_free = -1;
-    s->acquired = true;
-    s->file = file;
-    s->line = line;
     s->last_kernel = NULL;
     s->last_file = NULL;
     s->last_line = 0;
-    if (++x->acquired[c] > x->peak[c]) x->peak[c] = x->acquired[c];
     bool create = s->cs == NULL;
     pthread_mutex_unlock(&cm__ex_lock);
 
     if (create) { /* the slot is ours: create its CUDA stream outside the lock */
-        int saved = -1;
-        cm_status_t st = cm__mem_device_enter(x->ordinal, &saved);
-        cudaError_t err = cudaSuccess;
+        cm__scope_t sc;
+        cm_status_t st = cm__enter(x->ordinal, 1, &sc);
         cudaStream_t cs = NULL;
         if (st == CM_OK) {
-            err = cm__cuda.stream_create(&cs, cudaStreamNonBlocking, x->priority_value[c]);
-            cm__mem_device_leave(saved);
+            cudaError_t err = cm__cuda.stream_create(&cs, cudaStreamNonBlocking,
+                                                     x->priority_value[c]);
             if (err != cudaSuccess)
                 st = cm__cuda_fail(err, __FILE__, __LINE__,
                                    "cudaStreamCreateWithPriority(non-blocking, %d) on device %d",
                                    x->priority_value[c], x->ordinal);
+            cm__leave(&sc);
         }
         pthread_mutex_lock(&cm__ex_lock);
         if (st != CM_OK) {
-            s->acquired = false;
-            s->next_free = x->free_head[c];
-            x->free_head[c] = i;
-            --x->acquired[c];
+            cm__stream_put_back_locked(s);
             pthread_mutex_unlock(&cm__ex_lock);
             if (file != NULL) cm__error_set_location(file, line);
             return st;
@@ -578,73 +583,91 @@ cm_status_t cm_stream_acquire_at(cm_device_t *dev, cm_stream_priority_t priority
         ++x->created[c];
         pthread_mutex_unlock(&cm__ex_lock);
     }
-    *out = s;
+    *out = (cm_stream_t *)h;
     return CM_OK;
 }
 
-cm_status_t cm_stream_release(cm_stream_t *s) {
-    if (s == NULL) return CM_OK;
+cm_status_t cm_stream_release(cm_stream_t *stream) {
+    if (stream == NULL) return CM_OK;
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__stream_check_locked(s, "stream", __func__);
-    if (st == CM_OK && s->capturing) {
+    struct cm__stream *s = NULL;
+    cm_status_t st = cm__stream_check_locked(stream, "stream", __func__, &s);
+    if (st != CM_OK) {
         pthread_mutex_unlock(&cm__ex_lock);
-        return CM__FAIL(CM_ERROR_BUSY, s->ordinal,
-                        "end the capture with cm_graph_capture_end() first",
+        return st;
+    }
+    if (s->capturing) {
+        int ordinal = s->ordinal;
+        pthread_mutex_unlock(&cm__ex_lock);
+        return CM__FAIL(CM_ERROR_BUSY, ordinal, "end the capture with cm_graph_capture_end() first",
                         "the stream is being captured into a graph");
     }
-    if (st == CM_OK) {
-        cm__exec_t *x = s->ex;
-        int c = (int)s->priority;
-        s->acquired = false;
-        s->next_free = x->free_head[c];
-        x->free_head[c] = (int)s->index;
-        --x->acquired[c];
-    }
+    cm__stream_put_back_locked(s);
     pthread_mutex_unlock(&cm__ex_lock);
-    return st;
+    return CM_OK;
 }
 
-cm_status_t cm_stream_device(const cm_stream_t *s, cm_device_t **dev) {
+cm_status_t cm_stream_device(const cm_stream_t *stream, cm_device_t **dev) {
     CM__REQUIRE(dev != NULL, "pass the address of a cm_device_t *", "dev is NULL");
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__stream_check_locked(s, "stream", __func__);
-    if (st == CM_OK) *dev = (cm_device_t *)s->ex->dev;
+    struct cm__stream *s = NULL;
+    cm_status_t st = cm__stream_check_locked(stream, "stream", __func__, &s);
+    if (st == CM_OK) *dev = (cm_device_t *)s->ex->dev->handle;
     pthread_mutex_unlock(&cm__ex_lock);
     return st;
 }
 
-cm_status_t cm_stream_cuda(const cm_stream_t *s, cudaStream_t *out) {
+cm_status_t cm_stream_cuda(const cm_stream_t *stream, cudaStream_t *out) {
     CM__REQUIRE(out != NULL, "pass the address of a cudaStream_t", "out is NULL");
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__stream_check_locked(s, "stream", __func__);
+    struct cm__stream *s = NULL;
+    cm_status_t st = cm__stream_check_locked(stream, "stream", __func__, &s);
     if (st == CM_OK) *out = s->cs;
     pthread_mutex_unlock(&cm__ex_lock);
     return st;
 }
 
-/* Zeroed device memory for work queued on one stream: allocated on first use (cudaMalloc, then
- * cudaMemsetAsync on cs so that it is zero before anything later on cs runs); kept until the
- * device object closes. */
+/* ------------------------------------------------------------------ scratch */
+
+/* Zeroed device memory for work queued on one stream: cudaMalloc with the device current, then
+ * cudaMemsetAsync on cs so that it is zero before anything later on cs runs. */
 static cm_status_t cm__scratch_new(int ordinal, cudaStream_t cs, size_t bytes, void **out) {
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 1, &sc));
     void *p = NULL;
-    cudaError_t err = cudaMalloc(&p, bytes);
-    if (err == cudaSuccess) err = cudaMemsetAsync(p, 0, bytes, cs);
+    cudaError_t err = cm__cuda.device_malloc(&p, bytes);
+    if (err == cudaSuccess) err = cm__cuda.memset_async(p, 0, bytes, cs);
+    cm_status_t st = CM_OK;
     if (err != cudaSuccess) {
-        if (p != NULL) (void)cudaFree(p);
-        return cm__cuda_fail(err, __FILE__, __LINE__,
-                             "cudaMalloc/cudaMemsetAsync(%zu bytes of stream scratch, device %d)",
-                             bytes, ordinal);
+        if (p != NULL) (void)cm__cuda.device_free(p);
+        p = NULL;
+        st = cm__cuda_fail(err, __FILE__, __LINE__,
+                           "cudaMalloc/cudaMemsetAsync(%zu bytes of stream scratch, device %d)",
+                           bytes, ordinal);
     }
+    cm__leave(&sc);
     *out = p;
-    return CM_OK;
+    return st;
 }
 
-cm_status_t cm__stream_scratch(cm_device_t *dev, cm_stream_t *s, cudaStream_t cs, size_t bytes,
-                               void **out) {
+/* Free a scratch block that lost the race for the first allocation: its memset was queued on
+ * cs, so wait for cs first. */
+static void cm__scratch_drop(int ordinal, cudaStream_t cs, void *p) {
+    cm__scope_t sc;
+    if (cm__enter(ordinal, 1, &sc) != CM_OK) return;
+    (void)cm__cuda.stream_synchronize(cs);
+    (void)cm__cuda.device_free(p);
+    cm__leave(&sc);
+}
+
+cm_status_t cm__stream_scratch(struct cm__device *dev, cm_stream_t *stream, cudaStream_t cs,
+                               size_t bytes, void **out) {
+    static const char func[] = "cm__stream_scratch";
     *out = NULL;
-    cm__exec_t *x = NULL;
-    if (s == NULL) {
-        CM_TRY(cm__ex_get(dev, "cm__stream_scratch", &x));
+    if (stream == NULL) { /* the legacy default stream of the device object */
+        CM__REQUIRE(dev != NULL, "pass the device object of the operands", "dev is NULL");
+        cm__exec_t *x = NULL;
+        CM_TRY(cm__ex_of(dev, &x));
         pthread_mutex_lock(&cm__ex_lock);
         void *have = x->legacy_scratch_bytes >= bytes ? x->legacy_scratch : NULL;
         bool exists = x->legacy_scratch != NULL;
@@ -663,14 +686,12 @@ cm_status_t cm__stream_scratch(cm_device_t *dev, cm_stream_t *s, cudaStream_t cs
         }
         *out = x->legacy_scratch_bytes >= bytes ? x->legacy_scratch : NULL;
         pthread_mutex_unlock(&cm__ex_lock);
-        if (p != NULL) { /* another thread was first */
-            (void)cudaStreamSynchronize(cs);
-            (void)cudaFree(p);
-        }
+        if (p != NULL) cm__scratch_drop(x->ordinal, cs, p); /* another thread was first */
         return CM_OK;
     }
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__stream_check_locked(s, "stream", "cm__stream_scratch");
+    struct cm__stream *s = NULL;
+    cm_status_t st = cm__stream_check_locked(stream, "stream", func, &s);
     void *have = st == CM_OK && s->scratch_bytes >= bytes ? s->scratch : NULL;
     bool exists = st == CM_OK && s->scratch != NULL;
     int ordinal = st == CM_OK ? s->ordinal : -1;
@@ -682,14 +703,24 @@ cm_status_t cm__stream_scratch(cm_device_t *dev, cm_stream_t *s, cudaStream_t cs
     }
     void *p = NULL;
     CM_TRY(cm__scratch_new(ordinal, cs, bytes, &p));
+    /* install it unless another thread was first; look the handle up again: the stream may have
+     * been released meanwhile (a misuse, but its slot must not be written then) */
     pthread_mutex_lock(&cm__ex_lock);
-    /* one thread at a time uses a stream (stream.h): nobody else set it meanwhile */
-    s->scratch = p;
-    s->scratch_bytes = bytes;
+    st = cm__stream_check_locked(stream, "stream", func, &s);
+    if (st == CM_OK) {
+        if (s->scratch == NULL) {
+            s->scratch = p;
+            s->scratch_bytes = bytes;
+            p = NULL;
+        }
+        *out = s->scratch_bytes >= bytes ? s->scratch : NULL;
+    }
     pthread_mutex_unlock(&cm__ex_lock);
-    *out = p;
-    return CM_OK;
+    if (p != NULL) cm__scratch_drop(ordinal, cs, p);
+    return st;
 }
+
+/* ------------------------------------------------------------------ for other modules */
 
 cm_status_t cm__stream_for_device(cm_stream_t *stream, int ordinal, const char *operands,
                                   const char *func, cudaStream_t *cs) {
@@ -697,9 +728,10 @@ cm_status_t cm__stream_for_device(cm_stream_t *stream, int ordinal, const char *
     if (stream == NULL) return CM_OK;
     /* one locked look: the handle, its CUDA stream and its device */
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__stream_check_locked(stream, "stream", func);
-    cudaStream_t s = st == CM_OK ? stream->cs : NULL;
-    int sd = st == CM_OK ? stream->ordinal : -1;
+    struct cm__stream *s = NULL;
+    cm_status_t st = cm__stream_check_locked(stream, "stream", func, &s);
+    cudaStream_t c = st == CM_OK ? s->cs : NULL;
+    int sd = st == CM_OK ? s->ordinal : -1;
     pthread_mutex_unlock(&cm__ex_lock);
     CM_TRY(st);
     if (sd != ordinal) {
@@ -710,32 +742,22 @@ cm_status_t cm__stream_for_device(cm_stream_t *stream, int ordinal, const char *
                         "stream belongs to device %d but the %s are on device %d", sd, operands,
                         ordinal);
     }
-    *cs = s;
+    *cs = c;
     return CM_OK;
 }
 
-cm_status_t cm__stream_for_launch(cm_stream_t *s, int ordinal, const void *kernel,
-                                  const char *file, int line, cudaStream_t *out) {
+cm_status_t cm__stream_for_launch(cm_stream_t *stream, const void *kernel, const char *file,
+                                  int line, cudaStream_t *out, int *ordinal) {
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__stream_check_locked(s, "cfg->stream", "cm_launch");
-    if (st == CM_OK && s->ordinal != ordinal) {
-        int sd = s->ordinal;
-        pthread_mutex_unlock(&cm__ex_lock);
-        char hint[CM_ERROR_HINT_MAX];
-        snprintf(hint, sizeof hint,
-                 "make device %d current (cudaSetDevice(%d)) before launching on this stream, or "
-                 "acquire a stream of device %d's device object",
-                 sd, sd, ordinal);
-        return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, "cm_launch", hint,
-                        "cfg->stream belongs to device %d but the launch is on device %d (the "
-                        "current device)",
-                        sd, ordinal);
-    }
+    struct cm__stream *s = NULL;
+    /* "cm_launch" split in two: a name in a string is no call (layer check, circles.py) */
+    cm_status_t st = cm__stream_check_locked(stream, "cfg->stream", "cm_" "launch", &s);
     if (st == CM_OK) {
         s->last_kernel = kernel;
         s->last_file = file;
         s->last_line = line;
         *out = s->cs;
+        *ordinal = s->ordinal;
     }
     pthread_mutex_unlock(&cm__ex_lock);
     return st;
@@ -743,18 +765,21 @@ cm_status_t cm__stream_for_launch(cm_stream_t *s, int ordinal, const void *kerne
 
 bool cm__stream_capturing(cudaStream_t s) {
     enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(s, &cs) != cudaSuccess) {
-        (void)cudaGetLastError();
+    if (cm__cuda.stream_is_capturing(s, &cs) != cudaSuccess) {
+        (void)cm__cuda.get_last_error();
         return false;
     }
     return cs != cudaStreamCaptureStatusNone;
 }
 
+/* ------------------------------------------------------------------ synchronisation */
+
 /* The CUDA stream and ordinal of an acquired stream, or the recorded failure. */
-static cm_status_t cm__stream_get(cm_stream_t *s, const char *arg, const char *func,
+static cm_status_t cm__stream_get(cm_stream_t *stream, const char *arg, const char *func,
                                   cudaStream_t *cs, int *ordinal) {
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__stream_check_locked(s, arg, func);
+    struct cm__stream *s = NULL;
+    cm_status_t st = cm__stream_check_locked(stream, arg, func, &s);
     if (st == CM_OK) {
         *cs = s->cs;
         *ordinal = s->ordinal;
@@ -768,16 +793,17 @@ cm_status_t cm_stream_synchronize(cm_stream_t *s) {
     int ordinal = -1;
     CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
     CM_TRY(cm__context_guard(ordinal));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 0, &sc));
     CM__NVTX_PUSH("cm_stream_synchronize");
     cudaError_t err = cm__cuda.stream_synchronize(cs);
     CM__NVTX_POP();
-    if (err != cudaSuccess) {
-        cm_status_t st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize (device %d)",
-                                       ordinal);
-        cm__attribute_fault(s);
-        return st;
-    }
-    return CM_OK;
+    cm_status_t st = CM_OK;
+    if (err != cudaSuccess)
+        st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize (device %d)", ordinal);
+    cm__leave(&sc);
+    if (st != CM_OK) cm__attribute_fault(s, ordinal);
+    return st;
 }
 
 cm_status_t cm_stream_query(cm_stream_t *s, bool *idle) {
@@ -786,46 +812,50 @@ cm_status_t cm_stream_query(cm_stream_t *s, bool *idle) {
     int ordinal = -1;
     CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
     CM_TRY(cm__context_guard(ordinal));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 0, &sc));
     cudaError_t err = cm__cuda.stream_query(cs);
+    cm_status_t st = CM_OK;
     if (err == cudaErrorNotReady) {
-        (void)cudaGetLastError();
+        (void)cm__cuda.get_last_error();
         *idle = false;
-        return CM_OK;
+    } else if (err != cudaSuccess) {
+        st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamQuery (device %d)", ordinal);
+    } else {
+        *idle = true;
     }
-    if (err != cudaSuccess) {
-        cm_status_t st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamQuery (device %d)", ordinal);
-        cm__attribute_fault(s);
-        return st;
-    }
-    *idle = true;
-    return CM_OK;
+    cm__leave(&sc);
+    if (st != CM_OK) cm__attribute_fault(s, ordinal);
+    return st;
 }
 
 cm_status_t cm_device_synchronize(cm_device_t *dev) {
-    CM_TRY(cm__check_handle(dev, CM__KIND_DEVICE, "dev", __func__));
-    int ordinal = -1;
-    CM_TRY(cm_device_ordinal(dev, &ordinal));
+    struct cm__device *d = NULL;
+    CM_TRY(cm__device_get(dev, "dev", __func__, &d));
+    int ordinal = d->ordinal;
     CM_TRY(cm__context_guard(ordinal));
-    int saved = -1;
-    CM_TRY(cm__mem_device_enter(ordinal, &saved));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 1, &sc));
     CM__NVTX_PUSH("cm_device_synchronize");
     cudaError_t err = cm__cuda.device_synchronize();
     CM__NVTX_POP();
-    cm__mem_device_leave(saved);
-    if (err == cudaSuccess) return CM_OK;
-    cm_status_t st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceSynchronize (device %d)",
-                                   ordinal);
-    /* name the last library launch of each acquired stream of the device */
+    cm_status_t st = CM_OK;
+    if (err != cudaSuccess)
+        st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceSynchronize (device %d)", ordinal);
+    cm__leave(&sc);
+    if (st == CM_OK) return CM_OK;
+    /* name the last library launch of each acquired stream of the device object */
     cm_error_t *e = cm__detail();
     cm__text_t t = {e->message, sizeof e->message, strlen(e->message)};
     pthread_mutex_lock(&cm__ex_lock);
-    cm__exec_t *x = cm__ex_find_locked(dev);
+    const cm__exec_t *x = d->exec.state;
     unsigned named = 0;
     for (int c = 0; x != NULL && c < 2; ++c) {
         for (unsigned i = 0; i < x->cap[c]; ++i) {
-            const struct cm_stream *s = &x->streams[c][i];
-            if (!s->acquired || s->last_file == NULL) continue;
-            cm__text_printf(&t, "%s%s:%d", named ? ", " : "; last library launches on its acquired streams: ",
+            const struct cm__stream *s = &x->streams[c][i];
+            if (s->handle == NULL || s->last_file == NULL) continue;
+            cm__text_printf(&t, "%s%s:%d",
+                            named ? ", " : "; last library launches on its acquired streams: ",
                             s->last_file, s->last_line);
             ++named;
         }
@@ -846,6 +876,10 @@ cm_status_t cm_buffer_create_on_stream_at(cm_device_t *dev, size_t bytes, cm_str
     cudaStream_t cs = NULL;
     int ordinal = -1;
     CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
+    /* a stream of another device is refused here, by the objects (the buffer create reports a
+     * device handle that is not one) */
+    const struct cm__device *d = cm__device_obj(dev);
+    if (d != NULL) CM_TRY(cm__stream_for_device(s, d->ordinal, "buffer", __func__, &cs));
     CM__NVTX_PUSH("cm_buffer_create_on_stream");
     cm_status_t st = cm_buffer_create_on_cuda_stream_at(dev, bytes, cs, out, NULL, file, line);
     CM__NVTX_POP();
@@ -902,6 +936,23 @@ cm_status_t cm_buffer_set_on_stream(cm_buffer_t *buf, size_t offset, size_t byte
 
 /* ------------------------------------------------------------------ events */
 
+/* Lend e (exec mutex held): a new handle. NULL when host memory for the handle runs out. */
+static void *cm__event_lend_locked(struct cm__event *e) {
+    const cm__epitaph_t ep = {.device = e->ordinal,
+                              .what = e->kind == CM_EVENT_TIMING ? "timing event"
+                                                                 : "synchronisation-only event"};
+    cm__core_lock();
+    void *h = cm__handle_new_locked(CM__KIND_EVENT, e, &ep);
+    if (h != NULL) {
+        e->handle = h;
+        ++e->ex->events_acquired;
+    }
+    cm__core_unlock();
+    e->recorded = false;
+    e->recorded_on = NULL;
+    return h;
+}
+
 cm_status_t cm_event_acquire(cm_device_t *dev, cm_event_kind_t kind, cm_event_t **out) {
     CM__REQUIRE(out != NULL, "pass the address of a cm_event_t * to receive the event",
                 "out is NULL");
@@ -911,16 +962,16 @@ cm_status_t cm_event_acquire(cm_device_t *dev, cm_event_kind_t kind, cm_event_t 
     cm__exec_t *x = NULL;
     CM_TRY(cm__ex_get(dev, __func__, &x));
     pthread_mutex_lock(&cm__ex_lock);
-    struct cm_event *e = x->free_events[kind];
+    struct cm__event *e = x->free_events[kind];
     if (e != NULL) {
-        x->free_events[kind] = e->next_free;
-        e->next_free = NULL;
-        e->acquired = true;
-        e->recorded = false;
-        e->recorded_on = NULL;
-        ++x->events_acquired;
+        void *h = cm__event_lend_locked(e);
+        if (h != NULL) {
+            x->free_events[kind] = e->next_free;
+            e->next_free = NULL;
+        }
         pthread_mutex_unlock(&cm__ex_lock);
-        *out = e;
+        if (h == NULL) return cm__oom(x->ordinal, "an event handle");
+        *out = (cm_event_t *)h;
         return CM_OK;
     }
     pthread_mutex_unlock(&cm__ex_lock);
@@ -929,79 +980,94 @@ cm_status_t cm_event_acquire(cm_device_t *dev, cm_event_kind_t kind, cm_event_t 
     CM_TRY(cm__context_guard(x->ordinal));
     e = calloc(1, sizeof *e);
     if (e == NULL) return cm__oom(x->ordinal, "an event");
-    int saved = -1;
-    cm_status_t st = cm__mem_device_enter(x->ordinal, &saved);
+    cm__scope_t sc;
+    cm_status_t st = cm__enter(x->ordinal, 1, &sc);
     if (st != CM_OK) {
         free(e);
         return st;
     }
     unsigned flags = kind == CM_EVENT_TIMING ? cudaEventDefault : cudaEventDisableTiming;
     cudaError_t err = cm__cuda.event_create(&e->ce, flags);
-    cm__mem_device_leave(saved);
-    if (err != cudaSuccess) {
+    if (err != cudaSuccess)
+        st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventCreateWithFlags(%s) on device %d",
+                           kind == CM_EVENT_TIMING ? "cudaEventDefault" : "cudaEventDisableTiming",
+                           x->ordinal);
+    cm__leave(&sc);
+    if (st != CM_OK) {
         free(e);
-        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventCreateWithFlags(%s) on device %d",
-                             kind == CM_EVENT_TIMING ? "cudaEventDefault" : "cudaEventDisableTiming",
-                             x->ordinal);
+        return st;
     }
     e->ex = x;
     e->ordinal = x->ordinal;
     e->kind = kind;
-    e->acquired = true;
     pthread_mutex_lock(&cm__ex_lock);
-    if (!cm__xs_insert_locked(e, CM__X_EVENT)) {
-        pthread_mutex_unlock(&cm__ex_lock);
-        (void)cm__cuda.event_destroy(e->ce);
-        free(e);
-        return cm__oom(x->ordinal, "the handle set of the event pool");
+    void *h = cm__event_lend_locked(e);
+    if (h != NULL) {
+        e->next_all = x->all_events;
+        x->all_events = e;
+        ++x->n_events[kind];
     }
-    e->magic = CM__MAGIC_EVENT;
-    e->next_all = x->all_events;
-    x->all_events = e;
-    ++x->n_events[kind];
-    ++x->events_acquired;
     pthread_mutex_unlock(&cm__ex_lock);
-    *out = e;
+    if (h == NULL) {
+        if (cm__enter(x->ordinal, 0, &sc) == CM_OK) {
+            (void)cm__cuda.event_destroy(e->ce);
+            cm__leave(&sc);
+        }
+        free(e);
+        return cm__oom(x->ordinal, "an event handle");
+    }
+    *out = (cm_event_t *)h;
     return CM_OK;
 }
 
-cm_status_t cm_event_release(cm_event_t *e) {
-    if (e == NULL) return CM_OK;
+cm_status_t cm_event_release(cm_event_t *event) {
+    if (event == NULL) return CM_OK;
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__event_check_locked(e, "event", __func__);
+    struct cm__event *e = NULL;
+    cm_status_t st = cm__event_check_locked(event, "event", __func__, &e);
     if (st == CM_OK) {
         cm__exec_t *x = e->ex;
-        e->acquired = false;
+        cm__core_lock();
+        (void)cm__handle_end_locked(e->handle, CM__KIND_EVENT);
+        e->handle = NULL;
+        --x->events_acquired;
+        cm__core_unlock();
+        e->recorded_on = NULL;
         e->next_free = x->free_events[e->kind];
         x->free_events[e->kind] = e;
-        --x->events_acquired;
     }
     pthread_mutex_unlock(&cm__ex_lock);
     return st;
 }
 
-cm_status_t cm_event_cuda(const cm_event_t *e, cudaEvent_t *out) {
+cm_status_t cm_event_cuda(const cm_event_t *event, cudaEvent_t *out) {
     CM__REQUIRE(out != NULL, "pass the address of a cudaEvent_t", "out is NULL");
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__event_check_locked(e, "event", __func__);
+    struct cm__event *e = NULL;
+    cm_status_t st = cm__event_check_locked(event, "event", __func__, &e);
     if (st == CM_OK) *out = e->ce;
     pthread_mutex_unlock(&cm__ex_lock);
     return st;
 }
 
-/* Check an event and a stream together (same device); give their CUDA handles. */
-static cm_status_t cm__event_stream(cm_event_t *e, cm_stream_t *s, const char *func,
-                                    cudaEvent_t *ce, cudaStream_t *cs, bool mark_recorded) {
+/* Check an event and a stream together (same device); give their CUDA handles and device.
+ * mark_recorded: the event is being recorded on the stream (remember the stream's handle). */
+static cm_status_t cm__event_stream(cm_event_t *event, cm_stream_t *stream, const char *func,
+                                    cudaEvent_t *ce, cudaStream_t *cs, int *ordinal,
+                                    bool mark_recorded) {
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__event_check_locked(e, "event", func);
-    if (st == CM_OK) st = cm__stream_check_locked(s, "stream", func);
+    struct cm__event *e = NULL;
+    struct cm__stream *s = NULL;
+    cm_status_t st = cm__event_check_locked(event, "event", func, &e);
+    if (st == CM_OK) st = cm__stream_check_locked(stream, "stream", func, &s);
     if (st == CM_OK) st = cm__same_device(e->ordinal, s->ordinal, "the event", "the stream", func);
     if (st == CM_OK) {
         *ce = e->ce;
         *cs = s->cs;
+        *ordinal = s->ordinal;
         if (mark_recorded) {
             e->recorded = true;
-            e->recorded_on = s;
+            e->recorded_on = s->handle;
         }
     }
     pthread_mutex_unlock(&cm__ex_lock);
@@ -1011,122 +1077,148 @@ static cm_status_t cm__event_stream(cm_event_t *e, cm_stream_t *s, const char *f
 cm_status_t cm_event_record(cm_event_t *e, cm_stream_t *s) {
     cudaEvent_t ce = NULL;
     cudaStream_t cs = NULL;
-    CM_TRY(cm__event_stream(e, s, __func__, &ce, &cs, true));
+    int ordinal = -1;
+    CM_TRY(cm__event_stream(e, s, __func__, &ce, &cs, &ordinal, true));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 0, &sc));
     CM__NVTX_PUSH("cm_event_record");
     cudaError_t err = cm__cuda.event_record(ce, cs);
     CM__NVTX_POP();
-    if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventRecord");
-    return CM_OK;
+    cm_status_t st = CM_OK;
+    if (err != cudaSuccess) st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventRecord");
+    cm__leave(&sc);
+    return st;
 }
 
 cm_status_t cm_stream_wait_event(cm_stream_t *s, cm_event_t *e) {
     cudaEvent_t ce = NULL;
     cudaStream_t cs = NULL;
-    CM_TRY(cm__event_stream(e, s, __func__, &ce, &cs, false));
+    int ordinal = -1;
+    CM_TRY(cm__event_stream(e, s, __func__, &ce, &cs, &ordinal, false));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 0, &sc));
     CM__NVTX_PUSH("cm_stream_wait_event");
     cudaError_t err = cm__cuda.stream_wait_event(cs, ce, 0);
     CM__NVTX_POP();
-    if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamWaitEvent");
-    return CM_OK;
+    cm_status_t st = CM_OK;
+    if (err != cudaSuccess) st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamWaitEvent");
+    cm__leave(&sc);
+    return st;
 }
 
-cm_status_t cm_event_synchronize(cm_event_t *e) {
+cm_status_t cm_event_synchronize(cm_event_t *event) {
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__event_check_locked(e, "event", __func__);
+    struct cm__event *e = NULL;
+    cm_status_t st = cm__event_check_locked(event, "event", __func__, &e);
+    cudaEvent_t ce = st == CM_OK ? e->ce : NULL;
+    int ordinal = st == CM_OK ? e->ordinal : -1;
+    const void *on = st == CM_OK ? e->recorded_on : NULL;
+    pthread_mutex_unlock(&cm__ex_lock);
+    CM_TRY(st);
+    CM_TRY(cm__context_guard(ordinal));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 0, &sc));
+    cudaError_t err = cm__cuda.event_synchronize(ce);
+    if (err != cudaSuccess)
+        st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventSynchronize (device %d)", ordinal);
+    cm__leave(&sc);
+    /* the stream is named by its handle: a stream released (and maybe acquired again, or its
+     * pool resized) since the record is reported as such, never read through a stale pointer */
+    if (st != CM_OK) cm__attribute_fault(on, ordinal);
+    return st;
+}
+
+cm_status_t cm_event_query(cm_event_t *event, bool *done) {
+    CM__REQUIRE(done != NULL, "pass the address of a bool", "done is NULL");
+    pthread_mutex_lock(&cm__ex_lock);
+    struct cm__event *e = NULL;
+    cm_status_t st = cm__event_check_locked(event, "event", __func__, &e);
     cudaEvent_t ce = st == CM_OK ? e->ce : NULL;
     int ordinal = st == CM_OK ? e->ordinal : -1;
     pthread_mutex_unlock(&cm__ex_lock);
     CM_TRY(st);
     CM_TRY(cm__context_guard(ordinal));
-    cudaError_t err = cm__cuda.event_synchronize(ce);
-    if (err != cudaSuccess) {
-        st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventSynchronize (device %d)", ordinal);
-        pthread_mutex_lock(&cm__ex_lock);
-        const struct cm_stream *on = e->recorded_on;
-        struct cm_stream copy;
-        memset(&copy, 0, sizeof copy);
-        bool have = on != NULL;
-        if (have) copy = *on;
-        pthread_mutex_unlock(&cm__ex_lock);
-        if (have) cm__attribute_fault(&copy);
-        return st;
-    }
-    return CM_OK;
-}
-
-cm_status_t cm_event_query(cm_event_t *e, bool *done) {
-    CM__REQUIRE(done != NULL, "pass the address of a bool", "done is NULL");
-    CM_TRY(cm__event_check(e, "event", __func__));
-    CM_TRY(cm__context_guard(e->ordinal));
-    cudaError_t err = cm__cuda.event_query(e->ce);
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 0, &sc));
+    cudaError_t err = cm__cuda.event_query(ce);
     if (err == cudaErrorNotReady) {
-        (void)cudaGetLastError();
+        (void)cm__cuda.get_last_error();
         *done = false;
-        return CM_OK;
+    } else if (err != cudaSuccess) {
+        st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventQuery (device %d)", ordinal);
+    } else {
+        *done = true;
     }
-    if (err != cudaSuccess)
-        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventQuery (device %d)", e->ordinal);
-    *done = true;
-    return CM_OK;
+    cm__leave(&sc);
+    return st;
 }
 
 cm_status_t cm_event_elapsed_ms(cm_event_t *start, cm_event_t *stop, float *ms) {
     CM__REQUIRE(ms != NULL, "pass the address of a float", "ms is NULL");
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__event_check_locked(start, "start", __func__);
-    if (st == CM_OK) st = cm__event_check_locked(stop, "stop", __func__);
-    if (st == CM_OK) st = cm__same_device(start->ordinal, stop->ordinal, "start", "stop", __func__);
+    struct cm__event *a = NULL, *b = NULL;
+    cm_status_t st = cm__event_check_locked(start, "start", __func__, &a);
+    if (st == CM_OK) st = cm__event_check_locked(stop, "stop", __func__, &b);
+    if (st == CM_OK) st = cm__same_device(a->ordinal, b->ordinal, "start", "stop", __func__);
     const char *which = NULL;
     if (st == CM_OK) {
-        if (start->kind != CM_EVENT_TIMING) which = "start";
-        else if (stop->kind != CM_EVENT_TIMING) which = "stop";
+        if (a->kind != CM_EVENT_TIMING) which = "start";
+        else if (b->kind != CM_EVENT_TIMING) which = "stop";
     }
-    bool recorded = st == CM_OK && start->recorded && stop->recorded;
+    bool recorded = st == CM_OK && a->recorded && b->recorded;
+    bool start_recorded = st == CM_OK && a->recorded;
+    int ordinal = st == CM_OK ? a->ordinal : -1;
+    cudaEvent_t ca = st == CM_OK ? a->ce : NULL, cb = st == CM_OK ? b->ce : NULL;
     pthread_mutex_unlock(&cm__ex_lock);
     CM_TRY(st);
     if (which != NULL) {
-        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, start->ordinal,
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, ordinal,
                         "acquire both events with CM_EVENT_TIMING (synchronisation-only events "
                         "carry no timestamp)",
                         "%s is a synchronisation-only event (CM_EVENT_SYNC_ONLY)", which);
     }
     if (!recorded) {
-        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, start->ordinal,
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, ordinal,
                         "record both events with cm_event_record() (start before stop)",
                         "%s was never recorded since it was acquired",
-                        start->recorded ? "stop" : "start");
+                        start_recorded ? "stop" : "start");
     }
     float v = 0.0f;
-    cudaError_t err = cm__cuda.event_elapsed(&v, start->ce, stop->ce);
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 0, &sc));
+    cudaError_t err = cm__cuda.event_elapsed(&v, ca, cb);
     if (err == cudaErrorNotReady) {
-        (void)cudaGetLastError();
-        return CM__FAIL(CM_ERROR_BUSY, start->ordinal,
-                        "wait for the stop event first (cm_event_synchronize(stop))",
-                        "the stop event has not completed yet");
+        (void)cm__cuda.get_last_error();
+        st = CM__FAIL(CM_ERROR_BUSY, ordinal,
+                      "wait for the stop event first (cm_event_synchronize(stop))",
+                      "the stop event has not completed yet");
+    } else if (err != cudaSuccess) {
+        st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventElapsedTime");
     }
-    if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaEventElapsedTime");
-    *ms = v;
-    return CM_OK;
+    cm__leave(&sc);
+    if (st == CM_OK) *ms = v;
+    return st;
 }
 
 /* ------------------------------------------------------------------ dependencies, callbacks */
 
 cm_status_t cm_stream_wait(cm_stream_t *waiter, cm_stream_t *signaler) {
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__stream_check_locked(waiter, "waiter", __func__);
-    if (st == CM_OK) st = cm__stream_check_locked(signaler, "signaler", __func__);
-    if (st == CM_OK && waiter->ex != signaler->ex)
-        st = cm__same_device(waiter->ordinal, signaler->ordinal, "waiter", "signaler", __func__);
-    if (st == CM_OK && waiter->ex != signaler->ex) {
-        st = CM__FAIL(CM_ERROR_INVALID_ARGUMENT, waiter->ordinal,
+    struct cm__stream *w = NULL, *g = NULL;
+    cm_status_t st = cm__stream_check_locked(waiter, "waiter", __func__, &w);
+    if (st == CM_OK) st = cm__stream_check_locked(signaler, "signaler", __func__, &g);
+    if (st == CM_OK && w->ex != g->ex)
+        st = cm__same_device(w->ordinal, g->ordinal, "waiter", "signaler", __func__);
+    if (st == CM_OK && w->ex != g->ex) {
+        st = CM__FAIL(CM_ERROR_INVALID_ARGUMENT, w->ordinal,
                       "use streams acquired from one cm_device_t",
                       "waiter and signaler come from two device objects of device %d",
-                      waiter->ordinal);
+                      w->ordinal);
     }
-    cm_device_t *dev = st == CM_OK ? (cm_device_t *)waiter->ex->dev : NULL;
+    cm_device_t *dev = st == CM_OK ? (cm_device_t *)w->ex->dev->handle : NULL;
     pthread_mutex_unlock(&cm__ex_lock);
     CM_TRY(st);
-    if (waiter == signaler) return CM_OK;
+    if (w == g) return CM_OK;
     cm_event_t *e = NULL;
     CM_TRY(cm_event_acquire(dev, CM_EVENT_SYNC_ONLY, &e));
     CM__NVTX_PUSH("cm_stream_wait");
@@ -1144,95 +1236,30 @@ cm_status_t cm_stream_host_callback(cm_stream_t *s, cm_host_fn_t fn, void *user)
     int ordinal = -1;
     CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
     CM_TRY(cm__context_guard(ordinal));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 0, &sc));
     CM__NVTX_PUSH("cm_stream_host_callback");
     cudaError_t err = cm__cuda.launch_host_func(cs, (cudaHostFn_t)fn, user);
     CM__NVTX_POP();
-    if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaLaunchHostFunc");
-    return CM_OK;
-}
-
-/* ------------------------------------------------------------------ device close */
-
-cm_status_t cm__exec_close_check(const cm_device_t *dev) {
-    pthread_mutex_lock(&cm__ex_lock);
-    cm__exec_t *x = cm__ex_find_locked(dev);
-    unsigned streams = x ? x->acquired[0] + x->acquired[1] : 0;
-    unsigned events = x ? x->events_acquired : 0;
-    if (streams + events == 0) {
-        pthread_mutex_unlock(&cm__ex_lock);
-        return CM_OK;
-    }
-    char msg[CM_ERROR_MESSAGE_MAX];
-    cm__text_t t = {msg, sizeof msg, 0};
-    cm__text_printf(&t, "cannot close device %d: %u stream%s still acquired", x->ordinal, streams,
-                    streams == 1 ? " is" : "s are");
-    unsigned shown = 0;
-    for (int c = 0; c < 2; ++c) {
-        for (unsigned i = 0; i < x->cap[c]; ++i) {
-            const struct cm_stream *s = &x->streams[c][i];
-            if (!s->acquired) continue;
-            if (t.len + 80 >= sizeof msg) break;
-            char site[CM__WHERE_MAX + 16];
-            cm__text_printf(&t, "%s%s priority #%u acquired at %s", shown ? "; " : ": ",
-                            cm__prio_name(s->priority), s->index,
-                            cm__site(s->file, site, sizeof site, s->line));
-            ++shown;
-        }
-    }
-    if (shown < streams) cm__text_printf(&t, "; and %u more", streams - shown);
-    if (events) cm__text_printf(&t, "; %u event%s lent (cm_event_acquire() or a timer)", events,
-                                events == 1 ? " is" : "s are");
-    int ordinal = x->ordinal;
-    pthread_mutex_unlock(&cm__ex_lock);
-    return cm__fail(CM_ERROR_BUSY, ordinal, __FILE__, __LINE__, "cm_device_close",
-                    "release every stream (cm_stream_release()) and event (cm_event_release(), "
-                    "cm_timer_destroy()) of the device before closing it",
-                    "%s", msg);
-}
-
-void cm__exec_close_release(const cm_device_t *dev) {
-    pthread_mutex_lock(&cm__ex_lock);
-    cm__exec_t *x = NULL;
-    for (cm__exec_t **p = &cm__ex_list; *p != NULL; p = &(*p)->next) {
-        if ((*p)->dev == dev) {
-            x = *p;
-            *p = x->next;
-            break;
-        }
-    }
-    if (x != NULL) cm__ex_unregister_locked(x);
-    pthread_mutex_unlock(&cm__ex_lock);
-    if (x == NULL) return;
-    bool alive = cm__context_guard(x->ordinal) == CM_OK;
-    if (!alive) cm_last_error_clear();
-    cm__ex_free(x, alive);
+    cm_status_t st = CM_OK;
+    if (err != cudaSuccess) st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaLaunchHostFunc");
+    cm__leave(&sc);
+    return st;
 }
 
 /* ------------------------------------------------------------------ timers */
 
-static cm_status_t cm__timer_check(const cm_timer_t *t, const char *func) {
-    pthread_mutex_lock(&cm__ex_lock);
-    bool ok = t != NULL && cm__xs_kind_locked(t) == CM__X_TIMER && t->magic == CM__MAGIC_TIMER;
-    pthread_mutex_unlock(&cm__ex_lock);
-    if (ok) return CM_OK;
-    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
-                    "pass a timer from cm_timer_create() that was not destroyed",
-                    "timer (%p) is %s", (const void *)t,
-                    t == NULL ? "NULL" : "not a live timer (destroyed, or not a timer)");
-}
-
 cm_status_t cm_timer_create(cm_device_t *dev, cm_timer_t **out) {
     CM__REQUIRE(out != NULL, "pass the address of a cm_timer_t *", "out is NULL");
-    cm_timer_t *t = calloc(1, sizeof *t);
+    struct cm__timer *t = calloc(1, sizeof *t);
     if (t == NULL) return cm__oom(-1, "a timer");
     cm_status_t st = cm_event_acquire(dev, CM_EVENT_TIMING, &t->start);
     if (st == CM_OK) st = cm_event_acquire(dev, CM_EVENT_TIMING, &t->stop);
     if (st == CM_OK) {
-        pthread_mutex_lock(&cm__ex_lock);
-        if (!cm__xs_insert_locked(t, CM__X_TIMER)) st = CM_ERROR_HOST_OUT_OF_MEMORY;
-        else t->magic = CM__MAGIC_TIMER;
-        pthread_mutex_unlock(&cm__ex_lock);
-        if (st != CM_OK) st = cm__oom(-1, "the handle set for a timer");
+        const struct cm__device *d = cm__device_obj(dev);
+        const cm__epitaph_t ep = {.device = d != NULL ? d->ordinal : -1};
+        t->handle = cm__handle_new(CM__KIND_TIMER, t, &ep);
+        if (t->handle == NULL) st = cm__oom(-1, "a timer handle");
     }
     if (st != CM_OK) {
         (void)cm_event_release(t->start);
@@ -1240,33 +1267,32 @@ cm_status_t cm_timer_create(cm_device_t *dev, cm_timer_t **out) {
         free(t);
         return st;
     }
-    *out = t;
+    *out = (cm_timer_t *)t->handle;
     return CM_OK;
 }
 
-cm_status_t cm_timer_destroy(cm_timer_t *t) {
-    if (t == NULL) return CM_OK;
-    CM_TRY(cm__timer_check(t, __func__));
-    pthread_mutex_lock(&cm__ex_lock);
-    cm__xs_remove_locked(t);
-    t->magic = 0;
-    pthread_mutex_unlock(&cm__ex_lock);
+cm_status_t cm_timer_destroy(cm_timer_t *timer) {
+    if (timer == NULL) return CM_OK;
+    struct cm__timer *t = cm__handle_end(timer, CM__KIND_TIMER);
+    if (t == NULL) return cm__handle_fail(timer, CM__KIND_TIMER, "timer", __func__);
     cm_status_t a = cm_event_release(t->start);
     cm_status_t b = cm_event_release(t->stop);
     free(t);
     return a != CM_OK ? a : b;
 }
 
-cm_status_t cm_timer_start(cm_timer_t *t, cm_stream_t *s) {
-    CM_TRY(cm__timer_check(t, __func__));
+cm_status_t cm_timer_start(cm_timer_t *timer, cm_stream_t *s) {
+    struct cm__timer *t = NULL;
+    CM__GET(t, timer, CM__KIND_TIMER, "timer");
     CM_TRY(cm_event_record(t->start, s));
     t->stream = s;
     t->state = 1;
     return CM_OK;
 }
 
-cm_status_t cm_timer_stop(cm_timer_t *t) {
-    CM_TRY(cm__timer_check(t, __func__));
+cm_status_t cm_timer_stop(cm_timer_t *timer) {
+    struct cm__timer *t = NULL;
+    CM__GET(t, timer, CM__KIND_TIMER, "timer");
     if (t->state != 1) {
         return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1, "call cm_timer_start() first",
                         "the timer was %s", t->state == 0 ? "never started" : "already stopped");
@@ -1276,9 +1302,10 @@ cm_status_t cm_timer_stop(cm_timer_t *t) {
     return CM_OK;
 }
 
-cm_status_t cm_timer_elapsed_ms(cm_timer_t *t, float *ms) {
+cm_status_t cm_timer_elapsed_ms(cm_timer_t *timer, float *ms) {
     CM__REQUIRE(ms != NULL, "pass the address of a float", "ms is NULL");
-    CM_TRY(cm__timer_check(t, __func__));
+    struct cm__timer *t = NULL;
+    CM__GET(t, timer, CM__KIND_TIMER, "timer");
     if (t->state != 2) {
         return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
                         "call cm_timer_start() and cm_timer_stop() before reading the time",
@@ -1336,49 +1363,45 @@ cm_status_t cm_time_callable(cm_stream_t *s, cm_timed_fn_t fn, void *user, int w
 
 /* ------------------------------------------------------------------ graphs */
 
-cm_status_t cm_graph_capture_begin(cm_stream_t *s) {
+cm_status_t cm_graph_capture_begin(cm_stream_t *stream) {
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__stream_check_locked(s, "stream", __func__);
+    struct cm__stream *s = NULL;
+    cm_status_t st = cm__stream_check_locked(stream, "stream", __func__, &s);
     if (st == CM_OK && s->capturing) {
+        int ordinal = s->ordinal;
         pthread_mutex_unlock(&cm__ex_lock);
-        return CM__FAIL(CM_ERROR_BUSY, s->ordinal, "end the capture with cm_graph_capture_end()",
+        return CM__FAIL(CM_ERROR_BUSY, ordinal, "end the capture with cm_graph_capture_end()",
                         "the stream is already being captured");
     }
     cudaStream_t cs = st == CM_OK ? s->cs : NULL;
+    int ordinal = st == CM_OK ? s->ordinal : -1;
     if (st == CM_OK) s->capturing = true;
     pthread_mutex_unlock(&cm__ex_lock);
     CM_TRY(st);
-    cudaError_t err = cm__cuda.begin_capture(cs, cudaStreamCaptureModeThreadLocal);
-    if (err != cudaSuccess) {
+    cm__scope_t sc;
+    st = cm__enter(ordinal, 0, &sc);
+    if (st == CM_OK) {
+        cudaError_t err = cm__cuda.begin_capture(cs, cudaStreamCaptureModeThreadLocal);
+        if (err != cudaSuccess)
+            st = cm__cuda_fail(err, __FILE__, __LINE__,
+                               "cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal)");
+        cm__leave(&sc);
+    }
+    if (st != CM_OK) { /* the stream is still ours: one thread uses it at a time */
         pthread_mutex_lock(&cm__ex_lock);
         s->capturing = false;
         pthread_mutex_unlock(&cm__ex_lock);
-        return cm__cuda_fail(err, __FILE__, __LINE__,
-                             "cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal)");
     }
-    return CM_OK;
+    return st;
 }
 
-cm_status_t cm_graph_capture_end(cm_stream_t *s, cm_graph_t **out) {
-    CM__REQUIRE(out != NULL, "pass the address of a cm_graph_t *", "out is NULL");
-    pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__stream_check_locked(s, "stream", __func__);
-    if (st == CM_OK && !s->capturing) {
-        pthread_mutex_unlock(&cm__ex_lock);
-        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, s->ordinal,
-                        "call cm_graph_capture_begin() on the stream first",
-                        "the stream is not being captured");
-    }
-    cudaStream_t cs = st == CM_OK ? s->cs : NULL;
-    int ordinal = st == CM_OK ? s->ordinal : -1;
-    if (st == CM_OK) s->capturing = false;
-    pthread_mutex_unlock(&cm__ex_lock);
-    CM_TRY(st);
+/* End a capture and instantiate its graph (inside the scope of the stream's device). */
+static cm_status_t cm__capture_end(cudaStream_t cs, int ordinal, struct cm__graph **out) {
     cudaGraph_t g = NULL;
     cudaError_t err = cm__cuda.end_capture(cs, &g);
     if (err == cudaErrorStreamCaptureInvalidated || err == cudaErrorStreamCaptureUnsupported ||
         err == cudaErrorStreamCaptureUnjoined) {
-        (void)cudaGetLastError();
+        (void)cm__cuda.get_last_error();
         if (g != NULL) (void)cm__cuda.graph_destroy(g);
         return CM__FAIL(CM_ERROR_NOT_SUPPORTED, ordinal,
                         "capture only asynchronous work on the stream: launches, copies with device "
@@ -1387,10 +1410,10 @@ cm_status_t cm_graph_capture_end(cm_stream_t *s, cm_graph_t **out) {
                         "pageable copies or synchronous allocation inside a capture",
                         "the capture on device %d was invalidated by a call that cannot be captured "
                         "(%s: %s)",
-                        ordinal, cudaGetErrorName(err), cudaGetErrorString(err));
+                        ordinal, cm__cuda.get_error_name(err), cm__cuda.get_error_string(err));
     }
     if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamEndCapture");
-    cm_graph_t *gr = calloc(1, sizeof *gr);
+    struct cm__graph *gr = calloc(1, sizeof *gr);
     if (gr == NULL) {
         (void)cm__cuda.graph_destroy(g);
         return cm__oom(ordinal, "a graph");
@@ -1403,73 +1426,94 @@ cm_status_t cm_graph_capture_end(cm_stream_t *s, cm_graph_t **out) {
         free(gr);
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaGraphInstantiate");
     }
-    pthread_mutex_lock(&cm__ex_lock);
-    bool ok = cm__xs_insert_locked(gr, CM__X_GRAPH);
-    if (ok) gr->magic = CM__MAGIC_GRAPH;
-    pthread_mutex_unlock(&cm__ex_lock);
-    if (!ok) {
+    const cm__epitaph_t ep = {.device = ordinal};
+    gr->handle = cm__handle_new(CM__KIND_GRAPH, gr, &ep);
+    if (gr->handle == NULL) {
         (void)cm__cuda.graph_exec_destroy(gr->exec);
         (void)cm__cuda.graph_destroy(g);
         free(gr);
-        return cm__oom(ordinal, "the handle set for a graph");
+        return cm__oom(ordinal, "a graph handle");
     }
     *out = gr;
     return CM_OK;
 }
 
-static cm_status_t cm__graph_check_locked(const cm_graph_t *g, const char *func) {
-    if (g != NULL && cm__xs_kind_locked(g) == CM__X_GRAPH && g->magic == CM__MAGIC_GRAPH) return CM_OK;
-    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
-                    "pass a graph from cm_graph_capture_end() that was not destroyed",
-                    "graph (%p) is %s", (const void *)g,
-                    g == NULL ? "NULL" : "not a live graph (destroyed, or not a graph)");
+cm_status_t cm_graph_capture_end(cm_stream_t *stream, cm_graph_t **out) {
+    CM__REQUIRE(out != NULL, "pass the address of a cm_graph_t *", "out is NULL");
+    pthread_mutex_lock(&cm__ex_lock);
+    struct cm__stream *s = NULL;
+    cm_status_t st = cm__stream_check_locked(stream, "stream", __func__, &s);
+    if (st == CM_OK && !s->capturing) {
+        int ordinal = s->ordinal;
+        pthread_mutex_unlock(&cm__ex_lock);
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, ordinal,
+                        "call cm_graph_capture_begin() on the stream first",
+                        "the stream is not being captured");
+    }
+    cudaStream_t cs = st == CM_OK ? s->cs : NULL;
+    int ordinal = st == CM_OK ? s->ordinal : -1;
+    if (st == CM_OK) s->capturing = false;
+    pthread_mutex_unlock(&cm__ex_lock);
+    CM_TRY(st);
+    /* instantiation allocates on the device: make it current */
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 1, &sc));
+    struct cm__graph *gr = NULL;
+    st = cm__capture_end(cs, ordinal, &gr);
+    cm__leave(&sc);
+    CM_TRY(st);
+    *out = (cm_graph_t *)gr->handle;
+    return CM_OK;
 }
 
-cm_status_t cm_graph_launch(cm_graph_t *g, cm_stream_t *s) {
+cm_status_t cm_graph_launch(cm_graph_t *graph, cm_stream_t *stream) {
+    struct cm__graph *g = NULL;
+    CM__GET(g, graph, CM__KIND_GRAPH, "graph");
     pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__graph_check_locked(g, __func__);
-    if (st == CM_OK) st = cm__stream_check_locked(s, "stream", __func__);
+    struct cm__stream *s = NULL;
+    cm_status_t st = cm__stream_check_locked(stream, "stream", __func__, &s);
     if (st == CM_OK) st = cm__same_device(g->ordinal, s->ordinal, "the graph", "the stream", __func__);
-    cudaGraphExec_t exec = st == CM_OK ? g->exec : NULL;
     cudaStream_t cs = st == CM_OK ? s->cs : NULL;
     pthread_mutex_unlock(&cm__ex_lock);
     CM_TRY(st);
     CM_TRY(cm__context_guard(g->ordinal));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(g->ordinal, 0, &sc));
     CM__NVTX_PUSH("cm_graph_launch");
-    cudaError_t err = cm__cuda.graph_launch(exec, cs);
+    cudaError_t err = cm__cuda.graph_launch(g->exec, cs);
     CM__NVTX_POP();
-    if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaGraphLaunch");
-    return CM_OK;
+    if (err != cudaSuccess) st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaGraphLaunch");
+    cm__leave(&sc);
+    return st;
 }
 
-cm_status_t cm_graph_node_count(const cm_graph_t *g, size_t *count) {
+cm_status_t cm_graph_node_count(const cm_graph_t *graph, size_t *count) {
     CM__REQUIRE(count != NULL, "pass the address of a size_t", "count is NULL");
-    pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__graph_check_locked(g, __func__);
-    cudaGraph_t graph = st == CM_OK ? g->graph : NULL;
-    pthread_mutex_unlock(&cm__ex_lock);
-    CM_TRY(st);
+    const struct cm__graph *g = NULL;
+    CM__GET(g, graph, CM__KIND_GRAPH, "graph");
+    cm__scope_t sc;
+    CM_TRY(cm__enter(g->ordinal, 0, &sc));
     size_t n = 0;
-    cudaError_t err = cm__cuda.graph_get_nodes(graph, NULL, &n);
-    if (err != cudaSuccess) return cm__cuda_fail(err, __FILE__, __LINE__, "cudaGraphGetNodes");
-    *count = n;
-    return CM_OK;
+    cudaError_t err = cm__cuda.graph_get_nodes(g->graph, NULL, &n);
+    cm_status_t st = CM_OK;
+    if (err != cudaSuccess) st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaGraphGetNodes");
+    cm__leave(&sc);
+    if (st == CM_OK) *count = n;
+    return st;
 }
 
-cm_status_t cm_graph_destroy(cm_graph_t *g) {
-    if (g == NULL) return CM_OK;
-    pthread_mutex_lock(&cm__ex_lock);
-    cm_status_t st = cm__graph_check_locked(g, __func__);
-    if (st == CM_OK) {
-        cm__xs_remove_locked(g);
-        g->magic = 0;
-    }
-    pthread_mutex_unlock(&cm__ex_lock);
-    CM_TRY(st);
+cm_status_t cm_graph_destroy(cm_graph_t *graph) {
+    if (graph == NULL) return CM_OK;
+    struct cm__graph *g = cm__handle_end(graph, CM__KIND_GRAPH);
+    if (g == NULL) return cm__handle_fail(graph, CM__KIND_GRAPH, "graph", __func__);
+    cm__scope_t sc;
+    bool entered = cm__enter(g->ordinal, 0, &sc) == CM_OK;
     cudaError_t e1 = cm__cuda.graph_exec_destroy(g->exec);
     cudaError_t e2 = cm__cuda.graph_destroy(g->graph);
+    cm_status_t st = CM_OK;
+    if (e1 != cudaSuccess) st = cm__cuda_fail(e1, __FILE__, __LINE__, "cudaGraphExecDestroy");
+    else if (e2 != cudaSuccess) st = cm__cuda_fail(e2, __FILE__, __LINE__, "cudaGraphDestroy");
+    if (entered) cm__leave(&sc);
     free(g);
-    if (e1 != cudaSuccess) return cm__cuda_fail(e1, __FILE__, __LINE__, "cudaGraphExecDestroy");
-    if (e2 != cudaSuccess) return cm__cuda_fail(e2, __FILE__, __LINE__, "cudaGraphDestroy");
-    return CM_OK;
+    return st;
 }

@@ -14,21 +14,21 @@
 #include <string.h>
 
 #include "memory_internal.h"
-#include "../exec/stream_internal.h"
 
 /* ------------------------------------------------------------------ checks */
 
 /* What a checked buffer argument resolves to. */
 typedef struct cm__view {
-    struct cm_device *dev;
+    struct cm__device *dev;
     unsigned char *ptr;
     size_t size;
     int ordinal;
 } cm__view_t;
 
-static cm_status_t cm__buffer_view(const cm_buffer_t *b, const char *arg, const char *func,
+static cm_status_t cm__buffer_view(const cm_buffer_t *h, const char *arg, const char *func,
                                    cm__view_t *v) {
-    CM_TRY(cm__check_handle(b, CM__KIND_BUFFER, arg, func));
+    struct cm__buffer *b;
+    CM_TRY(cm__buffer_get(h, arg, func, &b));
     v->dev = b->a.dev;
     v->ptr = b->ptr;
     v->size = b->a.bytes;
@@ -76,7 +76,7 @@ static cm_status_t cm__classify_host(const void *p, const char *arg, const char 
     cudaError_t err = cm__cuda.pointer_get_attributes(&attr, p);
     if (err == cudaErrorInvalidValue) {
         /* older drivers say so for memory CUDA does not know: ordinary pageable memory */
-        (void)cudaGetLastError();
+        (void)cm__cuda.get_last_error();
         *out = CM__HOST_PAGEABLE;
         return CM_OK;
     }
@@ -100,10 +100,10 @@ static cm_status_t cm__classify_host(const void *p, const char *arg, const char 
 
 /* ------------------------------------------------------------------ create, destroy */
 
-static cm_status_t cm__alloc_memory(struct cm_device *dev, const cm__dev_info_t *info,
-                                    size_t bytes, bool on_stream, cudaStream_t stream, void **ptr,
-                                    const char *func) {
-    cudaError_t err = on_stream ? cm__cuda.malloc_from_pool_async(ptr, bytes, info->pool, stream)
+/* Allocate bytes for a buffer of dev, in the caller's scope of dev's device. */
+static cm_status_t cm__alloc_memory(struct cm__device *dev, size_t bytes, bool on_stream,
+                                    cudaStream_t stream, void **ptr, const char *func) {
+    cudaError_t err = on_stream ? cm__cuda.malloc_from_pool_async(ptr, bytes, dev->pool, stream)
                                 : cm__cuda.device_malloc(ptr, bytes);
     if (err == cudaSuccess) return CM_OK;
     const char *call = on_stream ? "cudaMallocFromPoolAsync" : "cudaMalloc";
@@ -111,9 +111,9 @@ static cm_status_t cm__alloc_memory(struct cm_device *dev, const cm__dev_info_t 
         return cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes) in %s", call, bytes, func);
     }
     /* out of memory: release what the library's pools cache, and try once more */
-    (void)cudaGetLastError();
-    size_t released = cm__trim_ordinal(info->ordinal);
-    err = on_stream ? cm__cuda.malloc_from_pool_async(ptr, bytes, info->pool, stream)
+    (void)cm__cuda.get_last_error();
+    size_t released = cm__trim_ordinal(dev->ordinal);
+    err = on_stream ? cm__cuda.malloc_from_pool_async(ptr, bytes, dev->pool, stream)
                     : cm__cuda.device_malloc(ptr, bytes);
     if (err == cudaSuccess) return CM_OK;
     char text[CM_ERROR_CALL_MAX];
@@ -122,48 +122,99 @@ static cm_status_t cm__alloc_memory(struct cm_device *dev, const cm__dev_info_t 
     return cm__oom_report(dev, bytes, released, on_stream, err, text, __FILE__, __LINE__);
 }
 
+/* Free a buffer's memory: cudaFreeAsync on stream, or cudaFree. Runs in a scope of the
+ * buffer's device, made current for cudaFree and for the default streams (0, legacy,
+ * per-thread), which are whichever device's is current; another stream names its device. */
+static cm_status_t cm__free_memory(int ordinal, void *ptr, bool ordered, cudaStream_t stream,
+                                   const char *func) {
+    CM_TRY(cm__context_guard(ordinal));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, !ordered || cm__stream_is_default(stream), &sc));
+    cm_status_t status = CM_OK;
+    if (ordered) {
+        cudaError_t err = cm__cuda.free_async(ptr, stream);
+        if (err != cudaSuccess) {
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaFreeAsync(buffer, stream) in %s",
+                                   func);
+            /* do not leak the memory: free it synchronously (unless the context is gone) */
+            if (!cm_cuda_error_is_sticky(err)) {
+                cm__scope_t cur;
+                if (cm__enter(ordinal, 1, &cur) == CM_OK) {
+                    (void)cm__cuda.device_free(ptr);
+                    cm__leave(&cur);
+                }
+            }
+        }
+    } else {
+        cudaError_t err = cm__cuda.device_free(ptr);
+        if (err != cudaSuccess)
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaFree(buffer) in %s", func);
+    }
+    cm__leave(&sc);
+    return status;
+}
+
 /*
- * The fast path takes the memory lock once: the device check comes from the thread's memo
- * (cm__device_info), the stream check from the thread's last stream, and the handle is created,
- * registered and counted in one locked step after the CUDA allocation (cm__buffer_track).
+ * The fast path: a lock-free look-up of the device object, the CUDA allocation in a scope of
+ * the device (outside any lock), then one core-lock section that gives the buffer its handle and
+ * links it into the device's list (cm__alloc_track).
  */
-static cm_status_t cm__buffer_create(cm_device_t *dev, size_t bytes, bool on_stream,
+static cm_status_t cm__buffer_create(cm_device_t *dev_h, size_t bytes, bool on_stream,
                                      cudaStream_t stream, cm_buffer_t **out, const char *label,
                                      const char *file, int line, const char *func) {
     if (out == NULL) {
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
                         "pass the address of a cm_buffer_t * to receive the buffer", "out is NULL");
     }
-    cm__dev_info_t info;
-    CM_TRY(cm__device_info(dev, on_stream ? stream : 0, func, &info));
-    CM_TRY(cm__context_guard(info.ordinal));
+    struct cm__device *dev;
+    CM_TRY(cm__device_get(dev_h, "dev", func, &dev));
+    int ordinal = dev->ordinal;
+    CM_TRY(cm__context_guard(ordinal));
     if (on_stream) {
-        if (info.pool == NULL) {
-            return cm__fail(CM_ERROR_NOT_SUPPORTED, info.ordinal, __FILE__, __LINE__, func,
+        if (dev->pool == NULL) {
+            return cm__fail(CM_ERROR_NOT_SUPPORTED, ordinal, __FILE__, __LINE__, func,
                             "create the buffer synchronously (cm_buffer_create()) on this device",
                             "device %d (%s) has no memory pools (cudaDevAttrMemoryPoolsSupported "
-                            "is 0), so stream-ordered buffers are not available", info.ordinal,
+                            "is 0), so stream-ordered buffers are not available", ordinal,
                             dev->name);
         }
-        if (!info.stream_known) CM_TRY(cm__check_stream_device(stream, info.ordinal, func));
+        CM_TRY(cm__check_stream_device(stream, ordinal, func));
     }
     void *ptr = NULL;
     if (bytes > 0) {
-        /* cudaMallocFromPoolAsync names its pool and stream: only cudaMalloc needs the device
-         * to be current */
-        int saved = -1;
-        if (!on_stream) CM_TRY(cm__mem_device_enter(info.ordinal, &saved));
-        cm_status_t status = cm__alloc_memory(dev, &info, bytes, on_stream, stream, &ptr, func);
-        cm__mem_device_leave(saved);
+        /* cudaMalloc and the default streams need the device current; cudaMallocFromPoolAsync
+         * on another stream names its pool and stream */
+        cm__scope_t sc;
+        CM_TRY(cm__enter(ordinal, !on_stream || cm__stream_is_default(stream), &sc));
+        cm_status_t status = cm__alloc_memory(dev, bytes, on_stream, stream, &ptr, func);
+        cm__leave(&sc);
         CM_TRY(status);
     }
-    cm_status_t status = cm__buffer_track(dev, &info, bytes, ptr, on_stream, stream, label, file,
-                                          line, func, out);
-    if (status != CM_OK && ptr != NULL) {
-        if (on_stream) (void)cm__cuda.free_async(ptr, stream);
-        else (void)cm__cuda.device_free(ptr);
+    struct cm__buffer *b = malloc(sizeof *b);
+    cm_status_t status = CM_OK;
+    if (b == NULL) {
+        status = cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, ordinal, __FILE__, __LINE__, func,
+                          "free host memory", "cannot allocate the buffer object (%zu bytes)",
+                          sizeof *b);
+    } else {
+        b->a.dev = dev;
+        b->a.kind = CM__KIND_BUFFER;
+        b->a.bytes = bytes;
+        b->a.file = file;
+        b->a.line = line;
+        cm__alloc_set_label(&b->a, label);
+        b->ptr = ptr;
+        b->stream_ordered = on_stream;
+        b->stream = on_stream ? stream : 0;
+        status = cm__alloc_track(&b->a, func);
     }
-    return status;
+    if (status != CM_OK) {
+        free(b);
+        if (ptr != NULL) (void)cm__free_memory(ordinal, ptr, on_stream, stream, func);
+        return status;
+    }
+    *out = (cm_buffer_t *)b->a.handle;
+    return CM_OK;
 }
 
 cm_status_t cm_buffer_create_at(cm_device_t *dev, size_t bytes, cm_buffer_t **out,
@@ -174,60 +225,33 @@ cm_status_t cm_buffer_create_at(cm_device_t *dev, size_t bytes, cm_buffer_t **ou
 cm_status_t cm_buffer_create_on_cuda_stream_at(cm_device_t *dev, size_t bytes, cudaStream_t stream,
                                                cm_buffer_t **out, const char *label,
                                                const char *file, int line) {
-    return cm__buffer_create(dev, bytes, true, stream, out, label, file, line, __func__);
+    /* file is documented as copied here: keep the library's copy */
+    return cm__buffer_create(dev, bytes, true, stream, out, label, cm__file_copy(file), line,
+                             __func__);
 }
 
 static cm_status_t cm__buffer_destroy(cm_buffer_t *buf, bool on_stream, cudaStream_t stream,
                                       const char *func) {
     if (buf == NULL) return CM_OK;
-    /* one locked step: check, read, release the handle (whatever CUDA says below) */
-    int checked_ordinal = -1; /* the device the destroy stream was found to belong to */
-    cm__mem_lock();
-    for (;;) {
-        if (!cm__handle_live_locked(buf, CM__KIND_BUFFER)) {
-            cm_status_t s = cm__handle_fail_locked(buf, CM__KIND_BUFFER, "buf", func);
-            cm__mem_unlock();
-            return s;
-        }
-        int ordinal = buf->a.dev->ordinal;
-        /* a stream of another device is refused before anything is released (the stream the
-         * buffer was created on was checked then) */
-        if (!on_stream || (buf->stream_ordered && stream == buf->stream) ||
-            ordinal == checked_ordinal || cm__stream_known(stream, ordinal))
-            break;
-        /* ask CUDA outside the lock, then check the handle again */
-        cm__mem_unlock();
-        CM_TRY(cm__check_stream_device(stream, ordinal, func));
-        checked_ordinal = ordinal;
-        cm__mem_lock();
-    }
-    int ordinal = buf->a.dev->ordinal;
-    void *ptr = buf->ptr;
-    bool ordered = buf->stream_ordered;
-    cudaStream_t free_stream = on_stream ? stream : buf->stream;
-    cm__alloc_untrack_locked(&buf->a);
-    cm__mem_unlock();
+    struct cm__buffer *b;
+    CM_TRY(cm__buffer_get(buf, "buf", func, &b));
+    /* a stream of another device is refused before anything is released (the stream the
+     * buffer was created on was checked then) */
+    if (on_stream && !(b->stream_ordered && stream == b->stream))
+        CM_TRY(cm__check_stream_device(stream, b->a.dev->ordinal, func));
+    /* one locked step: end the handle, leave the device's list */
+    cm__core_lock();
+    b = cm__handle_end_locked(buf, CM__KIND_BUFFER);
+    if (b != NULL) cm__alloc_untrack_locked(&b->a);
+    cm__core_unlock();
+    if (b == NULL) return cm__handle_fail(buf, CM__KIND_BUFFER, "buf", func); /* raced */
+    int ordinal = b->a.dev->ordinal;
+    void *ptr = b->ptr;
+    bool ordered = b->stream_ordered;
+    cudaStream_t free_stream = on_stream ? stream : b->stream;
+    free(b);
     if (ptr == NULL) return CM_OK;
-    CM_TRY(cm__context_guard(ordinal));
-    int saved = -1;
-    /* cudaFreeAsync follows its stream: only cudaFree needs the device to be current */
-    if (!ordered) CM_TRY(cm__mem_device_enter(ordinal, &saved));
-    cm_status_t status = CM_OK;
-    if (ordered) {
-        cudaError_t err = cm__cuda.free_async(ptr, free_stream);
-        if (err != cudaSuccess) {
-            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaFreeAsync(buffer, stream) in %s",
-                                   func);
-            /* do not leak the memory: free it synchronously (unless the context is gone) */
-            if (!cm_cuda_error_is_sticky(err)) (void)cm__cuda.device_free(ptr);
-        }
-    } else {
-        cudaError_t err = cm__cuda.device_free(ptr);
-        if (err != cudaSuccess)
-            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaFree(buffer) in %s", func);
-    }
-    cm__mem_device_leave(saved);
-    return status;
+    return cm__free_memory(ordinal, ptr, ordered, free_stream, func);
 }
 
 cm_status_t cm_buffer_destroy(cm_buffer_t *buf) {
@@ -248,36 +272,41 @@ void cm_buffer_scope_exit(cm_buffer_t **buf) {
 
 cm_status_t cm_buffer_size(const cm_buffer_t *buf, size_t *bytes) {
     CM__REQUIRE(bytes != NULL, "pass the address of a size_t", "bytes is NULL");
-    CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", __func__));
-    *bytes = buf->a.bytes;
+    struct cm__buffer *b;
+    CM_TRY(cm__buffer_get(buf, "buf", __func__, &b));
+    *bytes = b->a.bytes;
     return CM_OK;
 }
 
 cm_status_t cm_buffer_device(const cm_buffer_t *buf, cm_device_t **dev) {
     CM__REQUIRE(dev != NULL, "pass the address of a cm_device_t *", "dev is NULL");
-    CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", __func__));
-    *dev = buf->a.dev;
+    struct cm__buffer *b;
+    CM_TRY(cm__buffer_get(buf, "buf", __func__, &b));
+    *dev = (cm_device_t *)b->a.dev->handle;
     return CM_OK;
 }
 
 cm_status_t cm_buffer_is_stream_ordered(const cm_buffer_t *buf, bool *stream_ordered) {
     CM__REQUIRE(stream_ordered != NULL, "pass the address of a bool", "stream_ordered is NULL");
-    CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", __func__));
-    *stream_ordered = buf->stream_ordered;
+    struct cm__buffer *b;
+    CM_TRY(cm__buffer_get(buf, "buf", __func__, &b));
+    *stream_ordered = b->stream_ordered;
     return CM_OK;
 }
 
 cm_status_t cm_buffer_device_ptr(const cm_buffer_t *buf, void **ptr) {
     CM__REQUIRE(ptr != NULL, "pass the address of a void *", "ptr is NULL");
-    CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", __func__));
-    *ptr = buf->ptr;
+    struct cm__buffer *b;
+    CM_TRY(cm__buffer_get(buf, "buf", __func__, &b));
+    *ptr = b->ptr;
     return CM_OK;
 }
 
 cm_status_t cm_buffer_cuda_stream(const cm_buffer_t *buf, cudaStream_t *stream) {
     CM__REQUIRE(stream != NULL, "pass the address of a cudaStream_t", "stream is NULL");
-    CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", __func__));
-    *stream = buf->stream;
+    struct cm__buffer *b;
+    CM_TRY(cm__buffer_get(buf, "buf", __func__, &b));
+    *stream = b->stream;
     return CM_OK;
 }
 
@@ -293,19 +322,14 @@ static cm_status_t cm__copy_h2d(cm_buffer_t *dst, size_t dst_offset, const void 
     if (bytes == 0) return CM_OK;
     CM_TRY(cm__context_guard(d.ordinal));
     int saved = -1;
-    CM_TRY(cm__mem_device_enter(d.ordinal, &saved));
+    CM_TRY(cm__device_enter(d.ordinal, &saved));
     cm__host_mem_t kind = CM__HOST_PAGEABLE;
     cm_status_t status = cm__classify_host(src, "src", func,
                                            "copy between device buffers with cm_buffer_copy()",
                                            &kind);
     if (status != CM_OK) goto out;
     unsigned char *to = d.ptr + dst_offset;
-    size_t min_bytes;
-    {
-        pthread_mutex_lock(&d.dev->staging.lock);
-        min_bytes = d.dev->staging.cfg.min_bytes;
-        pthread_mutex_unlock(&d.dev->staging.lock);
-    }
+    size_t min_bytes = cm__staging_config(d.dev).min_bytes;
     if (kind == CM__HOST_PAGEABLE && bytes >= min_bytes) {
         status = cm__staged_h2d(d.dev, to, src, bytes, stream, sync);
         goto out;
@@ -326,7 +350,7 @@ static cm_status_t cm__copy_h2d(cm_buffer_t *dst, size_t dst_offset, const void 
             status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize(0) in %s", func);
     }
 out:
-    cm__mem_device_leave(saved);
+    cm__device_leave(saved);
     return status;
 }
 
@@ -340,19 +364,14 @@ static cm_status_t cm__copy_d2h(const cm_buffer_t *src, size_t src_offset, void 
     if (bytes == 0) return CM_OK;
     CM_TRY(cm__context_guard(s.ordinal));
     int saved = -1;
-    CM_TRY(cm__mem_device_enter(s.ordinal, &saved));
+    CM_TRY(cm__device_enter(s.ordinal, &saved));
     cm__host_mem_t kind = CM__HOST_PAGEABLE;
     cm_status_t status = cm__classify_host(dst, "dst", func,
                                            "copy between device buffers with cm_buffer_copy()",
                                            &kind);
     if (status != CM_OK) goto out;
     const unsigned char *from = s.ptr + src_offset;
-    size_t min_bytes;
-    {
-        pthread_mutex_lock(&s.dev->staging.lock);
-        min_bytes = s.dev->staging.cfg.min_bytes;
-        pthread_mutex_unlock(&s.dev->staging.lock);
-    }
+    size_t min_bytes = cm__staging_config(s.dev).min_bytes;
     if (kind == CM__HOST_PAGEABLE && bytes >= min_bytes) {
         status = cm__staged_d2h(s.dev, dst, from, bytes, stream, sync);
         goto out;
@@ -371,7 +390,7 @@ static cm_status_t cm__copy_d2h(const cm_buffer_t *src, size_t src_offset, void 
                                    func);
     }
 out:
-    cm__mem_device_leave(saved);
+    cm__device_leave(saved);
     return status;
 }
 
@@ -410,9 +429,10 @@ cm_status_t cm_buffer_copy_to_host_on_cuda_stream(const cm_buffer_t *src, size_t
 
 /* ------------------------------------------------------------------ pinned host buffers <-> device */
 
-static cm_status_t cm__host_view(const cm_host_buffer_t *h, const char *arg, const char *func,
+static cm_status_t cm__host_view(const cm_host_buffer_t *hb, const char *arg, const char *func,
                                  unsigned char **ptr, size_t *size) {
-    CM_TRY(cm__check_handle(h, CM__KIND_HOST_BUFFER, arg, func));
+    struct cm__host_buffer *h;
+    CM_TRY(cm__host_buffer_get(hb, arg, func, &h));
     *ptr = h->ptr;
     *size = h->a.bytes;
     return CM_OK;
@@ -423,7 +443,7 @@ static cm_status_t cm__copy_pinned(unsigned char *to, const unsigned char *from,
                                    cudaStream_t stream, const char *func) {
     CM_TRY(cm__context_guard(ordinal));
     int saved = -1;
-    CM_TRY(cm__mem_device_enter(ordinal, &saved));
+    CM_TRY(cm__device_enter(ordinal, &saved));
     cm_status_t status = CM_OK;
     cudaError_t err = sync ? cm__cuda.memcpy_sync(to, from, bytes, kind)
                            : cm__cuda.memcpy_async(to, from, bytes, kind, stream);
@@ -433,7 +453,7 @@ static cm_status_t cm__copy_pinned(unsigned char *to, const unsigned char *from,
                                kind == cudaMemcpyHostToDevice ? "host to device" : "device to host",
                                func);
     }
-    cm__mem_device_leave(saved);
+    cm__device_leave(saved);
     return status;
 }
 
@@ -546,7 +566,7 @@ static cm_status_t cm__copy_d2d(cm_buffer_t *dst, size_t dst_offset, const cm_bu
     CM_TRY(cm__context_guard(s.ordinal));
     if (d.ordinal != s.ordinal) CM_TRY(cm__peer_prepare(d.dev, s.dev));
     int saved = -1;
-    CM_TRY(cm__mem_device_enter(d.ordinal, &saved));
+    CM_TRY(cm__device_enter(d.ordinal, &saved));
     cudaError_t err;
     unsigned char *to = d.ptr + dst_offset;
     const unsigned char *from = s.ptr + src_offset;
@@ -573,18 +593,18 @@ static cm_status_t cm__copy_d2d(cm_buffer_t *dst, size_t dst_offset, const cm_bu
             status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize(0) in %s", func);
         if (status == CM_OK && d.ordinal != s.ordinal) {
             int saved_src = -1;
-            status = cm__mem_device_enter(s.ordinal, &saved_src);
+            status = cm__device_enter(s.ordinal, &saved_src);
             if (status == CM_OK) {
                 err = cm__cuda.stream_synchronize(0);
                 if (err != cudaSuccess)
                     status = cm__cuda_fail(err, __FILE__, __LINE__,
                                            "cudaStreamSynchronize(0) on device %d in %s", s.ordinal,
                                            func);
-                cm__mem_device_leave(saved_src);
+                cm__device_leave(saved_src);
             }
         }
     }
-    cm__mem_device_leave(saved);
+    cm__device_leave(saved);
     return status;
 }
 
@@ -639,7 +659,7 @@ static cm_status_t cm__fill(cm_buffer_t *buf, size_t offset, size_t bytes, const
     for (size_t i = 1; i < pattern_bytes; ++i) bytewise = bytewise && p[i] == p[0];
     cudaStream_t s = sync ? 0 : stream;
     int saved = -1;
-    CM_TRY(cm__mem_device_enter(v.ordinal, &saved));
+    CM_TRY(cm__device_enter(v.ordinal, &saved));
     cm_status_t status = CM_OK;
     cudaError_t err;
     const char *call;
@@ -656,14 +676,15 @@ static cm_status_t cm__fill(cm_buffer_t *buf, size_t offset, size_t bytes, const
     }
     if (err != cudaSuccess)
         status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes) in %s", call, bytes, func);
-    cm__mem_device_leave(saved);
+    cm__device_leave(saved);
     return status;
 }
 
 static cm_status_t cm__set(cm_buffer_t *buf, size_t offset, size_t bytes, int value, bool sync,
                            cudaStream_t stream, const char *func) {
     if (value < 0 || value > 255) {
-        CM_TRY(cm__check_handle(buf, CM__KIND_BUFFER, "buf", func));
+        struct cm__buffer *obj;
+        CM_TRY(cm__buffer_get(buf, "buf", func, &obj));
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
                         "cm_buffer_set writes one byte value; to write a wider value (an int, a "
                         "float) use cm_buffer_fill()",

@@ -47,7 +47,7 @@ static cm_status_t cm__pin_fail(cudaError_t err, const char *call, size_t bytes,
         e->device = ordinal;
         snprintf(e->message, sizeof e->message,
                  "cannot pin %s (%zu bytes) of host memory for device %d: %s failed (%s)", size,
-                 bytes, ordinal, call, cudaGetErrorName(err));
+                 bytes, ordinal, call, cm__cuda.get_error_name(err));
         cm__strlcpy(e->hint,
                     "pinned memory stays in RAM and cannot be swapped: pin less (reuse one staging "
                     "buffer), destroy pinned buffers you no longer need, and check the locked-memory "
@@ -57,7 +57,7 @@ static cm_status_t cm__pin_fail(cudaError_t err, const char *call, size_t bytes,
     return s;
 }
 
-static cm_status_t cm__host_buffer_make(cm_device_t *dev, void *user_ptr, size_t bytes,
+static cm_status_t cm__host_buffer_make(cm_device_t *dev_h, void *user_ptr, size_t bytes,
                                         unsigned flags, bool registering, cm_host_buffer_t **out,
                                         const char *label, const char *file, int line,
                                         const char *func) {
@@ -66,7 +66,8 @@ static cm_status_t cm__host_buffer_make(cm_device_t *dev, void *user_ptr, size_t
                         "pass the address of a cm_host_buffer_t * to receive the buffer",
                         "out is NULL");
     }
-    CM_TRY(cm__check_handle(dev, CM__KIND_DEVICE, "dev", func));
+    struct cm__device *dev;
+    CM_TRY(cm__device_get(dev_h, "dev", func, &dev));
     CM_TRY(cm__check_flags(flags, registering, func));
     if (registering && user_ptr == NULL && bytes > 0) {
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
@@ -74,29 +75,33 @@ static cm_status_t cm__host_buffer_make(cm_device_t *dev, void *user_ptr, size_t
                         "ptr is NULL but bytes is %zu", bytes);
     }
     CM_TRY(cm__context_guard(dev->ordinal));
-    cm_host_buffer_t *h = calloc(1, sizeof *h);
+    struct cm__host_buffer *h = calloc(1, sizeof *h);
     if (h == NULL) {
         return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, dev->ordinal, __FILE__, __LINE__, func,
-                        "free host memory", "cannot allocate the host buffer handle (%zu bytes)",
+                        "free host memory", "cannot allocate the host buffer object (%zu bytes)",
                         sizeof *h);
     }
     h->flags = flags;
     h->registered = registering;
+    h->a.dev = dev;
+    h->a.kind = CM__KIND_HOST_BUFFER;
+    h->a.bytes = bytes;
+    h->a.file = file;
+    h->a.line = line;
+    cm__alloc_set_label(&h->a, label);
     cm_status_t status = CM_OK;
-    int saved = -1;
     if (bytes > 0) {
-        CM_TRY_GOTO(cm__mem_device_enter(dev->ordinal, &saved), status, fail);
+        /* pinned memory belongs to the context current at the call: the device's */
+        cm__scope_t sc;
+        CM_TRY_GOTO(cm__enter(dev->ordinal, 1, &sc), status, fail);
         cudaError_t err;
         if (registering) {
             unsigned cf = cudaHostRegisterDefault;
             if (flags & CM_HOST_BUFFER_PORTABLE) cf |= cudaHostRegisterPortable;
             if (flags & CM_HOST_BUFFER_MAPPED) cf |= cudaHostRegisterMapped;
             err = cm__cuda.host_register(user_ptr, bytes, cf);
-            if (err != cudaSuccess) {
-                status = cm__pin_fail(err, "cudaHostRegister", bytes, dev->ordinal, func);
-                goto fail;
-            }
-            h->ptr = user_ptr;
+            if (err != cudaSuccess) status = cm__pin_fail(err, "cudaHostRegister", bytes, dev->ordinal, func);
+            else h->ptr = user_ptr;
         } else {
             unsigned cf = cudaHostAllocDefault;
             if (flags & CM_HOST_BUFFER_PORTABLE) cf |= cudaHostAllocPortable;
@@ -106,30 +111,38 @@ static cm_status_t cm__host_buffer_make(cm_device_t *dev, void *user_ptr, size_t
             if (err != cudaSuccess) {
                 h->ptr = NULL;
                 status = cm__pin_fail(err, "cudaHostAlloc", bytes, dev->ordinal, func);
-                goto fail;
             }
         }
-        if (flags & CM_HOST_BUFFER_MAPPED) {
+        if (status == CM_OK && (flags & CM_HOST_BUFFER_MAPPED)) {
             err = cm__cuda.host_get_device_pointer(&h->device_ptr, h->ptr, 0);
             if (err != cudaSuccess) {
                 status = cm__cuda_fail(err, __FILE__, __LINE__,
                                        "cudaHostGetDevicePointer(mapped host buffer) in %s", func);
-                goto fail;
             }
         }
-        cm__mem_device_leave(saved);
-        saved = -1;
+        if (status != CM_OK && h->ptr != NULL) {
+            if (registering) (void)cm__cuda.host_unregister(h->ptr);
+            else (void)cm__cuda.free_host(h->ptr);
+            h->ptr = NULL;
+        }
+        cm__leave(&sc);
+        if (status != CM_OK) goto fail;
     }
-    CM_TRY_GOTO(cm__alloc_track(dev, &h->a, CM__KIND_HOST_BUFFER, bytes, label, file, line, func),
-                status, fail);
-    *out = h;
+    status = cm__alloc_track(&h->a, func);
+    if (status != CM_OK) {
+        if (h->ptr != NULL) {
+            cm__scope_t sc;
+            if (cm__enter(dev->ordinal, 1, &sc) == CM_OK) {
+                if (registering) (void)cm__cuda.host_unregister(h->ptr);
+                else (void)cm__cuda.free_host(h->ptr);
+                cm__leave(&sc);
+            }
+        }
+        goto fail;
+    }
+    *out = (cm_host_buffer_t *)h->a.handle;
     return CM_OK;
 fail:
-    if (h->ptr != NULL) {
-        if (registering) (void)cm__cuda.host_unregister(h->ptr);
-        else (void)cm__cuda.free_host(h->ptr);
-    }
-    cm__mem_device_leave(saved);
     free(h);
     return status;
 }
@@ -148,20 +161,22 @@ cm_status_t cm_host_buffer_register_at(cm_device_t *dev, void *ptr, size_t bytes
 
 cm_status_t cm_host_buffer_destroy(cm_host_buffer_t *buf) {
     if (buf == NULL) return CM_OK;
-    cm__mem_lock();
-    if (!cm__handle_live_locked(buf, CM__KIND_HOST_BUFFER)) {
-        cm_status_t s = cm__handle_fail_locked(buf, CM__KIND_HOST_BUFFER, "buf", __func__);
-        cm__mem_unlock();
-        return s;
-    }
-    void *ptr = buf->ptr;
-    bool registered = buf->registered;
-    int ordinal = buf->a.dev->ordinal;
-    cm__alloc_untrack_locked(&buf->a);
-    cm__mem_unlock();
+    /* one locked step: end the handle, leave the device's list */
+    cm__core_lock();
+    struct cm__host_buffer *h = cm__handle_end_locked(buf, CM__KIND_HOST_BUFFER);
+    if (h != NULL) cm__alloc_untrack_locked(&h->a);
+    cm__core_unlock();
+    if (h == NULL) return cm__handle_fail(buf, CM__KIND_HOST_BUFFER, "buf", __func__);
+    void *ptr = h->ptr;
+    bool registered = h->registered;
+    int ordinal = h->a.dev->ordinal;
+    free(h);
     if (ptr == NULL) return CM_OK;
     CM_TRY(cm__context_guard(ordinal));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 1, &sc));
     cudaError_t err = registered ? cm__cuda.host_unregister(ptr) : cm__cuda.free_host(ptr);
+    cm__leave(&sc);
     if (err != cudaSuccess) {
         return cm__cuda_fail(err, __FILE__, __LINE__, "%s(host buffer) in %s",
                              registered ? "cudaHostUnregister" : "cudaFreeHost", __func__);
@@ -177,35 +192,39 @@ void cm_host_buffer_scope_exit(cm_host_buffer_t **buf) {
 
 cm_status_t cm_host_buffer_data(const cm_host_buffer_t *buf, void **ptr) {
     CM__REQUIRE(ptr != NULL, "pass the address of a void *", "ptr is NULL");
-    CM_TRY(cm__check_handle(buf, CM__KIND_HOST_BUFFER, "buf", __func__));
-    *ptr = buf->ptr;
+    struct cm__host_buffer *h;
+    CM_TRY(cm__host_buffer_get(buf, "buf", __func__, &h));
+    *ptr = h->ptr;
     return CM_OK;
 }
 
 cm_status_t cm_host_buffer_size(const cm_host_buffer_t *buf, size_t *bytes) {
     CM__REQUIRE(bytes != NULL, "pass the address of a size_t", "bytes is NULL");
-    CM_TRY(cm__check_handle(buf, CM__KIND_HOST_BUFFER, "buf", __func__));
-    *bytes = buf->a.bytes;
+    struct cm__host_buffer *h;
+    CM_TRY(cm__host_buffer_get(buf, "buf", __func__, &h));
+    *bytes = h->a.bytes;
     return CM_OK;
 }
 
 cm_status_t cm_host_buffer_flags(const cm_host_buffer_t *buf, unsigned *flags) {
     CM__REQUIRE(flags != NULL, "pass the address of an unsigned", "flags is NULL");
-    CM_TRY(cm__check_handle(buf, CM__KIND_HOST_BUFFER, "buf", __func__));
-    *flags = buf->flags;
+    struct cm__host_buffer *h;
+    CM_TRY(cm__host_buffer_get(buf, "buf", __func__, &h));
+    *flags = h->flags;
     return CM_OK;
 }
 
 cm_status_t cm_host_buffer_device_ptr(const cm_host_buffer_t *buf, void **ptr) {
     CM__REQUIRE(ptr != NULL, "pass the address of a void *", "ptr is NULL");
-    CM_TRY(cm__check_handle(buf, CM__KIND_HOST_BUFFER, "buf", __func__));
-    if (!(buf->flags & CM_HOST_BUFFER_MAPPED)) {
-        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, buf->a.dev->ordinal,
+    struct cm__host_buffer *h;
+    CM_TRY(cm__host_buffer_get(buf, "buf", __func__, &h));
+    if (!(h->flags & CM_HOST_BUFFER_MAPPED)) {
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, h->a.dev->ordinal,
                         "create or register the buffer with CM_HOST_BUFFER_MAPPED to use it from "
                         "kernels",
                         "the host buffer (flags 0x%x) is not mapped into device memory",
-                        buf->flags);
+                        h->flags);
     }
-    *ptr = buf->device_ptr;
+    *ptr = h->device_ptr;
     return CM_OK;
 }

@@ -119,11 +119,11 @@ size_t cm__probe_largest(size_t limit, int max_probes, bool *known) {
             *known = true;
             lo = size;
         } else if (err == cudaErrorMemoryAllocation) {
-            (void)cudaGetLastError();
+            (void)cm__cuda.get_last_error();
             *known = true;
             hi = size;
         } else {
-            (void)cudaGetLastError();
+            (void)cm__cuda.get_last_error();
             *known = false;
             return 0;
         }
@@ -136,7 +136,7 @@ size_t cm__probe_largest(size_t limit, int max_probes, bool *known) {
     return lo;
 }
 
-cm_status_t cm__oom_report(struct cm_device *dev, size_t requested, size_t trimmed,
+cm_status_t cm__oom_report(struct cm__device *dev, size_t requested, size_t trimmed,
                            bool stream_ordered, cudaError_t err, const char *call, const char *file,
                            int line) {
     cm__oom_numbers_t n;
@@ -146,14 +146,18 @@ cm_status_t cm__oom_report(struct cm_device *dev, size_t requested, size_t trimm
     n.requested = requested;
     n.trimmed_bytes = trimmed;
     n.stream_ordered = stream_ordered;
-    if (cm__cuda.mem_get_info(&n.free_bytes, &n.total_bytes) != cudaSuccess) {
-        (void)cudaGetLastError();
+    /* free memory and probes are of the current device: make it the buffer's */
+    cm__scope_t sc;
+    bool in = cm__enter(dev->ordinal, 1, &sc) == CM_OK;
+    if (!in || cm__cuda.mem_get_info(&n.free_bytes, &n.total_bytes) != cudaSuccess) {
+        (void)cm__cuda.get_last_error();
         n.free_bytes = 0;
         n.total_bytes = 0;
     }
     cm__ordinal_holdings(dev->ordinal, &n.live_bytes, &n.live_buffers, &n.cached_bytes);
     /* probe up to the free memory (8 probes: within 1/256 of it) */
-    n.largest_ok = cm__probe_largest(n.free_bytes, 8, &n.largest_known);
+    if (in) n.largest_ok = cm__probe_largest(n.free_bytes, 8, &n.largest_known);
+    if (in) cm__leave(&sc);
 
     cm_status_t status = cm_record_cuda_error(err, call, file, line);
     cm_error_t *e = cm__detail();

@@ -218,13 +218,16 @@ static void cm__parallel_copy(cm__copy_workers_t *w, void *dst, const void *src,
 
 /* ------------------------------------------------------------------ staging buffers */
 
-void cm__staging_init(cm__staging_t *st) {
-    memset(st, 0, sizeof *st);
-    pthread_mutex_init(&st->lock, NULL);
+/* Resolve the device's configuration on first use (a device object starts with zeros) and
+ * register the memory part's release. st->lock held. */
+static void cm__staging_ready(struct cm__device *dev) {
+    cm__staging_t *st = &dev->staging;
+    if (st->cfg.chunk_bytes != 0) return;
     st->cfg.chunk_bytes = CM__DEFAULT_CHUNK;
     st->cfg.buffers = CM__DEFAULT_BUFFERS;
     st->cfg.host_threads = cm__default_threads();
     st->cfg.min_bytes = CM__DEFAULT_MIN_BYTES;
+    dev->mem.release = cm__staging_release;
 }
 
 /* Free the staging buffers and events (waiting for their DMA). Called with st->lock held or
@@ -242,27 +245,46 @@ static void cm__staging_free_slots(cm__staging_t *st) {
     st->slot_bytes = 0;
 }
 
-void cm__staging_release(cm__staging_t *st) {
-    cm__staging_free_slots(st);
+void cm__staging_release(struct cm__device *dev) {
+    cm__staging_t *st = &dev->staging;
+    if (st->n_slots > 0) {
+        /* the events and pinned buffers belong to the device's context */
+        cm__scope_t sc;
+        bool in = cm__enter(dev->ordinal, 1, &sc) == CM_OK;
+        cm__staging_free_slots(st);
+        if (in) cm__leave(&sc);
+    }
     cm__workers_stop(st->workers);
     st->workers = NULL;
 }
 
-size_t cm__staging_bytes(cm__staging_t *st) {
+size_t cm__staging_bytes(struct cm__device *dev) {
+    cm__staging_t *st = &dev->staging;
     pthread_mutex_lock(&st->lock);
     size_t b = st->n_slots * st->slot_bytes;
     pthread_mutex_unlock(&st->lock);
     return b;
 }
 
-cm_status_t cm_device_staging_configure(cm_device_t *dev, const cm_staging_config_t *cfg) {
+cm_staging_config_t cm__staging_config(struct cm__device *dev) {
+    cm__staging_t *st = &dev->staging;
+    pthread_mutex_lock(&st->lock);
+    cm__staging_ready(dev);
+    cm_staging_config_t c = st->cfg;
+    pthread_mutex_unlock(&st->lock);
+    return c;
+}
+
+cm_status_t cm_device_staging_configure(cm_device_t *h, const cm_staging_config_t *cfg) {
     CM__REQUIRE(cfg != NULL, "pass a configuration (CM_STAGING_CONFIG_INIT for the defaults)",
                 "cfg is NULL");
-    CM_TRY(cm__check_handle(dev, CM__KIND_DEVICE, "dev", __func__));
+    struct cm__device *dev;
+    CM__GET(dev, h, CM__KIND_DEVICE, "dev");
     cm_staging_config_t c;
     CM_TRY(cm__staging_resolve(cfg, &c));
     cm__staging_t *st = &dev->staging;
     pthread_mutex_lock(&st->lock);
+    cm__staging_ready(dev);
     if (c.chunk_bytes != st->cfg.chunk_bytes || c.buffers != st->cfg.buffers)
         cm__staging_free_slots(st);
     if (c.host_threads != st->cfg.host_threads) {
@@ -274,19 +296,18 @@ cm_status_t cm_device_staging_configure(cm_device_t *dev, const cm_staging_confi
     return CM_OK;
 }
 
-cm_status_t cm_device_staging_config(const cm_device_t *dev, cm_staging_config_t *out) {
+cm_status_t cm_device_staging_config(const cm_device_t *h, cm_staging_config_t *out) {
     CM__REQUIRE(out != NULL, "pass the address of a cm_staging_config_t", "out is NULL");
-    CM_TRY(cm__check_handle(dev, CM__KIND_DEVICE, "dev", __func__));
-    cm__staging_t *st = (cm__staging_t *)&dev->staging; /* the lock is not part of the value */
-    pthread_mutex_lock(&st->lock);
-    *out = st->cfg;
-    pthread_mutex_unlock(&st->lock);
+    struct cm__device *dev;
+    CM__GET(dev, h, CM__KIND_DEVICE, "dev");
+    *out = cm__staging_config(dev);
     return CM_OK;
 }
 
 /* Allocate staging buffers, events and workers as configured. st->lock held. */
-static cm_status_t cm__staging_ensure(struct cm_device *dev) {
+static cm_status_t cm__staging_ensure(struct cm__device *dev) {
     cm__staging_t *st = &dev->staging;
+    cm__staging_ready(dev);
     if (st->workers == NULL && st->cfg.host_threads > 1)
         st->workers = cm__workers_start(st->cfg.host_threads);
     if (st->n_slots == st->cfg.buffers && st->slot_bytes == st->cfg.chunk_bytes) return CM_OK;
@@ -359,7 +380,7 @@ static cm_status_t cm__wait_all(cm__staging_t *st) {
     return status;
 }
 
-cm_status_t cm__staged_h2d(struct cm_device *dev, void *dst, const void *src, size_t bytes,
+cm_status_t cm__staged_h2d(struct cm__device *dev, void *dst, const void *src, size_t bytes,
                            cudaStream_t stream, bool sync) {
     cm__staging_t *st = &dev->staging;
     cudaStream_t s = sync ? 0 : stream;
@@ -404,7 +425,7 @@ static cm_status_t cm__d2h_enqueue(cm__staging_t *st, const void *src, size_t by
     return cm__slot_record(st, c.slot, s);
 }
 
-cm_status_t cm__staged_d2h(struct cm_device *dev, void *dst, const void *src, size_t bytes,
+cm_status_t cm__staged_d2h(struct cm__device *dev, void *dst, const void *src, size_t bytes,
                            cudaStream_t stream, bool sync) {
     cm__staging_t *st = &dev->staging;
     cudaStream_t s = sync ? 0 : stream;

@@ -9,8 +9,14 @@
  * with a message that says the library was built without NCCL and how to build it with NCCL.
  *
  * One host thread drives every local rank: a set's communicator queues each collective on all
- * members inside ncclGroupStart / ncclGroupEnd, on the set's streams. No call leaves the
- * caller's current device changed (NCCL switches devices inside InitAll and group calls).
+ * members inside ncclGroupStart / ncclGroupEnd, on the set's streams. NCCL switches devices
+ * inside InitAll, group and destroy calls and puts back the device it found: every NCCL call
+ * runs in a device scope (cm__enter with the context made current, cm__leave), so NCCL finds a
+ * member's context current and the caller gets back exactly the context state it had.
+ *
+ * Communicators are handles of kind CM__KIND_COMM (core/handle.h). A set's communicator counts
+ * itself in the set (cm__set_comms_add), so that the set refuses to close under it; this file
+ * uses nothing defined in multi.c.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -26,8 +32,8 @@
 #include <cudamodel/interop.h>
 #include <cudamodel/multi.h>
 
+#include "../core/handle.h"
 #include "../core/internal.h"
-#include "../memory/memory_internal.h"
 #include "multi_internal.h"
 
 #if CM_HAVE_NCCL
@@ -214,10 +220,11 @@ cm_status_t cm_comm_all_gather(cm_comm_t *comm, cm_buffer_t *const *send, cm_buf
 
 _Static_assert(sizeof(ncclUniqueId) == CM_COMM_ID_BYTES, "cm_comm_id_t must hold an ncclUniqueId");
 
-struct cm_comm {
-    uint32_t magic;
-    struct cm_device_set *set;  /* a set's communicator; NULL for one rank of many processes */
-    cm_device_t *dev;           /* the rank's device (rank mode) */
+struct cm__comm {
+    void *handle;                /* this object's handle value (cm_comm_t *) */
+    struct cm__device_set *set;  /* a set's communicator (the set outlives it: close refuses);
+                                  * NULL for one rank of many processes */
+    cm_device_t *dev;            /* the rank's device handle (rank mode) */
     int nranks, local, first_rank;
     int ordinals[CM_DEVICE_SET_MAX];
     cm_stream_t *streams[CM_DEVICE_SET_MAX];
@@ -269,10 +276,11 @@ static cm_status_t cm__nccl_fail(ncclResult_t r, ncclComm_t comm, int device, co
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    const char *last = ncclGetLastError(comm);
-    (void)cudaGetLastError(); /* a CUDA error behind it is in NCCL's text, not ours to keep */
+    const char *last = cm__cuda.nccl_get_last_error(comm);
+    (void)cm__cuda.get_last_error(); /* a CUDA error behind it is in NCCL's text, not ours */
     return cm__fail(cm__nccl_status(r), device, file, line, call, cm__nccl_hint(r),
-                    "%s failed: %s (ncclResult_t %d)%s%s", what, ncclGetErrorString(r), (int)r,
+                    "%s failed: %s (ncclResult_t %d)%s%s", what,
+                    cm__cuda.nccl_get_error_string(r), (int)r,
                     last != NULL && last[0] != '\0' ? ": " : "", last != NULL ? last : "");
 }
 
@@ -282,7 +290,7 @@ static cm_status_t cm__nccl_fail(ncclResult_t r, ncclComm_t comm, int device, co
 cm_status_t cm_nccl_version(int *version) {
     CM__REQUIRE(version != NULL, "pass the address of an int", "version is NULL");
     int v = 0;
-    ncclResult_t r = ncclGetVersion(&v);
+    ncclResult_t r = cm__cuda.nccl_get_version(&v);
     if (r != ncclSuccess) {
         *version = 0;
         return CM__NCCL_FAIL(r, NULL, -1, "ncclGetVersion", "ncclGetVersion");
@@ -295,19 +303,14 @@ cm_status_t cm_comm_id_create(cm_comm_id_t *out) {
     CM__REQUIRE(out != NULL, "pass the address of a cm_comm_id_t", "out is NULL");
     ncclUniqueId id;
     memset(&id, 0, sizeof id);
-    ncclResult_t r = ncclGetUniqueId(&id);
+    ncclResult_t r = cm__cuda.nccl_get_unique_id(&id);
     if (r != ncclSuccess) return CM__NCCL_FAIL(r, NULL, -1, "ncclGetUniqueId", "ncclGetUniqueId");
     memcpy(out->bytes, &id, CM_COMM_ID_BYTES);
     return CM_OK;
 }
 
-/* Restore the caller's device after NCCL calls that may switch it. */
-static void cm__restore_device(int before) {
-    if (before >= 0 && cm__current_device() != before) (void)cm__cuda.set_device(before);
-}
-
-static cm_status_t cm__comm_new(struct cm_comm **out, const char *func) {
-    struct cm_comm *c = calloc(1, sizeof *c);
+static cm_status_t cm__comm_new(struct cm__comm **out, const char *func) {
+    struct cm__comm *c = calloc(1, sizeof *c);
     if (c == NULL) {
         return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, -1, __FILE__, __LINE__, func,
                         "free host memory", "cannot allocate the communicator (%zu bytes)",
@@ -317,12 +320,41 @@ static cm_status_t cm__comm_new(struct cm_comm **out, const char *func) {
     return CM_OK;
 }
 
-cm_status_t cm_comm_create(cm_device_set_t *set, cm_comm_t **out) {
+/*
+ * Free NCCL's state of local rank i: ncclCommDestroy, or ncclCommAbort when the rank's device
+ * lost its context or NCCL reported an asynchronous error (destroy would wait for work that
+ * never ends). Runs with the rank's context current (NCCL switches to it and back).
+ */
+static cm_status_t cm__comm_free_rank(struct cm__comm *c, int i, bool abort_it) {
+    const int ordinal = c->ordinals[i];
+    cm__scope_t sc;
+    const bool entered = cm__enter(ordinal, 1, &sc) == CM_OK;
+    ncclResult_t r = abort_it ? cm__cuda.nccl_comm_abort(c->comms[i])
+                              : cm__cuda.nccl_comm_destroy(c->comms[i]);
+    if (entered) cm__leave(&sc);
+    c->comms[i] = NULL;
+    if (r == ncclSuccess) return CM_OK;
+    const char *call = abort_it ? "ncclCommAbort" : "ncclCommDestroy";
+    return CM__NCCL_FAIL(r, NULL, ordinal, call, "%s(rank %d, device %d)", call,
+                         c->first_rank + i, ordinal);
+}
+
+/* Give the communicator its handle; on host OOM free its NCCL state and record the failure. */
+static cm_status_t cm__comm_publish(struct cm__comm *c, const cm__epitaph_t *ep) {
+    c->handle = cm__handle_new(CM__KIND_COMM, c, ep);
+    if (c->handle != NULL) return CM_OK;
+    for (int i = 0; i < c->local; ++i) (void)cm__comm_free_rank(c, i, false);
+    return CM__FAIL(CM_ERROR_HOST_OUT_OF_MEMORY, -1, "free host memory",
+                    "cannot grow the handle table for the communicator");
+}
+
+cm_status_t cm_comm_create(cm_device_set_t *set_h, cm_comm_t **out) {
     CM__REQUIRE(out != NULL, "pass the address of a cm_comm_t * to receive the communicator",
                 "out is NULL");
-    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    struct cm__device_set *set;
+    CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
     for (int k = 0; k < set->count; ++k) CM_TRY(cm__context_guard(set->ordinals[k]));
-    struct cm_comm *c = NULL;
+    struct cm__comm *c = NULL;
     CM_TRY(cm__comm_new(&c, __func__));
     c->set = set;
     c->nranks = c->local = set->count;
@@ -332,25 +364,28 @@ cm_status_t cm_comm_create(cm_device_set_t *set, cm_comm_t **out) {
         c->streams[k] = set->streams[k];
         c->cuda_streams[k] = set->cuda_streams[k];
     }
-    const int before = cm__current_device();
-    ncclResult_t r = ncclCommInitAll(c->comms, set->count, set->ordinals);
-    cm__restore_device(before);
+    cm__scope_t sc;
+    cm_status_t s = cm__enter(set->ordinals[0], 1, &sc);
+    if (s != CM_OK) {
+        free(c);
+        return s;
+    }
+    ncclResult_t r = cm__cuda.nccl_comm_init_all(c->comms, set->count, set->ordinals);
+    cm__leave(&sc);
     if (r != ncclSuccess) {
         free(c);
         return CM__NCCL_FAIL(r, NULL, -1, "ncclCommInitAll",
                              "ncclCommInitAll(%d devices, first device %d)", set->count,
                              set->ordinals[0]);
     }
-    c->magic = CM__MAGIC_COMM;
-    if (!cm__multi_register(c, CM__MULTI_COMM)) {
-        for (int k = 0; k < set->count; ++k) (void)ncclCommDestroy(c->comms[k]);
-        cm__restore_device(before);
+    const cm__epitaph_t ep = {.file = NULL, .device = set->ordinals[0]};
+    s = cm__comm_publish(c, &ep);
+    if (s != CM_OK) {
         free(c);
-        return CM__FAIL(CM_ERROR_HOST_OUT_OF_MEMORY, -1, "free host memory",
-                        "cannot grow the handle registry");
+        return s;
     }
-    cm__set_comm_count(set, +1);
-    *out = c;
+    cm__set_comms_add(set, +1);
+    *out = (cm_comm_t *)c->handle;
     return CM_OK;
 }
 
@@ -367,7 +402,7 @@ cm_status_t cm_comm_create_rank(cm_device_t *dev, const cm_comm_id_t *id, int nr
     int ordinal = -1;
     CM_TRY(cm_device_ordinal(dev, &ordinal));
     CM_TRY(cm__context_guard(ordinal));
-    struct cm_comm *c = NULL;
+    struct cm__comm *c = NULL;
     CM_TRY(cm__comm_new(&c, __func__));
     c->dev = dev;
     c->nranks = nranks;
@@ -378,36 +413,24 @@ cm_status_t cm_comm_create_rank(cm_device_t *dev, const cm_comm_id_t *id, int nr
     cm_status_t s = cm_stream_acquire_at(dev, CM_STREAM_PRIORITY_LOW, &c->streams[0], __FILE__,
                                          __LINE__);
     if (s == CM_OK) s = cm_stream_cuda(c->streams[0], &c->cuda_streams[0]);
-    if (s != CM_OK) {
-        cm_error_t detail = *cm_last_error();
-        (void)cm_stream_release(c->streams[0]);
-        free(c);
-        *cm__detail() = detail;
-        return s;
-    }
-    ncclUniqueId uid;
-    memcpy(&uid, id->bytes, sizeof uid);
-    const int before = cm__current_device();
-    s = cm__make_current(ordinal, __func__); /* ncclCommInitRank uses the current device */
-    ncclResult_t r = ncclSuccess;
     if (s == CM_OK) {
-        r = ncclCommInitRank(&c->comms[0], nranks, uid, rank);
-        if (r != ncclSuccess)
-            s = CM__NCCL_FAIL(r, NULL, ordinal, "ncclCommInitRank",
-                              "ncclCommInitRank(%d ranks, rank %d, device %d)", nranks, rank,
-                              ordinal);
-    }
-    cm__restore_device(before);
-    if (s == CM_OK) {
-        c->magic = CM__MAGIC_COMM;
-        if (!cm__multi_register(c, CM__MULTI_COMM)) {
-            c->magic = 0;
-            (void)ncclCommDestroy(c->comms[0]);
-            cm__restore_device(before);
-            s = CM__FAIL(CM_ERROR_HOST_OUT_OF_MEMORY, -1, "free host memory",
-                         "cannot grow the handle registry");
+        ncclUniqueId uid;
+        memcpy(&uid, id->bytes, sizeof uid);
+        cm__scope_t sc;
+        s = cm__enter(ordinal, 1, &sc); /* ncclCommInitRank uses the current device */
+        if (s == CM_OK) {
+            ncclResult_t r = cm__cuda.nccl_comm_init_rank(&c->comms[0], nranks, uid, rank);
+            cm__leave(&sc);
+            if (r != ncclSuccess)
+                s = CM__NCCL_FAIL(r, NULL, ordinal, "ncclCommInitRank",
+                                  "ncclCommInitRank(%d ranks, rank %d, device %d)", nranks, rank,
+                                  ordinal);
         }
     }
+    if (s == CM_OK) {
+        const cm__epitaph_t ep = {.file = NULL, .device = ordinal};
+        s = cm__comm_publish(c, &ep);
+    }
     if (s != CM_OK) {
         cm_error_t detail = *cm_last_error();
         (void)cm_stream_release(c->streams[0]);
@@ -415,25 +438,32 @@ cm_status_t cm_comm_create_rank(cm_device_t *dev, const cm_comm_id_t *id, int nr
         *cm__detail() = detail;
         return s;
     }
-    *out = c;
+    *out = (cm_comm_t *)c->handle;
     return CM_OK;
 }
 
-static cm_status_t cm__comm_sync(struct cm_comm *c, const char *func) {
+/*
+ * Wait for every local rank's stream and read NCCL's asynchronous error; the first failure (in
+ * rank order) is returned. bad, when not NULL, receives per rank whether it failed (its device
+ * lost its context or NCCL reported an error: such a rank is aborted, not destroyed).
+ */
+static cm_status_t cm__comm_sync(struct cm__comm *c, const char *func, bool *bad) {
     cm_status_t first = CM_OK;
     cm_error_t detail;
     memset(&detail, 0, sizeof detail);
     for (int i = 0; i < c->local; ++i) {
-        cm_status_t s = cm_stream_synchronize(c->streams[i]);
+        cm_status_t s = cm__context_guard(c->ordinals[i]);
+        if (s == CM_OK) s = cm_stream_synchronize(c->streams[i]);
         if (s == CM_OK) {
             ncclResult_t async = ncclSuccess;
-            ncclResult_t r = ncclCommGetAsyncError(c->comms[i], &async);
+            ncclResult_t r = cm__cuda.nccl_comm_get_async_error(c->comms[i], &async);
             if (r != ncclSuccess) async = r;
             if (async != ncclSuccess)
                 s = CM__NCCL_FAIL(async, c->comms[i], c->ordinals[i], "ncclCommGetAsyncError",
                                   "a collective of rank %d (device %d) in %s",
                                   c->first_rank + i, c->ordinals[i], func);
         }
+        if (bad != NULL) bad[i] = s != CM_OK;
         if (s != CM_OK && first == CM_OK) {
             first = s;
             detail = *cm_last_error();
@@ -443,23 +473,21 @@ static cm_status_t cm__comm_sync(struct cm_comm *c, const char *func) {
     return first;
 }
 
-cm_status_t cm_comm_destroy(cm_comm_t *comm) {
-    if (comm == NULL) return CM_OK;
-    CM_TRY(cm__multi_check(comm, CM__MULTI_COMM, "comm", __func__));
-    cm__multi_unregister(comm);
-    comm->magic = 0;
-    cm_status_t first = cm__comm_sync(comm, __func__);
+cm_status_t cm_comm_destroy(cm_comm_t *comm_h) {
+    if (comm_h == NULL) return CM_OK;
+    struct cm__comm *comm;
+    CM__GET(comm, comm_h, CM__KIND_COMM, "comm");
+    (void)cm__handle_end(comm_h, CM__KIND_COMM);
+    bool bad[CM_DEVICE_SET_MAX];
+    cm_status_t first = cm__comm_sync(comm, __func__, bad);
     cm_error_t detail = *cm_last_error();
-    const int before = cm__current_device();
     for (int i = 0; i < comm->local; ++i) {
-        ncclResult_t r = ncclCommDestroy(comm->comms[i]);
-        if (r != ncclSuccess && first == CM_OK) {
-            first = CM__NCCL_FAIL(r, NULL, comm->ordinals[i], "ncclCommDestroy",
-                                  "ncclCommDestroy(rank %d)", comm->first_rank + i);
+        cm_status_t s = cm__comm_free_rank(comm, i, bad[i]);
+        if (s != CM_OK && first == CM_OK) {
+            first = s;
             detail = *cm_last_error();
         }
     }
-    cm__restore_device(before);
     if (comm->own_stream) {
         cm_status_t s = cm_stream_release(comm->streams[0]);
         if (s != CM_OK && first == CM_OK) {
@@ -467,23 +495,25 @@ cm_status_t cm_comm_destroy(cm_comm_t *comm) {
             detail = *cm_last_error();
         }
     }
-    if (comm->set != NULL) cm__set_comm_count(comm->set, -1);
+    if (comm->set != NULL) cm__set_comms_add(comm->set, -1);
     free(comm);
     if (first != CM_OK) *cm__detail() = detail;
     return first;
 }
 
-cm_status_t cm_comm_size(const cm_comm_t *comm, int *nranks, int *local, int *first_rank) {
-    CM_TRY(cm__multi_check(comm, CM__MULTI_COMM, "comm", __func__));
+cm_status_t cm_comm_size(const cm_comm_t *comm_h, int *nranks, int *local, int *first_rank) {
+    struct cm__comm *comm;
+    CM__GET(comm, comm_h, CM__KIND_COMM, "comm");
     if (nranks != NULL) *nranks = comm->nranks;
     if (local != NULL) *local = comm->local;
     if (first_rank != NULL) *first_rank = comm->first_rank;
     return CM_OK;
 }
 
-cm_status_t cm_comm_stream(const cm_comm_t *comm, int local, cm_stream_t **stream) {
+cm_status_t cm_comm_stream(const cm_comm_t *comm_h, int local, cm_stream_t **stream) {
     CM__REQUIRE(stream != NULL, "pass the address of a cm_stream_t *", "stream is NULL");
-    CM_TRY(cm__multi_check(comm, CM__MULTI_COMM, "comm", __func__));
+    struct cm__comm *comm;
+    CM__GET(comm, comm_h, CM__KIND_COMM, "comm");
     CM__REQUIRE(local >= 0 && local < comm->local, "local ranks run from 0 to local - 1 "
                 "(cm_comm_size())", "local rank %d does not exist: this process has %d",
                 local, comm->local);
@@ -491,9 +521,10 @@ cm_status_t cm_comm_stream(const cm_comm_t *comm, int local, cm_stream_t **strea
     return CM_OK;
 }
 
-cm_status_t cm_comm_synchronize(cm_comm_t *comm) {
-    CM_TRY(cm__multi_check(comm, CM__MULTI_COMM, "comm", __func__));
-    return cm__comm_sync(comm, __func__);
+cm_status_t cm_comm_synchronize(cm_comm_t *comm_h) {
+    struct cm__comm *comm;
+    CM__GET(comm, comm_h, CM__KIND_COMM, "comm");
+    return cm__comm_sync(comm, __func__, NULL);
 }
 
 /* ---------------------------------------------------------------- the collectives */
@@ -526,12 +557,13 @@ static bool cm__nccl_op(cm_comm_op_t op, ncclRedOp_t *out) {
 }
 
 /* Local rank i's buffer: live, on its device, at least need bytes; *ptr its device address. */
-static cm_status_t cm__coll_buffer(const struct cm_comm *c, int i, const cm_buffer_t *b,
+static cm_status_t cm__coll_buffer(const struct cm__comm *c, int i, const cm_buffer_t *b,
                                    const char *arg, size_t need, size_t count, void **ptr,
                                    const char *func) {
     char name[32];
     snprintf(name, sizeof name, "%s[%d]", arg, i);
-    CM_TRY(cm__check_handle(b, CM__KIND_BUFFER, name, func));
+    void *obj = NULL;
+    CM_TRY(cm__handle_get(b, CM__KIND_BUFFER, name, func, &obj));
     cm_device_t *dev = NULL;
     int ordinal = -1;
     size_t bytes = 0;
@@ -558,10 +590,12 @@ static cm_status_t cm__coll_buffer(const struct cm_comm *c, int i, const cm_buff
 
 enum { CM__COLL_ALL_REDUCE, CM__COLL_BROADCAST, CM__COLL_ALL_GATHER };
 
-static cm_status_t cm__collective(int kind, cm_comm_t *comm, cm_buffer_t *const *send,
+static cm_status_t cm__collective(int kind, cm_comm_t *comm_h, cm_buffer_t *const *send,
                                   cm_buffer_t *const *recv, size_t count, cm_dtype_t dtype,
                                   cm_comm_op_t op, int root, const char *func) {
-    CM_TRY(cm__multi_check(comm, CM__MULTI_COMM, "comm", func));
+    void *obj = NULL;
+    CM_TRY(cm__handle_get(comm_h, CM__KIND_COMM, "comm", func, &obj));
+    struct cm__comm *comm = obj;
     CM__REQUIRE(recv != NULL, "pass an array of one buffer per local rank", "%s: recv is NULL",
                 func);
     CM__REQUIRE(send != NULL, "pass an array of one buffer per local rank (it may be recv for "
@@ -600,24 +634,29 @@ static cm_status_t cm__collective(int kind, cm_comm_t *comm, cm_buffer_t *const 
     for (int i = 0; i < comm->local; ++i) CM_TRY(cm__context_guard(comm->ordinals[i]));
     if (count == 0) return CM_OK;
 
-    const int before = cm__current_device();
-    ncclResult_t r = ncclGroupStart();
+    /* NCCL switches to each rank's device inside the group and back to the one it found */
+    cm__scope_t sc;
+    CM_TRY(cm__enter(comm->ordinals[0], 1, &sc));
+    ncclResult_t r = cm__cuda.nccl_group_start();
     cm_status_t status = CM_OK;
-    if (r != ncclSuccess)
-        return CM__NCCL_FAIL(r, NULL, -1, "ncclGroupStart", "ncclGroupStart in %s", func);
+    if (r != ncclSuccess) {
+        status = CM__NCCL_FAIL(r, NULL, -1, "ncclGroupStart", "ncclGroupStart in %s", func);
+        cm__leave(&sc);
+        return status;
+    }
     const char *call = kind == CM__COLL_ALL_REDUCE   ? "ncclAllReduce"
                        : kind == CM__COLL_BROADCAST ? "ncclBroadcast"
                                                      : "ncclAllGather";
     for (int i = 0; i < comm->local && status == CM_OK; ++i) {
         switch (kind) {
         case CM__COLL_ALL_REDUCE:
-            r = ncclAllReduce(sp[i], rp[i], count, nd, nop, comm->comms[i], comm->cuda_streams[i]);
+            r = cm__cuda.nccl_all_reduce(sp[i], rp[i], count, nd, nop, comm->comms[i], comm->cuda_streams[i]);
             break;
         case CM__COLL_BROADCAST:
-            r = ncclBroadcast(sp[i], rp[i], count, nd, root, comm->comms[i], comm->cuda_streams[i]);
+            r = cm__cuda.nccl_broadcast(sp[i], rp[i], count, nd, root, comm->comms[i], comm->cuda_streams[i]);
             break;
         default:
-            r = ncclAllGather(sp[i], rp[i], count, nd, comm->comms[i], comm->cuda_streams[i]);
+            r = cm__cuda.nccl_all_gather(sp[i], rp[i], count, nd, comm->comms[i], comm->cuda_streams[i]);
             break;
         }
         if (r != ncclSuccess)
@@ -625,12 +664,12 @@ static cm_status_t cm__collective(int kind, cm_comm_t *comm, cm_buffer_t *const 
                                    "%s(%zu elements) of rank %d (device %d)", call, count,
                                    comm->first_rank + i, comm->ordinals[i]);
     }
-    r = ncclGroupEnd(); /* always closes the group, also after a failure */
+    r = cm__cuda.nccl_group_end(); /* always closes the group, also after a failure */
     if (r != ncclSuccess && status == CM_OK)
         status = CM__NCCL_FAIL(r, comm->local == 1 ? comm->comms[0] : NULL, -1, "ncclGroupEnd",
                                "ncclGroupEnd after %s(%zu elements)", call, count);
-    cm__restore_device(before);
-    if (status == CM_OK && cm_sync_mode()) status = cm__comm_sync(comm, func);
+    cm__leave(&sc);
+    if (status == CM_OK && cm_sync_mode()) status = cm__comm_sync(comm, func, NULL);
     return status;
 }
 

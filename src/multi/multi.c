@@ -1,18 +1,19 @@
 /*
  * Several GPUs (multi.h): device sets, peer access, split arithmetic, split arrays (scatter,
- * gather, the kernels.h operations on every part, reductions combined on the host) and the
- * handle registry of the module. The collectives are in src/collectives.c.
+ * gather, the kernels.h operations on every part, reductions combined on the host). The
+ * collectives are in src/multi/collectives.c, which uses nothing of this file (a set counts its
+ * communicators; it never destroys them).
  *
  * Concurrency without threads: every call queues its work on each member's set stream first
  * and waits only afterwards, so the GPUs run at the same time while one host thread drives them.
- * Every entry point checks all of its arguments before it queues anything, and no entry point
- * leaves the caller's current device changed (the calls it makes restore it, and the two places
- * here that switch it themselves restore it too).
+ * Every entry point looks its handles up in the handle table and checks all of its arguments
+ * before it queues anything. The work on a member runs in a device scope of that member
+ * (cm__enter / cm__leave), which gives the caller back exactly the context state it had.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,139 +24,18 @@
 #include <cudamodel/kernels.h>
 #include <cudamodel/multi.h>
 
+#include "../core/device.h"
+#include "../core/handle.h"
 #include "../core/internal.h"
+#include "../core/lock.h"
 #include "kernels.h"
 #include "../memory/memory_internal.h"
 #include "multi_internal.h"
-#include "../exec/stream_internal.h"
-
-/* ================================================================== handle registry */
-
-typedef struct cm__multi_entry {
-    void *h;
-    cm__multi_kind_t kind;
-} cm__multi_entry_t;
-
-static pthread_mutex_t cm__multi_mutex = PTHREAD_MUTEX_INITIALIZER;
-static cm__multi_entry_t *cm__multi_reg = NULL;
-static size_t cm__multi_n = 0, cm__multi_cap = 0;
-
-static uint32_t cm__multi_magic(cm__multi_kind_t kind) {
-    switch (kind) {
-    case CM__MULTI_SET: return CM__MAGIC_SET;
-    case CM__MULTI_SPLIT: return CM__MAGIC_SPLIT;
-    case CM__MULTI_COMM: return CM__MAGIC_COMM;
-    }
-    return 0;
-}
-
-static const char *cm__multi_type(cm__multi_kind_t kind) {
-    switch (kind) {
-    case CM__MULTI_SET: return "cm_device_set_t";
-    case CM__MULTI_SPLIT: return "cm_split_t";
-    case CM__MULTI_COMM: return "cm_comm_t";
-    }
-    return "handle";
-}
-
-static bool cm__multi_live_locked(const void *h, cm__multi_kind_t kind) {
-    for (size_t i = 0; i < cm__multi_n; ++i) {
-        if (cm__multi_reg[i].h == h) {
-            /* the magic tag backs the registry up (every handle starts with it) */
-            return cm__multi_reg[i].kind == kind && *(const uint32_t *)h == cm__multi_magic(kind);
-        }
-    }
-    return false;
-}
-
-bool cm__multi_register(void *h, cm__multi_kind_t kind) {
-    pthread_mutex_lock(&cm__multi_mutex);
-    if (cm__multi_n == cm__multi_cap) {
-        size_t cap = cm__multi_cap ? 2 * cm__multi_cap : 16;
-        cm__multi_entry_t *p = realloc(cm__multi_reg, cap * sizeof *p);
-        if (p == NULL) {
-            pthread_mutex_unlock(&cm__multi_mutex);
-            return false;
-        }
-        cm__multi_reg = p;
-        cm__multi_cap = cap;
-    }
-    cm__multi_reg[cm__multi_n].h = h;
-    cm__multi_reg[cm__multi_n].kind = kind;
-    ++cm__multi_n;
-    pthread_mutex_unlock(&cm__multi_mutex);
-    return true;
-}
-
-void cm__multi_unregister(void *h) {
-    pthread_mutex_lock(&cm__multi_mutex);
-    for (size_t i = 0; i < cm__multi_n; ++i) {
-        if (cm__multi_reg[i].h == h) {
-            cm__multi_reg[i] = cm__multi_reg[--cm__multi_n];
-            break;
-        }
-    }
-    if (cm__multi_n == 0) { /* nothing left: no memory kept (leak checkers stay quiet) */
-        free(cm__multi_reg);
-        cm__multi_reg = NULL;
-        cm__multi_cap = 0;
-    }
-    pthread_mutex_unlock(&cm__multi_mutex);
-}
-
-cm_status_t cm__multi_check(const void *h, cm__multi_kind_t kind, const char *arg,
-                            const char *func) {
-    if (h == NULL) {
-        char hint[CM_ERROR_HINT_MAX];
-        snprintf(hint, sizeof hint, "pass a live %s", cm__multi_type(kind));
-        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
-                        "%s is NULL", arg);
-    }
-    pthread_mutex_lock(&cm__multi_mutex);
-    bool live = cm__multi_live_locked(h, kind);
-    pthread_mutex_unlock(&cm__multi_mutex);
-    if (live) return CM_OK;
-    char hint[CM_ERROR_HINT_MAX];
-    snprintf(hint, sizeof hint, "a %s may not be used after it was %s; keep the handle until "
-             "you are done with it", cm__multi_type(kind),
-             kind == CM__MULTI_SET ? "closed" : "destroyed");
-    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
-                    "%s (%p) is not a live %s: it was %s already, or it is not such a handle",
-                    arg, h, cm__multi_type(kind), kind == CM__MULTI_SET ? "closed" : "destroyed");
-}
-
-void cm__set_comm_count(struct cm_device_set *set, int delta) {
-    pthread_mutex_lock(&cm__multi_mutex);
-    set->n_comms += delta;
-    pthread_mutex_unlock(&cm__multi_mutex);
-}
-
-static void cm__set_split_count(struct cm_device_set *set, int delta) {
-    pthread_mutex_lock(&cm__multi_mutex);
-    set->n_splits += delta;
-    pthread_mutex_unlock(&cm__multi_mutex);
-}
 
 /* ================================================================== small helpers */
 
-int cm__current_device(void) {
-    int d = -1;
-    if (cm__cuda.get_device(&d) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return -1;
-    }
-    return d;
-}
-
-cm_status_t cm__make_current(int ordinal, const char *func) {
-    if (cm__current_device() == ordinal) return CM_OK;
-    cudaError_t err = cm__cuda.set_device(ordinal);
-    if (err != cudaSuccess)
-        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaSetDevice(%d) in %s", ordinal, func);
-    return CM_OK;
-}
-
-static cm_status_t cm__member_index(const cm_device_set_t *set, int index, const char *func) {
+static cm_status_t cm__member_index(const struct cm__device_set *set, int index,
+                                    const char *func) {
     if (index >= 0 && index < set->count) return CM_OK;
     char hint[CM_ERROR_HINT_MAX];
     snprintf(hint, sizeof hint, "members of this set are numbered 0 to %d", set->count - 1);
@@ -164,13 +44,20 @@ static cm_status_t cm__member_index(const cm_device_set_t *set, int index, const
                     set->count == 1 ? "" : "s");
 }
 
+/* A live buffer handle (the failure names arg, func and what b is: NULL, stale, not one). */
+static cm_status_t cm__buffer_live(const cm_buffer_t *b, const char *arg, const char *func) {
+    void *obj = NULL;
+    return cm__handle_get(b, CM__KIND_BUFFER, arg, func, &obj);
+}
+
 /* Wait for every member's set stream; the first failure (in member order) is returned. */
-static cm_status_t cm__set_sync_all(struct cm_device_set *set) {
+static cm_status_t cm__set_sync_all(struct cm__device_set *set) {
     cm_status_t first = CM_OK;
     cm_error_t saved;
     memset(&saved, 0, sizeof saved);
     for (int k = 0; k < set->count; ++k) {
-        cm_status_t s = cm_stream_synchronize(set->streams[k]);
+        cm_status_t s = cm__context_guard(set->ordinals[k]); /* a lost member is not waited */
+        if (s == CM_OK) s = cm_stream_synchronize(set->streams[k]);
         if (s != CM_OK && first == CM_OK) {
             first = s;
             saved = *cm_last_error();
@@ -200,12 +87,26 @@ static cm_status_t cm__first_result(const cm__first_t *f) {
 
 /* ================================================================== device sets */
 
-static void cm__set_release(struct cm_device_set *set, cm__first_t *f) {
+/*
+ * Release what the set holds: its result slots, its streams and its device objects. A member
+ * whose context was lost is released on the host side only (the library's calls skip CUDA on a
+ * lost device); the slots live in the first member's context and went with it when that one
+ * was lost. Every failure is noted in f; nothing stops the release.
+ */
+static void cm__set_release(struct cm__device_set *set, cm__first_t *f) {
     if (set->slots != NULL) {
-        cudaError_t err = cm__cuda.free_host(set->slots);
-        if (err != cudaSuccess)
-            cm__first_note(f, cm__cuda_fail(err, __FILE__, __LINE__,
-                                            "cudaFreeHost(the set's result slots)"));
+        cm_status_t s = cm__context_guard(set->ordinals[0]);
+        cm__scope_t sc;
+        if (s == CM_OK) s = cm__enter(set->ordinals[0], 1, &sc);
+        if (s == CM_OK) {
+            cudaError_t err = cm__cuda.free_host(set->slots);
+            cm__leave(&sc);
+            if (err != cudaSuccess)
+                s = cm__cuda_fail(err, __FILE__, __LINE__,
+                                  "cudaFreeHost(the set's result slots, device %d)",
+                                  set->ordinals[0]);
+        }
+        cm__first_note(f, s);
         set->slots = NULL;
     }
     for (int k = 0; k < set->count; ++k) {
@@ -214,6 +115,31 @@ static void cm__set_release(struct cm_device_set *set, cm__first_t *f) {
         if (set->devs[k] != NULL) cm__first_note(f, cm_device_close(set->devs[k]));
         set->devs[k] = NULL;
     }
+}
+
+/* Pinned, portable result slots, allocated in the first member's context (so that no other
+ * device gets a context it does not need). */
+static cm_status_t cm__set_alloc_slots(struct cm__device_set *set, const char *func) {
+    const size_t bytes = (size_t)set->count * CM__SET_SLOT_BYTES;
+    cm__scope_t sc;
+    CM_TRY(cm__enter(set->ordinals[0], 1, &sc));
+    void *p = NULL;
+    cudaError_t err = cm__cuda.host_alloc(&p, bytes, cudaHostAllocPortable);
+    cm_status_t status = CM_OK;
+    if (err == cudaErrorMemoryAllocation) {
+        (void)cm__cuda.get_last_error();
+        status = cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, set->ordinals[0], __FILE__, __LINE__,
+                          "cudaHostAlloc", "free host memory, or raise the locked-memory limit "
+                          "(ulimit -l)", "cannot pin %zu bytes of host memory for the set's "
+                          "result slots in %s", bytes, func);
+    } else if (err != cudaSuccess) {
+        status = cm__cuda_fail(err, __FILE__, __LINE__,
+                               "cudaHostAlloc(%zu bytes of result slots, portable) in %s", bytes,
+                               func);
+    }
+    cm__leave(&sc);
+    if (status == CM_OK) set->slots = p;
+    return status;
 }
 
 static cm_status_t cm__set_open(const int *ordinals, int count, cm_device_set_t **out,
@@ -253,12 +179,14 @@ static cm_status_t cm__set_open(const int *ordinals, int count, cm_device_set_t 
             return s;
         }
     }
-    struct cm_device_set *set = calloc(1, sizeof *set);
+    struct cm__device_set *set = calloc(1, sizeof *set);
     if (set == NULL) {
         return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, -1, __FILE__, __LINE__, func,
                         "free host memory", "cannot allocate the set (%zu bytes)", sizeof *set);
     }
     set->count = count;
+    atomic_init(&set->n_splits, 0);
+    atomic_init(&set->n_comms, 0);
     cm__first_t f;
     memset(&f, 0, sizeof f);
     cm_status_t status = CM_OK;
@@ -270,40 +198,17 @@ static cm_status_t cm__set_open(const int *ordinals, int count, cm_device_set_t 
                     status, fail);
         CM_TRY_GOTO(cm_stream_cuda(set->streams[k], &set->cuda_streams[k]), status, fail);
     }
+    CM_TRY_GOTO(cm__set_alloc_slots(set, func), status, fail);
     {
-        /* portable pinned memory, allocated in the first member's context (so that no other
-         * device gets a context it does not need) */
-        int saved = -1;
-        CM_TRY_GOTO(cm__mem_device_enter(ordinals[0], &saved), status, fail);
-        void *p = NULL;
-        cudaError_t err = cm__cuda.host_alloc(&p, (size_t)count * CM__SET_SLOT_BYTES,
-                                               cudaHostAllocPortable);
-        cm__mem_device_leave(saved);
-        if (err == cudaErrorMemoryAllocation) {
-            (void)cudaGetLastError();
-            status = cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, ordinals[0], __FILE__, __LINE__,
-                              "cudaHostAlloc", "free host memory, or raise the locked-memory "
-                              "limit (ulimit -l)", "cannot pin %zu bytes of host memory for the "
-                              "set's result slots in %s", (size_t)count * CM__SET_SLOT_BYTES,
-                              func);
-            goto fail;
-        }
-        if (err != cudaSuccess) {
-            status = cm__cuda_fail(err, __FILE__, __LINE__,
-                                   "cudaHostAlloc(%zu bytes of result slots, portable) in %s",
-                                   (size_t)count * CM__SET_SLOT_BYTES, func);
-            goto fail;
-        }
-        set->slots = p;
+        const cm__epitaph_t ep = {.file = NULL, .device = ordinals[0]};
+        set->handle = cm__handle_new(CM__KIND_DEVICE_SET, set, &ep);
     }
-    set->magic = CM__MAGIC_SET;
-    if (!cm__multi_register(set, CM__MULTI_SET)) {
+    if (set->handle == NULL) {
         status = cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, -1, __FILE__, __LINE__, func,
-                          "free host memory", "cannot grow the handle registry");
-        set->magic = 0;
+                          "free host memory", "cannot grow the handle table for the set");
         goto fail;
     }
-    *out = set;
+    *out = (cm_device_set_t *)set->handle;
     return CM_OK;
 fail:;
     cm_error_t detail = *cm_last_error();
@@ -328,11 +233,13 @@ cm_status_t cm_device_set_open_all(cm_device_set_t **out) {
     return cm__set_open(ordinals, n, out, __func__);
 }
 
-/* CM_ERROR_BUSY unless the set's devices hold nothing but the set's own stream. */
-static cm_status_t cm__set_close_check(struct cm_device_set *set, const char *func) {
-    pthread_mutex_lock(&cm__multi_mutex);
-    int splits = set->n_splits, comms = set->n_comms;
-    pthread_mutex_unlock(&cm__multi_mutex);
+/*
+ * CM_ERROR_BUSY unless the set's devices hold nothing but the set's own stream. Host-side
+ * counts only (no CUDA call), so that a member whose context was lost does not block the close.
+ */
+static cm_status_t cm__set_close_check(struct cm__device_set *set, const char *func) {
+    int splits = atomic_load_explicit(&set->n_splits, memory_order_acquire);
+    int comms = atomic_load_explicit(&set->n_comms, memory_order_acquire);
     if (splits > 0 || comms > 0) {
         return cm__fail(CM_ERROR_BUSY, -1, __FILE__, __LINE__, func,
                         "destroy the set's split arrays (cm_split_destroy()) and communicators "
@@ -342,12 +249,19 @@ static cm_status_t cm__set_close_check(struct cm_device_set *set, const char *fu
                         comms == 1 ? "" : "s");
     }
     for (int k = 0; k < set->count; ++k) {
-        cm_memory_report_t m;
-        CM_TRY(cm_device_memory_report(set->devs[k], &m));
+        size_t buffers = 0, bytes = 0, host_buffers = 0;
+        cm__core_lock();
+        struct cm__device *dev = cm__device_obj(set->devs[k]);
+        if (dev != NULL) {
+            buffers = dev->n_buffers;
+            bytes = dev->buffer_bytes;
+            host_buffers = dev->n_host_buffers;
+        }
+        cm__core_unlock();
         cm_stream_pool_stats_t st;
         CM_TRY(cm_stream_pool_stats(set->devs[k], &st));
         unsigned lent = st.acquired[0] + st.acquired[1];
-        if (m.live_buffers + m.live_host_buffers > 0 || lent > 1 || st.events_acquired > 0) {
+        if (buffers + host_buffers > 0 || lent > 1 || st.events_acquired > 0) {
             char hint[CM_ERROR_HINT_MAX];
             snprintf(hint, sizeof hint, "destroy the buffers and release the streams and events "
                      "of member %d's device object (cm_device_set_device(); "
@@ -355,25 +269,31 @@ static cm_status_t cm__set_close_check(struct cm_device_set *set, const char *fu
             return cm__fail(CM_ERROR_BUSY, set->ordinals[k], __FILE__, __LINE__, func, hint,
                             "member %d (device %d) still has %zu live buffer%s (%zu bytes), %zu "
                             "pinned host buffer%s, %u lent stream%s besides the set's own and %u "
-                            "lent event%s; nothing was closed", k, set->ordinals[k],
-                            m.live_buffers, m.live_buffers == 1 ? "" : "s", m.live_bytes,
-                            m.live_host_buffers, m.live_host_buffers == 1 ? "" : "s",
-                            lent > 0 ? lent - 1 : 0, lent == 2 ? "" : "s", st.events_acquired,
+                            "lent event%s; nothing was closed", k, set->ordinals[k], buffers,
+                            buffers == 1 ? "" : "s", bytes, host_buffers,
+                            host_buffers == 1 ? "" : "s", lent > 0 ? lent - 1 : 0,
+                            lent == 2 ? "" : "s", st.events_acquired,
                             st.events_acquired == 1 ? "" : "s");
         }
     }
     return CM_OK;
 }
 
-cm_status_t cm_device_set_close(cm_device_set_t *set) {
-    if (set == NULL) return CM_OK;
-    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+/*
+ * multi.h: refused (CM_ERROR_BUSY) only while something of the set is alive; otherwise the set
+ * is closed whatever else happens. A member whose context was lost is not waited for (its
+ * stream cannot run anything any more) and is released on the host side; the close then
+ * returns CM_ERROR_CONTEXT_LOST (the first failure in member order), and the handle is gone.
+ */
+cm_status_t cm_device_set_close(cm_device_set_t *set_h) {
+    if (set_h == NULL) return CM_OK;
+    struct cm__device_set *set;
+    CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
     CM_TRY(cm__set_close_check(set, __func__));
     cm__first_t f;
     memset(&f, 0, sizeof f);
     cm__first_note(&f, cm__set_sync_all(set));
-    cm__multi_unregister(set);
-    set->magic = 0;
+    (void)cm__handle_end(set_h, CM__KIND_DEVICE_SET);
     cm__set_release(set, &f);
     free(set);
     return cm__first_result(&f);
@@ -381,42 +301,48 @@ cm_status_t cm_device_set_close(cm_device_set_t *set) {
 
 void cm_device_set_scope_exit(cm_device_set_t **set) {
     if (set == NULL || *set == NULL) return;
+    /* every status but BUSY ended the handle (or it was not a live set): never keep it */
     if (cm_device_set_close(*set) != CM_ERROR_BUSY) *set = NULL;
 }
 
-cm_status_t cm_device_set_count(const cm_device_set_t *set, int *count) {
+cm_status_t cm_device_set_count(const cm_device_set_t *set_h, int *count) {
     CM__REQUIRE(count != NULL, "pass the address of an int", "count is NULL");
-    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    struct cm__device_set *set;
+    CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
     *count = set->count;
     return CM_OK;
 }
 
-cm_status_t cm_device_set_device(const cm_device_set_t *set, int index, cm_device_t **dev) {
+cm_status_t cm_device_set_device(const cm_device_set_t *set_h, int index, cm_device_t **dev) {
     CM__REQUIRE(dev != NULL, "pass the address of a cm_device_t *", "dev is NULL");
-    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    struct cm__device_set *set;
+    CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
     CM_TRY(cm__member_index(set, index, __func__));
     *dev = set->devs[index];
     return CM_OK;
 }
 
-cm_status_t cm_device_set_ordinal(const cm_device_set_t *set, int index, int *ordinal) {
+cm_status_t cm_device_set_ordinal(const cm_device_set_t *set_h, int index, int *ordinal) {
     CM__REQUIRE(ordinal != NULL, "pass the address of an int", "ordinal is NULL");
-    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    struct cm__device_set *set;
+    CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
     CM_TRY(cm__member_index(set, index, __func__));
     *ordinal = set->ordinals[index];
     return CM_OK;
 }
 
-cm_status_t cm_device_set_stream(const cm_device_set_t *set, int index, cm_stream_t **stream) {
+cm_status_t cm_device_set_stream(const cm_device_set_t *set_h, int index, cm_stream_t **stream) {
     CM__REQUIRE(stream != NULL, "pass the address of a cm_stream_t *", "stream is NULL");
-    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    struct cm__device_set *set;
+    CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
     CM_TRY(cm__member_index(set, index, __func__));
     *stream = set->streams[index];
     return CM_OK;
 }
 
-cm_status_t cm_device_set_synchronize(cm_device_set_t *set) {
-    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+cm_status_t cm_device_set_synchronize(cm_device_set_t *set_h) {
+    struct cm__device_set *set;
+    CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
     return cm__set_sync_all(set);
 }
 
@@ -427,22 +353,33 @@ static cm_status_t cm__can_access(int from, int to, bool *can, const char *func)
         *can = true;
         return CM_OK;
     }
+    /* CUDA routes by the ordinals: no context is made current, failures name device from */
+    cm__scope_t sc;
+    CM_TRY(cm__enter(from, 0, &sc));
     int c = 0;
     cudaError_t err = cm__cuda.device_can_access_peer(&c, from, to);
+    cm_status_t s = CM_OK;
     if (err != cudaSuccess)
-        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceCanAccessPeer(%d, %d) in %s",
-                             from, to, func);
-    *can = c != 0;
-    return CM_OK;
+        s = cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceCanAccessPeer(%d, %d) in %s", from,
+                          to, func);
+    cm__leave(&sc);
+    if (s == CM_OK) *can = c != 0;
+    return s;
 }
 
-cm_status_t cm_device_set_enable_peer_access(cm_device_set_t *set, int *pairs_enabled) {
-    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+cm_status_t cm_device_set_enable_peer_access(cm_device_set_t *set_h, int *pairs_enabled) {
+    struct cm__device_set *set;
+    CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
     int pairs = 0;
     for (int i = 0; i < set->count; ++i) CM_TRY(cm__context_guard(set->ordinals[i]));
     for (int i = 0; i < set->count; ++i) {
         for (int j = i + 1; j < set->count; ++j) {
-            CM_TRY(cm__peer_prepare(set->devs[i], set->devs[j]));
+            struct cm__device *a = cm__device_obj(set->devs[i]);
+            struct cm__device *b = cm__device_obj(set->devs[j]);
+            CM__REQUIRE(a != NULL && b != NULL, "do not close the device objects of a set "
+                        "(cm_device_set_device()): close the set", "a member's device object "
+                        "was closed behind the set");
+            CM_TRY(cm__peer_prepare(a, b));
             bool ij = false, ji = false;
             CM_TRY(cm__can_access(set->ordinals[i], set->ordinals[j], &ij, __func__));
             CM_TRY(cm__can_access(set->ordinals[j], set->ordinals[i], &ji, __func__));
@@ -455,12 +392,13 @@ cm_status_t cm_device_set_enable_peer_access(cm_device_set_t *set, int *pairs_en
 
 /* One P2P attribute; -1 when CUDA cannot say (informational: the error is not kept). */
 static int cm__p2p_attr(enum cudaDeviceP2PAttr attr, int from, int to) {
+    cm__scope_t sc;
+    if (cm__enter(from, 0, &sc) != CM_OK) return -1;
     int v = 0;
-    if (cudaDeviceGetP2PAttribute(&v, attr, from, to) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return -1;
-    }
-    return v;
+    cudaError_t err = cm__cuda.device_get_p2p_attribute(&v, attr, from, to);
+    if (err != cudaSuccess) (void)cm__cuda.get_last_error();
+    cm__leave(&sc);
+    return err == cudaSuccess ? v : -1;
 }
 
 #define CM__PEER_MEASURE_BYTES ((size_t)64 << 20)
@@ -503,9 +441,10 @@ out:;
     return status;
 }
 
-cm_status_t cm_device_set_peer_matrix(cm_device_set_t *set, unsigned flags,
+cm_status_t cm_device_set_peer_matrix(cm_device_set_t *set_h, unsigned flags,
                                       cm_peer_info_t *matrix, size_t entries) {
-    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    struct cm__device_set *set;
+    CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
     CM__REQUIRE(matrix != NULL, "pass an array of count * count cm_peer_info_t",
                 "matrix is NULL");
     CM__REQUIRE((flags & ~CM_PEER_MEASURE_BANDWIDTH) == 0u,
@@ -543,7 +482,7 @@ cm_status_t cm_device_set_peer_matrix(cm_device_set_t *set, unsigned flags,
         }
     }
     if (flags & CM_PEER_MEASURE_BANDWIDTH) {
-        CM_TRY_GOTO(cm_device_set_enable_peer_access(set, NULL), status, out);
+        CM_TRY_GOTO(cm_device_set_enable_peer_access(set_h, NULL), status, out);
         cm_buffer_t *src[CM_DEVICE_SET_MAX], *dst[CM_DEVICE_SET_MAX];
         memset(src, 0, sizeof src);
         memset(dst, 0, sizeof dst);
@@ -628,8 +567,8 @@ const char *cm_copy_path_name(cm_copy_path_t path) {
 cm_status_t cm_buffer_copy_path(const cm_buffer_t *dst, const cm_buffer_t *src,
                                 cm_copy_path_t *path) {
     CM__REQUIRE(path != NULL, "pass the address of a cm_copy_path_t", "path is NULL");
-    CM_TRY(cm__check_handle(dst, CM__KIND_BUFFER, "dst", __func__));
-    CM_TRY(cm__check_handle(src, CM__KIND_BUFFER, "src", __func__));
+    CM_TRY(cm__buffer_live(dst, "dst", __func__));
+    CM_TRY(cm__buffer_live(src, "src", __func__));
     cm_device_t *dd = NULL, *sd = NULL;
     int d = -1, s = -1;
     CM_TRY(cm_buffer_device(dst, &dd));
@@ -678,20 +617,22 @@ static size_t cm__split_granule(size_t elem_bytes) {
     return (elem_bytes <= 256 && 256 % elem_bytes == 0) ? 256 / elem_bytes : 1;
 }
 
-cm_status_t cm_split_create_at(cm_device_set_t *set, size_t n, size_t elem_bytes,
+cm_status_t cm_split_create_at(cm_device_set_t *set_h, size_t n, size_t elem_bytes,
                                cm_split_t **out, const char *file, int line) {
     CM__REQUIRE(out != NULL, "pass the address of a cm_split_t * to receive the split",
                 "out is NULL");
-    CM_TRY(cm__multi_check(set, CM__MULTI_SET, "set", __func__));
+    struct cm__device_set *set;
+    CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
     CM__REQUIRE(elem_bytes >= 1, "pass the size of one element (e.g. sizeof(float))",
                 "elem_bytes is 0");
     CM__REQUIRE(n <= SIZE_MAX / elem_bytes, "split fewer elements",
                 "%zu elements of %zu bytes overflow size_t", n, elem_bytes);
-    struct cm_split *sp = calloc(1, sizeof *sp);
+    struct cm__split *sp = calloc(1, sizeof *sp);
     if (sp == NULL) {
         return CM__FAIL(CM_ERROR_HOST_OUT_OF_MEMORY, -1, "free host memory",
                         "cannot allocate the split handle (%zu bytes)", sizeof *sp);
     }
+    sp->set_handle = set_h;
     sp->set = set;
     sp->n = n;
     sp->elem_bytes = elem_bytes;
@@ -703,12 +644,12 @@ cm_status_t cm_split_create_at(cm_device_set_t *set, size_t n, size_t elem_bytes
                                      label, file, line);
     }
     if (status == CM_OK) {
-        sp->magic = CM__MAGIC_SPLIT;
-        if (!cm__multi_register(sp, CM__MULTI_SPLIT)) {
-            sp->magic = 0;
+        const cm__epitaph_t ep = {.file = file, .line = line, .device = set->ordinals[0],
+                                  .bytes = (uint64_t)(n * elem_bytes)};
+        sp->handle = cm__handle_new(CM__KIND_SPLIT, sp, &ep);
+        if (sp->handle == NULL)
             status = CM__FAIL(CM_ERROR_HOST_OUT_OF_MEMORY, -1, "free host memory",
-                              "cannot grow the handle registry");
-        }
+                              "cannot grow the handle table for the split");
     }
     if (status != CM_OK) {
         cm_error_t detail = *cm_last_error();
@@ -717,22 +658,23 @@ cm_status_t cm_split_create_at(cm_device_set_t *set, size_t n, size_t elem_bytes
         *cm__detail() = detail;
         return status;
     }
-    cm__set_split_count(set, +1);
-    *out = sp;
+    atomic_fetch_add_explicit(&set->n_splits, 1, memory_order_acq_rel);
+    *out = (cm_split_t *)sp->handle;
     return CM_OK;
 }
 
-cm_status_t cm_split_destroy(cm_split_t *split) {
-    if (split == NULL) return CM_OK;
-    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
-    cm__multi_unregister(split);
-    split->magic = 0;
-    struct cm_device_set *set = split->set;
+cm_status_t cm_split_destroy(cm_split_t *split_h) {
+    if (split_h == NULL) return CM_OK;
+    struct cm__split *split;
+    CM__GET(split, split_h, CM__KIND_SPLIT, "split");
+    (void)cm__handle_end(split_h, CM__KIND_SPLIT);
+    struct cm__device_set *set = split->set;
     cm__first_t f;
     memset(&f, 0, sizeof f);
+    /* released all the same after a fault (a lost member's buffers are freed host-side) */
     cm__first_note(&f, cm__set_sync_all(set));
     for (int k = 0; k < set->count; ++k) cm__first_note(&f, cm_buffer_destroy(split->bufs[k]));
-    cm__set_split_count(set, -1);
+    atomic_fetch_sub_explicit(&set->n_splits, 1, memory_order_acq_rel);
     free(split);
     return cm__first_result(&f);
 }
@@ -743,18 +685,20 @@ void cm_split_scope_exit(cm_split_t **split) {
     *split = NULL;
 }
 
-cm_status_t cm_split_info(const cm_split_t *split, size_t *n, size_t *elem_bytes,
+cm_status_t cm_split_info(const cm_split_t *split_h, size_t *n, size_t *elem_bytes,
                           cm_device_set_t **set) {
-    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+    struct cm__split *split;
+    CM__GET(split, split_h, CM__KIND_SPLIT, "split");
     if (n != NULL) *n = split->n;
     if (elem_bytes != NULL) *elem_bytes = split->elem_bytes;
-    if (set != NULL) *set = split->set;
+    if (set != NULL) *set = split->set_handle;
     return CM_OK;
 }
 
-cm_status_t cm_split_part(const cm_split_t *split, int index, cm_buffer_t **buf, size_t *offset,
+cm_status_t cm_split_part(const cm_split_t *split_h, int index, cm_buffer_t **buf, size_t *offset,
                           size_t *count) {
-    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+    struct cm__split *split;
+    CM__GET(split, split_h, CM__KIND_SPLIT, "split");
     CM_TRY(cm__member_index(split->set, index, __func__));
     if (buf != NULL) *buf = split->bufs[index];
     if (offset != NULL) *offset = split->parts[index].offset;
@@ -763,7 +707,7 @@ cm_status_t cm_split_part(const cm_split_t *split, int index, cm_buffer_t **buf,
 }
 
 /* n must be the split's length (a guard against a buffer of the wrong size). */
-static cm_status_t cm__split_length(const cm_split_t *sp, size_t n, const char *func) {
+static cm_status_t cm__split_length(const struct cm__split *sp, size_t n, const char *func) {
     if (n == sp->n) return CM_OK;
     char hint[CM_ERROR_HINT_MAX];
     snprintf(hint, sizeof hint, "pass the split's length, %zu elements (cm_split_info())", sp->n);
@@ -773,9 +717,9 @@ static cm_status_t cm__split_length(const cm_split_t *sp, size_t n, const char *
 }
 
 /* Queue fn's copy for every non-empty part, then wait for every member. */
-typedef cm_status_t (*cm__part_copy_fn)(const cm_split_t *sp, int k, void *other, size_t extra);
+typedef cm_status_t (*cm__part_copy_fn)(const struct cm__split *sp, int k, void *other, size_t extra);
 
-static cm_status_t cm__split_copy_all(const cm_split_t *sp, cm__part_copy_fn fn, void *other,
+static cm_status_t cm__split_copy_all(const struct cm__split *sp, cm__part_copy_fn fn, void *other,
                                       size_t extra) {
     cm__first_t f;
     memset(&f, 0, sizeof f);
@@ -788,7 +732,7 @@ static cm_status_t cm__split_copy_all(const cm_split_t *sp, cm__part_copy_fn fn,
     return cm__first_result(&f);
 }
 
-static cm_status_t cm__part_from_host(const cm_split_t *sp, int k, void *src, size_t extra) {
+static cm_status_t cm__part_from_host(const struct cm__split *sp, int k, void *src, size_t extra) {
     (void)extra;
     const unsigned char *p = (const unsigned char *)src + sp->parts[k].offset * sp->elem_bytes;
     return cm_buffer_copy_from_host_on_cuda_stream(sp->bufs[k], 0, p,
@@ -796,7 +740,7 @@ static cm_status_t cm__part_from_host(const cm_split_t *sp, int k, void *src, si
                                                    sp->set->cuda_streams[k]);
 }
 
-static cm_status_t cm__part_to_host(const cm_split_t *sp, int k, void *dst, size_t extra) {
+static cm_status_t cm__part_to_host(const struct cm__split *sp, int k, void *dst, size_t extra) {
     (void)extra;
     unsigned char *p = (unsigned char *)dst + sp->parts[k].offset * sp->elem_bytes;
     return cm_buffer_copy_to_host_on_cuda_stream(sp->bufs[k], 0, p,
@@ -804,30 +748,32 @@ static cm_status_t cm__part_to_host(const cm_split_t *sp, int k, void *dst, size
                                                  sp->set->cuda_streams[k]);
 }
 
-static cm_status_t cm__part_from_buffer(const cm_split_t *sp, int k, void *src, size_t offset) {
+static cm_status_t cm__part_from_buffer(const struct cm__split *sp, int k, void *src, size_t offset) {
     return cm_buffer_copy_on_cuda_stream(sp->bufs[k], 0, (const cm_buffer_t *)src,
                                          (offset + sp->parts[k].offset) * sp->elem_bytes,
                                          sp->parts[k].count * sp->elem_bytes,
                                          sp->set->cuda_streams[k]);
 }
 
-static cm_status_t cm__part_to_buffer(const cm_split_t *sp, int k, void *dst, size_t offset) {
+static cm_status_t cm__part_to_buffer(const struct cm__split *sp, int k, void *dst, size_t offset) {
     return cm_buffer_copy_on_cuda_stream((cm_buffer_t *)dst,
                                          (offset + sp->parts[k].offset) * sp->elem_bytes,
                                          sp->bufs[k], 0, sp->parts[k].count * sp->elem_bytes,
                                          sp->set->cuda_streams[k]);
 }
 
-cm_status_t cm_split_scatter_from_host(cm_split_t *split, const void *src, size_t n) {
-    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+cm_status_t cm_split_scatter_from_host(cm_split_t *split_h, const void *src, size_t n) {
+    struct cm__split *split;
+    CM__GET(split, split_h, CM__KIND_SPLIT, "split");
     CM__REQUIRE(src != NULL || n == 0, "pass host memory of n elements", "src is NULL but n is %zu",
                 n);
     CM_TRY(cm__split_length(split, n, __func__));
     return cm__split_copy_all(split, cm__part_from_host, (void *)(uintptr_t)src, 0);
 }
 
-cm_status_t cm_split_gather_to_host(const cm_split_t *split, void *dst, size_t n) {
-    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+cm_status_t cm_split_gather_to_host(const cm_split_t *split_h, void *dst, size_t n) {
+    struct cm__split *split;
+    CM__GET(split, split_h, CM__KIND_SPLIT, "split");
     CM__REQUIRE(dst != NULL || n == 0, "pass host memory of n elements", "dst is NULL but n is %zu",
                 n);
     CM_TRY(cm__split_length(split, n, __func__));
@@ -836,9 +782,9 @@ cm_status_t cm_split_gather_to_host(const cm_split_t *split, void *dst, size_t n
 
 /* A device buffer holding elements [offset, offset + sp->n) of the split's element size, and
  * not one of its parts. */
-static cm_status_t cm__split_buffer_arg(const cm_split_t *sp, const cm_buffer_t *b,
+static cm_status_t cm__split_buffer_arg(const struct cm__split *sp, const cm_buffer_t *b,
                                         const char *arg, size_t offset, const char *func) {
-    CM_TRY(cm__check_handle(b, CM__KIND_BUFFER, arg, func));
+    CM_TRY(cm__buffer_live(b, arg, func));
     for (int k = 0; k < sp->set->count; ++k) {
         if (sp->bufs[k] == b) {
             return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
@@ -860,23 +806,29 @@ static cm_status_t cm__split_buffer_arg(const cm_split_t *sp, const cm_buffer_t 
                     sp->elem_bytes, bytes, cap);
 }
 
-cm_status_t cm_split_scatter(cm_split_t *split, const cm_buffer_t *src, size_t src_offset) {
-    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+cm_status_t cm_split_scatter(cm_split_t *split_h, const cm_buffer_t *src, size_t src_offset) {
+    struct cm__split *split;
+    CM__GET(split, split_h, CM__KIND_SPLIT, "split");
     CM_TRY(cm__split_buffer_arg(split, src, "src", src_offset, __func__));
     return cm__split_copy_all(split, cm__part_from_buffer, (void *)(uintptr_t)src, src_offset);
 }
 
-cm_status_t cm_split_gather(const cm_split_t *split, cm_buffer_t *dst, size_t dst_offset) {
-    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+cm_status_t cm_split_gather(const cm_split_t *split_h, cm_buffer_t *dst, size_t dst_offset) {
+    struct cm__split *split;
+    CM__GET(split, split_h, CM__KIND_SPLIT, "split");
     CM_TRY(cm__split_buffer_arg(split, dst, "dst", dst_offset, __func__));
     return cm__split_copy_all(split, cm__part_to_buffer, dst, dst_offset);
 }
 
 /* ---------------------------------------------------------------- operands of split operations */
 
-static cm_status_t cm__split_operand(const cm_split_t *sp, const char *arg, size_t elem,
-                                     const char *type, const char *func) {
-    CM_TRY(cm__multi_check(sp, CM__MULTI_SPLIT, arg, func));
+static cm_status_t cm__split_operand(const cm_split_t *h, const char *arg, size_t elem,
+                                     const char *type, const char *func,
+                                     const struct cm__split **out) {
+    void *obj = NULL;
+    CM_TRY(cm__handle_get(h, CM__KIND_SPLIT, arg, func, &obj));
+    const struct cm__split *sp = obj;
+    *out = sp;
     if (sp->elem_bytes == elem) return CM_OK;
     char hint[CM_ERROR_HINT_MAX];
     snprintf(hint, sizeof hint, "%s works on %s elements (%zu bytes): create the split with "
@@ -887,7 +839,7 @@ static cm_status_t cm__split_operand(const cm_split_t *sp, const char *arg, size
 }
 
 /* b has the layout of a (same set, length and element size: the same parts). */
-static cm_status_t cm__split_same(const cm_split_t *a, const char *an, const cm_split_t *b,
+static cm_status_t cm__split_same(const struct cm__split *a, const char *an, const struct cm__split *b,
                                   const char *bn, const char *func) {
     if (a->set == b->set && a->n == b->n && a->elem_bytes == b->elem_bytes) return CM_OK;
     if (a->set != b->set) {
@@ -907,22 +859,23 @@ static cm_status_t cm__split_same(const cm_split_t *a, const char *an, const cm_
 enum { CM__SV_ADD, CM__SV_AXPY, CM__SV_SCALE, CM__SV_FILL };
 
 static cm_status_t cm__split_vector(int op, bool f64, double alpha, float alpha32,
-                                    cm_split_t *out, const cm_split_t *a, const cm_split_t *b,
-                                    const char *func) {
+                                    cm_split_t *out_h, const cm_split_t *a_h,
+                                    const cm_split_t *b_h, const char *func) {
     const size_t elem = f64 ? 8 : 4;
     const char *type = f64 ? "double" : "float";
     const char *out_name = op == CM__SV_AXPY ? "y" : "out";
     const char *a_name = op == CM__SV_ADD ? "a" : "x";
-    CM_TRY(cm__split_operand(out, out_name, elem, type, func));
-    if (a != NULL) {
-        CM_TRY(cm__split_operand(a, a_name, elem, type, func));
+    const struct cm__split *out = NULL, *a = NULL, *b = NULL;
+    CM_TRY(cm__split_operand(out_h, out_name, elem, type, func, &out));
+    if (a_h != NULL || op != CM__SV_FILL) {
+        CM_TRY(cm__split_operand(a_h, a_name, elem, type, func, &a));
         CM_TRY(cm__split_same(out, out_name, a, a_name, func));
     }
     if (op == CM__SV_ADD) {
-        CM_TRY(cm__split_operand(b, "b", elem, type, func));
+        CM_TRY(cm__split_operand(b_h, "b", elem, type, func, &b));
         CM_TRY(cm__split_same(out, out_name, b, "b", func));
     }
-    struct cm_device_set *set = out->set;
+    struct cm__device_set *set = out->set;
     for (int k = 0; k < set->count; ++k) {
         const size_t cnt = out->parts[k].count;
         if (cnt == 0) continue;
@@ -990,17 +943,20 @@ cm_status_t cm_split_fill_f64(cm_split_t *out, double value) {
  * Queue the partial reduction of every non-empty part, wait for every member, and copy each
  * part's raw partial into partial[k] (16 bytes); present[k] tells which parts had elements.
  */
-static cm_status_t cm__split_partials(int op, int dtype, const cm_split_t *x, const cm_split_t *y,
-                                      const char *func, unsigned char (*partial)[16],
-                                      bool *present) {
+static cm_status_t cm__split_partials(int op, int dtype, const cm_split_t *x_h,
+                                      const cm_split_t *y_h, const char *func,
+                                      unsigned char (*partial)[16], bool *present,
+                                      const struct cm__split **x_out) {
     const size_t elem = dtype == CM__DT_F64 ? 8 : 4;
     const char *type = dtype == CM__DT_F64 ? "double" : dtype == CM__DT_F32 ? "float" : "int32_t";
-    CM_TRY(cm__split_operand(x, "x", elem, type, func));
-    if (y != NULL) {
-        CM_TRY(cm__split_operand(y, "y", elem, type, func));
+    const struct cm__split *x = NULL, *y = NULL;
+    CM_TRY(cm__split_operand(x_h, "x", elem, type, func, &x));
+    if (op == CM__ROP_DOT) {
+        CM_TRY(cm__split_operand(y_h, "y", elem, type, func, &y));
         CM_TRY(cm__split_same(x, "x", y, "y", func));
     }
-    struct cm_device_set *set = x->set;
+    *x_out = x;
+    struct cm__device_set *set = x->set;
     cm__first_t f;
     memset(&f, 0, sizeof f);
     for (int k = 0; k < set->count; ++k) {
@@ -1026,16 +982,18 @@ static cm_status_t cm__split_partials(int op, int dtype, const cm_split_t *x, co
 #define CM__SPLIT_PARTIALS(op, dtype, x, y)                                                     \
     unsigned char partial[CM_DEVICE_SET_MAX][16];                                               \
     bool present[CM_DEVICE_SET_MAX];                                                             \
-    CM_TRY(cm__split_partials((op), (dtype), (x), (y), __func__, partial, present));            \
-    const int parts = (x)->set->count
+    const struct cm__split *xo = NULL;                                                          \
+    CM_TRY(cm__split_partials((op), (dtype), (x), (y), __func__, partial, present, &xo));       \
+    const int parts = xo->set->count
 
 static cm_status_t cm__split_sum_double(int op, int dtype, const cm_split_t *x,
                                         const cm_split_t *y, double *out, const char *func) {
     unsigned char partial[CM_DEVICE_SET_MAX][16];
     bool present[CM_DEVICE_SET_MAX];
-    CM_TRY(cm__split_partials(op, dtype, x, y, func, partial, present));
+    const struct cm__split *xo = NULL;
+    CM_TRY(cm__split_partials(op, dtype, x, y, func, partial, present, &xo));
     double acc = 0.0; /* member order: the same bits every run */
-    for (int k = 0; k < x->set->count; ++k) {
+    for (int k = 0; k < xo->set->count; ++k) {
         if (!present[k]) continue;
         double p;
         memcpy(&p, partial[k], sizeof p);
@@ -1060,7 +1018,6 @@ cm_status_t cm_split_sum_f64(const cm_split_t *x, double *out) {
 
 cm_status_t cm_split_dot_f32(const cm_split_t *x, const cm_split_t *y, float *out) {
     CM__REQUIRE(out != NULL, "pass the address of a float for the result", "out is NULL");
-    CM_TRY(cm__multi_check(y, CM__MULTI_SPLIT, "y", __func__));
     double acc = 0.0;
     CM_TRY(cm__split_sum_double(CM__ROP_DOT, CM__DT_F32, x, y, &acc, __func__));
     *out = (float)acc;
@@ -1069,7 +1026,6 @@ cm_status_t cm_split_dot_f32(const cm_split_t *x, const cm_split_t *y, float *ou
 
 cm_status_t cm_split_dot_f64(const cm_split_t *x, const cm_split_t *y, double *out) {
     CM__REQUIRE(out != NULL, "pass the address of a double for the result", "out is NULL");
-    CM_TRY(cm__multi_check(y, CM__MULTI_SPLIT, "y", __func__));
     return cm__split_sum_double(CM__ROP_DOT, CM__DT_F64, x, y, out, __func__);
 }
 
@@ -1135,7 +1091,7 @@ CM__SPLIT_EXT(max_i32, int32_t, CM__DT_I32, CM__ROP_MAX, true, INT32_MIN, CM__NE
             memcpy(&i, partial[k], sizeof i);                                                   \
             memcpy(&v, partial[k] + 8, sizeof v);                                               \
             if (i == CM_REDUCE_NO_INDEX) continue;                                              \
-            i += (uint64_t)x->parts[k].offset;                                                  \
+            i += (uint64_t)xo->parts[k].offset;                                                 \
             if (best == CM_REDUCE_NO_INDEX) {                                                   \
                 best = i;                                                                       \
                 bv = v;                                                                         \
@@ -1164,18 +1120,20 @@ CM__SPLIT_ARG(argmax_f64, double, CM__DT_F64, CM__ROP_ARGMAX, true, -(double)INF
 
 /* ---------------------------------------------------------------- your own work */
 
-cm_status_t cm_split_for_each(cm_split_t *split, cm_split_part_fn_t fn, void *user) {
-    CM_TRY(cm__multi_check(split, CM__MULTI_SPLIT, "split", __func__));
+cm_status_t cm_split_for_each(cm_split_t *split_h, cm_split_part_fn_t fn, void *user) {
+    struct cm__split *split;
+    CM__GET(split, split_h, CM__KIND_SPLIT, "split");
     CM__REQUIRE(fn != NULL, "pass the function to run on each part", "fn is NULL");
-    struct cm_device_set *set = split->set;
-    const int before = cm__current_device();
+    struct cm__device_set *set = split->set;
     for (int k = 0; k < set->count; ++k) {
         CM_TRY(cm__context_guard(set->ordinals[k]));
-        CM_TRY(cm__make_current(set->ordinals[k], __func__));
+        /* fn runs with the member's context current; the scope's end gives the caller back
+         * exactly the context state it had */
+        cm__scope_t sc;
+        CM_TRY(cm__enter(set->ordinals[k], 1, &sc));
         cm_status_t st = fn(user, k, set->streams[k], split->bufs[k], split->parts[k].offset,
                             split->parts[k].count);
-        /* restore the caller's device, whatever fn did with it */
-        if (before >= 0 && cm__current_device() != before) (void)cm__cuda.set_device(before);
+        cm__leave(&sc);
         if (st != CM_OK) return st;
     }
     return CM_OK;

@@ -276,7 +276,7 @@ static void test_host_buffer_arguments(void **state) {
 
     CM_ASSERT_OK(cm_host_buffer_destroy(NULL));
     EXPECT_FAIL(cm_host_buffer_destroy(g.dead_h), INV, "already destroyed");
-    assert_non_null(strstr(cm_last_error()->message, "pinned host buffer of 10 B"));
+    assert_non_null(strstr(cm_last_error()->message, "host buffer (cm_host_buffer_t) of 10 B"));
     EXPECT_FAIL(cm_host_buffer_destroy((cm_host_buffer_t *)g.b), INV,
                 "is a cm_buffer_t, not a cm_host_buffer_t");
     cm_host_buffer_scope_exit(NULL);

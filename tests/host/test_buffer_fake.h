@@ -634,6 +634,7 @@ static inline void fake_install(int devices, size_t total) {
     cm__cuda.device_can_access_peer = fake_can_peer;
     cm__cuda.device_enable_peer_access = fake_enable_peer;
     cm__context_reset_for_tests();
+    cm__primary_reset_for_tests();
     cm_last_error_clear();
 }
 
@@ -656,6 +657,7 @@ static inline void fake_uninstall(void) {
     cm__cuda = fake.saved;
     pthread_mutex_destroy(&fake_mutex);
     cm__context_reset_for_tests();
+    cm__primary_reset_for_tests();
     cm_last_error_clear();
 }
 

@@ -77,7 +77,7 @@ static void test_open_faults(void **state) {
     cm_device_t *dev = NULL;
     fake_fail(FAKE_SET_DEVICE, cudaErrorDevicesUnavailable, 1);
     assert_int_not_equal(cm_device_open(0, &dev), CM_OK);
-    expect_call("cudaSetDevice(0)");
+    expect_call("cuCtxPushCurrent(primary context of device 0)");
     assert_null(dev);
     EXPECT_CLEAN();
 }
@@ -114,7 +114,7 @@ static void test_create_destroy_faults(void **state) {
     fake.current = 1;
     fake_fail(FAKE_SET_DEVICE, cudaErrorUnknown, 1);
     assert_int_equal(cm_buffer_create(dev, 100, &b), CM_ERROR_CUDA);
-    expect_call("cudaSetDevice(0)");
+    expect_call("cuCtxPushCurrent(primary context of device 0)");
     assert_int_equal(fake.current, 1);
     assert_null(b);
     assert_int_equal(live_count(dev), 0);

@@ -88,28 +88,28 @@ static void test_double_release_and_foreign_handles(void **state) {
     cm_stream_t *s = NULL;
     CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_HIGH, &s));
     CM_ASSERT_OK(cm_stream_release(s));
-    EXPECT_FAIL(cm_stream_release(s), CM_ERROR_INVALID_ARGUMENT, "was released (last acquired at");
+    EXPECT_FAIL(cm_stream_release(s), CM_ERROR_INVALID_ARGUMENT, "was already released");
     assert_non_null(strstr(cm_last_error()->message, "test_stream_pool.c:"));
     EXPECT_FAIL(cm_stream_synchronize(s), CM_ERROR_INVALID_ARGUMENT, "released");
 
     int not_a_stream = 0;
     EXPECT_FAIL(cm_stream_release((cm_stream_t *)(void *)&not_a_stream), CM_ERROR_INVALID_ARGUMENT,
-                "is not a stream of any open device");
+                "is not a live cm_stream_t");
     /* an event is not a stream */
     cm_event_t *e = NULL;
     CM_ASSERT_OK(cm_event_acquire(dev, CM_EVENT_SYNC_ONLY, &e));
     EXPECT_FAIL(cm_stream_release((cm_stream_t *)(void *)e), CM_ERROR_INVALID_ARGUMENT,
-                "another kind of handle");
+                "is a cm_event_t, not a cm_stream_t");
     EXPECT_FAIL(cm_event_release((cm_event_t *)(void *)&not_a_stream), CM_ERROR_INVALID_ARGUMENT,
-                "is not an event of any open device");
+                "is not a live cm_event_t");
     CM_ASSERT_OK(cm_event_release(e));
-    EXPECT_FAIL(cm_event_release(e), CM_ERROR_INVALID_ARGUMENT, "was released");
+    EXPECT_FAIL(cm_event_release(e), CM_ERROR_INVALID_ARGUMENT, "was already released");
 
     /* a stream of a closed device is not followed */
     CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
     CM_ASSERT_OK(cm_stream_release(s));
     CM_ASSERT_OK(cm_device_close(dev));
-    EXPECT_FAIL(cm_stream_release(s), CM_ERROR_INVALID_ARGUMENT, "not a stream of any open device");
+    EXPECT_FAIL(cm_stream_release(s), CM_ERROR_INVALID_ARGUMENT, "stream was already released");
     assert_int_equal(xfake_live(), 0);
     EXPECT_CLEAN();
 }
@@ -160,8 +160,8 @@ static void test_configure(void **state) {
     CM_ASSERT_OK(cm_stream_pool_stats(dev, &st));
     assert_int_equal(st.capacity[0], 40);
     assert_int_equal(st.capacity[1], 1);
-    /* a handle of the old pool is no handle any more */
-    EXPECT_FAIL(cm_stream_release(s[0]), CM_ERROR_INVALID_ARGUMENT, "not a stream");
+    /* a handle of the old pool is stale */
+    EXPECT_FAIL(cm_stream_release(s[0]), CM_ERROR_INVALID_ARGUMENT, "already released");
     CM_ASSERT_OK(cm_device_close(dev));
     EXPECT_CLEAN();
     assert_int_equal(xfake_live(), 0);
@@ -210,14 +210,23 @@ static void test_events_pooled_and_kept_apart(void **state) {
     cm_event_t *t1 = NULL, *s1 = NULL, *again = NULL;
     CM_ASSERT_OK(cm_event_acquire(dev, CM_EVENT_TIMING, &t1));
     CM_ASSERT_OK(cm_event_acquire(dev, CM_EVENT_SYNC_ONLY, &s1));
+    cudaEvent_t ce_t1 = NULL, ce_s1 = NULL, ce_got = NULL;
+    CM_ASSERT_OK(cm_event_cuda(t1, &ce_t1));
+    CM_ASSERT_OK(cm_event_cuda(s1, &ce_s1));
     CM_ASSERT_OK(cm_event_release(t1));
     CM_ASSERT_OK(cm_event_release(s1));
     long created = atomic_load(&xfake.calls[XF_EVENT_CREATE]);
     CM_ASSERT_OK(cm_event_acquire(dev, CM_EVENT_SYNC_ONLY, &again));
-    assert_ptr_equal(again, s1); /* a sync-only event never comes back as a timing one */
+    /* the pooled CUDA event comes back under a new handle; a sync-only event never comes back
+     * as a timing one; the released handle stays stale */
+    CM_ASSERT_OK(cm_event_cuda(again, &ce_got));
+    assert_ptr_equal(ce_got, ce_s1);
+    assert_ptr_not_equal(again, s1);
+    EXPECT_FAIL(cm_event_cuda(s1, &ce_got), CM_ERROR_INVALID_ARGUMENT, "already released");
     cm_event_t *t2 = NULL;
     CM_ASSERT_OK(cm_event_acquire(dev, CM_EVENT_TIMING, &t2));
-    assert_ptr_equal(t2, t1);
+    CM_ASSERT_OK(cm_event_cuda(t2, &ce_got));
+    assert_ptr_equal(ce_got, ce_t1);
     assert_int_equal(atomic_load(&xfake.calls[XF_EVENT_CREATE]), created);
 
     cm_stream_t *s = NULL;
@@ -290,7 +299,7 @@ static void test_timers(void **state) {
     CM_ASSERT_OK(cm_timer_elapsed_ms(t, &ms));
     assert_true(ms == 2.5f);
     CM_ASSERT_OK(cm_timer_destroy(t));
-    EXPECT_FAIL(cm_timer_destroy(t), CM_ERROR_INVALID_ARGUMENT, "not a live timer");
+    EXPECT_FAIL(cm_timer_destroy(t), CM_ERROR_INVALID_ARGUMENT, "timer was already destroyed");
     CM_ASSERT_OK(cm_timer_destroy(NULL));
 
     /* the helper: 4 warm-up calls untimed, 5 timed; the simulation's times are 10, 11, ... */
@@ -338,11 +347,12 @@ static void test_dependencies_callbacks_devices(void **state) {
                 "waiter belongs to device 0 but signaler to device 1");
     EXPECT_FAIL(cm_stream_wait(a, e), CM_ERROR_INVALID_ARGUMENT, "two device objects");
 
-    /* a launch on a stream of another device is refused before anything is queued */
+    /* a launch on a stream of another device than the current one runs on the stream's device */
     cudaStream_t cs = NULL;
-    EXPECT_FAIL(cm__stream_for_launch(c, 0, NULL, "k.c", 7, &cs), CM_ERROR_INVALID_ARGUMENT,
-                "cfg->stream belongs to device 1 but the launch is on device 0");
-    assert_null(cs);
+    int launch_device = -1;
+    CM_ASSERT_OK(cm__stream_for_launch(c, NULL, "k.c", 7, &cs, &launch_device));
+    assert_int_equal(launch_device, 1);
+    assert_non_null(cs);
     cm_event_t *ev = NULL;
     CM_ASSERT_OK(cm_event_acquire(d1, CM_EVENT_SYNC_ONLY, &ev));
     EXPECT_FAIL(cm_event_record(ev, a), CM_ERROR_INVALID_ARGUMENT,
@@ -354,7 +364,7 @@ static void test_dependencies_callbacks_devices(void **state) {
     assert_int_equal(n, 1);
 
     /* an asynchronous fault names the stream's last library launch */
-    CM_ASSERT_OK(cm__stream_for_launch(a, 0, NULL, "my_kernels.c", 42, &cs));
+    CM_ASSERT_OK(cm__stream_for_launch(a, NULL, "my_kernels.c", 42, &cs, &launch_device));
     xfake_fail(XF_STREAM_SYNC, cudaErrorInvalidValue, 1);
     assert_int_not_equal(cm_stream_synchronize(a), CM_OK);
     assert_non_null(strstr(cm_last_error()->message, "the last launch the library queued on this "
@@ -407,8 +417,8 @@ static void test_graphs(void **state) {
     EXPECT_FAIL(cm_graph_launch(g, other), CM_ERROR_INVALID_ARGUMENT,
                 "the graph belongs to device 0 but the stream to device 1");
     CM_ASSERT_OK(cm_graph_destroy(g));
-    EXPECT_FAIL(cm_graph_destroy(g), CM_ERROR_INVALID_ARGUMENT, "not a live graph");
-    EXPECT_FAIL(cm_graph_launch(g, s), CM_ERROR_INVALID_ARGUMENT, "not a live graph");
+    EXPECT_FAIL(cm_graph_destroy(g), CM_ERROR_INVALID_ARGUMENT, "graph was already destroyed");
+    EXPECT_FAIL(cm_graph_launch(g, s), CM_ERROR_INVALID_ARGUMENT, "graph was already destroyed");
 
     /* an invalidated capture */
     CM_ASSERT_OK(cm_graph_capture_begin(s));
@@ -474,7 +484,7 @@ static void test_argument_checks(void **state) {
     EXPECT_FAIL(cm_timer_create(dev, NULL), CM_ERROR_INVALID_ARGUMENT, "out is NULL");
     EXPECT_FAIL(cm_timer_create(NULL, &t), CM_ERROR_INVALID_ARGUMENT, "dev");
     assert_null(t);
-    EXPECT_FAIL(cm_timer_destroy((cm_timer_t *)bogus), CM_ERROR_INVALID_ARGUMENT, "not a live timer");
+    EXPECT_FAIL(cm_timer_destroy((cm_timer_t *)bogus), CM_ERROR_INVALID_ARGUMENT, "is not a live cm_timer_t");
     EXPECT_FAIL(cm_timer_start(NULL, NULL), CM_ERROR_INVALID_ARGUMENT, "timer");
     EXPECT_FAIL(cm_timer_stop(NULL), CM_ERROR_INVALID_ARGUMENT, "timer");
     EXPECT_FAIL(cm_timer_elapsed_ms(NULL, &ms), CM_ERROR_INVALID_ARGUMENT, "timer");
@@ -487,7 +497,7 @@ static void test_argument_checks(void **state) {
     EXPECT_FAIL(cm_graph_launch(NULL, NULL), CM_ERROR_INVALID_ARGUMENT, "graph");
     EXPECT_FAIL(cm_graph_node_count(NULL, &n), CM_ERROR_INVALID_ARGUMENT, "graph");
     EXPECT_FAIL(cm_graph_node_count((cm_graph_t *)bogus, NULL), CM_ERROR_INVALID_ARGUMENT, "count is NULL");
-    EXPECT_FAIL(cm_graph_destroy((cm_graph_t *)bogus), CM_ERROR_INVALID_ARGUMENT, "not a live graph");
+    EXPECT_FAIL(cm_graph_destroy((cm_graph_t *)bogus), CM_ERROR_INVALID_ARGUMENT, "is not a live cm_graph_t");
     CM_ASSERT_OK(cm_graph_destroy(NULL));
 
     CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
@@ -521,9 +531,14 @@ static cm_stream_t *slot_handle[SLOTS];
 static atomic_int slot_owner[SLOTS]; /* 0 free, else thread id + 1 */
 static atomic_int double_handouts, failures, unknown_handles;
 
+static cudaStream_t slot_cuda[SLOTS];
+
+/* Each acquire gives a new handle; the pooled stream behind it is named by its CUDA stream. */
 static int slot_of(const cm_stream_t *s) {
+    cudaStream_t cs = NULL;
+    if (cm_stream_cuda(s, &cs) != CM_OK) return -1;
     for (int i = 0; i < SLOTS; ++i)
-        if (slot_handle[i] == s) return i;
+        if (slot_cuda[i] == cs) return i;
     return -1;
 }
 
@@ -570,6 +585,7 @@ static void test_threads_share_a_pool(void **state) {
     cm_stream_pool_config_t cfg = {4, 2};
     CM_ASSERT_OK(cm_stream_pool_configure(shared_dev, &cfg));
     acquire_every_slot(slot_handle);
+    for (int i = 0; i < SLOTS; ++i) CM_ASSERT_OK(cm_stream_cuda(slot_handle[i], &slot_cuda[i]));
     for (int i = 0; i < SLOTS; ++i) CM_ASSERT_OK(cm_stream_release(slot_handle[i]));
     atomic_store(&double_handouts, 0);
     atomic_store(&failures, 0);

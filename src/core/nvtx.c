@@ -21,7 +21,7 @@
 #  pragma GCC diagnostic pop
 #endif
 
-#include "stream_internal.h"
+#include "internal.h"
 
 /* -1: not read yet; 0: off; 1: on */
 static atomic_int cm__nvtx_state = -1;

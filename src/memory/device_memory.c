@@ -1,0 +1,521 @@
+/*
+ * The memory part of the device object (core/device.h, memory_internal.h): live-buffer
+ * accounting and the busy check of cm_device_close(), leak and memory reports, the memory pool
+ * settings of buffer.h, holdings and trims across the device objects of one ordinal, peer
+ * access, the stream check, and the library's copies of callers' file names.
+ *
+ * Every CUDA call here runs outside cm__core_lock(): a device object whose pool is used after
+ * the lock is dropped is pinned (dev->pins) so that a concurrent close waits for it.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory_internal.h"
+
+/* ------------------------------------------------------------------ copies of file names */
+
+/*
+ * File names a caller documents as copied (interop.h) are kept once per distinct text for the
+ * life of the process, so that an object, its leak report and its handle's epitaph can point at
+ * them after the caller's string is gone. An open-addressing set, filled lock-free (a slot is
+ * claimed by compare-and-swap, never emptied). A per-thread memo of the last name answers the
+ * next call on the same string after one comparison of the text.
+ */
+#define CM__FILES_CAP 1024u
+static _Atomic(const char *) cm__files[CM__FILES_CAP];
+static _Thread_local struct {
+    const char *arg;  /* the caller's pointer last seen */
+    const char *copy; /* its copy */
+} cm__file_memo;
+
+const char *cm__file_copy(const char *file) {
+    if (file == NULL) return NULL;
+    if (file == cm__file_memo.arg && strcmp(file, cm__file_memo.copy) == 0)
+        return cm__file_memo.copy;
+    uint64_t h = UINT64_C(14695981039346656037);
+    size_t len = 0;
+    for (const unsigned char *p = (const unsigned char *)file; *p; ++p, ++len)
+        h = (h ^ *p) * UINT64_C(1099511628211);
+    char *mine = NULL;
+    const char *found = NULL;
+    for (unsigned i = 0, k = (unsigned)h & (CM__FILES_CAP - 1); i < CM__FILES_CAP;
+         ++i, k = (k + 1) & (CM__FILES_CAP - 1)) {
+        const char *s = atomic_load_explicit(&cm__files[k], memory_order_acquire);
+        if (s == NULL) {
+            if (mine == NULL) {
+                mine = malloc(len + 1);
+                if (mine == NULL) break;
+                memcpy(mine, file, len + 1);
+            }
+            const char *expect = NULL;
+            if (atomic_compare_exchange_strong_explicit(&cm__files[k], &expect, mine,
+                                                        memory_order_acq_rel,
+                                                        memory_order_acquire)) {
+                found = mine;
+                mine = NULL;
+                break;
+            }
+            s = expect; /* another thread claimed the slot: compare with its text */
+        }
+        if (strcmp(s, file) == 0) {
+            found = s;
+            break;
+        }
+    }
+    free(mine);
+    if (found != NULL) {
+        cm__file_memo.arg = file;
+        cm__file_memo.copy = found;
+    }
+    return found;
+}
+
+/* ------------------------------------------------------------------ accounting */
+
+void cm__describe_alloc(const cm__alloc_t *a, cm__text_t *t) {
+    char size[32];
+    cm__format_bytes(a->bytes, size, sizeof size);
+    const char *what = "device buffer";
+    char extra[64] = "";
+    if (a->kind == CM__KIND_BUFFER) {
+        const struct cm__buffer *b = (const struct cm__buffer *)a;
+        if (b->stream_ordered) snprintf(extra, sizeof extra, ", stream-ordered");
+    } else {
+        const struct cm__host_buffer *h = (const struct cm__host_buffer *)a;
+        what = h->registered ? "registered host buffer" : "pinned host buffer";
+        snprintf(extra, sizeof extra, "%s%s%s", (h->flags & CM_HOST_BUFFER_PORTABLE) ? ", portable" : "",
+                 (h->flags & CM_HOST_BUFFER_MAPPED) ? ", mapped" : "",
+                 (h->flags & CM_HOST_BUFFER_WRITE_COMBINED) ? ", write-combined" : "");
+    }
+    cm__text_printf(t, "%s of %s (%zu bytes)%s, created at %s:%d", what, size, a->bytes, extra,
+                    a->file != NULL && a->file[0] ? a->file : "?", a->line);
+    if (a->has_label) cm__text_printf(t, " \"%s\"", a->label);
+}
+
+static cm_status_t cm__close_busy_locked(struct cm__device *dev);
+
+void cm__alloc_set_label(cm__alloc_t *a, const char *label) {
+    a->has_label = label != NULL && label[0] != '\0';
+    if (a->has_label) cm__strlcpy(a->label, label, sizeof a->label);
+}
+
+cm_status_t cm__alloc_track(cm__alloc_t *a, const char *func) {
+    struct cm__device *dev = a->dev;
+    cm__epitaph_t ep = {.file = a->file, .line = a->line, .device = dev->ordinal,
+                        .bytes = (uint64_t)a->bytes};
+    if (a->has_label) cm__strlcpy(ep.label, a->label, sizeof ep.label);
+    bool open = true;
+    cm__core_lock();
+    /* closed by another thread meanwhile (a bug of the caller): refuse */
+    if (cm__handle_obj(dev->handle, CM__KIND_DEVICE) != dev) {
+        open = false;
+        a->handle = NULL;
+    } else {
+        a->handle = cm__handle_new_locked(a->kind, a, &ep);
+    }
+    if (a->handle != NULL) {
+        dev->mem.busy_locked = cm__close_busy_locked;
+        a->serial = ++dev->serial;
+        a->link.prev = dev->live.prev;
+        a->link.next = &dev->live;
+        dev->live.prev->next = &a->link;
+        dev->live.prev = &a->link;
+        if (a->kind == CM__KIND_BUFFER) {
+            ++dev->n_buffers;
+            dev->buffer_bytes += a->bytes;
+            if (dev->buffer_bytes > dev->peak_buffer_bytes)
+                dev->peak_buffer_bytes = dev->buffer_bytes;
+        } else {
+            ++dev->n_host_buffers;
+            dev->host_bytes += a->bytes;
+        }
+    }
+    cm__core_unlock();
+    if (a->handle != NULL) return CM_OK;
+    if (!open) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, dev->ordinal, __FILE__, __LINE__, func,
+                        "do not close a device object while another thread creates buffers on it",
+                        "dev (device %d) was closed while the buffer was being created",
+                        dev->ordinal);
+    }
+    return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, dev->ordinal, __FILE__, __LINE__, func,
+                    "free host memory", "cannot grow the handle table: host malloc failed");
+}
+
+void cm__alloc_untrack_locked(cm__alloc_t *a) {
+    struct cm__device *dev = a->dev;
+    a->link.prev->next = a->link.next;
+    a->link.next->prev = a->link.prev;
+    a->link.prev = a->link.next = NULL;
+    if (a->kind == CM__KIND_BUFFER) {
+        --dev->n_buffers;
+        dev->buffer_bytes -= a->bytes;
+    } else {
+        --dev->n_host_buffers;
+        dev->host_bytes -= a->bytes;
+    }
+}
+
+/* The memory part's busy check of cm_device_close (dev->mem.busy_locked, core lock held): the
+ * detail of a refused close names counts, bytes and the first buffers. */
+static cm_status_t cm__close_busy_locked(struct cm__device *dev) {
+    if (dev->n_buffers + dev->n_host_buffers == 0) return CM_OK;
+    char msg[CM_ERROR_MESSAGE_MAX];
+    cm__text_t t = {msg, sizeof msg, 0};
+    size_t count = dev->n_buffers + dev->n_host_buffers;
+    size_t bytes = dev->buffer_bytes + dev->host_bytes;
+    char size[32];
+    cm__format_bytes(bytes, size, sizeof size);
+    cm__text_printf(&t, "cannot close device %d (%s): %zu buffer%s still alive, %s (%zu bytes): ",
+                    dev->ordinal, dev->name, count, count == 1 ? " is" : "s are", size, bytes);
+    size_t shown = 0;
+    for (const cm__link_t *l = dev->live.next; l != &dev->live; l = l->next) {
+        const cm__alloc_t *a = (const cm__alloc_t *)((const char *)l - offsetof(cm__alloc_t, link));
+        char one[320];
+        cm__text_t o = {one, sizeof one, 0};
+        cm__describe_alloc(a, &o);
+        /* keep room for the tail "; and N more" */
+        if (shown > 0 && t.len + o.len + 40 >= sizeof msg) break;
+        cm__text_printf(&t, "%s%s", shown ? "; " : "", one);
+        ++shown;
+    }
+    if (shown < count) cm__text_printf(&t, "; and %zu more", count - shown);
+    return cm__fail(CM_ERROR_BUSY, dev->ordinal, __FILE__, __LINE__, "cm_device_close",
+                    CM__HINT_CLOSE_WITH_BUFFERS,
+                    "%s", msg);
+}
+
+/* ------------------------------------------------------------------ streams */
+
+void cm__stream_check_forget(void) {}
+
+cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char *func) {
+    if (cm__stream_is_default(stream)) return CM_OK;
+    /* asked first: a refused device query would invalidate a capture in progress */
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    cudaError_t err = cm__cuda.stream_is_capturing(stream, &cs);
+    if (err == cudaSuccess && cs != cudaStreamCaptureStatusNone) return CM_OK;
+    if (err != cudaSuccess) (void)cm__cuda.get_last_error(); /* the device query says why */
+    int device = -1;
+    err = cm__cuda.stream_get_device(stream, &device);
+    if (err == cudaErrorStreamCaptureUnsupported) {
+        /* capturing after all (another thread began it): CUDA checks the device at the copy */
+        (void)cm__cuda.get_last_error();
+        return CM_OK;
+    }
+    if (err != cudaSuccess) {
+        cm_status_t s = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamGetDevice(stream) in %s",
+                                      func);
+        cm_error_t *e = cm__detail();
+        if (!e->context_lost) {
+            snprintf(e->message, sizeof e->message,
+                     "the stream passed to %s is not a valid CUDA stream (%s: %s)", func,
+                     cm__cuda.get_error_name(err), cm__cuda.get_error_string(err));
+            cm__strlcpy(e->hint, "pass a live stream from cudaStreamCreate(), or 0 for the "
+                        "default stream; a destroyed stream cannot be used", sizeof e->hint);
+        }
+        return s;
+    }
+    if (device != ordinal) {
+        char hint[CM_ERROR_HINT_MAX];
+        snprintf(hint, sizeof hint,
+                 "queue the work on a stream of device %d (create it after cudaSetDevice(%d)), or "
+                 "use a buffer of device %d",
+                 ordinal, ordinal, device);
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func, hint,
+                        "the stream belongs to device %d but the buffer to device %d", device,
+                        ordinal);
+    }
+    return CM_OK;
+}
+
+/* ------------------------------------------------------------------ reports */
+
+cm_status_t cm_device_leak_report(const cm_device_t *h, char *buf, size_t size, size_t *length) {
+    CM__REQUIRE(buf != NULL || size == 0, "pass a buffer, or size 0 to measure the report",
+                "buf is NULL but size is %zu", size);
+    const struct cm__device *dev;
+    CM__GET(dev, h, CM__KIND_DEVICE, "dev");
+    cm__text_t t = {buf, size, 0};
+    if (buf != NULL && size > 0) buf[0] = '\0';
+    cm__core_lock();
+    size_t count = dev->n_buffers + dev->n_host_buffers;
+    size_t bytes = dev->buffer_bytes + dev->host_bytes;
+    if (count == 0) {
+        cm__text_printf(&t, "device %d (%s): no live buffers\n", dev->ordinal, dev->name);
+    } else {
+        char total[32];
+        cm__format_bytes(bytes, total, sizeof total);
+        cm__text_printf(&t, "device %d (%s): %zu live buffer%s, %s (%zu bytes): %zu on the device, "
+                        "%zu pinned on the host\n", dev->ordinal, dev->name, count,
+                        count == 1 ? "" : "s", total, bytes, dev->n_buffers, dev->n_host_buffers);
+        for (const cm__link_t *l = dev->live.next; l != &dev->live; l = l->next) {
+            const cm__alloc_t *a =
+                (const cm__alloc_t *)((const char *)l - offsetof(cm__alloc_t, link));
+            cm__text_printf(&t, "  #%llu ", (unsigned long long)a->serial);
+            cm__describe_alloc(a, &t);
+            cm__text_printf(&t, "\n");
+        }
+    }
+    cm__core_unlock();
+    if (length != NULL) *length = t.len;
+    return CM_OK;
+}
+
+static cm_status_t cm__pool_attr(cudaMemPool_t pool, enum cudaMemPoolAttr attr, const char *name,
+                                 size_t *out) {
+    unsigned long long v = 0;
+    cudaError_t err = cm__cuda.mem_pool_get_attribute(pool, attr, &v);
+    if (err != cudaSuccess)
+        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolGetAttribute(%s)", name);
+    *out = (size_t)v;
+    return CM_OK;
+}
+
+cm_status_t cm_device_memory_report(const cm_device_t *h, cm_memory_report_t *out) {
+    CM__REQUIRE(out != NULL, "pass the address of a cm_memory_report_t", "out is NULL");
+    struct cm__device *dev;
+    CM__GET(dev, h, CM__KIND_DEVICE, "dev");
+    CM_TRY(cm__context_guard(dev->ordinal));
+    cm_memory_report_t r;
+    memset(&r, 0, sizeof r);
+    r.device = dev->ordinal;
+    cm__core_lock();
+    r.live_buffers = dev->n_buffers;
+    r.live_bytes = dev->buffer_bytes;
+    r.peak_live_bytes = dev->peak_buffer_bytes;
+    r.live_host_buffers = dev->n_host_buffers;
+    r.live_host_bytes = dev->host_bytes;
+    r.pool_release_threshold = dev->release_threshold;
+    cm__core_unlock();
+    r.staging_bytes = cm__staging_bytes(dev);
+    /* the pool's figures name this device; cudaMemGetInfo reads the current one */
+    cm__scope_t sc;
+    CM_TRY(cm__enter(dev->ordinal, 1, &sc));
+    cm_status_t status = CM_OK;
+    if (dev->pool != NULL) {
+        status = cm__pool_attr(dev->pool, cudaMemPoolAttrReservedMemCurrent,
+                               "cudaMemPoolAttrReservedMemCurrent", &r.pool_reserved_bytes);
+        if (status == CM_OK)
+            status = cm__pool_attr(dev->pool, cudaMemPoolAttrUsedMemCurrent,
+                                   "cudaMemPoolAttrUsedMemCurrent", &r.pool_used_bytes);
+        if (status == CM_OK)
+            status = cm__pool_attr(dev->pool, cudaMemPoolAttrReservedMemHigh,
+                                   "cudaMemPoolAttrReservedMemHigh", &r.pool_peak_reserved_bytes);
+    }
+    if (status == CM_OK) {
+        cudaError_t err = cm__cuda.mem_get_info(&r.device_free_bytes, &r.device_total_bytes);
+        if (err != cudaSuccess)
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemGetInfo(device %d)",
+                                   dev->ordinal);
+    }
+    cm__leave(&sc);
+    CM_TRY(status);
+    *out = r;
+    return CM_OK;
+}
+
+cm_status_t cm_memory_report_format(const cm_memory_report_t *r, char *buf, size_t size,
+                                    size_t *length) {
+    CM__REQUIRE(r != NULL, "pass a report filled by cm_device_memory_report()", "report is NULL");
+    CM__REQUIRE(buf != NULL || size == 0, "pass a buffer, or size 0 to measure the text",
+                "buf is NULL but size is %zu", size);
+    if (buf != NULL && size > 0) buf[0] = '\0';
+    cm__text_t t = {buf, size, 0};
+    char a[32], b[32], c[32], d[32];
+    cm__text_printf(&t, "device %d memory through libcudamodel:\n", r->device);
+    cm__text_printf(&t, "  device buffers: %zu live, %s (peak %s)\n", r->live_buffers,
+                    cm__format_bytes(r->live_bytes, a, sizeof a),
+                    cm__format_bytes(r->peak_live_bytes, b, sizeof b));
+    cm__text_printf(&t, "  pinned host buffers: %zu live, %s\n", r->live_host_buffers,
+                    cm__format_bytes(r->live_host_bytes, a, sizeof a));
+    cm__text_printf(&t, "  pool: %s reserved, %s in use, %s cached, peak reserved %s, release "
+                    "threshold ", cm__format_bytes(r->pool_reserved_bytes, a, sizeof a),
+                    cm__format_bytes(r->pool_used_bytes, b, sizeof b),
+                    cm__format_bytes(r->pool_reserved_bytes > r->pool_used_bytes
+                                         ? r->pool_reserved_bytes - r->pool_used_bytes
+                                         : 0,
+                                     c, sizeof c),
+                    cm__format_bytes(r->pool_peak_reserved_bytes, d, sizeof d));
+    if (r->pool_release_threshold == ~0ull) cm__text_printf(&t, "none (keeps all)\n");
+    else cm__text_printf(&t, "%llu bytes\n", r->pool_release_threshold);
+    cm__text_printf(&t, "  staging for pageable copies: %s pinned\n",
+                    cm__format_bytes(r->staging_bytes, a, sizeof a));
+    cm__text_printf(&t, "  device: %s free of %s (all processes)\n",
+                    cm__format_bytes(r->device_free_bytes, a, sizeof a),
+                    cm__format_bytes(r->device_total_bytes, b, sizeof b));
+    if (length != NULL) *length = t.len;
+    return CM_OK;
+}
+
+/* ------------------------------------------------------------------ pool settings */
+
+cm_status_t cm_device_pool_set_release_threshold(cm_device_t *h, unsigned long long bytes) {
+    struct cm__device *dev;
+    CM__GET(dev, h, CM__KIND_DEVICE, "dev");
+    CM_TRY(cm__context_guard(dev->ordinal));
+    if (dev->pool == NULL) {
+        return CM__FAIL(CM_ERROR_NOT_SUPPORTED, dev->ordinal,
+                        "use synchronous buffers (cm_buffer_create()) on this device",
+                        "device %d (%s) has no memory pools (cudaDevAttrMemoryPoolsSupported is 0)",
+                        dev->ordinal, dev->name);
+    }
+    unsigned long long v = bytes;
+    cm__scope_t sc;
+    CM_TRY(cm__enter(dev->ordinal, 0, &sc));
+    cudaError_t err = cm__cuda.mem_pool_set_attribute(dev->pool, cudaMemPoolAttrReleaseThreshold, &v);
+    cm__leave(&sc);
+    if (err != cudaSuccess) {
+        return cm__cuda_fail(err, __FILE__, __LINE__,
+                             "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold, %llu)", bytes);
+    }
+    cm__core_lock();
+    dev->release_threshold = bytes;
+    cm__core_unlock();
+    return CM_OK;
+}
+
+cm_status_t cm_device_pool_trim(cm_device_t *h, size_t keep_bytes) {
+    struct cm__device *dev;
+    CM__GET(dev, h, CM__KIND_DEVICE, "dev");
+    CM_TRY(cm__context_guard(dev->ordinal));
+    if (dev->pool == NULL) return CM_OK;
+    cm__scope_t sc;
+    CM_TRY(cm__enter(dev->ordinal, 0, &sc));
+    cudaError_t err = cm__cuda.mem_pool_trim_to(dev->pool, keep_bytes);
+    cm__leave(&sc);
+    if (err != cudaSuccess)
+        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolTrimTo(pool, %zu)", keep_bytes);
+    return CM_OK;
+}
+
+/* ------------------------------------------------------------------ across device objects */
+
+/* Most device objects of one ordinal whose pools one trim or report reaches. */
+#define CM__PIN_MAX 64
+
+/* Pin the open device objects of ordinal that have a pool (at most CM__PIN_MAX); with sums
+ * non-NULL also add up the live buffers of all of them. */
+static size_t cm__pin_pools(int ordinal, struct cm__device **out, size_t *live_bytes,
+                            size_t *live_buffers) {
+    size_t n = 0, lb = 0, nb = 0;
+    cm__core_lock();
+    for (struct cm__device *d = cm__device_first_open_locked(); d != NULL; d = d->next_open) {
+        if (d->ordinal != ordinal) continue;
+        lb += d->buffer_bytes;
+        nb += d->n_buffers;
+        if (d->pool != NULL && n < CM__PIN_MAX) {
+            ++d->pins;
+            out[n++] = d;
+        }
+    }
+    cm__core_unlock();
+    if (live_bytes != NULL) *live_bytes = lb;
+    if (live_buffers != NULL) *live_buffers = nb;
+    return n;
+}
+
+static void cm__unpin(struct cm__device **devs, size_t n) {
+    cm__core_lock();
+    for (size_t i = 0; i < n; ++i) --devs[i]->pins;
+    cm__core_unlock();
+}
+
+void cm__ordinal_holdings(int ordinal, size_t *live_bytes, size_t *live_buffers,
+                          size_t *cached_bytes) {
+    struct cm__device *devs[CM__PIN_MAX];
+    size_t n = cm__pin_pools(ordinal, devs, live_bytes, live_buffers);
+    size_t cached = 0;
+    for (size_t i = 0; i < n; ++i) {
+        unsigned long long reserved = 0, used = 0;
+        if (cm__cuda.mem_pool_get_attribute(devs[i]->pool, cudaMemPoolAttrReservedMemCurrent,
+                                             &reserved) == cudaSuccess &&
+            cm__cuda.mem_pool_get_attribute(devs[i]->pool, cudaMemPoolAttrUsedMemCurrent,
+                                             &used) == cudaSuccess &&
+            reserved > used)
+            cached += (size_t)(reserved - used);
+    }
+    cm__unpin(devs, n);
+    *cached_bytes = cached;
+}
+
+size_t cm__trim_ordinal(int ordinal) {
+    struct cm__device *devs[CM__PIN_MAX];
+    size_t n = cm__pin_pools(ordinal, devs, NULL, NULL);
+    size_t released = 0;
+    for (size_t i = 0; i < n; ++i) {
+        cudaMemPool_t pool = devs[i]->pool;
+        unsigned long long before = 0, after = 0;
+        if (cm__cuda.mem_pool_get_attribute(pool, cudaMemPoolAttrReservedMemCurrent, &before) !=
+            cudaSuccess)
+            before = 0;
+        if (cm__cuda.mem_pool_trim_to(pool, 0) != cudaSuccess) {
+            (void)cm__cuda.get_last_error();
+            continue;
+        }
+        if (cm__cuda.mem_pool_get_attribute(pool, cudaMemPoolAttrReservedMemCurrent, &after) ==
+                cudaSuccess &&
+            before > after)
+            released += (size_t)(before - after);
+    }
+    cm__unpin(devs, n);
+    return released;
+}
+
+cm_status_t cm__peer_prepare(struct cm__device *a, struct cm__device *b) {
+    if (a->ordinal == b->ordinal) return CM_OK;
+    bool cacheable = a->ordinal < 64 && b->ordinal < 64;
+    if (cacheable) {
+        cm__core_lock();
+        bool done = ((a->peer_ready >> b->ordinal) & 1u) && ((b->peer_ready >> a->ordinal) & 1u);
+        cm__core_unlock();
+        if (done) return CM_OK;
+    }
+    struct cm__device *pair[2] = {a, b};
+    for (int i = 0; i < 2; ++i) {
+        struct cm__device *self = pair[i], *peer = pair[1 - i];
+        int can = 0;
+        cudaError_t err = cm__cuda.device_can_access_peer(&can, self->ordinal, peer->ordinal);
+        if (err != cudaSuccess) {
+            return cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceCanAccessPeer(%d, %d)",
+                                 self->ordinal, peer->ordinal);
+        }
+        if (!can) continue; /* cudaMemcpyPeer stages through the host */
+        cm__scope_t sc;
+        CM_TRY(cm__enter(self->ordinal, 1, &sc));
+        err = cm__cuda.device_enable_peer_access(peer->ordinal, 0);
+        cm__leave(&sc);
+        if (err == cudaErrorPeerAccessAlreadyEnabled) {
+            (void)cm__cuda.get_last_error(); /* not an error here */
+        } else if (err != cudaSuccess) {
+            return cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceEnablePeerAccess(%d) on device %d",
+                                 peer->ordinal, self->ordinal);
+        }
+        /* self may access peer's memory: let it reach the peer's pool allocations as well */
+        if (peer->pool != NULL) {
+            struct cudaMemAccessDesc desc;
+            memset(&desc, 0, sizeof desc);
+            desc.location.type = cudaMemLocationTypeDevice;
+            desc.location.id = self->ordinal;
+            desc.flags = cudaMemAccessFlagsProtReadWrite;
+            err = cm__cuda.mem_pool_set_access(peer->pool, &desc, 1);
+            if (err != cudaSuccess) {
+                return cm__cuda_fail(err, __FILE__, __LINE__,
+                                     "cudaMemPoolSetAccess(pool of device %d, device %d)",
+                                     peer->ordinal, self->ordinal);
+            }
+        }
+    }
+    if (cacheable) {
+        cm__core_lock();
+        a->peer_ready |= UINT64_C(1) << b->ordinal;
+        b->peer_ready |= UINT64_C(1) << a->ordinal;
+        cm__core_unlock();
+    }
+    return CM_OK;
+}

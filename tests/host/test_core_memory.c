@@ -1,0 +1,568 @@
+/*
+ * The memory module under the explicit-device core: one test per defect it guards, each on the
+ * simulated devices of test_buffer_fake.h (fault injection) with two devices and the
+ * application's current device DIFFERENT from the object's, so that any CUDA call made on
+ * "whatever device is current" instead of the object's own shows up.
+ *
+ * The fake's hooks are wrapped here to observe what CUDA would see at each call (which device
+ * is current; whether the core spin lock is held) and to simulate what the plain fake does not
+ * (a stream value recycled for another device; a capturing stream).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cudamodel/buffer.h>
+#include <cudamodel/device.h>
+#include <cudamodel/interop.h>
+
+#include "lock.h"
+#include "test_buffer_fake.h"
+
+#define INV CM_ERROR_INVALID_ARGUMENT
+#define MiB ((size_t)1 << 20)
+
+static int setup(void **state) {
+    (void)state;
+    fake_install(2, (size_t)1 << 30);
+    cm__primary_reset_for_tests();
+    /* the application works on device 0 */
+    fake.current = 0;
+    fake.has_ctx = 1;
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    int left = fake_outstanding(), v = fake.violations;
+    fake_uninstall();
+    return (left || v) ? -1 : 0;
+}
+
+/* The application's current device is where it left it: device `d`, nothing left pushed. */
+#define EXPECT_CURRENT(d)                                                                    \
+    do {                                                                                     \
+        assert_int_equal(fake.current, (d));                                                 \
+        assert_int_equal(fake.has_ctx, 1);                                                   \
+        assert_int_equal(fake.ctx_depth, 0);                                                 \
+    } while (0)
+
+/* ---------------------------------------------------------------- which device CUDA sees */
+
+/* A hook's record: how often it ran and on which current device (-1: no context). */
+typedef struct seen {
+    int calls;
+    int wrong;       /* calls made while another device than `want` was current */
+    int last_device;
+} seen_t;
+
+static int want_device;
+static seen_t seen_malloc_async, seen_free_async, seen_mem_info, seen_malloc, seen_memset;
+
+static void note(seen_t *s) {
+    int d = fake.has_ctx ? fake.current : -1;
+    ++s->calls;
+    s->last_device = d;
+    if (d != want_device) ++s->wrong;
+}
+
+static cudaError_t w_malloc_async(void **p, size_t n, cudaMemPool_t pool, cudaStream_t s) {
+    note(&seen_malloc_async);
+    return fake_malloc_async(p, n, pool, s);
+}
+static cudaError_t w_free_async(void *p, cudaStream_t s) {
+    note(&seen_free_async);
+    return fake_free_async(p, s);
+}
+static cudaError_t w_mem_info(size_t *f, size_t *t) {
+    note(&seen_mem_info);
+    return fake_mem_info(f, t);
+}
+static cudaError_t w_malloc(void **p, size_t n) {
+    note(&seen_malloc);
+    return fake_malloc(p, n);
+}
+static cudaError_t w_memset(void *p, int v, size_t n, cudaStream_t s) {
+    note(&seen_memset);
+    return fake_memset_async(p, v, n, s);
+}
+
+static void watch_devices(int want) {
+    want_device = want;
+    memset(&seen_malloc_async, 0, sizeof(seen_t));
+    memset(&seen_free_async, 0, sizeof(seen_t));
+    memset(&seen_mem_info, 0, sizeof(seen_t));
+    memset(&seen_malloc, 0, sizeof(seen_t));
+    memset(&seen_memset, 0, sizeof(seen_t));
+    cm__cuda.malloc_from_pool_async = w_malloc_async;
+    cm__cuda.free_async = w_free_async;
+    cm__cuda.mem_get_info = w_mem_info;
+    cm__cuda.device_malloc = w_malloc;
+    cm__cuda.memset_async = w_memset;
+}
+
+static const char *watch_case = ""; /* what the test is doing, for the failure message */
+
+#define EXPECT_SEEN_ON_WANTED(s, at_least)                                                   \
+    do {                                                                                     \
+        if ((s).calls < (at_least) || (s).wrong != 0)                                        \
+            fail_msg("%s%s: %d calls (expected >= %d), %d of them with device %d not "       \
+                     "current (last: %d)", watch_case, #s, (s).calls, (at_least), (s).wrong, \
+                     want_device, (s).last_device);                                          \
+    } while (0)
+
+/* Defect 1: the stream-ordered allocation and free of a buffer run with ITS device current, not
+ * the caller's; on stream 0 and the per-thread stream (which CUDA resolves through the current
+ * device) as well as on an explicit stream. */
+static void test_stream_ordered_buffer_allocates_on_its_device_not_current(void **state) {
+    (void)state;
+    cm_device_t *d1 = NULL;
+    CM_ASSERT_OK(cm_device_open(1, &d1));
+    EXPECT_CURRENT(0);
+    /* the default streams are whichever device's is current: the library must make device 1
+     * current for them; an explicit stream of device 1 names its device (checked for the
+     * pool it allocates from and the restored current device only) */
+    const cudaStream_t streams[] = {0, cudaStreamPerThread, FAKE_STREAM(1)};
+    const char *const names[] = {"stream 0: ", "cudaStreamPerThread: ", "a stream of device 1: "};
+    for (size_t i = 0; i < sizeof streams / sizeof streams[0]; ++i) {
+        const int need_current = streams[i] == 0 || streams[i] == cudaStreamPerThread;
+        for (int how = 0; how < 2; ++how) {
+            watch_devices(1);
+            watch_case = names[i];
+            cm_buffer_t *b = NULL;
+            CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, 4096, streams[i], &b));
+            if (need_current) EXPECT_SEEN_ON_WANTED(seen_malloc_async, 1);
+            assert_int_equal(seen_malloc_async.calls, 1);
+            EXPECT_CURRENT(0);
+            /* the memory is in device 1's pool */
+            size_t used1 = 0, used0 = 0;
+            for (int p = 0; p < FAKE_MAX_POOLS; ++p) {
+                if (!fake.pools[p].live) continue;
+                if (fake.pools[p].device == 1) used1 += fake.pools[p].used;
+                else used0 += fake.pools[p].used;
+            }
+            assert_int_equal(used1, 4096);
+            assert_int_equal(used0, 0);
+            cm_device_t *owner = NULL;
+            CM_ASSERT_OK(cm_buffer_device(b, &owner));
+            assert_ptr_equal(owner, d1);
+            /* work queued on it runs on its device too */
+            CM_ASSERT_OK(cm_buffer_set_on_cuda_stream(b, 0, 4096, 0x5a, streams[i]));
+            EXPECT_SEEN_ON_WANTED(seen_memset, 1);
+            EXPECT_CURRENT(0);
+            if (how == 0) CM_ASSERT_OK(cm_buffer_destroy(b));
+            else CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(b, streams[i]));
+            if (need_current) EXPECT_SEEN_ON_WANTED(seen_free_async, 1);
+            assert_int_equal(seen_free_async.calls, 1);
+            EXPECT_CURRENT(0);
+        }
+    }
+    CM_ASSERT_OK(cm_device_close(d1));
+    EXPECT_CURRENT(0);
+    EXPECT_CLEAN();
+}
+
+/* Defect 3: the out-of-memory report of a buffer of device 1 gives device 1's numbers (free
+ * memory, what the library holds there, the largest allocation that succeeds), measured with
+ * device 1 current, while the application has device 0 current. */
+static void test_oom_report_measures_the_buffers_device(void **state) {
+    (void)state;
+    fake.total = 64 * MiB; /* per device */
+    cm_device_t *d1 = NULL;
+    CM_ASSERT_OK(cm_device_open(1, &d1));
+    cm_buffer_t *big = NULL;
+    CM_ASSERT_OK(cm_buffer_create(d1, 60 * MiB, &big)); /* device 1: 4 MiB left; device 0: 64 */
+    EXPECT_CURRENT(0);
+    char free1[32], free0[32], held1[32], want_free1[48], bad_free0[48];
+    cm__format_bytes(4 * MiB, free1, sizeof free1);
+    cm__format_bytes(64 * MiB, free0, sizeof free0);
+    cm__format_bytes(60 * MiB, held1, sizeof held1);
+    snprintf(want_free1, sizeof want_free1, "%s free", free1);
+    snprintf(bad_free0, sizeof bad_free0, "%s free", free0);
+
+    for (int stream_ordered = 1; stream_ordered >= 0; --stream_ordered) {
+        watch_devices(1);
+        cm_buffer_t *b = NULL;
+        if (stream_ordered)
+            EXPECT_FAIL(cm_buffer_create_on_cuda_stream(d1, 16 * MiB, FAKE_STREAM(1), &b),
+                        CM_ERROR_DEVICE_OUT_OF_MEMORY, "device 1");
+        else
+            EXPECT_FAIL(cm_buffer_create(d1, 16 * MiB, &b), CM_ERROR_DEVICE_OUT_OF_MEMORY,
+                        "device 1");
+        assert_null(b);
+        const cm_error_t *e = cm_last_error();
+        assert_int_equal(e->device, 1);
+        if (strstr(e->message, want_free1) == NULL || strstr(e->message, bad_free0) != NULL ||
+            strstr(e->message, held1) == NULL)
+            fail_msg("report not of device 1 (expected \"%s\" and %s held): %s", want_free1,
+                     held1, e->message);
+        /* cudaMemGetInfo and the probing cudaMalloc calls ran with device 1 current */
+        EXPECT_SEEN_ON_WANTED(seen_mem_info, 1);
+        EXPECT_SEEN_ON_WANTED(seen_malloc, stream_ordered ? 0 : 1);
+        EXPECT_CURRENT(0);
+    }
+    CM_ASSERT_OK(cm_buffer_destroy(big));
+    CM_ASSERT_OK(cm_device_close(d1));
+    EXPECT_CURRENT(0);
+    EXPECT_CLEAN();
+}
+
+/* Defect 5: the file string given to the interop create is copied: the caller may free it at
+ * once (under ASan a kept pointer is a use after free; without it the string is overwritten
+ * before it is freed, so a kept pointer shows "XXXX"). */
+static void test_interop_create_copies_file_string(void **state) {
+    (void)state;
+    cm_device_t *d1 = NULL;
+    CM_ASSERT_OK(cm_device_open(1, &d1));
+    const char *text = "generated/heap_made_file.c";
+    char *file = malloc(strlen(text) + 1);
+    assert_non_null(file);
+    strcpy(file, text);
+    cm_buffer_t *b = NULL;
+    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream_at(d1, 64, FAKE_STREAM(1), &b, "lbl", file, 4242));
+    memset(file, 'X', strlen(file));
+    free(file);
+    file = NULL;
+
+    char rep[4096];
+    size_t len = 0;
+    CM_ASSERT_OK(cm_device_leak_report(d1, rep, sizeof rep, &len));
+    if (strstr(rep, "heap_made_file.c:4242") == NULL || strstr(rep, "XXXX") != NULL)
+        fail_msg("leak report lost the file string: %s", rep);
+    /* the refused close reports it too */
+    cm_status_t st = cm_device_close(d1);
+    assert_int_not_equal(st, CM_OK);
+    assert_non_null(strstr(cm_last_error()->message, "heap_made_file.c"));
+    assert_null(strstr(cm_last_error()->message, "XXXX"));
+
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    /* a stale use may say where the buffer was created: then with the copied text */
+    size_t sz = 0;
+    EXPECT_FAIL(cm_buffer_size(b, &sz), INV, "buffer");
+    const char *m = cm_last_error()->message;
+    assert_null(strstr(m, "XXXX"));
+    if (strstr(m, "created at") != NULL) assert_non_null(strstr(m, "heap_made_file.c"));
+    CM_ASSERT_OK(cm_device_close(d1));
+    EXPECT_CLEAN();
+}
+
+/* Defect 7: a destroyed buffer's handle stays stale across its device's close and reopen and
+ * after any number of later creates: it never acts on a new buffer. */
+static void expect_buffer_stale(cm_buffer_t *stale, cm_buffer_t *const *live, size_t n_live) {
+    size_t sz = 7;
+    EXPECT_FAIL(cm_buffer_size(stale, &sz), INV, "buffer");
+    assert_null(strstr(cm_last_error()->message, "host buffer"));
+    assert_int_equal(sz, 7);
+    cm_device_t *owner = NULL;
+    EXPECT_FAIL(cm_buffer_device(stale, &owner), INV, "buffer");
+    assert_null(owner);
+    EXPECT_FAIL(cm_buffer_set(stale, 0, 1, 0), INV, "buffer");
+    EXPECT_FAIL(cm_buffer_destroy(stale), INV, "buffer");
+    EXPECT_FAIL(cm_buffer_destroy_on_cuda_stream(stale, FAKE_STREAM(1)), INV, "buffer");
+    for (size_t i = 0; i < n_live; ++i) assert_ptr_not_equal(stale, live[i]);
+}
+
+static void test_stale_buffer_after_device_reopen_never_aliases(void **state) {
+    (void)state;
+    cm_device_t *d1 = NULL;
+    CM_ASSERT_OK(cm_device_open(1, &d1));
+    cm_buffer_t *old_sync = NULL, *old_so = NULL;
+    CM_ASSERT_OK(cm_buffer_create(d1, 100, &old_sync));
+    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, 100, FAKE_STREAM(1), &old_so));
+    CM_ASSERT_OK(cm_buffer_destroy(old_sync));
+    CM_ASSERT_OK(cm_buffer_destroy(old_so));
+    cm_device_t *old_dev = d1;
+    CM_ASSERT_OK(cm_device_close(d1));
+    CM_ASSERT_OK(cm_device_open(1, &d1));
+
+    enum { N = 8 };
+    cm_buffer_t *fresh[N];
+    for (size_t i = 0; i < N; ++i) {
+        if (i % 2) CM_ASSERT_OK(cm_buffer_create(d1, 200 + i, &fresh[i]));
+        else CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, 200 + i, FAKE_STREAM(1), &fresh[i]));
+    }
+    expect_buffer_stale(old_sync, fresh, N);
+    expect_buffer_stale(old_so, fresh, N);
+    int ord = -1;
+    EXPECT_FAIL(cm_device_ordinal(old_dev, &ord), INV, "device");
+    /* none of the fresh buffers was touched by the refused calls */
+    for (size_t i = 0; i < N; ++i) {
+        size_t sz = 0;
+        CM_ASSERT_OK(cm_buffer_size(fresh[i], &sz));
+        assert_int_equal(sz, 200 + i);
+    }
+    cm_memory_report_t rep;
+    CM_ASSERT_OK(cm_device_memory_report(d1, &rep));
+    assert_int_equal(rep.live_buffers, N);
+
+    /* 1000 releases later (every slot reused many times) */
+    for (int i = 0; i < 1000; ++i) {
+        cm_buffer_t *t = NULL;
+        if (i % 2) CM_ASSERT_OK(cm_buffer_create(d1, 16, &t));
+        else CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, 16, FAKE_STREAM(1), &t));
+        assert_ptr_not_equal(t, old_sync);
+        assert_ptr_not_equal(t, old_so);
+        CM_ASSERT_OK(cm_buffer_destroy(t));
+    }
+    expect_buffer_stale(old_sync, fresh, N);
+    expect_buffer_stale(old_so, fresh, N);
+    CM_ASSERT_OK(cm_device_memory_report(d1, &rep));
+    assert_int_equal(rep.live_buffers, N);
+    for (size_t i = 0; i < N; ++i) CM_ASSERT_OK(cm_buffer_destroy(fresh[i]));
+    CM_ASSERT_OK(cm_device_close(d1));
+    EXPECT_CURRENT(0);
+    EXPECT_CLEAN();
+}
+
+/* ---------------------------------------------------------------- the core spin lock */
+
+/* Whether another thread can take the core spin lock within 2 s. If the calling thread holds
+ * it, the probe thread spins until the lock is dropped: it is joined later (join_probes()). */
+#define MAX_PROBES 64
+static pthread_t probes[MAX_PROBES];
+static int n_probes;
+static atomic_int probe_done[MAX_PROBES];
+
+static void *probe_main(void *arg) {
+    cm__core_lock();
+    cm__core_unlock();
+    atomic_store((atomic_int *)arg, 1);
+    return NULL;
+}
+
+static int core_lock_free(void) {
+    if (n_probes >= MAX_PROBES) return 1; /* enough evidence already */
+    int k = n_probes++;
+    atomic_store(&probe_done[k], 0);
+    if (pthread_create(&probes[k], NULL, probe_main, &probe_done[k]) != 0) fail_msg("pthread_create");
+    for (int i = 0; i < 2000 && !atomic_load(&probe_done[k]); ++i) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return atomic_load(&probe_done[k]);
+}
+
+static void join_probes(void) {
+    for (int i = 0; i < n_probes; ++i) pthread_join(probes[i], NULL);
+    n_probes = 0;
+}
+
+static int trims, trims_locked, calls_locked;
+static char locked_call[64];
+
+static cudaError_t l_trim(cudaMemPool_t pool, size_t keep) {
+    ++trims;
+    if (!core_lock_free()) {
+        ++trims_locked;
+        strcpy(locked_call, "cudaMemPoolTrimTo");
+    }
+    return fake_pool_trim(pool, keep);
+}
+#define LOCK_CHECKED(name, ret, params, args, fake_fn, cuda_name)                            \
+    static ret name params {                                                                 \
+        if (!core_lock_free()) {                                                             \
+            ++calls_locked;                                                                  \
+            strcpy(locked_call, cuda_name);                                                  \
+        }                                                                                    \
+        return fake_fn args;                                                                 \
+    }
+LOCK_CHECKED(l_malloc_async, cudaError_t, (void **p, size_t n, cudaMemPool_t pool, cudaStream_t s),
+             (p, n, pool, s), fake_malloc_async, "cudaMallocFromPoolAsync")
+LOCK_CHECKED(l_free_async, cudaError_t, (void *p, cudaStream_t s), (p, s), fake_free_async,
+             "cudaFreeAsync")
+LOCK_CHECKED(l_pool_get, cudaError_t, (cudaMemPool_t pool, enum cudaMemPoolAttr a, void *v),
+             (pool, a, v), fake_pool_get, "cudaMemPoolGetAttribute")
+LOCK_CHECKED(l_mem_info, cudaError_t, (size_t *f, size_t *t), (f, t), fake_mem_info,
+             "cudaMemGetInfo")
+LOCK_CHECKED(l_pool_destroy, cudaError_t, (cudaMemPool_t pool), (pool), fake_pool_destroy,
+             "cudaMemPoolDestroy")
+
+/* Defect 10: cudaMemPoolTrimTo (and the pool calls around it) are never made with the core spin
+ * lock held: not by cm_device_pool_trim(), not by the out-of-memory retry that trims every open
+ * device object of the ordinal, not by a close. A call made inside the lock is seen by a probe
+ * thread that cannot take the lock for 2 s. */
+static void test_pool_trim_outside_spin_lock(void **state) {
+    (void)state;
+    fake.total = 64 * MiB;
+    cm_device_t *a = NULL, *b = NULL;
+    CM_ASSERT_OK(cm_device_open(1, &a));
+    CM_ASSERT_OK(cm_device_open(1, &b)); /* two device objects of one ordinal: both trimmed */
+    cm_buffer_t *x = NULL, *y = NULL;
+    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(a, 8 * MiB, FAKE_STREAM(1), &x));
+    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(b, 8 * MiB, FAKE_STREAM(1), &y));
+    CM_ASSERT_OK(cm_buffer_destroy(x)); /* cached in the pools */
+    CM_ASSERT_OK(cm_buffer_destroy(y));
+
+    trims = trims_locked = calls_locked = 0;
+    cm__cuda.mem_pool_trim_to = l_trim;
+    cm__cuda.malloc_from_pool_async = l_malloc_async;
+    cm__cuda.free_async = l_free_async;
+    cm__cuda.mem_pool_get_attribute = l_pool_get;
+    cm__cuda.mem_get_info = l_mem_info;
+    cm__cuda.mem_pool_destroy = l_pool_destroy;
+
+    CM_ASSERT_OK(cm_device_pool_trim(a, 0));
+    join_probes();
+    int after_trim = trims;
+    assert_true(after_trim >= 1);
+
+    /* out of memory: 52 MiB free of 64 (4 live in a, 8 cached in b), a 62 MiB request: fails
+     * also after the retry has trimmed every pool of device 1 (60 MiB free then) */
+    cm_buffer_t *big = NULL, *hold = NULL;
+    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(a, 4 * MiB, FAKE_STREAM(1), &hold));
+    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(b, 8 * MiB, FAKE_STREAM(1), &big));
+    CM_ASSERT_OK(cm_buffer_destroy(big)); /* 8 MiB cached in b's pool */
+    big = NULL;
+    join_probes();
+    int before_oom = trims;
+    EXPECT_FAIL(cm_buffer_create_on_cuda_stream(a, 62 * MiB, FAKE_STREAM(1), &big),
+                CM_ERROR_DEVICE_OUT_OF_MEMORY, "device 1");
+    join_probes();
+    assert_null(big);
+    assert_true(trims > before_oom);
+
+    CM_ASSERT_OK(cm_buffer_destroy(hold));
+    CM_ASSERT_OK(cm_device_close(b));
+    CM_ASSERT_OK(cm_device_close(a));
+    join_probes();
+    if (trims_locked != 0 || calls_locked != 0)
+        fail_msg("%d of %d trims and %d other pool calls made with the core spin lock held "
+                 "(last: %s)", trims_locked, trims, calls_locked, locked_call);
+    EXPECT_CURRENT(0);
+    EXPECT_CLEAN();
+}
+
+/* ---------------------------------------------------------------- streams as CUDA reports them */
+
+static cudaStream_t recycled_stream;
+static int recycled_to = -1; /* device CUDA now reports for recycled_stream (-1: as the fake) */
+static int stream_queries;
+
+static cudaError_t r_stream_get_device(cudaStream_t s, int *d) {
+    ++stream_queries;
+    if (recycled_to >= 0 && s == recycled_stream) {
+        ++fake.calls[FAKE_STREAM_DEVICE];
+        *d = recycled_to;
+        return cudaSuccess;
+    }
+    return fake_stream_get_device(s, d);
+}
+
+/* Defect 11: a cudaStream_t value once checked as a stream of device 0 can be destroyed and the
+ * same value handed out by CUDA for a stream of device 1; a buffer operation of device 0 on it
+ * is then refused (the library does not trust what it learned about the value earlier). */
+static void test_stream_check_rejects_recycled_stream_of_other_device(void **state) {
+    (void)state;
+    fake.current = 1; /* the application works on device 1; the buffer is device 0's */
+    cm_device_t *d0 = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &d0));
+    cm_buffer_t *b = NULL;
+    CM_ASSERT_OK(cm_buffer_create(d0, 256, &b));
+    cm__cuda.stream_get_device = r_stream_get_device;
+    recycled_stream = FAKE_STREAM(0);
+    recycled_to = -1;
+    unsigned char host[256], back[256];
+    memset(host, 0x11, sizeof host);
+    CM_ASSERT_OK(cm_buffer_set_on_cuda_stream(b, 0, 256, 0x22, recycled_stream));
+    CM_ASSERT_OK(cm_buffer_copy_from_host_on_cuda_stream(b, 0, host, 64, recycled_stream));
+
+    /* the stream is destroyed; CUDA gives the same value to a new stream of device 1 */
+    recycled_to = 1;
+    EXPECT_FAIL(cm_buffer_set_on_cuda_stream(b, 0, 256, 0x33, recycled_stream), INV, "device 1");
+    EXPECT_FAIL(cm_buffer_copy_from_host_on_cuda_stream(b, 0, host, 256, recycled_stream), INV,
+                "device 1");
+    uint32_t pat = 0x01020304u;
+    EXPECT_FAIL(cm_buffer_fill_on_cuda_stream(b, 0, 256, &pat, 4, recycled_stream), INV, "device 1");
+    cm_buffer_t *c = NULL;
+    EXPECT_FAIL(cm_buffer_create_on_cuda_stream(d0, 64, recycled_stream, &c), INV, "device 1");
+    assert_null(c);
+    EXPECT_FAIL(cm_buffer_destroy_on_cuda_stream(b, recycled_stream), INV, "device 1");
+    assert_true(stream_queries >= 2);
+
+    /* nothing was written by the refused calls, and the buffer is still alive */
+    recycled_to = -1;
+    CM_ASSERT_OK(cm_buffer_copy_to_host(b, 0, back, sizeof back));
+    for (size_t i = 0; i < sizeof back; ++i) assert_int_equal(back[i], i < 64 ? 0x11 : 0x22);
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_device_close(d0));
+    EXPECT_CURRENT(1);
+    EXPECT_CLEAN();
+}
+
+static cudaStream_t capture_stream;
+static int capturing;
+
+/* CUDA's answers for a stream being captured: cudaStreamGetDevice is not allowed on it. */
+static cudaError_t c_stream_get_device(cudaStream_t s, int *d) {
+    if (capturing && s == capture_stream) {
+        ++fake.calls[FAKE_STREAM_DEVICE];
+        return cudaErrorStreamCaptureUnsupported;
+    }
+    return fake_stream_get_device(s, d);
+}
+static cudaError_t c_stream_is_capturing(cudaStream_t s, enum cudaStreamCaptureStatus *st) {
+    *st = capturing && s == capture_stream ? cudaStreamCaptureStatusActive
+                                           : cudaStreamCaptureStatusNone;
+    return cudaSuccess;
+}
+
+/* Defect 13: copies, sets and fills queued on a stream that is being captured into a graph are
+ * accepted (cudaStreamGetDevice answers cudaErrorStreamCaptureUnsupported there: that is not a
+ * bad stream). Pinned host memory only: pageable copies cannot be captured by CUDA at all. */
+static void test_copy_on_capturing_stream_is_accepted(void **state) {
+    (void)state;
+    cm_device_t *d1 = NULL;
+    CM_ASSERT_OK(cm_device_open(1, &d1));
+    cm_buffer_t *b = NULL, *b2 = NULL;
+    cm_host_buffer_t *hb = NULL;
+    CM_ASSERT_OK(cm_buffer_create(d1, 256, &b));
+    CM_ASSERT_OK(cm_buffer_create(d1, 256, &b2));
+    CM_ASSERT_OK(cm_host_buffer_create(d1, 256, CM_HOST_BUFFER_DEFAULT, &hb));
+    cm__cuda.stream_get_device = c_stream_get_device;
+    cm__cuda.stream_is_capturing = c_stream_is_capturing;
+    capture_stream = FAKE_STREAM(1);
+    capturing = 1;
+    unsigned long copies = fake.calls[FAKE_MEMCPY_ASYNC], sets = fake.calls[FAKE_MEMSET_ASYNC],
+                  fills = fake.calls[FAKE_FILL];
+    uint32_t pat = 0x01020304u;
+    CM_ASSERT_OK(cm_buffer_copy_from_host_buffer_on_cuda_stream(b, 0, hb, 0, 256, capture_stream));
+    CM_ASSERT_OK(cm_buffer_copy_to_host_buffer_on_cuda_stream(b, 0, hb, 0, 256, capture_stream));
+    CM_ASSERT_OK(cm_buffer_copy_on_cuda_stream(b2, 0, b, 0, 256, capture_stream));
+    CM_ASSERT_OK(cm_buffer_set_on_cuda_stream(b, 0, 256, 7, capture_stream));
+    CM_ASSERT_OK(cm_buffer_fill_on_cuda_stream(b, 0, 256, &pat, 4, capture_stream));
+    assert_true(fake.calls[FAKE_MEMCPY_ASYNC] - copies >= 3);
+    assert_int_equal(fake.calls[FAKE_MEMSET_ASYNC] - sets, 1);
+    assert_int_equal(fake.calls[FAKE_FILL] - fills, 1);
+    EXPECT_CURRENT(0);
+    /* a stream that is not capturing and fails the same way is still refused */
+    capturing = 0;
+    assert_int_not_equal(cm_buffer_set_on_cuda_stream(b, 0, 256, 7, FAKE_BAD_STREAM), CM_OK);
+    CM_ASSERT_OK(cm_host_buffer_destroy(hb));
+    CM_ASSERT_OK(cm_buffer_destroy(b2));
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_device_close(d1));
+    EXPECT_CURRENT(0);
+    EXPECT_CLEAN();
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_stream_ordered_buffer_allocates_on_its_device_not_current,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_oom_report_measures_the_buffers_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_interop_create_copies_file_string, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stale_buffer_after_device_reopen_never_aliases, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_pool_trim_outside_spin_lock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stream_check_rejects_recycled_stream_of_other_device,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_copy_on_capturing_stream_is_accepted, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
