@@ -84,6 +84,14 @@ static cudaError_t cm__drv_result(CUresult r) {
     case CUDA_ERROR_NOT_INITIALIZED: return cudaErrorInitializationError;
     case CUDA_ERROR_DEINITIALIZED: return cudaErrorCudartUnloading;
     case CUDA_ERROR_NO_DEVICE: return cudaErrorNoDevice;
+    case CUDA_ERROR_INVALID_HANDLE: return cudaErrorInvalidResourceHandle;
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED: return cudaErrorContextIsDestroyed;
+    case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: return cudaErrorStreamCaptureUnsupported;
+    case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED: return cudaErrorStreamCaptureInvalidated;
+    case CUDA_ERROR_STREAM_CAPTURE_IMPLICIT: return cudaErrorStreamCaptureImplicit;
+    case CUDA_ERROR_ILLEGAL_ADDRESS: return cudaErrorIllegalAddress;
+    case CUDA_ERROR_LAUNCH_FAILED: return cudaErrorLaunchFailure;
+    case CUDA_ERROR_NOT_SUPPORTED: return cudaErrorNotSupported;
     default: return cudaErrorUnknown;
     }
 }
@@ -149,4 +157,27 @@ cudaError_t cm__drv_primary_ctx_state(int device, unsigned int *flags, int *acti
     cm__fn_primary_state call;
     memcpy(&call, &f, sizeof call);
     return cm__drv_result(call((CUdevice)device, flags, active));
+}
+
+/* Stream queries through the driver (same meaning as cudaStreamGetDevice / cudaStreamIsCapturing
+ * for a stream the runtime created: runtime streams are driver streams). The special streams
+ * (0, cudaStreamLegacy, cudaStreamPerThread) are the driver's too. */
+typedef CUresult (*cm__fn_stream_device)(CUstream, CUdevice *);
+cudaError_t cm__drv_stream_get_device(cudaStream_t stream, int *device) {
+    CM__DRV_FN(cm__fn_stream_device, "cuStreamGetDevice", f);
+    CUdevice d = -1;
+    cudaError_t err = cm__drv_result(f_call((CUstream)stream, &d));
+    *device = (int)d;
+    return err;
+}
+
+typedef CUresult (*cm__fn_stream_capturing)(CUstream, CUstreamCaptureStatus *);
+cudaError_t cm__drv_stream_is_capturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status) {
+    CM__DRV_FN(cm__fn_stream_capturing, "cuStreamIsCapturing", f);
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+    cudaError_t err = cm__drv_result(f_call((CUstream)stream, &st));
+    *status = st == CU_STREAM_CAPTURE_STATUS_ACTIVE ? cudaStreamCaptureStatusActive
+              : st == CU_STREAM_CAPTURE_STATUS_INVALIDATED ? cudaStreamCaptureStatusInvalidated
+                                                           : cudaStreamCaptureStatusNone;
+    return err;
 }

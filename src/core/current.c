@@ -27,7 +27,12 @@ cm_status_t cm__enter(int ordinal, int make_current, cm__scope_t *sc) {
                         "device %d is outside 0..%d", ordinal, CM__MAX_DEVICES - 1);
     }
     sc->prev_device = cm__scope_device_swap(ordinal);
-    if (!make_current) return CM_OK;
+    /* Even a call that CUDA routes by its handle (stream or event synchronize) needs some
+     * context current: on a thread with none, the runtime would bind its current device's
+     * primary context for good. So "no current context" always gets the device's pushed. */
+    void *cur = NULL;
+    int known = cm__cuda.ctx_get_current(&cur) == cudaSuccess;
+    if (!make_current && (!known || cur != NULL)) return CM_OK;
     void *ctx = atomic_load_explicit(&cm__primary[ordinal], memory_order_acquire);
     cudaError_t err;
     if (ctx == NULL) {
@@ -42,8 +47,7 @@ cm_status_t cm__enter(int ordinal, int make_current, cm__scope_t *sc) {
         /* two threads may both retain: each retain is the same context; keep one pointer */
         atomic_store_explicit(&cm__primary[ordinal], ctx, memory_order_release);
     }
-    void *cur = NULL;
-    if (cm__cuda.ctx_get_current(&cur) == cudaSuccess && cur == ctx) return CM_OK;
+    if (known && cur == ctx) return CM_OK;
     err = cm__cuda.ctx_push_current(ctx);
     if (err != cudaSuccess) {
         cm_status_t st = cm__cuda_fail(err, __FILE__, __LINE__,

@@ -15,12 +15,11 @@
  * object's device (make_current when CUDA needs the device current: creation, allocation,
  * device synchronisation), never on whatever device the caller has current.
  *
- * Locking (core/lock.h): cm__ex_lock, the execution mutex, guards the pools (free lists, stream
- * fields, scratch pointers); no CUDA call inside it: CUDA calls that may take long (creation,
- * synchronisation) run outside it, on an object the caller owns at that point. What the close
- * check reads under the core lock alone (dev->exec.state, the pool arrays and capacities, each
- * stream's handle and acquire site, the lent counts) is written with cm__core_lock() taken
- * inside the execution mutex.
+ * Locking (core/lock.h): the core spin lock guards the pools (free lists, stream fields, scratch
+ * pointers) together with the handles it hands out, so an acquire or a release is one short
+ * locked section (one atomic exchange): no CUDA call inside it; CUDA calls that may take long
+ * (creation, synchronisation) run outside it, on an object the caller owns at that point. The
+ * close check (dev->exec.busy_locked) reads the same fields under the same lock.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -108,7 +107,6 @@ typedef struct cm__exec {
 } cm__exec_t;
 
 /* The execution mutex (lock order: core/lock.h). */
-static pthread_mutex_t cm__ex_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -235,9 +233,9 @@ static void cm__ex_free(cm__exec_t *x, bool destroy_cuda) {
 
 /* The exec part of the device object d, created on first use. */
 static cm_status_t cm__ex_of(struct cm__device *d, cm__exec_t **out) {
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     cm__exec_t *x = d->exec.state;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     if (x != NULL) {
         *out = x;
         return CM_OK;
@@ -269,16 +267,14 @@ static cm_status_t cm__ex_of(struct cm__device *d, cm__exec_t **out) {
         x->cap[c] = n[c];
         x->free_head[c] = n[c] ? 0 : -1;
     }
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     cm__exec_t *other = d->exec.state;
     if (other == NULL) {
-        cm__core_lock();
         d->exec.state = x;
         d->exec.busy_locked = cm__exec_busy_locked;
         d->exec.release = cm__exec_release;
-        cm__core_unlock();
     }
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     if (other != NULL) { /* another thread was first */
         cm__ex_free(x, false);
         x = other;
@@ -330,12 +326,10 @@ static cm_status_t cm__exec_busy_locked(struct cm__device *dev) {
 /* dev->exec.release: after the close was decided (no lock held). Never fails (CUDA errors are
  * ignored, as for the memory pool). */
 static void cm__exec_release(struct cm__device *dev) {
-    pthread_mutex_lock(&cm__ex_lock);
     cm__core_lock();
     cm__exec_t *x = dev->exec.state;
     dev->exec.state = NULL;
     cm__core_unlock();
-    pthread_mutex_unlock(&cm__ex_lock);
     if (x == NULL) return;
     bool alive = cm__context_guard(x->ordinal) == CM_OK;
     if (!alive) cm_last_error_clear();
@@ -356,7 +350,7 @@ typedef struct cm__launch_site {
 
 /* The launch site of the stream whose handle is h; false when h is not acquired any more. */
 static bool cm__stream_site(const void *h, cm__launch_site_t *out) {
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     const struct cm__stream *s = cm__stream_obj(h);
     if (s != NULL) {
         out->priority = s->priority;
@@ -366,7 +360,7 @@ static bool cm__stream_site(const void *h, cm__launch_site_t *out) {
         out->last_file = s->last_file;
         out->last_line = s->last_line;
     }
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     return s != NULL;
 }
 
@@ -439,10 +433,10 @@ cm_status_t cm_stream_pool_configure(cm_device_t *dev, const cm_stream_pool_conf
     const unsigned n[2] = {low, high};
     struct cm__stream *fresh[2] = {NULL, NULL};
     if (!cm__ex_alloc_streams(x, fresh, n)) return cm__oom(x->ordinal, "the stream pool");
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     if (x->acquired[0] + x->acquired[1] > 0) {
         unsigned busy = x->acquired[0] + x->acquired[1];
-        pthread_mutex_unlock(&cm__ex_lock);
+        cm__core_unlock();
         free(fresh[0]);
         free(fresh[1]);
         return CM__FAIL(CM_ERROR_BUSY, x->ordinal,
@@ -453,7 +447,6 @@ cm_status_t cm_stream_pool_configure(cm_device_t *dev, const cm_stream_pool_conf
     }
     struct cm__stream *old[2] = {x->streams[0], x->streams[1]};
     unsigned old_cap[2] = {x->cap[0], x->cap[1]};
-    cm__core_lock(); /* the close check reads the arrays under the core lock */
     for (int c = 0; c < 2; ++c) {
         x->streams[c] = fresh[c];
         x->cap[c] = n[c];
@@ -462,7 +455,6 @@ cm_status_t cm_stream_pool_configure(cm_device_t *dev, const cm_stream_pool_conf
         x->peak[c] = 0;
     }
     cm__core_unlock();
-    pthread_mutex_unlock(&cm__ex_lock);
     /* no stream of the old pool is acquired, so no handle names one and no thread uses one:
      * destroy their CUDA streams and free their scratch on the device */
     bool cuda = false;
@@ -484,7 +476,7 @@ cm_status_t cm_stream_pool_stats(cm_device_t *dev, cm_stream_pool_stats_t *out) 
     CM_TRY(cm__ex_get(dev, __func__, &x));
     cm_stream_pool_stats_t r;
     memset(&r, 0, sizeof r);
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     for (int c = 0; c < 2; ++c) {
         r.capacity[c] = x->cap[c];
         r.acquired[c] = x->acquired[c];
@@ -494,7 +486,7 @@ cm_status_t cm_stream_pool_stats(cm_device_t *dev, cm_stream_pool_stats_t *out) 
     r.events_timing = x->n_events[CM_EVENT_TIMING];
     r.events_sync_only = x->n_events[CM_EVENT_SYNC_ONLY];
     r.events_acquired = x->events_acquired;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     *out = r;
     return CM_OK;
 }
@@ -503,11 +495,9 @@ cm_status_t cm_stream_pool_stats(cm_device_t *dev, cm_stream_pool_stats_t *out) 
 static void cm__stream_put_back_locked(struct cm__stream *s) {
     cm__exec_t *x = s->ex;
     int c = (int)s->priority;
-    cm__core_lock();
     (void)cm__handle_end_locked(s->handle, CM__KIND_STREAM);
     s->handle = NULL;
     --x->acquired[c];
-    cm__core_unlock();
     s->next_free = x->free_head[c];
     x->free_head[c] = (int)s->index;
 }
@@ -523,11 +513,11 @@ cm_status_t cm_stream_acquire_at(cm_device_t *dev, cm_stream_priority_t priority
     CM_TRY(cm__ex_get(dev, __func__, &x));
     CM_TRY(cm__context_guard(x->ordinal));
     int c = (int)priority;
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     int i = x->free_head[c];
     if (i < 0) {
         unsigned cap = x->cap[c];
-        pthread_mutex_unlock(&cm__ex_lock);
+        cm__core_unlock();
         return CM__FAIL(CM_ERROR_BUSY, x->ordinal,
                         "release streams you no longer need (cm_stream_release()), or enlarge the "
                         "pool with cm_stream_pool_configure()",
@@ -538,7 +528,6 @@ cm_status_t cm_stream_acquire_at(cm_device_t *dev, cm_stream_priority_t priority
     /* a new handle for this acquire: every handle of an earlier acquire stays stale */
     const cm__epitaph_t ep = {.file = file, .line = line, .device = x->ordinal,
                               .what = c ? "high-priority stream" : "low-priority stream"};
-    cm__core_lock();
     void *h = cm__handle_new_locked(CM__KIND_STREAM, s, &ep);
     if (h != NULL) {
         s->handle = h;
@@ -546,9 +535,8 @@ cm_status_t cm_stream_acquire_at(cm_device_t *dev, cm_stream_priority_t priority
         s->line = line;
         if (++x->acquired[c] > x->peak[c]) x->peak[c] = x->acquired[c];
     }
-    cm__core_unlock();
     if (h == NULL) {
-        pthread_mutex_unlock(&cm__ex_lock);
+        cm__core_unlock();
         return cm__oom(x->ordinal, "a stream handle");
     }
     x->free_head[c] = s->next_free;
@@ -557,7 +545,7 @@ cm_status_t cm_stream_acquire_at(cm_device_t *dev, cm_stream_priority_t priority
     s->last_file = NULL;
     s->last_line = 0;
     bool create = s->cs == NULL;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
 
     if (create) { /* the slot is ours: create its CUDA stream outside the lock */
         cm__scope_t sc;
@@ -572,16 +560,16 @@ cm_status_t cm_stream_acquire_at(cm_device_t *dev, cm_stream_priority_t priority
                                    x->priority_value[c], x->ordinal);
             cm__leave(&sc);
         }
-        pthread_mutex_lock(&cm__ex_lock);
+        cm__core_lock();
         if (st != CM_OK) {
             cm__stream_put_back_locked(s);
-            pthread_mutex_unlock(&cm__ex_lock);
+            cm__core_unlock();
             if (file != NULL) cm__error_set_location(file, line);
             return st;
         }
         s->cs = cs;
         ++x->created[c];
-        pthread_mutex_unlock(&cm__ex_lock);
+        cm__core_unlock();
     }
     *out = (cm_stream_t *)h;
     return CM_OK;
@@ -589,41 +577,41 @@ cm_status_t cm_stream_acquire_at(cm_device_t *dev, cm_stream_priority_t priority
 
 cm_status_t cm_stream_release(cm_stream_t *stream) {
     if (stream == NULL) return CM_OK;
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__stream *s = NULL;
     cm_status_t st = cm__stream_check_locked(stream, "stream", __func__, &s);
     if (st != CM_OK) {
-        pthread_mutex_unlock(&cm__ex_lock);
+        cm__core_unlock();
         return st;
     }
     if (s->capturing) {
         int ordinal = s->ordinal;
-        pthread_mutex_unlock(&cm__ex_lock);
+        cm__core_unlock();
         return CM__FAIL(CM_ERROR_BUSY, ordinal, "end the capture with cm_graph_capture_end() first",
                         "the stream is being captured into a graph");
     }
     cm__stream_put_back_locked(s);
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     return CM_OK;
 }
 
 cm_status_t cm_stream_device(const cm_stream_t *stream, cm_device_t **dev) {
     CM__REQUIRE(dev != NULL, "pass the address of a cm_device_t *", "dev is NULL");
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__stream *s = NULL;
     cm_status_t st = cm__stream_check_locked(stream, "stream", __func__, &s);
     if (st == CM_OK) *dev = (cm_device_t *)s->ex->dev->handle;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     return st;
 }
 
 cm_status_t cm_stream_cuda(const cm_stream_t *stream, cudaStream_t *out) {
     CM__REQUIRE(out != NULL, "pass the address of a cudaStream_t", "out is NULL");
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__stream *s = NULL;
     cm_status_t st = cm__stream_check_locked(stream, "stream", __func__, &s);
     if (st == CM_OK) *out = s->cs;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     return st;
 }
 
@@ -668,34 +656,34 @@ cm_status_t cm__stream_scratch(struct cm__device *dev, cm_stream_t *stream, cuda
         CM__REQUIRE(dev != NULL, "pass the device object of the operands", "dev is NULL");
         cm__exec_t *x = NULL;
         CM_TRY(cm__ex_of(dev, &x));
-        pthread_mutex_lock(&cm__ex_lock);
+        cm__core_lock();
         void *have = x->legacy_scratch_bytes >= bytes ? x->legacy_scratch : NULL;
         bool exists = x->legacy_scratch != NULL;
-        pthread_mutex_unlock(&cm__ex_lock);
+        cm__core_unlock();
         if (exists) {
             *out = have; /* NULL: too small, the caller allocates its own */
             return CM_OK;
         }
         void *p = NULL;
         CM_TRY(cm__scratch_new(x->ordinal, cs, bytes, &p));
-        pthread_mutex_lock(&cm__ex_lock);
+        cm__core_lock();
         if (x->legacy_scratch == NULL) {
             x->legacy_scratch = p;
             x->legacy_scratch_bytes = bytes;
             p = NULL;
         }
         *out = x->legacy_scratch_bytes >= bytes ? x->legacy_scratch : NULL;
-        pthread_mutex_unlock(&cm__ex_lock);
+        cm__core_unlock();
         if (p != NULL) cm__scratch_drop(x->ordinal, cs, p); /* another thread was first */
         return CM_OK;
     }
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__stream *s = NULL;
     cm_status_t st = cm__stream_check_locked(stream, "stream", func, &s);
     void *have = st == CM_OK && s->scratch_bytes >= bytes ? s->scratch : NULL;
     bool exists = st == CM_OK && s->scratch != NULL;
     int ordinal = st == CM_OK ? s->ordinal : -1;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     CM_TRY(st);
     if (exists) {
         *out = have;
@@ -705,7 +693,7 @@ cm_status_t cm__stream_scratch(struct cm__device *dev, cm_stream_t *stream, cuda
     CM_TRY(cm__scratch_new(ordinal, cs, bytes, &p));
     /* install it unless another thread was first; look the handle up again: the stream may have
      * been released meanwhile (a misuse, but its slot must not be written then) */
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     st = cm__stream_check_locked(stream, "stream", func, &s);
     if (st == CM_OK) {
         if (s->scratch == NULL) {
@@ -715,7 +703,7 @@ cm_status_t cm__stream_scratch(struct cm__device *dev, cm_stream_t *stream, cuda
         }
         *out = s->scratch_bytes >= bytes ? s->scratch : NULL;
     }
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     if (p != NULL) cm__scratch_drop(ordinal, cs, p);
     return st;
 }
@@ -727,12 +715,12 @@ cm_status_t cm__stream_for_device(cm_stream_t *stream, int ordinal, const char *
     *cs = 0;
     if (stream == NULL) return CM_OK;
     /* one locked look: the handle, its CUDA stream and its device */
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__stream *s = NULL;
     cm_status_t st = cm__stream_check_locked(stream, "stream", func, &s);
     cudaStream_t c = st == CM_OK ? s->cs : NULL;
     int sd = st == CM_OK ? s->ordinal : -1;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     CM_TRY(st);
     if (sd != ordinal) {
         char hint[CM_ERROR_HINT_MAX];
@@ -748,7 +736,7 @@ cm_status_t cm__stream_for_device(cm_stream_t *stream, int ordinal, const char *
 
 cm_status_t cm__stream_for_launch(cm_stream_t *stream, const void *kernel, const char *file,
                                   int line, cudaStream_t *out, int *ordinal) {
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__stream *s = NULL;
     /* "cm_launch" split in two: a name in a string is no call (layer check, circles.py) */
     cm_status_t st = cm__stream_check_locked(stream, "cfg->stream", "cm_" "launch", &s);
@@ -759,16 +747,14 @@ cm_status_t cm__stream_for_launch(cm_stream_t *stream, const void *kernel, const
         *out = s->cs;
         *ordinal = s->ordinal;
     }
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     return st;
 }
 
 bool cm__stream_capturing(cudaStream_t s) {
     enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-    if (cm__cuda.stream_is_capturing(s, &cs) != cudaSuccess) {
-        (void)cm__cuda.get_last_error();
-        return false;
-    }
+    /* a driver query: a failure leaves the runtime's last error alone */
+    if (cm__cuda.stream_is_capturing(s, &cs) != cudaSuccess) return false;
     return cs != cudaStreamCaptureStatusNone;
 }
 
@@ -777,14 +763,14 @@ bool cm__stream_capturing(cudaStream_t s) {
 /* The CUDA stream and ordinal of an acquired stream, or the recorded failure. */
 static cm_status_t cm__stream_get(cm_stream_t *stream, const char *arg, const char *func,
                                   cudaStream_t *cs, int *ordinal) {
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__stream *s = NULL;
     cm_status_t st = cm__stream_check_locked(stream, arg, func, &s);
     if (st == CM_OK) {
         *cs = s->cs;
         *ordinal = s->ordinal;
     }
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     return st;
 }
 
@@ -847,7 +833,7 @@ cm_status_t cm_device_synchronize(cm_device_t *dev) {
     /* name the last library launch of each acquired stream of the device object */
     cm_error_t *e = cm__detail();
     cm__text_t t = {e->message, sizeof e->message, strlen(e->message)};
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     const cm__exec_t *x = d->exec.state;
     unsigned named = 0;
     for (int c = 0; x != NULL && c < 2; ++c) {
@@ -860,7 +846,7 @@ cm_status_t cm_device_synchronize(cm_device_t *dev) {
             ++named;
         }
     }
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     if (strstr(e->hint, "CUDAMODEL_SYNC") == NULL) {
         size_t len = strlen(e->hint);
         cm__strlcpy(e->hint + len, "; run with CUDAMODEL_SYNC=1 to have the faulting launch name itself",
@@ -941,13 +927,11 @@ static void *cm__event_lend_locked(struct cm__event *e) {
     const cm__epitaph_t ep = {.device = e->ordinal,
                               .what = e->kind == CM_EVENT_TIMING ? "timing event"
                                                                  : "synchronisation-only event"};
-    cm__core_lock();
     void *h = cm__handle_new_locked(CM__KIND_EVENT, e, &ep);
     if (h != NULL) {
         e->handle = h;
         ++e->ex->events_acquired;
     }
-    cm__core_unlock();
     e->recorded = false;
     e->recorded_on = NULL;
     return h;
@@ -961,7 +945,7 @@ cm_status_t cm_event_acquire(cm_device_t *dev, cm_event_kind_t kind, cm_event_t 
                 (int)kind);
     cm__exec_t *x = NULL;
     CM_TRY(cm__ex_get(dev, __func__, &x));
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__event *e = x->free_events[kind];
     if (e != NULL) {
         void *h = cm__event_lend_locked(e);
@@ -969,12 +953,12 @@ cm_status_t cm_event_acquire(cm_device_t *dev, cm_event_kind_t kind, cm_event_t 
             x->free_events[kind] = e->next_free;
             e->next_free = NULL;
         }
-        pthread_mutex_unlock(&cm__ex_lock);
+        cm__core_unlock();
         if (h == NULL) return cm__oom(x->ordinal, "an event handle");
         *out = (cm_event_t *)h;
         return CM_OK;
     }
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
 
     /* none free: make one (outside the lock) */
     CM_TRY(cm__context_guard(x->ordinal));
@@ -1000,14 +984,14 @@ cm_status_t cm_event_acquire(cm_device_t *dev, cm_event_kind_t kind, cm_event_t 
     e->ex = x;
     e->ordinal = x->ordinal;
     e->kind = kind;
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     void *h = cm__event_lend_locked(e);
     if (h != NULL) {
         e->next_all = x->all_events;
         x->all_events = e;
         ++x->n_events[kind];
     }
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     if (h == NULL) {
         if (cm__enter(x->ordinal, 0, &sc) == CM_OK) {
             (void)cm__cuda.event_destroy(e->ce);
@@ -1022,31 +1006,29 @@ cm_status_t cm_event_acquire(cm_device_t *dev, cm_event_kind_t kind, cm_event_t 
 
 cm_status_t cm_event_release(cm_event_t *event) {
     if (event == NULL) return CM_OK;
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__event *e = NULL;
     cm_status_t st = cm__event_check_locked(event, "event", __func__, &e);
     if (st == CM_OK) {
         cm__exec_t *x = e->ex;
-        cm__core_lock();
         (void)cm__handle_end_locked(e->handle, CM__KIND_EVENT);
         e->handle = NULL;
         --x->events_acquired;
-        cm__core_unlock();
         e->recorded_on = NULL;
         e->next_free = x->free_events[e->kind];
         x->free_events[e->kind] = e;
     }
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     return st;
 }
 
 cm_status_t cm_event_cuda(const cm_event_t *event, cudaEvent_t *out) {
     CM__REQUIRE(out != NULL, "pass the address of a cudaEvent_t", "out is NULL");
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__event *e = NULL;
     cm_status_t st = cm__event_check_locked(event, "event", __func__, &e);
     if (st == CM_OK) *out = e->ce;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     return st;
 }
 
@@ -1055,7 +1037,7 @@ cm_status_t cm_event_cuda(const cm_event_t *event, cudaEvent_t *out) {
 static cm_status_t cm__event_stream(cm_event_t *event, cm_stream_t *stream, const char *func,
                                     cudaEvent_t *ce, cudaStream_t *cs, int *ordinal,
                                     bool mark_recorded) {
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__event *e = NULL;
     struct cm__stream *s = NULL;
     cm_status_t st = cm__event_check_locked(event, "event", func, &e);
@@ -1070,7 +1052,7 @@ static cm_status_t cm__event_stream(cm_event_t *event, cm_stream_t *stream, cons
             e->recorded_on = s->handle;
         }
     }
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     return st;
 }
 
@@ -1107,13 +1089,13 @@ cm_status_t cm_stream_wait_event(cm_stream_t *s, cm_event_t *e) {
 }
 
 cm_status_t cm_event_synchronize(cm_event_t *event) {
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__event *e = NULL;
     cm_status_t st = cm__event_check_locked(event, "event", __func__, &e);
     cudaEvent_t ce = st == CM_OK ? e->ce : NULL;
     int ordinal = st == CM_OK ? e->ordinal : -1;
     const void *on = st == CM_OK ? e->recorded_on : NULL;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     CM_TRY(st);
     CM_TRY(cm__context_guard(ordinal));
     cm__scope_t sc;
@@ -1130,12 +1112,12 @@ cm_status_t cm_event_synchronize(cm_event_t *event) {
 
 cm_status_t cm_event_query(cm_event_t *event, bool *done) {
     CM__REQUIRE(done != NULL, "pass the address of a bool", "done is NULL");
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__event *e = NULL;
     cm_status_t st = cm__event_check_locked(event, "event", __func__, &e);
     cudaEvent_t ce = st == CM_OK ? e->ce : NULL;
     int ordinal = st == CM_OK ? e->ordinal : -1;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     CM_TRY(st);
     CM_TRY(cm__context_guard(ordinal));
     cm__scope_t sc;
@@ -1155,7 +1137,7 @@ cm_status_t cm_event_query(cm_event_t *event, bool *done) {
 
 cm_status_t cm_event_elapsed_ms(cm_event_t *start, cm_event_t *stop, float *ms) {
     CM__REQUIRE(ms != NULL, "pass the address of a float", "ms is NULL");
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__event *a = NULL, *b = NULL;
     cm_status_t st = cm__event_check_locked(start, "start", __func__, &a);
     if (st == CM_OK) st = cm__event_check_locked(stop, "stop", __func__, &b);
@@ -1169,7 +1151,7 @@ cm_status_t cm_event_elapsed_ms(cm_event_t *start, cm_event_t *stop, float *ms) 
     bool start_recorded = st == CM_OK && a->recorded;
     int ordinal = st == CM_OK ? a->ordinal : -1;
     cudaEvent_t ca = st == CM_OK ? a->ce : NULL, cb = st == CM_OK ? b->ce : NULL;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     CM_TRY(st);
     if (which != NULL) {
         return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, ordinal,
@@ -1203,7 +1185,7 @@ cm_status_t cm_event_elapsed_ms(cm_event_t *start, cm_event_t *stop, float *ms) 
 /* ------------------------------------------------------------------ dependencies, callbacks */
 
 cm_status_t cm_stream_wait(cm_stream_t *waiter, cm_stream_t *signaler) {
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__stream *w = NULL, *g = NULL;
     cm_status_t st = cm__stream_check_locked(waiter, "waiter", __func__, &w);
     if (st == CM_OK) st = cm__stream_check_locked(signaler, "signaler", __func__, &g);
@@ -1216,7 +1198,7 @@ cm_status_t cm_stream_wait(cm_stream_t *waiter, cm_stream_t *signaler) {
                       w->ordinal);
     }
     cm_device_t *dev = st == CM_OK ? (cm_device_t *)w->ex->dev->handle : NULL;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     CM_TRY(st);
     if (w == g) return CM_OK;
     cm_event_t *e = NULL;
@@ -1364,19 +1346,19 @@ cm_status_t cm_time_callable(cm_stream_t *s, cm_timed_fn_t fn, void *user, int w
 /* ------------------------------------------------------------------ graphs */
 
 cm_status_t cm_graph_capture_begin(cm_stream_t *stream) {
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__stream *s = NULL;
     cm_status_t st = cm__stream_check_locked(stream, "stream", __func__, &s);
     if (st == CM_OK && s->capturing) {
         int ordinal = s->ordinal;
-        pthread_mutex_unlock(&cm__ex_lock);
+        cm__core_unlock();
         return CM__FAIL(CM_ERROR_BUSY, ordinal, "end the capture with cm_graph_capture_end()",
                         "the stream is already being captured");
     }
     cudaStream_t cs = st == CM_OK ? s->cs : NULL;
     int ordinal = st == CM_OK ? s->ordinal : -1;
     if (st == CM_OK) s->capturing = true;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     CM_TRY(st);
     cm__scope_t sc;
     st = cm__enter(ordinal, 0, &sc);
@@ -1388,9 +1370,9 @@ cm_status_t cm_graph_capture_begin(cm_stream_t *stream) {
         cm__leave(&sc);
     }
     if (st != CM_OK) { /* the stream is still ours: one thread uses it at a time */
-        pthread_mutex_lock(&cm__ex_lock);
+        cm__core_lock();
         s->capturing = false;
-        pthread_mutex_unlock(&cm__ex_lock);
+        cm__core_unlock();
     }
     return st;
 }
@@ -1440,12 +1422,12 @@ static cm_status_t cm__capture_end(cudaStream_t cs, int ordinal, struct cm__grap
 
 cm_status_t cm_graph_capture_end(cm_stream_t *stream, cm_graph_t **out) {
     CM__REQUIRE(out != NULL, "pass the address of a cm_graph_t *", "out is NULL");
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__stream *s = NULL;
     cm_status_t st = cm__stream_check_locked(stream, "stream", __func__, &s);
     if (st == CM_OK && !s->capturing) {
         int ordinal = s->ordinal;
-        pthread_mutex_unlock(&cm__ex_lock);
+        cm__core_unlock();
         return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, ordinal,
                         "call cm_graph_capture_begin() on the stream first",
                         "the stream is not being captured");
@@ -1453,7 +1435,7 @@ cm_status_t cm_graph_capture_end(cm_stream_t *stream, cm_graph_t **out) {
     cudaStream_t cs = st == CM_OK ? s->cs : NULL;
     int ordinal = st == CM_OK ? s->ordinal : -1;
     if (st == CM_OK) s->capturing = false;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     CM_TRY(st);
     /* instantiation allocates on the device: make it current */
     cm__scope_t sc;
@@ -1469,12 +1451,12 @@ cm_status_t cm_graph_capture_end(cm_stream_t *stream, cm_graph_t **out) {
 cm_status_t cm_graph_launch(cm_graph_t *graph, cm_stream_t *stream) {
     struct cm__graph *g = NULL;
     CM__GET(g, graph, CM__KIND_GRAPH, "graph");
-    pthread_mutex_lock(&cm__ex_lock);
+    cm__core_lock();
     struct cm__stream *s = NULL;
     cm_status_t st = cm__stream_check_locked(stream, "stream", __func__, &s);
     if (st == CM_OK) st = cm__same_device(g->ordinal, s->ordinal, "the graph", "the stream", __func__);
     cudaStream_t cs = st == CM_OK ? s->cs : NULL;
-    pthread_mutex_unlock(&cm__ex_lock);
+    cm__core_unlock();
     CM_TRY(st);
     CM_TRY(cm__context_guard(g->ordinal));
     cm__scope_t sc;

@@ -200,12 +200,11 @@ cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char
     enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
     cudaError_t err = cm__cuda.stream_is_capturing(stream, &cs);
     if (err == cudaSuccess && cs != cudaStreamCaptureStatusNone) return CM_OK;
-    if (err != cudaSuccess) (void)cm__cuda.get_last_error(); /* the device query says why */
+    /* (a failed driver query leaves the runtime's last error alone; the device query says why) */
     int device = -1;
     err = cm__cuda.stream_get_device(stream, &device);
     if (err == cudaErrorStreamCaptureUnsupported) {
         /* capturing after all (another thread began it): CUDA checks the device at the copy */
-        (void)cm__cuda.get_last_error();
         return CM_OK;
     }
     if (err != cudaSuccess) {

@@ -529,6 +529,13 @@ static inline cudaError_t fake_fill(void *p, size_t n, const void *pattern, size
     for (size_t i = 0; i < n; i += pb) memcpy((unsigned char *)p + i, pattern, pb);
     return cudaSuccess;
 }
+/* No simulated stream is ever being captured (tests that need one wrap this). Never reaches the
+ * real runtime, which would dereference a simulated stream. */
+static inline cudaError_t fake_stream_is_capturing(cudaStream_t s, enum cudaStreamCaptureStatus *st) {
+    if (s == FAKE_BAD_STREAM) return cudaErrorInvalidResourceHandle;
+    *st = cudaStreamCaptureStatusNone;
+    return cudaSuccess;
+}
 static inline cudaError_t fake_stream_get_device(cudaStream_t s, int *d) {
     FAKE_ENTER(FAKE_STREAM_DEVICE);
     int dev = fake_stream_device(s);
@@ -626,6 +633,7 @@ static inline void fake_install(int devices, size_t total) {
     cm__cuda.memset_async = fake_memset_async;
     cm__cuda.fill_async = fake_fill;
     cm__cuda.stream_get_device = fake_stream_get_device;
+    cm__cuda.stream_is_capturing = fake_stream_is_capturing;
     cm__cuda.stream_synchronize = fake_stream_sync;
     cm__cuda.event_create = fake_event_create;
     cm__cuda.event_record = fake_event_record;

@@ -1,8 +1,8 @@
 /*
- * The handle registry and the per-thread memos of the memory module: a device memo does not
- * outlive a close (same thread or another), the last 256 destroyed handles stay detectably dead
- * while handle storage is recycled, 200k random creates/destroys keep exact counts, and a
- * destroy on another device's stream is refused. Fault injection: runs on the simulated device.
+ * Buffers and device objects in the generational handle table: a device closed by another
+ * thread is refused, destroyed handles stay detectably dead and the recent ones say what they
+ * were, 200k random creates/destroys keep exact counts, and a destroy on another device's
+ * stream is refused. Fault injection: runs on the simulated device.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cm_test.h"
@@ -114,8 +114,9 @@ static void test_memo_close_other_thread(void **state) {
     EXPECT_CLEAN();
 }
 
-/* the last 256 destroyed buffers stay detectably dead, also while new buffers recycle the
- * storage of older ones */
+/* destroyed buffers stay detectably dead (forever: handles are generational values); the
+ * recent ones (well within the handle table's CM__H_KEEP) still say what they were, also while
+ * new buffers are created and destroyed */
 static void test_quarantine_window(void **state) {
     (void)state;
     cm_device_t *d = NULL;
@@ -135,7 +136,7 @@ static void test_quarantine_window(void **state) {
             assert_non_null(strstr(cm_last_error()->message, want));
             assert_non_null(strstr(cm_last_error()->message, "\"old\""));
         }
-        /* new buffers recycle storage, never one of the quarantined 256 */
+        /* new buffers never get the value of a destroyed one */
         for (int i = 0; i < M; ++i) {
             CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d, 8, FAKE_STREAM(0), &fresh[i]));
             for (int k = M - 256; k < M; ++k) assert_ptr_not_equal(fresh[i], old[k]);

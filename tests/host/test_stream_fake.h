@@ -157,6 +157,13 @@ static inline cudaError_t xf_elapsed(float *ms, cudaEvent_t a, cudaEvent_t b) {
     pthread_mutex_unlock(&xfake.lock);
     return cudaSuccess;
 }
+/* The simulated streams capture while a capture is open (never the real runtime's answer: it
+ * would dereference a simulated stream). */
+static inline cudaError_t xf_stream_is_capturing(cudaStream_t s, enum cudaStreamCaptureStatus *st) {
+    (void)s;
+    *st = xfake.capturing ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+    return cudaSuccess;
+}
 static inline cudaError_t xf_begin_capture(cudaStream_t s, enum cudaStreamCaptureMode m) {
     XFAKE_ENTER(XF_BEGIN_CAPTURE);
     (void)s;
@@ -231,6 +238,7 @@ static inline void xfake_install(int devices) {
     cm__cuda.event_query = xf_event_query;
     cm__cuda.event_elapsed = xf_elapsed;
     cm__cuda.begin_capture = xf_begin_capture;
+    cm__cuda.stream_is_capturing = xf_stream_is_capturing;
     cm__cuda.end_capture = xf_end_capture;
     cm__cuda.graph_instantiate = xf_instantiate;
     cm__cuda.graph_launch = xf_graph_launch;
