@@ -62,7 +62,10 @@ typedef CUresult (*cm__fn_primary_state)(CUdevice, unsigned int *, int *);
 
 static cudaError_t cm__drv_entry(const char *symbol, void **fn) {
     enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, fn, 12000, cudaEnableDefault, &q);
+    /* the version of the cuda.h this file was compiled with: the entry point then has exactly
+     * the prototype declared there (cuStreamGetDevice exists from 12.8 on) */
+    cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, fn, CUDA_VERSION, cudaEnableDefault,
+                                                       &q);
     if (err != cudaSuccess) {
         *fn = NULL;
         (void)cudaGetLastError();
@@ -164,9 +167,23 @@ cudaError_t cm__drv_primary_ctx_state(int device, unsigned int *flags, int *acti
  * (0, cudaStreamLegacy, cudaStreamPerThread) are the driver's too. */
 typedef CUresult (*cm__fn_stream_device)(CUstream, CUdevice *);
 cudaError_t cm__drv_stream_get_device(cudaStream_t stream, int *device) {
-    CM__DRV_FN(cm__fn_stream_device, "cuStreamGetDevice", f);
+    static void *_Atomic fn;
+    static int _Atomic runtime_only; /* the driver has no such entry point: the runtime answers */
+    void *f = fn;
+    if (f == NULL) {
+        if (runtime_only) return cudaStreamGetDevice(stream, device);
+        cudaError_t lookup = cm__drv_entry("cuStreamGetDevice", &f);
+        if (lookup == cudaErrorNotSupported) {
+            runtime_only = 1;
+            return cudaStreamGetDevice(stream, device);
+        }
+        if (lookup != cudaSuccess) return lookup;
+        fn = f;
+    }
+    cm__fn_stream_device call;
+    memcpy(&call, &f, sizeof call);
     CUdevice d = -1;
-    cudaError_t err = cm__drv_result(f_call((CUstream)stream, &d));
+    cudaError_t err = cm__drv_result(call((CUstream)stream, &d));
     *device = (int)d;
     return err;
 }
