@@ -37,7 +37,7 @@ typedef struct cm_launch_config {
     cm_dim3_t block;                 /**< threads per block in x, y, z */
     size_t dynamic_shared_bytes;     /**< dynamic shared memory per block */
     cm_stream_t *stream;             /**< NULL: the legacy default stream; else a pooled stream
-                                          (stream.h) of the current device */
+                                          (stream.h): the launch runs on its device */
     cm_dim3_t cluster;               /**< thread-block cluster shape (sm_90+); 0s: no cluster */
 } cm_launch_config_t;
 
@@ -227,7 +227,9 @@ CM_API cm_status_t cm_kernel_check_image(const void *kernel, int device,
 /**
  * @brief Launch one of your kernels safely, from plain C.
  *
- * On the current device: on the first launch of this kernel there, checks its image
+ * On the device of cfg->stream (its device object's, whatever device the calling thread has
+ * current, which is left as it was), or on the current device when cfg->stream is NULL: on the
+ * first launch of this kernel there, checks its image
  * (cm_kernel_check_image()) and reads its attributes (cached per kernel and device, so later
  * launches only re-validate the configuration, a few arithmetic checks); validates cfg
  * (cm_launch_config_validate()); launches with cudaLaunchKernelEx (cluster dimensions as a
@@ -235,11 +237,12 @@ CM_API cm_status_t cm_kernel_check_image(const void *kernel, int device,
  * synchronizes and attributes any fault to this launch. grid.x = 0 launches nothing.
  *
  * @param[in] kernel  the __global__ function (see cm_kernel_attrs_get()).
- * @param[in] cfg     the configuration; cfg->stream is NULL (the legacy default stream) or a
- *                    stream acquired from the pool of a device object of the current device
- *                    (stream.h): the launch is queued on it and remembered as its last launch,
- *                    so a later fault reported by cm_stream_synchronize() names it. A stream of
- *                    another device, or a released one, is refused before anything is queued.
+ * @param[in] cfg     the configuration; cfg->stream is NULL (the legacy default stream of the
+ *                    current device) or a stream acquired from a device object's pool
+ *                    (stream.h): the launch runs on that stream's device, is queued on it and
+ *                    is remembered as its last launch, so a later fault reported by
+ *                    cm_stream_synchronize() names it. A released stream is refused before
+ *                    anything is queued.
  *                    To launch on a CUDA stream of your own use cm_launch_on_cuda_stream()
  *                    (interop.h). Launches on a stream being captured into a graph are recorded
  *                    (in synchronous debug mode they are not synchronized during the capture).
@@ -247,8 +250,8 @@ CM_API cm_status_t cm_kernel_check_image(const void *kernel, int device,
  * @return CM_OK; CM_ERROR_INVALID_LAUNCH (every broken rule listed); CM_ERROR_NO_KERNEL_IMAGE;
  *         CM_ERROR_INVALID_ARGUMENT (NULL kernel/cfg, or args NULL while the kernel has
  *         parameters cannot be detected: pass NULL only for kernels without parameters);
- *         CM_ERROR_INVALID_ARGUMENT also for a cfg->stream that is released, not a pooled
- *         stream, or of another device than the current one (the message names both devices);
+ *         CM_ERROR_INVALID_ARGUMENT also for a cfg->stream that is released or not a pooled
+ *         stream (the message names its kind);
  *         CM_ERROR_CONTEXT_LOST.
  * Thread-safe (the cache is shared and locked).
  */
