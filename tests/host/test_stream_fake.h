@@ -77,17 +77,38 @@ static inline cudaError_t xf_range(int *least, int *greatest) {
     *greatest = -5;
     return cudaSuccess;
 }
+/* A simulated stream: a node of the list of live ones, so that xfake_uninstall() can free the
+ * streams the library never destroys (those of a device whose context was lost, as CUDA frees
+ * them with the context). */
+typedef struct xf_stream_node {
+    struct xf_stream_node *prev, *next;
+} xf_stream_node_t;
+static xf_stream_node_t xf_streams_live = {&xf_streams_live, &xf_streams_live};
+
 static inline cudaError_t xf_stream_create(cudaStream_t *s, unsigned flags, int prio) {
     XFAKE_ENTER(XF_STREAM_CREATE);
     (void)flags;
     (void)prio;
-    *s = (cudaStream_t)malloc(8);
+    xf_stream_node_t *n = malloc(sizeof *n);
+    if (n == NULL) return cudaErrorMemoryAllocation;
+    pthread_mutex_lock(&xfake.lock);
+    n->prev = &xf_streams_live;
+    n->next = xf_streams_live.next;
+    xf_streams_live.next->prev = n;
+    xf_streams_live.next = n;
+    pthread_mutex_unlock(&xfake.lock);
+    *s = (cudaStream_t)n;
     atomic_fetch_add(&xfake.streams, 1);
     return cudaSuccess;
 }
 static inline cudaError_t xf_stream_destroy(cudaStream_t s) {
     XFAKE_ENTER(XF_STREAM_DESTROY);
-    free((void *)s);
+    xf_stream_node_t *n = (xf_stream_node_t *)s;
+    pthread_mutex_lock(&xfake.lock);
+    n->prev->next = n->next;
+    n->next->prev = n->prev;
+    pthread_mutex_unlock(&xfake.lock);
+    free(n);
     atomic_fetch_sub(&xfake.streams, 1);
     return cudaSuccess;
 }
@@ -255,6 +276,12 @@ static inline int xfake_live(void) {
 
 static inline void xfake_uninstall(void) {
     cm__cuda = xfake.saved;
+    while (xf_streams_live.next != &xf_streams_live) { /* left to a lost context */
+        xf_stream_node_t *n = xf_streams_live.next;
+        xf_streams_live.next = n->next;
+        free(n);
+    }
+    xf_streams_live.prev = &xf_streams_live;
     pthread_mutex_destroy(&xfake.lock);
     fake_uninstall();
 }
