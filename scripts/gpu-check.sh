@@ -35,6 +35,11 @@
 #                                 a targeted run; the rest is recorded SKIP and the check fails
 #   CM_GPU_CHECK_TIMEOUT          seconds allowed to each example, benchmark or sanitized test
 #                                 (default 300)
+#   CM_GPU_CHECK_TESTS            a ctest -R regular expression: the tests stage (and the
+#                                 sanitizer's list) runs only the matching tests, e.g.
+#                                 "test_gpu_core|test_gpu_buffer$"; a targeted run, the check fails
+#   CM_GPU_CHECK_BENCHES          names of the benchmarks to run, e.g. "bench_buffer bench_stream"
+#                                 (the others are not run; a targeted run, the check fails)
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
@@ -158,8 +163,14 @@ fi
 say "tests: ctest (all labels) with CUDAMODEL_REQUIRE_GPU=1"
 t0=$SECONDS
 rc=0
+test_filter=()
+if [ -n "${CM_GPU_CHECK_TESTS:-}" ]; then
+    test_filter=(-R "$CM_GPU_CHECK_TESTS")
+    echo "targeted: only the tests matching '$CM_GPU_CHECK_TESTS' (the check cannot pass as a whole)"
+    overall=1
+fi
 CUDAMODEL_REQUIRE_GPU=1 ctest --test-dir "$bdir" --output-on-failure --no-tests=error \
-    --parallel "$jobs" >"$log_tests" 2>&1 || rc=$?
+    --parallel "$jobs" "${test_filter[@]}" >"$log_tests" 2>&1 || rc=$?
 # ctest 3.x: "N% tests passed, M tests failed out of K"; ctest 4 when all pass: "100% tests passed out of K"
 line="$(grep -E '^[0-9]+% tests passed(, [0-9]+ tests? failed)? out of [0-9]+' "$log_tests" | tail -n 1)"
 n_skipped="$(grep -cE '\(Skipped\)[[:space:]]*$' "$log_tests" || true)"
@@ -195,7 +206,8 @@ done
 # The test executables, from ctest itself (name -> command), so the list follows the labels.
 gpu_tests=()
 if command -v python3 >/dev/null 2>&1; then
-    mapfile -t gpu_tests < <(ctest --test-dir "$bdir" -L gpu -LE faulting --show-only=json-v1 2>/dev/null |
+    mapfile -t gpu_tests < <(ctest --test-dir "$bdir" -L gpu -LE faulting "${test_filter[@]}" \
+                                   --show-only=json-v1 2>/dev/null |
         python3 -c 'import json,sys
 try:
     d = json.load(sys.stdin)
@@ -209,7 +221,7 @@ if [ ${#gpu_tests[@]} -eq 0 ]; then
     # Fallback: names from ctest -N; each test is an executable of that name in build-gpu/tests.
     while read -r name; do
         [ -n "$name" ] && gpu_tests+=("$bdir/tests/$name")
-    done < <(ctest --test-dir "$bdir" -N -L gpu -LE faulting 2>/dev/null |
+    done < <(ctest --test-dir "$bdir" -N -L gpu -LE faulting "${test_filter[@]}" 2>/dev/null |
              sed -n 's/^ *Test *#[0-9]*: *\([^ ]*\).*/\1/p')
 fi
 san_pass=0 san_fail=0 san_unsupported=0 san_failed_names=()
@@ -410,6 +422,15 @@ if stage_on bench; then
 say "bench: every build-gpu/bench/bench_*"
 t0=$SECONDS
 mapfile -t benches < <(find "$bdir/bench" -maxdepth 1 -type f -name 'bench_*' -perm -u+x 2>/dev/null | sort)
+if [ -n "${CM_GPU_CHECK_BENCHES:-}" ]; then
+    picked=()
+    for exe in "${benches[@]}"; do
+        case " $CM_GPU_CHECK_BENCHES " in *" $(basename "$exe") "*) picked+=("$exe") ;; esac
+    done
+    benches=("${picked[@]}")
+    echo "targeted: only $CM_GPU_CHECK_BENCHES (the check cannot pass as a whole)"
+    overall=1
+fi
 
 b_pass=0 b_fail=0 b_failed_names=()
 for exe in "${benches[@]}"; do
