@@ -1,6 +1,7 @@
 /*
  * The table of every CUDA runtime, driver and NCCL call the library makes (core/calls.h).
  */
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -99,43 +100,57 @@ static cudaError_t cm__drv_result(CUresult r) {
     }
 }
 
-cudaError_t cm__drv_ctx_get_current(void **ctx) {
-    static void *_Atomic fn;
-    void *f = fn;
+/* A driver has no such entry point (older than the cuda.h compiled against): kept in a cache
+ * so that the lookup is not repeated. */
+static char cm__drv_absent;
+
+/* The entry point `symbol`, looked up on first use and kept in *cache (a racing first use looks
+ * it up twice and gets the same answer). */
+static cudaError_t cm__drv_fn(void *_Atomic *cache, const char *symbol, void **fn) {
+    void *f = atomic_load_explicit(cache, memory_order_acquire);
     if (f == NULL) {
-        cudaError_t err = cm__drv_entry("cuCtxGetCurrent", &f);
+        cudaError_t err = cm__drv_entry(symbol, &f);
+        if (err == cudaErrorNotSupported) {
+            atomic_store_explicit(cache, (void *)&cm__drv_absent, memory_order_release);
+            return err;
+        }
         if (err != cudaSuccess) return err;
-        fn = f;
+        atomic_store_explicit(cache, f, memory_order_release);
     }
+    if (f == (void *)&cm__drv_absent) return cudaErrorNotSupported;
+    *fn = f;
+    return cudaSuccess;
+}
+
+/* In a wrapper: `call` becomes the entry point `symbol` of type `type`, or the wrapper returns
+ * why there is none. */
+#define CM__DRV_FN(type, symbol, call)                                                       \
+    static void *_Atomic call##_cache;                                                       \
+    void *call##_ptr = NULL;                                                                 \
+    do {                                                                                     \
+        cudaError_t lookup_ = cm__drv_fn(&call##_cache, symbol, &call##_ptr);                \
+        if (lookup_ != cudaSuccess) return lookup_;                                          \
+    } while (0);                                                                             \
+    type call;                                                                               \
+    memcpy(&call, &call##_ptr, sizeof call) /* object to function pointer, as for dlsym */
+
+cudaError_t cm__drv_ctx_get_current(void **ctx) {
+    CM__DRV_FN(cm__fn_ctx_get, "cuCtxGetCurrent", f);
     CUcontext c = NULL;
-    cm__fn_ctx_get call;
-    memcpy(&call, &f, sizeof call); /* object to function pointer, as dlsym's users do */
-    cudaError_t err = cm__drv_result(call(&c));
+    cudaError_t err = cm__drv_result(f(&c));
     *ctx = (void *)c;
     return err;
 }
 
-/* One entry point, looked up once (a race looks it up twice: same answer). */
-#define CM__DRV_FN(type, symbol, var)                                                        \
-    static void *_Atomic var##_fn;                                                           \
-    void *var = var##_fn;                                                                    \
-    if (var == NULL) {                                                                       \
-        cudaError_t lookup_ = cm__drv_entry(symbol, &var);                                   \
-        if (lookup_ != cudaSuccess) return lookup_;                                          \
-        var##_fn = var;                                                                      \
-    }                                                                                        \
-    type var##_call;                                                                         \
-    memcpy(&var##_call, &var, sizeof var##_call)
-
 cudaError_t cm__drv_ctx_push_current(void *ctx) {
     CM__DRV_FN(cm__fn_ctx_set, "cuCtxPushCurrent", f);
-    return cm__drv_result(f_call((CUcontext)ctx));
+    return cm__drv_result(f((CUcontext)ctx));
 }
 
 cudaError_t cm__drv_ctx_pop_current(void **ctx) {
     CM__DRV_FN(cm__fn_ctx_get, "cuCtxPopCurrent", f);
     CUcontext c = NULL;
-    cudaError_t err = cm__drv_result(f_call(&c));
+    cudaError_t err = cm__drv_result(f(&c));
     if (ctx != NULL) *ctx = (void *)c;
     return err;
 }
@@ -144,55 +159,39 @@ typedef CUresult (*cm__fn_retain)(CUcontext *, CUdevice);
 cudaError_t cm__drv_primary_ctx_retain(void **ctx, int device) {
     CM__DRV_FN(cm__fn_retain, "cuDevicePrimaryCtxRetain", f);
     CUcontext c = NULL;
-    cudaError_t err = cm__drv_result(f_call(&c, (CUdevice)device));
+    cudaError_t err = cm__drv_result(f(&c, (CUdevice)device));
     *ctx = (void *)c;
     return err;
 }
 
 cudaError_t cm__drv_primary_ctx_state(int device, unsigned int *flags, int *active) {
-    static void *_Atomic fn;
-    void *f = fn;
-    if (f == NULL) {
-        cudaError_t err = cm__drv_entry("cuDevicePrimaryCtxGetState", &f);
-        if (err != cudaSuccess) return err;
-        fn = f;
-    }
-    cm__fn_primary_state call;
-    memcpy(&call, &f, sizeof call);
-    return cm__drv_result(call((CUdevice)device, flags, active));
+    CM__DRV_FN(cm__fn_primary_state, "cuDevicePrimaryCtxGetState", f);
+    return cm__drv_result(f((CUdevice)device, flags, active));
 }
 
 /* Stream queries through the driver (same meaning as cudaStreamGetDevice / cudaStreamIsCapturing
  * for a stream the runtime created: runtime streams are driver streams). The special streams
  * (0, cudaStreamLegacy, cudaStreamPerThread) are the driver's too. */
 typedef CUresult (*cm__fn_stream_device)(CUstream, CUdevice *);
-cudaError_t cm__drv_stream_get_device(cudaStream_t stream, int *device) {
-    static void *_Atomic fn;
-    static int _Atomic runtime_only; /* the driver has no such entry point: the runtime answers */
-    void *f = fn;
-    if (f == NULL) {
-        if (runtime_only) return cudaStreamGetDevice(stream, device);
-        cudaError_t lookup = cm__drv_entry("cuStreamGetDevice", &f);
-        if (lookup == cudaErrorNotSupported) {
-            runtime_only = 1;
-            return cudaStreamGetDevice(stream, device);
-        }
-        if (lookup != cudaSuccess) return lookup;
-        fn = f;
-    }
-    cm__fn_stream_device call;
-    memcpy(&call, &f, sizeof call);
+static cudaError_t cm__drv_stream_device(cudaStream_t stream, int *device) {
+    CM__DRV_FN(cm__fn_stream_device, "cuStreamGetDevice", f);
     CUdevice d = -1;
-    cudaError_t err = cm__drv_result(call((CUstream)stream, &d));
+    cudaError_t err = cm__drv_result(f((CUstream)stream, &d));
     *device = (int)d;
     return err;
+}
+
+cudaError_t cm__drv_stream_get_device(cudaStream_t stream, int *device) {
+    cudaError_t err = cm__drv_stream_device(stream, device);
+    /* a driver without cuStreamGetDevice (before 12.8): the runtime's query answers */
+    return err == cudaErrorNotSupported ? cudaStreamGetDevice(stream, device) : err;
 }
 
 typedef CUresult (*cm__fn_stream_capturing)(CUstream, CUstreamCaptureStatus *);
 cudaError_t cm__drv_stream_is_capturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status) {
     CM__DRV_FN(cm__fn_stream_capturing, "cuStreamIsCapturing", f);
     CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-    cudaError_t err = cm__drv_result(f_call((CUstream)stream, &st));
+    cudaError_t err = cm__drv_result(f((CUstream)stream, &st));
     *status = st == CU_STREAM_CAPTURE_STATUS_ACTIVE ? cudaStreamCaptureStatusActive
               : st == CU_STREAM_CAPTURE_STATUS_INVALIDATED ? cudaStreamCaptureStatusInvalidated
                                                            : cudaStreamCaptureStatusNone;

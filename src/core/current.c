@@ -67,18 +67,3 @@ void cm__leave(cm__scope_t *sc) {
     }
     (void)cm__scope_device_swap(sc->prev_device);
 }
-
-/* The packed form: bit 0 pushed, the rest prev_device + 1. */
-cm_status_t cm__device_enter(int ordinal, int *saved) {
-    cm__scope_t sc;
-    *saved = -1;
-    CM_TRY(cm__enter(ordinal, 1, &sc));
-    *saved = sc.pushed | (sc.prev_device + 1) << 1;
-    return CM_OK;
-}
-
-void cm__device_leave(int saved) {
-    if (saved < 0) return;
-    cm__scope_t sc = {.prev_device = (saved >> 1) - 1, .pushed = saved & 1};
-    cm__leave(&sc);
-}

@@ -1,6 +1,5 @@
 /*
- * The device object (core/device.h): open and close, the list of open device objects, and the
- * small text and failure helpers every module uses (internal.h).
+ * The device object (core/device.h): open and close, and the list of open device objects.
  *
  * A device object is one handle of the core's table (core/handle.h). Open creates the whole
  * object (facts, memory pool, staging lock) and gives it a handle; close checks, under the core
@@ -129,15 +128,6 @@ fail:
     return status;
 }
 
-/* The busy check of close without a registered memory part (not reached: a device object with
- * live allocations has its memory part registered). */
-static cm_status_t cm__close_busy_plain(const struct cm__device *dev) {
-    return cm__fail(CM_ERROR_BUSY, dev->ordinal, __FILE__, __LINE__, "cm_device_close",
-                    "destroy every buffer and host buffer of the device before closing it",
-                    "cannot close device %d (%s): %zu buffers are still alive", dev->ordinal,
-                    dev->name, dev->n_buffers + dev->n_host_buffers);
-}
-
 cm_status_t cm_device_close(cm_device_t *h) {
     if (h == NULL) return CM_OK;
     /* one locked step: check that no part is busy, end the handle, leave the open list */
@@ -145,9 +135,9 @@ cm_status_t cm_device_close(cm_device_t *h) {
     struct cm__device *dev = cm__handle_obj(h, CM__KIND_DEVICE);
     cm_status_t busy = CM_OK;
     if (dev != NULL) {
-        if (dev->n_buffers + dev->n_host_buffers > 0)
-            busy = dev->mem.busy_locked != NULL ? dev->mem.busy_locked(dev)
-                                                : cm__close_busy_plain(dev);
+        /* the memory part exists once a buffer was created, the exec part once a stream or
+         * event was used: a device without them has nothing that keeps it open */
+        if (dev->mem.busy_locked != NULL) busy = dev->mem.busy_locked(dev);
         if (busy == CM_OK && dev->exec.busy_locked != NULL) busy = dev->exec.busy_locked(dev);
         if (busy == CM_OK) {
             (void)cm__handle_end_locked(h, CM__KIND_DEVICE);

@@ -125,11 +125,11 @@ cm_status_t cm_device_memory_info(int ordinal, size_t *free_bytes, size_t *total
     CM__REQUIRE(free_bytes != NULL && total_bytes != NULL, "pass the addresses of two size_t",
                 "free_bytes or total_bytes is NULL");
     CM_TRY(cm__check_ordinal(ordinal));
-    int saved = -1;
-    CM_TRY(cm__device_enter(ordinal, &saved));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 1, &sc));
     size_t f = 0, t = 0;
     cudaError_t err = cm__cuda.mem_get_info(&f, &t);
-    cm__device_leave(saved);
+    cm__leave(&sc);
     if (err != cudaSuccess) return cm_record_cuda_error(err, "cudaMemGetInfo", __FILE__, __LINE__);
     *free_bytes = f;
     *total_bytes = t;
@@ -246,8 +246,8 @@ cm_status_t cm_device_check_kernel_image(int ordinal, cm_kernel_image_t *out) {
     CM_TRY(cm_arch_list_parse(cm_build_cuda_architectures(), &archs));
     out->predicted = cm_arch_image_for(&archs, cc, &out->predicted_arch);
 
-    int saved = -1;
-    CM_TRY(cm__device_enter(ordinal, &saved));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 1, &sc));
     cm_status_t status = CM_OK;
     int *d_value = NULL;
     struct cudaFuncAttributes attr;
@@ -303,6 +303,6 @@ cm_status_t cm_device_check_kernel_image(int ordinal, cm_kernel_image_t *out) {
     }
 done:
     if (d_value != NULL) (void)cm__cuda.device_free(d_value);
-    cm__device_leave(saved);
+    cm__leave(&sc);
     return status;
 }

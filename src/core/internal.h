@@ -1,6 +1,7 @@
 /*
- * Private helpers shared by the modules in src/. Not installed.
- * Naming: cm__ for internal symbols. Every helper here is thread-safe.
+ * The core's private interface to every module of src/: failure recording, explicit-device
+ * scopes, the CUDA-call table, text formatting, NVTX ranges. Not installed.
+ * Naming: cm__ for internal symbols. Every function declared here is thread-safe.
  */
 #ifndef CUDAMODEL_SRC_INTERNAL_H
 #define CUDAMODEL_SRC_INTERNAL_H
@@ -79,10 +80,6 @@ int cm__scope_device(void);
 /** Set the thread's scope device, returning the one before (cm__enter / cm__leave only). */
 int cm__scope_device_swap(int device);
 
-/** cm__enter(ordinal, 1) with the scope packed in an int (*saved; -1 when nothing to undo), for
- *  code that keeps one int: cm__device_leave(saved) undoes it, and is a no-op for -1. */
-cm_status_t cm__device_enter(int ordinal, int *saved);
-void cm__device_leave(int saved);
 
 /** Forget the cached primary contexts (tests that swap the call table's driver calls). */
 void cm__primary_reset_for_tests(void);

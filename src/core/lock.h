@@ -2,14 +2,12 @@
  * The core's locks and their order (private).
  *
  * Lock order (a thread holding a lock may take only locks below it in this list):
- *   1. a device's staging mutex (memory part, dev->mem.staging.lock): held across a staged copy,
+ *   1. a device's staging mutex (memory part, dev->staging.lock): held across a staged copy,
  *      which makes CUDA calls; never held while taking another device's.
- *   2. the execution mutex (exec part, cm__exec_lock()): stream/event free lists; no CUDA call
- *      inside it.
- *   3. the core spin lock (cm__core_lock()): the handle table, every device's live list and
- *      counters, the list of open devices. Short sections only: no CUDA call, no wait, no
- *      allocation but a handle's.
- *   4. the lost-context mutex of status.c (leaf).
+ *   2. the core spin lock (cm__core_lock()): the handle table, every device's live list and
+ *      counters, the list of open devices, and the execution part's stream and event pools.
+ *      Short sections only: no CUDA call, no wait, no allocation but a handle's.
+ *   3. the lost-context mutex of status.c (leaf).
  * No CUDA or NCCL call is ever made while a spin lock is held.
  */
 #ifndef CUDAMODEL_SRC_CORE_LOCK_H

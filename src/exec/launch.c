@@ -434,8 +434,8 @@ cm_status_t cm_kernel_attrs_get(const void *kernel, int device, cm_kernel_attrs_
     CM__REQUIRE(kernel != NULL && out != NULL, "pass a __global__ function and an output",
                 "kernel or out is NULL");
     CM_TRY(cm__context_guard(device));
-    int saved = -1;
-    CM_TRY(cm__device_enter(device, &saved));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(device, 1, &sc));
     struct cudaFuncAttributes attr;
     memset(&attr, 0, sizeof attr);
     cudaError_t err = cm__cuda.func_get_attributes(&attr, kernel);
@@ -458,7 +458,7 @@ cm_status_t cm_kernel_attrs_get(const void *kernel, int device, cm_kernel_attrs_
         }
         s = cm_kernel_attrs_from_cuda(&attr, name, out);
     }
-    cm__device_leave(saved);
+    cm__leave(&sc);
     return s;
 }
 
@@ -715,7 +715,8 @@ static cm_status_t cm__launch_checked(const void *kernel, const cm_launch_config
                 "cfg->stream is set and a CUDA stream was passed as well");
     int device = 0;
     if (cfg->stream != NULL)
-        CM_TRY(cm__stream_for_launch(cfg->stream, kernel, file, line, &stream, &device));
+        CM_TRY(cm__stream_for_launch(cfg->stream, kernel, file, line, "cm_launch", &stream,
+                                     &device));
     else
         CM_TRY(cm__current_device(&device));
     cm__scope_t sc;

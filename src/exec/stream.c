@@ -106,9 +106,7 @@ typedef struct cm__exec {
     size_t legacy_scratch_bytes;
 } cm__exec_t;
 
-/* The execution mutex (lock order: core/lock.h). */
-
-/* ------------------------------------------------------------------ helpers */
+/* ------------------------------------------------------------------ names and sites */
 
 static const char *cm__prio_name(cm_stream_priority_t p) {
     return p == CM_STREAM_PRIORITY_HIGH ? "high" : "low";
@@ -133,7 +131,7 @@ static inline struct cm__event *cm__event_obj(const cm_event_t *h) {
     return (struct cm__event *)cm__handle_obj(h, CM__KIND_EVENT);
 }
 
-/* The acquired stream of h (*out; exec mutex held), or the recorded failure (*out NULL). */
+/* The acquired stream of h (*out; core lock held), or the recorded failure (*out NULL). */
 static cm_status_t cm__stream_check_locked(const cm_stream_t *h, const char *arg,
                                            const char *func, struct cm__stream **out) {
     *out = cm__stream_obj(h);
@@ -338,7 +336,7 @@ static void cm__exec_release(struct cm__device *dev) {
 
 /* ------------------------------------------------------------------ fault attribution */
 
-/* What the attribution says about a stream, copied under the execution mutex. */
+/* What the attribution says about a stream, copied under the core lock. */
 typedef struct cm__launch_site {
     cm_stream_priority_t priority;
     const char *file;
@@ -491,7 +489,7 @@ cm_status_t cm_stream_pool_stats(cm_device_t *dev, cm_stream_pool_stats_t *out) 
     return CM_OK;
 }
 
-/* Put an acquired stream back in its pool (exec mutex held): end its handle. */
+/* Put an acquired stream back in its pool (core lock held): end its handle. */
 static void cm__stream_put_back_locked(struct cm__stream *s) {
     cm__exec_t *x = s->ex;
     int c = (int)s->priority;
@@ -735,11 +733,10 @@ cm_status_t cm__stream_for_device(cm_stream_t *stream, int ordinal, const char *
 }
 
 cm_status_t cm__stream_for_launch(cm_stream_t *stream, const void *kernel, const char *file,
-                                  int line, cudaStream_t *out, int *ordinal) {
+                                  int line, const char *func, cudaStream_t *out, int *ordinal) {
     cm__core_lock();
     struct cm__stream *s = NULL;
-    /* "cm_launch" split in two: a name in a string is no call (layer check, circles.py) */
-    cm_status_t st = cm__stream_check_locked(stream, "cfg->stream", "cm_" "launch", &s);
+    cm_status_t st = cm__stream_check_locked(stream, "cfg->stream", func, &s);
     if (st == CM_OK) {
         s->last_kernel = kernel;
         s->last_file = file;
@@ -922,7 +919,7 @@ cm_status_t cm_buffer_set_on_stream(cm_buffer_t *buf, size_t offset, size_t byte
 
 /* ------------------------------------------------------------------ events */
 
-/* Lend e (exec mutex held): a new handle. NULL when host memory for the handle runs out. */
+/* Lend e (core lock held): a new handle. NULL when host memory for the handle runs out. */
 static void *cm__event_lend_locked(struct cm__event *e) {
     const cm__epitaph_t ep = {.device = e->ordinal,
                               .what = e->kind == CM_EVENT_TIMING ? "timing event"

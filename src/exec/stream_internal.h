@@ -11,11 +11,9 @@
  * part of its device object (dev->exec, core/device.h), created on first use; its busy check and
  * release are registered there for cm_device_close().
  *
- * Locking (core/lock.h): one process-wide execution mutex in stream.c guards the pools; no CUDA
- * call inside it. The fields that the close check reads (which streams are lent, where they
- * were acquired, the lent counts, the pool arrays) are written with cm__core_lock() held as
- * well (taken inside the execution mutex, the documented order), so that check reads them under
- * the core lock alone.
+ * Locking (core/lock.h): the core spin lock guards the pools (no CUDA call inside it), so the
+ * close check reads which streams are lent, where they were acquired, the lent counts and the
+ * pool arrays under the same lock.
  */
 #ifndef CUDAMODEL_SRC_STREAM_INTERNAL_H
 #define CUDAMODEL_SRC_STREAM_INTERNAL_H
@@ -36,10 +34,11 @@ struct cm__device;
  * For cm_launch (launch.c): check that s is an acquired stream, remember kernel and file:line
  * as its last launch (named when a later synchronisation reports a fault), and give its CUDA
  * stream and its device's ordinal (the launch runs with that device current, whatever device
- * the caller has current). Records the failure under "cm_launch" otherwise.
+ * the caller has current). Records the failure under func (the launching entry point)
+ * otherwise.
  */
 cm_status_t cm__stream_for_launch(cm_stream_t *s, const void *kernel, const char *file, int line,
-                                  cudaStream_t *out, int *ordinal);
+                                  const char *func, cudaStream_t *out, int *ordinal);
 
 /** Whether a CUDA stream is being captured into a graph (false on any error). */
 bool cm__stream_capturing(cudaStream_t s);

@@ -321,8 +321,8 @@ static cm_status_t cm__copy_h2d(cm_buffer_t *dst, size_t dst_offset, const void 
     if (!sync) CM_TRY(cm__check_stream_device(stream, d.ordinal, func));
     if (bytes == 0) return CM_OK;
     CM_TRY(cm__context_guard(d.ordinal));
-    int saved = -1;
-    CM_TRY(cm__device_enter(d.ordinal, &saved));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(d.ordinal, 1, &sc));
     cm__host_mem_t kind = CM__HOST_PAGEABLE;
     cm_status_t status = cm__classify_host(src, "src", func,
                                            "copy between device buffers with cm_buffer_copy()",
@@ -350,7 +350,7 @@ static cm_status_t cm__copy_h2d(cm_buffer_t *dst, size_t dst_offset, const void 
             status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize(0) in %s", func);
     }
 out:
-    cm__device_leave(saved);
+    cm__leave(&sc);
     return status;
 }
 
@@ -363,8 +363,8 @@ static cm_status_t cm__copy_d2h(const cm_buffer_t *src, size_t src_offset, void 
     if (!sync) CM_TRY(cm__check_stream_device(stream, s.ordinal, func));
     if (bytes == 0) return CM_OK;
     CM_TRY(cm__context_guard(s.ordinal));
-    int saved = -1;
-    CM_TRY(cm__device_enter(s.ordinal, &saved));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(s.ordinal, 1, &sc));
     cm__host_mem_t kind = CM__HOST_PAGEABLE;
     cm_status_t status = cm__classify_host(dst, "dst", func,
                                            "copy between device buffers with cm_buffer_copy()",
@@ -390,7 +390,7 @@ static cm_status_t cm__copy_d2h(const cm_buffer_t *src, size_t src_offset, void 
                                    func);
     }
 out:
-    cm__device_leave(saved);
+    cm__leave(&sc);
     return status;
 }
 
@@ -442,8 +442,8 @@ static cm_status_t cm__copy_pinned(unsigned char *to, const unsigned char *from,
                                    enum cudaMemcpyKind kind, int ordinal, bool sync,
                                    cudaStream_t stream, const char *func) {
     CM_TRY(cm__context_guard(ordinal));
-    int saved = -1;
-    CM_TRY(cm__device_enter(ordinal, &saved));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(ordinal, 1, &sc));
     cm_status_t status = CM_OK;
     cudaError_t err = sync ? cm__cuda.memcpy_sync(to, from, bytes, kind)
                            : cm__cuda.memcpy_async(to, from, bytes, kind, stream);
@@ -453,7 +453,7 @@ static cm_status_t cm__copy_pinned(unsigned char *to, const unsigned char *from,
                                kind == cudaMemcpyHostToDevice ? "host to device" : "device to host",
                                func);
     }
-    cm__device_leave(saved);
+    cm__leave(&sc);
     return status;
 }
 
@@ -565,8 +565,8 @@ static cm_status_t cm__copy_d2d(cm_buffer_t *dst, size_t dst_offset, const cm_bu
     CM_TRY(cm__context_guard(d.ordinal));
     CM_TRY(cm__context_guard(s.ordinal));
     if (d.ordinal != s.ordinal) CM_TRY(cm__peer_prepare(d.dev, s.dev));
-    int saved = -1;
-    CM_TRY(cm__device_enter(d.ordinal, &saved));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(d.ordinal, 1, &sc));
     cudaError_t err;
     unsigned char *to = d.ptr + dst_offset;
     const unsigned char *from = s.ptr + src_offset;
@@ -592,19 +592,19 @@ static cm_status_t cm__copy_d2d(cm_buffer_t *dst, size_t dst_offset, const cm_bu
         if (err != cudaSuccess)
             status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamSynchronize(0) in %s", func);
         if (status == CM_OK && d.ordinal != s.ordinal) {
-            int saved_src = -1;
-            status = cm__device_enter(s.ordinal, &saved_src);
+            cm__scope_t sc_src;
+            status = cm__enter(s.ordinal, 1, &sc_src);
             if (status == CM_OK) {
                 err = cm__cuda.stream_synchronize(0);
                 if (err != cudaSuccess)
                     status = cm__cuda_fail(err, __FILE__, __LINE__,
                                            "cudaStreamSynchronize(0) on device %d in %s", s.ordinal,
                                            func);
-                cm__device_leave(saved_src);
+                cm__leave(&sc_src);
             }
         }
     }
-    cm__device_leave(saved);
+    cm__leave(&sc);
     return status;
 }
 
@@ -658,8 +658,8 @@ static cm_status_t cm__fill(cm_buffer_t *buf, size_t offset, size_t bytes, const
     bool bytewise = true;
     for (size_t i = 1; i < pattern_bytes; ++i) bytewise = bytewise && p[i] == p[0];
     cudaStream_t s = sync ? 0 : stream;
-    int saved = -1;
-    CM_TRY(cm__device_enter(v.ordinal, &saved));
+    cm__scope_t sc;
+    CM_TRY(cm__enter(v.ordinal, 1, &sc));
     cm_status_t status = CM_OK;
     cudaError_t err;
     const char *call;
@@ -676,7 +676,7 @@ static cm_status_t cm__fill(cm_buffer_t *buf, size_t offset, size_t bytes, const
     }
     if (err != cudaSuccess)
         status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes) in %s", call, bytes, func);
-    cm__device_leave(saved);
+    cm__leave(&sc);
     return status;
 }
 

@@ -119,7 +119,7 @@ cm_status_t cm__alloc_track(cm__alloc_t *a, const char *func) {
         a->handle = cm__handle_new_locked(a->kind, a, &ep);
     }
     if (a->handle != NULL) {
-        dev->mem.busy_locked = cm__close_busy_locked;
+        if (dev->mem.busy_locked == NULL) dev->mem.busy_locked = cm__close_busy_locked;
         a->serial = ++dev->serial;
         a->link.prev = dev->live.prev;
         a->link.next = &dev->live;
@@ -191,8 +191,6 @@ static cm_status_t cm__close_busy_locked(struct cm__device *dev) {
 }
 
 /* ------------------------------------------------------------------ streams */
-
-void cm__stream_check_forget(void) {}
 
 cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char *func) {
     if (cm__stream_is_default(stream)) return CM_OK;

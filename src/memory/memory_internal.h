@@ -129,8 +129,6 @@ static inline bool cm__stream_is_default(cudaStream_t stream) {
  * of another device when the work is queued). Nothing is cached between calls.
  */
 cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char *func);
-/** Nothing to forget: the stream check keeps no state (tests that inject stream faults). */
-void cm__stream_check_forget(void);
 
 /* ------------------------------------------------------------------ across device objects */
 

@@ -1,5 +1,5 @@
 /*
- * The core on a real GPU (issue #13 scenarios that need the driver): explicit device and the
+ * The core on a real GPU (what needs the driver): explicit device and the
  * caller's context state, library work captured into a graph through interop streams, launches
  * on the stream's device. The two-GPU forms of these scenarios are in test_gpu_core_multi.c.
  */

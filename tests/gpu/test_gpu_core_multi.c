@@ -1,5 +1,5 @@
 /*
- * Issue #13's multi-device scenarios on two real GPUs (label multi-gpu: skipped with the reason
+ * The core's multi-device guarantees on two real GPUs (label multi-gpu: skipped with the reason
  * on a machine with one GPU, the only skip the GPU check allows):
  *  - a stream-ordered buffer of device 1 created, used and destroyed on stream 0 and on
  *    cudaStreamPerThread while device 0 is current lives on device 1;

@@ -92,15 +92,12 @@ static struct fake_state {
 
 /* Make the nth next call of kind `call` fail with err (always: every call from then on). */
 static inline void fake_fail(enum fake_call call, cudaError_t err, unsigned long nth) {
-    /* the library remembers the last stream it checked: make it ask again */
-    if (call == FAKE_STREAM_DEVICE) cm__stream_check_forget();
     fake.fail_err[call] = err;
     fake.fail_at[call] = fake.calls[call] + nth;
     fake.fail_always[call] = 0;
 }
 
 static inline void fake_fail_always(enum fake_call call, cudaError_t err) {
-    if (call == FAKE_STREAM_DEVICE) cm__stream_check_forget();
     fake.fail_err[call] = err;
     fake.fail_at[call] = fake.calls[call] + 1;
     fake.fail_always[call] = 1;
@@ -667,6 +664,21 @@ static inline void fake_uninstall(void) {
     cm__context_reset_for_tests();
     cm__primary_reset_for_tests();
     cm_last_error_clear();
+}
+
+/* CMocka fixtures: two simulated devices of 1 GiB each; the teardown fails when the simulation
+ * still holds anything or saw a copy outside its memory. */
+static inline int fake_setup2(void **state) {
+    (void)state;
+    fake_install(2, (size_t)1 << 30);
+    return 0;
+}
+
+static inline int fake_teardown_clean(void **state) {
+    (void)state;
+    int left = fake_outstanding(), violations = fake.violations;
+    fake_uninstall();
+    return (left || violations) ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------- assertions */

@@ -21,17 +21,6 @@
 
 #define INV CM_ERROR_INVALID_ARGUMENT
 
-static int setup(void **state) {
-    (void)state;
-    fake_install(2, (size_t)1 << 30);
-    return 0;
-}
-static int teardown(void **state) {
-    (void)state;
-    int left = fake_outstanding(), v = fake.violations;
-    fake_uninstall();
-    return (left || v) ? -1 : 0;
-}
 
 /* the thread's device memo does not outlive a close */
 static void test_memo_close(void **state) {
@@ -260,11 +249,11 @@ static void test_destroy_stream_other_device(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_memo_close, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_memo_close_other_thread, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_quarantine_window, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_registry_random, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_destroy_stream_other_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_memo_close, fake_setup2, fake_teardown_clean),
+        cmocka_unit_test_setup_teardown(test_memo_close_other_thread, fake_setup2, fake_teardown_clean),
+        cmocka_unit_test_setup_teardown(test_quarantine_window, fake_setup2, fake_teardown_clean),
+        cmocka_unit_test_setup_teardown(test_registry_random, fake_setup2, fake_teardown_clean),
+        cmocka_unit_test_setup_teardown(test_destroy_stream_other_device, fake_setup2, fake_teardown_clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,12 +1,12 @@
 /*
- * Host tests of the execution module's core guarantees (issue #13) on simulated CUDA:
+ * Host tests of the execution module's core guarantees on simulated CUDA:
  *   - an event names the stream it was recorded on by handle: a stream released since (its
  *     pool even resized, the slots freed) is never read, and a re-acquired pooled stream's new
- *     launch is not blamed for an old record (defect 6);
+ *     launch is not blamed for an old record;
  *   - per-stream reduction scratch is freed when the pool is resized, on its device, and two
- *     threads doing the first allocation on one stream leave one block (defect 9);
+ *     threads doing the first allocation on one stream leave one block;
  *   - cm_launch on a library stream runs with the stream's device current, whatever device the
- *     caller has current, and gives the caller's context back after (defect 12).
+ *     caller has current, and gives the caller's context back after.
  */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
@@ -23,34 +23,17 @@
 #include "core/device.h"
 #include "test_stream_fake.h"
 
-static int setup(void **state) {
-    (void)state;
-    xfake_install(2);
-    return 0;
-}
 
-static int teardown(void **state) {
-    (void)state;
-    xfake_uninstall();
-    return 0;
-}
-
-static cm_device_t *open_dev(int ordinal) {
-    cm_device_t *dev = NULL;
-    CM_ASSERT_OK(cm_device_open(ordinal, &dev));
-    return dev;
-}
-
-/* ---------------------------------------------------------------- defect 6 */
+/* ---------------------------------------------------------------- fault attribution by stream handle */
 
 static void test_event_fault_names_stream_by_handle_not_by_freed_slot(void **state) {
     (void)state;
-    cm_device_t *dev = open_dev(0);
+    cm_device_t *dev = xfake_open_dev(0);
     cm_stream_t *s = NULL;
     CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
     cudaStream_t cs = NULL;
     int ordinal = -1;
-    CM_ASSERT_OK(cm__stream_for_launch(s, NULL, "old_launch.c", 11, &cs, &ordinal));
+    CM_ASSERT_OK(cm__stream_for_launch(s, NULL, "old_launch.c", 11, "cm_launch", &cs, &ordinal));
     assert_int_equal(ordinal, 0);
     cm_event_t *e = NULL;
     CM_ASSERT_OK(cm_event_acquire(dev, CM_EVENT_SYNC_ONLY, &e));
@@ -74,13 +57,13 @@ static void test_event_fault_names_stream_by_handle_not_by_freed_slot(void **sta
      * the record made through the old one */
     cm_stream_t *again = NULL;
     CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &again));
-    CM_ASSERT_OK(cm__stream_for_launch(again, NULL, "first.c", 1, &cs, &ordinal));
+    CM_ASSERT_OK(cm__stream_for_launch(again, NULL, "first.c", 1, "cm_launch", &cs, &ordinal));
     CM_ASSERT_OK(cm_event_record(e, again));
     CM_ASSERT_OK(cm_stream_release(again));
     cm_stream_t *third = NULL;
     CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &third));
     assert_ptr_not_equal(third, again); /* same pooled stream, new handle */
-    CM_ASSERT_OK(cm__stream_for_launch(third, NULL, "innocent.c", 99, &cs, &ordinal));
+    CM_ASSERT_OK(cm__stream_for_launch(third, NULL, "innocent.c", 99, "cm_launch", &cs, &ordinal));
     xfake_fail(XF_EVENT_SYNC, cudaErrorInvalidValue, 1);
     assert_int_not_equal(cm_event_synchronize(e), CM_OK);
     assert_null(strstr(cm_last_error()->message, "innocent.c"));
@@ -96,7 +79,7 @@ static void test_event_fault_names_stream_by_handle_not_by_freed_slot(void **sta
     cm_last_error_clear();
 }
 
-/* ---------------------------------------------------------------- defect 9 */
+/* ---------------------------------------------------------------- per-stream scratch */
 
 /* cudaMemsetAsync on the simulated pooled streams (the memory fake knows only its own). */
 static cudaError_t memset_any_stream(void *p, int v, size_t n, cudaStream_t s) {
@@ -137,7 +120,7 @@ static void test_stream_scratch_single_and_freed_on_pool_resize(void **state) {
     (void)state;
     cm__cuda.memset_async = memset_any_stream;
     cm__cuda.device_malloc = malloc_gated;
-    cm_device_t *d0 = open_dev(0), *d1 = open_dev(1);
+    cm_device_t *d0 = xfake_open_dev(0), *d1 = xfake_open_dev(1);
     struct cm__device *obj1 = cm__device_obj(d1);
     assert_non_null(obj1);
     cm_stream_t *s = NULL;
@@ -180,7 +163,7 @@ static void test_stream_scratch_single_and_freed_on_pool_resize(void **state) {
     cm_last_error_clear();
 }
 
-/* ---------------------------------------------------------------- defect 12 */
+/* ---------------------------------------------------------------- launches on the stream's device */
 
 static int launch_device = -1, launch_has_ctx = -1, launch_depth = -1;
 static cudaStream_t launch_stream;
@@ -243,7 +226,7 @@ static void test_launch_on_stream_runs_on_stream_device_and_restores(void **stat
     cm__cuda.func_get_attributes = func_attrs;
     cm__cuda.func_get_name = func_name;
     cm__cuda.get_device_properties = props_h100;
-    cm_device_t *d1 = open_dev(1);
+    cm_device_t *d1 = xfake_open_dev(1);
     cm_stream_t *s = NULL;
     CM_ASSERT_OK(cm_stream_acquire(d1, CM_STREAM_PRIORITY_HIGH, &s));
     cudaStream_t cs = NULL;
@@ -289,11 +272,11 @@ static void test_launch_on_stream_runs_on_stream_device_and_restores(void **stat
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_event_fault_names_stream_by_handle_not_by_freed_slot,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stream_scratch_single_and_freed_on_pool_resize, setup,
-                                        teardown),
+                                        xfake_setup2, xfake_teardown),
+        cmocka_unit_test_setup_teardown(test_stream_scratch_single_and_freed_on_pool_resize, xfake_setup2,
+                                        xfake_teardown),
         cmocka_unit_test_setup_teardown(test_launch_on_stream_runs_on_stream_device_and_restores,
-                                        setup, teardown),
+                                        xfake_setup2, xfake_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

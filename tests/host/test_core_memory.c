@@ -1,5 +1,5 @@
 /*
- * The memory module under the explicit-device core: one test per defect it guards, each on the
+ * The memory module under the explicit-device core: one test per guarantee, each on the
  * simulated devices of test_buffer_fake.h (fault injection) with two devices and the
  * application's current device DIFFERENT from the object's, so that any CUDA call made on
  * "whatever device is current" instead of the object's own shows up.
@@ -31,19 +31,12 @@
 static int setup(void **state) {
     (void)state;
     fake_install(2, (size_t)1 << 30);
-    cm__primary_reset_for_tests();
     /* the application works on device 0 */
     fake.current = 0;
     fake.has_ctx = 1;
     return 0;
 }
 
-static int teardown(void **state) {
-    (void)state;
-    int left = fake_outstanding(), v = fake.violations;
-    fake_uninstall();
-    return (left || v) ? -1 : 0;
-}
 
 /* The application's current device is where it left it: device `d`, nothing left pushed. */
 #define EXPECT_CURRENT(d)                                                                    \
@@ -117,7 +110,7 @@ static const char *watch_case = ""; /* what the test is doing, for the failure m
                      want_device, (s).last_device);                                          \
     } while (0)
 
-/* Defect 1: the stream-ordered allocation and free of a buffer run with ITS device current, not
+/* The stream-ordered allocation and free of a buffer run with ITS device current, not
  * the caller's; on stream 0 and the per-thread stream (which CUDA resolves through the current
  * device) as well as on an explicit stream. */
 static void test_stream_ordered_buffer_allocates_on_its_device_not_current(void **state) {
@@ -168,7 +161,7 @@ static void test_stream_ordered_buffer_allocates_on_its_device_not_current(void 
     EXPECT_CLEAN();
 }
 
-/* Defect 3: the out-of-memory report of a buffer of device 1 gives device 1's numbers (free
+/* The out-of-memory report of a buffer of device 1 gives device 1's numbers (free
  * memory, what the library holds there, the largest allocation that succeeds), measured with
  * device 1 current, while the application has device 0 current. */
 static void test_oom_report_measures_the_buffers_device(void **state) {
@@ -213,7 +206,7 @@ static void test_oom_report_measures_the_buffers_device(void **state) {
     EXPECT_CLEAN();
 }
 
-/* Defect 5: the file string given to the interop create is copied: the caller may free it at
+/* The file string given to the interop create is copied: the caller may free it at
  * once (under ASan a kept pointer is a use after free; without it the string is overwritten
  * before it is freed, so a kept pointer shows "XXXX"). */
 static void test_interop_create_copies_file_string(void **state) {
@@ -252,7 +245,7 @@ static void test_interop_create_copies_file_string(void **state) {
     EXPECT_CLEAN();
 }
 
-/* Defect 7: a destroyed buffer's handle stays stale across its device's close and reopen and
+/* A destroyed buffer's handle stays stale across its device's close and reopen and
  * after any number of later creates: it never acts on a new buffer. */
 static void expect_buffer_stale(cm_buffer_t *stale, cm_buffer_t *const *live, size_t n_live) {
     size_t sz = 7;
@@ -383,7 +376,7 @@ LOCK_CHECKED(l_mem_info, cudaError_t, (size_t *f, size_t *t), (f, t), fake_mem_i
 LOCK_CHECKED(l_pool_destroy, cudaError_t, (cudaMemPool_t pool), (pool), fake_pool_destroy,
              "cudaMemPoolDestroy")
 
-/* Defect 10: cudaMemPoolTrimTo (and the pool calls around it) are never made with the core spin
+/* CudaMemPoolTrimTo (and the pool calls around it) are never made with the core spin
  * lock held: not by cm_device_pool_trim(), not by the out-of-memory retry that trims every open
  * device object of the ordinal, not by a close. A call made inside the lock is seen by a probe
  * thread that cannot take the lock for 2 s. */
@@ -454,7 +447,7 @@ static cudaError_t r_stream_get_device(cudaStream_t s, int *d) {
     return fake_stream_get_device(s, d);
 }
 
-/* Defect 11: a cudaStream_t value once checked as a stream of device 0 can be destroyed and the
+/* A cudaStream_t value once checked as a stream of device 0 can be destroyed and the
  * same value handed out by CUDA for a stream of device 1; a buffer operation of device 0 on it
  * is then refused (the library does not trust what it learned about the value earlier). */
 static void test_stream_check_rejects_recycled_stream_of_other_device(void **state) {
@@ -512,7 +505,7 @@ static cudaError_t c_stream_is_capturing(cudaStream_t s, enum cudaStreamCaptureS
     return cudaSuccess;
 }
 
-/* Defect 13: copies, sets and fills queued on a stream that is being captured into a graph are
+/* Copies, sets and fills queued on a stream that is being captured into a graph are
  * accepted (cudaStreamGetDevice answers cudaErrorStreamCaptureUnsupported there: that is not a
  * bad stream). Pinned host memory only: pageable copies cannot be captured by CUDA at all. */
 static void test_copy_on_capturing_stream_is_accepted(void **state) {
@@ -554,15 +547,15 @@ static void test_copy_on_capturing_stream_is_accepted(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_stream_ordered_buffer_allocates_on_its_device_not_current,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(test_oom_report_measures_the_buffers_device, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_interop_create_copies_file_string, setup, teardown),
+                                        setup, fake_teardown_clean),
+        cmocka_unit_test_setup_teardown(test_oom_report_measures_the_buffers_device, setup, fake_teardown_clean),
+        cmocka_unit_test_setup_teardown(test_interop_create_copies_file_string, setup, fake_teardown_clean),
         cmocka_unit_test_setup_teardown(test_stale_buffer_after_device_reopen_never_aliases, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_pool_trim_outside_spin_lock, setup, teardown),
+                                        fake_teardown_clean),
+        cmocka_unit_test_setup_teardown(test_pool_trim_outside_spin_lock, setup, fake_teardown_clean),
         cmocka_unit_test_setup_teardown(test_stream_check_rejects_recycled_stream_of_other_device,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(test_copy_on_capturing_stream_is_accepted, setup, teardown),
+                                        setup, fake_teardown_clean),
+        cmocka_unit_test_setup_teardown(test_copy_on_capturing_stream_is_accepted, setup, fake_teardown_clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * Host tests of the multi module on the core (issue #13): device sets, split arrays and
+ * Host tests of the multi module on the core: device sets, split arrays and
  * communicators are handle values of the one handle table, and a set whose member lost its
  * context still closes.
  *
@@ -37,8 +37,6 @@
 static int setup(void **state) {
     (void)state;
     xfake_install(3);
-    cm__context_reset_for_tests();
-    cm_last_error_clear();
     return 0;
 }
 
@@ -58,9 +56,7 @@ static int teardown(void **state) {
     int bad = check_handles();
     int left = fake_outstanding(), violations = fake.violations;
     int streams = atomic_load(&xfake.streams);
-    cm__context_reset_for_tests();
     xfake_uninstall();
-    cm_last_error_clear();
     if (left || violations || streams) {
         print_error("simulation left %d allocations, %d violations, %d streams\n", left,
                     violations, streams);
@@ -74,9 +70,7 @@ static int teardown(void **state) {
 static int teardown_lost(void **state) {
     (void)state;
     int bad = check_handles();
-    cm__context_reset_for_tests();
     xfake_uninstall();
-    cm_last_error_clear();
     return bad;
 }
 
@@ -99,7 +93,7 @@ static void lose_context(int d) {
     cm_last_error_clear();
 }
 
-/* ---------------------------------------------------------------- defect 8 of issue #13 */
+/* ---------------------------------------------------------------- closing a set with a lost member */
 
 static void test_set_close_is_not_blocked_by_a_lost_member(void **state) {
     (void)state;
@@ -151,7 +145,7 @@ static void test_lost_member_still_refuses_close_while_a_split_lives(void **stat
     assert_int_equal(cm__handle_live_count(CM__KIND_DEVICE_SET), 0);
 }
 
-/* ---------------------------------------------------------------- stale handles (defect 7) */
+/* ---------------------------------------------------------------- stale handles */
 
 /* Every entry point taking a set reports the stale value. */
 static void expect_stale_set(cm_device_set_t *set) {

@@ -6,9 +6,9 @@
  * - Scopes nest: a push only when the named device is not current, each leave undoes exactly
  *   its enter, make_current = 0 switches nothing, a failed enter leaves nothing to undo, the
  *   scope is per thread.
- * - Defect 4: a thread with NO current context that works on device 3 gets "no current
+ * - A thread with NO current context that works on device 3 gets "no current
  *   context" back, and no context is ever created on device 0 (no cudaSetDevice at all).
- * - Defect 2: a sticky error raised by work of device 1 while device 0 is current marks device 1
+ * - A sticky error raised by work of device 1 while device 0 is current marks device 1
  *   lost, names device 1, and leaves device 0 usable.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -53,7 +53,6 @@ static void observe(void) {
 static int setup4(void **state) {
     (void)state;
     fake_install(4, (size_t)1 << 30);
-    cm__primary_reset_for_tests();
     observe();
     return 0;
 }
@@ -61,7 +60,6 @@ static int setup4(void **state) {
 static int setup2(void **state) {
     (void)state;
     fake_install(2, (size_t)1 << 30);
-    cm__primary_reset_for_tests();
     observe();
     fake.current = 0;
     fake.has_ctx = 1;
@@ -71,19 +69,12 @@ static int setup2(void **state) {
 static int setup_x2(void **state) {
     (void)state;
     xfake_install(2);
-    cm__primary_reset_for_tests();
     observe();
     fake.current = 0;
     fake.has_ctx = 1;
     return 0;
 }
 
-static int teardown(void **state) {
-    (void)state;
-    int left = fake_outstanding(), v = fake.violations;
-    fake_uninstall();
-    return (left || v) ? -1 : 0;
-}
 
 /* After a lost context the simulation may keep what the library could not free. */
 static int teardown_lenient(void **state) {
@@ -92,11 +83,6 @@ static int teardown_lenient(void **state) {
     return 0;
 }
 
-static int teardown_x(void **state) {
-    (void)state;
-    xfake_uninstall();
-    return 0;
-}
 
 /* The thread has no current context, and nothing is left pushed. */
 #define EXPECT_NO_CONTEXT()                                                                  \
@@ -152,25 +138,24 @@ static void test_enter_leave_nesting(void **state) {
     assert_int_equal(fake.ctx_created[0], 0);
     assert_int_equal(set_device_calls, 0);
 
-    /* the packed form */
-    int s1 = -1, s2 = -1;
-    CM_ASSERT_OK(cm__device_enter(3, &s1));
+    /* nested scopes of one device: the inner one pushes nothing, and leaving it keeps the
+     * outer one's device */
+    cm__scope_t s1, s2;
+    CM_ASSERT_OK(cm__enter(3, 1, &s1));
     assert_int_equal(fake.current, 3);
     assert_int_equal(fake.ctx_depth, 1);
     assert_int_equal(cm__scope_device(), 3);
-    CM_ASSERT_OK(cm__device_enter(3, &s2));
+    CM_ASSERT_OK(cm__enter(3, 1, &s2));
     assert_int_equal(fake.ctx_depth, 1);
-    CM_ASSERT_OK(cm__enter(1, 1, &a)); /* mixed with the struct form */
+    CM_ASSERT_OK(cm__enter(1, 1, &a)); /* a third scope of another device inside */
     assert_int_equal(fake.current, 1);
     cm__leave(&a);
-    cm__device_leave(s2);
+    cm__leave(&s2);
     assert_int_equal(fake.current, 3);
     assert_int_equal(fake.ctx_depth, 1);
     assert_int_equal(cm__scope_device(), 3);
-    cm__device_leave(s1);
+    cm__leave(&s1);
     assert_int_equal(cm__scope_device(), -1);
-    EXPECT_NO_CONTEXT();
-    cm__device_leave(-1); /* nothing to undo */
     EXPECT_NO_CONTEXT();
     assert_int_equal(set_device_calls, 0);
     assert_int_equal(fake.ctx_created[0], 0);
@@ -219,10 +204,7 @@ static void test_failed_enter_leaves_nothing_to_undo(void **state) {
     assert_int_equal(fake.current, 2);
     assert_int_equal(fake.ctx_depth, 1);
     fake_fail_clear();
-    int s = 5;
-    assert_int_not_equal(cm__device_enter(-3, &s), CM_OK);
-    assert_int_equal(s, -1);
-    cm__device_leave(s);
+    assert_int_not_equal(cm__enter(-3, 1, &b), CM_OK);
     assert_int_equal(cm__scope_device(), 2);
     assert_int_equal(fake.ctx_depth, 1);
     cm__leave(&a);
@@ -254,7 +236,7 @@ static void test_scope_is_per_thread(void **state) {
     assert_int_equal(cm__scope_device(), -1);
 }
 
-/* ---------------------------------------------------------------- defect 4 */
+/* ---------------------------------------------------------------- no context created on a device nobody named */
 
 /* A thread with no current context (a fresh thread, a process that never touched CUDA) works
  * on device 3 only: afterwards it still has no current context, and no context was created on
@@ -304,7 +286,7 @@ static void test_no_current_context_is_restored_and_device_0_untouched(void **st
     EXPECT_CLEAN();
 }
 
-/* ---------------------------------------------------------------- defect 2 */
+/* ---------------------------------------------------------------- sticky errors charged to the working device */
 
 /* A sticky error in a synchronous copy of a device-1 buffer while device 0 is current. */
 static void test_sticky_error_marks_the_work_device_lost(void **state) {
@@ -387,16 +369,16 @@ static void test_sticky_error_inside_scope_marks_the_scopes_device(void **state)
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_enter_leave_nesting, setup4, teardown),
-        cmocka_unit_test_setup_teardown(test_enter_restores_the_callers_device, setup2, teardown),
-        cmocka_unit_test_setup_teardown(test_failed_enter_leaves_nothing_to_undo, setup4, teardown),
-        cmocka_unit_test_setup_teardown(test_scope_is_per_thread, setup4, teardown),
+        cmocka_unit_test_setup_teardown(test_enter_leave_nesting, setup4, fake_teardown_clean),
+        cmocka_unit_test_setup_teardown(test_enter_restores_the_callers_device, setup2, fake_teardown_clean),
+        cmocka_unit_test_setup_teardown(test_failed_enter_leaves_nothing_to_undo, setup4, fake_teardown_clean),
+        cmocka_unit_test_setup_teardown(test_scope_is_per_thread, setup4, fake_teardown_clean),
         cmocka_unit_test_setup_teardown(test_no_current_context_is_restored_and_device_0_untouched,
-                                        setup4, teardown),
+                                        setup4, fake_teardown_clean),
         cmocka_unit_test_setup_teardown(test_sticky_error_marks_the_work_device_lost, setup2,
                                         teardown_lenient),
         cmocka_unit_test_setup_teardown(test_sticky_error_on_stream_sync_names_the_streams_device,
-                                        setup_x2, teardown_x),
+                                        setup_x2, xfake_teardown),
         cmocka_unit_test_setup_teardown(test_sticky_error_inside_scope_marks_the_scopes_device,
                                         setup2, teardown_lenient),
     };

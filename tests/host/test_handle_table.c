@@ -582,7 +582,6 @@ static void p_check_counts(cm_device_t *const devs[2], const pobj_t *live, size_
 static int p_setup(void **state) {
     (void)state;
     xfake_install(2);
-    cm__primary_reset_for_tests();
     p_seen = calloc((size_t)1 << P_SEEN_BITS, sizeof *p_seen);
     return p_seen != NULL ? 0 : -1;
 }

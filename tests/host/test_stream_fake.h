@@ -286,4 +286,23 @@ static inline void xfake_uninstall(void) {
     fake_uninstall();
 }
 
+/* CMocka fixtures over two simulated devices, and a device object of one of them. */
+static inline int xfake_setup2(void **state) {
+    (void)state;
+    xfake_install(2);
+    return 0;
+}
+
+static inline int xfake_teardown(void **state) {
+    (void)state;
+    xfake_uninstall();
+    return 0;
+}
+
+static inline cm_device_t *xfake_open_dev(int ordinal) {
+    cm_device_t *dev = NULL;
+    CM_ASSERT_OK(cm_device_open(ordinal, &dev));
+    return dev;
+}
+
 #endif /* CM_TEST_STREAM_FAKE_H */

@@ -16,29 +16,12 @@
 
 #include "test_stream_fake.h"
 
-static int setup(void **state) {
-    (void)state;
-    xfake_install(2);
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    xfake_uninstall();
-    return 0;
-}
-
-static cm_device_t *open_dev(int ordinal) {
-    cm_device_t *dev = NULL;
-    CM_ASSERT_OK(cm_device_open(ordinal, &dev));
-    return dev;
-}
 
 /* ---------------------------------------------------------------- pool bookkeeping */
 
 static void test_acquire_all_release_reuse(void **state) {
     (void)state;
-    cm_device_t *dev = open_dev(0);
+    cm_device_t *dev = xfake_open_dev(0);
     cm_stream_t *low[16], *high[4];
     for (int i = 0; i < 16; ++i) CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &low[i]));
     for (int i = 0; i < 4; ++i) CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_HIGH, &high[i]));
@@ -84,7 +67,7 @@ static void test_acquire_all_release_reuse(void **state) {
 
 static void test_double_release_and_foreign_handles(void **state) {
     (void)state;
-    cm_device_t *dev = open_dev(0);
+    cm_device_t *dev = xfake_open_dev(0);
     cm_stream_t *s = NULL;
     CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_HIGH, &s));
     CM_ASSERT_OK(cm_stream_release(s));
@@ -116,7 +99,7 @@ static void test_double_release_and_foreign_handles(void **state) {
 
 static void test_close_with_acquired_streams(void **state) {
     (void)state;
-    cm_device_t *dev = open_dev(0);
+    cm_device_t *dev = xfake_open_dev(0);
     cm_stream_t *a = NULL, *b = NULL;
     CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &a));
     int line_b = __LINE__ + 1;
@@ -141,7 +124,7 @@ static void test_close_with_acquired_streams(void **state) {
 
 static void test_configure(void **state) {
     (void)state;
-    cm_device_t *dev = open_dev(0);
+    cm_device_t *dev = xfake_open_dev(0);
     cm_stream_pool_config_t cfg = {2, 1};
     CM_ASSERT_OK(cm_stream_pool_configure(dev, &cfg));
     cm_stream_t *s[3] = {NULL, NULL, NULL};
@@ -169,7 +152,7 @@ static void test_configure(void **state) {
 
 static void test_cuda_failures(void **state) {
     (void)state;
-    cm_device_t *dev = open_dev(0);
+    cm_device_t *dev = xfake_open_dev(0);
     cm_stream_t *s = NULL;
     xfake_fail(XF_STREAM_CREATE, cudaErrorMemoryAllocation, 1);
     assert_int_not_equal(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s), CM_OK);
@@ -206,7 +189,7 @@ static void test_cuda_failures(void **state) {
 
 static void test_events_pooled_and_kept_apart(void **state) {
     (void)state;
-    cm_device_t *dev = open_dev(0);
+    cm_device_t *dev = xfake_open_dev(0);
     cm_event_t *t1 = NULL, *s1 = NULL, *again = NULL;
     CM_ASSERT_OK(cm_event_acquire(dev, CM_EVENT_TIMING, &t1));
     CM_ASSERT_OK(cm_event_acquire(dev, CM_EVENT_SYNC_ONLY, &s1));
@@ -284,7 +267,7 @@ static cm_status_t failing_work(void *user, cm_stream_t *s) {
 
 static void test_timers(void **state) {
     (void)state;
-    cm_device_t *dev = open_dev(0);
+    cm_device_t *dev = xfake_open_dev(0);
     cm_stream_t *s = NULL;
     CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
     cm_timer_t *t = NULL;
@@ -334,7 +317,7 @@ static void bump(void *user) {
 
 static void test_dependencies_callbacks_devices(void **state) {
     (void)state;
-    cm_device_t *d0 = open_dev(0), *d1 = open_dev(1), *d0b = open_dev(0);
+    cm_device_t *d0 = xfake_open_dev(0), *d1 = xfake_open_dev(1), *d0b = xfake_open_dev(0);
     cm_stream_t *a = NULL, *b = NULL, *c = NULL, *e = NULL;
     CM_ASSERT_OK(cm_stream_acquire(d0, CM_STREAM_PRIORITY_LOW, &a));
     CM_ASSERT_OK(cm_stream_acquire(d0, CM_STREAM_PRIORITY_HIGH, &b));
@@ -350,7 +333,7 @@ static void test_dependencies_callbacks_devices(void **state) {
     /* a launch on a stream of another device than the current one runs on the stream's device */
     cudaStream_t cs = NULL;
     int launch_device = -1;
-    CM_ASSERT_OK(cm__stream_for_launch(c, NULL, "k.c", 7, &cs, &launch_device));
+    CM_ASSERT_OK(cm__stream_for_launch(c, NULL, "k.c", 7, "cm_launch", &cs, &launch_device));
     assert_int_equal(launch_device, 1);
     assert_non_null(cs);
     cm_event_t *ev = NULL;
@@ -364,7 +347,7 @@ static void test_dependencies_callbacks_devices(void **state) {
     assert_int_equal(n, 1);
 
     /* an asynchronous fault names the stream's last library launch */
-    CM_ASSERT_OK(cm__stream_for_launch(a, NULL, "my_kernels.c", 42, &cs, &launch_device));
+    CM_ASSERT_OK(cm__stream_for_launch(a, NULL, "my_kernels.c", 42, "cm_launch", &cs, &launch_device));
     xfake_fail(XF_STREAM_SYNC, cudaErrorInvalidValue, 1);
     assert_int_not_equal(cm_stream_synchronize(a), CM_OK);
     assert_non_null(strstr(cm_last_error()->message, "the last launch the library queued on this "
@@ -400,7 +383,7 @@ static void test_dependencies_callbacks_devices(void **state) {
 
 static void test_graphs(void **state) {
     (void)state;
-    cm_device_t *dev = open_dev(0), *d1 = open_dev(1);
+    cm_device_t *dev = xfake_open_dev(0), *d1 = xfake_open_dev(1);
     cm_stream_t *s = NULL, *other = NULL;
     CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
     CM_ASSERT_OK(cm_stream_acquire(d1, CM_STREAM_PRIORITY_LOW, &other));
@@ -439,7 +422,7 @@ static void test_graphs(void **state) {
 
 static void test_argument_checks(void **state) {
     (void)state;
-    cm_device_t *dev = open_dev(0);
+    cm_device_t *dev = xfake_open_dev(0);
     cm_stream_t *s = NULL;
     cm_event_t *e = NULL;
     cm_timer_t *t = NULL;
@@ -581,7 +564,7 @@ static void acquire_every_slot(cm_stream_t **out) {
 
 static void test_threads_share_a_pool(void **state) {
     (void)state;
-    shared_dev = open_dev(0);
+    shared_dev = xfake_open_dev(0);
     cm_stream_pool_config_t cfg = {4, 2};
     CM_ASSERT_OK(cm_stream_pool_configure(shared_dev, &cfg));
     acquire_every_slot(slot_handle);
@@ -614,17 +597,17 @@ static void test_threads_share_a_pool(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_acquire_all_release_reuse, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_double_release_and_foreign_handles, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_close_with_acquired_streams, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_configure, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cuda_failures, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_events_pooled_and_kept_apart, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_timers, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dependencies_callbacks_devices, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_graphs, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_argument_checks, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_threads_share_a_pool, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_acquire_all_release_reuse, xfake_setup2, xfake_teardown),
+        cmocka_unit_test_setup_teardown(test_double_release_and_foreign_handles, xfake_setup2, xfake_teardown),
+        cmocka_unit_test_setup_teardown(test_close_with_acquired_streams, xfake_setup2, xfake_teardown),
+        cmocka_unit_test_setup_teardown(test_configure, xfake_setup2, xfake_teardown),
+        cmocka_unit_test_setup_teardown(test_cuda_failures, xfake_setup2, xfake_teardown),
+        cmocka_unit_test_setup_teardown(test_events_pooled_and_kept_apart, xfake_setup2, xfake_teardown),
+        cmocka_unit_test_setup_teardown(test_timers, xfake_setup2, xfake_teardown),
+        cmocka_unit_test_setup_teardown(test_dependencies_callbacks_devices, xfake_setup2, xfake_teardown),
+        cmocka_unit_test_setup_teardown(test_graphs, xfake_setup2, xfake_teardown),
+        cmocka_unit_test_setup_teardown(test_argument_checks, xfake_setup2, xfake_teardown),
+        cmocka_unit_test_setup_teardown(test_threads_share_a_pool, xfake_setup2, xfake_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
