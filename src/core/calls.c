@@ -3,6 +3,7 @@
  */
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <cuda.h>
@@ -96,6 +97,19 @@ static cudaError_t cm__drv_result(CUresult r) {
     case CUDA_ERROR_ILLEGAL_ADDRESS: return cudaErrorIllegalAddress;
     case CUDA_ERROR_LAUNCH_FAILED: return cudaErrorLaunchFailure;
     case CUDA_ERROR_NOT_SUPPORTED: return cudaErrorNotSupported;
+    case CUDA_ERROR_OUT_OF_MEMORY: return cudaErrorMemoryAllocation;
+    case CUDA_ERROR_NOT_PERMITTED: return cudaErrorNotPermitted;
+    case CUDA_ERROR_ECC_UNCORRECTABLE: return cudaErrorECCUncorrectable;
+    case CUDA_ERROR_LAUNCH_TIMEOUT: return cudaErrorLaunchTimeout;
+    case CUDA_ERROR_HARDWARE_STACK_ERROR: return cudaErrorHardwareStackError;
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION: return cudaErrorIllegalInstruction;
+    case CUDA_ERROR_MISALIGNED_ADDRESS: return cudaErrorMisalignedAddress;
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE: return cudaErrorInvalidAddressSpace;
+    case CUDA_ERROR_INVALID_PC: return cudaErrorInvalidPc;
+    case CUDA_ERROR_ASSERT: return cudaErrorAssert;
+    case CUDA_ERROR_UNSUPPORTED_PTX_VERSION: return cudaErrorUnsupportedPtxVersion;
+    case CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD: return cudaErrorStreamCaptureWrongThread;
+    case CUDA_ERROR_OPERATING_SYSTEM: return cudaErrorOperatingSystem;
     default: return cudaErrorUnknown;
     }
 }
@@ -185,6 +199,48 @@ cudaError_t cm__drv_stream_get_device(cudaStream_t stream, int *device) {
     cudaError_t err = cm__drv_stream_device(stream, device);
     /* a driver without cuStreamGetDevice (before 12.8): the runtime's query answers */
     return err == cudaErrorNotSupported ? cudaStreamGetDevice(stream, device) : err;
+}
+
+typedef CUresult (*cm__fn_stream_ctx)(CUstream, CUcontext *);
+cudaError_t cm__drv_stream_get_ctx(cudaStream_t stream, void **ctx) {
+    CM__DRV_FN(cm__fn_stream_ctx, "cuStreamGetCtx", f);
+    CUcontext c = NULL;
+    cudaError_t err = cm__drv_result(f((CUstream)stream, &c));
+    *ctx = (void *)c;
+    return err;
+}
+
+/* Stream-ordered allocation and free through the driver: the same operations as
+ * cudaMallocFromPoolAsync / cudaFreeAsync (which call them), without the runtime's per-call
+ * work, and without a current context on the thread (the stream names the context; a runtime
+ * call would first bind the current device's primary context to the thread). Stream 0 is the
+ * legacy default stream of the current context, as in the runtime built without per-thread
+ * default streams. */
+typedef CUresult (*cm__fn_alloc_pool_async)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
+static cudaError_t cm__drv_alloc_pool_async(void **ptr, size_t bytes, cudaMemPool_t pool,
+                                            cudaStream_t stream) {
+    CM__DRV_FN(cm__fn_alloc_pool_async, "cuMemAllocFromPoolAsync", f);
+    CUdeviceptr p = 0;
+    cudaError_t err = cm__drv_result(f(&p, bytes, (CUmemoryPool)pool, (CUstream)stream));
+    *ptr = (void *)(uintptr_t)p;
+    return err;
+}
+
+cudaError_t cm__drv_malloc_from_pool_async(void **ptr, size_t bytes, cudaMemPool_t pool,
+                                           cudaStream_t stream) {
+    cudaError_t err = cm__drv_alloc_pool_async(ptr, bytes, pool, stream);
+    return err == cudaErrorNotSupported ? cudaMallocFromPoolAsync(ptr, bytes, pool, stream) : err;
+}
+
+typedef CUresult (*cm__fn_free_async)(CUdeviceptr, CUstream);
+static cudaError_t cm__drv_free(void *ptr, cudaStream_t stream) {
+    CM__DRV_FN(cm__fn_free_async, "cuMemFreeAsync", f);
+    return cm__drv_result(f((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream));
+}
+
+cudaError_t cm__drv_free_async(void *ptr, cudaStream_t stream) {
+    cudaError_t err = cm__drv_free(ptr, stream);
+    return err == cudaErrorNotSupported ? cudaFreeAsync(ptr, stream) : err;
 }
 
 typedef CUresult (*cm__fn_stream_capturing)(CUstream, CUstreamCaptureStatus *);

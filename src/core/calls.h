@@ -8,12 +8,13 @@
  * and restore the table after (cm__cuda_restore()).
  *
  * The driver calls (cuCtxGetCurrent, cuCtxPushCurrent, cuCtxPopCurrent, cuDevicePrimaryCtxRetain,
- * cuDevicePrimaryCtxGetState, and cuStreamGetDevice / cuStreamIsCapturing, which the stream
- * check of every stream-ordered call makes: measured on an H200 host at 9 ns each through the
- * driver against 50-67 ns through the runtime's cudaStreamGetDevice / cudaStreamIsCapturing) are reached
- * through cudaGetDriverEntryPointByVersion on first use, so the library links only cudart; with
- * no driver they return cudaErrorInsufficientDriver. They take void * for CUcontext so that no
- * driver header is needed here.
+ * cuDevicePrimaryCtxGetState; cuStreamGetCtx, cuStreamIsCapturing and cuStreamGetDevice for the
+ * stream check of every stream-ordered call; cuMemAllocFromPoolAsync and cuMemFreeAsync for
+ * stream-ordered memory) are reached through cudaGetDriverEntryPointByVersion on first use, so
+ * the library links only cudart; with no driver they return cudaErrorInsufficientDriver. They
+ * are used where the runtime's version of the call costs several times the driver's on the
+ * host (bench/NOTES-core.md has the figures) or would bind a context to the calling thread.
+ * They take void * for CUcontext so that no driver header is needed here.
  */
 #ifndef CUDAMODEL_SRC_CORE_CALLS_H
 #define CUDAMODEL_SRC_CORE_CALLS_H
@@ -36,6 +37,10 @@ cudaError_t cm__drv_primary_ctx_retain(void **ctx, int device);
 cudaError_t cm__drv_primary_ctx_state(int device, unsigned int *flags, int *active);
 cudaError_t cm__drv_stream_get_device(cudaStream_t stream, int *device);
 cudaError_t cm__drv_stream_is_capturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status);
+cudaError_t cm__drv_stream_get_ctx(cudaStream_t stream, void **ctx);
+cudaError_t cm__drv_malloc_from_pool_async(void **ptr, size_t bytes, cudaMemPool_t pool,
+                                           cudaStream_t stream);
+cudaError_t cm__drv_free_async(void *ptr, cudaStream_t stream);
 
 /* X(member, function): the member's type is the function's. */
 #define CM__CUDA_CALLS(X)                                                                    \
@@ -71,8 +76,8 @@ cudaError_t cm__drv_stream_is_capturing(cudaStream_t stream, enum cudaStreamCapt
     X(mem_pool_get_attribute, cudaMemPoolGetAttribute)                                       \
     X(mem_pool_trim_to, cudaMemPoolTrimTo)                                                   \
     X(mem_pool_set_access, cudaMemPoolSetAccess)                                             \
-    X(malloc_from_pool_async, cudaMallocFromPoolAsync)                                       \
-    X(free_async, cudaFreeAsync)                                                             \
+    X(malloc_from_pool_async, cm__drv_malloc_from_pool_async)                                \
+    X(free_async, cm__drv_free_async)                                                        \
     X(host_alloc, cudaHostAlloc)                                                             \
     X(free_host, cudaFreeHost)                                                               \
     X(host_register, cudaHostRegister)                                                       \
@@ -95,6 +100,7 @@ cudaError_t cm__drv_stream_is_capturing(cudaStream_t stream, enum cudaStreamCapt
     X(stream_query, cudaStreamQuery)                                                         \
     X(stream_wait_event, cudaStreamWaitEvent)                                                \
     X(stream_is_capturing, cm__drv_stream_is_capturing)                                      \
+    X(stream_get_ctx, cm__drv_stream_get_ctx)                                                \
     X(launch_host_func, cudaLaunchHostFunc)                                                  \
     X(event_create, cudaEventCreateWithFlags)                                                \
     X(event_destroy, cudaEventDestroy)                                                       \

@@ -13,13 +13,13 @@
 
 #include "internal.h"
 
-static void *_Atomic cm__primary[CM__MAX_DEVICES];
+void *_Atomic cm__primary[CM__MAX_DEVICES];
 
 void cm__primary_reset_for_tests(void) {
     for (int d = 0; d < CM__MAX_DEVICES; ++d) atomic_store(&cm__primary[d], NULL);
 }
 
-cm_status_t cm__enter(int ordinal, int make_current, cm__scope_t *sc) {
+cm_status_t cm__enter_context(int ordinal, int make_current, cm__scope_t *sc) {
     sc->pushed = 0;
     if (ordinal < 0 || ordinal >= CM__MAX_DEVICES) {
         sc->prev_device = cm__scope_device();
@@ -27,6 +27,7 @@ cm_status_t cm__enter(int ordinal, int make_current, cm__scope_t *sc) {
                         "device %d is outside 0..%d", ordinal, CM__MAX_DEVICES - 1);
     }
     sc->prev_device = cm__scope_device_swap(ordinal);
+    if (make_current == CM__CTX_NONE) return CM_OK;
     /* Even a call that CUDA routes by its handle (stream or event synchronize) needs some
      * context current: on a thread with none, the runtime would bind its current device's
      * primary context for good. So "no current context" always gets the device's pushed. */
@@ -59,11 +60,8 @@ cm_status_t cm__enter(int ordinal, int make_current, cm__scope_t *sc) {
     return CM_OK;
 }
 
-void cm__leave(cm__scope_t *sc) {
-    if (sc->pushed) {
-        void *popped = NULL;
-        (void)cm__cuda.ctx_pop_current(&popped);
-        sc->pushed = 0;
-    }
-    (void)cm__scope_device_swap(sc->prev_device);
+void cm__leave_pop(cm__scope_t *sc) {
+    void *popped = NULL;
+    (void)cm__cuda.ctx_pop_current(&popped);
+    sc->pushed = 0;
 }

@@ -7,6 +7,7 @@
 #define CUDAMODEL_SRC_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -25,6 +26,16 @@
 
 /** Most device ordinals whose context state the library tracks. */
 #define CM__MAX_DEVICES 64
+
+/* Small per-thread variables of the hot paths (a few bytes each): the initial-exec model reads
+ * them with one instruction instead of a __tls_get_addr call per access, which the shared
+ * library's default model costs. The bytes come from the static TLS surplus glibc reserves, so
+ * a dlopen of the library still works; large per-thread state keeps the default model. */
+#if defined(__GNUC__)
+#  define CM__TLS_SMALL _Thread_local __attribute__((tls_model("initial-exec")))
+#else
+#  define CM__TLS_SMALL _Thread_local
+#endif
 
 /**
  * Record a failure that is not a CUDA error (bad argument, limit broken...) in the calling
@@ -49,8 +60,14 @@ void cm__error_set_location(const char *file, int line);
 /** Library-internal checked CUDA call: record and return on failure. */
 #define CM__CUDA(call) CM_CUDA_TRY(call)
 
-/** Fail fast when the device's context was lost to a sticky error (device -1: any). */
-cm_status_t cm__context_guard(int device);
+/** Fail fast when the device's context was lost to a sticky error (device -1: any). Inline: on
+ *  every call of the library, and nothing is lost in the common case. */
+extern atomic_int cm__lost_any;
+cm_status_t cm__context_guard_slow(int device);
+static inline cm_status_t cm__context_guard(int device) {
+    if (atomic_load_explicit(&cm__lost_any, memory_order_acquire) == 0) return CM_OK;
+    return cm__context_guard_slow(device);
+}
 
 /** Fail unless ordinal names a visible device (the message names the count) whose context is
  *  not lost. */
@@ -66,20 +83,55 @@ cm_status_t cm__check_ordinal(int ordinal);
  * context stack only when it is not current already, and popped by cm__leave, so the caller
  * gets back exactly what it had, including "no current context" (the runtime's own notion of
  * the current device is never changed, and no context is ever created on a device the caller
- * did not name). Calls nest; a failed cm__enter records the failure and leaves nothing to undo.
+ * did not name). Without make_current (0), some context is made current only when the thread
+ * has none (a runtime call would bind one for good otherwise). CM__CTX_NONE names the device and
+ * touches no context: for driver calls that need none because their stream names it. Calls
+ * nest; a failed cm__enter records the failure and leaves nothing to undo.
  */
+#define CM__CTX_NONE 2
 typedef struct cm__scope {
     int prev_device; /* the thread's library device before this scope (-1: none) */
     int pushed;      /* 1 when cm__enter pushed a context that cm__leave pops */
 } cm__scope_t;
 
-cm_status_t cm__enter(int ordinal, int make_current, cm__scope_t *sc);
-void cm__leave(cm__scope_t *sc);
 /** The device named by the innermost scope of this thread, -1 outside any (status.c). */
-int cm__scope_device(void);
+extern CM__TLS_SMALL int cm__thread_device;
+static inline int cm__scope_device(void) {
+    return cm__thread_device;
+}
 /** Set the thread's scope device, returning the one before (cm__enter / cm__leave only). */
-int cm__scope_device_swap(int device);
+static inline int cm__scope_device_swap(int device) {
+    int before = cm__thread_device;
+    cm__thread_device = device;
+    return before;
+}
 
+/* The part of cm__enter / cm__leave that touches contexts (current.c). */
+cm_status_t cm__enter_context(int ordinal, int make_current, cm__scope_t *sc);
+void cm__leave_pop(cm__scope_t *sc);
+
+/* Inline: the CM__CTX_NONE scopes of the stream-ordered memory calls only name the device. */
+static inline cm_status_t cm__enter(int ordinal, int make_current, cm__scope_t *sc) {
+    if (make_current == CM__CTX_NONE && ordinal >= 0 && ordinal < CM__MAX_DEVICES) {
+        sc->pushed = 0;
+        sc->prev_device = cm__scope_device_swap(ordinal);
+        return CM_OK;
+    }
+    return cm__enter_context(ordinal, make_current, sc);
+}
+static inline void cm__leave(cm__scope_t *sc) {
+    if (sc->pushed) cm__leave_pop(sc);
+    (void)cm__scope_device_swap(sc->prev_device);
+}
+
+
+/** The primary context of ordinal as the library retained it, NULL before the first scope of
+ * that device (a CUcontext as void *; current.c keeps them). */
+extern void *_Atomic cm__primary[CM__MAX_DEVICES];
+static inline void *cm__primary_ctx(int ordinal) {
+    if (ordinal < 0 || ordinal >= CM__MAX_DEVICES) return NULL;
+    return atomic_load_explicit(&cm__primary[ordinal], memory_order_acquire);
+}
 
 /** Forget the cached primary contexts (tests that swap the call table's driver calls). */
 void cm__primary_reset_for_tests(void);

@@ -193,23 +193,15 @@ cm_status_t cm__cuda_fail(cudaError_t err, const char *file, int line, const cha
 
 /* ------------------------------------------------------------------ explicit device: the scope's device */
 
-static _Thread_local int cm__thread_device = -1;
-
-int cm__scope_device(void) {
-    return cm__thread_device;
-}
-
-int cm__scope_device_swap(int device) {
-    int before = cm__thread_device;
-    cm__thread_device = device;
-    return before;
-}
+CM__TLS_SMALL int cm__thread_device = -1;
 
 /* ------------------------------------------------------------------ lost contexts */
 
 /* lost[d] != 0 once a sticky error was seen on device d; lost_any for "any device". The first
  * cause per device is kept so that later calls can repeat it. */
 static atomic_int cm__lost[CM__MAX_DEVICES + 1];
+/* Whether any slot of cm__lost is set: the inline fast path of cm__context_guard reads it. */
+atomic_int cm__lost_any;
 static pthread_mutex_t cm__lost_lock = PTHREAD_MUTEX_INITIALIZER;
 static cm_error_t cm__lost_cause[CM__MAX_DEVICES + 1];
 
@@ -223,6 +215,7 @@ static void cm__mark_lost(const cm_error_t *cause) {
     if (atomic_load(&cm__lost[slot]) == 0) {
         cm__lost_cause[slot] = *cause;
         atomic_store(&cm__lost[slot], 1);
+        atomic_store(&cm__lost_any, 1);
     }
     pthread_mutex_unlock(&cm__lost_lock);
 }
@@ -238,7 +231,7 @@ static void cm__refine_lost_cause(const cm_error_t *cause) {
     pthread_mutex_unlock(&cm__lost_lock);
 }
 
-cm_status_t cm__context_guard(int device) {
+cm_status_t cm__context_guard_slow(int device) {
     int slot = -1;
     if (device >= 0) {
         int s = cm__lost_slot(device);
@@ -276,6 +269,7 @@ cm_status_t cm_check_context(int device) {
 void cm__context_reset_for_tests(void) {
     pthread_mutex_lock(&cm__lost_lock);
     for (int s = 0; s <= CM__MAX_DEVICES; ++s) atomic_store(&cm__lost[s], 0);
+    atomic_store(&cm__lost_any, 0);
     memset(cm__lost_cause, 0, sizeof cm__lost_cause);
     pthread_mutex_unlock(&cm__lost_lock);
 }

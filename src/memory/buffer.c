@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +101,7 @@ static cm_status_t cm__classify_host(const void *p, const char *arg, const char 
 
 /* ------------------------------------------------------------------ create, destroy */
 
-/* Allocate bytes for a buffer of dev, in the caller's scope of dev's device. */
+/* Allocate bytes for a buffer of dev, in the caller's scope of dev's device (cm__memory_scope). */
 static cm_status_t cm__alloc_memory(struct cm__device *dev, size_t bytes, bool on_stream,
                                     cudaStream_t stream, void **ptr, const char *func) {
     cudaError_t err = on_stream ? cm__cuda.malloc_from_pool_async(ptr, bytes, dev->pool, stream)
@@ -110,11 +111,15 @@ static cm_status_t cm__alloc_memory(struct cm__device *dev, size_t bytes, bool o
     if (err != cudaErrorMemoryAllocation) {
         return cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes) in %s", call, bytes, func);
     }
-    /* out of memory: release what the library's pools cache, and try once more */
+    /* out of memory: release what the library's pools cache, and try once more (with the
+     * device current: the pool calls of the trim are runtime calls) */
     (void)cm__cuda.get_last_error();
+    cm__scope_t sc;
+    CM_TRY(cm__enter(dev->ordinal, 1, &sc));
     size_t released = cm__trim_ordinal(dev->ordinal);
     err = on_stream ? cm__cuda.malloc_from_pool_async(ptr, bytes, dev->pool, stream)
                     : cm__cuda.device_malloc(ptr, bytes);
+    cm__leave(&sc);
     if (err == cudaSuccess) return CM_OK;
     char text[CM_ERROR_CALL_MAX];
     snprintf(text, sizeof text, "%s(%zu bytes) in %s", call, bytes, func);
@@ -122,14 +127,21 @@ static cm_status_t cm__alloc_memory(struct cm__device *dev, size_t bytes, bool o
     return cm__oom_report(dev, bytes, released, on_stream, err, text, __FILE__, __LINE__);
 }
 
-/* Free a buffer's memory: cudaFreeAsync on stream, or cudaFree. Runs in a scope of the
- * buffer's device, made current for cudaFree and for the default streams (0, legacy,
- * per-thread), which are whichever device's is current; another stream names its device. */
+/* What a stream-ordered call of a buffer of ordinal needs current: cudaMalloc, cudaFree and the
+ * default streams (0, legacy, per-thread, whichever device's is current) need the device's
+ * context; the driver's pool allocation and free on another stream need none (the stream names
+ * its context). */
+static int cm__memory_scope(bool on_stream, cudaStream_t stream) {
+    return !on_stream || cm__stream_is_default(stream) ? 1 : CM__CTX_NONE;
+}
+
+/* Free a buffer's memory: cudaFreeAsync on stream, or cudaFree, in a scope of the buffer's
+ * device (cm__memory_scope). */
 static cm_status_t cm__free_memory(int ordinal, void *ptr, bool ordered, cudaStream_t stream,
                                    const char *func) {
     CM_TRY(cm__context_guard(ordinal));
     cm__scope_t sc;
-    CM_TRY(cm__enter(ordinal, !ordered || cm__stream_is_default(stream), &sc));
+    CM_TRY(cm__enter(ordinal, cm__memory_scope(ordered, stream), &sc));
     cm_status_t status = CM_OK;
     if (ordered) {
         cudaError_t err = cm__cuda.free_async(ptr, stream);
@@ -152,6 +164,26 @@ static cm_status_t cm__free_memory(int ordinal, void *ptr, bool ordered, cudaStr
     }
     cm__leave(&sc);
     return status;
+}
+
+/*
+ * One spare buffer object, kept by the last destroy for the next create: a create + destroy pair
+ * then costs no host malloc/free. A single slot taken and filled by atomic exchange (no lock, no
+ * ABA: a slot holds one object or none); a destroy that finds the slot full frees its object.
+ * The slot's object is reachable until the process ends.
+ */
+static _Atomic(struct cm__buffer *) cm__spare_buffer;
+
+static struct cm__buffer *cm__buffer_obj_new(void) {
+    struct cm__buffer *b = atomic_exchange_explicit(&cm__spare_buffer, NULL, memory_order_acquire);
+    return b != NULL ? b : malloc(sizeof *b);
+}
+
+static void cm__buffer_obj_free(struct cm__buffer *b) {
+    struct cm__buffer *none = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&cm__spare_buffer, &none, b, memory_order_release,
+                                                 memory_order_relaxed))
+        free(b);
 }
 
 /*
@@ -182,15 +214,13 @@ static cm_status_t cm__buffer_create(cm_device_t *dev_h, size_t bytes, bool on_s
     }
     void *ptr = NULL;
     if (bytes > 0) {
-        /* cudaMalloc and the default streams need the device current; cudaMallocFromPoolAsync
-         * on another stream names its pool and stream */
         cm__scope_t sc;
-        CM_TRY(cm__enter(ordinal, !on_stream || cm__stream_is_default(stream), &sc));
+        CM_TRY(cm__enter(ordinal, cm__memory_scope(on_stream, stream), &sc));
         cm_status_t status = cm__alloc_memory(dev, bytes, on_stream, stream, &ptr, func);
         cm__leave(&sc);
         CM_TRY(status);
     }
-    struct cm__buffer *b = malloc(sizeof *b);
+    struct cm__buffer *b = cm__buffer_obj_new();
     cm_status_t status = CM_OK;
     if (b == NULL) {
         status = cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, ordinal, __FILE__, __LINE__, func,
@@ -209,7 +239,7 @@ static cm_status_t cm__buffer_create(cm_device_t *dev_h, size_t bytes, bool on_s
         status = cm__alloc_track(&b->a, func);
     }
     if (status != CM_OK) {
-        free(b);
+        if (b != NULL) cm__buffer_obj_free(b);
         if (ptr != NULL) (void)cm__free_memory(ordinal, ptr, on_stream, stream, func);
         return status;
     }
@@ -249,7 +279,7 @@ static cm_status_t cm__buffer_destroy(cm_buffer_t *buf, bool on_stream, cudaStre
     void *ptr = b->ptr;
     bool ordered = b->stream_ordered;
     cudaStream_t free_stream = on_stream ? stream : b->stream;
-    free(b);
+    cm__buffer_obj_free(b);
     if (ptr == NULL) return CM_OK;
     return cm__free_memory(ordinal, ptr, ordered, free_stream, func);
 }

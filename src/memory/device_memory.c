@@ -28,7 +28,7 @@
  */
 #define CM__FILES_CAP 1024u
 static _Atomic(const char *) cm__files[CM__FILES_CAP];
-static _Thread_local struct {
+static CM__TLS_SMALL struct {
     const char *arg;  /* the caller's pointer last seen */
     const char *copy; /* its copy */
 } cm__file_memo;
@@ -192,8 +192,7 @@ static cm_status_t cm__close_busy_locked(struct cm__device *dev) {
 
 /* ------------------------------------------------------------------ streams */
 
-cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char *func) {
-    if (cm__stream_is_default(stream)) return CM_OK;
+cm_status_t cm__check_stream_device_full(cudaStream_t stream, int ordinal, const char *func) {
     /* asked first: a refused device query would invalidate a capture in progress */
     enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
     cudaError_t err = cm__cuda.stream_is_capturing(stream, &cs);

@@ -124,11 +124,24 @@ static inline bool cm__stream_is_default(cudaStream_t stream) {
 
 /**
  * Check that a stream belongs to ordinal (0, legacy and per-thread streams always do). A stream
+ * of the device's primary context passes after one driver query (its context); otherwise a stream
  * being captured into a graph is accepted without asking its device (CUDA refuses that query
  * during a capture, and the refusal would invalidate the capture; CUDA itself rejects a stream
  * of another device when the work is queued). Nothing is cached between calls.
  */
-cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal, const char *func);
+cm_status_t cm__check_stream_device_full(cudaStream_t stream, int ordinal, const char *func);
+static inline cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal,
+                                                  const char *func) {
+    if (cm__stream_is_default(stream)) return CM_OK;
+    /* One query answers the common case: a stream of the device's primary context (every stream
+     * the runtime creates) belongs to the device. cuStreamGetCtx is allowed during a capture.
+     * Any other answer (another device, a context of the caller's own, a failed query) takes the
+     * full check, which names the stream's device. */
+    void *primary = cm__primary_ctx(ordinal), *ctx = NULL;
+    if (primary != NULL && cm__cuda.stream_get_ctx(stream, &ctx) == cudaSuccess && ctx == primary)
+        return CM_OK;
+    return cm__check_stream_device_full(stream, ordinal, func);
+}
 
 /* ------------------------------------------------------------------ across device objects */
 

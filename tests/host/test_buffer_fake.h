@@ -37,7 +37,7 @@ enum fake_call {
     FAKE_HOST_REGISTER, FAKE_HOST_UNREGISTER, FAKE_HOST_DEVPTR, FAKE_PTR_ATTR, FAKE_MEMCPY,
     FAKE_MEMCPY_ASYNC, FAKE_MEMCPY_PEER, FAKE_MEMCPY_PEER_ASYNC, FAKE_MEMSET_ASYNC, FAKE_FILL,
     FAKE_STREAM_DEVICE, FAKE_STREAM_SYNC, FAKE_EVENT_CREATE, FAKE_EVENT_RECORD, FAKE_EVENT_SYNC,
-    FAKE_EVENT_DESTROY, FAKE_CAN_PEER, FAKE_ENABLE_PEER, FAKE_CTX_RETAIN, FAKE_NCALLS
+    FAKE_EVENT_DESTROY, FAKE_CAN_PEER, FAKE_ENABLE_PEER, FAKE_CTX_RETAIN, FAKE_STREAM_CTX, FAKE_NCALLS
 };
 
 enum fake_kind { FAKE_DEV = 1, FAKE_POOLMEM, FAKE_PINNED, FAKE_REGISTERED };
@@ -540,6 +540,16 @@ static inline cudaError_t fake_stream_get_device(cudaStream_t s, int *d) {
     *d = dev;
     return cudaSuccess;
 }
+/* The context of a stream: the primary context of its device, (void *)(device + 1), as for
+ * every stream the runtime creates. A query of a default stream is an error (the library never
+ * asks: those streams follow the current context). */
+static inline cudaError_t fake_stream_get_ctx(cudaStream_t s, void **ctx) {
+    FAKE_ENTER(FAKE_STREAM_CTX);
+    int dev = s == 0 || s == cudaStreamLegacy || s == cudaStreamPerThread ? -1 : fake_stream_device(s);
+    if (dev < 0) return cudaErrorInvalidResourceHandle;
+    *ctx = (void *)(uintptr_t)(dev + 1);
+    return cudaSuccess;
+}
 static inline cudaError_t fake_stream_sync(cudaStream_t s) {
     FAKE_ENTER(FAKE_STREAM_SYNC);
     return fake_stream_device(s) < 0 ? cudaErrorInvalidResourceHandle : cudaSuccess;
@@ -630,6 +640,7 @@ static inline void fake_install(int devices, size_t total) {
     cm__cuda.memset_async = fake_memset_async;
     cm__cuda.fill_async = fake_fill;
     cm__cuda.stream_get_device = fake_stream_get_device;
+    cm__cuda.stream_get_ctx = fake_stream_get_ctx;
     cm__cuda.stream_is_capturing = fake_stream_is_capturing;
     cm__cuda.stream_synchronize = fake_stream_sync;
     cm__cuda.event_create = fake_event_create;

@@ -107,6 +107,8 @@ static void test_create_destroy_faults(void **state) {
                      CM_ERROR_CUDA);
     expect_call("cudaMallocFromPoolAsync(104857600 bytes)");
     assert_null(strstr(cm_last_error()->message, "out of memory"));
+    /* a failed context query falls back to the device query, whose failure names the stream */
+    fake_fail(FAKE_STREAM_CTX, cudaErrorInvalidResourceHandle, 1);
     fake_fail(FAKE_STREAM_DEVICE, cudaErrorInvalidResourceHandle, 1);
     assert_int_equal(cm_buffer_create_on_cuda_stream(dev, 100, FAKE_STREAM(0), &b),
                      CM_ERROR_INVALID_ARGUMENT);

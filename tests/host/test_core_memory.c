@@ -446,6 +446,15 @@ static cudaError_t r_stream_get_device(cudaStream_t s, int *d) {
     }
     return fake_stream_get_device(s, d);
 }
+/* CUDA's context of the recycled value follows: the new stream is in device 1's context. */
+static cudaError_t r_stream_get_ctx(cudaStream_t s, void **ctx) {
+    if (recycled_to >= 0 && s == recycled_stream) {
+        ++fake.calls[FAKE_STREAM_CTX];
+        *ctx = (void *)(uintptr_t)(recycled_to + 1);
+        return cudaSuccess;
+    }
+    return fake_stream_get_ctx(s, ctx);
+}
 
 /* A cudaStream_t value once checked as a stream of device 0 can be destroyed and the
  * same value handed out by CUDA for a stream of device 1; a buffer operation of device 0 on it
@@ -458,6 +467,7 @@ static void test_stream_check_rejects_recycled_stream_of_other_device(void **sta
     cm_buffer_t *b = NULL;
     CM_ASSERT_OK(cm_buffer_create(d0, 256, &b));
     cm__cuda.stream_get_device = r_stream_get_device;
+    cm__cuda.stream_get_ctx = r_stream_get_ctx;
     recycled_stream = FAKE_STREAM(0);
     recycled_to = -1;
     unsigned char host[256], back[256];
@@ -499,6 +509,16 @@ static cudaError_t c_stream_get_device(cudaStream_t s, int *d) {
     }
     return fake_stream_get_device(s, d);
 }
+/* cuStreamGetCtx is allowed during a capture; ctx_fails makes it fail (the full check then
+ * asks whether the stream captures before it asks the device). */
+static int ctx_fails;
+static cudaError_t c_stream_get_ctx(cudaStream_t s, void **ctx) {
+    if (ctx_fails) {
+        ++fake.calls[FAKE_STREAM_CTX];
+        return cudaErrorNotSupported;
+    }
+    return fake_stream_get_ctx(s, ctx);
+}
 static cudaError_t c_stream_is_capturing(cudaStream_t s, enum cudaStreamCaptureStatus *st) {
     *st = capturing && s == capture_stream ? cudaStreamCaptureStatusActive
                                            : cudaStreamCaptureStatusNone;
@@ -519,28 +539,103 @@ static void test_copy_on_capturing_stream_is_accepted(void **state) {
     CM_ASSERT_OK(cm_host_buffer_create(d1, 256, CM_HOST_BUFFER_DEFAULT, &hb));
     cm__cuda.stream_get_device = c_stream_get_device;
     cm__cuda.stream_is_capturing = c_stream_is_capturing;
+    cm__cuda.stream_get_ctx = c_stream_get_ctx;
     capture_stream = FAKE_STREAM(1);
-    capturing = 1;
-    unsigned long copies = fake.calls[FAKE_MEMCPY_ASYNC], sets = fake.calls[FAKE_MEMSET_ASYNC],
-                  fills = fake.calls[FAKE_FILL];
-    uint32_t pat = 0x01020304u;
-    CM_ASSERT_OK(cm_buffer_copy_from_host_buffer_on_cuda_stream(b, 0, hb, 0, 256, capture_stream));
-    CM_ASSERT_OK(cm_buffer_copy_to_host_buffer_on_cuda_stream(b, 0, hb, 0, 256, capture_stream));
-    CM_ASSERT_OK(cm_buffer_copy_on_cuda_stream(b2, 0, b, 0, 256, capture_stream));
-    CM_ASSERT_OK(cm_buffer_set_on_cuda_stream(b, 0, 256, 7, capture_stream));
-    CM_ASSERT_OK(cm_buffer_fill_on_cuda_stream(b, 0, 256, &pat, 4, capture_stream));
-    assert_true(fake.calls[FAKE_MEMCPY_ASYNC] - copies >= 3);
-    assert_int_equal(fake.calls[FAKE_MEMSET_ASYNC] - sets, 1);
-    assert_int_equal(fake.calls[FAKE_FILL] - fills, 1);
-    EXPECT_CURRENT(0);
-    /* a stream that is not capturing and fails the same way is still refused */
-    capturing = 0;
-    assert_int_not_equal(cm_buffer_set_on_cuda_stream(b, 0, 256, 7, FAKE_BAD_STREAM), CM_OK);
+    for (ctx_fails = 0; ctx_fails < 2; ++ctx_fails) {
+        capturing = 1;
+        unsigned long copies = fake.calls[FAKE_MEMCPY_ASYNC], sets = fake.calls[FAKE_MEMSET_ASYNC],
+                      fills = fake.calls[FAKE_FILL];
+        uint32_t pat = 0x01020304u;
+        CM_ASSERT_OK(cm_buffer_copy_from_host_buffer_on_cuda_stream(b, 0, hb, 0, 256, capture_stream));
+        CM_ASSERT_OK(cm_buffer_copy_to_host_buffer_on_cuda_stream(b, 0, hb, 0, 256, capture_stream));
+        CM_ASSERT_OK(cm_buffer_copy_on_cuda_stream(b2, 0, b, 0, 256, capture_stream));
+        CM_ASSERT_OK(cm_buffer_set_on_cuda_stream(b, 0, 256, 7, capture_stream));
+        CM_ASSERT_OK(cm_buffer_fill_on_cuda_stream(b, 0, 256, &pat, 4, capture_stream));
+        assert_true(fake.calls[FAKE_MEMCPY_ASYNC] - copies >= 3);
+        assert_int_equal(fake.calls[FAKE_MEMSET_ASYNC] - sets, 1);
+        assert_int_equal(fake.calls[FAKE_FILL] - fills, 1);
+        EXPECT_CURRENT(0);
+        /* a stream that is not capturing and fails the same way is still refused */
+        capturing = 0;
+        assert_int_not_equal(cm_buffer_set_on_cuda_stream(b, 0, 256, 7, FAKE_BAD_STREAM), CM_OK);
+    }
     CM_ASSERT_OK(cm_host_buffer_destroy(hb));
     CM_ASSERT_OK(cm_buffer_destroy(b2));
     CM_ASSERT_OK(cm_buffer_destroy(b));
     CM_ASSERT_OK(cm_device_close(d1));
     EXPECT_CURRENT(0);
+    EXPECT_CLEAN();
+}
+
+/* A stream of the buffer's device is recognised by its context alone (one driver query, no
+ * device query); a stream in a context that is not the device's primary one (a context of the
+ * caller's own, or another device's) takes the full check, which names the stream's device. */
+static int other_ctx; /* 1: FAKE_STREAM(0) reports a context that is not a primary one */
+static cudaError_t o_stream_get_ctx(cudaStream_t s, void **ctx) {
+    if (other_ctx && s == FAKE_STREAM(0)) {
+        ++fake.calls[FAKE_STREAM_CTX];
+        *ctx = (void *)(uintptr_t)0x999;
+        return cudaSuccess;
+    }
+    return fake_stream_get_ctx(s, ctx);
+}
+
+static void test_stream_check_by_context_then_by_device(void **state) {
+    (void)state;
+    cm_device_t *d0 = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &d0));
+    cm__cuda.stream_get_ctx = o_stream_get_ctx;
+    other_ctx = 0;
+    unsigned long ctxq = fake.calls[FAKE_STREAM_CTX], devq = fake.calls[FAKE_STREAM_DEVICE];
+    cm_buffer_t *b = NULL;
+    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d0, 256, FAKE_STREAM(0), &b));
+    CM_ASSERT_OK(cm_buffer_set_on_cuda_stream(b, 0, 256, 1, FAKE_STREAM(0)));
+    assert_int_equal(fake.calls[FAKE_STREAM_CTX] - ctxq, 2);
+    assert_int_equal(fake.calls[FAKE_STREAM_DEVICE] - devq, 0);
+    /* the same device through another context: accepted after the device query */
+    other_ctx = 1;
+    CM_ASSERT_OK(cm_buffer_set_on_cuda_stream(b, 0, 256, 2, FAKE_STREAM(0)));
+    assert_int_equal(fake.calls[FAKE_STREAM_DEVICE] - devq, 1);
+    /* a stream of device 1 is refused by the device query, whatever its context */
+    cm_buffer_t *c = NULL;
+    EXPECT_FAIL(cm_buffer_create_on_cuda_stream(d0, 64, FAKE_STREAM(1), &c), INV, "device 1");
+    assert_null(c);
+    other_ctx = 0;
+    CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(b, FAKE_STREAM(0)));
+    CM_ASSERT_OK(cm_device_close(d0));
+    EXPECT_CLEAN();
+}
+
+/* The pool allocation and free of a buffer on an explicit stream need no current context (the
+ * driver's calls name the stream): a thread with none gets none pushed, and ends with none;
+ * on stream 0 the buffer's device is pushed for the call and popped after. */
+static int pushes;
+static cudaError_t p_ctx_push(void *ctx) {
+    ++pushes;
+    return fake_ctx_push(ctx);
+}
+
+static void test_ordered_buffer_on_explicit_stream_pushes_no_context(void **state) {
+    (void)state;
+    cm_device_t *d1 = NULL;
+    CM_ASSERT_OK(cm_device_open(1, &d1));
+    fake.has_ctx = 0; /* the thread has no current context */
+    cm__cuda.ctx_push_current = p_ctx_push;
+    pushes = 0;
+    cm_buffer_t *b = NULL;
+    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, 4096, FAKE_STREAM(1), &b));
+    CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(b, FAKE_STREAM(1)));
+    assert_int_equal(pushes, 0);
+    assert_int_equal(fake.has_ctx, 0);
+    assert_int_equal(fake.ctx_depth, 0);
+    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, 4096, 0, &b));
+    assert_int_equal(pushes, 1);
+    CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(b, 0));
+    assert_int_equal(pushes, 2);
+    assert_int_equal(fake.has_ctx, 0);
+    assert_int_equal(fake.ctx_depth, 0);
+    fake.has_ctx = 1;
+    CM_ASSERT_OK(cm_device_close(d1));
     EXPECT_CLEAN();
 }
 
@@ -556,6 +651,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_stream_check_rejects_recycled_stream_of_other_device,
                                         setup, fake_teardown_clean),
         cmocka_unit_test_setup_teardown(test_copy_on_capturing_stream_is_accepted, setup, fake_teardown_clean),
+        cmocka_unit_test_setup_teardown(test_stream_check_by_context_then_by_device, setup,
+                                        fake_teardown_clean),
+        cmocka_unit_test_setup_teardown(test_ordered_buffer_on_explicit_stream_pushes_no_context,
+                                        setup, fake_teardown_clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
