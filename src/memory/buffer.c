@@ -236,7 +236,7 @@ static cm_status_t cm__buffer_create(cm_device_t *dev_h, size_t bytes, bool on_s
         b->ptr = ptr;
         b->stream_ordered = on_stream;
         b->stream = on_stream ? stream : 0;
-        status = cm__alloc_track(&b->a, func);
+        status = cm__alloc_track(&b->a, dev_h, ordinal, func);
     }
     if (status != CM_OK) {
         if (b != NULL) cm__buffer_obj_free(b);
@@ -270,12 +270,15 @@ static cm_status_t cm__buffer_destroy(cm_buffer_t *buf, bool on_stream, cudaStre
     if (on_stream && !(b->stream_ordered && stream == b->stream))
         CM_TRY(cm__check_stream_device(stream, b->a.dev->ordinal, func));
     /* one locked step: end the handle, leave the device's list */
+    int ordinal = -1;
     cm__core_lock();
     b = cm__handle_end_locked(buf, CM__KIND_BUFFER);
-    if (b != NULL) cm__alloc_untrack_locked(&b->a);
+    if (b != NULL) {
+        ordinal = b->a.dev->ordinal; /* read while the device object is surely alive */
+        cm__alloc_untrack_locked(&b->a);
+    }
     cm__core_unlock();
     if (b == NULL) return cm__handle_fail(buf, CM__KIND_BUFFER, "buf", func); /* raced */
-    int ordinal = b->a.dev->ordinal;
     void *ptr = b->ptr;
     bool ordered = b->stream_ordered;
     cudaStream_t free_stream = on_stream ? stream : b->stream;

@@ -104,15 +104,17 @@ void cm__alloc_set_label(cm__alloc_t *a, const char *label) {
     if (a->has_label) cm__strlcpy(a->label, label, sizeof a->label);
 }
 
-cm_status_t cm__alloc_track(cm__alloc_t *a, const char *func) {
+cm_status_t cm__alloc_track(cm__alloc_t *a, const void *dev_handle, int ordinal,
+                            const char *func) {
     struct cm__device *dev = a->dev;
-    cm__epitaph_t ep = {.file = a->file, .line = a->line, .device = dev->ordinal,
+    cm__epitaph_t ep = {.file = a->file, .line = a->line, .device = ordinal,
                         .bytes = (uint64_t)a->bytes};
     if (a->has_label) cm__strlcpy(ep.label, a->label, sizeof ep.label);
     bool open = true;
     cm__core_lock();
-    /* closed by another thread meanwhile (a bug of the caller): refuse */
-    if (cm__handle_obj(dev->handle, CM__KIND_DEVICE) != dev) {
+    /* closed by another thread meanwhile (a bug of the caller): refuse, without reading the
+     * object, which that close may have freed */
+    if (cm__handle_obj(dev_handle, CM__KIND_DEVICE) != dev) {
         open = false;
         a->handle = NULL;
     } else {
@@ -138,12 +140,12 @@ cm_status_t cm__alloc_track(cm__alloc_t *a, const char *func) {
     cm__core_unlock();
     if (a->handle != NULL) return CM_OK;
     if (!open) {
-        return cm__fail(CM_ERROR_INVALID_ARGUMENT, dev->ordinal, __FILE__, __LINE__, func,
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func,
                         "do not close a device object while another thread creates buffers on it",
                         "dev (device %d) was closed while the buffer was being created",
-                        dev->ordinal);
+                        ordinal);
     }
-    return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, dev->ordinal, __FILE__, __LINE__, func,
+    return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, ordinal, __FILE__, __LINE__, func,
                     "free host memory", "cannot grow the handle table: host malloc failed");
 }
 

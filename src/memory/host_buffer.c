@@ -128,7 +128,7 @@ static cm_status_t cm__host_buffer_make(cm_device_t *dev_h, void *user_ptr, size
         cm__leave(&sc);
         if (status != CM_OK) goto fail;
     }
-    status = cm__alloc_track(&h->a, func);
+    status = cm__alloc_track(&h->a, dev_h, dev->ordinal, func);
     if (status != CM_OK) {
         if (h->ptr != NULL) {
             cm__scope_t sc;
@@ -162,14 +162,17 @@ cm_status_t cm_host_buffer_register_at(cm_device_t *dev, void *ptr, size_t bytes
 cm_status_t cm_host_buffer_destroy(cm_host_buffer_t *buf) {
     if (buf == NULL) return CM_OK;
     /* one locked step: end the handle, leave the device's list */
+    int ordinal = -1;
     cm__core_lock();
     struct cm__host_buffer *h = cm__handle_end_locked(buf, CM__KIND_HOST_BUFFER);
-    if (h != NULL) cm__alloc_untrack_locked(&h->a);
+    if (h != NULL) {
+        ordinal = h->a.dev->ordinal; /* read while the device object is surely alive */
+        cm__alloc_untrack_locked(&h->a);
+    }
     cm__core_unlock();
     if (h == NULL) return cm__handle_fail(buf, CM__KIND_HOST_BUFFER, "buf", __func__);
     void *ptr = h->ptr;
     bool registered = h->registered;
-    int ordinal = h->a.dev->ordinal;
     free(h);
     if (ptr == NULL) return CM_OK;
     CM_TRY(cm__context_guard(ordinal));

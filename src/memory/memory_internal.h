@@ -101,7 +101,8 @@ const char *cm__file_copy(const char *file);
  * Refuses (recorded under func, nothing changed) when the device object was closed meanwhile or
  * the handle table cannot grow. On CM_OK a->handle is the new handle.
  */
-cm_status_t cm__alloc_track(cm__alloc_t *a, const char *func);
+cm_status_t cm__alloc_track(cm__alloc_t *a, const void *dev_handle, int ordinal,
+                            const char *func);
 
 /** Copy a caller's label into a (empty or NULL: none). */
 void cm__alloc_set_label(cm__alloc_t *a, const char *label);
