@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Quick start: install what is missing, build libcudamodel (build/, Release), then run the
-# environment check (cudamodel-doctor) and the vector-add example.
+# Quick start: install what is missing, build what the first run needs (build/, Release: the
+# library, cudamodel-doctor and the vector-add example, for one CUDA architecture), then run
+# the environment check (cudamodel-doctor) and the vector-add example. About 2 minutes of
+# building on 2 cores; `cmake --build build` builds the rest (tests, other examples, benchmarks).
 #
 #   scripts/quickstart.sh
 #
@@ -12,8 +14,10 @@
 #   otherwise the vector-add example's status (or the doctor's, when the doctor found a
 #             problem and the example still succeeded).
 #
-# Environment: CUDAMODEL_CUDA_ARCHITECTURES narrows the CUDA architectures built (CMake syntax,
-# e.g. "90" for an H200); unset, the project's default list is built.
+# CUDA architectures: those of the GPUs that nvidia-smi reports, or 75 (sm_75) when there is
+# none, or CUDAMODEL_CUDA_ARCHITECTURES ("default": the project's full list, as a plain cmake
+# configure builds it, about 25 minutes on 2 cores); cm_pick_cuda_architectures in
+# scripts/deps.sh says why each. The line "CUDA architectures: ..." of the output names them.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -25,17 +29,17 @@ say() { printf '\n==> %s\n' "$*"; }
 say "checking build dependencies"
 cm_deps_ensure || exit 1
 
-# Unset, the project's default list applies, also in a build/ configured earlier with another.
-arch_args=(-UCMAKE_CUDA_ARCHITECTURES)
-if [ -n "${CUDAMODEL_CUDA_ARCHITECTURES:-}" ]; then
-    arch_args=("-DCMAKE_CUDA_ARCHITECTURES=${CUDAMODEL_CUDA_ARCHITECTURES}")
-fi
+cm_pick_cuda_architectures
 jobs="$(nproc 2>/dev/null || echo 2)"
+targets=(cudamodel-doctor vector_add)
+
+say "CUDA architectures: ${cm_arch_list[*]} ($cm_arch_why)"
+echo "(every architecture of the project's list: CUDAMODEL_CUDA_ARCHITECTURES=default, about 25 minutes on 2 cores)"
 
 say "configuring build/ (Release)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${arch_args[@]}"
-say "building with $jobs jobs"
-cmake --build build --parallel "$jobs"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cm_arch_args[@]}"
+say "building ${targets[*]} (and the library) with $jobs jobs"
+cmake --build build --parallel "$jobs" --target "${targets[@]}"
 
 say "build/tools/cudamodel-doctor"
 doctor_rc=0
@@ -48,10 +52,12 @@ build/examples/vector_add || example_rc=$?
 echo "(vector_add exited $example_rc)"
 
 echo
+echo "(quick start: ${SECONDS}s)"
 case "$doctor_rc" in
     2|4)
         echo "this machine has no usable GPU: the diagnosis above is the result"
-        echo "(the library, tools, examples and tests are built in build/; run scripts/test.sh for the tests)"
+        echo "(build/ holds the library, cudamodel-doctor and vector_add for ${cm_arch_list[*]}; \`cmake --build build\`"
+        echo " builds the rest of it, scripts/test.sh builds and runs the tests)"
         exit 0
         ;;
     0)
