@@ -33,7 +33,8 @@ cm_pick_cuda_architectures
 jobs="$(nproc 2>/dev/null || echo 2)"
 targets=(cudamodel-doctor vector_add)
 
-say "CUDA architectures: ${cm_arch_list[*]} ($cm_arch_why)"
+say "CUDA architectures: ${cm_arch_list[*]}"
+echo "why: $cm_arch_why"
 echo "(every architecture of the project's list: CUDAMODEL_CUDA_ARCHITECTURES=default, about 25 minutes on 2 cores)"
 
 say "configuring build/ (Release)"

@@ -82,7 +82,8 @@ account_ctest() {
 
 # ------------------------------------------------------------------ build/ and its tests
 build_ok=1
-say "configuring build/ (Release, CUDA architectures ${cm_arch_list[*]}: $cm_arch_why)"
+say "configuring build/ (Release, CUDA architectures ${cm_arch_list[*]})"
+echo "why: $cm_arch_why"
 if cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cm_arch_args[@]}" &&
    say "building build/ with $jobs jobs" &&
    cmake --build build --parallel "$jobs"; then
