@@ -70,7 +70,7 @@ enum {
     CM__FFMA_128x256x8p3,    /* 256 threads, 8x16, 3 stages, 1 block per SM */
     CM__FFMA_256x128x8p3,    /* 256 threads, 16x8, 3 stages, 1 block per SM */
     /* the same pipeline with K-contiguous operands copied 4 bytes at a time straight into
-     * their transposed place (no private ring, no transposing pass): issue 7, round 4 */
+     * their transposed place (no private ring, no transposing pass) */
     CM__FFMA_128x128x8q3,    /* 256 threads, 8x8, 3 stages, 2 blocks per SM */
     CM__FFMA_128x128x8q4,    /* 256 threads, 8x8, 4 stages, 2 blocks per SM */
     CM__FFMA_128x128x16q3,   /* 256 threads, 8x8, BK 16, 3 stages, 2 blocks per SM */

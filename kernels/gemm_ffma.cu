@@ -83,7 +83,7 @@ using C64x64x16 = Cfg<64, 64, 16, 8, 4, 4>;
 using C32x64x16 = Cfg<32, 64, 16, 4, 4, 4>;
 using C128x256x8 = Cfg<128, 256, 8, 8, 16, 1>;
 using C256x128x8 = Cfg<256, 128, 8, 16, 8, 1>;
-// the fast-interior variants (issue 7, round 2): same tiles, see Cfg
+// the fast-interior variants: same tiles, see Cfg
 using C128x128x8F = Cfg<128, 128, 8, 8, 8, 2, true>;
 using C128x128x16F = Cfg<128, 128, 16, 8, 8, 2, true>;
 using C128x128x8F4 = Cfg<128, 128, 8, 8, 8, 2, true, 4>;
@@ -386,12 +386,12 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pipelined fast-interior kernel (issue 7, round 3; configs "...pR", R cp.async stages).
+// Pipelined fast-interior kernel (configs "...pR", R cp.async stages).
 // Whole tiles only (the launcher's all-fast test); anything else runs the general kernel of the
-// same tile. SASS of the round-2 "f" kernels showed the next K tile's LDG placed at the END of
-// the FFMA loop (next to its STS, inside the `if (more)` branch): global latency was hidden only
-// by the other warps. An `asm volatile` register load was moved there too (ptxas sinks it into
-// the only block that uses it), so no global data passes through registers here:
+// same tile. In the "f" kernels ptxas places the next K tile's LDG at the END of the FFMA loop
+// (next to its STS, inside the `if (more)` branch), even when written as an `asm volatile`
+// register load (it is sunk into the only block that uses it), so global latency is hidden only
+// by the other warps. Here no global data passes through registers:
 //  - every operand goes global -> shared with cp.async (16 bytes, LDGSTS), R - 1 K tiles ahead,
 //    one commit group per K tile: the copy is in flight during R - 1 tiles of FFMAs;
 //  - an operand whose rows run along m / n lands directly in its R-stage ring [k][m or n];
@@ -403,11 +403,11 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
 //    complete); transpose tile t + 1; one __syncthreads.
 // Hazards: ring stage (t + R - 1) % R was last read in iteration t - 1, transposed buffer
 // (t + 1) % 2 in iteration t - 1: both behind that iteration's barrier.
-// T4 (the "qR" configs, round 4; the sm_90 table's 128x128x16q3): a K-contiguous operand skips
-// the raw ring and the transposing pass: each element goes global -> shared with its own 4-byte
-// cp.async (LDGSTS.32) into its [k][m] place of the R-stage ring, so every layout runs the same
-// loop (issue, FFMAs, wait, one barrier). On the H200 that took the TN row (both operands
-// K-contiguous) from 0.85x to 0.91x cuBLAS and column-major NN from 0.89x to 0.92x (at BK 16).
+// The "qR" configs (the sm_90 table's 128x128x16q3): a K-contiguous operand skips the raw ring
+// and the transposing pass: each element goes global -> shared with its own 4-byte cp.async
+// (LDGSTS.32) into its [k][m] place of the R-stage ring, so every layout runs the same loop
+// (issue, FFMAs, wait, one barrier) and K-contiguous operands cost no extra pass (the figures per
+// layout are in bench/NOTES-gemm.md).
 __device__ __forceinline__ void cp_async16(void *smem, const float *g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned s = (unsigned)__cvta_generic_to_shared(smem);

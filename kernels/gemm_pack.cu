@@ -1,7 +1,7 @@
-// Transposing copy for the GEMM's Hopper path (issue 7): the wgmma kernel (kernels/gemm_sm90.cu)
+// Transposing copy for the GEMM's Hopper path: the wgmma kernel (kernels/gemm_sm90.cu)
 // reads both operands contiguous along K through bulk tensor copies. A problem whose A or B runs
 // along M / N instead ("NN", "NT"... in the public API) first has that operand transposed here
-// into stream-ordered scratch (src/gemm_api.c, cm__gemm_sm90_packed). Internal form:
+// into stream-ordered scratch (src/compute/gemm_api.c, cm__gemm_sm90_packed). Internal form:
 // kernels/gemm.h.
 //
 // 32 x 32 element tiles through shared memory: a block of 32 x 8 threads reads a tile with
