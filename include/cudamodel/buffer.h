@@ -111,6 +111,24 @@ typedef struct cm_buffer cm_buffer_t;
 /** @brief Pinned (page-locked) host memory (opaque). See cm_host_buffer_create(). */
 typedef struct cm_host_buffer cm_host_buffer_t;
 
+/** @brief Element types, for the operations that interpret a buffer's bytes (kernels.h,
+ *         multi.h). Each operation says which types it takes. */
+typedef enum cm_dtype {
+    CM_DTYPE_I8 = 0, CM_DTYPE_U8 = 1, CM_DTYPE_I32 = 2, CM_DTYPE_U32 = 3, CM_DTYPE_I64 = 4,
+    CM_DTYPE_U64 = 5, CM_DTYPE_F16 = 6, CM_DTYPE_F32 = 7, CM_DTYPE_F64 = 8, CM_DTYPE_BF16 = 9
+} cm_dtype_t;
+
+/** @brief Bytes of one element of a type; 0 for a value outside the enum. */
+static inline size_t cm_dtype_size(cm_dtype_t dtype) {
+    switch (dtype) {
+    case CM_DTYPE_I8: case CM_DTYPE_U8: return 1;
+    case CM_DTYPE_F16: case CM_DTYPE_BF16: return 2;
+    case CM_DTYPE_I32: case CM_DTYPE_U32: case CM_DTYPE_F32: return 4;
+    case CM_DTYPE_I64: case CM_DTYPE_U64: case CM_DTYPE_F64: return 8;
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------- scoped cleanup */
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -256,7 +274,11 @@ CM_API cm_status_t cm_buffer_destroy(cm_buffer_t *buf);
  * @param[in,out] buf  address of the handle variable; NULL and *buf == NULL are no-ops.
  * Ownership: releases the buffer the variable owned.
  */
-CM_API void cm_buffer_scope_exit(cm_buffer_t **buf);
+static inline void cm_buffer_scope_exit(cm_buffer_t **buf) {
+    if (buf == NULL || *buf == NULL) return;
+    (void)cm_buffer_destroy(*buf);
+    *buf = NULL;
+}
 
 /**
  * @brief Size of a device buffer in bytes.
@@ -485,7 +507,11 @@ CM_API cm_status_t cm_host_buffer_destroy(cm_host_buffer_t *buf);
  * @param[in,out] buf  address of the handle variable; NULL and *buf == NULL are no-ops.
  * Ownership: releases the host buffer the variable owned.
  */
-CM_API void cm_host_buffer_scope_exit(cm_host_buffer_t **buf);
+static inline void cm_host_buffer_scope_exit(cm_host_buffer_t **buf) {
+    if (buf == NULL || *buf == NULL) return;
+    (void)cm_host_buffer_destroy(*buf);
+    *buf = NULL;
+}
 
 /**
  * @brief The host address of a pinned host buffer's memory.

@@ -217,7 +217,11 @@ CM_API cm_status_t cm_device_close(cm_device_t *dev);
  * @param[in,out] dev  address of the handle variable; NULL and *dev == NULL are no-ops.
  * Ownership: releases the device the variable owned (unless buffers are still alive).
  */
-CM_API void cm_device_scope_exit(cm_device_t **dev);
+static inline void cm_device_scope_exit(cm_device_t **dev) {
+    if (dev == NULL || *dev == NULL) return;
+    /* every status but BUSY ended the handle (or it was not a live one): never keep it */
+    if (cm_device_close(*dev) != CM_ERROR_BUSY) *dev = NULL;
+}
 
 /**
  * @brief The ordinal a device object was opened on.

@@ -70,6 +70,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h> /* memcpy of the bf16 conversions */
 
 #include <cudamodel/buffer.h>
 #include <cudamodel/export.h>
@@ -83,114 +84,238 @@ CM_EXTERN_C_BEGIN
 
 /* ====================================================================== vector operations */
 
-/** @brief out[i] = a[i] + b[i], i < n (float). out may be a or b exactly (in place). */
-CM_API cm_status_t cm_vector_add_f32(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
-                                     const cm_buffer_t *a, size_t a_offset, const cm_buffer_t *b,
-                                     size_t b_offset, size_t n);
-/** @brief out[i] = a[i] + b[i] (double). */
-CM_API cm_status_t cm_vector_add_f64(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
-                                     const cm_buffer_t *a, size_t a_offset, const cm_buffer_t *b,
-                                     size_t b_offset, size_t n);
+/** @brief The element-wise operation of cm_vector(). */
+typedef enum cm_vector_op {
+    CM_VECTOR_ADD = 0,   /**< out[i] = x[i] + y[i]; out may be x or y exactly (in place) */
+    CM_VECTOR_AXPY = 1,  /**< out[i] = alpha * x[i] + y[i] (one fused multiply-add); out may be
+                              x or y exactly (out = y: BLAS axpy in place), x may be y */
+    CM_VECTOR_SCALE = 2, /**< out[i] = alpha * x[i]; out may be x exactly */
+    CM_VECTOR_FILL = 3,  /**< out[i] = alpha (converted to the element type; a float fill stores
+                              the float's bits as they are, NaN payloads included) */
+    CM_VECTOR_COPY = 4   /**< out[i] = x[i] (bit copy); the exact alias is a no-op */
+} cm_vector_op_t;
 
+/**
+ * @brief One element-wise operation on n elements of type dtype, queued on stream.
+ *
+ * @param stream  library stream, or NULL for the legacy default stream of the buffers' device
+ * @param op      the operation (cm_vector_op_t says which operands it reads)
+ * @param dtype   CM_DTYPE_F32 or CM_DTYPE_F64 (other types: CM_ERROR_INVALID_ARGUMENT)
+ * @param n       number of elements (0 queues nothing)
+ * @param alpha   the scalar of AXPY and SCALE, the value of FILL (ignored by ADD and COPY); a
+ *                float operation uses (float)alpha, exact for every float value
+ * @param out, out_offset  the result buffer and its first element
+ * @param x, x_offset      the first input (NULL for FILL)
+ * @param y, y_offset      the second input of ADD and AXPY (NULL for the others)
+ * @return CM_OK when queued; CM_ERROR_INVALID_ARGUMENT for an operand the operation does not
+ *         read that is not NULL, a missing one, or any check of the calling convention above.
+ */
+CM_API cm_status_t cm_vector(cm_stream_t *stream, cm_vector_op_t op, cm_dtype_t dtype, size_t n,
+                             double alpha, cm_buffer_t *out, size_t out_offset,
+                             const cm_buffer_t *x, size_t x_offset, const cm_buffer_t *y,
+                             size_t y_offset);
+
+/* Typed forms (inline: no exported symbols). */
+
+/** @brief out[i] = x[i] + y[i], i < n (float). out may be x or y exactly (in place). */
+static inline cm_status_t cm_vector_add_f32(cm_stream_t *stream, cm_buffer_t *out,
+                                            size_t out_offset, const cm_buffer_t *x,
+                                            size_t x_offset, const cm_buffer_t *y,
+                                            size_t y_offset, size_t n) {
+    return cm_vector(stream, CM_VECTOR_ADD, CM_DTYPE_F32, n, 0.0, out, out_offset, x, x_offset, y,
+                     y_offset);
+}
+/** @brief out[i] = x[i] + y[i] (double). */
+static inline cm_status_t cm_vector_add_f64(cm_stream_t *stream, cm_buffer_t *out,
+                                            size_t out_offset, const cm_buffer_t *x,
+                                            size_t x_offset, const cm_buffer_t *y,
+                                            size_t y_offset, size_t n) {
+    return cm_vector(stream, CM_VECTOR_ADD, CM_DTYPE_F64, n, 0.0, out, out_offset, x, x_offset, y,
+                     y_offset);
+}
 /** @brief y[i] = alpha * x[i] + y[i] (one fused multiply-add, float). x may be y exactly. */
-CM_API cm_status_t cm_vector_axpy_f32(cm_stream_t *stream, float alpha, const cm_buffer_t *x,
-                                      size_t x_offset, cm_buffer_t *y, size_t y_offset, size_t n);
+static inline cm_status_t cm_vector_axpy_f32(cm_stream_t *stream, float alpha,
+                                             const cm_buffer_t *x, size_t x_offset, cm_buffer_t *y,
+                                             size_t y_offset, size_t n) {
+    return cm_vector(stream, CM_VECTOR_AXPY, CM_DTYPE_F32, n, alpha, y, y_offset, x, x_offset, y,
+                     y_offset);
+}
 /** @brief y[i] = alpha * x[i] + y[i] (double). */
-CM_API cm_status_t cm_vector_axpy_f64(cm_stream_t *stream, double alpha, const cm_buffer_t *x,
-                                      size_t x_offset, cm_buffer_t *y, size_t y_offset, size_t n);
-
+static inline cm_status_t cm_vector_axpy_f64(cm_stream_t *stream, double alpha,
+                                             const cm_buffer_t *x, size_t x_offset, cm_buffer_t *y,
+                                             size_t y_offset, size_t n) {
+    return cm_vector(stream, CM_VECTOR_AXPY, CM_DTYPE_F64, n, alpha, y, y_offset, x, x_offset, y,
+                     y_offset);
+}
 /** @brief out[i] = alpha * x[i] (float). out may be x exactly (scale in place). */
-CM_API cm_status_t cm_vector_scale_f32(cm_stream_t *stream, float alpha, cm_buffer_t *out,
-                                       size_t out_offset, const cm_buffer_t *x, size_t x_offset,
-                                       size_t n);
+static inline cm_status_t cm_vector_scale_f32(cm_stream_t *stream, float alpha, cm_buffer_t *out,
+                                              size_t out_offset, const cm_buffer_t *x,
+                                              size_t x_offset, size_t n) {
+    return cm_vector(stream, CM_VECTOR_SCALE, CM_DTYPE_F32, n, alpha, out, out_offset, x, x_offset,
+                     NULL, 0);
+}
 /** @brief out[i] = alpha * x[i] (double). */
-CM_API cm_status_t cm_vector_scale_f64(cm_stream_t *stream, double alpha, cm_buffer_t *out,
-                                       size_t out_offset, const cm_buffer_t *x, size_t x_offset,
-                                       size_t n);
-
+static inline cm_status_t cm_vector_scale_f64(cm_stream_t *stream, double alpha, cm_buffer_t *out,
+                                              size_t out_offset, const cm_buffer_t *x,
+                                              size_t x_offset, size_t n) {
+    return cm_vector(stream, CM_VECTOR_SCALE, CM_DTYPE_F64, n, alpha, out, out_offset, x, x_offset,
+                     NULL, 0);
+}
 /** @brief out[i] = value (float; any bit pattern, NaN payloads included, is stored as is). */
-CM_API cm_status_t cm_vector_fill_f32(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
-                                      float value, size_t n);
+static inline cm_status_t cm_vector_fill_f32(cm_stream_t *stream, cm_buffer_t *out,
+                                             size_t out_offset, float value, size_t n) {
+    return cm_vector(stream, CM_VECTOR_FILL, CM_DTYPE_F32, n, value, out, out_offset, NULL, 0,
+                     NULL, 0);
+}
 /** @brief out[i] = value (double). */
-CM_API cm_status_t cm_vector_fill_f64(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
-                                      double value, size_t n);
-
+static inline cm_status_t cm_vector_fill_f64(cm_stream_t *stream, cm_buffer_t *out,
+                                             size_t out_offset, double value, size_t n) {
+    return cm_vector(stream, CM_VECTOR_FILL, CM_DTYPE_F64, n, value, out, out_offset, NULL, 0,
+                     NULL, 0);
+}
 /** @brief out[i] = x[i] (float; bit copy). Partial overlap is refused; the exact alias is a no-op. */
-CM_API cm_status_t cm_vector_copy_f32(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
-                                      const cm_buffer_t *x, size_t x_offset, size_t n);
+static inline cm_status_t cm_vector_copy_f32(cm_stream_t *stream, cm_buffer_t *out,
+                                             size_t out_offset, const cm_buffer_t *x,
+                                             size_t x_offset, size_t n) {
+    return cm_vector(stream, CM_VECTOR_COPY, CM_DTYPE_F32, n, 0.0, out, out_offset, x, x_offset,
+                     NULL, 0);
+}
 /** @brief out[i] = x[i] (double). */
-CM_API cm_status_t cm_vector_copy_f64(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
-                                      const cm_buffer_t *x, size_t x_offset, size_t n);
+static inline cm_status_t cm_vector_copy_f64(cm_stream_t *stream, cm_buffer_t *out,
+                                             size_t out_offset, const cm_buffer_t *x,
+                                             size_t x_offset, size_t n) {
+    return cm_vector(stream, CM_VECTOR_COPY, CM_DTYPE_F64, n, 0.0, out, out_offset, x, x_offset,
+                     NULL, 0);
+}
 
-/* ====================================================================== reductions
- * Device-result forms write one element at result_offset (counted in elements of the result
- * type: float for f32 sum/min/max/dot, double for f64, int64_t for sum_i32, int32_t for
- * min_i32/max_i32, uint64_t for argmin/argmax) in stream order.
- * `_to_host` forms are synchronous and write *out (and *value for argmin/argmax when not NULL). */
+/* ====================================================================== reductions */
 
-#define CM__REDUCE_DECL(name, T, R)                                                             \
-    CM_API cm_status_t cm_reduce_##name(cm_stream_t *stream, const cm_buffer_t *x,              \
-                                        size_t x_offset, size_t n, cm_buffer_t *result,         \
-                                        size_t result_offset);                                  \
-    CM_API cm_status_t cm_reduce_##name##_to_host(cm_stream_t *stream, const cm_buffer_t *x,    \
-                                                  size_t x_offset, size_t n, R *out);
+/** @brief The reduction of cm_reduce() / cm_reduce_to_host(). */
+typedef enum cm_reduce_op {
+    CM_REDUCE_SUM = 0,    /**< sum (F32, F64, I32: exact in int64) */
+    CM_REDUCE_MIN = 1,    /**< minimum (F32, F64, I32; NaN if any element is NaN) */
+    CM_REDUCE_MAX = 2,    /**< maximum (F32, F64, I32; NaN if any element is NaN) */
+    CM_REDUCE_ARGMIN = 3, /**< index of the first minimum, first NaN if any (F32, F64) */
+    CM_REDUCE_ARGMAX = 4, /**< index of the first maximum, first NaN if any (F32, F64) */
+    CM_REDUCE_DOT = 5     /**< sum of x[i] * y[i] (F32 with float64 accumulation, F64); x may
+                               be y */
+} cm_reduce_op_t;
+
+/**
+ * @brief Reduce n elements of x (and y for CM_REDUCE_DOT) into one element of a device buffer,
+ *        in stream order.
+ *
+ * The result element at result_offset (counted in elements of the result type) has the type:
+ * float for F32 sum/min/max/dot, double for F64, int64_t for I32 sum, int32_t for I32 min/max,
+ * uint64_t for argmin/argmax.
+ * @param stream  library stream, or NULL for the legacy default stream of the buffers' device
+ * @param y, y_offset  the second input of CM_REDUCE_DOT; NULL for the others
+ * @return CM_OK when queued; CM_ERROR_INVALID_ARGUMENT for a type the operation does not take
+ *         (see cm_reduce_op_t) or any check of the calling convention above.
+ */
+CM_API cm_status_t cm_reduce(cm_stream_t *stream, cm_reduce_op_t op, cm_dtype_t dtype, size_t n,
+                             const cm_buffer_t *x, size_t x_offset, const cm_buffer_t *y,
+                             size_t y_offset, cm_buffer_t *result, size_t result_offset);
+
+/**
+ * @brief cm_reduce() with the result in host memory: synchronous, returns when *result is
+ *        written.
+ *
+ * @param result  the reduction's value (type as for cm_reduce()), or for argmin / argmax the
+ *                uint64_t index (CM_REDUCE_NO_INDEX for n = 0); not NULL
+ * @param value   argmin / argmax only: where to store the element at the index (the identity of
+ *                the extreme for n = 0), or NULL; must be NULL for the other operations
+ */
+CM_API cm_status_t cm_reduce_to_host(cm_stream_t *stream, cm_reduce_op_t op, cm_dtype_t dtype,
+                                     size_t n, const cm_buffer_t *x, size_t x_offset,
+                                     const cm_buffer_t *y, size_t y_offset, void *result,
+                                     void *value);
+
+/* Typed forms (inline: no exported symbols). Device-result forms write one element at
+ * result_offset; `_to_host` forms are synchronous and write *out (and *value for argmin /
+ * argmax when not NULL). */
+
+#define CM__REDUCE_INLINE(name, OP, DT, R)                                                      \
+    static inline cm_status_t cm_reduce_##name(cm_stream_t *stream, const cm_buffer_t *x,       \
+                                               size_t x_offset, size_t n, cm_buffer_t *result,  \
+                                               size_t result_offset) {                          \
+        return cm_reduce(stream, OP, DT, n, x, x_offset, NULL, 0, result, result_offset);       \
+    }                                                                                           \
+    static inline cm_status_t cm_reduce_##name##_to_host(cm_stream_t *stream,                   \
+                                                         const cm_buffer_t *x, size_t x_offset, \
+                                                         size_t n, R *out) {                    \
+        return cm_reduce_to_host(stream, OP, DT, n, x, x_offset, NULL, 0, out, NULL);           \
+    }
 
 /** @brief Sum: float result, float64 accumulation (see the bound above). */
-CM__REDUCE_DECL(sum_f32, float, float)
+CM__REDUCE_INLINE(sum_f32, CM_REDUCE_SUM, CM_DTYPE_F32, float)
 /** @brief Sum: double. */
-CM__REDUCE_DECL(sum_f64, double, double)
+CM__REDUCE_INLINE(sum_f64, CM_REDUCE_SUM, CM_DTYPE_F64, double)
 /** @brief Sum of int32 values, exact in int64. */
-CM__REDUCE_DECL(sum_i32, int32_t, int64_t)
+CM__REDUCE_INLINE(sum_i32, CM_REDUCE_SUM, CM_DTYPE_I32, int64_t)
 /** @brief Minimum (NaN if any element is NaN). */
-CM__REDUCE_DECL(min_f32, float, float)
-CM__REDUCE_DECL(min_f64, double, double)
-CM__REDUCE_DECL(min_i32, int32_t, int32_t)
+CM__REDUCE_INLINE(min_f32, CM_REDUCE_MIN, CM_DTYPE_F32, float)
+CM__REDUCE_INLINE(min_f64, CM_REDUCE_MIN, CM_DTYPE_F64, double)
+CM__REDUCE_INLINE(min_i32, CM_REDUCE_MIN, CM_DTYPE_I32, int32_t)
 /** @brief Maximum (NaN if any element is NaN). */
-CM__REDUCE_DECL(max_f32, float, float)
-CM__REDUCE_DECL(max_f64, double, double)
-CM__REDUCE_DECL(max_i32, int32_t, int32_t)
+CM__REDUCE_INLINE(max_f32, CM_REDUCE_MAX, CM_DTYPE_F32, float)
+CM__REDUCE_INLINE(max_f64, CM_REDUCE_MAX, CM_DTYPE_F64, double)
+CM__REDUCE_INLINE(max_i32, CM_REDUCE_MAX, CM_DTYPE_I32, int32_t)
 
-#undef CM__REDUCE_DECL
+#undef CM__REDUCE_INLINE
 
-/** @brief Index of the first minimum (first NaN if any) into a uint64_t element of result. */
-CM_API cm_status_t cm_reduce_argmin_f32(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
-                                        size_t n, cm_buffer_t *result, size_t result_offset);
-CM_API cm_status_t cm_reduce_argmin_f64(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
-                                        size_t n, cm_buffer_t *result, size_t result_offset);
+#define CM__ARG_INLINE(name, OP, DT, T)                                                         \
+    static inline cm_status_t cm_reduce_##name(cm_stream_t *stream, const cm_buffer_t *x,       \
+                                               size_t x_offset, size_t n, cm_buffer_t *result,  \
+                                               size_t result_offset) {                          \
+        return cm_reduce(stream, OP, DT, n, x, x_offset, NULL, 0, result, result_offset);       \
+    }                                                                                           \
+    static inline cm_status_t cm_reduce_##name##_to_host(cm_stream_t *stream,                   \
+                                                         const cm_buffer_t *x, size_t x_offset, \
+                                                         size_t n, uint64_t *index, T *value) { \
+        return cm_reduce_to_host(stream, OP, DT, n, x, x_offset, NULL, 0, index, value);        \
+    }
+
+/** @brief Index of the first minimum (first NaN if any); synchronous form: *index
+ *         (CM_REDUCE_NO_INDEX for n = 0) and, when value is not NULL, the element there. */
+CM__ARG_INLINE(argmin_f32, CM_REDUCE_ARGMIN, CM_DTYPE_F32, float)
+CM__ARG_INLINE(argmin_f64, CM_REDUCE_ARGMIN, CM_DTYPE_F64, double)
 /** @brief Index of the first maximum (first NaN if any). */
-CM_API cm_status_t cm_reduce_argmax_f32(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
-                                        size_t n, cm_buffer_t *result, size_t result_offset);
-CM_API cm_status_t cm_reduce_argmax_f64(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
-                                        size_t n, cm_buffer_t *result, size_t result_offset);
+CM__ARG_INLINE(argmax_f32, CM_REDUCE_ARGMAX, CM_DTYPE_F32, float)
+CM__ARG_INLINE(argmax_f64, CM_REDUCE_ARGMAX, CM_DTYPE_F64, double)
 
-/** @brief Synchronous argmin/argmax: *index (CM_REDUCE_NO_INDEX for n = 0) and, when value is
- *         not NULL, the element there (the identity of the extreme for n = 0). */
-CM_API cm_status_t cm_reduce_argmin_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
-                                                size_t x_offset, size_t n, uint64_t *index,
-                                                float *value);
-CM_API cm_status_t cm_reduce_argmin_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
-                                                size_t x_offset, size_t n, uint64_t *index,
-                                                double *value);
-CM_API cm_status_t cm_reduce_argmax_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
-                                                size_t x_offset, size_t n, uint64_t *index,
-                                                float *value);
-CM_API cm_status_t cm_reduce_argmax_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
-                                                size_t x_offset, size_t n, uint64_t *index,
-                                                double *value);
+#undef CM__ARG_INLINE
 
 /** @brief Dot product sum x[i] * y[i] (float64 accumulation for f32). x may be y (x . x). */
-CM_API cm_status_t cm_reduce_dot_f32(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
-                                     const cm_buffer_t *y, size_t y_offset, size_t n,
-                                     cm_buffer_t *result, size_t result_offset);
-CM_API cm_status_t cm_reduce_dot_f64(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
-                                     const cm_buffer_t *y, size_t y_offset, size_t n,
-                                     cm_buffer_t *result, size_t result_offset);
-CM_API cm_status_t cm_reduce_dot_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
-                                             size_t x_offset, const cm_buffer_t *y,
-                                             size_t y_offset, size_t n, float *out);
-CM_API cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
-                                             size_t x_offset, const cm_buffer_t *y,
-                                             size_t y_offset, size_t n, double *out);
+static inline cm_status_t cm_reduce_dot_f32(cm_stream_t *stream, const cm_buffer_t *x,
+                                            size_t x_offset, const cm_buffer_t *y,
+                                            size_t y_offset, size_t n, cm_buffer_t *result,
+                                            size_t result_offset) {
+    return cm_reduce(stream, CM_REDUCE_DOT, CM_DTYPE_F32, n, x, x_offset, y, y_offset, result,
+                     result_offset);
+}
+/** @brief Dot product (double). */
+static inline cm_status_t cm_reduce_dot_f64(cm_stream_t *stream, const cm_buffer_t *x,
+                                            size_t x_offset, const cm_buffer_t *y,
+                                            size_t y_offset, size_t n, cm_buffer_t *result,
+                                            size_t result_offset) {
+    return cm_reduce(stream, CM_REDUCE_DOT, CM_DTYPE_F64, n, x, x_offset, y, y_offset, result,
+                     result_offset);
+}
+/** @brief Synchronous dot product (float). */
+static inline cm_status_t cm_reduce_dot_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+                                                    size_t x_offset, const cm_buffer_t *y,
+                                                    size_t y_offset, size_t n, float *out) {
+    return cm_reduce_to_host(stream, CM_REDUCE_DOT, CM_DTYPE_F32, n, x, x_offset, y, y_offset, out,
+                             NULL);
+}
+/** @brief Synchronous dot product (double). */
+static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+                                                    size_t x_offset, const cm_buffer_t *y,
+                                                    size_t y_offset, size_t n, double *out) {
+    return cm_reduce_to_host(stream, CM_REDUCE_DOT, CM_DTYPE_F64, n, x, x_offset, y, y_offset, out,
+                             NULL);
+}
 
 /* ====================================================================== matrix multiply (GEMM)
  *
@@ -265,13 +390,35 @@ typedef struct cm_bf16 {
 
 /** @brief float -> bf16, rounding to nearest, ties to even; +-inf stay infinite, NaN stays a
  *         (quiet) NaN with its sign, values past the largest bf16 round to infinity. Thread-safe. */
-CM_API cm_bf16_t cm_bf16_from_float(float x);
+static inline cm_bf16_t cm_bf16_from_float(float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    cm_bf16_t r;
+    if ((u & 0x7fffffffu) > 0x7f800000u) { /* NaN: keep sign and top payload, force quiet */
+        r.bits = (uint16_t)((u >> 16) | 0x40u);
+        return r;
+    }
+    u += 0x7fffu + ((u >> 16) & 1u); /* round to nearest, ties to even (overflow -> inf) */
+    r.bits = (uint16_t)(u >> 16);
+    return r;
+}
 /** @brief bf16 -> float (exact). */
-CM_API float cm_bf16_to_float(cm_bf16_t x);
-/** @brief out[i] = cm_bf16_from_float(in[i]) for i < n (host arrays). */
-CM_API void cm_bf16_from_float_array(cm_bf16_t *out, const float *in, size_t n);
-/** @brief out[i] = cm_bf16_to_float(in[i]) for i < n (host arrays). */
-CM_API void cm_bf16_to_float_array(float *out, const cm_bf16_t *in, size_t n);
+static inline float cm_bf16_to_float(cm_bf16_t x) {
+    const uint32_t u = (uint32_t)x.bits << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+/** @brief out[i] = cm_bf16_from_float(in[i]) for i < n (host arrays; NULL arrays: nothing). */
+static inline void cm_bf16_from_float_array(cm_bf16_t *out, const float *in, size_t n) {
+    if (out == NULL || in == NULL) return;
+    for (size_t i = 0; i < n; ++i) out[i] = cm_bf16_from_float(in[i]);
+}
+/** @brief out[i] = cm_bf16_to_float(in[i]) for i < n (host arrays; NULL arrays: nothing). */
+static inline void cm_bf16_to_float_array(float *out, const cm_bf16_t *in, size_t n) {
+    if (out == NULL || in == NULL) return;
+    for (size_t i = 0; i < n; ++i) out[i] = cm_bf16_to_float(in[i]);
+}
 
 /** @brief Storage order of A, B and C. */
 typedef enum cm_gemm_layout {

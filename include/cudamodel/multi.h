@@ -136,7 +136,11 @@ CM_API cm_status_t cm_device_set_close(cm_device_set_t *set);
  *        reason in the detail (cm_last_error()).
  * @param[in,out] set  address of the handle variable; NULL and *set == NULL are no-ops.
  */
-CM_API void cm_device_set_scope_exit(cm_device_set_t **set);
+static inline void cm_device_set_scope_exit(cm_device_set_t **set) {
+    if (set == NULL || *set == NULL) return;
+    /* every status but BUSY ended the handle (or it was not a live set): never keep it */
+    if (cm_device_set_close(*set) != CM_ERROR_BUSY) *set = NULL;
+}
 
 /**
  * @brief Number of members of a set.
@@ -336,7 +340,11 @@ CM_API cm_status_t cm_split_create_at(cm_device_set_t *set, size_t n, size_t ele
 CM_API cm_status_t cm_split_destroy(cm_split_t *split);
 
 /** @brief Cleanup function of CM_SCOPED(cm_split): destroys *split and sets it to NULL. */
-CM_API void cm_split_scope_exit(cm_split_t **split);
+static inline void cm_split_scope_exit(cm_split_t **split) {
+    if (split == NULL || *split == NULL) return;
+    (void)cm_split_destroy(*split);
+    *split = NULL;
+}
 
 /**
  * @brief Length and element size of a split, and its set.
@@ -421,22 +429,51 @@ CM_API cm_status_t cm_split_gather(const cm_split_t *split, cm_buffer_t *dst, si
  * sets, lengths or element sizes (the message names both), or the wrong element size; the
  * statuses of the kernels.h call on a part (its detail names the member's device). */
 
+/**
+ * @brief kernels.h's cm_vector() on every part of the splits at once, each part on its
+ *        member's set stream; returns once queued.
+ *
+ * Operands as for cm_vector() (NULL for one the operation does not read), with one difference:
+ * CM_VECTOR_AXPY works in place, so out must be y (y = alpha x + y). Types: CM_DTYPE_F32,
+ * CM_DTYPE_F64 (the splits' elem_bytes must match).
+ */
+CM_API cm_status_t cm_split_vector(cm_vector_op_t op, cm_dtype_t dtype, double alpha,
+                                   cm_split_t *out, const cm_split_t *x, const cm_split_t *y);
+
+/* Typed forms (inline: no exported symbols). */
+
 /** @brief out = a + b (float). */
-CM_API cm_status_t cm_split_add_f32(cm_split_t *out, const cm_split_t *a, const cm_split_t *b);
+static inline cm_status_t cm_split_add_f32(cm_split_t *out, const cm_split_t *a, const cm_split_t *b) {
+    return cm_split_vector(CM_VECTOR_ADD, CM_DTYPE_F32, 0.0, out, a, b);
+}
 /** @brief out = a + b (double). */
-CM_API cm_status_t cm_split_add_f64(cm_split_t *out, const cm_split_t *a, const cm_split_t *b);
+static inline cm_status_t cm_split_add_f64(cm_split_t *out, const cm_split_t *a, const cm_split_t *b) {
+    return cm_split_vector(CM_VECTOR_ADD, CM_DTYPE_F64, 0.0, out, a, b);
+}
 /** @brief y = alpha * x + y (float). */
-CM_API cm_status_t cm_split_axpy_f32(float alpha, const cm_split_t *x, cm_split_t *y);
+static inline cm_status_t cm_split_axpy_f32(float alpha, const cm_split_t *x, cm_split_t *y) {
+    return cm_split_vector(CM_VECTOR_AXPY, CM_DTYPE_F32, alpha, y, x, y);
+}
 /** @brief y = alpha * x + y (double). */
-CM_API cm_status_t cm_split_axpy_f64(double alpha, const cm_split_t *x, cm_split_t *y);
+static inline cm_status_t cm_split_axpy_f64(double alpha, const cm_split_t *x, cm_split_t *y) {
+    return cm_split_vector(CM_VECTOR_AXPY, CM_DTYPE_F64, alpha, y, x, y);
+}
 /** @brief out = alpha * x (float). */
-CM_API cm_status_t cm_split_scale_f32(float alpha, cm_split_t *out, const cm_split_t *x);
+static inline cm_status_t cm_split_scale_f32(float alpha, cm_split_t *out, const cm_split_t *x) {
+    return cm_split_vector(CM_VECTOR_SCALE, CM_DTYPE_F32, alpha, out, x, NULL);
+}
 /** @brief out = alpha * x (double). */
-CM_API cm_status_t cm_split_scale_f64(double alpha, cm_split_t *out, const cm_split_t *x);
+static inline cm_status_t cm_split_scale_f64(double alpha, cm_split_t *out, const cm_split_t *x) {
+    return cm_split_vector(CM_VECTOR_SCALE, CM_DTYPE_F64, alpha, out, x, NULL);
+}
 /** @brief out = value (float). */
-CM_API cm_status_t cm_split_fill_f32(cm_split_t *out, float value);
+static inline cm_status_t cm_split_fill_f32(cm_split_t *out, float value) {
+    return cm_split_vector(CM_VECTOR_FILL, CM_DTYPE_F32, value, out, NULL, NULL);
+}
 /** @brief out = value (double). */
-CM_API cm_status_t cm_split_fill_f64(cm_split_t *out, double value);
+static inline cm_status_t cm_split_fill_f64(cm_split_t *out, double value) {
+    return cm_split_vector(CM_VECTOR_FILL, CM_DTYPE_F64, value, out, NULL, NULL);
+}
 
 /* ---------------------------------------------------------------- reductions, synchronous
  * Each part is reduced on its member's set stream (all members queued before any is waited
@@ -455,24 +492,52 @@ CM_API cm_status_t cm_split_fill_f64(cm_split_t *out, double value);
  * element size, or (dot) splits of different layouts; the statuses of the kernels.h reduction
  * on a part; the status of a fault in queued work. */
 
-CM_API cm_status_t cm_split_sum_f32(const cm_split_t *x, float *out);
-CM_API cm_status_t cm_split_sum_f64(const cm_split_t *x, double *out);
-CM_API cm_status_t cm_split_sum_i32(const cm_split_t *x, int64_t *out);
-CM_API cm_status_t cm_split_min_f32(const cm_split_t *x, float *out);
-CM_API cm_status_t cm_split_min_f64(const cm_split_t *x, double *out);
-CM_API cm_status_t cm_split_min_i32(const cm_split_t *x, int32_t *out);
-CM_API cm_status_t cm_split_max_f32(const cm_split_t *x, float *out);
-CM_API cm_status_t cm_split_max_f64(const cm_split_t *x, double *out);
-CM_API cm_status_t cm_split_max_i32(const cm_split_t *x, int32_t *out);
+/**
+ * @brief One reduction of a split (or, CM_REDUCE_DOT, of two splits of the same layout) into
+ *        host memory, as described above.
+ *
+ * @param result  the value (float / double; int64_t for an I32 sum, int32_t for I32 min / max),
+ *                or for argmin / argmax the uint64_t index; not NULL
+ * @param value   argmin / argmax only: where to store the element at the index, or NULL; must
+ *                be NULL for the other operations
+ */
+CM_API cm_status_t cm_split_reduce(cm_reduce_op_t op, cm_dtype_t dtype, const cm_split_t *x,
+                                   const cm_split_t *y, void *result, void *value);
+
+/* Typed forms (inline: no exported symbols). */
+#define CM__SPLIT_RED_INLINE(name, OP, DT, R)                                                   \
+    static inline cm_status_t cm_split_##name(const cm_split_t *x, R *out) {                    \
+        return cm_split_reduce(OP, DT, x, NULL, out, NULL);                                     \
+    }
+CM__SPLIT_RED_INLINE(sum_f32, CM_REDUCE_SUM, CM_DTYPE_F32, float)
+CM__SPLIT_RED_INLINE(sum_f64, CM_REDUCE_SUM, CM_DTYPE_F64, double)
+CM__SPLIT_RED_INLINE(sum_i32, CM_REDUCE_SUM, CM_DTYPE_I32, int64_t)
+CM__SPLIT_RED_INLINE(min_f32, CM_REDUCE_MIN, CM_DTYPE_F32, float)
+CM__SPLIT_RED_INLINE(min_f64, CM_REDUCE_MIN, CM_DTYPE_F64, double)
+CM__SPLIT_RED_INLINE(min_i32, CM_REDUCE_MIN, CM_DTYPE_I32, int32_t)
+CM__SPLIT_RED_INLINE(max_f32, CM_REDUCE_MAX, CM_DTYPE_F32, float)
+CM__SPLIT_RED_INLINE(max_f64, CM_REDUCE_MAX, CM_DTYPE_F64, double)
+CM__SPLIT_RED_INLINE(max_i32, CM_REDUCE_MAX, CM_DTYPE_I32, int32_t)
+#undef CM__SPLIT_RED_INLINE
+#define CM__SPLIT_ARG_INLINE(name, OP, DT, T)                                                   \
+    static inline cm_status_t cm_split_##name(const cm_split_t *x, uint64_t *index, T *value) { \
+        return cm_split_reduce(OP, DT, x, NULL, index, value);                                  \
+    }
 /** @brief First index of the minimum in the whole array, and (value not NULL) the element. */
-CM_API cm_status_t cm_split_argmin_f32(const cm_split_t *x, uint64_t *index, float *value);
-CM_API cm_status_t cm_split_argmin_f64(const cm_split_t *x, uint64_t *index, double *value);
+CM__SPLIT_ARG_INLINE(argmin_f32, CM_REDUCE_ARGMIN, CM_DTYPE_F32, float)
+CM__SPLIT_ARG_INLINE(argmin_f64, CM_REDUCE_ARGMIN, CM_DTYPE_F64, double)
 /** @brief First index of the maximum in the whole array, and (value not NULL) the element. */
-CM_API cm_status_t cm_split_argmax_f32(const cm_split_t *x, uint64_t *index, float *value);
-CM_API cm_status_t cm_split_argmax_f64(const cm_split_t *x, uint64_t *index, double *value);
-/** @brief Dot product of two splits of the same layout. */
-CM_API cm_status_t cm_split_dot_f32(const cm_split_t *x, const cm_split_t *y, float *out);
-CM_API cm_status_t cm_split_dot_f64(const cm_split_t *x, const cm_split_t *y, double *out);
+CM__SPLIT_ARG_INLINE(argmax_f32, CM_REDUCE_ARGMAX, CM_DTYPE_F32, float)
+CM__SPLIT_ARG_INLINE(argmax_f64, CM_REDUCE_ARGMAX, CM_DTYPE_F64, double)
+#undef CM__SPLIT_ARG_INLINE
+/** @brief Dot product of two splits of the same layout (float). */
+static inline cm_status_t cm_split_dot_f32(const cm_split_t *x, const cm_split_t *y, float *out) {
+    return cm_split_reduce(CM_REDUCE_DOT, CM_DTYPE_F32, x, y, out, NULL);
+}
+/** @brief Dot product of two splits of the same layout (double). */
+static inline cm_status_t cm_split_dot_f64(const cm_split_t *x, const cm_split_t *y, double *out) {
+    return cm_split_reduce(CM_REDUCE_DOT, CM_DTYPE_F64, x, y, out, NULL);
+}
 
 /* ---------------------------------------------------------------- your own work on each part */
 
@@ -524,14 +589,7 @@ typedef struct cm_comm_id {
 /** @brief A communicator: one or more ranks, each a GPU, that run collectives together (opaque). */
 typedef struct cm_comm cm_comm_t;
 
-/** @brief Element types of collectives. */
-typedef enum cm_dtype {
-    CM_DTYPE_I8 = 0, CM_DTYPE_U8 = 1, CM_DTYPE_I32 = 2, CM_DTYPE_U32 = 3, CM_DTYPE_I64 = 4,
-    CM_DTYPE_U64 = 5, CM_DTYPE_F16 = 6, CM_DTYPE_F32 = 7, CM_DTYPE_F64 = 8, CM_DTYPE_BF16 = 9
-} cm_dtype_t;
-
-/** @brief Bytes of one element of a type; 0 for a value outside the enum. */
-CM_API size_t cm_dtype_size(cm_dtype_t dtype);
+/* Element types of collectives: cm_dtype_t (buffer.h). */
 
 /** @brief Reduction operators of collectives. */
 typedef enum cm_comm_op {
@@ -622,7 +680,11 @@ CM_API cm_status_t cm_comm_create_rank(cm_device_t *dev, const cm_comm_id_t *id,
 CM_API cm_status_t cm_comm_destroy(cm_comm_t *comm);
 
 /** @brief Cleanup function of CM_SCOPED(cm_comm): destroys *comm and sets it to NULL. */
-CM_API void cm_comm_scope_exit(cm_comm_t **comm);
+static inline void cm_comm_scope_exit(cm_comm_t **comm) {
+    if (comm == NULL || *comm == NULL) return;
+    (void)cm_comm_destroy(*comm);
+    *comm = NULL;
+}
 
 /**
  * @brief Ranks of a communicator.

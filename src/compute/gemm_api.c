@@ -1,8 +1,8 @@
 /*
  * cm_gemm() (include/cudamodel/kernels.h): argument checks, the normalisation of every
  * (layout, op_a, op_b) to the kernels' one form, the dispatch table and the launch of the
- * chosen kernel (kernels/gemm_ffma.cu, kernels/gemm_mma.cu, kernels/gemm_sm90.cu when built),
- * and the bf16 conversions.
+ * chosen kernel (kernels/gemm_ffma.cu, kernels/gemm_mma.cu, kernels/gemm_sm90.cu when built).
+ * The bf16 conversions are inline in kernels.h.
  */
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -24,38 +24,6 @@
 #if CM_HAVE_GEMM_SM90
 #  include "gemm_sm90.h"
 #endif
-
-/* ====================================================================== bf16 */
-
-cm_bf16_t cm_bf16_from_float(float x) {
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    cm_bf16_t r;
-    if ((u & 0x7fffffffu) > 0x7f800000u) { /* NaN: keep sign and top payload, force quiet */
-        r.bits = (uint16_t)((u >> 16) | 0x40u);
-        return r;
-    }
-    u += 0x7fffu + ((u >> 16) & 1u); /* round to nearest, ties to even (overflow -> inf) */
-    r.bits = (uint16_t)(u >> 16);
-    return r;
-}
-
-float cm_bf16_to_float(cm_bf16_t x) {
-    const uint32_t u = (uint32_t)x.bits << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-void cm_bf16_from_float_array(cm_bf16_t *out, const float *in, size_t n) {
-    if (out == NULL || in == NULL) return;
-    for (size_t i = 0; i < n; ++i) out[i] = cm_bf16_from_float(in[i]);
-}
-
-void cm_bf16_to_float_array(float *out, const cm_bf16_t *in, size_t n) {
-    if (out == NULL || in == NULL) return;
-    for (size_t i = 0; i < n; ++i) out[i] = cm_bf16_to_float(in[i]);
-}
 
 /* ====================================================================== normalisation */
 
@@ -131,31 +99,14 @@ int cm__gemm_family(int precision) {
  * THE DISPATCH TABLE: [architecture][precision family][shape class] -> kernel and tile.
  * Shape classes: tiny, small, skinny, large (cm__gemm_shape_class).
  *
- * Provenance of the sm_90 row: `bench_gemm --tune` on an NVIDIA H200 (run of 2026-11-29, results
- * at /work/.device/4, binaries of 2b62901 = 53e31aa + its launch-bound fix; the
- * best geometric-mean ratio to cuBLAS over each class's two shapes, bench/NOTES-gemm.md):
- *   fp32  tiny 32x64x16 (0.83x / 0.62x), small 64x64x16 (0.90x / 0.82x), skinny 128x256x8
- *         (0.98x / 1.10x) then, large 128x256x8 (0.82x / 0.83x) then; skinny and large were
- *         128x128x8f from the second run (/work/.device/6, binaries of e366417) and are now the
- *         pipelined 128x128x8p3 from the third (/work/.device/8, binaries of 495d898: skinny
- *         1.11x / 1.07x, large 45.7 / 46.1 TFLOP/s = 0.90x / 0.90x vs 0.87x / 0.89x for 128x128x8f
- *         in the same run; tiny / small unchanged: 32x64x16 and 64x64x16 won again), and since
- *         round 4-6 (session 3, `bench_gemm --ops`, /work/.device/2 and 3 of that session,
- *         binaries of dd7a0cb / 26fa237, bench/results/gemm-ops-*.txt) 128x128x16q3: BK 16,
- *         3 cp.async stages, K-contiguous operands copied 4 bytes at a time into place. Same
- *         run, ratio to cublasSgemm at 4096^3 / 8192^3: NN 0.915x / 0.926x (8x8p3 0.894x /
- *         0.904x), TN 0.913x / 0.908x (0.852x / 0.842x), NT 0.930x / 0.911x, TT 0.958x /
- *         0.938x; skinny 8192x8192x128 1.14x, 65536x128x128 1.11x (NN). Tails and misaligned
- *         operands run the 128x128x8 kernels (launch_pipe's fallback).
- *   tf32  tiny mma:64x64 (0.86x / 0.59x), small mma:128x64 (0.56x / 0.40x)
- *   bf16  tiny mma:64x64 (0.95x / 0.71x), small mma:64x64 (0.62x / 0.40x)
- *   skinny / large tf32 and bf16 stay "sm90" (the wgmma kernel, a separate helper's work); where
- *   it is not built they run mma:128x128, the best mma.sync tile measured there (0.27-0.56x).
- *   small tf32 / bf16 -> "sm90" since session 3: the third tune (/work/.device/8 of session 2,
- *   binaries of 495d898) had sm90 best there, tf32 0.86x / 0.82x vs mma:128x64 0.69x / 0.43x,
- *   bf16 0.71x / 0.65x vs mma:64x64 0.66x / 0.41x (a small problem that is not "TN" still runs
- *   mma:128x128: the pre-pass pays off on the large class only).
- * The sm_75 and sm_80 rows were not measured: tile sizes the occupancy arithmetic suggests.
+ * The sm_90 row holds the tile each class measured best against cuBLAS on an H200
+ * (`bench_gemm --tune` and `--ops`; figures in bench/NOTES-gemm.md):
+ *   fp32  tiny 32x64x16, small 64x64x16; skinny and large the pipelined 128x128x16q3 (BK 16,
+ *         3 cp.async stages, K-contiguous operands copied 4 bytes at a time into place); tails
+ *         and misaligned operands run the 128x128x8 kernels (launch_pipe's fallback).
+ *   tf32 / bf16  tiny mma:64x64; small, skinny and large "sm90" (the wgmma kernel); where that
+ *         kernel is not built they run mma:128x128, the best mma.sync tile there.
+ * The sm_75 and sm_80 rows are tile sizes the occupancy arithmetic suggests (not measured).
  */
 static const cm__gemm_choice_t cm__gemm_table[CM__GEMM_ARCH_COUNT][CM__GEMM_FAM_COUNT]
                                              [CM__GEMM_SHAPE_COUNT] = {
@@ -167,8 +118,8 @@ static const cm__gemm_choice_t cm__gemm_table[CM__GEMM_ARCH_COUNT][CM__GEMM_FAM_
     {{FF(32x64x16), FF(64x64x16), FF(128x128x8), FF(128x128x8)},
      {MM(64x64), MM(64x64), MM(128x128), MM(128x128)},
      {MM(64x64), MM(64x64), MM(128x128), MM(128x128)}},
-    /* sm_90 (Hopper); skinny / large fp32: the pipelined 128x128x16q3 of round 6 (above; q4
-     * within 0.5%; a problem that is not whole tiles runs the 128x128x8 kernels) */
+    /* sm_90 (Hopper); skinny / large fp32: the pipelined 128x128x16q3 (a problem that is not
+     * whole tiles runs the 128x128x8 kernels) */
     {{FF(32x64x16), FF(64x64x16), FF(128x128x16q3), FF(128x128x16q3)},
      {MM(64x64), S90, S90, S90},
      {MM(64x64), S90, S90, S90}},
@@ -255,7 +206,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         else if (c.config == CM__GEMM_SM90_PACK ||
                  cm__gemm_shape_class(p->m, p->n, p->k, sm_count) == CM__GEMM_SHAPE_LARGE)
             /* transposing pre-pass: O((m + n) k) bytes against O(m n k) flops pays off on the
-             * large class only (bench/NOTES-gemm.md, round 7); a forced "sm90" packs anywhere */
+             * large class only (measured: bench/NOTES-gemm.md); a forced "sm90" packs anywhere */
             c.config = CM__GEMM_SM90_PACK;
         else
             c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};

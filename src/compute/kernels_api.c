@@ -186,7 +186,7 @@ static cm_status_t cm__vector(int op, int dtype, cm_stream_t *stream, cm_buffer_
     ops[0] = (cm__operand_t){out_name, out, NULL, out_off, n, elem, NULL, -1};
     if (a != NULL || op != CM__VOP_FILL)
         ops[count++] = (cm__operand_t){a_name, a, NULL, a_off, n, elem, NULL, -1};
-    if (op == CM__VOP_ADD)
+    if (op == CM__VOP_ADD || (op == CM__VOP_AXPY && b != NULL))
         ops[count++] = (cm__operand_t){b_name, b, NULL, b_off, n, elem, NULL, -1};
     int ordinal = -1;
     CM_TRY(cm__operands_check(ops, count, dtype, func, &ordinal));
@@ -211,7 +211,7 @@ static cm_status_t cm__vector(int op, int dtype, cm_stream_t *stream, cm_buffer_
     void *pout = ops[0].ptr;
     cudaError_t err;
     const char *call;
-    if (op == CM__VOP_AXPY) { /* y = alpha x + y: out is y, the second input */
+    if (op == CM__VOP_AXPY && pb == NULL) { /* y = alpha x + y: out is y, the second input */
         pb = pout;
     }
     if (alpha == NULL) { /* copy */
@@ -231,68 +231,89 @@ static cm_status_t cm__vector(int op, int dtype, cm_stream_t *stream, cm_buffer_
     return status;
 }
 
-cm_status_t cm_vector_add_f32(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
-                              const cm_buffer_t *a, size_t a_offset, const cm_buffer_t *b,
-                              size_t b_offset, size_t n) {
-    const float one = 1.0f;
-    return cm__vector(CM__VOP_ADD, CM__DT_F32, stream, out, out_offset, a, a_offset, b, b_offset,
-                      &one, n, __func__, "a", "b", "out");
+/* The internal type of a public one this module takes (-1: none). */
+static int cm__dt_of(cm_dtype_t dtype) {
+    switch (dtype) {
+    case CM_DTYPE_F32: return CM__DT_F32;
+    case CM_DTYPE_F64: return CM__DT_F64;
+    case CM_DTYPE_I32: return CM__DT_I32;
+    default: return -1;
+    }
 }
 
-cm_status_t cm_vector_add_f64(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
-                              const cm_buffer_t *a, size_t a_offset, const cm_buffer_t *b,
-                              size_t b_offset, size_t n) {
-    const double one = 1.0;
-    return cm__vector(CM__VOP_ADD, CM__DT_F64, stream, out, out_offset, a, a_offset, b, b_offset,
-                      &one, n, __func__, "a", "b", "out");
+static const char *cm__dtype_text(cm_dtype_t dtype) {
+    static const char *const names[] = {"CM_DTYPE_I8",  "CM_DTYPE_U8",  "CM_DTYPE_I32",
+                                        "CM_DTYPE_U32", "CM_DTYPE_I64", "CM_DTYPE_U64",
+                                        "CM_DTYPE_F16", "CM_DTYPE_F32", "CM_DTYPE_F64",
+                                        "CM_DTYPE_BF16"};
+    return (unsigned)dtype < sizeof names / sizeof names[0] ? names[dtype] : "an unknown type";
 }
 
-cm_status_t cm_vector_axpy_f32(cm_stream_t *stream, float alpha, const cm_buffer_t *x,
-                               size_t x_offset, cm_buffer_t *y, size_t y_offset, size_t n) {
-    return cm__vector(CM__VOP_AXPY, CM__DT_F32, stream, y, y_offset, x, x_offset, NULL, 0, &alpha,
-                      n, __func__, "x", "", "y");
+/* An operand the operation does not read must be NULL (one it reads is checked with the
+ * others: "x is NULL"). */
+static cm_status_t cm__operand_presence(const cm_buffer_t *b, bool read, const char *arg,
+                                        const char *opname, const char *func) {
+    if (!read && b != NULL) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "pass NULL (and offset 0) for an operand the operation does not read",
+                        "%s does not read %s, but %s is not NULL", opname, arg, arg);
+    }
+    return CM_OK;
 }
 
-cm_status_t cm_vector_axpy_f64(cm_stream_t *stream, double alpha, const cm_buffer_t *x,
-                               size_t x_offset, cm_buffer_t *y, size_t y_offset, size_t n) {
-    return cm__vector(CM__VOP_AXPY, CM__DT_F64, stream, y, y_offset, x, x_offset, NULL, 0, &alpha,
-                      n, __func__, "x", "", "y");
-}
-
-cm_status_t cm_vector_scale_f32(cm_stream_t *stream, float alpha, cm_buffer_t *out,
-                                size_t out_offset, const cm_buffer_t *x, size_t x_offset, size_t n) {
-    return cm__vector(CM__VOP_SCALE, CM__DT_F32, stream, out, out_offset, x, x_offset, NULL, 0,
-                      &alpha, n, __func__, "x", "", "out");
-}
-
-cm_status_t cm_vector_scale_f64(cm_stream_t *stream, double alpha, cm_buffer_t *out,
-                                size_t out_offset, const cm_buffer_t *x, size_t x_offset, size_t n) {
-    return cm__vector(CM__VOP_SCALE, CM__DT_F64, stream, out, out_offset, x, x_offset, NULL, 0,
-                      &alpha, n, __func__, "x", "", "out");
-}
-
-cm_status_t cm_vector_fill_f32(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
-                               float value, size_t n) {
-    return cm__vector(CM__VOP_FILL, CM__DT_F32, stream, out, out_offset, NULL, 0, NULL, 0, &value,
-                      n, __func__, "", "", "out");
-}
-
-cm_status_t cm_vector_fill_f64(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
-                               double value, size_t n) {
-    return cm__vector(CM__VOP_FILL, CM__DT_F64, stream, out, out_offset, NULL, 0, NULL, 0, &value,
-                      n, __func__, "", "", "out");
-}
-
-cm_status_t cm_vector_copy_f32(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
-                               const cm_buffer_t *x, size_t x_offset, size_t n) {
-    return cm__vector(CM__VOP_SCALE, CM__DT_F32, stream, out, out_offset, x, x_offset, NULL, 0,
-                      NULL, n, __func__, "x", "", "out");
-}
-
-cm_status_t cm_vector_copy_f64(cm_stream_t *stream, cm_buffer_t *out, size_t out_offset,
-                               const cm_buffer_t *x, size_t x_offset, size_t n) {
-    return cm__vector(CM__VOP_SCALE, CM__DT_F64, stream, out, out_offset, x, x_offset, NULL, 0,
-                      NULL, n, __func__, "x", "", "out");
+cm_status_t cm_vector(cm_stream_t *stream, cm_vector_op_t op, cm_dtype_t dtype, size_t n,
+                      double alpha, cm_buffer_t *out, size_t out_offset, const cm_buffer_t *x,
+                      size_t x_offset, const cm_buffer_t *y, size_t y_offset) {
+    static const char *const opnames[] = {"CM_VECTOR_ADD", "CM_VECTOR_AXPY", "CM_VECTOR_SCALE",
+                                          "CM_VECTOR_FILL", "CM_VECTOR_COPY"};
+    /* the typed forms' names, so that a message names the call the user wrote */
+    static const char *const funcs[5][2] = {
+        {"cm_vector_add_f32", "cm_vector_add_f64"},     {"cm_vector_axpy_f32", "cm_vector_axpy_f64"},
+        {"cm_vector_scale_f32", "cm_vector_scale_f64"}, {"cm_vector_fill_f32", "cm_vector_fill_f64"},
+        {"cm_vector_copy_f32", "cm_vector_copy_f64"}};
+    if ((unsigned)op > CM_VECTOR_COPY) {
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
+                        "pass CM_VECTOR_ADD, _AXPY, _SCALE, _FILL or _COPY",
+                        "op %d is not a cm_vector_op_t", (int)op);
+    }
+    const int dt = cm__dt_of(dtype);
+    if (dt != CM__DT_F32 && dt != CM__DT_F64) {
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1, "pass CM_DTYPE_F32 or CM_DTYPE_F64",
+                        "%s is not available for %s: vector operations take float and double",
+                        opnames[op], cm__dtype_text(dtype));
+    }
+    const char *func = funcs[op][dt == CM__DT_F64];
+    const bool reads_x = op != CM_VECTOR_FILL, reads_y = op == CM_VECTOR_ADD || op == CM_VECTOR_AXPY;
+    CM_TRY(cm__operand_presence(x, reads_x, "x", opnames[op], func));
+    CM_TRY(cm__operand_presence(y, reads_y, "y", opnames[op], func));
+    const float alpha32 = (float)alpha;
+    const void *pa = dt == CM__DT_F32 ? (const void *)&alpha32 : (const void *)&alpha;
+    const double one64 = 1.0;
+    const float one32 = 1.0f;
+    const void *one = dt == CM__DT_F32 ? (const void *)&one32 : (const void *)&one64;
+    switch (op) {
+    case CM_VECTOR_ADD:
+        return cm__vector(CM__VOP_ADD, dt, stream, out, out_offset, x, x_offset, y, y_offset, one,
+                          n, func, "x", "y", "out");
+    case CM_VECTOR_AXPY:
+        if (y == NULL) {
+            return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                            "pass the buffer to add (out itself, with out's offset, for y = alpha "
+                            "x + y in place)", "y is NULL");
+        }
+        return cm__vector(CM__VOP_AXPY, dt, stream, out, out_offset, x, x_offset, y, y_offset, pa,
+                          n, func, "x", "y", out == y && out_offset == y_offset ? "y" : "out");
+    case CM_VECTOR_SCALE:
+        return cm__vector(CM__VOP_SCALE, dt, stream, out, out_offset, x, x_offset, NULL, 0, pa, n,
+                          func, "x", "", "out");
+    case CM_VECTOR_FILL:
+        return cm__vector(CM__VOP_FILL, dt, stream, out, out_offset, NULL, 0, NULL, 0, pa, n, func,
+                          "", "", "out");
+    case CM_VECTOR_COPY:
+        return cm__vector(CM__VOP_SCALE, dt, stream, out, out_offset, x, x_offset, NULL, 0, NULL, n,
+                          func, "x", "", "out");
+    }
+    return CM_OK;
 }
 
 /* ------------------------------------------------------------------ reductions */
@@ -463,68 +484,59 @@ cm_status_t cm__reduce_partial(int op, int dtype, cm_stream_t *stream, const cm_
                            NULL, true, pinned_slot, func);
 }
 
-/* The device-result form shared by every reduction of one input. */
-#define CM__REDUCE_TO_DEVICE(name, op, dtype)                                                    \
-    cm_status_t cm_reduce_##name(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,     \
-                                 size_t n, cm_buffer_t *result, size_t result_offset) {          \
-        return cm__reduce(op, dtype, stream, x, x_offset, NULL, 0, n, result, result_offset,     \
-                          NULL, NULL, false, __func__);                                          \
+_Static_assert((int)CM_REDUCE_SUM == CM__ROP_SUM && (int)CM_REDUCE_MIN == CM__ROP_MIN &&
+                   (int)CM_REDUCE_MAX == CM__ROP_MAX && (int)CM_REDUCE_ARGMIN == CM__ROP_ARGMIN &&
+                   (int)CM_REDUCE_ARGMAX == CM__ROP_ARGMAX && (int)CM_REDUCE_DOT == CM__ROP_DOT,
+               "the public reduction operations are the kernels' numbers");
+
+/* Checks of the public reduction calls shared by the device and host forms; on CM_OK *dt is
+ * the internal type and *func the typed form's name. */
+static cm_status_t cm__reduce_args(cm_reduce_op_t op, cm_dtype_t dtype, const cm_buffer_t *y,
+                                   bool to_host, int *dt, const char **func) {
+    static const char *const opnames[] = {"CM_REDUCE_SUM", "CM_REDUCE_MIN", "CM_REDUCE_MAX",
+                                          "CM_REDUCE_ARGMIN", "CM_REDUCE_ARGMAX", "CM_REDUCE_DOT"};
+    static const char *const base[] = {"sum", "min", "max", "argmin", "argmax", "dot"};
+    static const char *const suffix[] = {"f32", "f64", "i32"};
+    static _Thread_local char name[48];
+    if ((unsigned)op > CM_REDUCE_DOT) {
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
+                        "pass CM_REDUCE_SUM, _MIN, _MAX, _ARGMIN, _ARGMAX or _DOT",
+                        "op %d is not a cm_reduce_op_t", (int)op);
     }
-
-#define CM__REDUCE_DEF(name, op, dtype, R)                                                       \
-    CM__REDUCE_TO_DEVICE(name, op, dtype)                                                        \
-    cm_status_t cm_reduce_##name##_to_host(cm_stream_t *stream, const cm_buffer_t *x,            \
-                                           size_t x_offset, size_t n, R *out) {                  \
-        return cm__reduce(op, dtype, stream, x, x_offset, NULL, 0, n, NULL, 0, out, NULL, true,  \
-                          __func__);                                                             \
+    *dt = cm__dt_of(dtype);
+    const bool int_ok = op == CM_REDUCE_SUM || op == CM_REDUCE_MIN || op == CM_REDUCE_MAX;
+    if (*dt < 0 || (*dt == CM__DT_I32 && !int_ok)) {
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
+                        int_ok ? "pass CM_DTYPE_F32, CM_DTYPE_F64 or CM_DTYPE_I32"
+                               : "pass CM_DTYPE_F32 or CM_DTYPE_F64",
+                        "%s is not available for %s", opnames[op], cm__dtype_text(dtype));
     }
-
-CM__REDUCE_DEF(sum_f32, CM__ROP_SUM, CM__DT_F32, float)
-CM__REDUCE_DEF(sum_f64, CM__ROP_SUM, CM__DT_F64, double)
-CM__REDUCE_DEF(sum_i32, CM__ROP_SUM, CM__DT_I32, int64_t)
-CM__REDUCE_DEF(min_f32, CM__ROP_MIN, CM__DT_F32, float)
-CM__REDUCE_DEF(min_f64, CM__ROP_MIN, CM__DT_F64, double)
-CM__REDUCE_DEF(min_i32, CM__ROP_MIN, CM__DT_I32, int32_t)
-CM__REDUCE_DEF(max_f32, CM__ROP_MAX, CM__DT_F32, float)
-CM__REDUCE_DEF(max_f64, CM__ROP_MAX, CM__DT_F64, double)
-CM__REDUCE_DEF(max_i32, CM__ROP_MAX, CM__DT_I32, int32_t)
-
-#define CM__ARG_DEF(name, op, dtype, T)                                                          \
-    CM__REDUCE_TO_DEVICE(name, op, dtype)                                                        \
-    cm_status_t cm_reduce_##name##_to_host(cm_stream_t *stream, const cm_buffer_t *x,            \
-                                           size_t x_offset, size_t n, uint64_t *index,           \
-                                           T *value) {                                           \
-        return cm__reduce(op, dtype, stream, x, x_offset, NULL, 0, n, NULL, 0, index, value,     \
-                          true, __func__);                                                       \
-    }
-
-CM__ARG_DEF(argmin_f32, CM__ROP_ARGMIN, CM__DT_F32, float)
-CM__ARG_DEF(argmin_f64, CM__ROP_ARGMIN, CM__DT_F64, double)
-CM__ARG_DEF(argmax_f32, CM__ROP_ARGMAX, CM__DT_F32, float)
-CM__ARG_DEF(argmax_f64, CM__ROP_ARGMAX, CM__DT_F64, double)
-
-cm_status_t cm_reduce_dot_f32(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
-                              const cm_buffer_t *y, size_t y_offset, size_t n,
-                              cm_buffer_t *result, size_t result_offset) {
-    return cm__reduce(CM__ROP_DOT, CM__DT_F32, stream, x, x_offset, y, y_offset, n, result,
-                      result_offset, NULL, NULL, false, __func__);
+    snprintf(name, sizeof name, "cm_reduce_%s_%s%s", base[op], suffix[*dt], to_host ? "_to_host" : "");
+    *func = name;
+    return cm__operand_presence(y, op == CM_REDUCE_DOT, "y", opnames[op], name);
 }
 
-cm_status_t cm_reduce_dot_f64(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
-                              const cm_buffer_t *y, size_t y_offset, size_t n,
-                              cm_buffer_t *result, size_t result_offset) {
-    return cm__reduce(CM__ROP_DOT, CM__DT_F64, stream, x, x_offset, y, y_offset, n, result,
-                      result_offset, NULL, NULL, false, __func__);
+cm_status_t cm_reduce(cm_stream_t *stream, cm_reduce_op_t op, cm_dtype_t dtype, size_t n,
+                      const cm_buffer_t *x, size_t x_offset, const cm_buffer_t *y, size_t y_offset,
+                      cm_buffer_t *result, size_t result_offset) {
+    int dt = -1;
+    const char *func = __func__;
+    CM_TRY(cm__reduce_args(op, dtype, y, false, &dt, &func));
+    return cm__reduce((int)op, dt, stream, x, x_offset, y, y_offset, n, result, result_offset, NULL,
+                      NULL, false, func);
 }
 
-cm_status_t cm_reduce_dot_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
-                                      const cm_buffer_t *y, size_t y_offset, size_t n, float *out) {
-    return cm__reduce(CM__ROP_DOT, CM__DT_F32, stream, x, x_offset, y, y_offset, n, NULL, 0, out,
-                      NULL, true, __func__);
-}
-
-cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x, size_t x_offset,
-                                      const cm_buffer_t *y, size_t y_offset, size_t n, double *out) {
-    return cm__reduce(CM__ROP_DOT, CM__DT_F64, stream, x, x_offset, y, y_offset, n, NULL, 0, out,
-                      NULL, true, __func__);
+cm_status_t cm_reduce_to_host(cm_stream_t *stream, cm_reduce_op_t op, cm_dtype_t dtype, size_t n,
+                              const cm_buffer_t *x, size_t x_offset, const cm_buffer_t *y,
+                              size_t y_offset, void *result, void *value) {
+    int dt = -1;
+    const char *func = __func__;
+    CM_TRY(cm__reduce_args(op, dtype, y, true, &dt, &func));
+    if (value != NULL && op != CM_REDUCE_ARGMIN && op != CM_REDUCE_ARGMAX) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "pass NULL for value: only argmin and argmax report an element there",
+                        "value is not NULL");
+    }
+    return cm__reduce((int)op, dt, stream, x, x_offset, y, y_offset, n, NULL, 0, result, value, true,
+                      func);
 }

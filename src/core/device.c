@@ -180,11 +180,6 @@ cm_status_t cm_device_close(cm_device_t *h) {
     return status;
 }
 
-void cm_device_scope_exit(cm_device_t **dev) {
-    if (dev == NULL || *dev == NULL) return;
-    if (cm_device_close(*dev) != CM_ERROR_BUSY) *dev = NULL;
-}
-
 cm_status_t cm_device_ordinal(const cm_device_t *h, int *ordinal) {
     CM__REQUIRE(ordinal != NULL, "pass the address of an int", "ordinal is NULL");
     struct cm__device *dev;

@@ -295,12 +295,6 @@ cm_status_t cm_buffer_destroy_on_cuda_stream(cm_buffer_t *buf, cudaStream_t stre
     return cm__buffer_destroy(buf, true, stream, __func__);
 }
 
-void cm_buffer_scope_exit(cm_buffer_t **buf) {
-    if (buf == NULL || *buf == NULL) return;
-    (void)cm_buffer_destroy(*buf);
-    *buf = NULL;
-}
-
 /* ------------------------------------------------------------------ accessors */
 
 cm_status_t cm_buffer_size(const cm_buffer_t *buf, size_t *bytes) {

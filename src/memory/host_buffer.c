@@ -187,12 +187,6 @@ cm_status_t cm_host_buffer_destroy(cm_host_buffer_t *buf) {
     return CM_OK;
 }
 
-void cm_host_buffer_scope_exit(cm_host_buffer_t **buf) {
-    if (buf == NULL || *buf == NULL) return;
-    (void)cm_host_buffer_destroy(*buf);
-    *buf = NULL;
-}
-
 cm_status_t cm_host_buffer_data(const cm_host_buffer_t *buf, void **ptr) {
     CM__REQUIRE(ptr != NULL, "pass the address of a void *", "ptr is NULL");
     struct cm__host_buffer *h;

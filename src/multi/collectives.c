@@ -4,7 +4,7 @@
  * all-gather of device buffers, and the communicator id as text.
  *
  * Everything that needs NCCL is behind CM_HAVE_NCCL (CMake: CUDAMODEL_WITH_NCCL). Without it,
- * every function of the collectives except the id text helpers, cm_dtype_size(),
+ * every function of the collectives except the id text helpers,
  * cm_nccl_built(), cm_nccl_version_built() and destroy(NULL) returns CM_ERROR_NOT_SUPPORTED
  * with a message that says the library was built without NCCL and how to build it with NCCL.
  *
@@ -54,15 +54,6 @@ int cm_nccl_version_built(void) {
 #endif
 }
 
-size_t cm_dtype_size(cm_dtype_t dtype) {
-    switch (dtype) {
-    case CM_DTYPE_I8: case CM_DTYPE_U8: return 1;
-    case CM_DTYPE_F16: case CM_DTYPE_BF16: return 2;
-    case CM_DTYPE_I32: case CM_DTYPE_U32: case CM_DTYPE_F32: return 4;
-    case CM_DTYPE_I64: case CM_DTYPE_U64: case CM_DTYPE_F64: return 8;
-    }
-    return 0;
-}
 
 cm_status_t cm__nccl_not_built(const char *func) {
     return cm__fail(CM_ERROR_NOT_SUPPORTED, -1, __FILE__, __LINE__, func,
@@ -121,12 +112,6 @@ cm_status_t cm_comm_id_from_hex(const char *hex, cm_comm_id_t *out) {
     for (size_t i = 0; i < CM_COMM_ID_BYTES; ++i)
         out->bytes[i] = (unsigned char)(cm__hex_value(p[2 * i]) * 16 + cm__hex_value(p[2 * i + 1]));
     return CM_OK;
-}
-
-void cm_comm_scope_exit(cm_comm_t **comm) {
-    if (comm == NULL || *comm == NULL) return;
-    (void)cm_comm_destroy(*comm);
-    *comm = NULL;
 }
 
 #if !CM_HAVE_NCCL

@@ -299,12 +299,6 @@ cm_status_t cm_device_set_close(cm_device_set_t *set_h) {
     return cm__first_result(&f);
 }
 
-void cm_device_set_scope_exit(cm_device_set_t **set) {
-    if (set == NULL || *set == NULL) return;
-    /* every status but BUSY ended the handle (or it was not a live set): never keep it */
-    if (cm_device_set_close(*set) != CM_ERROR_BUSY) *set = NULL;
-}
-
 cm_status_t cm_device_set_count(const cm_device_set_t *set_h, int *count) {
     CM__REQUIRE(count != NULL, "pass the address of an int", "count is NULL");
     struct cm__device_set *set;
@@ -679,12 +673,6 @@ cm_status_t cm_split_destroy(cm_split_t *split_h) {
     return cm__first_result(&f);
 }
 
-void cm_split_scope_exit(cm_split_t **split) {
-    if (split == NULL || *split == NULL) return;
-    (void)cm_split_destroy(*split);
-    *split = NULL;
-}
-
 cm_status_t cm_split_info(const cm_split_t *split_h, size_t *n, size_t *elem_bytes,
                           cm_device_set_t **set) {
     struct cm__split *split;
@@ -856,7 +844,15 @@ static cm_status_t cm__split_same(const struct cm__split *a, const char *an, con
 
 /* ---------------------------------------------------------------- vector operations */
 
-enum { CM__SV_ADD, CM__SV_AXPY, CM__SV_SCALE, CM__SV_FILL };
+/* CM__REQUIRE naming the typed form fn (the name the caller knows), not this file's helper. */
+#define CM__SPLIT_REQUIRE(fn, cond, hint, ...)                                                   \
+    do {                                                                                         \
+        if (!(cond))                                                                             \
+            return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, (fn), (hint),     \
+                            __VA_ARGS__);                                                        \
+    } while (0)
+
+enum { CM__SV_ADD, CM__SV_AXPY, CM__SV_SCALE, CM__SV_FILL, CM__SV_COPY };
 
 static cm_status_t cm__split_vector(int op, bool f64, double alpha, float alpha32,
                                     cm_split_t *out_h, const cm_split_t *a_h,
@@ -896,6 +892,9 @@ static cm_status_t cm__split_vector(int op, bool f64, double alpha, float alpha3
             st = f64 ? cm_vector_scale_f64(s, alpha, o, 0, pa, 0, cnt)
                      : cm_vector_scale_f32(s, alpha32, o, 0, pa, 0, cnt);
             break;
+        case CM__SV_COPY:
+            st = f64 ? cm_vector_copy_f64(s, o, 0, pa, 0, cnt) : cm_vector_copy_f32(s, o, 0, pa, 0, cnt);
+            break;
         default:
             st = f64 ? cm_vector_fill_f64(s, o, 0, alpha, cnt)
                      : cm_vector_fill_f32(s, o, 0, alpha32, cnt);
@@ -912,29 +911,29 @@ static cm_status_t cm__split_vector(int op, bool f64, double alpha, float alpha3
 }
 
 /* float scalars travel as float (a NaN payload stays as it is) */
-cm_status_t cm_split_add_f32(cm_split_t *out, const cm_split_t *a, const cm_split_t *b) {
-    return cm__split_vector(CM__SV_ADD, false, 0.0, 0.0f, out, a, b, __func__);
+static cm_status_t cm__split_add_f32(cm_split_t *out, const cm_split_t *a, const cm_split_t *b) {
+    return cm__split_vector(CM__SV_ADD, false, 0.0, 0.0f, out, a, b, "cm_split_add_f32");
 }
-cm_status_t cm_split_add_f64(cm_split_t *out, const cm_split_t *a, const cm_split_t *b) {
-    return cm__split_vector(CM__SV_ADD, true, 0.0, 0.0f, out, a, b, __func__);
+static cm_status_t cm__split_add_f64(cm_split_t *out, const cm_split_t *a, const cm_split_t *b) {
+    return cm__split_vector(CM__SV_ADD, true, 0.0, 0.0f, out, a, b, "cm_split_add_f64");
 }
-cm_status_t cm_split_axpy_f32(float alpha, const cm_split_t *x, cm_split_t *y) {
-    return cm__split_vector(CM__SV_AXPY, false, 0.0, alpha, y, x, NULL, __func__);
+static cm_status_t cm__split_axpy_f32(float alpha, const cm_split_t *x, cm_split_t *y) {
+    return cm__split_vector(CM__SV_AXPY, false, 0.0, alpha, y, x, NULL, "cm_split_axpy_f32");
 }
-cm_status_t cm_split_axpy_f64(double alpha, const cm_split_t *x, cm_split_t *y) {
-    return cm__split_vector(CM__SV_AXPY, true, alpha, 0.0f, y, x, NULL, __func__);
+static cm_status_t cm__split_axpy_f64(double alpha, const cm_split_t *x, cm_split_t *y) {
+    return cm__split_vector(CM__SV_AXPY, true, alpha, 0.0f, y, x, NULL, "cm_split_axpy_f64");
 }
-cm_status_t cm_split_scale_f32(float alpha, cm_split_t *out, const cm_split_t *x) {
-    return cm__split_vector(CM__SV_SCALE, false, 0.0, alpha, out, x, NULL, __func__);
+static cm_status_t cm__split_scale_f32(float alpha, cm_split_t *out, const cm_split_t *x) {
+    return cm__split_vector(CM__SV_SCALE, false, 0.0, alpha, out, x, NULL, "cm_split_scale_f32");
 }
-cm_status_t cm_split_scale_f64(double alpha, cm_split_t *out, const cm_split_t *x) {
-    return cm__split_vector(CM__SV_SCALE, true, alpha, 0.0f, out, x, NULL, __func__);
+static cm_status_t cm__split_scale_f64(double alpha, cm_split_t *out, const cm_split_t *x) {
+    return cm__split_vector(CM__SV_SCALE, true, alpha, 0.0f, out, x, NULL, "cm_split_scale_f64");
 }
-cm_status_t cm_split_fill_f32(cm_split_t *out, float value) {
-    return cm__split_vector(CM__SV_FILL, false, 0.0, value, out, NULL, NULL, __func__);
+static cm_status_t cm__split_fill_f32(cm_split_t *out, float value) {
+    return cm__split_vector(CM__SV_FILL, false, 0.0, value, out, NULL, NULL, "cm_split_fill_f32");
 }
-cm_status_t cm_split_fill_f64(cm_split_t *out, double value) {
-    return cm__split_vector(CM__SV_FILL, true, value, 0.0f, out, NULL, NULL, __func__);
+static cm_status_t cm__split_fill_f64(cm_split_t *out, double value) {
+    return cm__split_vector(CM__SV_FILL, true, value, 0.0f, out, NULL, NULL, "cm_split_fill_f64");
 }
 
 /* ---------------------------------------------------------------- reductions */
@@ -983,7 +982,7 @@ static cm_status_t cm__split_partials(int op, int dtype, const cm_split_t *x_h,
     unsigned char partial[CM_DEVICE_SET_MAX][16];                                               \
     bool present[CM_DEVICE_SET_MAX];                                                             \
     const struct cm__split *xo = NULL;                                                          \
-    CM_TRY(cm__split_partials((op), (dtype), (x), (y), __func__, partial, present, &xo));       \
+    CM_TRY(cm__split_partials((op), (dtype), (x), (y), cm__split_fn, partial, present, &xo));   \
     const int parts = xo->set->count
 
 static cm_status_t cm__split_sum_double(int op, int dtype, const cm_split_t *x,
@@ -1003,34 +1002,40 @@ static cm_status_t cm__split_sum_double(int op, int dtype, const cm_split_t *x,
     return CM_OK;
 }
 
-cm_status_t cm_split_sum_f32(const cm_split_t *x, float *out) {
-    CM__REQUIRE(out != NULL, "pass the address of a float for the result", "out is NULL");
+static cm_status_t cm__split_sum_f32(const cm_split_t *x, float *out) {
+    CM__SPLIT_REQUIRE("cm_split_sum_f32", out != NULL, "pass the address of a float for the result",
+                      "out is NULL");
     double acc = 0.0;
-    CM_TRY(cm__split_sum_double(CM__ROP_SUM, CM__DT_F32, x, NULL, &acc, __func__));
+    CM_TRY(cm__split_sum_double(CM__ROP_SUM, CM__DT_F32, x, NULL, &acc, "cm_split_sum_f32"));
     *out = (float)acc;
     return CM_OK;
 }
 
-cm_status_t cm_split_sum_f64(const cm_split_t *x, double *out) {
-    CM__REQUIRE(out != NULL, "pass the address of a double for the result", "out is NULL");
-    return cm__split_sum_double(CM__ROP_SUM, CM__DT_F64, x, NULL, out, __func__);
+static cm_status_t cm__split_sum_f64(const cm_split_t *x, double *out) {
+    CM__SPLIT_REQUIRE("cm_split_sum_f64", out != NULL, "pass the address of a double for the result",
+                      "out is NULL");
+    return cm__split_sum_double(CM__ROP_SUM, CM__DT_F64, x, NULL, out, "cm_split_sum_f64");
 }
 
-cm_status_t cm_split_dot_f32(const cm_split_t *x, const cm_split_t *y, float *out) {
-    CM__REQUIRE(out != NULL, "pass the address of a float for the result", "out is NULL");
+static cm_status_t cm__split_dot_f32(const cm_split_t *x, const cm_split_t *y, float *out) {
+    CM__SPLIT_REQUIRE("cm_split_dot_f32", out != NULL, "pass the address of a float for the result",
+                      "out is NULL");
     double acc = 0.0;
-    CM_TRY(cm__split_sum_double(CM__ROP_DOT, CM__DT_F32, x, y, &acc, __func__));
+    CM_TRY(cm__split_sum_double(CM__ROP_DOT, CM__DT_F32, x, y, &acc, "cm_split_dot_f32"));
     *out = (float)acc;
     return CM_OK;
 }
 
-cm_status_t cm_split_dot_f64(const cm_split_t *x, const cm_split_t *y, double *out) {
-    CM__REQUIRE(out != NULL, "pass the address of a double for the result", "out is NULL");
-    return cm__split_sum_double(CM__ROP_DOT, CM__DT_F64, x, y, out, __func__);
+static cm_status_t cm__split_dot_f64(const cm_split_t *x, const cm_split_t *y, double *out) {
+    CM__SPLIT_REQUIRE("cm_split_dot_f64", out != NULL, "pass the address of a double for the result",
+                      "out is NULL");
+    return cm__split_sum_double(CM__ROP_DOT, CM__DT_F64, x, y, out, "cm_split_dot_f64");
 }
 
-cm_status_t cm_split_sum_i32(const cm_split_t *x, int64_t *out) {
-    CM__REQUIRE(out != NULL, "pass the address of an int64_t for the result", "out is NULL");
+static cm_status_t cm__split_sum_i32(const cm_split_t *x, int64_t *out) {
+    const char *cm__split_fn = "cm_split_sum_i32";
+    CM__SPLIT_REQUIRE(cm__split_fn, out != NULL, "pass the address of an int64_t for the result",
+                      "out is NULL");
     CM__SPLIT_PARTIALS(CM__ROP_SUM, CM__DT_I32, x, NULL);
     uint64_t acc = 0; /* wraps like the kernel's int64 */
     for (int k = 0; k < parts; ++k) {
@@ -1045,8 +1050,10 @@ cm_status_t cm_split_sum_i32(const cm_split_t *x, int64_t *out) {
 
 /* min / max of the parts: NaN wins (the first one), else the extreme (the first on ties). */
 #define CM__SPLIT_EXT(name, T, dtype, op, MAX, IDENT, NANCHECK)                                   \
-    cm_status_t cm_split_##name(const cm_split_t *x, T *out) {                                    \
-        CM__REQUIRE(out != NULL, "pass the address of a " #T " for the result", "out is NULL");  \
+    static cm_status_t cm__split_##name(const cm_split_t *x, T *out) {                            \
+        const char *cm__split_fn = "cm_split_" #name;                                           \
+        CM__SPLIT_REQUIRE(cm__split_fn, out != NULL,                                            \
+                          "pass the address of a " #T " for the result", "out is NULL");        \
         CM__SPLIT_PARTIALS(op, dtype, x, NULL);                                                  \
         T acc = (IDENT);                                                                         \
         bool nan_seen = false;                                                                   \
@@ -1078,8 +1085,10 @@ CM__SPLIT_EXT(max_i32, int32_t, CM__DT_I32, CM__ROP_MAX, true, INT32_MIN, CM__NE
 /* argmin / argmax: each part's (index, value) with its offset added; the first NaN wins, else
  * the strict extreme (ties keep the earlier part, whose indices are smaller). */
 #define CM__SPLIT_ARG(name, T, dtype, op, MAX, IDENT)                                            \
-    cm_status_t cm_split_##name(const cm_split_t *x, uint64_t *index, T *value) {               \
-        CM__REQUIRE(index != NULL, "pass the address of a uint64_t for the index",              \
+    static cm_status_t cm__split_##name(const cm_split_t *x, uint64_t *index, T *value) {       \
+        const char *cm__split_fn = "cm_split_" #name;                                           \
+        CM__SPLIT_REQUIRE(cm__split_fn, index != NULL,                                          \
+                          "pass the address of a uint64_t for the index",                       \
                     "index is NULL");                                                           \
         CM__SPLIT_PARTIALS(op, dtype, x, NULL);                                                 \
         uint64_t best = CM_REDUCE_NO_INDEX;                                                     \
@@ -1117,6 +1126,100 @@ CM__SPLIT_ARG(argmin_f32, float, CM__DT_F32, CM__ROP_ARGMIN, false, (float)INFIN
 CM__SPLIT_ARG(argmax_f32, float, CM__DT_F32, CM__ROP_ARGMAX, true, -(float)INFINITY)
 CM__SPLIT_ARG(argmin_f64, double, CM__DT_F64, CM__ROP_ARGMIN, false, (double)INFINITY)
 CM__SPLIT_ARG(argmax_f64, double, CM__DT_F64, CM__ROP_ARGMAX, true, -(double)INFINITY)
+
+/* ---------------------------------------------------------------- the enum forms */
+
+static cm_status_t cm__split_type_error(const char *opname, cm_dtype_t dtype, bool int_ok) {
+    return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
+                    int_ok ? "pass CM_DTYPE_F32, CM_DTYPE_F64 or CM_DTYPE_I32"
+                           : "pass CM_DTYPE_F32 or CM_DTYPE_F64",
+                    "%s is not available for element type %d on splits: it takes %s", opname,
+                    (int)dtype, int_ok ? "CM_DTYPE_F32, CM_DTYPE_F64 or CM_DTYPE_I32"
+                                       : "CM_DTYPE_F32 or CM_DTYPE_F64");
+}
+
+/* An operand the operation does not read must be NULL. */
+static cm_status_t cm__split_unread(const cm_split_t *s, const char *arg, const char *opname) {
+    if (s == NULL) return CM_OK;
+    return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
+                    "pass NULL for an operand the operation does not read",
+                    "%s does not read %s, but %s is not NULL", opname, arg, arg);
+}
+
+cm_status_t cm_split_vector(cm_vector_op_t op, cm_dtype_t dtype, double alpha, cm_split_t *out,
+                            const cm_split_t *x, const cm_split_t *y) {
+    static const char *const opnames[] = {"CM_VECTOR_ADD", "CM_VECTOR_AXPY", "CM_VECTOR_SCALE",
+                                          "CM_VECTOR_FILL", "CM_VECTOR_COPY"};
+    if ((unsigned)op > CM_VECTOR_COPY) {
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
+                        "pass CM_VECTOR_ADD, _AXPY, _SCALE, _FILL or _COPY",
+                        "op %d is not a cm_vector_op_t", (int)op);
+    }
+    if (dtype != CM_DTYPE_F32 && dtype != CM_DTYPE_F64)
+        return cm__split_type_error(opnames[op], dtype, false);
+    const bool f64 = dtype == CM_DTYPE_F64;
+    if (op == CM_VECTOR_FILL) CM_TRY(cm__split_unread(x, "x", opnames[op]));
+    if (op != CM_VECTOR_ADD && op != CM_VECTOR_AXPY) CM_TRY(cm__split_unread(y, "y", opnames[op]));
+    switch (op) {
+    case CM_VECTOR_ADD:
+        return f64 ? cm__split_add_f64(out, x, y) : cm__split_add_f32(out, x, y);
+    case CM_VECTOR_AXPY:
+        /* the split form works in place: out is y */
+        if (out != y) {
+            return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
+                            "pass the same split as out and y (y = alpha x + y, in place)",
+                            "CM_VECTOR_AXPY on splits writes y: out must be y");
+        }
+        return f64 ? cm__split_axpy_f64(alpha, x, out) : cm__split_axpy_f32((float)alpha, x, out);
+    case CM_VECTOR_SCALE:
+        return f64 ? cm__split_scale_f64(alpha, out, x) : cm__split_scale_f32((float)alpha, out, x);
+    case CM_VECTOR_FILL:
+        return f64 ? cm__split_fill_f64(out, alpha) : cm__split_fill_f32(out, (float)alpha);
+    case CM_VECTOR_COPY:
+        return cm__split_vector(CM__SV_COPY, f64, 0.0, 0.0f, out, x, NULL,
+                                f64 ? "cm_split_copy_f64" : "cm_split_copy_f32");
+    }
+    return CM_OK;
+}
+
+cm_status_t cm_split_reduce(cm_reduce_op_t op, cm_dtype_t dtype, const cm_split_t *x,
+                            const cm_split_t *y, void *result, void *value) {
+    static const char *const opnames[] = {"CM_REDUCE_SUM", "CM_REDUCE_MIN", "CM_REDUCE_MAX",
+                                          "CM_REDUCE_ARGMIN", "CM_REDUCE_ARGMAX", "CM_REDUCE_DOT"};
+    if ((unsigned)op > CM_REDUCE_DOT) {
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
+                        "pass CM_REDUCE_SUM, _MIN, _MAX, _ARGMIN, _ARGMAX or _DOT",
+                        "op %d is not a cm_reduce_op_t", (int)op);
+    }
+    const bool int_ok = op == CM_REDUCE_SUM || op == CM_REDUCE_MIN || op == CM_REDUCE_MAX;
+    if (dtype != CM_DTYPE_F32 && dtype != CM_DTYPE_F64 && !(int_ok && dtype == CM_DTYPE_I32))
+        return cm__split_type_error(opnames[op], dtype, int_ok);
+    if (op != CM_REDUCE_DOT) CM_TRY(cm__split_unread(y, "y", opnames[op]));
+    if (value != NULL && op != CM_REDUCE_ARGMIN && op != CM_REDUCE_ARGMAX) {
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
+                        "pass NULL for value: only argmin and argmax report an element there",
+                        "value is not NULL");
+    }
+    const int t = dtype == CM_DTYPE_F32 ? 0 : dtype == CM_DTYPE_F64 ? 1 : 2;
+    switch (op) {
+    case CM_REDUCE_SUM:
+        return t == 0 ? cm__split_sum_f32(x, result)
+               : t == 1 ? cm__split_sum_f64(x, result) : cm__split_sum_i32(x, result);
+    case CM_REDUCE_MIN:
+        return t == 0 ? cm__split_min_f32(x, result)
+               : t == 1 ? cm__split_min_f64(x, result) : cm__split_min_i32(x, result);
+    case CM_REDUCE_MAX:
+        return t == 0 ? cm__split_max_f32(x, result)
+               : t == 1 ? cm__split_max_f64(x, result) : cm__split_max_i32(x, result);
+    case CM_REDUCE_ARGMIN:
+        return t == 0 ? cm__split_argmin_f32(x, result, value) : cm__split_argmin_f64(x, result, value);
+    case CM_REDUCE_ARGMAX:
+        return t == 0 ? cm__split_argmax_f32(x, result, value) : cm__split_argmax_f64(x, result, value);
+    case CM_REDUCE_DOT:
+        return t == 0 ? cm__split_dot_f32(x, y, result) : cm__split_dot_f64(x, y, result);
+    }
+    return CM_OK;
+}
 
 /* ---------------------------------------------------------------- your own work */
 

@@ -230,6 +230,55 @@ static void test_vector_in_place(void **state) {
     free(g);
 }
 
+/* The enum forms beyond what the typed forms reach: axpy into an output apart from y and into x
+ * itself, a double fill, and reductions through cm_reduce / cm_reduce_to_host. */
+static void test_enum_forms(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const size_t n = 4099;
+    float *x = random_array(n, 4, 0), *y = random_array(n, 4, 0), *g = malloc(n * 4);
+    assert_non_null(g);
+    cm_buffer_t *bx = upload(x, n * 4), *by = upload(y, n * 4), *bo = upload(x, n * 4);
+    CM_ASSERT_OK(cm_vector(c.stream, CM_VECTOR_AXPY, CM_DTYPE_F32, n, 3.0, bo, 0, bx, 0, by, 0));
+    sync_all();
+    download(bo, g, n * 4);
+    for (size_t i = 0; i < n; ++i) assert_true(g[i] == fmaf(3.0f, x[i], y[i]));
+    download(by, g, n * 4); /* y is read, not written */
+    assert_true(memcmp(g, y, n * 4) == 0);
+    /* out = x exactly: x <- -2 x + y */
+    CM_ASSERT_OK(cm_vector(NULL, CM_VECTOR_AXPY, CM_DTYPE_F32, n, -2.0, bx, 0, bx, 0, by, 0));
+    download(bx, g, n * 4);
+    for (size_t i = 0; i < n; ++i) assert_true(g[i] == fmaf(-2.0f, x[i], y[i]));
+    /* a double fill over the first n / 2 doubles of bo, then their sum on the host */
+    CM_ASSERT_OK(cm_vector(NULL, CM_VECTOR_FILL, CM_DTYPE_F64, n / 2, 0.25, bo, 0, NULL, 0, NULL, 0));
+    double sum = 0.0;
+    CM_ASSERT_OK(cm_reduce_to_host(NULL, CM_REDUCE_SUM, CM_DTYPE_F64, n / 2, bo, 0, NULL, 0, &sum,
+                                   NULL));
+    assert_true(sum == 0.25 * (double)(n / 2));
+    /* the dot of x with itself into a device element, against a float64 reference */
+    CM_ASSERT_OK(cm_reduce(NULL, CM_REDUCE_DOT, CM_DTYPE_F32, n, by, 0, by, 0, bo, 0));
+    float dot = 0.0f;
+    download(bo, &dot, 4);
+    double ref = 0.0;
+    for (size_t i = 0; i < n; ++i) ref += (double)y[i] * (double)y[i];
+    assert_true(fabs((double)dot - ref) <= 1e-6 * fabs(ref) + 1e-30);
+    uint64_t at = 0;
+    float v = 0.0f;
+    CM_ASSERT_OK(cm_reduce_to_host(c.stream, CM_REDUCE_ARGMAX, CM_DTYPE_F32, n, by, 0, NULL, 0, &at,
+                                   &v));
+    size_t best = 0;
+    for (size_t i = 1; i < n; ++i)
+        if (y[i] > y[best]) best = i;
+    assert_int_equal(at, best);
+    assert_true(v == y[best]);
+    CM_ASSERT_OK(cm_buffer_destroy(bo));
+    CM_ASSERT_OK(cm_buffer_destroy(by));
+    CM_ASSERT_OK(cm_buffer_destroy(bx));
+    free(x);
+    free(y);
+    free(g);
+}
+
 /* operands at offsets that differ modulo 16 bytes (the scalar path): out at 1, a at 2, b at 0 */
 static void test_vector_mixed_alignment(void **state) {
     (void)state;
@@ -852,6 +901,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vector_ops),
         cmocka_unit_test(test_vector_in_place),
+        cmocka_unit_test(test_enum_forms),
         cmocka_unit_test(test_vector_mixed_alignment),
         cmocka_unit_test(test_reductions),
         cmocka_unit_test(test_dot_mixed_alignment),

@@ -94,31 +94,67 @@ static int teardown(void **state) {
 static void test_add_arguments(void **state) {
     (void)state;
     EXPECT_FAIL(cm_vector_add_f32(NULL, NULL, 0, g.x, 0, g.y, 0, 4), INV, "out is NULL");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, NULL, 0, g.y, 0, 4), INV, "a is NULL");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, NULL, 0, 4), INV, "b is NULL");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.dead, 0, g.y, 0, 4), INV, "a");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, NULL, 0, g.y, 0, 4), INV, "x is NULL");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, NULL, 0, 4), INV, "y is NULL");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.dead, 0, g.y, 0, 4), INV, "x");
     EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, g.y, 0, NF + 1), INV,
                 "past the end of out");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 1, g.y, 0, NF), INV, "past the end of a");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, g.y, NF + 1, 0), INV, "b range");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 1, g.y, 0, NF), INV, "past the end of x");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, g.y, NF + 1, 0), INV, "y range");
     EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, SIZE_MAX, g.y, 0, g.y, 0, 2), INV, "out range");
     EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 4, g.y, 0, g.y, 0, SIZE_MAX), INV, "overflows");
     EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.x1, 0, g.y, 0, 4), INV,
-                "a is on device 1 but out is on device 0");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, g.x1, 0, 4), INV, "b is on device 1");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.x, 1, g.y, 0, 8), INV, "overlaps a");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 4, g.y, 0, g.x, 0, 8), INV, "overlaps b");
+                "x is on device 1 but out is on device 0");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, g.x1, 0, 4), INV, "y is on device 1");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.x, 1, g.y, 0, 8), INV, "overlaps x");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 4, g.y, 0, g.x, 0, 8), INV, "overlaps y");
     /* f64: the same buffers hold half as many elements */
     EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, g.y, 0, g.y, 0, NF / 2 + 1), INV,
                 "past the end of out");
     EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, g.y, 0, g.x1, 0, 1), INV, "device 1");
-    EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, g.x, 1, g.y, 0, 4), INV, "overlaps a");
-    EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, NULL, 0, g.y, 0, 4), INV, "a is NULL");
+    EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, g.x, 1, g.y, 0, 4), INV, "overlaps x");
+    EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, NULL, 0, g.y, 0, 4), INV, "x is NULL");
     expect_sentinels();
     /* allowed: in place (exact alias), disjoint ranges of one buffer, n = 0 anywhere in range */
     CM_ASSERT_OK(cm_vector_add_f32(NULL, g.x, 0, g.x, 0, g.x, 0, 0));
     CM_ASSERT_OK(cm_vector_add_f32(NULL, g.x, NF, g.y, NF, g.y, NF, 0));
     CM_ASSERT_OK(cm_vector_add_f64(NULL, g.x, 0, g.x, 0, g.y, 0, 0));
+    expect_sentinels();
+}
+
+/* The enum forms: an operation or type outside what the call takes, and operands the operation
+ * does not read, are refused before anything is queued. */
+static void test_enum_forms_arguments(void **state) {
+    (void)state;
+    EXPECT_FAIL(cm_vector(NULL, (cm_vector_op_t)9, CM_DTYPE_F32, 4, 0.0, g.x, 0, g.y, 0, NULL, 0),
+                INV, "not a cm_vector_op_t");
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_COPY, CM_DTYPE_I32, 4, 0.0, g.x, 0, g.y, 0, NULL, 0), INV,
+                "CM_DTYPE_I32");
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_FILL, CM_DTYPE_BF16, 4, 1.0, g.x, 0, NULL, 0, NULL, 0),
+                INV, "CM_DTYPE_BF16");
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_FILL, CM_DTYPE_F32, 4, 1.0, g.x, 0, g.y, 0, NULL, 0), INV,
+                "does not read x");
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_SCALE, CM_DTYPE_F32, 4, 2.0, g.x, 0, g.y, 0, g.y, 0), INV,
+                "does not read y");
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_AXPY, CM_DTYPE_F32, 4, 2.0, g.x, 0, g.y, 0, NULL, 0), INV,
+                "y is NULL");
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_AXPY, CM_DTYPE_F32, 8, 2.0, g.x, 0, g.y, 0, g.x, 1), INV,
+                "overlaps y");
+    float f = 0.0f;
+    uint64_t idx = 0;
+    EXPECT_FAIL(cm_reduce(NULL, (cm_reduce_op_t)7, CM_DTYPE_F32, 4, g.x, 0, NULL, 0, g.y, 0), INV,
+                "not a cm_reduce_op_t");
+    EXPECT_FAIL(cm_reduce(NULL, CM_REDUCE_ARGMIN, CM_DTYPE_I32, 4, g.x, 0, NULL, 0, g.y, 0), INV,
+                "CM_REDUCE_ARGMIN is not available for CM_DTYPE_I32");
+    EXPECT_FAIL(cm_reduce(NULL, CM_REDUCE_SUM, CM_DTYPE_U8, 4, g.x, 0, NULL, 0, g.y, 0), INV,
+                "CM_DTYPE_U8");
+    EXPECT_FAIL(cm_reduce(NULL, CM_REDUCE_SUM, CM_DTYPE_F32, 4, g.x, 0, g.x, 0, g.y, 0), INV,
+                "does not read y");
+    EXPECT_FAIL(cm_reduce_to_host(NULL, CM_REDUCE_MAX, CM_DTYPE_F32, 4, g.x, 0, NULL, 0, &f, &f),
+                INV, "value is not NULL");
+    EXPECT_FAIL(cm_reduce_to_host(NULL, CM_REDUCE_ARGMAX, CM_DTYPE_F32, 4, g.x, 0, NULL, 0, NULL,
+                                  NULL), INV, "NULL");
+    (void)idx;
     expect_sentinels();
 }
 
@@ -471,6 +507,7 @@ static void test_vector_plan_all_alignments(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_add_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_enum_forms_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_axpy_scale_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fill_copy_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reduce_arguments, setup, teardown),
