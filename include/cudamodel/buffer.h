@@ -73,7 +73,7 @@
  *     CM_SCOPED(cm_buffer) cm_buffer_t *d_x = NULL;            // destroyed at scope exit
  *     CM_TRY(cm_buffer_create(dev, n * sizeof(float), &d_x));
  *     CM_TRY(cm_buffer_copy_from_host(d_x, 0, h_x, n * sizeof(float)));
- *     // ... launch kernels on the pointer from cm_buffer_device_ptr() (interop.h) ...
+ *     // ... launch kernels on the pointer from cm_buffer_device_ptr() ...
  *     CM_TRY(cm_buffer_copy_to_host(d_x, 0, h_x, n * sizeof(float)));
  *     return CM_OK;
  * }
@@ -269,6 +269,16 @@ CM_API cm_status_t cm_buffer_create_at(cm_device_t *dev, size_t bytes, cm_buffer
 CM_API cm_status_t cm_buffer_destroy(cm_buffer_t *buf);
 
 /**
+ * @brief The device address of a buffer, for the application's own kernels
+ *        (cm_launch() in launch.h) and CUDA calls.
+ * @param[in]  buf  the buffer.
+ * @param[out] ptr  receives the address (NULL for an empty buffer); valid until the buffer is
+ *                  destroyed; owned by the buffer (never cudaFree it).
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
+ */
+CM_API cm_status_t cm_buffer_device_ptr(const cm_buffer_t *buf, void **ptr);
+
+/**
  * @brief Cleanup function of CM_SCOPED(cm_buffer): destroys *buf when it is not NULL and sets
  *        it to NULL. A failure is recorded in the detail (cm_last_error()), not returned.
  * @param[in,out] buf  address of the handle variable; NULL and *buf == NULL are no-ops.
@@ -428,7 +438,7 @@ typedef enum cm_host_buffer_flags {
     CM_HOST_BUFFER_PORTABLE = 1,       /**< pinned for every CUDA context, not only this device's */
     CM_HOST_BUFFER_MAPPED = 2,         /**< also mapped into the device's address space: kernels
                                             can read and write it over the bus
-                                            (cm_host_buffer_device_ptr() in interop.h) */
+                                            (cm_host_buffer_device_ptr()) */
     CM_HOST_BUFFER_WRITE_COMBINED = 4  /**< write-combined: faster host writes and transfers to
                                             the device, very slow host reads (create only) */
 } cm_host_buffer_flags_t;
@@ -500,6 +510,16 @@ CM_API cm_status_t cm_host_buffer_register_at(cm_device_t *dev, void *ptr, size_
  *         buffer handle; CUDA failures as recorded (the handle is released all the same).
  */
 CM_API cm_status_t cm_host_buffer_destroy(cm_host_buffer_t *buf);
+
+/**
+ * @brief The device address of a mapped pinned host buffer (CM_HOST_BUFFER_MAPPED), which the
+ *        device's kernels can dereference.
+ * @param[in]  buf  the host buffer.
+ * @param[out] ptr  receives the address; owned by the buffer.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments, a destroyed buffer, or a buffer
+ *         created without CM_HOST_BUFFER_MAPPED.
+ */
+CM_API cm_status_t cm_host_buffer_device_ptr(const cm_host_buffer_t *buf, void **ptr);
 
 /**
  * @brief Cleanup function of CM_SCOPED(cm_host_buffer): destroys *buf when it is not NULL and

@@ -195,14 +195,9 @@ CM_API cm_status_t cm_buffer_create_on_cuda_stream_at(cm_device_t *dev, size_t b
  */
 CM_API cm_status_t cm_buffer_destroy_on_cuda_stream(cm_buffer_t *buf, cudaStream_t stream);
 
-/**
- * @brief The device address of a buffer, for the application's own kernels and CUDA calls.
- * @param[in]  buf  the buffer.
- * @param[out] ptr  receives the address (NULL for an empty buffer); valid until the buffer is
- *                  destroyed; owned by the buffer (never cudaFree it).
- * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
- */
-CM_API cm_status_t cm_buffer_device_ptr(const cm_buffer_t *buf, void **ptr);
+/* cm_buffer_device_ptr() and cm_host_buffer_device_ptr() are in buffer.h: a launch of your own
+ * kernel on a buffer (launch.h) needs no CUDA header. */
+
 
 /**
  * @brief The stream a stream-ordered buffer belongs to (0 for a synchronous buffer).
@@ -213,15 +208,6 @@ CM_API cm_status_t cm_buffer_device_ptr(const cm_buffer_t *buf, void **ptr);
  */
 CM_API cm_status_t cm_buffer_cuda_stream(const cm_buffer_t *buf, cudaStream_t *stream);
 
-/**
- * @brief The device address of a mapped pinned host buffer (CM_HOST_BUFFER_MAPPED), which the
- *        device's kernels can dereference.
- * @param[in]  buf  the host buffer.
- * @param[out] ptr  receives the address; owned by the buffer.
- * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments, a destroyed buffer, or a buffer
- *         created without CM_HOST_BUFFER_MAPPED.
- */
-CM_API cm_status_t cm_host_buffer_device_ptr(const cm_host_buffer_t *buf, void **ptr);
 
 /**
  * @brief The memory pool behind a device's stream-ordered buffers (NULL when the device has

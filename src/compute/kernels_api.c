@@ -495,9 +495,26 @@ static cm_status_t cm__reduce_args(cm_reduce_op_t op, cm_dtype_t dtype, const cm
                                    bool to_host, int *dt, const char **func) {
     static const char *const opnames[] = {"CM_REDUCE_SUM", "CM_REDUCE_MIN", "CM_REDUCE_MAX",
                                           "CM_REDUCE_ARGMIN", "CM_REDUCE_ARGMAX", "CM_REDUCE_DOT"};
-    static const char *const base[] = {"sum", "min", "max", "argmin", "argmax", "dot"};
-    static const char *const suffix[] = {"f32", "f64", "i32"};
-    static _Thread_local char name[48];
+    /* the typed forms' names (static storage: a stream keeps the name of its last operation) */
+    static const char *const names[6][3][2] = {
+        {{"cm_reduce_sum_f32", "cm_reduce_sum_f32_to_host"},
+         {"cm_reduce_sum_f64", "cm_reduce_sum_f64_to_host"},
+         {"cm_reduce_sum_i32", "cm_reduce_sum_i32_to_host"}},
+        {{"cm_reduce_min_f32", "cm_reduce_min_f32_to_host"},
+         {"cm_reduce_min_f64", "cm_reduce_min_f64_to_host"},
+         {"cm_reduce_min_i32", "cm_reduce_min_i32_to_host"}},
+        {{"cm_reduce_max_f32", "cm_reduce_max_f32_to_host"},
+         {"cm_reduce_max_f64", "cm_reduce_max_f64_to_host"},
+         {"cm_reduce_max_i32", "cm_reduce_max_i32_to_host"}},
+        {{"cm_reduce_argmin_f32", "cm_reduce_argmin_f32_to_host"},
+         {"cm_reduce_argmin_f64", "cm_reduce_argmin_f64_to_host"},
+         {"cm_reduce", "cm_reduce_to_host"}},
+        {{"cm_reduce_argmax_f32", "cm_reduce_argmax_f32_to_host"},
+         {"cm_reduce_argmax_f64", "cm_reduce_argmax_f64_to_host"},
+         {"cm_reduce", "cm_reduce_to_host"}},
+        {{"cm_reduce_dot_f32", "cm_reduce_dot_f32_to_host"},
+         {"cm_reduce_dot_f64", "cm_reduce_dot_f64_to_host"},
+         {"cm_reduce", "cm_reduce_to_host"}}};
     if ((unsigned)op > CM_REDUCE_DOT) {
         return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
                         "pass CM_REDUCE_SUM, _MIN, _MAX, _ARGMIN, _ARGMAX or _DOT",
@@ -511,9 +528,8 @@ static cm_status_t cm__reduce_args(cm_reduce_op_t op, cm_dtype_t dtype, const cm
                                : "pass CM_DTYPE_F32 or CM_DTYPE_F64",
                         "%s is not available for %s", opnames[op], cm__dtype_text(dtype));
     }
-    snprintf(name, sizeof name, "cm_reduce_%s_%s%s", base[op], suffix[*dt], to_host ? "_to_host" : "");
-    *func = name;
-    return cm__operand_presence(y, op == CM_REDUCE_DOT, "y", opnames[op], name);
+    *func = names[op][*dt][to_host];
+    return cm__operand_presence(y, op == CM_REDUCE_DOT, "y", opnames[op], *func);
 }
 
 cm_status_t cm_reduce(cm_stream_t *stream, cm_reduce_op_t op, cm_dtype_t dtype, size_t n,

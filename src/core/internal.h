@@ -136,6 +136,11 @@ static inline void *cm__primary_ctx(int ordinal) {
 /** Forget the cached primary contexts (tests that swap the call table's driver calls). */
 void cm__primary_reset_for_tests(void);
 
+/** A kernel's name as a person reads it: the C++ symbol cudaFuncGetName gives
+ *  ("_Z12saxpy_kernelfPKfPfm") demangled into buf ("saxpy_kernel(float, float const*, float*,
+ *  unsigned long)"); a C name, or one the demangler refuses, is returned as it is. */
+const char *cm__kernel_name(const char *name, char *buf, size_t size);
+
 /** Copy src into dst (capacity size), always NUL-terminating; NULL src gives "". */
 void cm__strlcpy(char *dst, const char *src, size_t size);
 

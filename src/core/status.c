@@ -195,6 +195,27 @@ cm_status_t cm__cuda_fail(cudaError_t err, const char *file, int line, const cha
 
 CM__TLS_SMALL int cm__thread_device = -1;
 
+/* ------------------------------------------------------------------ kernel names */
+
+/* The C++ ABI's demangler, in libstdc++ (linked for the CUDA objects). Weak: a program linked
+ * without it gets the mangled names. */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status)
+    __attribute__((weak));
+
+const char *cm__kernel_name(const char *name, char *buf, size_t size) {
+    if (name == NULL || buf == NULL || size == 0) return name;
+    if (__cxa_demangle == NULL || strncmp(name, "_Z", 2) != 0) return name;
+    int status = -1;
+    char *d = __cxa_demangle(name, NULL, NULL, &status);
+    if (d == NULL || status != 0) {
+        free(d);
+        return name;
+    }
+    cm__strlcpy(buf, d, size);
+    free(d);
+    return buf;
+}
+
 /* ------------------------------------------------------------------ lost contexts */
 
 /* lost[d] != 0 once a sticky error was seen on device d; lost_any for "any device". The first

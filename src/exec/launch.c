@@ -456,7 +456,8 @@ cm_status_t cm_kernel_attrs_get(const void *kernel, int device, cm_kernel_attrs_
             name = NULL;
             (void)cm__cuda.get_last_error();
         }
-        s = cm_kernel_attrs_from_cuda(&attr, name, out);
+        char readable[sizeof out->name];
+        s = cm_kernel_attrs_from_cuda(&attr, cm__kernel_name(name, readable, sizeof readable), out);
     }
     cm__leave(&sc);
     return s;

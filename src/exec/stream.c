@@ -56,9 +56,11 @@ struct cm__stream {
     int next_free;               /* index of the next free stream of the class, -1: none */
     const char *file;            /* last acquire */
     int line;
-    const void *last_kernel;     /* last library launch queued on it since the acquire */
+    const void *last_kernel;     /* last cm_launch queued on it since the acquire */
     const char *last_file;
     int last_line;
+    const char *last_op;         /* or: the library operation (cm_gemm, cm_reduce_sum_f32...)
+                                    that queued the last work, static storage; NULL: none */
     void *scratch;               /* device scratch of work queued on it (cm__stream_scratch) */
     size_t scratch_bytes;
 };
@@ -344,6 +346,7 @@ typedef struct cm__launch_site {
     const void *last_kernel;
     const char *last_file;
     int last_line;
+    const char *last_op;
 } cm__launch_site_t;
 
 /* The launch site of the stream whose handle is h; false when h is not acquired any more. */
@@ -357,6 +360,7 @@ static bool cm__stream_site(const void *h, cm__launch_site_t *out) {
         out->last_kernel = s->last_kernel;
         out->last_file = s->last_file;
         out->last_line = s->last_line;
+        out->last_op = s->last_op;
     }
     cm__core_unlock();
     return s != NULL;
@@ -387,13 +391,20 @@ static void cm__attribute_fault(const void *h, int ordinal) {
                 cm__leave(&sc);
             }
         }
-        if (ls.last_file != NULL || ls.last_kernel != NULL) {
+        char kdemangled[256];
+        if (ls.last_op != NULL) {
+            snprintf(extra, sizeof extra,
+                     "; the last work the library queued on this stream (%s priority, acquired "
+                     "at %s) was a kernel of %s",
+                     cm__prio_name(ls.priority), cm__site(ls.file, site, sizeof site, ls.line),
+                     ls.last_op);
+        } else if (ls.last_file != NULL || ls.last_kernel != NULL) {
             char where[CM__SITE_MAX];
             snprintf(extra, sizeof extra,
                      "; the last launch the library queued on this stream (%s priority, acquired "
                      "at %s) was %s at %s",
                      cm__prio_name(ls.priority), cm__site(ls.file, site, sizeof site, ls.line),
-                     kname ? kname : "a kernel",
+                     kname ? cm__kernel_name(kname, kdemangled, sizeof kdemangled) : "a kernel",
                      cm__site(ls.last_file, where, sizeof where, ls.last_line));
         } else {
             snprintf(extra, sizeof extra,
@@ -539,6 +550,7 @@ cm_status_t cm_stream_acquire_at(cm_device_t *dev, cm_stream_priority_t priority
     }
     x->free_head[c] = s->next_free;
     s->next_free = -1;
+    s->last_op = NULL;
     s->last_kernel = NULL;
     s->last_file = NULL;
     s->last_line = 0;
@@ -718,6 +730,13 @@ cm_status_t cm__stream_for_device(cm_stream_t *stream, int ordinal, const char *
     cm_status_t st = cm__stream_check_locked(stream, "stream", func, &s);
     cudaStream_t c = st == CM_OK ? s->cs : NULL;
     int sd = st == CM_OK ? s->ordinal : -1;
+    if (st == CM_OK && sd == ordinal) {
+        /* the caller queues its kernels next: a later fault on the stream names it */
+        s->last_kernel = NULL;
+        s->last_file = NULL;
+        s->last_line = 0;
+        s->last_op = func;
+    }
     cm__core_unlock();
     CM_TRY(st);
     if (sd != ordinal) {
@@ -741,6 +760,7 @@ cm_status_t cm__stream_for_launch(cm_stream_t *stream, const void *kernel, const
         s->last_kernel = kernel;
         s->last_file = file;
         s->last_line = line;
+        s->last_op = NULL;
         *out = s->cs;
         *ordinal = s->ordinal;
     }
@@ -836,10 +856,14 @@ cm_status_t cm_device_synchronize(cm_device_t *dev) {
     for (int c = 0; x != NULL && c < 2; ++c) {
         for (unsigned i = 0; i < x->cap[c]; ++i) {
             const struct cm__stream *s = &x->streams[c][i];
-            if (s->handle == NULL || s->last_file == NULL) continue;
-            cm__text_printf(&t, "%s%s:%d",
-                            named ? ", " : "; last library launches on its acquired streams: ",
-                            s->last_file, s->last_line);
+            if (s->handle == NULL || (s->last_file == NULL && s->last_op == NULL)) continue;
+            if (s->last_op != NULL)
+                cm__text_printf(&t, "%s%s", named ? ", " : "; last library launches on its "
+                                "acquired streams: ", s->last_op);
+            else
+                cm__text_printf(&t, "%s%s:%d",
+                                named ? ", " : "; last library launches on its acquired streams: ",
+                                s->last_file, s->last_line);
             ++named;
         }
     }

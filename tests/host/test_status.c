@@ -174,9 +174,24 @@ static void test_check_context_arguments(void **state) {
     cm_last_error_clear();
 }
 
+/* Kernel names in messages read as the source does: a C++ symbol demangled, a C name and a
+ * name the demangler refuses as they are, a short buffer truncated. */
+static void test_kernel_names_demangled(void **state) {
+    (void)state;
+    char buf[128];
+    assert_string_equal(cm__kernel_name("_Z12saxpy_kernelfPKfPfm", buf, sizeof buf),
+                        "saxpy_kernel(float, float const*, float*, unsigned long)");
+    assert_string_equal(cm__kernel_name("plain_c_kernel", buf, sizeof buf), "plain_c_kernel");
+    assert_string_equal(cm__kernel_name("_Zgarbage", buf, sizeof buf), "_Zgarbage");
+    char small[8];
+    assert_string_equal(cm__kernel_name("_Z12saxpy_kernelfPKfPfm", small, sizeof small), "saxpy_k");
+    assert_null(cm__kernel_name(NULL, buf, sizeof buf));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_status_has_a_unique_name_and_text),
+        cmocka_unit_test(test_kernel_names_demangled),
         cmocka_unit_test(test_out_of_range_status),
         cmocka_unit_test(test_last_error_starts_clear_and_clears),
         cmocka_unit_test(test_format_report),

@@ -358,6 +358,19 @@ static void test_dependencies_callbacks_devices(void **state) {
     assert_int_not_equal(cm_device_synchronize(d0), CM_OK);
     assert_non_null(strstr(cm_last_error()->message, "my_kernels.c:42"));
     CM_ASSERT_OK(cm_device_synchronize(d0));
+    /* a library operation (kernels.h, cm_gemm) that queues on the stream is named instead */
+    CM_ASSERT_OK(cm__stream_for_device(a, 0, "buffers", "cm_reduce_sum_f32", &cs));
+    xfake_fail(XF_STREAM_SYNC, cudaErrorInvalidValue, 1);
+    assert_int_not_equal(cm_stream_synchronize(a), CM_OK);
+    assert_non_null(strstr(cm_last_error()->message, "was a kernel of cm_reduce_sum_f32"));
+    assert_null(strstr(cm_last_error()->message, "my_kernels.c:42"));
+    xfake_fail(XF_DEVICE_SYNC, cudaErrorInvalidValue, 1);
+    assert_int_not_equal(cm_device_synchronize(d0), CM_OK);
+    assert_non_null(strstr(cm_last_error()->message, "cm_reduce_sum_f32"));
+    /* a stream of another device is refused and records nothing */
+    EXPECT_FAIL(cm__stream_for_device(c, 0, "buffers", "cm_gemm", &cs), CM_ERROR_INVALID_ARGUMENT,
+                "stream belongs to device 1");
+    CM_ASSERT_OK(cm_device_synchronize(d0));
     bool idle = false;
     CM_ASSERT_OK(cm_stream_query(a, &idle));
     assert_true(idle);
