@@ -117,8 +117,32 @@ typedef enum cm_dtype {
     CM_DTYPE_I8 = 0, CM_DTYPE_U8 = 1, CM_DTYPE_I32 = 2, CM_DTYPE_U32 = 3, CM_DTYPE_I64 = 4,
     CM_DTYPE_U64 = 5, CM_DTYPE_F16 = 6, CM_DTYPE_F32 = 7, CM_DTYPE_F64 = 8, CM_DTYPE_BF16 = 9
 } cm_dtype_t;
+/** @var CM_DTYPE_I8
+ *  @brief int8_t */
+/** @var CM_DTYPE_U8
+ *  @brief uint8_t */
+/** @var CM_DTYPE_I32
+ *  @brief int32_t */
+/** @var CM_DTYPE_U32
+ *  @brief uint32_t */
+/** @var CM_DTYPE_I64
+ *  @brief int64_t */
+/** @var CM_DTYPE_U64
+ *  @brief uint64_t */
+/** @var CM_DTYPE_F16
+ *  @brief IEEE 754 half precision (binary16), 2 bytes */
+/** @var CM_DTYPE_F32
+ *  @brief float */
+/** @var CM_DTYPE_F64
+ *  @brief double */
+/** @var CM_DTYPE_BF16
+ *  @brief bfloat16 (cm_bf16_t of kernels.h), 2 bytes */
 
-/** @brief Bytes of one element of a type; 0 for a value outside the enum. */
+/**
+ * @brief Bytes of one element of a type; 0 for a value outside the enum.
+ * @param[in] dtype  any value.
+ * @return 1, 2, 4 or 8; 0 for a value outside the enum. Pure function. Thread-safe.
+ */
 static inline size_t cm_dtype_size(cm_dtype_t dtype) {
     switch (dtype) {
     case CM_DTYPE_I8: case CM_DTYPE_U8: return 1;

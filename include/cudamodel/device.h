@@ -36,13 +36,13 @@ typedef struct cm_device_limits {
     int max_grid_dim[3];                /**< x, y, z: 2^31-1, 65535, 65535 */
     size_t shared_mem_per_block;        /**< default per-block limit (48 KiB) */
     size_t shared_mem_per_block_optin;  /**< limit after cudaFuncSetAttribute opt-in */
-    size_t shared_mem_per_multiprocessor;
+    size_t shared_mem_per_multiprocessor; /**< shared memory of one SM, all resident blocks together */
     size_t reserved_shared_mem_per_block; /**< used by the system per block */
     int regs_per_block;                 /**< 32-bit registers available to one block */
-    int regs_per_multiprocessor;
-    int max_threads_per_multiprocessor;
-    int max_blocks_per_multiprocessor;
-    size_t l2_cache_bytes;
+    int regs_per_multiprocessor;        /**< 32-bit registers of one SM (65536 so far) */
+    int max_threads_per_multiprocessor; /**< resident threads per SM, e.g. 2048 (sm_90), 1536 (sm_89) */
+    int max_blocks_per_multiprocessor;  /**< resident blocks per SM, e.g. 32 (sm_90), 24 (sm_89) */
+    size_t l2_cache_bytes;              /**< L2 cache size; 0 for a target description */
     size_t total_global_mem;            /**< bytes of device memory */
     int cluster_launch;                 /**< 1 when thread-block clusters are supported (sm_90+) */
     char pci_bus_id[32];                /**< "0000:3b:00.0", "" for a target description */
@@ -73,6 +73,10 @@ CM_API cm_status_t cm_device_get_limits(int ordinal, cm_device_limits_t *out);
 
 /**
  * @brief Free and total device memory of a device (cudaMemGetInfo), bytes.
+ * @param[in]  ordinal      device ordinal, 0 .. count-1.
+ * @param[out] free_bytes   receives the free memory in bytes (all processes counted); not NULL;
+ *                          unchanged on failure.
+ * @param[out] total_bytes  receives the total memory in bytes; not NULL; unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL pointers or a bad ordinal; CUDA failures
  *         as recorded by the error layer. Creates the device's primary context if needed.
  */
@@ -87,6 +91,7 @@ CM_API cm_status_t cm_driver_version(int *version);
 
 /**
  * @brief Version of the CUDA runtime loaded into this process (1000*major + 10*minor).
+ * @param[out] version  receives it, e.g. 13000 for CUDA 13.0; unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT when version is NULL.
  */
 CM_API cm_status_t cm_runtime_version(int *version);
@@ -101,9 +106,9 @@ CM_API int cm_runtime_version_built(void);
 typedef struct cm_arch_list {
     int sass[CM_ARCH_LIST_MAX];     /**< 10*major + minor for each SASS build, e.g. 90 */
     int sass_specific[CM_ARCH_LIST_MAX]; /**< 1 when that SASS is arch-specific (sm_90a): exact match only */
-    int n_sass;
+    int n_sass;                     /**< entries used in sass and sass_specific */
     int ptx[CM_ARCH_LIST_MAX];      /**< 10*major + minor for each PTX build, e.g. 120 */
-    int n_ptx;
+    int n_ptx;                      /**< entries used in ptx */
 } cm_arch_list_t;
 
 /**
@@ -112,6 +117,8 @@ typedef struct cm_arch_list {
  * "XY-real" adds SASS, "XY-virtual" adds PTX, a bare "XY" adds both (CMake's rule).
  * Suffixes "a" (arch-specific) and "f" (family) are understood.
  *
+ * @param[in]  cmake_list  the list, entries separated by ';'.
+ * @param[out] out         filled on success; unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments, an empty list, an entry that is
  *         not an architecture (the message quotes it) or more than CM_ARCH_LIST_MAX entries.
  */
@@ -127,7 +134,11 @@ typedef enum cm_image_kind {
     CM_IMAGE_NATIVE = 2    /**< compatible machine code is in the binary */
 } cm_image_kind_t;
 
-/** @brief Short name of an image kind: "native", "PTX JIT", "none". */
+/**
+ * @brief Short name of an image kind: "native", "PTX JIT", "none".
+ * @param[in] kind  any value; values outside the enum give "unknown".
+ * @return a static string, never NULL. Thread-safe.
+ */
 CM_API const char *cm_image_kind_name(cm_image_kind_t kind);
 
 /**
@@ -160,7 +171,13 @@ typedef struct cm_kernel_image {
  */
 CM_API cm_status_t cm_device_check_kernel_image(int ordinal, cm_kernel_image_t *out);
 
-/** @brief Write "sm_XY" for a 10*major + minor value into buf (at least 12 bytes). Returns buf. */
+/**
+ * @brief Write "sm_XY" for a 10*major + minor value into buf (snprintf rules).
+ * @param[in]  cc    10*major + minor, e.g. 90 gives "sm_90"; 0 or less gives "sm_?".
+ * @param[out] buf   destination, at least 12 bytes for any int; NULL writes nothing.
+ * @param[in]  size  capacity of buf; 0 writes nothing.
+ * @return buf. Pure function. Thread-safe.
+ */
 CM_API char *cm_arch_name(int cc, char *buf, size_t size);
 
 /* ==============================================================================================

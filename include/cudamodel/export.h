@@ -8,6 +8,13 @@
 #ifndef CUDAMODEL_EXPORT_H
 #define CUDAMODEL_EXPORT_H
 
+/**
+ * @def CM_API
+ * @brief Marks a declaration as part of the exported API: default symbol visibility with GCC
+ *        and Clang (the library is built with hidden visibility), dllexport / dllimport on
+ *        Windows for a shared build, empty otherwise. Every exported cm_ function carries it;
+ *        static inline functions of the headers do not (they export no symbol).
+ */
 #if defined(_WIN32)
 #  if defined(CM_BUILDING_LIBRARY) && defined(CM_SHARED_LIBRARY)
 #    define CM_API __declspec(dllexport)

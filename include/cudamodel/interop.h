@@ -42,16 +42,26 @@ CM_EXTERN_C_BEGIN
 
 /**
  * @brief The status a CUDA error maps to (pure table lookup; records nothing).
+ * @param err  any cudaError_t value.
  * @return CM_OK for cudaSuccess; CM_ERROR_CUDA for values CUDA 13 does not define.
  * Note: cudaErrorInsufficientDriver maps to CM_ERROR_DRIVER_TOO_OLD here; only
  * cm_record_cuda_error(), which can ask for the driver version, tells "no driver" apart.
  */
 CM_API cm_status_t cm_status_from_cuda(cudaError_t err);
 
-/** @brief A static hint that says how to fix a CUDA error; never NULL. */
+/**
+ * @brief A static hint that says how to fix a CUDA error; never NULL.
+ * @param err  any cudaError_t value.
+ * @return a static string, never NULL.
+ */
 CM_API const char *cm_cuda_error_hint(cudaError_t err);
 
-/** @brief Whether a CUDA error loses the context (the process must restart to use CUDA again). */
+/**
+ * @brief Whether a CUDA error loses the context (the process must restart to use CUDA again).
+ * @param err  any cudaError_t value.
+ * @return true for the sticky errors (an illegal address, an unspecified launch failure, a
+ *         device-side assert ...), false for the others and for cudaSuccess.
+ */
 CM_API bool cm_cuda_error_is_sticky(cudaError_t err);
 
 /**
@@ -76,7 +86,11 @@ CM_API cm_status_t cm_record_cuda_error(cudaError_t err, const char *call, const
 /**
  * @brief Check the application's own kernel launch: cudaGetLastError(), and in synchronous
  *        debug mode also cudaDeviceSynchronize(), attributing any fault to this launch.
- * @param kernel_name  name shown in the detail (e.g. "vector_add<<<grid, block>>>").
+ * @param kernel_name  name shown in the detail (e.g. "vector_add<<<grid, block>>>"); NULL
+ *                     shows "kernel".
+ * @param file         source file of the launch (CM_LAUNCH_CHECK() passes __FILE__); NULL is
+ *                     allowed.
+ * @param line         source line of the launch.
  * @return CM_OK; CM_ERROR_INVALID_LAUNCH / CM_ERROR_NO_KERNEL_IMAGE / ... for launch errors;
  *         CM_ERROR_CONTEXT_LOST when the kernel faulted (sync mode), naming kernel_name.
  */
@@ -108,6 +122,15 @@ CM_API cm_status_t cm_kernel_attrs_from_cuda(const struct cudaFuncAttributes *at
  * @brief cm_launch_at() on a CUDA stream of the application's own (0: the legacy default
  *        stream, or cfg->stream when that is set). Same checks, cache and debug mode as
  *        cm_launch().
+ * @param kernel  the __global__ function, as for cm_launch().
+ * @param cfg     the configuration, as for cm_launch(); cfg->stream must be NULL when stream
+ *                is not 0.
+ * @param args    the argument pointers, as for cm_launch().
+ * @param stream  a CUDA stream of the application on the current device, or 0; without
+ *                cfg->stream the launch runs on the caller's current device.
+ * @param file    the caller's source file, or NULL (a string of static storage duration such
+ *                as __FILE__).
+ * @param line    the caller's line.
  * @return the statuses of cm_launch(); CM_ERROR_INVALID_ARGUMENT also when both cfg->stream
  *         and a non-zero CUDA stream are given.
  */

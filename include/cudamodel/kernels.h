@@ -209,7 +209,15 @@ typedef enum cm_reduce_op {
  * float for F32 sum/min/max/dot, double for F64, int64_t for I32 sum, int32_t for I32 min/max,
  * uint64_t for argmin/argmax.
  * @param stream  library stream, or NULL for the legacy default stream of the buffers' device
+ * @param op      the reduction
+ * @param dtype   element type of x (and y): CM_DTYPE_F32 or CM_DTYPE_F64, and CM_DTYPE_I32 for
+ *                sum, min and max (cm_reduce_op_t says which operation takes which)
+ * @param n       number of elements to reduce (0 gives the identity, see the section above)
+ * @param x, x_offset  the input buffer and its first element (counted in elements of dtype)
  * @param y, y_offset  the second input of CM_REDUCE_DOT; NULL for the others
+ * @param result, result_offset  the device buffer that receives the result and the element
+ *                (counted in elements of the result type) it is written to; it may not lie
+ *                inside the input ranges
  * @return CM_OK when queued; CM_ERROR_INVALID_ARGUMENT for a type the operation does not take
  *         (see cm_reduce_op_t) or any check of the calling convention above.
  */
@@ -221,10 +229,21 @@ CM_API cm_status_t cm_reduce(cm_stream_t *stream, cm_reduce_op_t op, cm_dtype_t 
  * @brief cm_reduce() with the result in host memory: synchronous, returns when *result is
  *        written.
  *
+ * @param stream  library stream, or NULL for the legacy default stream of the buffers' device;
+ *                the reduction is queued on it and the call waits for its result
+ * @param op      the reduction
+ * @param dtype   element type of x (and y), as for cm_reduce()
+ * @param n       number of elements to reduce (0 gives the identity, see the section above)
+ * @param x, x_offset  the input buffer and its first element (counted in elements of dtype)
+ * @param y, y_offset  the second input of CM_REDUCE_DOT; NULL for the others
  * @param result  the reduction's value (type as for cm_reduce()), or for argmin / argmax the
  *                uint64_t index (CM_REDUCE_NO_INDEX for n = 0); not NULL
  * @param value   argmin / argmax only: where to store the element at the index (the identity of
  *                the extreme for n = 0), or NULL; must be NULL for the other operations
+ * @return CM_OK once *result is written; CM_ERROR_INVALID_ARGUMENT for a NULL result, a value
+ *         that is not NULL for an operation other than argmin / argmax, a type the operation
+ *         does not take, or any check of the calling convention above; CM_ERROR_CONTEXT_LOST
+ *         and the status of an asynchronous fault as recorded.
  */
 CM_API cm_status_t cm_reduce_to_host(cm_stream_t *stream, cm_reduce_op_t op, cm_dtype_t dtype,
                                      size_t n, const cm_buffer_t *x, size_t x_offset,
@@ -247,20 +266,65 @@ CM_API cm_status_t cm_reduce_to_host(cm_stream_t *stream, cm_reduce_op_t op, cm_
         return cm_reduce_to_host(stream, OP, DT, n, x, x_offset, NULL, 0, out, NULL);           \
     }
 
-/** @brief Sum: float result, float64 accumulation (see the bound above). */
+/** @brief Sum of n floats of x (from element x_offset) into the float at element
+ *         result_offset of result, in stream order: float64 accumulation, rounded once (see
+ *         the bound above). */
 CM__REDUCE_INLINE(sum_f32, CM_REDUCE_SUM, CM_DTYPE_F32, float)
-/** @brief Sum: double. */
+/** @fn cm_status_t cm_reduce_sum_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+ *                                  size_t x_offset, size_t n, float *out)
+ *  @brief Sum of n floats of x into *out; synchronous. Float64 accumulation, rounded once. */
+/** @brief Sum of n doubles of x into the double at element result_offset of result, in
+ *         stream order. */
 CM__REDUCE_INLINE(sum_f64, CM_REDUCE_SUM, CM_DTYPE_F64, double)
-/** @brief Sum of int32 values, exact in int64. */
+/** @fn cm_status_t cm_reduce_sum_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+ *                                  size_t x_offset, size_t n, double *out)
+ *  @brief Sum of n doubles of x into *out; synchronous. */
+/** @brief Sum of n int32 values of x, exact in int64, into the int64_t at element
+ *         result_offset of result, in stream order. */
 CM__REDUCE_INLINE(sum_i32, CM_REDUCE_SUM, CM_DTYPE_I32, int64_t)
-/** @brief Minimum (NaN if any element is NaN). */
+/** @fn cm_status_t cm_reduce_sum_i32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+ *                                  size_t x_offset, size_t n, int64_t *out)
+ *  @brief Sum of n int32 values of x, exact in int64, into *out; synchronous. */
+/** @brief Minimum of n floats of x (NaN if any element is NaN, +inf for n = 0) into the
+ *         float at element result_offset of result, in stream order. */
 CM__REDUCE_INLINE(min_f32, CM_REDUCE_MIN, CM_DTYPE_F32, float)
+/** @fn cm_status_t cm_reduce_min_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+ *                                  size_t x_offset, size_t n, float *out)
+ *  @brief Minimum of n floats of x (NaN if any element is NaN, +inf for n = 0) into *out;
+ *         synchronous. */
+/** @brief Minimum of n doubles of x (NaN if any element is NaN, +inf for n = 0) into the
+ *         double at element result_offset of result, in stream order. */
 CM__REDUCE_INLINE(min_f64, CM_REDUCE_MIN, CM_DTYPE_F64, double)
+/** @fn cm_status_t cm_reduce_min_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+ *                                  size_t x_offset, size_t n, double *out)
+ *  @brief Minimum of n doubles of x (NaN if any element is NaN, +inf for n = 0) into *out;
+ *         synchronous. */
+/** @brief Minimum of n int32 values of x (INT32_MAX for n = 0) into the int32_t at element
+ *         result_offset of result, in stream order. */
 CM__REDUCE_INLINE(min_i32, CM_REDUCE_MIN, CM_DTYPE_I32, int32_t)
-/** @brief Maximum (NaN if any element is NaN). */
+/** @fn cm_status_t cm_reduce_min_i32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+ *                                  size_t x_offset, size_t n, int32_t *out)
+ *  @brief Minimum of n int32 values of x (INT32_MAX for n = 0) into *out; synchronous. */
+/** @brief Maximum of n floats of x (NaN if any element is NaN, -inf for n = 0) into the
+ *         float at element result_offset of result, in stream order. */
 CM__REDUCE_INLINE(max_f32, CM_REDUCE_MAX, CM_DTYPE_F32, float)
+/** @fn cm_status_t cm_reduce_max_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+ *                                  size_t x_offset, size_t n, float *out)
+ *  @brief Maximum of n floats of x (NaN if any element is NaN, -inf for n = 0) into *out;
+ *         synchronous. */
+/** @brief Maximum of n doubles of x (NaN if any element is NaN, -inf for n = 0) into the
+ *         double at element result_offset of result, in stream order. */
 CM__REDUCE_INLINE(max_f64, CM_REDUCE_MAX, CM_DTYPE_F64, double)
+/** @fn cm_status_t cm_reduce_max_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+ *                                  size_t x_offset, size_t n, double *out)
+ *  @brief Maximum of n doubles of x (NaN if any element is NaN, -inf for n = 0) into *out;
+ *         synchronous. */
+/** @brief Maximum of n int32 values of x (INT32_MIN for n = 0) into the int32_t at element
+ *         result_offset of result, in stream order. */
 CM__REDUCE_INLINE(max_i32, CM_REDUCE_MAX, CM_DTYPE_I32, int32_t)
+/** @fn cm_status_t cm_reduce_max_i32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+ *                                  size_t x_offset, size_t n, int32_t *out)
+ *  @brief Maximum of n int32 values of x (INT32_MIN for n = 0) into *out; synchronous. */
 
 #undef CM__REDUCE_INLINE
 
@@ -276,13 +340,42 @@ CM__REDUCE_INLINE(max_i32, CM_REDUCE_MAX, CM_DTYPE_I32, int32_t)
         return cm_reduce_to_host(stream, OP, DT, n, x, x_offset, NULL, 0, index, value);        \
     }
 
-/** @brief Index of the first minimum (first NaN if any); synchronous form: *index
- *         (CM_REDUCE_NO_INDEX for n = 0) and, when value is not NULL, the element there. */
+/** @brief Index of the first minimum of n floats of x, relative to x_offset (the first NaN if
+ *         any; CM_REDUCE_NO_INDEX for n = 0), into the uint64_t at element result_offset of
+ *         result, in stream order. */
 CM__ARG_INLINE(argmin_f32, CM_REDUCE_ARGMIN, CM_DTYPE_F32, float)
+/** @fn cm_status_t cm_reduce_argmin_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+ *                                  size_t x_offset, size_t n, uint64_t *index, float *value)
+ *  @brief Index of the first minimum of n floats of x into *index (CM_REDUCE_NO_INDEX for
+ *         n = 0) and, when value is not NULL, the element there into *value (+inf for
+ *         n = 0); synchronous. */
+/** @brief Index of the first minimum of n doubles of x, relative to x_offset (the first NaN if
+ *         any; CM_REDUCE_NO_INDEX for n = 0), into the uint64_t at element result_offset of
+ *         result, in stream order. */
 CM__ARG_INLINE(argmin_f64, CM_REDUCE_ARGMIN, CM_DTYPE_F64, double)
-/** @brief Index of the first maximum (first NaN if any). */
+/** @fn cm_status_t cm_reduce_argmin_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+ *                                  size_t x_offset, size_t n, uint64_t *index, double *value)
+ *  @brief Index of the first minimum of n doubles of x into *index (CM_REDUCE_NO_INDEX for
+ *         n = 0) and, when value is not NULL, the element there into *value (+inf for
+ *         n = 0); synchronous. */
+/** @brief Index of the first maximum of n floats of x, relative to x_offset (the first NaN if
+ *         any; CM_REDUCE_NO_INDEX for n = 0), into the uint64_t at element result_offset of
+ *         result, in stream order. */
 CM__ARG_INLINE(argmax_f32, CM_REDUCE_ARGMAX, CM_DTYPE_F32, float)
+/** @fn cm_status_t cm_reduce_argmax_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+ *                                  size_t x_offset, size_t n, uint64_t *index, float *value)
+ *  @brief Index of the first maximum of n floats of x into *index (CM_REDUCE_NO_INDEX for
+ *         n = 0) and, when value is not NULL, the element there into *value (-inf for
+ *         n = 0); synchronous. */
+/** @brief Index of the first maximum of n doubles of x, relative to x_offset (the first NaN if
+ *         any; CM_REDUCE_NO_INDEX for n = 0), into the uint64_t at element result_offset of
+ *         result, in stream order. */
 CM__ARG_INLINE(argmax_f64, CM_REDUCE_ARGMAX, CM_DTYPE_F64, double)
+/** @fn cm_status_t cm_reduce_argmax_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
+ *                                  size_t x_offset, size_t n, uint64_t *index, double *value)
+ *  @brief Index of the first maximum of n doubles of x into *index (CM_REDUCE_NO_INDEX for
+ *         n = 0) and, when value is not NULL, the element there into *value (-inf for
+ *         n = 0); synchronous. */
 
 #undef CM__ARG_INLINE
 
@@ -363,7 +456,7 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * ## Kernels (chosen per call, run time)
  * By the device's compute capability and the shape class (small: fewer 128 x 128 tiles of C
  * than multiprocessors; skinny: min(M, N) <= 256 or K <= 256; large: the rest), from a table
- * in src/gemm_api.c that `bench_gemm --tune` produced: FP32 runs the FFMA kernel
+ * in src/compute/gemm_api.c that `bench_gemm --tune` produced: FP32 runs the FFMA kernel
  * (kernels/gemm_ffma.cu) everywhere; TF32 and BF16 run an mma.sync tensor-core kernel
  * (kernels/gemm_mma.cu) on sm_80 and later, and the Hopper wgmma kernel on sm_90 where the
  * library carries it and the problem is "TN" (op(A) contiguous along K, op(B) contiguous
@@ -385,11 +478,15 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
 /** @brief A bfloat16 value (1 sign, 8 exponent, 7 mantissa bits): the upper half of a float.
  *         A struct, so it cannot be mixed up with an integer; 2 bytes, no padding. */
 typedef struct cm_bf16 {
-    uint16_t bits;
+    uint16_t bits; /**< the upper 16 bits of the IEEE float of the same value */
 } cm_bf16_t;
 
-/** @brief float -> bf16, rounding to nearest, ties to even; +-inf stay infinite, NaN stays a
- *         (quiet) NaN with its sign, values past the largest bf16 round to infinity. Thread-safe. */
+/**
+ * @brief float -> bf16, rounding to nearest, ties to even; +-inf stay infinite, NaN stays a
+ *        (quiet) NaN with its sign, values past the largest bf16 round to infinity. Thread-safe.
+ * @param x  any float.
+ * @return the bf16 value.
+ */
 static inline cm_bf16_t cm_bf16_from_float(float x) {
     uint32_t u;
     memcpy(&u, &x, 4);
@@ -402,19 +499,33 @@ static inline cm_bf16_t cm_bf16_from_float(float x) {
     r.bits = (uint16_t)(u >> 16);
     return r;
 }
-/** @brief bf16 -> float (exact). */
+/**
+ * @brief bf16 -> float (exact).
+ * @param x  any bf16 value.
+ * @return the float of the same value.
+ */
 static inline float cm_bf16_to_float(cm_bf16_t x) {
     const uint32_t u = (uint32_t)x.bits << 16;
     float f;
     memcpy(&f, &u, 4);
     return f;
 }
-/** @brief out[i] = cm_bf16_from_float(in[i]) for i < n (host arrays; NULL arrays: nothing). */
+/**
+ * @brief out[i] = cm_bf16_from_float(in[i]) for i < n (host arrays; NULL arrays: nothing).
+ * @param[out] out  n bf16 values; NULL does nothing.
+ * @param[in]  in   n floats; NULL does nothing.
+ * @param[in]  n    number of elements.
+ */
 static inline void cm_bf16_from_float_array(cm_bf16_t *out, const float *in, size_t n) {
     if (out == NULL || in == NULL) return;
     for (size_t i = 0; i < n; ++i) out[i] = cm_bf16_from_float(in[i]);
 }
-/** @brief out[i] = cm_bf16_to_float(in[i]) for i < n (host arrays; NULL arrays: nothing). */
+/**
+ * @brief out[i] = cm_bf16_to_float(in[i]) for i < n (host arrays; NULL arrays: nothing).
+ * @param[out] out  n floats; NULL does nothing.
+ * @param[in]  in   n bf16 values; NULL does nothing.
+ * @param[in]  n    number of elements.
+ */
 static inline void cm_bf16_to_float_array(float *out, const cm_bf16_t *in, size_t n) {
     if (out == NULL || in == NULL) return;
     for (size_t i = 0; i < n; ++i) out[i] = cm_bf16_to_float(in[i]);
@@ -465,10 +576,19 @@ CM_API cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision,
 /**
  * @brief The kernel configuration cm_gemm() would run for this problem on device `ordinal`
  *        (the dispatch table's choice, or CUDAMODEL_GEMM_CONFIG's), as a static name such as
- *        "ffma:128x128x8", "mma:128x128" or "sm90"; layout, ops and leading dimensions as for
- *        cm_gemm, operands assumed 16-byte aligned. For benchmarks and reports.
- * @return CM_OK and *name; CM_ERROR_INVALID_ARGUMENT for an unknown precision / layout / op or a
- *         NULL name; the failure of reading the device's compute capability.
+ *        "ffma:128x128x8", "mma:128x128" or "sm90"; layout and ops as for cm_gemm, operands
+ *        assumed packed (leading dimensions rounded up to 16 bytes) and 16-byte aligned. For
+ *        benchmarks and reports.
+ * @param ordinal    device ordinal whose compute capability and multiprocessor count decide.
+ * @param precision  element types and arithmetic, as for cm_gemm().
+ * @param layout     storage order of all three matrices.
+ * @param op_a, op_b  transpose A / B or not.
+ * @param m, n, k    op(A) is m x k, op(B) k x n, C m x n; each 0 .. 2^31 - 1.
+ * @param name       receives the static name; "?" on a failure after this pointer was checked;
+ *                   not NULL.
+ * @return CM_OK and *name; CM_ERROR_INVALID_ARGUMENT for an unknown precision / layout / op, a
+ *         NULL name, m, n or k of 2^31 or more, or an ordinal that does not exist; the failure
+ *         of reading the device's compute capability.
  */
 CM_API cm_status_t cm_gemm_config_name(int ordinal, cm_gemm_precision_t precision,
                                        cm_gemm_layout_t layout, cm_gemm_op_t op_a,

@@ -27,6 +27,12 @@ CM_EXTERN_C_BEGIN
 typedef struct cm_dim3 {
     unsigned int x, y, z;
 } cm_dim3_t;
+/** @var cm_dim3::x
+ *  @brief Extent along x (blocks of a grid, threads of a block, blocks of a cluster). */
+/** @var cm_dim3::y
+ *  @brief Extent along y; 0 stands for 1 in a launch configuration. */
+/** @var cm_dim3::z
+ *  @brief Extent along z; 0 stands for 1 in a launch configuration. */
 
 /** @brief An opaque stream handle of the library (see stream.h). */
 typedef struct cm_stream cm_stream_t;
@@ -59,8 +65,12 @@ typedef struct cm_launch_config {
 CM_API cm_status_t cm_launch_config_1d(uint64_t n, unsigned int threads_per_block,
                                        cm_launch_config_t *cfg);
 
-/** @brief Total threads a configuration launches (grid x block; y, z of 0 count as 1; 0 for NULL or grid.x = 0;
- *         saturates at UINT64_MAX). */
+/**
+ * @brief Total threads a configuration launches (grid x block; y, z of 0 count as 1; 0 for NULL or grid.x = 0;
+ *        saturates at UINT64_MAX).
+ * @param[in] cfg  the configuration, or NULL; not modified.
+ * @return the number of threads. Pure function. Thread-safe.
+ */
 CM_API uint64_t cm_launch_config_threads(const cm_launch_config_t *cfg);
 
 /** @brief What CUDA knows about one compiled kernel (cudaFuncGetAttributes), as plain data. */
@@ -108,6 +118,11 @@ CM_API cm_status_t cm_launch_config_validate(const cm_launch_config_t *cfg,
 /**
  * @brief A 2-D tiling configuration: one tile_x x tile_y block per tile of a width x height
  *        domain (x along width), grid = ceil(width / tile_x) x ceil(height / tile_y).
+ * @param[in]  width   elements along x.
+ * @param[in]  height  elements along y.
+ * @param[in]  tile_x  threads per block along x, at least 1.
+ * @param[in]  tile_y  threads per block along y, at least 1; tile_x * tile_y at most 1024.
+ * @param[out] cfg     overwritten on success (other fields zeroed); unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT when cfg is NULL, a tile extent is 0, the tile has
  *         more than 1024 threads, or the grid exceeds 2^31-1 x 65535 (the message gives numbers).
  *         A width or height of 0 gives an empty launch (grid.x = 0).
@@ -123,15 +138,22 @@ CM_API cm_status_t cm_launch_config_2d(uint64_t width, uint64_t height, unsigned
  *                     family name, case-insensitive ("RTX 4060 Ti", "H200", "A100", "T4",
  *                     "Jetson Orin", "RTX 50"); products map to their architecture.
  * @param[out] out     filled with the architecture's limits; ordinal -1; name says which target
- *                     ("sm_89 (Ada: RTX 40, L4, L40)"); multiprocessor_count is that of a
- *                     representative product and total_global_mem 0 (they vary by product).
+ *                     ("sm_89 (Ada: RTX 40, L4, L40, L40S, RTX 6000 Ada)"); multiprocessor_count
+ *                     is that of a representative product, total_global_mem and l2_cache_bytes
+ *                     are 0 (they vary by product).
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments; CM_ERROR_NOT_SUPPORTED for an
  *         unknown name (the message lists the known targets).
  */
 CM_API cm_status_t cm_target_limits(const char *target, cm_device_limits_t *out);
 
-/** @brief Number of built-in targets, and the name of the i-th ("sm_75" ...), NULL past the end. */
+/** @brief Number of built-in targets (cm_target_limits()). Pure function. Thread-safe. */
 CM_API int cm_target_count(void);
+/**
+ * @brief Name of a built-in target, in ascending architecture order ("sm_75", "sm_80" ...).
+ * @param[in] i  index, 0 .. cm_target_count()-1.
+ * @return a static string, a valid argument of cm_target_limits(); NULL for an index out of
+ *         range. Pure function. Thread-safe.
+ */
 CM_API const char *cm_target_name(int i);
 
 /** @brief What limits occupancy (a bit set: several may bind at once). */
@@ -150,10 +172,10 @@ typedef struct cm_occupancy {
     int max_warps_per_sm;       /**< the SM's warp slots */
     double occupancy;           /**< active / max warps, 0..1 */
     unsigned int limiters;      /**< CM_OCC_LIMIT_* bits of the binding limits */
-    int blocks_limit_warps;     /**< blocks per SM allowed by each resource alone */
-    int blocks_limit_registers;
-    int blocks_limit_shared_memory;
-    int blocks_limit_blocks;
+    int blocks_limit_warps;     /**< blocks per SM allowed by each resource alone: warp slots */
+    int blocks_limit_registers; /**< blocks per SM the register file allows */
+    int blocks_limit_shared_memory; /**< blocks per SM the shared memory allows */
+    int blocks_limit_blocks;    /**< the SM's limit of resident blocks */
 } cm_occupancy_t;
 
 /**
@@ -178,6 +200,10 @@ CM_API cm_status_t cm_occupancy_compute(const cm_device_limits_t *limits,
 /**
  * @brief The block size that maximises occupancy for a kernel (cuda_occupancy.h's
  *        cudaOccMaxPotentialOccupancyBlockSize), and the grid that fills the device once.
+ * @param[in]  limits                device or target limits; not NULL.
+ * @param[in]  kernel                the kernel's registers and shared memory; not NULL.
+ * @param[in]  dynamic_shared_bytes  dynamic shared memory per block, in bytes (the same for
+ *                                   every block size tried).
  * @param[out] block_size     threads per block.
  * @param[out] min_grid_size  blocks needed to fill every SM at that occupancy (may be NULL).
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or rejected inputs.
@@ -187,7 +213,12 @@ CM_API cm_status_t cm_occupancy_best_block_size(const cm_device_limits_t *limits
                                                 size_t dynamic_shared_bytes,
                                                 unsigned int *block_size, int *min_grid_size);
 
-/** @brief Short name of the most important limiter in a CM_OCC_LIMIT_* set ("registers", ...). */
+/**
+ * @brief Short name of the most important limiter in a CM_OCC_LIMIT_* set ("registers", ...).
+ * @param[in] limiters  an OR of CM_OCC_LIMIT_* bits (cm_occupancy_t::limiters).
+ * @return a static string: "registers", "shared memory", "warps (threads per SM)",
+ *         "blocks per SM", "barriers", in that order of importance, or "none" for no bit.
+ */
 CM_API const char *cm_occupancy_limiter_name(unsigned int limiters);
 
 /**
@@ -217,6 +248,10 @@ typedef struct cm_kernel_image_report {
 /**
  * @brief Check before launching that a kernel has an image for a device ("no kernel image is
  *        available" diagnosed ahead of time), and say whether PTX JIT is involved.
+ * @param[in]  kernel  the __global__ function (see cm_kernel_attrs_get()).
+ * @param[in]  device  device ordinal.
+ * @param[out] report  zeroed, then filled; on CM_ERROR_NO_KERNEL_IMAGE its message carries the
+ *                     library's message as well.
  * @return CM_OK (report filled); CM_ERROR_NO_KERNEL_IMAGE with the device's architecture and
  *         the rebuild flag (-DCMAKE_CUDA_ARCHITECTURES=XY, or
  *         -gencode arch=compute_XY,code=sm_XY) in the detail; CM_ERROR_INVALID_ARGUMENT.
@@ -257,7 +292,16 @@ CM_API cm_status_t cm_kernel_check_image(const void *kernel, int device,
  */
 CM_API cm_status_t cm_launch(const void *kernel, const cm_launch_config_t *cfg, void **args);
 
-/** @brief cm_launch() that records the caller's file:line in the error detail (see CM_LAUNCH). */
+/**
+ * @brief cm_launch() that records the caller's file:line in the error detail (see CM_LAUNCH).
+ * @param[in] kernel  the __global__ function, as for cm_launch().
+ * @param[in] cfg     the configuration, as for cm_launch().
+ * @param[in] args    the argument pointers, as for cm_launch().
+ * @param[in] file    the caller's source file, or NULL: a string of static storage duration
+ *                    such as __FILE__ (a stream keeps the pointer to name its last launch).
+ * @param[in] line    the caller's line.
+ * @return the statuses of cm_launch().
+ */
 CM_API cm_status_t cm_launch_at(const void *kernel, const cm_launch_config_t *cfg, void **args,
                                 const char *file, int line);
 
@@ -267,6 +311,11 @@ CM_API cm_status_t cm_launch_at(const void *kernel, const cm_launch_config_t *cf
 /**
  * @brief Pick a block size by occupancy for a kernel on the current device and cover n elements
  *        with a 1-D grid (cm_launch_config_1d with the best block size).
+ * @param[in]  kernel                the __global__ function (see cm_kernel_attrs_get()); not NULL.
+ * @param[in]  n                     elements to cover, one thread each; 0 gives an empty launch.
+ * @param[in]  dynamic_shared_bytes  dynamic shared memory per block, in bytes; stored in cfg.
+ * @param[out] cfg                   overwritten on success (stream and cluster zeroed);
+ *                                   unchanged on failure.
  * @return the statuses of cm_kernel_attrs_get(), cm_occupancy_best_block_size() and
  *         cm_launch_config_1d().
  */

@@ -144,6 +144,9 @@ static inline void cm_device_set_scope_exit(cm_device_set_t **set) {
 
 /**
  * @brief Number of members of a set.
+ * @param[in]  set    the set.
+ * @param[out] count  receives the number of members, 1 .. CM_DEVICE_SET_MAX; unchanged on
+ *                    failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a closed set.
  */
 CM_API cm_status_t cm_device_set_count(const cm_device_set_t *set, int *count);
@@ -160,6 +163,9 @@ CM_API cm_status_t cm_device_set_device(const cm_device_set_t *set, int index, c
 
 /**
  * @brief The device ordinal of a member.
+ * @param[in]  set      the set.
+ * @param[in]  index    member, 0 .. count-1.
+ * @param[out] ordinal  receives the member's device ordinal; unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT as for cm_device_set_device().
  */
 CM_API cm_status_t cm_device_set_ordinal(const cm_device_set_t *set, int index, int *ordinal);
@@ -168,6 +174,10 @@ CM_API cm_status_t cm_device_set_ordinal(const cm_device_set_t *set, int index, 
  * @brief The set's stream of a member: the stream everything the set queues on that member
  *        goes to. Queue work of your own on it to order it with the set's (owned by the set:
  *        do not release it).
+ * @param[in]  set     the set.
+ * @param[in]  index   member, 0 .. count-1.
+ * @param[out] stream  receives the stream (a pooled stream of the member's device object);
+ *                     unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT as for cm_device_set_device().
  */
 CM_API cm_status_t cm_device_set_stream(const cm_device_set_t *set, int index,
@@ -255,7 +265,11 @@ typedef enum cm_copy_path {
                                      through host memory (slower, still correct) */
 } cm_copy_path_t;
 
-/** @brief Name of a copy path: "same device", "peer", "staged through host"; "unknown" else. */
+/**
+ * @brief Name of a copy path: "same device", "peer", "staged through host"; "unknown" else.
+ * @param[in] path  any value.
+ * @return a static string, never NULL.
+ */
 CM_API const char *cm_copy_path_name(cm_copy_path_t path);
 
 /**
@@ -339,7 +353,10 @@ CM_API cm_status_t cm_split_create_at(cm_device_set_t *set, size_t n, size_t ele
  */
 CM_API cm_status_t cm_split_destroy(cm_split_t *split);
 
-/** @brief Cleanup function of CM_SCOPED(cm_split): destroys *split and sets it to NULL. */
+/**
+ * @brief Cleanup function of CM_SCOPED(cm_split): destroys *split and sets it to NULL.
+ * @param[in,out] split  address of the handle variable; NULL and *split == NULL are no-ops.
+ */
 static inline void cm_split_scope_exit(cm_split_t **split) {
     if (split == NULL || *split == NULL) return;
     (void)cm_split_destroy(*split);
@@ -436,6 +453,15 @@ CM_API cm_status_t cm_split_gather(const cm_split_t *split, cm_buffer_t *dst, si
  * Operands as for cm_vector() (NULL for one the operation does not read), with one difference:
  * CM_VECTOR_AXPY works in place, so out must be y (y = alpha x + y). Types: CM_DTYPE_F32,
  * CM_DTYPE_F64 (the splits' elem_bytes must match).
+ *
+ * @param[in]     op     the operation (cm_vector_op_t says which operands it reads).
+ * @param[in]     dtype  CM_DTYPE_F32 or CM_DTYPE_F64.
+ * @param[in]     alpha  the scalar of AXPY and SCALE, the value of FILL (ignored by ADD and
+ *                       COPY); a float operation uses (float)alpha.
+ * @param[in,out] out    the result split (y itself for CM_VECTOR_AXPY).
+ * @param[in]     x      the first input (NULL for FILL).
+ * @param[in]     y      the second input of ADD and AXPY (NULL for the others).
+ * @return as described above for the split vector operations.
  */
 CM_API cm_status_t cm_split_vector(cm_vector_op_t op, cm_dtype_t dtype, double alpha,
                                    cm_split_t *out, const cm_split_t *x, const cm_split_t *y);
@@ -496,6 +522,11 @@ static inline cm_status_t cm_split_fill_f64(cm_split_t *out, double value) {
  * @brief One reduction of a split (or, CM_REDUCE_DOT, of two splits of the same layout) into
  *        host memory, as described above.
  *
+ * @param op      the reduction (cm_reduce_op_t of kernels.h)
+ * @param dtype   element type, matching the splits' elem_bytes: CM_DTYPE_F32 or CM_DTYPE_F64,
+ *                and CM_DTYPE_I32 for sum, min and max
+ * @param x       the split to reduce
+ * @param y       the second split of CM_REDUCE_DOT, of the same layout as x; NULL for the others
  * @param result  the value (float / double; int64_t for an I32 sum, int32_t for I32 min / max),
  *                or for argmin / argmax the uint64_t index; not NULL
  * @param value   argmin / argmax only: where to store the element at the index, or NULL; must
@@ -509,25 +540,41 @@ CM_API cm_status_t cm_split_reduce(cm_reduce_op_t op, cm_dtype_t dtype, const cm
     static inline cm_status_t cm_split_##name(const cm_split_t *x, R *out) {                    \
         return cm_split_reduce(OP, DT, x, NULL, out, NULL);                                     \
     }
+/** @brief Sum of a float split into *out (each part's float64 accumulator, added in member
+ *         order, rounded once). */
 CM__SPLIT_RED_INLINE(sum_f32, CM_REDUCE_SUM, CM_DTYPE_F32, float)
+/** @brief Sum of a double split into *out. */
 CM__SPLIT_RED_INLINE(sum_f64, CM_REDUCE_SUM, CM_DTYPE_F64, double)
+/** @brief Sum of an int32 split into *out, exact in int64. */
 CM__SPLIT_RED_INLINE(sum_i32, CM_REDUCE_SUM, CM_DTYPE_I32, int64_t)
+/** @brief Minimum of a float split into *out (NaN if any element is NaN, +inf for n = 0). */
 CM__SPLIT_RED_INLINE(min_f32, CM_REDUCE_MIN, CM_DTYPE_F32, float)
+/** @brief Minimum of a double split into *out (NaN if any element is NaN, +inf for n = 0). */
 CM__SPLIT_RED_INLINE(min_f64, CM_REDUCE_MIN, CM_DTYPE_F64, double)
+/** @brief Minimum of an int32 split into *out (INT32_MAX for n = 0). */
 CM__SPLIT_RED_INLINE(min_i32, CM_REDUCE_MIN, CM_DTYPE_I32, int32_t)
+/** @brief Maximum of a float split into *out (NaN if any element is NaN, -inf for n = 0). */
 CM__SPLIT_RED_INLINE(max_f32, CM_REDUCE_MAX, CM_DTYPE_F32, float)
+/** @brief Maximum of a double split into *out (NaN if any element is NaN, -inf for n = 0). */
 CM__SPLIT_RED_INLINE(max_f64, CM_REDUCE_MAX, CM_DTYPE_F64, double)
+/** @brief Maximum of an int32 split into *out (INT32_MIN for n = 0). */
 CM__SPLIT_RED_INLINE(max_i32, CM_REDUCE_MAX, CM_DTYPE_I32, int32_t)
 #undef CM__SPLIT_RED_INLINE
 #define CM__SPLIT_ARG_INLINE(name, OP, DT, T)                                                   \
     static inline cm_status_t cm_split_##name(const cm_split_t *x, uint64_t *index, T *value) { \
         return cm_split_reduce(OP, DT, x, NULL, index, value);                                  \
     }
-/** @brief First index of the minimum in the whole array, and (value not NULL) the element. */
+/** @brief First index of the minimum in the whole array, and (value not NULL) the element
+ *         (float split; CM_REDUCE_NO_INDEX for n = 0). */
 CM__SPLIT_ARG_INLINE(argmin_f32, CM_REDUCE_ARGMIN, CM_DTYPE_F32, float)
+/** @brief First index of the minimum in the whole array, and (value not NULL) the element
+ *         (double split; CM_REDUCE_NO_INDEX for n = 0). */
 CM__SPLIT_ARG_INLINE(argmin_f64, CM_REDUCE_ARGMIN, CM_DTYPE_F64, double)
-/** @brief First index of the maximum in the whole array, and (value not NULL) the element. */
+/** @brief First index of the maximum in the whole array, and (value not NULL) the element
+ *         (float split; CM_REDUCE_NO_INDEX for n = 0). */
 CM__SPLIT_ARG_INLINE(argmax_f32, CM_REDUCE_ARGMAX, CM_DTYPE_F32, float)
+/** @brief First index of the maximum in the whole array, and (value not NULL) the element
+ *         (double split; CM_REDUCE_NO_INDEX for n = 0). */
 CM__SPLIT_ARG_INLINE(argmax_f64, CM_REDUCE_ARGMAX, CM_DTYPE_F64, double)
 #undef CM__SPLIT_ARG_INLINE
 /** @brief Dot product of two splits of the same layout (float). */
@@ -583,7 +630,7 @@ CM_API cm_status_t cm_split_for_each(cm_split_t *split, cm_split_part_fn_t fn, v
 
 /** @brief The id that ties the processes of one communicator together (opaque bytes). */
 typedef struct cm_comm_id {
-    unsigned char bytes[CM_COMM_ID_BYTES];
+    unsigned char bytes[CM_COMM_ID_BYTES]; /**< NCCL's unique id, as cm_comm_id_create() made it */
 } cm_comm_id_t;
 
 /** @brief A communicator: one or more ranks, each a GPU, that run collectives together (opaque). */
@@ -596,6 +643,14 @@ typedef enum cm_comm_op {
     CM_COMM_SUM = 0, CM_COMM_PROD = 1, CM_COMM_MIN = 2, CM_COMM_MAX = 3,
     CM_COMM_AVG = 4 /**< sum divided by the number of ranks */
 } cm_comm_op_t;
+/** @var CM_COMM_SUM
+ *  @brief sum over the ranks (ncclSum) */
+/** @var CM_COMM_PROD
+ *  @brief product over the ranks (ncclProd) */
+/** @var CM_COMM_MIN
+ *  @brief minimum over the ranks (ncclMin) */
+/** @var CM_COMM_MAX
+ *  @brief maximum over the ranks (ncclMax) */
 
 /** @brief Whether this libcudamodel was built with NCCL (the collectives work). */
 CM_API bool cm_nccl_built(void);
@@ -679,7 +734,10 @@ CM_API cm_status_t cm_comm_create_rank(cm_device_t *dev, const cm_comm_id_t *id,
  */
 CM_API cm_status_t cm_comm_destroy(cm_comm_t *comm);
 
-/** @brief Cleanup function of CM_SCOPED(cm_comm): destroys *comm and sets it to NULL. */
+/**
+ * @brief Cleanup function of CM_SCOPED(cm_comm): destroys *comm and sets it to NULL.
+ * @param[in,out] comm  address of the handle variable; NULL and *comm == NULL are no-ops.
+ */
 static inline void cm_comm_scope_exit(cm_comm_t **comm) {
     if (comm == NULL || *comm == NULL) return;
     (void)cm_comm_destroy(*comm);
@@ -699,6 +757,10 @@ CM_API cm_status_t cm_comm_size(const cm_comm_t *comm, int *nranks, int *local, 
 /**
  * @brief The stream the collectives of local rank `local` run on (the set's stream of that
  *        member, or the stream the rank acquired).
+ * @param[in]  comm    the communicator.
+ * @param[in]  local   local rank, 0 .. local ranks - 1 (cm_comm_size()).
+ * @param[out] stream  receives the stream (owned by the set or the communicator: do not release
+ *                     it); unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments, a destroyed communicator or a
  *         local rank out of range.
  */
@@ -707,6 +769,7 @@ CM_API cm_status_t cm_comm_stream(const cm_comm_t *comm, int local, cm_stream_t 
 /**
  * @brief Wait for the collectives queued on the communicator's streams and check NCCL's
  *        asynchronous error state (ncclCommGetAsyncError).
+ * @param[in] comm  the communicator.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or destroyed communicator;
  *         CM_ERROR_NOT_SUPPORTED without NCCL; the status of a fault or NCCL error.
  */
@@ -728,6 +791,15 @@ CM_API cm_status_t cm_comm_synchronize(cm_comm_t *comm);
 /**
  * @brief recv[i][0..count) = op over all ranks of send[r][0..count). send[i] may be recv[i]
  *        (in place).
+ * @param[in] comm   the communicator.
+ * @param[in] send   array of one buffer per local rank (not NULL, no NULL entry), each with at
+ *                   least count elements of dtype from its start.
+ * @param[in] recv   array of one buffer per local rank (not NULL, no NULL entry) that receive
+ *                   the result, count elements each; an entry may be the same as send's.
+ * @param[in] count  elements per rank (0: checked, nothing queued).
+ * @param[in] dtype  element type, any cm_dtype_t.
+ * @param[in] op     the reduction operator.
+ * @return CM_OK once queued; the statuses listed above for every collective.
  */
 CM_API cm_status_t cm_comm_all_reduce(cm_comm_t *comm, cm_buffer_t *const *send,
                                       cm_buffer_t *const *recv, size_t count, cm_dtype_t dtype,
@@ -736,7 +808,15 @@ CM_API cm_status_t cm_comm_all_reduce(cm_comm_t *comm, cm_buffer_t *const *send,
 /**
  * @brief recv[i][0..count) = the root rank's send[0..count) on every rank. send is read on the
  *        root only: other entries may be NULL; the root's send may be its recv (in place).
- * @param[in] root  the rank that sends, 0 .. nranks-1 (a global rank across processes).
+ * @param[in] comm   the communicator.
+ * @param[in] send   array of one buffer per local rank (not NULL); only the root's entry is
+ *                   read (count elements of dtype from its start), the others may be NULL.
+ * @param[in] recv   array of one buffer per local rank (not NULL, no NULL entry) that receive
+ *                   the root's count elements.
+ * @param[in] count  elements to broadcast (0: checked, nothing queued).
+ * @param[in] dtype  element type, any cm_dtype_t.
+ * @param[in] root   the rank that sends, 0 .. nranks-1 (a global rank across processes).
+ * @return CM_OK once queued; the statuses listed above for every collective.
  */
 CM_API cm_status_t cm_comm_broadcast(cm_comm_t *comm, cm_buffer_t *const *send,
                                      cm_buffer_t *const *recv, size_t count, cm_dtype_t dtype,
@@ -746,6 +826,14 @@ CM_API cm_status_t cm_comm_broadcast(cm_comm_t *comm, cm_buffer_t *const *send,
  * @brief recv[i][r * count .. (r + 1) * count) = rank r's send[0..count) for every rank r:
  *        recv holds nranks * count elements. send[i] == recv[i] means in place: rank r's data
  *        is already at element r * count of its recv.
+ * @param[in] comm   the communicator.
+ * @param[in] send   array of one buffer per local rank (not NULL, no NULL entry), each with at
+ *                   least count elements of dtype from its start (or recv itself, in place).
+ * @param[in] recv   array of one buffer per local rank (not NULL, no NULL entry), each with at
+ *                   least nranks * count elements.
+ * @param[in] count  elements each rank contributes (0: checked, nothing queued).
+ * @param[in] dtype  element type, any cm_dtype_t.
+ * @return CM_OK once queued; the statuses listed above for every collective.
  */
 CM_API cm_status_t cm_comm_all_gather(cm_comm_t *comm, cm_buffer_t *const *send,
                                       cm_buffer_t *const *recv, size_t count, cm_dtype_t dtype);

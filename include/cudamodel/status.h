@@ -49,10 +49,14 @@ typedef enum cm_status {
 /** @brief Number of statuses (one past the largest value), for tables and loops. */
 #define CM_STATUS_COUNT 14
 
-/** @brief Capacities of the text fields in cm_error_t (including the terminating NUL). */
+/* Capacities of the text fields in cm_error_t (including the terminating NUL). */
+/** @brief Capacity of cm_error_t::call in bytes, NUL included (longer texts are cut). */
 #define CM_ERROR_CALL_MAX 160
+/** @brief Capacity of cm_error_t::file in bytes, NUL included (longer paths are cut). */
 #define CM_ERROR_FILE_MAX 160
+/** @brief Capacity of cm_error_t::message in bytes, NUL included (longer messages are cut). */
 #define CM_ERROR_MESSAGE_MAX 768
+/** @brief Capacity of cm_error_t::hint in bytes, NUL included (longer hints are cut). */
 #define CM_ERROR_HINT_MAX 512
 
 /**
@@ -128,6 +132,7 @@ CM_API cm_status_t cm_check_context(int device);
  * fault is reported by the call that launched the kernel and names it. Slow: for debugging.
  * The environment variable CUDAMODEL_SYNC=1 turns it on at start-up; this call overrides it.
  * Thread-safe.
+ * @param on  true to turn it on, false to turn it off.
  */
 CM_API void cm_sync_mode_set(bool on);
 

@@ -472,6 +472,8 @@ CM_API cm_status_t cm_graph_launch(cm_graph_t *graph, cm_stream_t *stream);
 
 /**
  * @brief Number of nodes (kernels, copies, sets, waits...) of a graph.
+ * @param[in]  graph  the graph.
+ * @param[out] count  receives the number of nodes; unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed graph.
  */
 CM_API cm_status_t cm_graph_node_count(const cm_graph_t *graph, size_t *count);
