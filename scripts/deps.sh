@@ -86,8 +86,9 @@ CM_FALLBACK_CUDA_ARCH=75
 
 # cm_pick_cuda_architectures: the CUDA architectures that a build for this machine needs, so
 # that it takes minutes: the project's default list (every architecture from sm_75 to sm_120,
-# what a plain `cmake -S . -B DIR` builds) takes about 25 minutes on 2 cores, nearly all of it
-# device code, one compiler pass per architecture. In order:
+# what a plain `cmake -S . -B DIR` builds) takes about 17 minutes on 2 cores for the library
+# alone and about 25 for the whole tree, nearly all of it device code, one compiler pass per
+# architecture. In order:
 #   - CUDAMODEL_CUDA_ARCHITECTURES set: that list (CMake syntax, e.g. "90"), or "default" for
 #     the project's default list;
 #   - the GPUs that nvidia-smi reports: each distinct one's own architecture (compute
@@ -97,7 +98,8 @@ CM_FALLBACK_CUDA_ARCH=75
 #     one the sanitizer build of scripts/test.sh and the packaging test build. It is added as
 #     well for a GPU that this nvcc cannot build for (the doctor then says what that GPU needs).
 # Sets cm_arch_args (cmake arguments), cm_arch_list (the architectures, for messages) and
-# cm_arch_why (why those).
+# cm_arch_why (why those), which the sourcing script reads.
+# shellcheck disable=SC2034
 cm_pick_cuda_architectures() {
     local line name cap arch buildable="" smi_lines="" smi_state found="" unbuildable=()
     cm_arch_list=() cm_arch_args=() cm_arch_why=""

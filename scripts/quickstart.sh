@@ -16,7 +16,7 @@
 #
 # CUDA architectures: those of the GPUs that nvidia-smi reports, or 75 (sm_75) when there is
 # none, or CUDAMODEL_CUDA_ARCHITECTURES ("default": the project's full list, as a plain cmake
-# configure builds it, about 25 minutes on 2 cores); cm_pick_cuda_architectures in
+# configure builds it, about 17 minutes on 2 cores); cm_pick_cuda_architectures in
 # scripts/deps.sh says why each. The line "CUDA architectures: ..." of the output names them.
 set -euo pipefail
 
@@ -35,7 +35,7 @@ targets=(cudamodel-doctor vector_add)
 
 say "CUDA architectures: ${cm_arch_list[*]}"
 echo "why: $cm_arch_why"
-echo "(every architecture of the project's list: CUDAMODEL_CUDA_ARCHITECTURES=default, about 25 minutes on 2 cores)"
+echo "(every architecture of the project's list: CUDAMODEL_CUDA_ARCHITECTURES=default, about 17 minutes on 2 cores)"
 
 say "configuring build/ (Release)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cm_arch_args[@]}"

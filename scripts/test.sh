@@ -23,10 +23,10 @@
 #
 # CUDA architectures of build/ (cm_pick_cuda_architectures, scripts/deps.sh): without a GPU, as
 # in CI, "75" only (sm_75): the host tests run no device code, so one architecture is enough,
-# and it keeps the whole script near 15 minutes on 2 cores, where the project's default list
-# (every architecture from sm_75 to sm_120) takes about 25 minutes to build alone. With a GPU
-# that nvidia-smi reports, its own architecture, so the GPU tests run on it. .ci/run builds the
-# library with the default list as well, after this script.
+# and it keeps the whole script near 15 minutes on 2 cores, where building build/ alone for
+# the project's default list (every architecture from sm_75 to sm_120) takes about 25. With a
+# GPU that nvidia-smi reports, its own architecture, so the GPU tests run on it. .ci/run builds
+# the library with the default list as well, after this script.
 #
 # Environment:
 #   CUDAMODEL_CUDA_ARCHITECTURES  build/'s CUDA architectures instead (CMake syntax, e.g. "90";
