@@ -27,7 +27,6 @@
 #include <time.h>
 
 #include <cudamodel/cudamodel.h>
-#include <cudamodel/interop.h> /* cm_buffer_device_ptr(): the kernels take raw pointers */
 
 /* from kernels/example_kernels.cu */
 const void *example_transform_kernel(void);
