@@ -416,7 +416,10 @@ cudaError_t mma_usable(void) {
         } else if (err != cudaSuccess) {
             return err;
         } else {
-            ok = attr.binaryVersion >= 80 || attr.ptxVersion >= 80;
+            /* ptxVersion is the virtual architecture the code was compiled for (__CUDA_ARCH__),
+             * also for an image JIT-compiled from older PTX, whose binaryVersion is the device's:
+             * a compute_75 image run on sm_90 has empty mma.sync bodies and must not be used */
+            ok = attr.ptxVersion >= 80 && attr.binaryVersion >= 80;
         }
     }
     if (dev < 64) cache[dev].store(ok ? 1 : 2, std::memory_order_relaxed);

@@ -5,11 +5,13 @@
 #
 # Stages, in order (each later stage runs even when an earlier test stage failed, so one run
 # shows every problem; a failed build stops the stages that need it):
-#   1. dependencies   as scripts/quickstart.sh (scripts/deps.sh); as root valgrind is installed too
+#   1. dependencies   as scripts/quickstart.sh (scripts/deps.sh); as root valgrind and doxygen are
+#                     installed too
 #   2. build/         Release, for one CUDA architecture (below), then the count of functions
 #                     the shared library exports, then `ctest --test-dir build` over all labels:
 #                     host tests, GPU tests (they skip themselves without a GPU), the doctor's CLI
-#                     tests and the install/packaging test
+#                     tests and the install/packaging test; then the `docs` target (Doxygen over
+#                     the public headers, warnings are errors) when doxygen is installed
 #   3. build-asan/    Debug with CUDAMODEL_SANITIZE=ON (AddressSanitizer + UBSan), sm_75 only,
 #                     no examples; `ctest -L host -LE install`
 #   4. valgrind       memcheck (--leak-check=full --error-exitcode=1) over every host test
@@ -43,7 +45,7 @@ say() { printf '\n==> %s\n' "$*"; }
 
 say "checking build dependencies"
 if [ "$(id -u)" -eq 0 ]; then
-    cm_deps_ensure --optional valgrind:valgrind || exit 1
+    cm_deps_ensure --optional valgrind:valgrind --optional doxygen:doxygen || exit 1
 else
     cm_deps_ensure || exit 1
 fi
@@ -124,6 +126,24 @@ if [ "$build_ok" -eq 1 ]; then
         stage_end
         summary+=("build/       ctest          FAIL (exit $rc, $stage_t)")
     fi
+fi
+
+# ------------------------------------------------------------------ the API reference
+# Doxygen over the public headers and docs/model.md, warnings as errors (CI installs doxygen as
+# root; elsewhere the stage says how to get it).
+if [ "$build_ok" -eq 1 ] && command -v doxygen >/dev/null 2>&1; then
+    say "cmake --build build --target docs (Doxygen, warnings are errors)"
+    if cmake --build build --target docs; then
+        stage_end
+        summary+=("build/       docs           PASS ($stage_t)")
+    else
+        status=1
+        total_failed=$((total_failed + 1))
+        stage_end
+        summary+=("build/       docs           FAIL ($stage_t)")
+    fi
+elif [ "$build_ok" -eq 1 ]; then
+    summary+=("build/       docs           not run (doxygen is not installed: apt-get install doxygen)")
 fi
 
 # ------------------------------------------------------------------ build-asan/
