@@ -12,7 +12,7 @@
  * Exit codes of the doctor (cm_diag_exit_code()) are part of the API:
  *   0 CM_DIAG_EXIT_OK            everything needed to run is there (warnings may be present)
  *   2 CM_DIAG_EXIT_NO_DRIVER     no NVIDIA driver installed (libcuda.so.1 cannot be loaded)
- *   3 CM_DIAG_EXIT_DRIVER_OLD    the driver is older than the CUDA runtime
+ *   3 CM_DIAG_EXIT_DRIVER_OLD    the driver's major CUDA version is older than the runtime's
  *   4 CM_DIAG_EXIT_NO_DEVICE     driver present but no device visible (also: hidden by
  *                                CUDA_VISIBLE_DEVICES)
  *   5 CM_DIAG_EXIT_NO_IMAGE      a device has no kernel image of this library

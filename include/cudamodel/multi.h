@@ -762,7 +762,7 @@ CM_API cm_status_t cm_comm_size(const cm_comm_t *comm, int *nranks, int *local, 
  * @param[out] stream  receives the stream (owned by the set or the communicator: do not release
  *                     it); unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments, a destroyed communicator or a
- *         local rank out of range.
+ *         local rank out of range; CM_ERROR_NOT_SUPPORTED in a build without NCCL.
  */
 CM_API cm_status_t cm_comm_stream(const cm_comm_t *comm, int local, cm_stream_t **stream);
 
