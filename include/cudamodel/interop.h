@@ -346,6 +346,33 @@ CM_API cm_status_t cm_buffer_fill_on_cuda_stream(cm_buffer_t *buf, size_t offset
 CM_API cm_status_t cm_stream_cuda(const cm_stream_t *stream, cudaStream_t *out);
 
 /**
+ * @brief Adopt a CUDA stream of the application as a library stream (non-owning), so that every
+ *        call that takes a cm_stream_t * (kernels.h, cm_gemm, cm_launch through
+ *        cm_launch_config_t::stream, stream.h's waits, events and synchronisation) queues its
+ *        work on it.
+ *
+ * The stream must belong to dev's device (checked: its context, then its device). The library
+ * never destroys the CUDA stream: cm_stream_release() ends the handle only (and frees the
+ * reduction scratch the library may have attached to it, after the stream's work). Release the
+ * wrapper before destroying the CUDA stream. A device object with wrapped streams alive refuses
+ * to close (CM_ERROR_BUSY), as with acquired ones.
+ * @param[in]  dev   the device object the stream belongs to.
+ * @param[in]  cs    a stream from cudaStreamCreate*() (not 0, cudaStreamLegacy or
+ *                   cudaStreamPerThread: pass NULL as the cm_stream_t * for the legacy default
+ *                   stream).
+ * @param[out] out   receives the library stream; NULL on failure.
+ * @param[in]  file, line  where it was wrapped, for leak and stale-handle reports.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL out, a default stream, a stream of
+ *         another device (the message names it) or an invalid stream; CM_ERROR_CONTEXT_LOST;
+ *         CM_ERROR_HOST_OUT_OF_MEMORY.
+ */
+CM_API cm_status_t cm_stream_wrap_at(cm_device_t *dev, cudaStream_t cs, cm_stream_t **out,
+                                     const char *file, int line);
+
+/** @brief cm_stream_wrap_at() with the caller's file:line. */
+#define cm_stream_wrap(dev, cs, out) cm_stream_wrap_at((dev), (cs), (out), __FILE__, __LINE__)
+
+/**
  * @brief The CUDA event of an acquired pooled event (stream.h).
  * @param[in]  event  an acquired event.
  * @param[out] out    receives the CUDA event; owned by the pool (never cudaEventDestroy it).

@@ -35,6 +35,7 @@
 #include "../core/handle.h"
 #include "../core/internal.h"
 #include "../core/lock.h"
+#include "../memory/memory_internal.h" /* cm__check_stream_device (cm_stream_wrap) */
 #include "stream_internal.h"
 
 #define CM__DEFAULT_LOW 16u
@@ -63,6 +64,9 @@ struct cm__stream {
                                     that queued the last work, static storage; NULL: none */
     void *scratch;               /* device scratch of work queued on it (cm__stream_scratch) */
     size_t scratch_bytes;
+    bool wrapped;                /* a caller's CUDA stream (cm_stream_wrap): not pooled, never
+                                    destroyed by the library */
+    struct cm__stream *wrapped_next; /* the exec part's list of wrapped streams */
 };
 
 struct cm__event {
@@ -106,6 +110,8 @@ typedef struct cm__exec {
     unsigned events_acquired;
     void *legacy_scratch;        /* cm__stream_scratch of the legacy default stream */
     size_t legacy_scratch_bytes;
+    struct cm__stream *wrapped;  /* wrapped streams alive (cm_stream_wrap) */
+    unsigned n_wrapped;
 } cm__exec_t;
 
 /* ------------------------------------------------------------------ names and sites */
@@ -220,6 +226,16 @@ static void cm__ex_free(cm__exec_t *x, bool destroy_cuda) {
         cm__streams_free(x->streams[c], x->cap[c], destroy_cuda);
         x->streams[c] = NULL;
     }
+    while (x->wrapped != NULL) { /* the caller's CUDA streams: never destroyed here */
+        struct cm__stream *w = x->wrapped;
+        x->wrapped = w->wrapped_next;
+        if (w->handle != NULL) (void)cm__handle_end(w->handle, CM__KIND_STREAM);
+        if (destroy_cuda && w->scratch != NULL) {
+            (void)cm__cuda.stream_synchronize(w->cs);
+            (void)cm__cuda.device_free(w->scratch);
+        }
+        free(w);
+    }
     while (x->all_events != NULL) {
         struct cm__event *e = x->all_events;
         x->all_events = e->next_all;
@@ -294,7 +310,7 @@ static cm_status_t cm__ex_get(cm_device_t *dev, const char *func, cm__exec_t **o
 static cm_status_t cm__exec_busy_locked(struct cm__device *dev) {
     const cm__exec_t *x = dev->exec.state;
     if (x == NULL) return CM_OK;
-    unsigned streams = x->acquired[0] + x->acquired[1];
+    unsigned streams = x->acquired[0] + x->acquired[1] + x->n_wrapped;
     unsigned events = x->events_acquired;
     if (streams + events == 0) return CM_OK;
     char msg[CM_ERROR_MESSAGE_MAX];
@@ -313,6 +329,12 @@ static cm_status_t cm__exec_busy_locked(struct cm__device *dev) {
                             cm__site(s->file, site, sizeof site, s->line));
             ++shown;
         }
+    }
+    for (const struct cm__stream *w = x->wrapped; w != NULL && t.len + 80 < sizeof msg;
+         w = w->wrapped_next, ++shown) {
+        char site[CM__SITE_MAX];
+        cm__text_printf(&t, "%swrapped CUDA stream wrapped at %s", shown ? "; " : ": ",
+                        cm__site(w->file, site, sizeof site, w->line));
     }
     if (shown < streams) cm__text_printf(&t, "; and %u more", streams - shown);
     if (events) cm__text_printf(&t, "; %u event%s lent (cm_event_acquire() or a timer)", events,
@@ -585,6 +607,17 @@ cm_status_t cm_stream_acquire_at(cm_device_t *dev, cm_stream_priority_t priority
     return CM_OK;
 }
 
+/* Free a stream's scratch after the work queued on the stream (device scope, no lock held): a
+ * released wrapped stream's, or a block that lost the race for the first allocation (its
+ * memset was queued on cs). */
+static void cm__scratch_drop(int ordinal, cudaStream_t cs, void *p) {
+    cm__scope_t sc;
+    if (cm__enter(ordinal, 1, &sc) != CM_OK) return;
+    (void)cm__cuda.stream_synchronize(cs);
+    (void)cm__cuda.device_free(p);
+    cm__leave(&sc);
+}
+
 cm_status_t cm_stream_release(cm_stream_t *stream) {
     if (stream == NULL) return CM_OK;
     cm__core_lock();
@@ -600,8 +633,70 @@ cm_status_t cm_stream_release(cm_stream_t *stream) {
         return CM__FAIL(CM_ERROR_BUSY, ordinal, "end the capture with cm_graph_capture_end() first",
                         "the stream is being captured into a graph");
     }
+    if (s->wrapped) {
+        /* end the handle and forget the stream; the CUDA stream stays the caller's */
+        cm__exec_t *x = s->ex;
+        (void)cm__handle_end_locked(s->handle, CM__KIND_STREAM);
+        for (struct cm__stream **p = &x->wrapped; *p != NULL; p = &(*p)->wrapped_next) {
+            if (*p == s) {
+                *p = s->wrapped_next;
+                break;
+            }
+        }
+        --x->n_wrapped;
+        cm__core_unlock();
+        if (s->scratch != NULL) cm__scratch_drop(s->ordinal, s->cs, s->scratch);
+        free(s);
+        return CM_OK;
+    }
     cm__stream_put_back_locked(s);
     cm__core_unlock();
+    return CM_OK;
+}
+
+cm_status_t cm_stream_wrap_at(cm_device_t *dev, cudaStream_t cs, cm_stream_t **out,
+                              const char *file, int line) {
+    CM__REQUIRE(out != NULL, "pass the address of a cm_stream_t * to receive the stream",
+                "out is NULL");
+    *out = NULL;
+    if (cs == 0 || cs == cudaStreamLegacy || cs == cudaStreamPerThread) {
+        return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
+                        "pass NULL as the cm_stream_t * for the legacy default stream; wrap a "
+                        "stream from cudaStreamCreate()",
+                        "cannot wrap a default stream (0, cudaStreamLegacy or cudaStreamPerThread): "
+                        "it follows the current device instead of belonging to one");
+    }
+    cm__exec_t *x = NULL;
+    CM_TRY(cm__ex_get(dev, __func__, &x));
+    CM_TRY(cm__context_guard(x->ordinal));
+    /* the stream must be one of the device object's device (checked before anything is made) */
+    CM_TRY(cm__check_stream_device(cs, x->ordinal, __func__));
+    struct cm__stream *s = calloc(1, sizeof *s);
+    if (s == NULL) return cm__oom(x->ordinal, "a wrapped stream");
+    s->ex = x;
+    s->ordinal = x->ordinal;
+    s->priority = CM_STREAM_PRIORITY_LOW;
+    s->cs = cs;
+    s->next_free = -1;
+    s->file = file;
+    s->line = line;
+    s->wrapped = true;
+    const cm__epitaph_t ep = {.file = file, .line = line, .device = x->ordinal,
+                              .what = "wrapped CUDA stream"};
+    cm__core_lock();
+    void *h = cm__handle_new_locked(CM__KIND_STREAM, s, &ep);
+    if (h != NULL) {
+        s->handle = h;
+        s->wrapped_next = x->wrapped;
+        x->wrapped = s;
+        ++x->n_wrapped;
+    }
+    cm__core_unlock();
+    if (h == NULL) {
+        free(s);
+        return cm__oom(x->ordinal, "a stream handle");
+    }
+    *out = (cm_stream_t *)h;
     return CM_OK;
 }
 
@@ -646,16 +741,6 @@ static cm_status_t cm__scratch_new(int ordinal, cudaStream_t cs, size_t bytes, v
     cm__leave(&sc);
     *out = p;
     return st;
-}
-
-/* Free a scratch block that lost the race for the first allocation: its memset was queued on
- * cs, so wait for cs first. */
-static void cm__scratch_drop(int ordinal, cudaStream_t cs, void *p) {
-    cm__scope_t sc;
-    if (cm__enter(ordinal, 1, &sc) != CM_OK) return;
-    (void)cm__cuda.stream_synchronize(cs);
-    (void)cm__cuda.device_free(p);
-    cm__leave(&sc);
 }
 
 cm_status_t cm__stream_scratch(struct cm__device *dev, cm_stream_t *stream, cudaStream_t cs,

@@ -122,6 +122,53 @@ static void test_close_with_acquired_streams(void **state) {
     EXPECT_CLEAN();
 }
 
+/* A caller's CUDA stream adopted with cm_stream_wrap: usable wherever a library stream is, of
+ * its device only, never destroyed by the library, stale after release, and counted by close. */
+static void test_wrap_cuda_stream(void **state) {
+    (void)state;
+    cm_device_t *d0 = xfake_open_dev(0);
+    cm_stream_t *w = NULL, *w2 = NULL;
+    EXPECT_FAIL(cm_stream_wrap(d0, FAKE_STREAM(0), NULL), CM_ERROR_INVALID_ARGUMENT, "out is NULL");
+    EXPECT_FAIL(cm_stream_wrap(d0, 0, &w), CM_ERROR_INVALID_ARGUMENT, "cannot wrap a default stream");
+    EXPECT_FAIL(cm_stream_wrap(d0, cudaStreamPerThread, &w), CM_ERROR_INVALID_ARGUMENT,
+                "default stream");
+    EXPECT_FAIL(cm_stream_wrap(d0, FAKE_STREAM(1), &w), CM_ERROR_INVALID_ARGUMENT,
+                "the stream belongs to device 1");
+    assert_null(w);
+    EXPECT_FAIL(cm_stream_wrap(NULL, FAKE_STREAM(0), &w), CM_ERROR_INVALID_ARGUMENT, "dev");
+    long destroys = atomic_load(&xfake.calls[XF_STREAM_DESTROY]);
+    int line_w = __LINE__ + 1;
+    CM_ASSERT_OK(cm_stream_wrap(d0, FAKE_STREAM(0), &w));
+    CM_ASSERT_OK(cm_stream_wrap(d0, FAKE_STREAM(0), &w2)); /* two wrappers of one stream */
+    assert_ptr_not_equal(w, w2);
+    cudaStream_t cs = NULL;
+    CM_ASSERT_OK(cm_stream_cuda(w, &cs));
+    assert_ptr_equal(cs, FAKE_STREAM(0));
+    long syncs = atomic_load(&xfake.calls[XF_STREAM_SYNC]);
+    CM_ASSERT_OK(cm_stream_synchronize(w));
+    assert_int_equal(atomic_load(&xfake.calls[XF_STREAM_SYNC]), syncs + 1);
+    cm_device_t *owner = NULL;
+    CM_ASSERT_OK(cm_stream_device(w, &owner));
+    assert_ptr_equal(owner, d0);
+    int ordinal = -1;
+    CM_ASSERT_OK(cm__stream_for_launch(w, NULL, "k.c", 3, "cm_launch", &cs, &ordinal));
+    assert_ptr_equal(cs, FAKE_STREAM(0));
+    assert_int_equal(ordinal, 0);
+    /* close is refused while a wrapper is alive, and says where it was made */
+    EXPECT_FAIL(cm_device_close(d0), CM_ERROR_BUSY, "2 streams are still acquired");
+    char where[64];
+    snprintf(where, sizeof where, "test_stream_pool.c:%d", line_w);
+    assert_non_null(strstr(cm_last_error()->message, where));
+    CM_ASSERT_OK(cm_stream_release(w));
+    EXPECT_FAIL(cm_stream_synchronize(w), CM_ERROR_INVALID_ARGUMENT, "wrapped CUDA stream");
+    EXPECT_FAIL(cm_stream_release(w), CM_ERROR_INVALID_ARGUMENT, "stream");
+    CM_ASSERT_OK(cm_stream_release(w2));
+    /* the library never destroyed the caller's stream */
+    assert_int_equal(atomic_load(&xfake.calls[XF_STREAM_DESTROY]), destroys);
+    CM_ASSERT_OK(cm_device_close(d0));
+    EXPECT_CLEAN();
+}
+
 static void test_configure(void **state) {
     (void)state;
     cm_device_t *dev = xfake_open_dev(0);
@@ -614,6 +661,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_double_release_and_foreign_handles, xfake_setup2, xfake_teardown),
         cmocka_unit_test_setup_teardown(test_close_with_acquired_streams, xfake_setup2, xfake_teardown),
         cmocka_unit_test_setup_teardown(test_configure, xfake_setup2, xfake_teardown),
+        cmocka_unit_test_setup_teardown(test_wrap_cuda_stream, xfake_setup2, xfake_teardown),
         cmocka_unit_test_setup_teardown(test_cuda_failures, xfake_setup2, xfake_teardown),
         cmocka_unit_test_setup_teardown(test_events_pooled_and_kept_apart, xfake_setup2, xfake_teardown),
         cmocka_unit_test_setup_teardown(test_timers, xfake_setup2, xfake_teardown),
