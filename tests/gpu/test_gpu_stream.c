@@ -20,6 +20,7 @@
 
 #include <cudamodel/buffer.h>
 #include <cudamodel/interop.h>
+#include <cudamodel/kernels.h>
 #include <cudamodel/launch.h>
 #include <cudamodel/stream.h>
 
@@ -388,6 +389,39 @@ static void test_released_stream_refused(void **state) {
     CM_ASSERT_OK(cm_device_close(dev));
 }
 
+/* A stream the application created, wrapped: the library's kernels, a launch and a reduction
+ * to the host run on it in order; releasing the wrapper leaves the CUDA stream usable. */
+static void test_wrapped_cuda_stream(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    cm_device_t *dev = open0();
+    cudaStream_t cs = NULL;
+    assert_int_equal(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking), cudaSuccess);
+    cm_stream_t *w = NULL;
+    CM_ASSERT_OK(cm_stream_wrap(dev, cs, &w));
+    const size_t n = 100003;
+    cm_buffer_t *x = NULL;
+    CM_ASSERT_OK(cm_buffer_create(dev, n * sizeof(float), &x));
+    CM_ASSERT_OK(cm_vector(w, CM_VECTOR_FILL, CM_DTYPE_F32, n, 0.5, x, 0, NULL, 0, NULL, 0));
+    CM_ASSERT_OK(cm_vector(w, CM_VECTOR_SCALE, CM_DTYPE_F32, n, 4.0, x, 0, x, 0, NULL, 0));
+    double sum = 0.0;
+    float fsum = 0.0f;
+    CM_ASSERT_OK(cm_reduce_to_host(w, CM_REDUCE_SUM, CM_DTYPE_F32, n, x, 0, NULL, 0, &fsum, NULL));
+    sum = fsum;
+    assert_true(sum == 2.0 * (double)n);
+    CM_ASSERT_OK(cm_stream_synchronize(w));
+    /* a stream of the device through another device object is fine; the default stream is not */
+    cm_stream_t *bad = NULL;
+    CM_ASSERT_STATUS(cm_stream_wrap(dev, cudaStreamLegacy, &bad), CM_ERROR_INVALID_ARGUMENT);
+    CM_ASSERT_OK(cm_stream_release(w));
+    CM_ASSERT_STATUS(cm_stream_synchronize(w), CM_ERROR_INVALID_ARGUMENT);
+    /* the CUDA stream is still the application's */
+    assert_int_equal(cudaStreamSynchronize(cs), cudaSuccess);
+    assert_int_equal(cudaStreamDestroy(cs), cudaSuccess);
+    CM_ASSERT_OK(cm_buffer_destroy(x));
+    CM_ASSERT_OK(cm_device_close(dev));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_b_waits_for_a),
@@ -397,6 +431,7 @@ int main(void) {
         cmocka_unit_test(test_graph_replay_equals_direct),
         cmocka_unit_test(test_pools_from_8_threads),
         cmocka_unit_test(test_released_stream_refused),
+        cmocka_unit_test(test_wrapped_cuda_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
