@@ -410,9 +410,10 @@ static void test_wrapped_cuda_stream(void **state) {
     sum = fsum;
     assert_true(sum == 2.0 * (double)n);
     CM_ASSERT_OK(cm_stream_synchronize(w));
-    /* a stream of the device through another device object is fine; the default stream is not */
-    cm_stream_t *bad = NULL;
-    CM_ASSERT_STATUS(cm_stream_wrap(dev, cudaStreamLegacy, &bad), CM_ERROR_INVALID_ARGUMENT);
+    /* the legacy default stream is not wrapped (a NULL cm_stream_t * means it) */
+    cm_stream_t *refused = NULL;
+    CM_ASSERT_STATUS(cm_stream_wrap(dev, cudaStreamLegacy, &refused), CM_ERROR_INVALID_ARGUMENT);
+    assert_null(refused);
     CM_ASSERT_OK(cm_stream_release(w));
     CM_ASSERT_STATUS(cm_stream_synchronize(w), CM_ERROR_INVALID_ARGUMENT);
     /* the CUDA stream is still the application's */
