@@ -670,7 +670,7 @@ cm_status_t cm_stream_wrap_at(cm_device_t *dev, cudaStream_t cs, cm_stream_t **o
     CM_TRY(cm__ex_get(dev, __func__, &x));
     CM_TRY(cm__context_guard(x->ordinal));
     /* the stream must be one of the device object's device (checked before anything is made) */
-    CM_TRY(cm__check_stream_device(cs, x->ordinal, __func__));
+    CM_TRY(cm__check_stream_of(cs, x->ordinal, "device object", __func__));
     struct cm__stream *s = calloc(1, sizeof *s);
     if (s == NULL) return cm__oom(x->ordinal, "a wrapped stream");
     s->ex = x;

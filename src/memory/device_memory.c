@@ -194,7 +194,8 @@ static cm_status_t cm__close_busy_locked(struct cm__device *dev) {
 
 /* ------------------------------------------------------------------ streams */
 
-cm_status_t cm__check_stream_device_full(cudaStream_t stream, int ordinal, const char *func) {
+cm_status_t cm__check_stream_device_full(cudaStream_t stream, int ordinal, const char *what,
+                                         const char *func) {
     /* asked first: a refused device query would invalidate a capture in progress */
     enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
     cudaError_t err = cm__cuda.stream_is_capturing(stream, &cs);
@@ -223,10 +224,10 @@ cm_status_t cm__check_stream_device_full(cudaStream_t stream, int ordinal, const
         char hint[CM_ERROR_HINT_MAX];
         snprintf(hint, sizeof hint,
                  "queue the work on a stream of device %d (create it after cudaSetDevice(%d)), or "
-                 "use a buffer of device %d",
-                 ordinal, ordinal, device);
+                 "use a %s of device %d",
+                 ordinal, ordinal, what, device);
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func, hint,
-                        "the stream belongs to device %d but the buffer to device %d", device,
+                        "the stream belongs to device %d but the %s to device %d", device, what,
                         ordinal);
     }
     return CM_OK;

@@ -130,9 +130,12 @@ static inline bool cm__stream_is_default(cudaStream_t stream) {
  * during a capture, and the refusal would invalidate the capture; CUDA itself rejects a stream
  * of another device when the work is queued). Nothing is cached between calls.
  */
-cm_status_t cm__check_stream_device_full(cudaStream_t stream, int ordinal, const char *func);
-static inline cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal,
-                                                  const char *func) {
+cm_status_t cm__check_stream_device_full(cudaStream_t stream, int ordinal, const char *what,
+                                         const char *func);
+/* The check for `what` ("buffer", "device object") of ordinal; cm__check_stream_device is the
+ * buffers' form. */
+static inline cm_status_t cm__check_stream_of(cudaStream_t stream, int ordinal, const char *what,
+                                              const char *func) {
     if (cm__stream_is_default(stream)) return CM_OK;
     /* One query answers the common case: a stream of the device's primary context (every stream
      * the runtime creates) belongs to the device. cuStreamGetCtx is allowed during a capture.
@@ -141,7 +144,11 @@ static inline cm_status_t cm__check_stream_device(cudaStream_t stream, int ordin
     void *primary = cm__primary_ctx(ordinal), *ctx = NULL;
     if (primary != NULL && cm__cuda.stream_get_ctx(stream, &ctx) == cudaSuccess && ctx == primary)
         return CM_OK;
-    return cm__check_stream_device_full(stream, ordinal, func);
+    return cm__check_stream_device_full(stream, ordinal, what, func);
+}
+static inline cm_status_t cm__check_stream_device(cudaStream_t stream, int ordinal,
+                                                  const char *func) {
+    return cm__check_stream_of(stream, ordinal, "buffer", func);
 }
 
 /* ------------------------------------------------------------------ across device objects */

@@ -133,7 +133,7 @@ static void test_wrap_cuda_stream(void **state) {
     EXPECT_FAIL(cm_stream_wrap(d0, cudaStreamPerThread, &w), CM_ERROR_INVALID_ARGUMENT,
                 "default stream");
     EXPECT_FAIL(cm_stream_wrap(d0, FAKE_STREAM(1), &w), CM_ERROR_INVALID_ARGUMENT,
-                "the stream belongs to device 1");
+                "the stream belongs to device 1 but the device object to device 0");
     assert_null(w);
     EXPECT_FAIL(cm_stream_wrap(NULL, FAKE_STREAM(0), &w), CM_ERROR_INVALID_ARGUMENT, "dev");
     long destroys = atomic_load(&xfake.calls[XF_STREAM_DESTROY]);
