@@ -2,7 +2,8 @@
  * launch_validation: a launch configuration the GPU cannot run, caught and explained before
  * the launch, then fixed.
  *
- * CUDA itself answers a block of 2048 threads with "invalid argument" and names no limit.
+ * CUDA itself answers a block of 2048 threads with "invalid configuration argument"
+ * (cudaErrorInvalidConfiguration) and names no limit.
  * libcudamodel checks the configuration against the device's limits and the kernel's own
  * attributes (registers, __launch_bounds__, shared memory) and says which rule is broken, with
  * the numbers. The program:
