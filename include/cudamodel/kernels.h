@@ -90,8 +90,7 @@ typedef enum cm_vector_op {
     CM_VECTOR_AXPY = 1,  /**< out[i] = alpha * x[i] + y[i] (one fused multiply-add); out may be
                               x or y exactly (out = y: BLAS axpy in place), x may be y */
     CM_VECTOR_SCALE = 2, /**< out[i] = alpha * x[i]; out may be x exactly */
-    CM_VECTOR_FILL = 3,  /**< out[i] = alpha (converted to the element type; a float fill stores
-                              the float's bits as they are, NaN payloads included) */
+    CM_VECTOR_FILL = 3,  /**< out[i] = *alpha (its bits as they are, NaN payloads included) */
     CM_VECTOR_COPY = 4   /**< out[i] = x[i] (bit copy); the exact alias is a no-op */
 } cm_vector_op_t;
 
@@ -102,8 +101,9 @@ typedef enum cm_vector_op {
  * @param op      the operation (cm_vector_op_t says which operands it reads)
  * @param dtype   CM_DTYPE_F32 or CM_DTYPE_F64 (other types: CM_ERROR_INVALID_ARGUMENT)
  * @param n       number of elements (0 queues nothing)
- * @param alpha   the scalar of AXPY and SCALE, the value of FILL (ignored by ADD and COPY); a
- *                float operation uses (float)alpha, exact for every float value
+ * @param alpha   the address of a value of the element type (a float for CM_DTYPE_F32, a
+ *                double for CM_DTYPE_F64, as cuBLAS takes its scalars): the scalar of AXPY and
+ *                SCALE, the value of FILL; NULL for ADD and COPY, which read none
  * @param out, out_offset  the result buffer and its first element
  * @param x, x_offset      the first input (NULL for FILL)
  * @param y, y_offset      the second input of ADD and AXPY (NULL for the others)
@@ -111,7 +111,7 @@ typedef enum cm_vector_op {
  *         read that is not NULL, a missing one, or any check of the calling convention above.
  */
 CM_API cm_status_t cm_vector(cm_stream_t *stream, cm_vector_op_t op, cm_dtype_t dtype, size_t n,
-                             double alpha, cm_buffer_t *out, size_t out_offset,
+                             const void *alpha, cm_buffer_t *out, size_t out_offset,
                              const cm_buffer_t *x, size_t x_offset, const cm_buffer_t *y,
                              size_t y_offset);
 
@@ -122,7 +122,7 @@ static inline cm_status_t cm_vector_add_f32(cm_stream_t *stream, cm_buffer_t *ou
                                             size_t out_offset, const cm_buffer_t *x,
                                             size_t x_offset, const cm_buffer_t *y,
                                             size_t y_offset, size_t n) {
-    return cm_vector(stream, CM_VECTOR_ADD, CM_DTYPE_F32, n, 0.0, out, out_offset, x, x_offset, y,
+    return cm_vector(stream, CM_VECTOR_ADD, CM_DTYPE_F32, n, NULL, out, out_offset, x, x_offset, y,
                      y_offset);
 }
 /** @brief out[i] = x[i] + y[i] (double). */
@@ -130,61 +130,61 @@ static inline cm_status_t cm_vector_add_f64(cm_stream_t *stream, cm_buffer_t *ou
                                             size_t out_offset, const cm_buffer_t *x,
                                             size_t x_offset, const cm_buffer_t *y,
                                             size_t y_offset, size_t n) {
-    return cm_vector(stream, CM_VECTOR_ADD, CM_DTYPE_F64, n, 0.0, out, out_offset, x, x_offset, y,
+    return cm_vector(stream, CM_VECTOR_ADD, CM_DTYPE_F64, n, NULL, out, out_offset, x, x_offset, y,
                      y_offset);
 }
 /** @brief y[i] = alpha * x[i] + y[i] (one fused multiply-add, float). x may be y exactly. */
 static inline cm_status_t cm_vector_axpy_f32(cm_stream_t *stream, float alpha,
                                              const cm_buffer_t *x, size_t x_offset, cm_buffer_t *y,
                                              size_t y_offset, size_t n) {
-    return cm_vector(stream, CM_VECTOR_AXPY, CM_DTYPE_F32, n, alpha, y, y_offset, x, x_offset, y,
+    return cm_vector(stream, CM_VECTOR_AXPY, CM_DTYPE_F32, n, &alpha, y, y_offset, x, x_offset, y,
                      y_offset);
 }
 /** @brief y[i] = alpha * x[i] + y[i] (double). */
 static inline cm_status_t cm_vector_axpy_f64(cm_stream_t *stream, double alpha,
                                              const cm_buffer_t *x, size_t x_offset, cm_buffer_t *y,
                                              size_t y_offset, size_t n) {
-    return cm_vector(stream, CM_VECTOR_AXPY, CM_DTYPE_F64, n, alpha, y, y_offset, x, x_offset, y,
+    return cm_vector(stream, CM_VECTOR_AXPY, CM_DTYPE_F64, n, &alpha, y, y_offset, x, x_offset, y,
                      y_offset);
 }
 /** @brief out[i] = alpha * x[i] (float). out may be x exactly (scale in place). */
 static inline cm_status_t cm_vector_scale_f32(cm_stream_t *stream, float alpha, cm_buffer_t *out,
                                               size_t out_offset, const cm_buffer_t *x,
                                               size_t x_offset, size_t n) {
-    return cm_vector(stream, CM_VECTOR_SCALE, CM_DTYPE_F32, n, alpha, out, out_offset, x, x_offset,
+    return cm_vector(stream, CM_VECTOR_SCALE, CM_DTYPE_F32, n, &alpha, out, out_offset, x, x_offset,
                      NULL, 0);
 }
 /** @brief out[i] = alpha * x[i] (double). */
 static inline cm_status_t cm_vector_scale_f64(cm_stream_t *stream, double alpha, cm_buffer_t *out,
                                               size_t out_offset, const cm_buffer_t *x,
                                               size_t x_offset, size_t n) {
-    return cm_vector(stream, CM_VECTOR_SCALE, CM_DTYPE_F64, n, alpha, out, out_offset, x, x_offset,
+    return cm_vector(stream, CM_VECTOR_SCALE, CM_DTYPE_F64, n, &alpha, out, out_offset, x, x_offset,
                      NULL, 0);
 }
 /** @brief out[i] = value (float; any bit pattern, NaN payloads included, is stored as is). */
 static inline cm_status_t cm_vector_fill_f32(cm_stream_t *stream, cm_buffer_t *out,
                                              size_t out_offset, float value, size_t n) {
-    return cm_vector(stream, CM_VECTOR_FILL, CM_DTYPE_F32, n, value, out, out_offset, NULL, 0,
+    return cm_vector(stream, CM_VECTOR_FILL, CM_DTYPE_F32, n, &value, out, out_offset, NULL, 0,
                      NULL, 0);
 }
 /** @brief out[i] = value (double). */
 static inline cm_status_t cm_vector_fill_f64(cm_stream_t *stream, cm_buffer_t *out,
                                              size_t out_offset, double value, size_t n) {
-    return cm_vector(stream, CM_VECTOR_FILL, CM_DTYPE_F64, n, value, out, out_offset, NULL, 0,
+    return cm_vector(stream, CM_VECTOR_FILL, CM_DTYPE_F64, n, &value, out, out_offset, NULL, 0,
                      NULL, 0);
 }
 /** @brief out[i] = x[i] (float; bit copy). Partial overlap is refused; the exact alias is a no-op. */
 static inline cm_status_t cm_vector_copy_f32(cm_stream_t *stream, cm_buffer_t *out,
                                              size_t out_offset, const cm_buffer_t *x,
                                              size_t x_offset, size_t n) {
-    return cm_vector(stream, CM_VECTOR_COPY, CM_DTYPE_F32, n, 0.0, out, out_offset, x, x_offset,
+    return cm_vector(stream, CM_VECTOR_COPY, CM_DTYPE_F32, n, NULL, out, out_offset, x, x_offset,
                      NULL, 0);
 }
 /** @brief out[i] = x[i] (double). */
 static inline cm_status_t cm_vector_copy_f64(cm_stream_t *stream, cm_buffer_t *out,
                                              size_t out_offset, const cm_buffer_t *x,
                                              size_t x_offset, size_t n) {
-    return cm_vector(stream, CM_VECTOR_COPY, CM_DTYPE_F64, n, 0.0, out, out_offset, x, x_offset,
+    return cm_vector(stream, CM_VECTOR_COPY, CM_DTYPE_F64, n, NULL, out, out_offset, x, x_offset,
                      NULL, 0);
 }
 

@@ -456,49 +456,49 @@ CM_API cm_status_t cm_split_gather(const cm_split_t *split, cm_buffer_t *dst, si
  *
  * @param[in]     op     the operation (cm_vector_op_t says which operands it reads).
  * @param[in]     dtype  CM_DTYPE_F32 or CM_DTYPE_F64.
- * @param[in]     alpha  the scalar of AXPY and SCALE, the value of FILL (ignored by ADD and
- *                       COPY); a float operation uses (float)alpha.
+ * @param[in]     alpha  the address of a value of the element type (float or double): the
+ *                       scalar of AXPY and SCALE, the value of FILL; NULL for ADD and COPY.
  * @param[in,out] out    the result split (y itself for CM_VECTOR_AXPY).
  * @param[in]     x      the first input (NULL for FILL).
  * @param[in]     y      the second input of ADD and AXPY (NULL for the others).
  * @return as described above for the split vector operations.
  */
-CM_API cm_status_t cm_split_vector(cm_vector_op_t op, cm_dtype_t dtype, double alpha,
+CM_API cm_status_t cm_split_vector(cm_vector_op_t op, cm_dtype_t dtype, const void *alpha,
                                    cm_split_t *out, const cm_split_t *x, const cm_split_t *y);
 
 /* Typed forms (inline: no exported symbols). */
 
 /** @brief out = a + b (float). */
 static inline cm_status_t cm_split_add_f32(cm_split_t *out, const cm_split_t *a, const cm_split_t *b) {
-    return cm_split_vector(CM_VECTOR_ADD, CM_DTYPE_F32, 0.0, out, a, b);
+    return cm_split_vector(CM_VECTOR_ADD, CM_DTYPE_F32, NULL, out, a, b);
 }
 /** @brief out = a + b (double). */
 static inline cm_status_t cm_split_add_f64(cm_split_t *out, const cm_split_t *a, const cm_split_t *b) {
-    return cm_split_vector(CM_VECTOR_ADD, CM_DTYPE_F64, 0.0, out, a, b);
+    return cm_split_vector(CM_VECTOR_ADD, CM_DTYPE_F64, NULL, out, a, b);
 }
 /** @brief y = alpha * x + y (float). */
 static inline cm_status_t cm_split_axpy_f32(float alpha, const cm_split_t *x, cm_split_t *y) {
-    return cm_split_vector(CM_VECTOR_AXPY, CM_DTYPE_F32, alpha, y, x, y);
+    return cm_split_vector(CM_VECTOR_AXPY, CM_DTYPE_F32, &alpha, y, x, y);
 }
 /** @brief y = alpha * x + y (double). */
 static inline cm_status_t cm_split_axpy_f64(double alpha, const cm_split_t *x, cm_split_t *y) {
-    return cm_split_vector(CM_VECTOR_AXPY, CM_DTYPE_F64, alpha, y, x, y);
+    return cm_split_vector(CM_VECTOR_AXPY, CM_DTYPE_F64, &alpha, y, x, y);
 }
 /** @brief out = alpha * x (float). */
 static inline cm_status_t cm_split_scale_f32(float alpha, cm_split_t *out, const cm_split_t *x) {
-    return cm_split_vector(CM_VECTOR_SCALE, CM_DTYPE_F32, alpha, out, x, NULL);
+    return cm_split_vector(CM_VECTOR_SCALE, CM_DTYPE_F32, &alpha, out, x, NULL);
 }
 /** @brief out = alpha * x (double). */
 static inline cm_status_t cm_split_scale_f64(double alpha, cm_split_t *out, const cm_split_t *x) {
-    return cm_split_vector(CM_VECTOR_SCALE, CM_DTYPE_F64, alpha, out, x, NULL);
+    return cm_split_vector(CM_VECTOR_SCALE, CM_DTYPE_F64, &alpha, out, x, NULL);
 }
 /** @brief out = value (float). */
 static inline cm_status_t cm_split_fill_f32(cm_split_t *out, float value) {
-    return cm_split_vector(CM_VECTOR_FILL, CM_DTYPE_F32, value, out, NULL, NULL);
+    return cm_split_vector(CM_VECTOR_FILL, CM_DTYPE_F32, &value, out, NULL, NULL);
 }
 /** @brief out = value (double). */
 static inline cm_status_t cm_split_fill_f64(cm_split_t *out, double value) {
-    return cm_split_vector(CM_VECTOR_FILL, CM_DTYPE_F64, value, out, NULL, NULL);
+    return cm_split_vector(CM_VECTOR_FILL, CM_DTYPE_F64, &value, out, NULL, NULL);
 }
 
 /* ---------------------------------------------------------------- reductions, synchronous

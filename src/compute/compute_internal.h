@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include <cudamodel/buffer.h>
+#include <cudamodel/kernels.h>
 #include <cudamodel/stream.h>
 
 /**
@@ -18,5 +19,16 @@
 cm_status_t cm__reduce_partial(int op, int dtype, cm_stream_t *stream, const cm_buffer_t *x,
                                size_t x_offset, const cm_buffer_t *y, size_t y_offset, size_t n,
                                void *pinned_slot, const char *func);
+
+/* Names for messages, shared with the split forms (multi/): "CM_DTYPE_F32", "CM_VECTOR_AXPY",
+ * "CM_REDUCE_DOT" (a fixed text for a value outside the enum). */
+const char *cm__dtype_text(cm_dtype_t dtype);
+const char *cm__vector_op_text(cm_vector_op_t op);
+const char *cm__reduce_op_text(cm_reduce_op_t op);
+
+/** An operand an operation does not read must be NULL: CM_OK for NULL, else the failure (recorded
+ *  under func) that names the operation and the operand. */
+cm_status_t cm__unread_operand(const void *p, const char *arg, const char *opname,
+                               const char *func);
 
 #endif /* CUDAMODEL_SRC_COMPUTE_INTERNAL_H */

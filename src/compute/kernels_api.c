@@ -241,7 +241,7 @@ static int cm__dt_of(cm_dtype_t dtype) {
     }
 }
 
-static const char *cm__dtype_text(cm_dtype_t dtype) {
+const char *cm__dtype_text(cm_dtype_t dtype) {
     static const char *const names[] = {"CM_DTYPE_I8",  "CM_DTYPE_U8",  "CM_DTYPE_I32",
                                         "CM_DTYPE_U32", "CM_DTYPE_I64", "CM_DTYPE_U64",
                                         "CM_DTYPE_F16", "CM_DTYPE_F32", "CM_DTYPE_F64",
@@ -249,23 +249,29 @@ static const char *cm__dtype_text(cm_dtype_t dtype) {
     return (unsigned)dtype < sizeof names / sizeof names[0] ? names[dtype] : "an unknown type";
 }
 
-/* An operand the operation does not read must be NULL (one it reads is checked with the
- * others: "x is NULL"). */
-static cm_status_t cm__operand_presence(const cm_buffer_t *b, bool read, const char *arg,
-                                        const char *opname, const char *func) {
-    if (!read && b != NULL) {
-        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
-                        "pass NULL (and offset 0) for an operand the operation does not read",
-                        "%s does not read %s, but %s is not NULL", opname, arg, arg);
-    }
-    return CM_OK;
+const char *cm__vector_op_text(cm_vector_op_t op) {
+    static const char *const names[] = {"CM_VECTOR_ADD", "CM_VECTOR_AXPY", "CM_VECTOR_SCALE",
+                                        "CM_VECTOR_FILL", "CM_VECTOR_COPY"};
+    return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "an unknown operation";
+}
+
+const char *cm__reduce_op_text(cm_reduce_op_t op) {
+    static const char *const names[] = {"CM_REDUCE_SUM",    "CM_REDUCE_MIN",    "CM_REDUCE_MAX",
+                                        "CM_REDUCE_ARGMIN", "CM_REDUCE_ARGMAX", "CM_REDUCE_DOT"};
+    return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "an unknown operation";
+}
+
+cm_status_t cm__unread_operand(const void *p, const char *arg, const char *opname,
+                               const char *func) {
+    if (p == NULL) return CM_OK;
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                    "pass NULL (and offset 0) for an operand the operation does not read",
+                    "%s does not read %s, but %s is not NULL", opname, arg, arg);
 }
 
 cm_status_t cm_vector(cm_stream_t *stream, cm_vector_op_t op, cm_dtype_t dtype, size_t n,
-                      double alpha, cm_buffer_t *out, size_t out_offset, const cm_buffer_t *x,
+                      const void *alpha, cm_buffer_t *out, size_t out_offset, const cm_buffer_t *x,
                       size_t x_offset, const cm_buffer_t *y, size_t y_offset) {
-    static const char *const opnames[] = {"CM_VECTOR_ADD", "CM_VECTOR_AXPY", "CM_VECTOR_SCALE",
-                                          "CM_VECTOR_FILL", "CM_VECTOR_COPY"};
     /* the typed forms' names, so that a message names the call the user wrote */
     static const char *const funcs[5][2] = {
         {"cm_vector_add_f32", "cm_vector_add_f64"},     {"cm_vector_axpy_f32", "cm_vector_axpy_f64"},
@@ -276,18 +282,23 @@ cm_status_t cm_vector(cm_stream_t *stream, cm_vector_op_t op, cm_dtype_t dtype, 
                         "pass CM_VECTOR_ADD, _AXPY, _SCALE, _FILL or _COPY",
                         "op %d is not a cm_vector_op_t", (int)op);
     }
+    const char *opname = cm__vector_op_text(op);
     const int dt = cm__dt_of(dtype);
     if (dt != CM__DT_F32 && dt != CM__DT_F64) {
         return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1, "pass CM_DTYPE_F32 or CM_DTYPE_F64",
                         "%s is not available for %s: vector operations take float and double",
-                        opnames[op], cm__dtype_text(dtype));
+                        opname, cm__dtype_text(dtype));
     }
     const char *func = funcs[op][dt == CM__DT_F64];
-    const bool reads_x = op != CM_VECTOR_FILL, reads_y = op == CM_VECTOR_ADD || op == CM_VECTOR_AXPY;
-    CM_TRY(cm__operand_presence(x, reads_x, "x", opnames[op], func));
-    CM_TRY(cm__operand_presence(y, reads_y, "y", opnames[op], func));
-    const float alpha32 = (float)alpha;
-    const void *pa = dt == CM__DT_F32 ? (const void *)&alpha32 : (const void *)&alpha;
+    const bool reads_alpha = op == CM_VECTOR_AXPY || op == CM_VECTOR_SCALE || op == CM_VECTOR_FILL;
+    if (reads_alpha && alpha == NULL) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        dt == CM__DT_F32 ? "pass the address of a float" : "pass the address of a double",
+                        "%s reads *alpha, but alpha is NULL", opname);
+    }
+    if (!reads_alpha) CM_TRY(cm__unread_operand(alpha, "alpha", opname, func));
+    if (op == CM_VECTOR_FILL) CM_TRY(cm__unread_operand(x, "x", opname, func));
+    if (op != CM_VECTOR_ADD && op != CM_VECTOR_AXPY) CM_TRY(cm__unread_operand(y, "y", opname, func));
     const double one64 = 1.0;
     const float one32 = 1.0f;
     const void *one = dt == CM__DT_F32 ? (const void *)&one32 : (const void *)&one64;
@@ -301,14 +312,14 @@ cm_status_t cm_vector(cm_stream_t *stream, cm_vector_op_t op, cm_dtype_t dtype, 
                             "pass the buffer to add (out itself, with out's offset, for y = alpha "
                             "x + y in place)", "y is NULL");
         }
-        return cm__vector(CM__VOP_AXPY, dt, stream, out, out_offset, x, x_offset, y, y_offset, pa,
-                          n, func, "x", "y", out == y && out_offset == y_offset ? "y" : "out");
+        return cm__vector(CM__VOP_AXPY, dt, stream, out, out_offset, x, x_offset, y, y_offset,
+                          alpha, n, func, "x", "y", out == y && out_offset == y_offset ? "y" : "out");
     case CM_VECTOR_SCALE:
-        return cm__vector(CM__VOP_SCALE, dt, stream, out, out_offset, x, x_offset, NULL, 0, pa, n,
-                          func, "x", "", "out");
+        return cm__vector(CM__VOP_SCALE, dt, stream, out, out_offset, x, x_offset, NULL, 0, alpha,
+                          n, func, "x", "", "out");
     case CM_VECTOR_FILL:
-        return cm__vector(CM__VOP_FILL, dt, stream, out, out_offset, NULL, 0, NULL, 0, pa, n, func,
-                          "", "", "out");
+        return cm__vector(CM__VOP_FILL, dt, stream, out, out_offset, NULL, 0, NULL, 0, alpha, n,
+                          func, "", "", "out");
     case CM_VECTOR_COPY:
         return cm__vector(CM__VOP_SCALE, dt, stream, out, out_offset, x, x_offset, NULL, 0, NULL, n,
                           func, "x", "", "out");
@@ -493,8 +504,6 @@ _Static_assert((int)CM_REDUCE_SUM == CM__ROP_SUM && (int)CM_REDUCE_MIN == CM__RO
  * the internal type and *func the typed form's name. */
 static cm_status_t cm__reduce_args(cm_reduce_op_t op, cm_dtype_t dtype, const cm_buffer_t *y,
                                    bool to_host, int *dt, const char **func) {
-    static const char *const opnames[] = {"CM_REDUCE_SUM", "CM_REDUCE_MIN", "CM_REDUCE_MAX",
-                                          "CM_REDUCE_ARGMIN", "CM_REDUCE_ARGMAX", "CM_REDUCE_DOT"};
     /* the typed forms' names (static storage: a stream keeps the name of its last operation) */
     static const char *const names[6][3][2] = {
         {{"cm_reduce_sum_f32", "cm_reduce_sum_f32_to_host"},
@@ -526,10 +535,12 @@ static cm_status_t cm__reduce_args(cm_reduce_op_t op, cm_dtype_t dtype, const cm
         return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
                         int_ok ? "pass CM_DTYPE_F32, CM_DTYPE_F64 or CM_DTYPE_I32"
                                : "pass CM_DTYPE_F32 or CM_DTYPE_F64",
-                        "%s is not available for %s", opnames[op], cm__dtype_text(dtype));
+                        "%s is not available for %s", cm__reduce_op_text(op),
+                        cm__dtype_text(dtype));
     }
     *func = names[op][*dt][to_host];
-    return cm__operand_presence(y, op == CM_REDUCE_DOT, "y", opnames[op], *func);
+    if (op == CM_REDUCE_DOT) return CM_OK;
+    return cm__unread_operand(y, "y", cm__reduce_op_text(op), *func);
 }
 
 cm_status_t cm_reduce(cm_stream_t *stream, cm_reduce_op_t op, cm_dtype_t dtype, size_t n,

@@ -4,8 +4,8 @@
  * all-gather of device buffers, and the communicator id as text.
  *
  * Everything that needs NCCL is behind CM_HAVE_NCCL (CMake: CUDAMODEL_WITH_NCCL). Without it,
- * every function of the collectives except the id text helpers,
- * cm_nccl_built(), cm_nccl_version_built() and destroy(NULL) returns CM_ERROR_NOT_SUPPORTED
+ * every function of the collectives except the id text helpers, cm_nccl_built(),
+ * cm_nccl_version_built() and destroy(NULL) returns CM_ERROR_NOT_SUPPORTED
  * with a message that says the library was built without NCCL and how to build it with NCCL.
  *
  * One host thread drives every local rank: a set's communicator queues each collective on all

@@ -844,7 +844,7 @@ static cm_status_t cm__split_same(const struct cm__split *a, const char *an, con
 
 /* ---------------------------------------------------------------- vector operations */
 
-/* CM__REQUIRE naming the typed form fn (the name the caller knows), not this file's helper. */
+/* CM__REQUIRE that records the failure under fn, the public name of the operation. */
 #define CM__SPLIT_REQUIRE(fn, cond, hint, ...)                                                   \
     do {                                                                                         \
         if (!(cond))                                                                             \
@@ -908,32 +908,6 @@ static cm_status_t cm__split_vector(int op, bool f64, double alpha, float alpha3
         }
     }
     return CM_OK;
-}
-
-/* float scalars travel as float (a NaN payload stays as it is) */
-static cm_status_t cm__split_add_f32(cm_split_t *out, const cm_split_t *a, const cm_split_t *b) {
-    return cm__split_vector(CM__SV_ADD, false, 0.0, 0.0f, out, a, b, "cm_split_add_f32");
-}
-static cm_status_t cm__split_add_f64(cm_split_t *out, const cm_split_t *a, const cm_split_t *b) {
-    return cm__split_vector(CM__SV_ADD, true, 0.0, 0.0f, out, a, b, "cm_split_add_f64");
-}
-static cm_status_t cm__split_axpy_f32(float alpha, const cm_split_t *x, cm_split_t *y) {
-    return cm__split_vector(CM__SV_AXPY, false, 0.0, alpha, y, x, NULL, "cm_split_axpy_f32");
-}
-static cm_status_t cm__split_axpy_f64(double alpha, const cm_split_t *x, cm_split_t *y) {
-    return cm__split_vector(CM__SV_AXPY, true, alpha, 0.0f, y, x, NULL, "cm_split_axpy_f64");
-}
-static cm_status_t cm__split_scale_f32(float alpha, cm_split_t *out, const cm_split_t *x) {
-    return cm__split_vector(CM__SV_SCALE, false, 0.0, alpha, out, x, NULL, "cm_split_scale_f32");
-}
-static cm_status_t cm__split_scale_f64(double alpha, cm_split_t *out, const cm_split_t *x) {
-    return cm__split_vector(CM__SV_SCALE, true, alpha, 0.0f, out, x, NULL, "cm_split_scale_f64");
-}
-static cm_status_t cm__split_fill_f32(cm_split_t *out, float value) {
-    return cm__split_vector(CM__SV_FILL, false, 0.0, value, out, NULL, NULL, "cm_split_fill_f32");
-}
-static cm_status_t cm__split_fill_f64(cm_split_t *out, double value) {
-    return cm__split_vector(CM__SV_FILL, true, value, 0.0f, out, NULL, NULL, "cm_split_fill_f64");
 }
 
 /* ---------------------------------------------------------------- reductions */
@@ -1130,62 +1104,59 @@ CM__SPLIT_ARG(argmax_f64, double, CM__DT_F64, CM__ROP_ARGMAX, true, -(double)INF
 /* ---------------------------------------------------------------- the enum forms */
 
 static cm_status_t cm__split_type_error(const char *opname, cm_dtype_t dtype, bool int_ok) {
-    return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
-                    int_ok ? "pass CM_DTYPE_F32, CM_DTYPE_F64 or CM_DTYPE_I32"
-                           : "pass CM_DTYPE_F32 or CM_DTYPE_F64",
-                    "%s is not available for element type %d on splits: it takes %s", opname,
-                    (int)dtype, int_ok ? "CM_DTYPE_F32, CM_DTYPE_F64 or CM_DTYPE_I32"
-                                       : "CM_DTYPE_F32 or CM_DTYPE_F64");
+    const char *types = int_ok ? "CM_DTYPE_F32, CM_DTYPE_F64 or CM_DTYPE_I32"
+                               : "CM_DTYPE_F32 or CM_DTYPE_F64";
+    return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1, int_ok ? "pass CM_DTYPE_F32, CM_DTYPE_F64 or "
+                    "CM_DTYPE_I32" : "pass CM_DTYPE_F32 or CM_DTYPE_F64",
+                    "%s is not available for %s on splits: it takes %s", opname,
+                    cm__dtype_text(dtype), types);
 }
 
-/* An operand the operation does not read must be NULL. */
-static cm_status_t cm__split_unread(const cm_split_t *s, const char *arg, const char *opname) {
-    if (s == NULL) return CM_OK;
-    return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
-                    "pass NULL for an operand the operation does not read",
-                    "%s does not read %s, but %s is not NULL", opname, arg, arg);
-}
-
-cm_status_t cm_split_vector(cm_vector_op_t op, cm_dtype_t dtype, double alpha, cm_split_t *out,
-                            const cm_split_t *x, const cm_split_t *y) {
-    static const char *const opnames[] = {"CM_VECTOR_ADD", "CM_VECTOR_AXPY", "CM_VECTOR_SCALE",
-                                          "CM_VECTOR_FILL", "CM_VECTOR_COPY"};
+cm_status_t cm_split_vector(cm_vector_op_t op, cm_dtype_t dtype, const void *alpha,
+                            cm_split_t *out, const cm_split_t *x, const cm_split_t *y) {
+    /* the typed forms' names, so that a message names the call the user wrote */
+    static const char *const funcs[5][2] = {
+        {"cm_split_add_f32", "cm_split_add_f64"},     {"cm_split_axpy_f32", "cm_split_axpy_f64"},
+        {"cm_split_scale_f32", "cm_split_scale_f64"}, {"cm_split_fill_f32", "cm_split_fill_f64"},
+        {"cm_split_copy_f32", "cm_split_copy_f64"}};
+    static const int svop[5] = {CM__SV_ADD, CM__SV_AXPY, CM__SV_SCALE, CM__SV_FILL, CM__SV_COPY};
     if ((unsigned)op > CM_VECTOR_COPY) {
         return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
                         "pass CM_VECTOR_ADD, _AXPY, _SCALE, _FILL or _COPY",
                         "op %d is not a cm_vector_op_t", (int)op);
     }
+    const char *opname = cm__vector_op_text(op);
     if (dtype != CM_DTYPE_F32 && dtype != CM_DTYPE_F64)
-        return cm__split_type_error(opnames[op], dtype, false);
+        return cm__split_type_error(opname, dtype, false);
     const bool f64 = dtype == CM_DTYPE_F64;
-    if (op == CM_VECTOR_FILL) CM_TRY(cm__split_unread(x, "x", opnames[op]));
-    if (op != CM_VECTOR_ADD && op != CM_VECTOR_AXPY) CM_TRY(cm__split_unread(y, "y", opnames[op]));
-    switch (op) {
-    case CM_VECTOR_ADD:
-        return f64 ? cm__split_add_f64(out, x, y) : cm__split_add_f32(out, x, y);
-    case CM_VECTOR_AXPY:
-        /* the split form works in place: out is y */
-        if (out != y) {
-            return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
-                            "pass the same split as out and y (y = alpha x + y, in place)",
-                            "CM_VECTOR_AXPY on splits writes y: out must be y");
-        }
-        return f64 ? cm__split_axpy_f64(alpha, x, out) : cm__split_axpy_f32((float)alpha, x, out);
-    case CM_VECTOR_SCALE:
-        return f64 ? cm__split_scale_f64(alpha, out, x) : cm__split_scale_f32((float)alpha, out, x);
-    case CM_VECTOR_FILL:
-        return f64 ? cm__split_fill_f64(out, alpha) : cm__split_fill_f32(out, (float)alpha);
-    case CM_VECTOR_COPY:
-        return cm__split_vector(CM__SV_COPY, f64, 0.0, 0.0f, out, x, NULL,
-                                f64 ? "cm_split_copy_f64" : "cm_split_copy_f32");
+    const char *func = funcs[op][f64];
+    const bool reads_alpha = op == CM_VECTOR_AXPY || op == CM_VECTOR_SCALE || op == CM_VECTOR_FILL;
+    if (reads_alpha && alpha == NULL) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        f64 ? "pass the address of a double" : "pass the address of a float",
+                        "%s reads *alpha, but alpha is NULL", opname);
     }
-    return CM_OK;
+    if (!reads_alpha) CM_TRY(cm__unread_operand(alpha, "alpha", opname, func));
+    if (op == CM_VECTOR_FILL) CM_TRY(cm__unread_operand(x, "x", opname, func));
+    if (op != CM_VECTOR_ADD && op != CM_VECTOR_AXPY) CM_TRY(cm__unread_operand(y, "y", opname, func));
+    /* the split form of axpy works in place: out is y */
+    if (op == CM_VECTOR_AXPY && out != y) {
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
+                        "pass the same split as out and y (y = alpha x + y, in place)",
+                        "CM_VECTOR_AXPY on splits writes y: out must be y");
+    }
+    /* the scalar is read with its own type: a float (NaN payloads included) stays as it is */
+    double a64 = 0.0;
+    float a32 = 0.0f;
+    if (reads_alpha) {
+        if (f64) memcpy(&a64, alpha, sizeof a64);
+        else memcpy(&a32, alpha, sizeof a32);
+    }
+    return cm__split_vector(svop[op], f64, a64, a32, out, x, op == CM_VECTOR_ADD ? y : NULL, func);
 }
 
 cm_status_t cm_split_reduce(cm_reduce_op_t op, cm_dtype_t dtype, const cm_split_t *x,
                             const cm_split_t *y, void *result, void *value) {
-    static const char *const opnames[] = {"CM_REDUCE_SUM", "CM_REDUCE_MIN", "CM_REDUCE_MAX",
-                                          "CM_REDUCE_ARGMIN", "CM_REDUCE_ARGMAX", "CM_REDUCE_DOT"};
     if ((unsigned)op > CM_REDUCE_DOT) {
         return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
                         "pass CM_REDUCE_SUM, _MIN, _MAX, _ARGMIN, _ARGMAX or _DOT",
@@ -1193,8 +1164,8 @@ cm_status_t cm_split_reduce(cm_reduce_op_t op, cm_dtype_t dtype, const cm_split_
     }
     const bool int_ok = op == CM_REDUCE_SUM || op == CM_REDUCE_MIN || op == CM_REDUCE_MAX;
     if (dtype != CM_DTYPE_F32 && dtype != CM_DTYPE_F64 && !(int_ok && dtype == CM_DTYPE_I32))
-        return cm__split_type_error(opnames[op], dtype, int_ok);
-    if (op != CM_REDUCE_DOT) CM_TRY(cm__split_unread(y, "y", opnames[op]));
+        return cm__split_type_error(cm__reduce_op_text(op), dtype, int_ok);
+    if (op != CM_REDUCE_DOT) CM_TRY(cm__unread_operand(y, "y", cm__reduce_op_text(op), __func__));
     if (value != NULL && op != CM_REDUCE_ARGMIN && op != CM_REDUCE_ARGMAX) {
         return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
                         "pass NULL for value: only argmin and argmax report an element there",

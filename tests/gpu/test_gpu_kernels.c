@@ -239,18 +239,21 @@ static void test_enum_forms(void **state) {
     float *x = random_array(n, 4, 0), *y = random_array(n, 4, 0), *g = malloc(n * 4);
     assert_non_null(g);
     cm_buffer_t *bx = upload(x, n * 4), *by = upload(y, n * 4), *bo = upload(x, n * 4);
-    CM_ASSERT_OK(cm_vector(c.stream, CM_VECTOR_AXPY, CM_DTYPE_F32, n, 3.0, bo, 0, bx, 0, by, 0));
+    const float three = 3.0f, minus_two = -2.0f;
+    const double quarter = 0.25;
+    CM_ASSERT_OK(cm_vector(c.stream, CM_VECTOR_AXPY, CM_DTYPE_F32, n, &three, bo, 0, bx, 0, by, 0));
     sync_all();
     download(bo, g, n * 4);
     for (size_t i = 0; i < n; ++i) assert_true(g[i] == fmaf(3.0f, x[i], y[i]));
     download(by, g, n * 4); /* y is read, not written */
     assert_true(memcmp(g, y, n * 4) == 0);
     /* out = x exactly: x <- -2 x + y */
-    CM_ASSERT_OK(cm_vector(NULL, CM_VECTOR_AXPY, CM_DTYPE_F32, n, -2.0, bx, 0, bx, 0, by, 0));
+    CM_ASSERT_OK(cm_vector(NULL, CM_VECTOR_AXPY, CM_DTYPE_F32, n, &minus_two, bx, 0, bx, 0, by, 0));
     download(bx, g, n * 4);
     for (size_t i = 0; i < n; ++i) assert_true(g[i] == fmaf(-2.0f, x[i], y[i]));
     /* a double fill over the first n / 2 doubles of bo, then their sum on the host */
-    CM_ASSERT_OK(cm_vector(NULL, CM_VECTOR_FILL, CM_DTYPE_F64, n / 2, 0.25, bo, 0, NULL, 0, NULL, 0));
+    CM_ASSERT_OK(cm_vector(NULL, CM_VECTOR_FILL, CM_DTYPE_F64, n / 2, &quarter, bo, 0, NULL, 0, NULL,
+                           0));
     double sum = 0.0;
     CM_ASSERT_OK(cm_reduce_to_host(NULL, CM_REDUCE_SUM, CM_DTYPE_F64, n / 2, bo, 0, NULL, 0, &sum,
                                    NULL));
@@ -271,6 +274,14 @@ static void test_enum_forms(void **state) {
         if (y[i] > y[best]) best = i;
     assert_int_equal(at, best);
     assert_true(v == y[best]);
+    /* a float fill stores the value's bits as they are: a signalling NaN keeps its payload */
+    const uint32_t snan_bits = 0x7f800001u;
+    float snan;
+    memcpy(&snan, &snan_bits, 4);
+    CM_ASSERT_OK(cm_vector_fill_f32(NULL, bo, 0, snan, 16));
+    uint32_t got[16];
+    download(bo, got, sizeof got);
+    for (int i = 0; i < 16; ++i) assert_int_equal(got[i], snan_bits);
     CM_ASSERT_OK(cm_buffer_destroy(bo));
     CM_ASSERT_OK(cm_buffer_destroy(by));
     CM_ASSERT_OK(cm_buffer_destroy(bx));

@@ -402,8 +402,9 @@ static void test_wrapped_cuda_stream(void **state) {
     const size_t n = 100003;
     cm_buffer_t *x = NULL;
     CM_ASSERT_OK(cm_buffer_create(dev, n * sizeof(float), &x));
-    CM_ASSERT_OK(cm_vector(w, CM_VECTOR_FILL, CM_DTYPE_F32, n, 0.5, x, 0, NULL, 0, NULL, 0));
-    CM_ASSERT_OK(cm_vector(w, CM_VECTOR_SCALE, CM_DTYPE_F32, n, 4.0, x, 0, x, 0, NULL, 0));
+    const float half = 0.5f, four = 4.0f;
+    CM_ASSERT_OK(cm_vector(w, CM_VECTOR_FILL, CM_DTYPE_F32, n, &half, x, 0, NULL, 0, NULL, 0));
+    CM_ASSERT_OK(cm_vector(w, CM_VECTOR_SCALE, CM_DTYPE_F32, n, &four, x, 0, x, 0, NULL, 0));
     double sum = 0.0;
     float fsum = 0.0f;
     CM_ASSERT_OK(cm_reduce_to_host(w, CM_REDUCE_SUM, CM_DTYPE_F32, n, x, 0, NULL, 0, &fsum, NULL));

@@ -126,19 +126,27 @@ static void test_add_arguments(void **state) {
  * does not read, are refused before anything is queued. */
 static void test_enum_forms_arguments(void **state) {
     (void)state;
-    EXPECT_FAIL(cm_vector(NULL, (cm_vector_op_t)9, CM_DTYPE_F32, 4, 0.0, g.x, 0, g.y, 0, NULL, 0),
+    const float one = 1.0f, two = 2.0f;
+    /* the scalar: required where the operation reads it, refused where it does not */
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_SCALE, CM_DTYPE_F32, 4, NULL, g.x, 0, g.y, 0, NULL, 0),
+                INV, "alpha is NULL");
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_FILL, CM_DTYPE_F64, 4, NULL, g.x, 0, NULL, 0, NULL, 0),
+                INV, "alpha is NULL");
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_ADD, CM_DTYPE_F32, 4, &one, g.x, 0, g.y, 0, g.y, 0), INV,
+                "does not read alpha");
+    EXPECT_FAIL(cm_vector(NULL, (cm_vector_op_t)9, CM_DTYPE_F32, 4, NULL, g.x, 0, g.y, 0, NULL, 0),
                 INV, "not a cm_vector_op_t");
-    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_COPY, CM_DTYPE_I32, 4, 0.0, g.x, 0, g.y, 0, NULL, 0), INV,
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_COPY, CM_DTYPE_I32, 4, NULL, g.x, 0, g.y, 0, NULL, 0), INV,
                 "CM_DTYPE_I32");
-    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_FILL, CM_DTYPE_BF16, 4, 1.0, g.x, 0, NULL, 0, NULL, 0),
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_FILL, CM_DTYPE_BF16, 4, &one, g.x, 0, NULL, 0, NULL, 0),
                 INV, "CM_DTYPE_BF16");
-    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_FILL, CM_DTYPE_F32, 4, 1.0, g.x, 0, g.y, 0, NULL, 0), INV,
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_FILL, CM_DTYPE_F32, 4, &one, g.x, 0, g.y, 0, NULL, 0), INV,
                 "does not read x");
-    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_SCALE, CM_DTYPE_F32, 4, 2.0, g.x, 0, g.y, 0, g.y, 0), INV,
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_SCALE, CM_DTYPE_F32, 4, &two, g.x, 0, g.y, 0, g.y, 0), INV,
                 "does not read y");
-    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_AXPY, CM_DTYPE_F32, 4, 2.0, g.x, 0, g.y, 0, NULL, 0), INV,
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_AXPY, CM_DTYPE_F32, 4, &two, g.x, 0, g.y, 0, NULL, 0), INV,
                 "y is NULL");
-    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_AXPY, CM_DTYPE_F32, 8, 2.0, g.x, 0, g.y, 0, g.x, 1), INV,
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_AXPY, CM_DTYPE_F32, 8, &two, g.x, 0, g.y, 0, g.x, 1), INV,
                 "overlaps y");
     float f = 0.0f;
     uint64_t idx = 0;

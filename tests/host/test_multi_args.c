@@ -713,16 +713,21 @@ static void test_split_operation_arguments(void **state) {
                 "out has 1000 elements of 4 bytes but a has 999 elements");
     EXPECT_FAIL(cm_split_add_f32(f, f2, foreign), INV, "different device sets");
     /* the enum forms: types and operations outside what splits take, unread operands */
-    EXPECT_FAIL(cm_split_vector(CM_VECTOR_ADD, CM_DTYPE_I32, 0.0, f, f, f2), INV, "CM_DTYPE_F32");
-    EXPECT_FAIL(cm_split_vector((cm_vector_op_t)11, CM_DTYPE_F32, 0.0, f, f, f2), INV,
+    const float one_f = 1.0f;
+    EXPECT_FAIL(cm_split_vector(CM_VECTOR_FILL, CM_DTYPE_F32, NULL, f, NULL, NULL), INV,
+                "alpha is NULL");
+    EXPECT_FAIL(cm_split_vector(CM_VECTOR_COPY, CM_DTYPE_F32, &one_f, f, f2, NULL), INV,
+                "does not read alpha");
+    EXPECT_FAIL(cm_split_vector(CM_VECTOR_ADD, CM_DTYPE_I32, NULL, f, f, f2), INV, "CM_DTYPE_F32");
+    EXPECT_FAIL(cm_split_vector((cm_vector_op_t)11, CM_DTYPE_F32, NULL, f, f, f2), INV,
                 "not a cm_vector_op_t");
-    EXPECT_FAIL(cm_split_vector(CM_VECTOR_FILL, CM_DTYPE_F32, 1.0, f, f2, NULL), INV,
+    EXPECT_FAIL(cm_split_vector(CM_VECTOR_FILL, CM_DTYPE_F32, &one_f, f, f2, NULL), INV,
                 "does not read x");
-    EXPECT_FAIL(cm_split_vector(CM_VECTOR_SCALE, CM_DTYPE_F32, 1.0, f, f2, f2), INV,
+    EXPECT_FAIL(cm_split_vector(CM_VECTOR_SCALE, CM_DTYPE_F32, &one_f, f, f2, f2), INV,
                 "does not read y");
-    EXPECT_FAIL(cm_split_vector(CM_VECTOR_AXPY, CM_DTYPE_F32, 1.0, f, f2, f2), INV,
+    EXPECT_FAIL(cm_split_vector(CM_VECTOR_AXPY, CM_DTYPE_F32, &one_f, f, f2, f2), INV,
                 "out must be y");
-    EXPECT_FAIL(cm_split_vector(CM_VECTOR_COPY, CM_DTYPE_F64, 0.0, f, f2, NULL), INV,
+    EXPECT_FAIL(cm_split_vector(CM_VECTOR_COPY, CM_DTYPE_F64, NULL, f, f2, NULL), INV,
                 "not double");
     {
         float r = 0.0f;
