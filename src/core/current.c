@@ -19,6 +19,7 @@ void cm__primary_reset_for_tests(void) {
     for (int d = 0; d < CM__MAX_DEVICES; ++d) atomic_store(&cm__primary[d], NULL);
 }
 
+/* cm__enter for every mode but a CM__CTX_NONE scope of a valid ordinal (inline in internal.h). */
 cm_status_t cm__enter_context(int ordinal, int make_current, cm__scope_t *sc) {
     sc->pushed = 0;
     if (ordinal < 0 || ordinal >= CM__MAX_DEVICES) {
@@ -27,7 +28,6 @@ cm_status_t cm__enter_context(int ordinal, int make_current, cm__scope_t *sc) {
                         "device %d is outside 0..%d", ordinal, CM__MAX_DEVICES - 1);
     }
     sc->prev_device = cm__scope_device_swap(ordinal);
-    if (make_current == CM__CTX_NONE) return CM_OK;
     /* Even a call that CUDA routes by its handle (stream or event synchronize) needs some
      * context current: on a thread with none, the runtime would bind its current device's
      * primary context for good. So "no current context" always gets the device's pushed. */

@@ -124,7 +124,6 @@ static inline void cm__leave(cm__scope_t *sc) {
     (void)cm__scope_device_swap(sc->prev_device);
 }
 
-
 /** The primary context of ordinal as the library retained it, NULL before the first scope of
  * that device (a CUcontext as void *; current.c keeps them). */
 extern void *_Atomic cm__primary[CM__MAX_DEVICES];
