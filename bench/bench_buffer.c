@@ -1,14 +1,18 @@
 /*
  * bench_buffer: the memory module against the raw CUDA runtime, measured in the same run.
  *
- *   pool_alloc_free_1MiB       cm_buffer_create_on_cuda_stream + cm_buffer_destroy_on_cuda_stream
- *                              vs cudaMallocAsync + cudaFreeAsync on the device's default pool
- *                              (release threshold raised to the maximum): goal <= 1.1x its time
+ *   pool_alloc_free_1MiB       cm_buffer_create_on_stream + cm_buffer_destroy (freed on the
+ *                              stream it was created on) on the peer's CUDA stream, wrapped once
+ *                              with cm_stream_wrap, vs cudaMallocAsync + cudaFreeAsync on that
+ *                              stream and the device's default pool (release threshold raised to
+ *                              the maximum): goal <= 1.1x its time
  *   pool_vs_malloc_1MiB        the same pair of ours vs cudaMalloc + cudaFree: goal >= 3x faster
- *   pinned_{h2d,d2h}_256MiB    cm_buffer_copy_{from,to}_host_buffer vs cudaMemcpy on pinned
- *                              memory: goal >= 0.95x the bandwidth
- *   pageable_{h2d,d2h}_256MiB  cm_buffer_copy_{from,to}_host (staging pipeline) vs cudaMemcpy
- *                              on pageable memory: goal >= 2x the bandwidth
+ *   pinned_{h2d,d2h}_256MiB    cm_buffer_copy_{from,to}_host_buffer with a NULL stream
+ *                              (synchronous) vs cudaMemcpy on pinned memory: goal >= 0.95x the
+ *                              bandwidth
+ *   pageable_{h2d,d2h}_256MiB  cm_buffer_copy_{from,to}_host with a NULL stream (synchronous;
+ *                              staging pipeline) vs cudaMemcpy on pageable memory: goal >= 2x
+ *                              the bandwidth
  *
  * Timing: alloc/free pairs by the host clock over 1000 pairs (then a stream synchronize), copies
  * by the host clock around each synchronous copy (each returns when the data has arrived);
@@ -52,6 +56,7 @@ static int fail_cuda(const char *what, cudaError_t e) {
 typedef struct {
     cm_device_t *dev;
     cudaStream_t stream;
+    cm_stream_t *wrapped;     /* stream, adopted as a library stream (cm_stream_wrap) */
     cm_buffer_t *dbuf;        /* COPY_BYTES on the device */
     void *d_raw;              /* its raw pointer */
     cm_host_buffer_t *pinned; /* COPY_BYTES pinned */
@@ -84,8 +89,9 @@ static double run(ctx_t *c) {
     case OURS_POOL:
         for (int i = 0; i < PAIRS; ++i) {
             cm_buffer_t *b = NULL;
-            if (cm_buffer_create_on_cuda_stream(c->dev, mib, c->stream, &b) != CM_OK) return fail_report("create");
-            if (cm_buffer_destroy_on_cuda_stream(b, c->stream) != CM_OK) return fail_report("destroy");
+            if (cm_buffer_create_on_stream(c->wrapped, c->dev, mib, &b) != CM_OK)
+                return fail_report("create");
+            if (cm_buffer_destroy(b) != CM_OK) return fail_report("destroy"); /* on its stream */
         }
         if ((e = cudaStreamSynchronize(c->stream)) != cudaSuccess) return fail_cuda("sync", e);
         break;
@@ -101,8 +107,9 @@ static double run(ctx_t *c) {
     case OURS_EMPTY: /* zero-byte buffers: the library's bookkeeping alone, no CUDA allocation */
         for (int i = 0; i < PAIRS; ++i) {
             cm_buffer_t *b = NULL;
-            if (cm_buffer_create_on_cuda_stream(c->dev, 0, c->stream, &b) != CM_OK) return fail_report("create 0");
-            if (cm_buffer_destroy_on_cuda_stream(b, c->stream) != CM_OK) return fail_report("destroy 0");
+            if (cm_buffer_create_on_stream(c->wrapped, c->dev, 0, &b) != CM_OK)
+                return fail_report("create 0");
+            if (cm_buffer_destroy(b) != CM_OK) return fail_report("destroy 0");
         }
         break;
     case RAW_MALLOC:
@@ -117,7 +124,7 @@ static double run(ctx_t *c) {
             return fail_cuda("cudaMemcpy pinned H2D", e);
         break;
     case OURS_PIN_H2D:
-        if (cm_buffer_copy_from_host_buffer(c->dbuf, 0, c->pinned, 0, COPY_BYTES) != CM_OK)
+        if (cm_buffer_copy_from_host_buffer(NULL, c->dbuf, 0, c->pinned, 0, COPY_BYTES) != CM_OK)
             return fail_report("copy_from_host_buffer");
         break;
     case RAW_PIN_D2H:
@@ -125,7 +132,7 @@ static double run(ctx_t *c) {
             return fail_cuda("cudaMemcpy pinned D2H", e);
         break;
     case OURS_PIN_D2H:
-        if (cm_buffer_copy_to_host_buffer(c->dbuf, 0, c->pinned, 0, COPY_BYTES) != CM_OK)
+        if (cm_buffer_copy_to_host_buffer(NULL, c->dbuf, 0, c->pinned, 0, COPY_BYTES) != CM_OK)
             return fail_report("copy_to_host_buffer");
         break;
     case RAW_PAGE_H2D:
@@ -133,7 +140,7 @@ static double run(ctx_t *c) {
             return fail_cuda("cudaMemcpy pageable H2D", e);
         break;
     case OURS_PAGE_H2D:
-        if (cm_buffer_copy_from_host(c->dbuf, 0, c->pageable, COPY_BYTES) != CM_OK)
+        if (cm_buffer_copy_from_host(NULL, c->dbuf, 0, c->pageable, COPY_BYTES) != CM_OK)
             return fail_report("copy_from_host");
         break;
     case RAW_PAGE_D2H:
@@ -141,7 +148,7 @@ static double run(ctx_t *c) {
             return fail_cuda("cudaMemcpy pageable D2H", e);
         break;
     case OURS_PAGE_D2H:
-        if (cm_buffer_copy_to_host(c->dbuf, 0, c->pageable, COPY_BYTES) != CM_OK)
+        if (cm_buffer_copy_to_host(NULL, c->dbuf, 0, c->pageable, COPY_BYTES) != CM_OK)
             return fail_report("copy_to_host");
         break;
     default:
@@ -179,22 +186,25 @@ static int verify(ctx_t *c, unsigned char *ref) {
     fill_random(c->pageable, COPY_BYTES, 7);
     memcpy(ref, c->pageable, COPY_BYTES);
     if (cudaMemset(c->d_raw, 0xab, COPY_BYTES) != cudaSuccess ||
-        cm_buffer_copy_from_host(c->dbuf, 0, c->pageable, COPY_BYTES) != CM_OK ||
+        cm_buffer_copy_from_host(NULL, c->dbuf, 0, c->pageable, COPY_BYTES) != CM_OK ||
         cudaMemcpy(back, c->d_raw, COPY_BYTES, cudaMemcpyDeviceToHost) != cudaSuccess)
         bad = 1;
     else if (memcmp(back, ref, COPY_BYTES) != 0) bad = 2;
     /* D2H pageable (staged): host poisoned */
     memset(c->pageable, 0xcd, COPY_BYTES);
-    if (!bad && (cm_buffer_copy_to_host(c->dbuf, 0, c->pageable, COPY_BYTES) != CM_OK)) bad = 3;
+    if (!bad && (cm_buffer_copy_to_host(NULL, c->dbuf, 0, c->pageable, COPY_BYTES) != CM_OK))
+        bad = 3;
     else if (!bad && memcmp(c->pageable, ref, COPY_BYTES) != 0) bad = 4;
     /* pinned both ways */
     fill_random(c->pinned_p, COPY_BYTES, 11);
     memcpy(ref, c->pinned_p, COPY_BYTES);
     if (!bad && (cudaMemset(c->d_raw, 0xab, COPY_BYTES) != cudaSuccess ||
-                 cm_buffer_copy_from_host_buffer(c->dbuf, 0, c->pinned, 0, COPY_BYTES) != CM_OK))
+                 cm_buffer_copy_from_host_buffer(NULL, c->dbuf, 0, c->pinned, 0, COPY_BYTES) !=
+                     CM_OK))
         bad = 5;
     memset(c->pinned_p, 0xcd, COPY_BYTES);
-    if (!bad && cm_buffer_copy_to_host_buffer(c->dbuf, 0, c->pinned, 0, COPY_BYTES) != CM_OK) bad = 6;
+    if (!bad && cm_buffer_copy_to_host_buffer(NULL, c->dbuf, 0, c->pinned, 0, COPY_BYTES) != CM_OK)
+        bad = 6;
     else if (!bad && memcmp(c->pinned_p, ref, COPY_BYTES) != 0) bad = 7;
     free(back);
     if (bad) fprintf(stderr, "bench_buffer: verification failed (step %d)\n", bad);
@@ -227,6 +237,11 @@ int main(void) {
     if (cudaSetDevice(0) != cudaSuccess) return 1;
     if (cm_device_open(0, &c.dev) != CM_OK) return fail_report("cm_device_open") ? 1 : 1;
     if (cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking) != cudaSuccess) goto out;
+    /* the library's pair runs on the same CUDA stream as the peer's, adopted once */
+    if (cm_stream_wrap(c.dev, c.stream, &c.wrapped) != CM_OK) {
+        fail_report("cm_stream_wrap");
+        goto out;
+    }
     /* the peer's pool keeps its memory cached, as ours does by default */
     {
         cudaMemPool_t pool;
@@ -363,6 +378,7 @@ out:
     free(c.pageable);
     if (c.pinned) cm_host_buffer_destroy(c.pinned);
     if (c.dbuf) cm_buffer_destroy(c.dbuf);
+    if (c.wrapped) cm_stream_release(c.wrapped); /* before the CUDA stream and the device */
     if (c.stream) cudaStreamDestroy(c.stream);
     if (cm_device_close(c.dev) != CM_OK) rc = fail_report("cm_device_close") ? 1 : 1;
     return rc;

@@ -15,7 +15,10 @@
  * All matrices column-major (cuBLAS's order); <ops> is op_a op_b (NN: C = A B; TN: C = A^T B,
  * both operands contiguous along K). alpha = 1, beta = 0. Inputs random in [-1, 1) drawn on the
  * device; shapes whose A + B are smaller than 256 MiB rotate among several input sets (> 4x the
- * 60 MiB L2 of an H200). CUDA-event timing on the legacy stream, median of REPS after warm-up.
+ * 60 MiB L2 of an H200). CUDA-event timing, median of REPS after warm-up, on one stream
+ * acquired from the device's pool: cm_gemm is given it, cuBLAS (cublasSetStream) and the events
+ * its CUDA stream (a NULL stream would make every cm_gemm synchronous). cm_gemm's operand offsets
+ * are in bytes.
  * Every case is checked once, ours and cuBLAS's, on 256 sampled entries against a float64 GPU
  * reference (relative Frobenius error printed; "BAD" past the bound of tests/gpu/test_gpu_gemm.c).
  *
@@ -46,6 +49,7 @@
 #include <cudamodel/device.h>
 #include <cudamodel/interop.h>
 #include <cudamodel/kernels.h>
+#include <cudamodel/stream.h>
 
 #include "bench_common.h"
 
@@ -60,6 +64,8 @@ cudaError_t bench_gemm_gather(const void *C, long long ldc, int bf16, const int 
 #define SAMPLES 256
 
 static cm_device_t *g_dev;
+static cm_stream_t *g_stream; /* the timing stream: cm_gemm is queued on it */
+static cudaStream_t g_cs;     /* its CUDA stream: cuBLAS, the checks' kernels and the events */
 static cublasHandle_t g_blas;
 static int g_fail;
 
@@ -85,11 +91,11 @@ static int run(void *p) {
     run_ctx_t *r = p;
     const size_t s = r->set;
     r->set = (r->set + 1) % r->sets;
-    const size_t a_off = s * r->set_bytes, b_off = a_off + r->a_bytes;
+    const size_t a_off = s * r->set_bytes, b_off = a_off + r->a_bytes; /* bytes, 256-aligned */
     if (!r->peer) {
-        cm_status_t st = cm_gemm(NULL, r->prec, CM_GEMM_COL_MAJOR, r->oa, r->ob, r->m, r->n, r->k,
-                                 1.0f, r->ab, a_off / r->in_elem, r->lda, r->ab,
-                                 b_off / r->in_elem, r->ldb, 0.0f, r->c, 0, r->ldc);
+        cm_status_t st = cm_gemm(g_stream, r->prec, CM_GEMM_COL_MAJOR, r->oa, r->ob, r->m, r->n,
+                                 r->k, 1.0f, r->ab, a_off, r->lda, r->ab, b_off, r->ldb, 0.0f,
+                                 r->c, 0, r->ldc);
         return st == CM_OK ? 0 : report_fail("cm_gemm");
     }
     const float one = 1.0f, zero = 0.0f;
@@ -201,17 +207,19 @@ static void release(prepared_t *P) {
     cudaFree(P->d_got);
 }
 
-/* one call of ours or the peer on set 0, then the sampled relative error */
+/* one call of ours or the peer on set 0, then the sampled relative error; the poison, the call
+ * and the gather in order on the timing stream (it does not synchronise with the legacy one) */
 static double check(prepared_t *P, int peer) {
     run_ctx_t *r = &P->r;
     r->peer = peer;
     r->set = 0;
-    if (cudaMemset(r->pc, 0xFF, r->m * r->n * (r->prec == CM_GEMM_BF16_OUT_BF16 ? 2 : 4)) !=
-            cudaSuccess ||
+    if (cudaMemsetAsync(r->pc, 0xFF, r->m * r->n * (r->prec == CM_GEMM_BF16_OUT_BF16 ? 2 : 4),
+                        g_cs) != cudaSuccess ||
         run(r) != 0)
         return NAN;
     if (bench_gemm_gather(r->pc, (long long)r->ldc, r->prec == CM_GEMM_BF16_OUT_BF16, P->d_ij,
-                          SAMPLES, P->d_got, 0) != cudaSuccess)
+                          SAMPLES, P->d_got, g_cs) != cudaSuccess ||
+        cudaStreamSynchronize(g_cs) != cudaSuccess)
         return NAN;
     double ref[SAMPLES], got[SAMPLES];
     if (cudaMemcpy(ref, P->d_ref, sizeof ref, cudaMemcpyDeviceToHost) != cudaSuccess ||
@@ -247,7 +255,7 @@ static double time_one(prepared_t *P, int peer) {
     if (reps < 5) reps = 5;
     if (reps > 50) reps = 50;
     cm_bench_stats_t s;
-    if (cm_bench_time(run, &P->r, 0, 3, reps, &s) != 0) return -1;
+    if (cm_bench_time(run, &P->r, g_cs, 3, reps, &s) != 0) return -1;
     return s.median_ms * 1e-3;
 }
 
@@ -455,8 +463,12 @@ int main(int argc, char **argv) {
     }
     if (!cm_bench_have_gpu("bench_gemm")) return 1;
     if (cm_device_open(0, &g_dev) != CM_OK) return report_fail("cm_device_open");
-    if (cublasCreate(&g_blas) != CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "bench_gemm: cublasCreate failed\n");
+    if (cm_stream_acquire(g_dev, CM_STREAM_PRIORITY_LOW, &g_stream) != CM_OK ||
+        cm_stream_cuda(g_stream, &g_cs) != CM_OK)
+        return report_fail("acquiring the timing stream") ? 1 : 1;
+    if (cublasCreate(&g_blas) != CUBLAS_STATUS_SUCCESS ||
+        cublasSetStream(g_blas, g_cs) != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "bench_gemm: cublasCreate / cublasSetStream failed\n");
         return 1;
     }
     cublasSetMathMode(g_blas, CUBLAS_DEFAULT_MATH);
@@ -500,6 +512,7 @@ int main(int argc, char **argv) {
                 }
     }
     cublasDestroy(g_blas);
+    (void)cm_stream_release(g_stream);
     (void)cm_device_close(g_dev);
     return g_fail;
 }

@@ -7,7 +7,7 @@
  *                        2^30 floats on GPU 0 alone: goal >= 1.8x
  *   add_2^30_split2      cm_split_add_f32 + cm_device_set_synchronize (12 bytes per element) vs
  *                        cm_vector_add_f32 + cm_stream_synchronize on GPU 0 alone: goal >= 1.8x
- *   peer_copy_0to1 /     cm_buffer_copy_on_stream of 256 MiB between the GPUs (peer access on)
+ *   peer_copy_0to1 /     cm_buffer_copy on a stream, 256 MiB between the GPUs (peer access on)
  *   peer_copy_1to0       vs cudaMemcpyPeerAsync of the same buffers on the same stream, CUDA
  *                        events: goal >= 0.95x bandwidth
  *   allreduce_1GiB       cm_comm_all_reduce (sum, 2^28 floats) + cm_comm_synchronize, reported as
@@ -122,16 +122,17 @@ typedef struct ctx {
     float sum;
 } ctx_t;
 
-/* cm_split_for_each: fill each part with the whole array's values */
+/* cm_split_for_each: fill each part with the whole array's values (first: the index of the
+ * part's first element in the whole array) */
 static cm_status_t fill_part(void *user, int index, cm_stream_t *stream, cm_buffer_t *part,
-                             size_t offset, size_t count) {
+                             size_t first, size_t count) {
     (void)index;
     const uint32_t seed = *(const uint32_t *)user;
     cudaStream_t cs = NULL;
     void *p = NULL;
     CM_TRY(cm_stream_cuda(stream, &cs));
     CM_TRY(cm_buffer_device_ptr(part, &p));
-    cudaError_t err = bench_mg_random_fill(p, count, offset, seed, cs);
+    cudaError_t err = bench_mg_random_fill(p, count, first, seed, cs);
     return err == cudaSuccess ? CM_OK : cm_record_cuda_error(err, "bench_mg_random_fill", __FILE__, __LINE__);
 }
 
@@ -197,17 +198,18 @@ static int bench_split(ctx_t *c) {
     const size_t probe = (size_t)1 << 20;
     float *a = malloc(probe * 4), *b = malloc(probe * 4);
     cm_buffer_t *last = NULL;
-    size_t last_off = 0, last_cnt = 0;
-    TRY(cm_split_part(c->z, 1, &last, &last_off, &last_cnt));
+    size_t last_first = 0, last_cnt = 0;
+    TRY(cm_split_part(c->z, 1, &last, &last_first, &last_cnt));
     int bad = a == NULL || b == NULL || last_cnt < probe;
     if (!bad) {
         cm_buffer_t *first = NULL;
         bad |= cm_split_part(c->z, 0, &first, NULL, NULL) != CM_OK;
-        bad |= cm_buffer_copy_to_host(first, 0, a, probe * 4) != CM_OK;
-        bad |= cm_buffer_copy_to_host(c->wz, 0, b, probe * 4) != CM_OK;
+        /* NULL stream: synchronous copies; their offsets are in bytes */
+        bad |= cm_buffer_copy_to_host(NULL, first, 0, a, probe * 4) != CM_OK;
+        bad |= cm_buffer_copy_to_host(NULL, c->wz, 0, b, probe * 4) != CM_OK;
         bad |= memcmp(a, b, probe * 4) != 0;
-        bad |= cm_buffer_copy_to_host(last, (last_cnt - probe) * 4, a, probe * 4) != CM_OK;
-        bad |= cm_buffer_copy_to_host(c->wz, (BIG - probe) * 4, b, probe * 4) != CM_OK;
+        bad |= cm_buffer_copy_to_host(NULL, last, (last_cnt - probe) * 4, a, probe * 4) != CM_OK;
+        bad |= cm_buffer_copy_to_host(NULL, c->wz, (BIG - probe) * 4, b, probe * 4) != CM_OK;
         bad |= memcmp(a, b, probe * 4) != 0;
     }
     free(a);
@@ -250,8 +252,8 @@ typedef struct pctx {
 
 static int run_peer_ours(void *v) {
     pctx_t *p = v;
-    return cm_buffer_copy_on_stream(p->dst, 0, p->src, 0, PEER_BYTES, p->stream) == CM_OK
-               ? 0 : fail_report("cm_buffer_copy_on_stream");
+    return cm_buffer_copy(p->stream, p->dst, 0, p->src, 0, PEER_BYTES) == CM_OK
+               ? 0 : fail_report("cm_buffer_copy");
 }
 static int run_peer_raw(void *v) {
     pctx_t *p = v;
@@ -267,7 +269,7 @@ static int bench_peer(cm_device_set_t *pair) {
         cm_device_t *d = NULL;
         TRY(cm_device_set_device(pair, k, &d));
         TRY(cm_buffer_create(d, PEER_BYTES, &b[k]));
-        TRY(cm_buffer_set(b[k], 0, PEER_BYTES, 0x3c + k));
+        TRY(cm_buffer_set(NULL, b[k], 0, PEER_BYTES, 0x3c + k));
     }
     for (int from = 0; from < 2; ++from) {
         pctx_t p;

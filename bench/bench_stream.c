@@ -64,9 +64,8 @@ static cm_status_t direct_launches(void *user, cm_stream_t *s) {
     cm_launch_config_t cfg = CM_LAUNCH_CONFIG_INIT;
     cfg.grid.x = 1;
     cfg.block.x = 32;
-    cfg.stream = s;
     for (int i = 0; i < GRAPH_LAUNCHES; ++i) {
-        cm_status_t st = cm_launch(bench_stream_tick_kernel(), &cfg, args);
+        cm_status_t st = cm_launch(s, bench_stream_tick_kernel(), &cfg, args); /* queued on s */
         if (st != CM_OK) return st;
     }
     return CM_OK;

@@ -37,7 +37,10 @@
  * Inputs are random, drawn on the device with a fresh seed for every case; sizes whose inputs
  * fit in L2 rotate among 16 input sets (64 MiB and more in all) so that repeated calls do not
  * measure the cache. Every case's result is checked against the peer's once (sum within 1e-5
- * of sum|x|, max and argmax equal). CUDA-event timing on the legacy stream, median of REPS.
+ * of sum|x|, max and argmax equal). CUDA-event timing, median of REPS, on one stream acquired
+ * from the device's pool: the library's calls are given it, the peers (memcpy, CUB, the empty
+ * kernel) and the events its CUDA stream (a NULL stream would make every library call
+ * synchronous, which is not what the rows measure). Offsets are passed to kernels.h in bytes.
  * Runtime: estimated at well under 60 s on an H200 (the sweep adds about 1 s of GPU work and
  * about 2 s of float64 reference sums on the CPU); not yet measured.
  * Usage: bench_vector   (needs a GPU with 4 GiB free; CM_BENCH_RESULTS / CM_BENCH_COMMIT as in
@@ -69,6 +72,7 @@
 #include <cudamodel/device.h>
 #include <cudamodel/interop.h>
 #include <cudamodel/kernels.h>
+#include <cudamodel/stream.h>
 
 #include "bench_common.h"
 
@@ -99,6 +103,8 @@ enum {
 
 typedef struct ctx {
     cm_device_t *dev;
+    cm_stream_t *stream; /* the timing stream: the library's calls are queued on it */
+    cudaStream_t cs;     /* its CUDA stream: the peers' calls and the events */
     cm_buffer_t *a, *b, *out, *res;
     float *pa, *pb, *pout;
     unsigned char *pres;
@@ -127,26 +133,31 @@ static int run(void *p) {
 }
 
 static int run_one(ctx_t *c) {
-    const size_t o = c->off + c->set * c->stride;
+    const size_t o = c->off + c->set * c->stride; /* in elements (raw pointers) */
+    const size_t ob = o * sizeof(float);          /* in bytes (kernels.h) */
     c->set = (c->set + 1) % c->sets;
     cm_status_t st = CM_OK;
     cudaError_t err = cudaSuccess;
     size_t tb = c->temp_bytes;
     switch (c->which) {
-    case K_EMPTY: err = bench_empty_launch(0); break;
-    case K_ADD: st = cm_vector_add_f32(NULL, c->out, o, c->a, o, c->b, o, c->n); break;
-    case K_AXPY: st = cm_vector_axpy_f32(NULL, 1.5f, c->a, o, c->out, o, c->n); break;
+    case K_EMPTY: err = bench_empty_launch(c->cs); break;
+    case K_ADD: st = cm_vector_add_f32(c->stream, c->out, ob, c->a, ob, c->b, ob, c->n); break;
+    case K_AXPY: st = cm_vector_axpy_f32(c->stream, 1.5f, c->a, ob, c->out, ob, c->n); break;
     case K_MEMCPY:
-        err = cudaMemcpyAsync(c->pout + o, c->pa + o, c->n * 4, cudaMemcpyDeviceToDevice, 0);
+        err = cudaMemcpyAsync(c->pout + o, c->pa + o, c->n * 4, cudaMemcpyDeviceToDevice, c->cs);
         break;
-    case K_SUM: st = cm_reduce_sum_f32(NULL, c->a, o, c->n, c->res, 0); break;
-    case K_MAX: st = cm_reduce_max_f32(NULL, c->a, o, c->n, c->res, 0); break;
-    case K_ARGMAX: st = cm_reduce_argmax_f32(NULL, c->a, o, c->n, c->res, 0); break;
-    case K_DOT: st = cm_reduce_dot_f32(NULL, c->a, o, c->b, o, c->n, c->res, 0); break;
-    case K_CUB_SUM: err = bench_cub_reduce(0, c->temp, &tb, c->pa + o, c->pres + 32, c->n, 0); break;
-    case K_CUB_MAX: err = bench_cub_reduce(1, c->temp, &tb, c->pa + o, c->pres + 32, c->n, 0); break;
+    case K_SUM: st = cm_reduce_sum_f32(c->stream, c->a, ob, c->n, c->res, 0); break;
+    case K_MAX: st = cm_reduce_max_f32(c->stream, c->a, ob, c->n, c->res, 0); break;
+    case K_ARGMAX: st = cm_reduce_argmax_f32(c->stream, c->a, ob, c->n, c->res, 0); break;
+    case K_DOT: st = cm_reduce_dot_f32(c->stream, c->a, ob, c->b, ob, c->n, c->res, 0); break;
+    case K_CUB_SUM:
+        err = bench_cub_reduce(0, c->temp, &tb, c->pa + o, c->pres + 32, c->n, c->cs);
+        break;
+    case K_CUB_MAX:
+        err = bench_cub_reduce(1, c->temp, &tb, c->pa + o, c->pres + 32, c->n, c->cs);
+        break;
     case K_CUB_ARGMAX:
-        err = bench_cub_reduce(2, c->temp, &tb, c->pa + o, c->pres + 32, c->n, 0);
+        err = bench_cub_reduce(2, c->temp, &tb, c->pa + o, c->pres + 32, c->n, c->cs);
         break;
     default: return -1;
     }
@@ -177,7 +188,7 @@ static double time_sets(ctx_t *c, int which, size_t n, size_t off, size_t sets) 
     c->stride = n + 64;
     c->sets = sets;
     cm_bench_stats_t s;
-    if (cm_bench_time(run, c, 0, WARMUP, REPS, &s) != 0) return -1;
+    if (cm_bench_time(run, c, c->cs, WARMUP, REPS, &s) != 0) return -1;
     return s.median_ms * 1e-3;
 }
 
@@ -250,8 +261,11 @@ static int sweep_case(ctx_t *c, size_t n, double *add, double *cpy, double *sum,
     if (range > ELEMS) range = ELEMS;
     const double dn = (double)n;
 
+    /* the poisons go on the timing stream, ahead of the timed calls (it does not synchronise
+     * with the legacy default stream); the checks after a timing run on the legacy stream, the
+     * timed work being complete (cm_bench_time waits for its last event) */
     double tm = time_sets(c, K_MEMCPY, n, 0, sets);
-    if (tm < 0 || cudaMemset(c->pout, 0xFF, range * 4) != cudaSuccess) return -1;
+    if (tm < 0 || cudaMemsetAsync(c->pout, 0xFF, range * 4, c->cs) != cudaSuccess) return -1;
     double ta = time_sets(c, K_ADD, n, 0, sets);
     unsigned long long bad = ~0ull, *d_bad = (unsigned long long *)(c->pres + 48);
     if (ta < 0 || cudaMemset(d_bad, 0, 8) != cudaSuccess ||
@@ -264,7 +278,7 @@ static int sweep_case(ctx_t *c, size_t n, double *add, double *cpy, double *sum,
         return -1;
     }
 
-    if (cudaMemset(c->pres, 0xFF, 48) != cudaSuccess) return -1;
+    if (cudaMemsetAsync(c->pres, 0xFF, 48, c->cs) != cudaSuccess) return -1;
     double ts = time_sets(c, K_SUM, n, 0, sets);
     double tc = time_sets(c, K_CUB_SUM, n, 0, sets);
     float got[2] = {0.0f, 0.0f};
@@ -307,6 +321,11 @@ int main(void) {
     int rc = 1;
     if (cudaSetDevice(0) != cudaSuccess) return 1;
     if (cm_device_open(0, &c.dev) != CM_OK) return fail_report("cm_device_open") ? 1 : 1;
+    if (cm_stream_acquire(c.dev, CM_STREAM_PRIORITY_LOW, &c.stream) != CM_OK ||
+        cm_stream_cuda(c.stream, &c.cs) != CM_OK) {
+        fail_report("acquiring the timing stream");
+        goto out;
+    }
     if (cm_buffer_create(c.dev, ELEMS * 4, &c.a) != CM_OK ||
         cm_buffer_create(c.dev, ELEMS * 4, &c.b) != CM_OK ||
         cm_buffer_create(c.dev, ELEMS * 4, &c.out) != CM_OK ||
@@ -450,6 +469,7 @@ out:
     cm_buffer_destroy(c.b);
     cm_buffer_destroy(c.out);
     cm_buffer_destroy(c.res);
+    cm_stream_release(c.stream);
     cm_device_close(c.dev);
     return rc;
 }

@@ -47,8 +47,7 @@ static cm_status_t transform(void *user, cm_stream_t *s) {
     cm_launch_config_t cfg = CM_LAUNCH_CONFIG_INIT;
     CM_TRY(cm_launch_config_1d(w->n, 256, &cfg));
     if (cfg.grid.x > 132u * 32u) cfg.grid.x = 132u * 32u;
-    cfg.stream = s;
-    return CM_LAUNCH(example_transform_kernel(), &cfg, args);
+    return CM_LAUNCH(s, example_transform_kernel(), &cfg, args); /* queued on s */
 }
 
 int main(int argc, char **argv) {
@@ -63,7 +62,7 @@ int main(int argc, char **argv) {
     cm_buffer_t *x = NULL, *y = NULL;
     cm_stream_t *a = NULL, *b = NULL;
     if (cm_buffer_create(dev, bytes, &x) != CM_OK || cm_buffer_create(dev, bytes, &y) != CM_OK ||
-        cm_buffer_set(x, 0, bytes, 0) != CM_OK ||
+        cm_buffer_set(NULL, x, 0, bytes, 0) != CM_OK || /* NULL stream: done on return */
         cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &a) != CM_OK ||
         cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &b) != CM_OK)
         return fail();

@@ -58,7 +58,8 @@ static cm_status_t run(void) {
     CM_CUDA_TRY(cudaMalloc((void **)&d_out, sizeof h_out));
     CM_CUDA_TRY_GOTO(cudaMemset(d_out, 0xff, sizeof h_out), status, done); /* poison */
     void *args[] = {&d_out};
-    CM_TRY_GOTO(CM_LAUNCH(example_grid_index_kernel(), &cfg, args), status, done);
+    /* a NULL stream: synchronous, the kernel has run (and a fault of it is reported) on return */
+    CM_TRY_GOTO(CM_LAUNCH(NULL, example_grid_index_kernel(), &cfg, args), status, done);
     CM_CUDA_TRY_GOTO(cudaMemcpy(h_out, d_out, sizeof h_out, cudaMemcpyDeviceToHost), status, done);
 
     /* every slot written by the thread the formula names */

@@ -9,8 +9,9 @@
  * the numbers. The program:
  *   1. validates a 2048-thread block for saxpy on device 0 and prints the library's report;
  *   2. tries to launch it anyway with cm_launch(): refused, nothing runs (y is unchanged);
- *   3. fixes it with cm_launch_config_1d() at 256 threads, launches, and checks every element
- *      of y = a * x + y against a float64 reference on the host.
+ *   3. fixes it with cm_launch_config_1d() at 256 threads, launches it synchronously (a NULL
+ *      stream: the kernel has finished when cm_launch returns), and checks every element of
+ *      y = a * x + y against a float64 reference on the host.
  * Plain C: the kernel comes from kernels/example_kernels.cu as a pointer.
  * Exits 0 when all of that went as described, 1 otherwise (without a GPU: the library's
  * report of why).  Usage: launch_validation [n]   (default 1000000 elements)
@@ -81,7 +82,7 @@ static cm_status_t run(unsigned long long n) {
     print_report("   cm_launch_config_validate says:");
 
     /* 2. launching it anyway: refused before the launch, y untouched */
-    if (cm_launch(example_saxpy_kernel(), &bad, args) != CM_ERROR_INVALID_LAUNCH) {
+    if (cm_launch(NULL, example_saxpy_kernel(), &bad, args) != CM_ERROR_INVALID_LAUNCH) {
         fprintf(stderr, "expected cm_launch to refuse a block of 2048 threads\n");
         status = CM_ERROR_CUDA;
         goto done;
@@ -105,7 +106,8 @@ static cm_status_t run(unsigned long long n) {
     CM_TRY_GOTO(cm_launch_config_validate(&good, &dev, &saxpy), status, done);
     printf("3. grid %u x block %u = %llu threads for %llu elements: valid\n", good.grid.x,
            good.block.x, (unsigned long long)cm_launch_config_threads(&good), n);
-    CM_TRY_GOTO(CM_LAUNCH(example_saxpy_kernel(), &good, args), status, done);
+    /* NULL stream: synchronous, a fault of the kernel would be this call's status */
+    CM_TRY_GOTO(CM_LAUNCH(NULL, example_saxpy_kernel(), &good, args), status, done);
     CM_CUDA_TRY_GOTO(cudaMemcpy(h_out, d_y, bytes, cudaMemcpyDeviceToHost), status, done);
     {
         unsigned long long bad_count = 0;

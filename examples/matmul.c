@@ -80,7 +80,7 @@ int main(int argc, char **argv) {
         cm_bf16_to_float_array(hb, hb16, j.k * j.n);
     }
 
-    /* 2. device buffers and copies */
+    /* 2. device buffers and copies (a NULL stream: synchronous, done on return) */
     cm_device_t *dev = NULL;
     cm_stream_t *stream = NULL;
     if (cm_device_open(0, &dev) != CM_OK) return fail();
@@ -88,15 +88,15 @@ int main(int argc, char **argv) {
         cm_buffer_create(dev, j.m * j.k * in_elem, &j.a) != CM_OK ||
         cm_buffer_create(dev, j.k * j.n * in_elem, &j.b) != CM_OK ||
         cm_buffer_create(dev, j.m * j.n * 4, &j.c) != CM_OK ||
-        cm_buffer_copy_from_host(j.a, 0, bf ? (const void *)ha16 : ha, j.m * j.k * in_elem) ||
-        cm_buffer_copy_from_host(j.b, 0, bf ? (const void *)hb16 : hb, j.k * j.n * in_elem))
+        cm_buffer_copy_from_host(NULL, j.a, 0, bf ? (const void *)ha16 : ha, j.m * j.k * in_elem) ||
+        cm_buffer_copy_from_host(NULL, j.b, 0, bf ? (const void *)hb16 : hb, j.k * j.n * in_elem))
         return fail();
 
     /* 3. multiply, timed */
     cm_timing_stats_t st;
     if (cm_time_callable(stream, multiply, &j, 2, 10, &st) != CM_OK) return fail();
     if (cm_stream_synchronize(stream) != CM_OK) return fail();
-    if (cm_buffer_copy_to_host(j.c, 0, hc, j.m * j.n * 4) != CM_OK) return fail();
+    if (cm_buffer_copy_to_host(NULL, j.c, 0, hc, j.m * j.n * 4) != CM_OK) return fail();
     const char *kernel = "?";
     (void)cm_gemm_config_name(0, j.prec, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, j.m, j.n,
                               j.k, &kernel);

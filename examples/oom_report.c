@@ -54,9 +54,9 @@ int main(void) {
         goto done;
     }
 
-    /* the process is fully usable afterwards */
+    /* the process is fully usable afterwards (a NULL stream: the set is done on return) */
     if (cm_buffer_create(dev, (size_t)64 << 20, &after) != CM_OK ||
-        cm_buffer_set(after, 0, (size_t)64 << 20, 0) != CM_OK) {
+        cm_buffer_set(NULL, after, 0, (size_t)64 << 20, 0) != CM_OK) {
         rc = report_failure("allocating 64 MiB after the out-of-memory");
         goto done;
     }

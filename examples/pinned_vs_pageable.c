@@ -71,9 +71,9 @@ static double copy_once(const ctx_t *c, enum way w, int to_device) {
                                                         cudaMemcpyDeviceToHost),
                                  "cudaMemcpy (pageable)", __FILE__, __LINE__);
         break;
-    case STAGED_PAGEABLE:
-        s = to_device ? cm_buffer_copy_from_host(c->dev_buf, 0, c->pageable, c->n)
-                      : cm_buffer_copy_to_host(c->dev_buf, 0, c->pageable, c->n);
+    case STAGED_PAGEABLE: /* a NULL stream: synchronous, like cudaMemcpy */
+        s = to_device ? cm_buffer_copy_from_host(NULL, c->dev_buf, 0, c->pageable, c->n)
+                      : cm_buffer_copy_to_host(NULL, c->dev_buf, 0, c->pageable, c->n);
         break;
     case RAW_PINNED:
         s = cm_record_cuda_error(to_device ? cudaMemcpy(c->dev_ptr, c->pinned, c->n,
@@ -82,9 +82,11 @@ static double copy_once(const ctx_t *c, enum way w, int to_device) {
                                                         cudaMemcpyDeviceToHost),
                                  "cudaMemcpy (pinned)", __FILE__, __LINE__);
         break;
-    case LIB_PINNED:
-        s = to_device ? cm_buffer_copy_from_host_buffer(c->dev_buf, 0, c->pinned_buf, 0, c->n)
-                      : cm_buffer_copy_to_host_buffer(c->dev_buf, 0, c->pinned_buf, 0, c->n);
+    case LIB_PINNED: /* a NULL stream: synchronous, like cudaMemcpy */
+        s = to_device ? cm_buffer_copy_from_host_buffer(NULL, c->dev_buf, 0, c->pinned_buf, 0,
+                                                        c->n)
+                      : cm_buffer_copy_to_host_buffer(NULL, c->dev_buf, 0, c->pinned_buf, 0,
+                                                      c->n);
         break;
     case WAYS: break;
     }

@@ -2,7 +2,8 @@
  * reduction: the sum and the argmax of random floats on the library's reductions, timed with
  * the stream timer helpers and checked against a float64 reference computed on the CPU.
  *
- *   1. n random floats in [-1, 1) go to a device buffer (cm_buffer_copy_from_host).
+ *   1. n random floats in [-1, 1) go to a device buffer (cm_buffer_copy_from_host with a NULL
+ *      stream: synchronous).
  *   2. The synchronous forms give the answers on the host: cm_reduce_sum_f32_to_host and
  *      cm_reduce_argmax_f32_to_host (the first index of the largest element, and its value).
  *   3. They are checked: the sum within the bound kernels.h states (float64 accumulation,
@@ -31,18 +32,19 @@
 
 typedef struct work {
     const cm_buffer_t *x;
-    cm_buffer_t *result; /* float sum at float element 0, argmax index at uint64 element 1 */
+    cm_buffer_t *result; /* float sum at byte 0, argmax index (uint64) at byte 8 */
     size_t n;
 } work_t;
 
 static cm_status_t sum_once(void *user, cm_stream_t *stream) {
     work_t *w = user;
-    return cm_reduce_sum_f32(stream, w->x, 0, w->n, w->result, 0);
+    return cm_reduce_sum_f32(stream, w->x, 0, w->n, w->result, 0); /* float at byte 0 */
 }
 
 static cm_status_t argmax_once(void *user, cm_stream_t *stream) {
     work_t *w = user;
-    return cm_reduce_argmax_f32(stream, w->x, 0, w->n, w->result, 1);
+    /* result_offset counts bytes: the uint64_t index goes to bytes 8 .. 15 */
+    return cm_reduce_argmax_f32(stream, w->x, 0, w->n, w->result, sizeof(uint64_t));
 }
 
 /* xorshift64: uniform floats in [-1, 1) (24 random bits), never all zeros */
@@ -123,7 +125,7 @@ int main(int argc, char **argv) {
 
     /* 1. to the device; a 16-byte result buffer for the device-result forms */
     if (cm_buffer_create(dev, bytes, &x) != CM_OK || cm_buffer_create(dev, 16, &result) != CM_OK ||
-        cm_buffer_copy_from_host(x, 0, h, bytes) != CM_OK ||
+        cm_buffer_copy_from_host(NULL, x, 0, h, bytes) != CM_OK ||
         cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &stream) != CM_OK) {
         rc = report("preparing the input");
         goto done;
@@ -160,7 +162,7 @@ int main(int argc, char **argv) {
     work_t w = {x, result, n};
     float one_sum = 0.0f, one_arg = 0.0f;
     cm_timing_stats_t st_sum, st_arg;
-    if (cm_buffer_set(result, 0, 16, 0xFF) != CM_OK ||
+    if (cm_buffer_set(stream, result, 0, 16, 0xFF) != CM_OK ||
         time_it(dev, stream, sum_once, &w, &one_sum, &st_sum) != CM_OK ||
         time_it(dev, stream, argmax_once, &w, &one_arg, &st_arg) != CM_OK ||
         cm_stream_synchronize(stream) != CM_OK) {
@@ -168,7 +170,7 @@ int main(int argc, char **argv) {
         goto done;
     }
     unsigned char dev_result[16];
-    if (cm_buffer_copy_to_host(result, 0, dev_result, sizeof dev_result) != CM_OK) {
+    if (cm_buffer_copy_to_host(NULL, result, 0, dev_result, sizeof dev_result) != CM_OK) {
         rc = report("reading the device results");
         goto done;
     }

@@ -102,7 +102,7 @@ static cm_status_t run(pipeline_t *p, int n_streams) {
         size_t first = (size_t)c * p->chunk_elems;
         size_t elems = first + p->chunk_elems <= p->n ? p->chunk_elems : p->n - first;
         size_t bytes = elems * sizeof(float), off = first * sizeof(float);
-        CM_TRY(cm_buffer_copy_from_host_buffer_on_stream(p->d_in[c], 0, p->in, off, bytes, s));
+        CM_TRY(cm_buffer_copy_from_host_buffer(s, p->d_in[c], 0, p->in, off, bytes));
         void *y = NULL, *x = NULL;
         CM_TRY(cm_buffer_device_ptr(p->d_out[c], &y));
         CM_TRY(cm_buffer_device_ptr(p->d_in[c], &x));
@@ -112,9 +112,8 @@ static cm_status_t run(pipeline_t *p, int n_streams) {
         cm_launch_config_t cfg = CM_LAUNCH_CONFIG_INIT;
         CM_TRY(cm_launch_config_1d(ne, 256, &cfg));
         if (cfg.grid.x > 132u * 16u) cfg.grid.x = 132u * 16u; /* grid-stride */
-        cfg.stream = s;
-        CM_TRY(CM_LAUNCH(example_transform_kernel(), &cfg, args));
-        CM_TRY(cm_buffer_copy_to_host_buffer_on_stream(p->d_out[c], 0, p->out, off, bytes, s));
+        CM_TRY(CM_LAUNCH(s, example_transform_kernel(), &cfg, args));
+        CM_TRY(cm_buffer_copy_to_host_buffer(s, p->d_out[c], 0, p->out, off, bytes));
     }
     return CM_OK;
 }

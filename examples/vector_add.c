@@ -3,11 +3,13 @@
  *
  *   1. open the device                       cm_device_open, cm_device_get_limits
  *   2. allocate on the device                cm_buffer_create (a, b and the output c)
- *   3. copy host -> device                   cm_buffer_copy_from_host; c poisoned (all bits set:
- *                                            NaN) with cm_buffer_set so a missed element shows
+ *   3. copy host -> device                   cm_buffer_copy_from_host with a NULL stream
+ *                                            (synchronous); c poisoned (all bits set: NaN) with
+ *                                            cm_buffer_set so a missed element shows
  *   4. launch                                cm_vector_add_f32 on a pooled stream: the library
  *                                            checks the operands and picks the grid and the
- *                                            16-byte vector loads itself (any n, any offset)
+ *                                            16-byte vector loads itself (any n, any byte
+ *                                            offset that is a multiple of 4)
  *   5. copy device -> host, verify, free     every element against the CPU: IEEE addition is
  *                                            correctly rounded, so c[i] must equal the float64
  *                                            sum a[i] + b[i] rounded to float, bit for bit
@@ -104,9 +106,10 @@ int main(int argc, char **argv) {
         rc = report("allocating 3 device buffers");
         goto done;
     }
-    if (cm_buffer_copy_from_host(w.a, 0, h_a, bytes) != CM_OK ||
-        cm_buffer_copy_from_host(w.b, 0, h_b, bytes) != CM_OK ||
-        cm_buffer_set(w.c, 0, bytes, 0xFF) != CM_OK) {
+    /* NULL stream: synchronous, the data is on the device when each call returns */
+    if (cm_buffer_copy_from_host(NULL, w.a, 0, h_a, bytes) != CM_OK ||
+        cm_buffer_copy_from_host(NULL, w.b, 0, h_b, bytes) != CM_OK ||
+        cm_buffer_set(NULL, w.c, 0, bytes, 0xFF) != CM_OK) {
         rc = report("copying the inputs to the device");
         goto done;
     }
@@ -126,7 +129,7 @@ int main(int argc, char **argv) {
     }
 
     /* 5. device -> host and verify every element */
-    if (cm_buffer_copy_to_host(w.c, 0, h_c, bytes) != CM_OK) {
+    if (cm_buffer_copy_to_host(NULL, w.c, 0, h_c, bytes) != CM_OK) {
         rc = report("copying the result to the host");
         goto done;
     }

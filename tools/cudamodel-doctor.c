@@ -47,11 +47,12 @@ int main(int argc, char **argv) {
             usage(stdout);
             return fflush(stdout) == 0 ? CM_DIAG_EXIT_OK : CM_DIAG_EXIT_OTHER;
         } else if (strcmp(argv[i], "--version") == 0) {
-            int built = cm_runtime_version_built();
+            cm_version_info_t vi;
+            if (cm_version_info(&vi) != CM_OK) return CM_DIAG_EXIT_OTHER;
             printf("cudamodel-doctor (libcudamodel %s), built against CUDA %d.%d, "
                    "architectures \"%s\"\n",
-                   cm_version_string(), built / 1000, (built % 1000) / 10,
-                   cm_build_cuda_architectures());
+                   vi.library_string, vi.runtime_built / 1000, (vi.runtime_built % 1000) / 10,
+                   vi.cuda_architectures);
             return fflush(stdout) == 0 ? CM_DIAG_EXIT_OK : CM_DIAG_EXIT_OTHER;
         } else {
             fprintf(stderr, "cudamodel-doctor: unknown option '%s'\n", argv[i]);

@@ -41,7 +41,7 @@ static const char *names[NV] = {
     " + cuStreamIsCapturing + cuStreamGetDevice",
     " + 2 x cuCtxGetCurrent",
     " + malloc/free of a 200-byte object",
-    "cm_buffer_create_on_cuda_stream + destroy",
+    "cm_buffer_create_on_stream (wrapped) + destroy",
 };
 
 int main(void) {
@@ -61,6 +61,8 @@ int main(void) {
     cudaMemPoolSetAttribute(own, cudaMemPoolAttrReleaseThreshold, &keep);
     cm_device_t *dev;
     if (cm_device_open(0, &dev) != CM_OK) return 1;
+    cm_stream_t *ws = NULL; /* s adopted once as a library stream, for the library's pair */
+    if (cm_stream_wrap(dev, s, &ws) != CM_OK) return 1;
     CUstream cs = (CUstream)s;
     double r[NV][ROUNDS];
     volatile int sink = 0;
@@ -107,8 +109,8 @@ int main(void) {
                 }
                 case OURS: {
                     cm_buffer_t *b = NULL;
-                    if (cm_buffer_create_on_cuda_stream(dev, BYTES, s, &b) != CM_OK ||
-                        cm_buffer_destroy_on_cuda_stream(b, s) != CM_OK) {
+                    if (cm_buffer_create_on_stream(ws, dev, BYTES, &b) != CM_OK ||
+                        cm_buffer_destroy(b) != CM_OK) { /* freed on ws, its stream */
                         fprintf(stderr, "library pair failed\n");
                         return 1;
                     }
@@ -201,6 +203,7 @@ int main(void) {
         cudaSetDevice(0);
     }
     printf("(sink %d)\n", sink);
+    cm_stream_release(ws); /* the wrapper goes before the device */
     cm_device_close(dev);
     return 0;
 }

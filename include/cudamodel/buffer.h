@@ -14,10 +14,10 @@
  *   device with live buffers is refused with a leak report (how many, how many bytes, and the
  *   file:line or label that created each one).
  * - **cm_buffer_t** is device memory of a fixed size. Create it synchronously
- *   (cm_buffer_create(), backed by cudaMalloc) or stream-ordered on a CUDA stream
- *   (cm_buffer_create_on_cuda_stream() in interop.h, backed by cudaMallocFromPoolAsync on the
- *   device's pool). A stream-ordered buffer is destroyed in stream order: the memory is
- *   released after the work queued on its stream before the destroy. Zero-byte buffers are
+ *   (cm_buffer_create(), memory straight from the driver like cudaMalloc) or stream-ordered on
+ *   a library stream (cm_buffer_create_on_stream(), from the device's pool like
+ *   cudaMallocFromPoolAsync). A stream-ordered buffer is destroyed in stream order: the memory
+ *   is released after the work queued on its stream before the destroy. Zero-byte buffers are
  *   valid: they hold no memory and every copy of 0 bytes succeeds.
  * - **cm_host_buffer_t** is page-locked (pinned) host memory, allocated by the library
  *   (portable / mapped / write-combined options) or registered from memory the caller owns.
@@ -72,18 +72,22 @@
  * cm_status_t scale_on_gpu(cm_device_t *dev, float *h_x, size_t n) {
  *     CM_SCOPED(cm_buffer) cm_buffer_t *d_x = NULL;            // destroyed at scope exit
  *     CM_TRY(cm_buffer_create(dev, n * sizeof(float), &d_x));
- *     CM_TRY(cm_buffer_copy_from_host(d_x, 0, h_x, n * sizeof(float)));
+ *     CM_TRY(cm_buffer_copy_from_host(NULL, d_x, 0, h_x, n * sizeof(float)));
  *     // ... launch kernels on the pointer from cm_buffer_device_ptr() ...
- *     CM_TRY(cm_buffer_copy_to_host(d_x, 0, h_x, n * sizeof(float)));
+ *     CM_TRY(cm_buffer_copy_to_host(NULL, d_x, 0, h_x, n * sizeof(float)));
  *     return CM_OK;
  * }
  * @endcode
  *
- * ## Synchronous and stream-ordered calls
- * The calls in this header are synchronous like cudaMemcpy: they are ordered after earlier work
- * in CUDA's legacy default stream (and so after work on blocking streams) and return when the
- * copy or fill is complete. Stream-ordered variants that take a cudaStream_t are in interop.h
- * (the library's own stream handles come with stream.h).
+ * ## Streams, offsets
+ * Every call that queues work takes the stream first: a library stream (stream.h: acquired
+ * from the device's pool, or a CUDA stream of your own adopted with cm_stream_wrap() of
+ * interop.h), or NULL. **NULL means synchronous**, everywhere in the library: the work is
+ * queued on CUDA's legacy default stream of the device (so it is ordered after earlier work
+ * there and on blocking streams, like cudaMemcpy) and is complete when the call returns; a fault
+ * it causes is reported by that call. With a stream the call returns once the work is queued
+ * (exceptions, where pageable host memory is involved, are given with each call). Offsets are
+ * counted in **bytes** in every header.
  *
  * ## Threading
  * A cm_device_t is thread-safe (its pool, staging buffers and live-buffer list are locked).
@@ -110,6 +114,10 @@ typedef struct cm_buffer cm_buffer_t;
 
 /** @brief Pinned (page-locked) host memory (opaque). See cm_host_buffer_create(). */
 typedef struct cm_host_buffer cm_host_buffer_t;
+
+/** @brief A library stream (opaque; stream.h): acquired from a device's pool or wrapping a CUDA
+ *         stream of the application (cm_stream_wrap() in interop.h). */
+typedef struct cm_stream cm_stream_t;
 
 /** @brief Element types, for the operations that interpret a buffer's bytes (kernels.h,
  *         multi.h). Each operation says which types it takes. */
@@ -243,13 +251,26 @@ CM_API cm_status_t cm_device_staging_config(const cm_device_t *dev, cm_staging_c
 /* ---------------------------------------------------------------------------- device buffers */
 
 /**
- * @brief Allocate a device buffer synchronously (cudaMalloc) and count it in the device.
+ * @brief Allocate a device buffer and count it in the device: synchronously (stream NULL) or
+ *        stream-ordered on a library stream.
  *
- * Usually called through the macro cm_buffer_create(dev, bytes, &out), which passes the
- * caller's file and line, or cm_buffer_create_labeled(dev, bytes, "weights", &out).
+ * Usually called through the macros cm_buffer_create(dev, bytes, &out) (synchronous),
+ * cm_buffer_create_labeled(dev, bytes, "weights", &out) and
+ * cm_buffer_create_on_stream(stream, dev, bytes, &out), which pass the caller's file and line.
+ *
+ * - **stream NULL:** the memory comes from the driver at once (like cudaMalloc) and is usable
+ *   by any work of the device.
+ * - **a stream of dev:** the memory comes from the device's memory pool in the order of that
+ *   stream (cudaMallocFromPoolAsync): usable by work queued on the stream after this call (or
+ *   on other streams after an event). cm_buffer_destroy() frees it on the same stream, after
+ *   the work queued there; the stream must stay acquired (or wrapped) until then, or destroy
+ *   the buffer on another stream with cm_buffer_destroy_on_stream(). A stream being captured
+ *   into a graph records the allocation as a graph node.
+ *
  * On out-of-memory the device's pool is trimmed and the allocation tried once more; if it
  * still fails the detail carries the out-of-memory report (see the file comment).
  *
+ * @param[in]  stream NULL (synchronous) or an acquired or wrapped stream of dev (stream.h).
  * @param[in]  dev    the device.
  * @param[in]  bytes  size; 0 gives a valid empty buffer that holds no device memory.
  * @param[out] out    receives the new handle; left unchanged on failure.
@@ -259,38 +280,58 @@ CM_API cm_status_t cm_device_staging_config(const cm_device_t *dev, cm_staging_c
  *                    pointer to for its leak and error reports (it is not copied).
  * @param[in]  line   its line.
  * @return CM_OK;
- *         CM_ERROR_INVALID_ARGUMENT for a NULL out, a NULL or closed dev;
+ *         CM_ERROR_INVALID_ARGUMENT for a NULL out, a NULL or closed dev, a released stream or
+ *         a stream of another device (the message names both devices);
+ *         CM_ERROR_NOT_SUPPORTED for a stream on a device without memory pools;
  *         CM_ERROR_DEVICE_OUT_OF_MEMORY with the out-of-memory report;
  *         CM_ERROR_HOST_OUT_OF_MEMORY when the handle itself cannot be allocated;
  *         CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
  * Ownership: the caller owns the buffer and releases it with cm_buffer_destroy().
  */
-CM_API cm_status_t cm_buffer_create_at(cm_device_t *dev, size_t bytes, cm_buffer_t **out,
-                                       const char *label, const char *file, int line);
+CM_API cm_status_t cm_buffer_create_at(cm_stream_t *stream, cm_device_t *dev, size_t bytes,
+                                       cm_buffer_t **out, const char *label, const char *file,
+                                       int line);
 
-/** @brief cm_buffer_create_at() with the caller's file:line and no label. */
+/** @brief A synchronous cm_buffer_create_at() with the caller's file:line and no label. */
 #define cm_buffer_create(dev, bytes, out)                                                    \
-    cm_buffer_create_at((dev), (bytes), (out), NULL, __FILE__, __LINE__)
+    cm_buffer_create_at(NULL, (dev), (bytes), (out), NULL, __FILE__, __LINE__)
 
-/** @brief cm_buffer_create_at() with a label and the caller's file:line. */
+/** @brief A synchronous cm_buffer_create_at() with a label and the caller's file:line. */
 #define cm_buffer_create_labeled(dev, bytes, label, out)                                     \
-    cm_buffer_create_at((dev), (bytes), (out), (label), __FILE__, __LINE__)
+    cm_buffer_create_at(NULL, (dev), (bytes), (out), (label), __FILE__, __LINE__)
+
+/** @brief A stream-ordered cm_buffer_create_at() on stream, with the caller's file:line. */
+#define cm_buffer_create_on_stream(stream, dev, bytes, out)                                  \
+    cm_buffer_create_at((stream), (dev), (bytes), (out), NULL, __FILE__, __LINE__)
 
 /**
- * @brief Release a device buffer. A stream-ordered buffer is freed on its stream
- *        (cudaFreeAsync: after the work queued there before this call); a synchronous one with
- *        cudaFree, which waits for the device's work.
+ * @brief Release a device buffer. A stream-ordered buffer is freed on the stream it was created
+ *        on (after the work queued there before this call); a synchronous one like cudaFree,
+ *        which waits for the device's work.
  * @param[in] buf  the buffer, or NULL (a no-op returning CM_OK).
  * @return CM_OK;
  *         CM_ERROR_INVALID_ARGUMENT when buf was already destroyed or is not a buffer handle
  *         (nothing is touched);
  *         CM_ERROR_CONTEXT_LOST or other CUDA failures of the free, as recorded: the handle is
- *         released all the same (a stream-ordered free that CUDA refuses is retried with
- *         cudaFree so that no memory leaks).
+ *         released all the same (a stream-ordered free that CUDA refuses is retried
+ *         synchronously so that no memory leaks).
  * Ownership: the handle is gone after the call, whatever it returns (except for the
  * CM_ERROR_INVALID_ARGUMENT of a handle that was not live).
  */
 CM_API cm_status_t cm_buffer_destroy(cm_buffer_t *buf);
+
+/**
+ * @brief Release a device buffer in the order of another stream: its memory is freed after the
+ *        work queued on stream before this call (cudaFreeAsync), whichever stream created it.
+ *        A synchronous buffer is freed like cudaFree, which waits for the device's work.
+ * @param[in] stream  an acquired or wrapped stream of the buffer's device; not NULL (to free
+ *                    a buffer without a stream use cm_buffer_destroy()).
+ * @param[in] buf     the buffer, or NULL (a no-op returning CM_OK).
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or released stream, a stream of another
+ *         device or a destroyed buffer (the buffer is then left alive); CUDA failures of the
+ *         free as recorded (the handle is released all the same).
+ */
+CM_API cm_status_t cm_buffer_destroy_on_stream(cm_stream_t *stream, cm_buffer_t *buf);
 
 /**
  * @brief The device address of a buffer, for the application's own kernels
@@ -314,133 +355,153 @@ static inline void cm_buffer_scope_exit(cm_buffer_t **buf) {
     *buf = NULL;
 }
 
-/**
- * @brief Size of a device buffer in bytes.
- * @param[in]  buf    the buffer.
- * @param[out] bytes  receives the size; unchanged on failure.
- * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
- */
-CM_API cm_status_t cm_buffer_size(const cm_buffer_t *buf, size_t *bytes);
+/** @brief What cm_buffer_info() tells about a device buffer. */
+typedef struct cm_buffer_info {
+    size_t bytes;            /**< size in bytes */
+    cm_device_t *device;     /**< the device object it belongs to (owned by the caller of
+                                  cm_device_open(), not by the buffer) */
+    int ordinal;             /**< that device's CUDA ordinal */
+    bool stream_ordered;     /**< created on a stream (cm_buffer_create_on_stream()) */
+    cm_stream_t *stream;     /**< the stream it was created on, NULL for a synchronous buffer
+                                  (the handle as it was passed: it may be released since) */
+    void *device_ptr;        /**< its device address, as cm_buffer_device_ptr() gives it */
+    char label[64];          /**< its label, or "" when it has none */
+} cm_buffer_info_t;
 
 /**
- * @brief The device object a buffer belongs to.
- * @param[in]  buf  the buffer.
- * @param[out] dev  receives the device (owned by the caller of cm_device_open(), not by the buffer).
+ * @brief Size, device, stream, address and label of a device buffer.
+ * @param[in]  buf   the buffer.
+ * @param[out] info  filled on success; unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
  */
-CM_API cm_status_t cm_buffer_device(const cm_buffer_t *buf, cm_device_t **dev);
-
-/**
- * @brief Whether a buffer is stream-ordered (created on a stream, destroyed on it).
- * @param[in]  buf             the buffer.
- * @param[out] stream_ordered  receives true for a stream-ordered buffer; unchanged on failure.
- * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
- */
-CM_API cm_status_t cm_buffer_is_stream_ordered(const cm_buffer_t *buf, bool *stream_ordered);
+CM_API cm_status_t cm_buffer_info(const cm_buffer_t *buf, cm_buffer_info_t *info);
 
 /* ---------------------------------------------------------------------------- copies */
 
 /**
- * @brief Copy bytes from host memory into a device buffer at dst_offset; returns when the data
- *        is on the device.
+ * @brief Copy bytes from host memory into a device buffer at dst_offset.
  *
  * Pinned source memory (cudaHostAlloc, cudaHostRegister, a cm_host_buffer_t's data) is copied
  * directly; pageable memory of at least the staging threshold goes through the device's
  * staging pipeline (see the file comment); managed memory is copied directly.
  *
+ * @param[in] stream      NULL: synchronous (returns when the data is on the device); or a
+ *                        stream of dst's device: queued there; with pinned src the call returns
+ *                        once the copy is queued (keep src unchanged until it completes), with
+ *                        pageable src once src has been read (like cudaMemcpyAsync).
  * @param[in] dst         destination buffer.
  * @param[in] dst_offset  byte offset in dst.
  * @param[in] src         host memory of at least bytes bytes; may be NULL when bytes is 0.
  * @param[in] bytes       bytes to copy; 0 does nothing (after the checks).
  * @return CM_OK;
  *         CM_ERROR_INVALID_ARGUMENT for a NULL or destroyed dst, a NULL src with bytes > 0,
- *         dst_offset + bytes beyond dst's size (the message names offset, length and size), or
- *         a src that is device memory (wrong direction: use cm_buffer_copy()); dst is untouched;
+ *         dst_offset + bytes beyond dst's size (the message names offset, length and size), a
+ *         src that is device memory (wrong direction: use cm_buffer_copy()), or a released
+ *         stream or one of another device; dst is untouched;
  *         CM_ERROR_HOST_OUT_OF_MEMORY when staging buffers cannot be allocated;
  *         CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
  */
-CM_API cm_status_t cm_buffer_copy_from_host(cm_buffer_t *dst, size_t dst_offset, const void *src,
-                                            size_t bytes);
+CM_API cm_status_t cm_buffer_copy_from_host(cm_stream_t *stream, cm_buffer_t *dst,
+                                            size_t dst_offset, const void *src, size_t bytes);
 
 /**
- * @brief Copy bytes from a device buffer at src_offset into host memory; returns when the data
- *        is in dst. Pageable destinations are staged like cm_buffer_copy_from_host().
+ * @brief Copy bytes from a device buffer at src_offset into host memory. Pageable
+ *        destinations are staged like cm_buffer_copy_from_host().
+ * @param[in]  stream      NULL: synchronous (returns when the data is in dst); or a stream of
+ *                         src's device: with pinned dst the call returns once the copy is
+ *                         queued (read dst after synchronising the stream), with pageable dst
+ *                         when the data is in dst.
  * @param[in]  src         source buffer.
  * @param[in]  src_offset  byte offset in src.
  * @param[out] dst         host memory of at least bytes bytes; may be NULL when bytes is 0.
  * @param[in]  bytes       bytes to copy.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or destroyed src, a NULL dst with
- *         bytes > 0, a range beyond src's size, or a dst that is device memory; dst is untouched;
- *         CM_ERROR_HOST_OUT_OF_MEMORY; CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
+ *         bytes > 0, a range beyond src's size, a dst that is device memory, or a bad stream;
+ *         dst is untouched; CM_ERROR_HOST_OUT_OF_MEMORY; CM_ERROR_CONTEXT_LOST; other CUDA
+ *         failures as recorded.
  */
-CM_API cm_status_t cm_buffer_copy_to_host(const cm_buffer_t *src, size_t src_offset, void *dst,
-                                          size_t bytes);
+CM_API cm_status_t cm_buffer_copy_to_host(cm_stream_t *stream, const cm_buffer_t *src,
+                                          size_t src_offset, void *dst, size_t bytes);
 
 /**
  * @brief Copy a range of a pinned host buffer into a device buffer (direct DMA, full speed).
+ * @param[in] stream      NULL: synchronous; or a stream of dst's device: queued there, returns
+ *                        at once (keep the source unchanged until the stream reaches the copy).
  * @param[in] dst         destination device buffer.
  * @param[in] dst_offset  byte offset in dst.
  * @param[in] src         source host buffer.
  * @param[in] src_offset  byte offset in src.
  * @param[in] bytes       bytes to copy.
- * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL or destroyed handles or a range beyond
- *         either size (the message names which side, the offset, the length and the size);
- *         nothing is written; CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL or destroyed handles, a range beyond
+ *         either size (the message names which side, the offset, the length and the size) or a
+ *         bad stream; nothing is written; CM_ERROR_CONTEXT_LOST; other CUDA failures as
+ *         recorded.
  */
-CM_API cm_status_t cm_buffer_copy_from_host_buffer(cm_buffer_t *dst, size_t dst_offset,
-                                                   const cm_host_buffer_t *src, size_t src_offset,
-                                                   size_t bytes);
+CM_API cm_status_t cm_buffer_copy_from_host_buffer(cm_stream_t *stream, cm_buffer_t *dst,
+                                                   size_t dst_offset, const cm_host_buffer_t *src,
+                                                   size_t src_offset, size_t bytes);
 
 /**
  * @brief Copy a range of a device buffer into a pinned host buffer (direct DMA, full speed).
+ * @param[in]  stream      NULL: synchronous; or a stream of src's device: queued there,
+ *                         returns at once (read the destination after synchronising).
  * @param[in]  src         source device buffer.
  * @param[in]  src_offset  byte offset in src.
  * @param[out] dst         destination host buffer.
  * @param[in]  dst_offset  byte offset in dst.
  * @param[in]  bytes       bytes to copy.
- * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL or destroyed handles or a range beyond
- *         either size (the message names which side, the offset, the length and the size);
- *         nothing is written; CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL or destroyed handles, a range beyond
+ *         either size (the message names which side, the offset, the length and the size) or a
+ *         bad stream; nothing is written; CM_ERROR_CONTEXT_LOST; other CUDA failures as
+ *         recorded.
  */
-CM_API cm_status_t cm_buffer_copy_to_host_buffer(const cm_buffer_t *src, size_t src_offset,
-                                                 cm_host_buffer_t *dst, size_t dst_offset,
-                                                 size_t bytes);
+CM_API cm_status_t cm_buffer_copy_to_host_buffer(cm_stream_t *stream, const cm_buffer_t *src,
+                                                 size_t src_offset, cm_host_buffer_t *dst,
+                                                 size_t dst_offset, size_t bytes);
 
 /**
- * @brief Copy between device buffers, on one device or across two (cudaMemcpyPeer); returns
- *        when the copy is complete.
+ * @brief Copy between device buffers, on one device or across two (a peer copy).
  *
  * Across devices, the first copy between a pair checks whether the pair supports peer access
  * and, when it does, enables it in both directions (cudaDeviceEnablePeerAccess, and access to
  * both device objects' pools), so the copy goes over NVLink or PCIe directly; otherwise CUDA
  * stages it through host memory.
  *
+ * @param[in] stream      NULL: synchronous (returns when the copy is complete); or a stream of
+ *                        dst's device (across devices: of either device): queued there,
+ *                        returns at once.
  * @param[in] dst         destination buffer.
  * @param[in] dst_offset  byte offset in dst.
  * @param[in] src         source buffer (may be dst itself when the ranges do not overlap).
  * @param[in] src_offset  byte offset in src.
  * @param[in] bytes       bytes to copy.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL or destroyed handles, a range beyond either
- *         size, or overlapping ranges of the same buffer; nothing is written;
+ *         size, overlapping ranges of the same buffer, or a bad stream; nothing is written;
  *         CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
  */
-CM_API cm_status_t cm_buffer_copy(cm_buffer_t *dst, size_t dst_offset, const cm_buffer_t *src,
-                                  size_t src_offset, size_t bytes);
+CM_API cm_status_t cm_buffer_copy(cm_stream_t *stream, cm_buffer_t *dst, size_t dst_offset,
+                                  const cm_buffer_t *src, size_t src_offset, size_t bytes);
 
 /**
  * @brief Set every byte of a range to value (cudaMemset).
+ * @param[in] stream  NULL: synchronous (complete on return); or a stream of buf's device:
+ *                    queued there, returns at once.
  * @param[in] buf     the buffer.
  * @param[in] offset  byte offset of the range.
  * @param[in] bytes   length of the range.
  * @param[in] value   the byte, 0 .. 255 (to write wider values use cm_buffer_fill()).
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or destroyed buffer, a range beyond its
- *         size, or a value outside 0 .. 255; nothing is written; CM_ERROR_CONTEXT_LOST; CUDA
- *         failures as recorded.
+ *         size, a value outside 0 .. 255, or a bad stream; nothing is written;
+ *         CM_ERROR_CONTEXT_LOST; CUDA failures as recorded.
  */
-CM_API cm_status_t cm_buffer_set(cm_buffer_t *buf, size_t offset, size_t bytes, int value);
+CM_API cm_status_t cm_buffer_set(cm_stream_t *stream, cm_buffer_t *buf, size_t offset,
+                                 size_t bytes, int value);
 
 /**
  * @brief Fill a range with a repeated pattern of 1, 2, 4 or 8 bytes (e.g. a float 1.0f).
+ * @param[in] stream         NULL: synchronous (complete on return); or a stream of buf's
+ *                           device: queued there, returns at once (the pattern is copied). The
+ *                           fill is a library kernel: a later fault on the stream names it.
  * @param[in] buf            the buffer.
  * @param[in] offset         byte offset of the range; a multiple of pattern_bytes.
  * @param[in] bytes          length of the range; a multiple of pattern_bytes.
@@ -448,11 +509,12 @@ CM_API cm_status_t cm_buffer_set(cm_buffer_t *buf, size_t offset, size_t bytes, 
  * @param[in] pattern_bytes  1, 2, 4 or 8.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or destroyed buffer, a NULL pattern, a
  *         pattern size other than 1, 2, 4, 8, an offset or length that is not a multiple of it,
- *         or a range beyond the size; nothing is written; CM_ERROR_NO_KERNEL_IMAGE when the
- *         fill kernel has no image for the GPU; CM_ERROR_CONTEXT_LOST; CUDA failures as recorded.
+ *         a range beyond the size, or a bad stream; nothing is written;
+ *         CM_ERROR_NO_KERNEL_IMAGE when the fill kernel has no image for the GPU;
+ *         CM_ERROR_CONTEXT_LOST; CUDA failures as recorded.
  */
-CM_API cm_status_t cm_buffer_fill(cm_buffer_t *buf, size_t offset, size_t bytes,
-                                  const void *pattern, size_t pattern_bytes);
+CM_API cm_status_t cm_buffer_fill(cm_stream_t *stream, cm_buffer_t *buf, size_t offset,
+                                  size_t bytes, const void *pattern, size_t pattern_bytes);
 
 /* ---------------------------------------------------------------------------- pinned host buffers */
 
@@ -566,21 +628,24 @@ static inline void cm_host_buffer_scope_exit(cm_host_buffer_t **buf) {
  */
 CM_API cm_status_t cm_host_buffer_data(const cm_host_buffer_t *buf, void **ptr);
 
-/**
- * @brief Size of a pinned host buffer in bytes.
- * @param[in]  buf    the buffer.
- * @param[out] bytes  receives the size; unchanged on failure.
- * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
- */
-CM_API cm_status_t cm_host_buffer_size(const cm_host_buffer_t *buf, size_t *bytes);
+/** @brief What cm_host_buffer_info() tells about a pinned host buffer. */
+typedef struct cm_host_buffer_info {
+    size_t bytes;            /**< size in bytes */
+    unsigned flags;          /**< the OR of cm_host_buffer_flags_t it was created or registered with */
+    bool registered;         /**< memory of the caller pinned by cm_host_buffer_register() */
+    void *data;              /**< its host address (NULL for an empty buffer) */
+    void *device_ptr;        /**< its device address when mapped (CM_HOST_BUFFER_MAPPED), else NULL */
+    cm_device_t *device;     /**< the device object it is counted in */
+    char label[64];          /**< its label, or "" when it has none */
+} cm_host_buffer_info_t;
 
 /**
- * @brief The flags a pinned host buffer was created or registered with.
- * @param[in]  buf    the buffer.
- * @param[out] flags  receives the OR of cm_host_buffer_flags_t; unchanged on failure.
+ * @brief Size, flags, addresses, device and label of a pinned host buffer.
+ * @param[in]  buf   the buffer.
+ * @param[out] info  filled on success; unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed buffer.
  */
-CM_API cm_status_t cm_host_buffer_flags(const cm_host_buffer_t *buf, unsigned *flags);
+CM_API cm_status_t cm_host_buffer_info(const cm_host_buffer_t *buf, cm_host_buffer_info_t *info);
 
 CM_EXTERN_C_END
 

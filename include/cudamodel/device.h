@@ -1,7 +1,10 @@
 /**
  * @file device.h
- * @brief Devices, versions and architectures: what the GPU is, what it allows, and whether this
+ * @brief Devices and architectures: what the GPU is, what it allows, and whether this
  *        library's kernels can run on it.
+ *
+ * The driver and runtime versions, and the architectures this build carries, are fields of
+ * cm_version_info() (version.h).
  *
  * The limits here are the ones launch validation uses. The architecture functions answer the
  * question behind "no kernel image is available for execution on the device" before any launch:
@@ -82,23 +85,6 @@ CM_API cm_status_t cm_device_get_limits(int ordinal, cm_device_limits_t *out);
  */
 CM_API cm_status_t cm_device_memory_info(int ordinal, size_t *free_bytes, size_t *total_bytes);
 
-/**
- * @brief Version of the installed driver as CUDA encodes it (1000*major + 10*minor).
- * @param[out] version  0 when no driver is installed (that is not an error here).
- * @return CM_OK; CM_ERROR_INVALID_ARGUMENT when version is NULL.
- */
-CM_API cm_status_t cm_driver_version(int *version);
-
-/**
- * @brief Version of the CUDA runtime loaded into this process (1000*major + 10*minor).
- * @param[out] version  receives it, e.g. 13000 for CUDA 13.0; unchanged on failure.
- * @return CM_OK; CM_ERROR_INVALID_ARGUMENT when version is NULL.
- */
-CM_API cm_status_t cm_runtime_version(int *version);
-
-/** @brief Version of the CUDA runtime headers the library was compiled against (CUDART_VERSION). */
-CM_API int cm_runtime_version_built(void);
-
 /** @brief Most architectures an architecture list holds. */
 #define CM_ARCH_LIST_MAX 32
 
@@ -124,9 +110,6 @@ typedef struct cm_arch_list {
  */
 CM_API cm_status_t cm_arch_list_parse(const char *cmake_list, cm_arch_list_t *out);
 
-/** @brief The architectures this build of the library carries (CMAKE_CUDA_ARCHITECTURES at build time). */
-CM_API const char *cm_build_cuda_architectures(void);
-
 /** @brief How a binary's kernels would run on a device. */
 typedef enum cm_image_kind {
     CM_IMAGE_NONE = 0,     /**< no compatible SASS or PTX: "no kernel image is available" */
@@ -143,7 +126,8 @@ CM_API const char *cm_image_kind_name(cm_image_kind_t kind);
 
 /**
  * @brief Predict how code from an arch list runs on a device of compute capability cc.
- * @param[in]  archs  the binary's architectures (e.g. parsed cm_build_cuda_architectures()).
+ * @param[in]  archs  the binary's architectures (e.g. the library's: cm_arch_list_parse() of
+ *                    the cuda_architectures field of cm_version_info()).
  * @param[in]  cc     the device's 10*major + minor, e.g. 90.
  * @param[out] used_arch  optional: the SASS or PTX arch that would be used, 0 for none.
  * @return the kind; CM_IMAGE_NONE also for NULL archs or cc <= 0.
@@ -153,7 +137,8 @@ CM_API cm_image_kind_t cm_arch_image_for(const cm_arch_list_t *archs, int cc, in
 
 /** @brief What the runtime reports for one of the library's own kernels on a device. */
 typedef struct cm_kernel_image {
-    cm_image_kind_t predicted;  /**< from cm_build_cuda_architectures() and the device's cc */
+    cm_image_kind_t predicted;  /**< from the build's architectures
+                                     (cm_version_info_t::cuda_architectures) and the device's cc */
     int predicted_arch;         /**< the arch the prediction would use */
     int cuda_error;             /**< cudaFuncGetAttributes result, 0 on success */
     int binary_version;         /**< cudaFuncAttributes::binaryVersion (e.g. 90), 0 on error */

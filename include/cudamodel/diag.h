@@ -84,16 +84,20 @@ typedef struct cm_diag_inputs {
     /* driver and runtime */
     bool libcuda_loadable;                 /**< dlopen("libcuda.so.1") succeeded */
     char libcuda_path[CM_DIAG_PATH_MAX];   /**< where it was found, or the dlerror() text */
-    int driver_version;                    /**< cudaDriverGetVersion, 0 when no driver */
-    int runtime_version;                   /**< cudaRuntimeGetVersion of the loaded cudart */
-    int runtime_version_built;             /**< CUDART_VERSION the library was compiled with */
+    int driver_version;                    /**< cudaDriverGetVersion, 0 when no driver
+                                                (cm_version_info_t::driver) */
+    int runtime_version;                   /**< cudaRuntimeGetVersion of the loaded cudart
+                                                (cm_version_info_t::runtime) */
+    int runtime_version_built;             /**< CUDART_VERSION the library was compiled with
+                                                (cm_version_info_t::runtime_built) */
     /* devices */
     int device_count_error;                /**< cudaError_t of cudaGetDeviceCount, 0 on success */
     int device_count;                      /**< cudaGetDeviceCount, 0 on failure */
     cm_diag_device_t devices[CM_DIAG_MAX_DEVICES]; /**< the first min(count, MAX) devices */
     /* this library */
     char library_version[32];              /**< cm_version_string() */
-    char library_archs[CM_DIAG_TEXT_MAX];  /**< cm_build_cuda_architectures() */
+    char library_archs[CM_DIAG_TEXT_MAX];  /**< CMAKE_CUDA_ARCHITECTURES of this build
+                                                (cm_version_info_t::cuda_architectures) */
     /* environment */
     cm_diag_env_var_t cuda_home;           /**< CUDA_HOME */
     cm_diag_env_var_t cuda_path;           /**< CUDA_PATH */
@@ -110,9 +114,11 @@ typedef struct cm_diag_inputs {
                                                 "microsoft" or "WSL", or /dev/dxg exists) */
     /* several GPUs (multi.h) */
     int nccl_version_built;                /**< NCCL_VERSION_CODE the library was built with
-                                                (cm_nccl_version_built()), 0 without NCCL */
-    int nccl_version;                      /**< cm_nccl_version() of the loaded NCCL, 0 when
-                                                not built or unknown */
+                                                (cm_version_info_t::nccl_built_version), 0
+                                                without NCCL */
+    int nccl_version;                      /**< ncclGetVersion of the loaded NCCL
+                                                (cm_version_info_t::nccl), 0 when not built
+                                                or unknown */
     int peer_access[CM_DIAG_MAX_DEVICES][CM_DIAG_MAX_DEVICES]; /**< cudaDeviceCanAccessPeer(i, j)
                                                 for the first min(count, CM_DIAG_MAX_DEVICES)
                                                 devices: a cm_diag_peer_t value (0: not read) */

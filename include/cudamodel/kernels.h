@@ -4,21 +4,24 @@
  *        at the memory-bandwidth limit.
  *
  * ## Calling convention
- * Every operand is a device buffer (buffer.h) plus an offset counted in **elements** of the
- * operation's type (not bytes), and every call takes n, the number of elements. The stream is a
- * library stream (stream.h) or NULL for CUDA's legacy default stream of the buffers' device,
- * exactly as for cm_launch(). Vector operations and the reductions that write a device buffer are
- * stream-ordered: they return once the work is queued. The `_to_host` reductions are synchronous:
- * they return when the value is in host memory.
+ * Every operand is a device buffer (buffer.h) plus an offset counted in **bytes**, as everywhere
+ * in the library, which must be a multiple of the size of the operand's element type (4 for a
+ * float operand); every call takes n, the number of elements. The stream comes first: a library
+ * stream (stream.h), on which vector operations and the reductions that write a device buffer
+ * are queued (the call returns once they are), or NULL, which means synchronous as everywhere in
+ * the library: the work runs on the legacy default stream of the buffers' device and is complete
+ * when the call returns (a fault is reported by the call). The `_to_host` reductions are
+ * synchronous with either: they return when the value is in host memory.
  *
  * Any n is valid, 0 included (a vector operation of 0 elements queues nothing; a reduction of 0
- * elements gives the identity, see below), and any element offset: offsets that break the
- * 16-byte alignment of the vector loads are served by a scalar head and tail around a
+ * elements gives the identity, see below), and any element-aligned offset: offsets that break
+ * the 16-byte alignment of the vector loads are served by a scalar head and tail around a
  * 16-byte-vector body.
  *
  * ## Checks (before anything is queued)
  * CM_ERROR_INVALID_ARGUMENT, with a message that gives the numbers, for: a NULL, destroyed or
- * foreign buffer handle; offset + n past the end of a buffer (counted in elements, without
+ * foreign buffer handle; an offset that is not a multiple of the element size; offset + n
+ * elements past the end of a buffer (without
  * overflow); operands of different devices; a stream of another device than the buffers' (or a
  * released stream); a NULL host result pointer; and overlaps that are not allowed:
  * - element-wise operations allow an input to be the output exactly (same buffer, same offset:
@@ -37,8 +40,9 @@
  * - **sum, dot (f64)** accumulate in float64: |result - exact| <= (K + 1) * 2^-53 * sum|x_i|
  *   (dot: sum|x_i y_i|; products rounded once, fused multiply-add), K as above.
  * - **sum (i32)** is exact in int64 (wraps modulo 2^64 only past 2^32 elements of extreme value).
- * - **min, max, argmin, argmax** are exact. argmin / argmax give the **first** index (relative to
- *   x_offset) of the extreme value; -0.0 and +0.0 compare equal (the first one wins).
+ * - **min, max, argmin, argmax** are exact. argmin / argmax give the **first** index (counted in
+ *   elements from the one at x_offset) of the extreme value; -0.0 and +0.0 compare equal (the
+ *   first one wins).
  * - **NaN**: any NaN in the input makes sum, dot, min and max NaN; argmin and argmax give the index
  *   of the first NaN (NaN counts as the extreme, as numpy's argmax does). Infinities follow IEEE
  *   (+inf + -inf is NaN).
@@ -97,17 +101,17 @@ typedef enum cm_vector_op {
 /**
  * @brief One element-wise operation on n elements of type dtype, queued on stream.
  *
- * @param stream  library stream, or NULL for the legacy default stream of the buffers' device
+ * @param stream  library stream, or NULL: synchronous (see the calling convention)
  * @param op      the operation (cm_vector_op_t says which operands it reads)
  * @param dtype   CM_DTYPE_F32 or CM_DTYPE_F64 (other types: CM_ERROR_INVALID_ARGUMENT)
  * @param n       number of elements (0 queues nothing)
  * @param alpha   the address of a value of the element type (a float for CM_DTYPE_F32, a
  *                double for CM_DTYPE_F64, as cuBLAS takes its scalars): the scalar of AXPY and
  *                SCALE, the value of FILL; NULL for ADD and COPY, which read none
- * @param out, out_offset  the result buffer and its first element
- * @param x, x_offset      the first input (NULL for FILL)
+ * @param out, out_offset  the result buffer and the byte offset of its first element
+ * @param x, x_offset      the first input (NULL for FILL) and its byte offset
  * @param y, y_offset      the second input of ADD and AXPY (NULL for the others)
- * @return CM_OK when queued; CM_ERROR_INVALID_ARGUMENT for an operand the operation does not
+ * @return CM_OK when queued (complete, for a NULL stream); CM_ERROR_INVALID_ARGUMENT for an operand the operation does not
  *         read that is not NULL, a missing one, or any check of the calling convention above.
  */
 CM_API cm_status_t cm_vector(cm_stream_t *stream, cm_vector_op_t op, cm_dtype_t dtype, size_t n,
@@ -205,20 +209,21 @@ typedef enum cm_reduce_op {
  * @brief Reduce n elements of x (and y for CM_REDUCE_DOT) into one element of a device buffer,
  *        in stream order.
  *
- * The result element at result_offset (counted in elements of the result type) has the type:
+ * The result element at result_offset (in bytes, a multiple of the result type's size) has the
+ * type:
  * float for F32 sum/min/max/dot, double for F64, int64_t for I32 sum, int32_t for I32 min/max,
  * uint64_t for argmin/argmax.
- * @param stream  library stream, or NULL for the legacy default stream of the buffers' device
+ * @param stream  library stream, or NULL: synchronous (see the calling convention)
  * @param op      the reduction
  * @param dtype   element type of x (and y): CM_DTYPE_F32 or CM_DTYPE_F64, and CM_DTYPE_I32 for
  *                sum, min and max (cm_reduce_op_t says which operation takes which)
  * @param n       number of elements to reduce (0 gives the identity, see the section above)
- * @param x, x_offset  the input buffer and its first element (counted in elements of dtype)
+ * @param x, x_offset  the input buffer and the byte offset of its first element
  * @param y, y_offset  the second input of CM_REDUCE_DOT; NULL for the others
- * @param result, result_offset  the device buffer that receives the result and the element
- *                (counted in elements of the result type) it is written to; it may not lie
+ * @param result, result_offset  the device buffer that receives the result and the byte offset
+ *                it is written to (a multiple of the result type's size); it may not lie
  *                inside the input ranges
- * @return CM_OK when queued; CM_ERROR_INVALID_ARGUMENT for a type the operation does not take
+ * @return CM_OK when queued (complete, for a NULL stream); CM_ERROR_INVALID_ARGUMENT for a type the operation does not take
  *         (see cm_reduce_op_t) or any check of the calling convention above.
  */
 CM_API cm_status_t cm_reduce(cm_stream_t *stream, cm_reduce_op_t op, cm_dtype_t dtype, size_t n,
@@ -230,11 +235,11 @@ CM_API cm_status_t cm_reduce(cm_stream_t *stream, cm_reduce_op_t op, cm_dtype_t 
  *        written.
  *
  * @param stream  library stream, or NULL for the legacy default stream of the buffers' device;
- *                the reduction is queued on it and the call waits for its result
+ *                the reduction is queued on it and the call waits for its result either way
  * @param op      the reduction
  * @param dtype   element type of x (and y), as for cm_reduce()
  * @param n       number of elements to reduce (0 gives the identity, see the section above)
- * @param x, x_offset  the input buffer and its first element (counted in elements of dtype)
+ * @param x, x_offset  the input buffer and the byte offset of its first element
  * @param y, y_offset  the second input of CM_REDUCE_DOT; NULL for the others
  * @param result  the reduction's value (type as for cm_reduce()), or for argmin / argmax the
  *                uint64_t index (CM_REDUCE_NO_INDEX for n = 0); not NULL
@@ -266,60 +271,60 @@ CM_API cm_status_t cm_reduce_to_host(cm_stream_t *stream, cm_reduce_op_t op, cm_
         return cm_reduce_to_host(stream, OP, DT, n, x, x_offset, NULL, 0, out, NULL);           \
     }
 
-/** @brief Sum of n floats of x (from element x_offset) into the float at element
+/** @brief Sum of n floats of x (from byte x_offset) into the float at byte
  *         result_offset of result, in stream order: float64 accumulation, rounded once (see
  *         the bound above). */
 CM__REDUCE_INLINE(sum_f32, CM_REDUCE_SUM, CM_DTYPE_F32, float)
 /** @fn cm_status_t cm_reduce_sum_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
  *                                  size_t x_offset, size_t n, float *out)
  *  @brief Sum of n floats of x into *out; synchronous. Float64 accumulation, rounded once. */
-/** @brief Sum of n doubles of x into the double at element result_offset of result, in
+/** @brief Sum of n doubles of x into the double at byte result_offset of result, in
  *         stream order. */
 CM__REDUCE_INLINE(sum_f64, CM_REDUCE_SUM, CM_DTYPE_F64, double)
 /** @fn cm_status_t cm_reduce_sum_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
  *                                  size_t x_offset, size_t n, double *out)
  *  @brief Sum of n doubles of x into *out; synchronous. */
-/** @brief Sum of n int32 values of x, exact in int64, into the int64_t at element
+/** @brief Sum of n int32 values of x, exact in int64, into the int64_t at byte
  *         result_offset of result, in stream order. */
 CM__REDUCE_INLINE(sum_i32, CM_REDUCE_SUM, CM_DTYPE_I32, int64_t)
 /** @fn cm_status_t cm_reduce_sum_i32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
  *                                  size_t x_offset, size_t n, int64_t *out)
  *  @brief Sum of n int32 values of x, exact in int64, into *out; synchronous. */
 /** @brief Minimum of n floats of x (NaN if any element is NaN, +inf for n = 0) into the
- *         float at element result_offset of result, in stream order. */
+ *         float at byte result_offset of result, in stream order. */
 CM__REDUCE_INLINE(min_f32, CM_REDUCE_MIN, CM_DTYPE_F32, float)
 /** @fn cm_status_t cm_reduce_min_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
  *                                  size_t x_offset, size_t n, float *out)
  *  @brief Minimum of n floats of x (NaN if any element is NaN, +inf for n = 0) into *out;
  *         synchronous. */
 /** @brief Minimum of n doubles of x (NaN if any element is NaN, +inf for n = 0) into the
- *         double at element result_offset of result, in stream order. */
+ *         double at byte result_offset of result, in stream order. */
 CM__REDUCE_INLINE(min_f64, CM_REDUCE_MIN, CM_DTYPE_F64, double)
 /** @fn cm_status_t cm_reduce_min_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
  *                                  size_t x_offset, size_t n, double *out)
  *  @brief Minimum of n doubles of x (NaN if any element is NaN, +inf for n = 0) into *out;
  *         synchronous. */
-/** @brief Minimum of n int32 values of x (INT32_MAX for n = 0) into the int32_t at element
+/** @brief Minimum of n int32 values of x (INT32_MAX for n = 0) into the int32_t at byte
  *         result_offset of result, in stream order. */
 CM__REDUCE_INLINE(min_i32, CM_REDUCE_MIN, CM_DTYPE_I32, int32_t)
 /** @fn cm_status_t cm_reduce_min_i32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
  *                                  size_t x_offset, size_t n, int32_t *out)
  *  @brief Minimum of n int32 values of x (INT32_MAX for n = 0) into *out; synchronous. */
 /** @brief Maximum of n floats of x (NaN if any element is NaN, -inf for n = 0) into the
- *         float at element result_offset of result, in stream order. */
+ *         float at byte result_offset of result, in stream order. */
 CM__REDUCE_INLINE(max_f32, CM_REDUCE_MAX, CM_DTYPE_F32, float)
 /** @fn cm_status_t cm_reduce_max_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
  *                                  size_t x_offset, size_t n, float *out)
  *  @brief Maximum of n floats of x (NaN if any element is NaN, -inf for n = 0) into *out;
  *         synchronous. */
 /** @brief Maximum of n doubles of x (NaN if any element is NaN, -inf for n = 0) into the
- *         double at element result_offset of result, in stream order. */
+ *         double at byte result_offset of result, in stream order. */
 CM__REDUCE_INLINE(max_f64, CM_REDUCE_MAX, CM_DTYPE_F64, double)
 /** @fn cm_status_t cm_reduce_max_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
  *                                  size_t x_offset, size_t n, double *out)
  *  @brief Maximum of n doubles of x (NaN if any element is NaN, -inf for n = 0) into *out;
  *         synchronous. */
-/** @brief Maximum of n int32 values of x (INT32_MIN for n = 0) into the int32_t at element
+/** @brief Maximum of n int32 values of x (INT32_MIN for n = 0) into the int32_t at byte
  *         result_offset of result, in stream order. */
 CM__REDUCE_INLINE(max_i32, CM_REDUCE_MAX, CM_DTYPE_I32, int32_t)
 /** @fn cm_status_t cm_reduce_max_i32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
@@ -340,8 +345,8 @@ CM__REDUCE_INLINE(max_i32, CM_REDUCE_MAX, CM_DTYPE_I32, int32_t)
         return cm_reduce_to_host(stream, OP, DT, n, x, x_offset, NULL, 0, index, value);        \
     }
 
-/** @brief Index of the first minimum of n floats of x, relative to x_offset (the first NaN if
- *         any; CM_REDUCE_NO_INDEX for n = 0), into the uint64_t at element result_offset of
+/** @brief Index of the first minimum of n floats of x, counted from x_offset (the first NaN if
+ *         any; CM_REDUCE_NO_INDEX for n = 0), into the uint64_t at byte result_offset of
  *         result, in stream order. */
 CM__ARG_INLINE(argmin_f32, CM_REDUCE_ARGMIN, CM_DTYPE_F32, float)
 /** @fn cm_status_t cm_reduce_argmin_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
@@ -349,8 +354,8 @@ CM__ARG_INLINE(argmin_f32, CM_REDUCE_ARGMIN, CM_DTYPE_F32, float)
  *  @brief Index of the first minimum of n floats of x into *index (CM_REDUCE_NO_INDEX for
  *         n = 0) and, when value is not NULL, the element there into *value (+inf for
  *         n = 0); synchronous. */
-/** @brief Index of the first minimum of n doubles of x, relative to x_offset (the first NaN if
- *         any; CM_REDUCE_NO_INDEX for n = 0), into the uint64_t at element result_offset of
+/** @brief Index of the first minimum of n doubles of x, counted from x_offset (the first NaN if
+ *         any; CM_REDUCE_NO_INDEX for n = 0), into the uint64_t at byte result_offset of
  *         result, in stream order. */
 CM__ARG_INLINE(argmin_f64, CM_REDUCE_ARGMIN, CM_DTYPE_F64, double)
 /** @fn cm_status_t cm_reduce_argmin_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
@@ -358,8 +363,8 @@ CM__ARG_INLINE(argmin_f64, CM_REDUCE_ARGMIN, CM_DTYPE_F64, double)
  *  @brief Index of the first minimum of n doubles of x into *index (CM_REDUCE_NO_INDEX for
  *         n = 0) and, when value is not NULL, the element there into *value (+inf for
  *         n = 0); synchronous. */
-/** @brief Index of the first maximum of n floats of x, relative to x_offset (the first NaN if
- *         any; CM_REDUCE_NO_INDEX for n = 0), into the uint64_t at element result_offset of
+/** @brief Index of the first maximum of n floats of x, counted from x_offset (the first NaN if
+ *         any; CM_REDUCE_NO_INDEX for n = 0), into the uint64_t at byte result_offset of
  *         result, in stream order. */
 CM__ARG_INLINE(argmax_f32, CM_REDUCE_ARGMAX, CM_DTYPE_F32, float)
 /** @fn cm_status_t cm_reduce_argmax_f32_to_host(cm_stream_t *stream, const cm_buffer_t *x,
@@ -367,8 +372,8 @@ CM__ARG_INLINE(argmax_f32, CM_REDUCE_ARGMAX, CM_DTYPE_F32, float)
  *  @brief Index of the first maximum of n floats of x into *index (CM_REDUCE_NO_INDEX for
  *         n = 0) and, when value is not NULL, the element there into *value (-inf for
  *         n = 0); synchronous. */
-/** @brief Index of the first maximum of n doubles of x, relative to x_offset (the first NaN if
- *         any; CM_REDUCE_NO_INDEX for n = 0), into the uint64_t at element result_offset of
+/** @brief Index of the first maximum of n doubles of x, counted from x_offset (the first NaN if
+ *         any; CM_REDUCE_NO_INDEX for n = 0), into the uint64_t at byte result_offset of
  *         result, in stream order. */
 CM__ARG_INLINE(argmax_f64, CM_REDUCE_ARGMAX, CM_DTYPE_F64, double)
 /** @fn cm_status_t cm_reduce_argmax_f64_to_host(cm_stream_t *stream, const cm_buffer_t *x,
@@ -416,8 +421,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * one layout (row-major or column-major, as BLAS's "order"), op = none or transpose.
  *
  * ## Operands
- * A, B and C are device buffers plus an offset counted in **elements** of the operand's type
- * (float, or cm_bf16_t for the bf16 inputs / output), like every call of this header, and a
+ * A, B and C are device buffers plus an offset counted in **bytes**, a multiple of the operand's
+ * element size (float, or cm_bf16_t for the bf16 inputs / output), like every call of this
+ * header, and a
  * leading dimension in elements: the distance between consecutive rows (row-major) or columns
  * (column-major) of the stored matrix. The stored A is M x K for op_a = CM_GEMM_OP_N and K x M
  * for CM_GEMM_OP_T (B: K x N or N x K). Leading dimensions must be at least max(1, the stored
@@ -426,7 +432,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  *
  * ## Sizes and special values
  * Any M, N, K >= 0 below 2^31 (not only multiples of a tile) and any leading dimension or
- * offset (unaligned ones take scalar loads). M = 0 or N = 0 queues nothing. K = 0 gives
+ * element-aligned offset (unaligned ones take scalar loads). M = 0 or N = 0 queues nothing.
+ * K = 0 gives
  * C = beta * C. beta == 0 never reads C: C may hold NaN or garbage and is overwritten. NaN and
  * infinity in A or B propagate as IEEE arithmetic says.
  *
@@ -470,7 +477,7 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * for tuning and benchmarks only) forces one: "ffma:128x128x8", "mma:128x128", "sm90" ... (see
  * cm_gemm_config_name()); a name that cannot serve the call is ignored.
  *
- * Stream-ordered: returns once the work is queued. Deterministic: the same inputs, shapes and
+ * On a stream: returns once the work is queued (NULL stream: complete on return). Deterministic: the same inputs, shapes and
  * device give the same bits (no atomics, no split-K reduction order that varies).
  * Threading: as the rest of this header.
  */
@@ -554,13 +561,15 @@ typedef enum cm_gemm_precision {
 /**
  * @brief C = alpha * op(A) * op(B) + beta * C on a stream (see the section above).
  *
- * @param stream    library stream, or NULL for the legacy default stream of the buffers' device.
+ * @param stream    library stream, or NULL: synchronous (the legacy default stream of the
+ *                  buffers' device; complete on return).
  * @param precision element types and arithmetic.
  * @param layout    storage order of all three matrices.
  * @param op_a, op_b  transpose A / B or not.
  * @param m, n, k   op(A) is m x k, op(B) k x n, C m x n; each 0 .. 2^31 - 1.
  * @param alpha, beta  scalars (float for every precision); beta == 0 never reads C.
- * @param a, a_offset, lda  A: buffer, first element (in elements of A's type), leading dimension.
+ * @param a, a_offset, lda  A: buffer, byte offset of its first element (a multiple of the size
+ *                          of A's type), leading dimension (in elements).
  * @param b, b_offset, ldb  B, likewise.
  * @param c, c_offset, ldc  C, likewise (float or cm_bf16_t per precision).
  * @return CM_OK once queued (or nothing to do); CM_ERROR_INVALID_ARGUMENT for the checks above;

@@ -6,8 +6,7 @@
  * the device limits and the launch configuration types, without any CUDA header.
  *
  * A configuration is a zero-initialised struct (CM_LAUNCH_CONFIG_INIT) where 0 means "default":
- * a y or z extent of 0 stands for 1, a NULL stream for the legacy default stream, a zero
- * cluster for no cluster. grid.x = 0 is an empty launch (nothing to do, e.g. n = 0).
+ * a y or z extent of 0 stands for 1, a zero cluster for no cluster. grid.x = 0 is an empty launch (nothing to do, e.g. n = 0).
  *
  * Threading: the functions here are pure and thread-safe.
  */
@@ -42,13 +41,11 @@ typedef struct cm_launch_config {
     cm_dim3_t grid;                  /**< blocks per grid in x, y, z */
     cm_dim3_t block;                 /**< threads per block in x, y, z */
     size_t dynamic_shared_bytes;     /**< dynamic shared memory per block */
-    cm_stream_t *stream;             /**< NULL: the legacy default stream; else a pooled stream
-                                          (stream.h): the launch runs on its device */
     cm_dim3_t cluster;               /**< thread-block cluster shape (sm_90+); 0s: no cluster */
 } cm_launch_config_t;
 
 /** @brief A zero-initialised configuration: every field at its default. */
-#define CM_LAUNCH_CONFIG_INIT {{0u, 0u, 0u}, {0u, 0u, 0u}, 0u, NULL, {0u, 0u, 0u}}
+#define CM_LAUNCH_CONFIG_INIT {{0u, 0u, 0u}, {0u, 0u, 0u}, 0u, {0u, 0u, 0u}}
 
 /** @brief Largest grid.x CUDA accepts on every architecture the library supports (2^31 - 1). */
 #define CM_MAX_GRID_X 2147483647u
@@ -262,38 +259,41 @@ CM_API cm_status_t cm_kernel_check_image(const void *kernel, int device,
 /**
  * @brief Launch one of your kernels safely, from plain C.
  *
- * On the device of cfg->stream (its device object's, whatever device the calling thread has
- * current, which is left as it was), or on the current device when cfg->stream is NULL: on the
- * first launch of this kernel there, checks its image
- * (cm_kernel_check_image()) and reads its attributes (cached per kernel and device, so later
- * launches only re-validate the configuration, a few arithmetic checks); validates cfg
- * (cm_launch_config_validate()); launches with cudaLaunchKernelEx (cluster dimensions as a
- * launch attribute); checks the launch error; and in synchronous debug mode (CUDAMODEL_SYNC=1)
- * synchronizes and attributes any fault to this launch. grid.x = 0 launches nothing.
+ * On the device of stream (its device object's, whatever device the calling thread has
+ * current, which is left as it was), or on the current device when stream is NULL: on the
+ * first launch of this kernel there, checks its image (cm_kernel_check_image()) and reads its
+ * attributes (cached per kernel and device, so later launches only re-validate the
+ * configuration, a few arithmetic checks); validates cfg (cm_launch_config_validate());
+ * launches with cudaLaunchKernelEx (cluster dimensions as a launch attribute); checks the
+ * launch error. grid.x = 0 launches nothing.
  *
+ * @param[in] stream  NULL: synchronous, as everywhere in the library: the kernel runs on the
+ *                    legacy default stream of the current device and the call returns when it
+ *                    has finished, reporting a fault as this launch's. Otherwise an acquired or
+ *                    wrapped stream (stream.h; cm_stream_wrap() in interop.h adopts a CUDA
+ *                    stream of your own): the launch runs on that stream's device, is queued on
+ *                    it and is remembered as its last launch, so a later fault reported by
+ *                    cm_stream_synchronize() names it; in synchronous debug mode
+ *                    (CUDAMODEL_SYNC=1) the call waits and names a fault itself. A released
+ *                    stream is refused before anything is queued. Launches on a stream being
+ *                    captured into a graph are recorded (not synchronized in debug mode).
  * @param[in] kernel  the __global__ function (see cm_kernel_attrs_get()).
- * @param[in] cfg     the configuration; cfg->stream is NULL (the legacy default stream of the
- *                    current device) or a stream acquired from a device object's pool
- *                    (stream.h): the launch runs on that stream's device, is queued on it and
- *                    is remembered as its last launch, so a later fault reported by
- *                    cm_stream_synchronize() names it. A released stream is refused before
- *                    anything is queued.
- *                    To launch on a CUDA stream of your own use cm_launch_on_cuda_stream()
- *                    (interop.h). Launches on a stream being captured into a graph are recorded
- *                    (in synchronous debug mode they are not synchronized during the capture).
+ * @param[in] cfg     the configuration.
  * @param[in] args    array of pointers to the kernel's arguments, as for cudaLaunchKernel.
  * @return CM_OK; CM_ERROR_INVALID_LAUNCH (every broken rule listed); CM_ERROR_NO_KERNEL_IMAGE;
  *         CM_ERROR_INVALID_ARGUMENT (NULL kernel/cfg, or args NULL while the kernel has
  *         parameters cannot be detected: pass NULL only for kernels without parameters);
- *         CM_ERROR_INVALID_ARGUMENT also for a cfg->stream that is released or not a pooled
- *         stream (the message names its kind);
- *         CM_ERROR_CONTEXT_LOST.
+ *         CM_ERROR_INVALID_ARGUMENT also for a stream that is released or not a stream handle
+ *         (the message names its kind);
+ *         CM_ERROR_CONTEXT_LOST; with a NULL stream, the fault of the kernel as recorded.
  * Thread-safe (the cache is shared and locked).
  */
-CM_API cm_status_t cm_launch(const void *kernel, const cm_launch_config_t *cfg, void **args);
+CM_API cm_status_t cm_launch(cm_stream_t *stream, const void *kernel, const cm_launch_config_t *cfg,
+                             void **args);
 
 /**
  * @brief cm_launch() that records the caller's file:line in the error detail (see CM_LAUNCH).
+ * @param[in] stream  NULL (synchronous) or a library stream, as for cm_launch().
  * @param[in] kernel  the __global__ function, as for cm_launch().
  * @param[in] cfg     the configuration, as for cm_launch().
  * @param[in] args    the argument pointers, as for cm_launch().
@@ -302,11 +302,13 @@ CM_API cm_status_t cm_launch(const void *kernel, const cm_launch_config_t *cfg, 
  * @param[in] line    the caller's line.
  * @return the statuses of cm_launch().
  */
-CM_API cm_status_t cm_launch_at(const void *kernel, const cm_launch_config_t *cfg, void **args,
-                                const char *file, int line);
+CM_API cm_status_t cm_launch_at(cm_stream_t *stream, const void *kernel,
+                                const cm_launch_config_t *cfg, void **args, const char *file,
+                                int line);
 
 /** @brief Launch through cm_launch_at() with this file and line; evaluates to a cm_status_t. */
-#define CM_LAUNCH(kernel, cfg, args) cm_launch_at((const void *)(kernel), (cfg), (args), __FILE__, __LINE__)
+#define CM_LAUNCH(stream, kernel, cfg, args)                                                  \
+    cm_launch_at((stream), (const void *)(kernel), (cfg), (args), __FILE__, __LINE__)
 
 /**
  * @brief Pick a block size by occupancy for a kernel on the current device and cover n elements
@@ -314,7 +316,7 @@ CM_API cm_status_t cm_launch_at(const void *kernel, const cm_launch_config_t *cf
  * @param[in]  kernel                the __global__ function (see cm_kernel_attrs_get()); not NULL.
  * @param[in]  n                     elements to cover, one thread each; 0 gives an empty launch.
  * @param[in]  dynamic_shared_bytes  dynamic shared memory per block, in bytes; stored in cfg.
- * @param[out] cfg                   overwritten on success (stream and cluster zeroed);
+ * @param[out] cfg                   overwritten on success (cluster zeroed);
  *                                   unchanged on failure.
  * @return the statuses of cm_kernel_attrs_get(), cm_occupancy_best_block_size() and
  *         cm_launch_config_1d().

@@ -20,8 +20,8 @@
  *   device can read and write the second's memory (cudaDeviceCanAccessPeer), the pair's
  *   performance rank and, on request, the measured copy bandwidth.
  *   cm_device_set_enable_peer_access() turns it on for every pair that supports it.
- * - **Cross-device copies** are cm_buffer_copy() and cm_buffer_copy_on_stream() (buffer.h,
- *   stream.h) between buffers of different devices, with their checks (live handles, ranges
+ * - **Cross-device copies** are cm_buffer_copy() (buffer.h, synchronous or on a stream)
+ *   between buffers of different devices, with their checks (live handles, ranges
  *   without overflow, a stream of either device). The first copy between two devices enables
  *   peer access when the pair supports it, so the copy goes over NVLink / PCIe directly;
  *   otherwise CUDA stages it through host memory. cm_buffer_copy_path() says which it will be.
@@ -32,7 +32,7 @@
  *   every part at once; reductions run on every part at once and their partial results are
  *   combined on the host: **deterministically**, in member order, float sums and dots in float64
  *   (each part's float64 accumulator, not a rounded float), min / max / argmin / argmax with
- *   each part's index offset. cm_split_for_each() runs code of your own on every part (the hook
+ *   the index of each part's first element. cm_split_for_each() runs code of your own on every part (the hook
  *   for operations the library does not split itself, e.g. a row-block GEMM).
  * - **Collectives** (cm_comm_t, NCCL): all-reduce, broadcast and all-gather of device buffers,
  *   either across the members of a set in one process (ncclCommInitAll; one rank per member,
@@ -43,7 +43,7 @@
  *   (cm_comm_id_from_hex()) and calls cm_comm_create_rank(). The library builds no transport of
  *   its own. Collectives need a build with NCCL: otherwise each returns CM_ERROR_NOT_SUPPORTED
  *   and a message saying that this libcudamodel was built without NCCL and how to enable it
- *   (cm_nccl_built() tells in advance).
+ *   (the nccl_built field of cm_version_info() of version.h tells in advance).
  *
  * ## Synchronous and queued calls
  * Scatter, gather, the split reductions (results in host memory), peer matrices and
@@ -286,9 +286,10 @@ CM_API cm_status_t cm_buffer_copy_path(const cm_buffer_t *dst, const cm_buffer_t
 
 /* ============================================================================ split arithmetic */
 
-/** @brief One part of a split: elements [offset, offset + count) of the whole array. */
+/** @brief One part of a split: elements [first, first + count) of the whole array (element
+ *         indices, not byte offsets). */
 typedef struct cm_split_part {
-    size_t offset;  /**< first element of the part in the whole array */
+    size_t first;   /**< index of the part's first element in the whole array */
     size_t count;   /**< elements in the part (0 for an empty part) */
 } cm_split_part_t;
 
@@ -300,7 +301,7 @@ typedef struct cm_split_part {
  * short); part k gets floor(U / parts) units, plus one more for the first U mod parts parts.
  * So part sizes differ by at most one unit, the earlier parts are the larger ones, the parts
  * cover [0, n) exactly in order, and parts beyond the units (more parts than units, n = 0) are
- * empty with their offset at n.
+ * empty with their first index at n.
  *
  * @param[in]  n        elements, any (0 included).
  * @param[in]  parts    1 .. CM_DEVICE_SET_MAX.
@@ -380,13 +381,13 @@ CM_API cm_status_t cm_split_info(const cm_split_t *split, size_t *n, size_t *ele
  * @param[in]  split   the split.
  * @param[in]  index   member, 0 .. count-1.
  * @param[out] buf     optional: the part's buffer (an empty buffer for an empty part).
- * @param[out] offset  optional: the part's first element in the whole array.
+ * @param[out] first   optional: the index of the part's first element in the whole array.
  * @param[out] count   optional: the part's elements.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or destroyed split or an index out of
  *         range.
  */
 CM_API cm_status_t cm_split_part(const cm_split_t *split, int index, cm_buffer_t **buf,
-                                 size_t *offset, size_t *count);
+                                 size_t *first, size_t *count);
 
 /**
  * @brief Copy n elements of host memory into the parts (each member's range to its device, all
@@ -412,27 +413,27 @@ CM_API cm_status_t cm_split_scatter_from_host(cm_split_t *split, const void *src
 CM_API cm_status_t cm_split_gather_to_host(const cm_split_t *split, void *dst, size_t n);
 
 /**
- * @brief Copy elements [src_offset, src_offset + length) of a device buffer (of any device,
+ * @brief Copy the split's length of elements from byte src_offset of a device buffer (of any device,
  *        in the set or not) into the parts: peer-to-peer where the pair allows it, staged
  *        through the host by CUDA where not (cm_buffer_copy_path()); each part's copy is queued
  *        on its member's set stream; returns when every copy is done.
  * @param[in] split       the destination.
  * @param[in] src         the source buffer; not one of the split's parts.
- * @param[in] src_offset  first element in src (elements of the split's elem_bytes).
+ * @param[in] src_offset  byte offset in src; a multiple of the split's elem_bytes.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL or destroyed handles or a source range past
- *         the end of src (the message names the numbers); the statuses of
- *         cm_buffer_copy_on_stream(); the status of a fault in queued work.
+ *         the end of src or an offset that is not a multiple of elem_bytes (the message names
+ *         the numbers); the statuses of cm_buffer_copy(); the status of a fault in queued work.
  * Order: the copies follow the work queued on the set's streams; work of your own on src on
  * other streams must be complete (or waited for) before the call.
  */
 CM_API cm_status_t cm_split_scatter(cm_split_t *split, const cm_buffer_t *src, size_t src_offset);
 
 /**
- * @brief Copy the parts into elements [dst_offset, dst_offset + length) of a device buffer of
- *        any device; returns when every copy is done.
+ * @brief Copy the parts into a device buffer of any device, from byte dst_offset on; returns
+ *        when every copy is done.
  * @param[in] split       the source.
  * @param[in] dst         the destination buffer; not one of the split's parts.
- * @param[in] dst_offset  first element in dst.
+ * @param[in] dst_offset  byte offset in dst; a multiple of the split's elem_bytes.
  * @return as for cm_split_scatter().
  */
 CM_API cm_status_t cm_split_gather(const cm_split_t *split, cm_buffer_t *dst, size_t dst_offset);
@@ -510,7 +511,7 @@ static inline cm_status_t cm_split_fill_f64(cm_split_t *out, double value) {
  *   (f32 only) + (K + P) * 2^-53 * sum|x_i| (dot: sum|x_i y_i|), K of kernels.h for the largest
  *   part, P the number of parts;
  * - sum (i32): exact in int64; min / max: exact, NaN when any element is NaN;
- * - argmin / argmax: the first index in the whole array (each part's index plus its offset;
+ * - argmin / argmax: the first index in the whole array (each part's index plus its first index;
  *   ties go to the earlier part), NaN counts as the extreme; n = 0 gives CM_REDUCE_NO_INDEX;
  * - n = 0: the identities of kernels.h (0, +inf / -inf, INT32_MAX / INT32_MIN).
  * Deterministic: the same set of devices, n and elem_bytes give the same bits run to run.
@@ -595,13 +596,13 @@ static inline cm_status_t cm_split_dot_f64(const cm_split_t *x, const cm_split_t
  * @param user   the pointer given to cm_split_for_each().
  * @param index  member, 0 .. count-1.
  * @param stream the member's set stream.
- * @param part   the part's buffer (elements `offset` .. `offset + count` of the whole array).
- * @param offset the part's first element in the whole array.
+ * @param part   the part's buffer (elements `first` .. `first + count` of the whole array).
+ * @param first  the index of the part's first element in the whole array.
  * @param count  the part's elements (may be 0).
  * @return CM_OK, or a status to stop the loop with.
  */
 typedef cm_status_t (*cm_split_part_fn_t)(void *user, int index, cm_stream_t *stream,
-                                          cm_buffer_t *part, size_t offset, size_t count);
+                                          cm_buffer_t *part, size_t first, size_t count);
 
 /**
  * @brief Call fn for every part, in member order, and return without waiting (the hook for
@@ -651,20 +652,6 @@ typedef enum cm_comm_op {
  *  @brief minimum over the ranks (ncclMin) */
 /** @var CM_COMM_MAX
  *  @brief maximum over the ranks (ncclMax) */
-
-/** @brief Whether this libcudamodel was built with NCCL (the collectives work). */
-CM_API bool cm_nccl_built(void);
-
-/** @brief NCCL_VERSION_CODE the library was built against (e.g. 22809 for 2.28.9), 0 without NCCL. */
-CM_API int cm_nccl_version_built(void);
-
-/**
- * @brief Version of the NCCL library loaded (ncclGetVersion), e.g. 22809 for 2.28.9.
- * @param[out] version  receives it; set to 0 on failure.
- * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL version; CM_ERROR_NOT_SUPPORTED when the
- *         library was built without NCCL (the message says how to build it with NCCL).
- */
-CM_API cm_status_t cm_nccl_version(int *version);
 
 /**
  * @brief Make a new communicator id (ncclGetUniqueId) on the process that hands it out.

@@ -7,8 +7,10 @@
  * Work queued on the GPU (kernels, copies, sets) is asynchronous: a call returns once the work
  * is queued. A **stream** is a queue: work on one stream runs in order, work on different
  * streams may overlap (a copy on one, a kernel on another). The legacy default stream
- * serialises everything; the library never queues work on it implicitly (a NULL stream in a
- * launch configuration means the legacy default stream because you asked for it).
+ * serialises everything; the library never queues work on it implicitly. Every call that
+ * queues work (buffer.h, kernels.h, cm_launch()) takes the stream as its first argument; NULL
+ * there means **synchronous**: the work goes to the legacy default stream of the device and is
+ * complete when the call returns (a fault it causes is reported by that call, naming it).
  * An **event** marks a point in a stream: for timing (two events, elapsed milliseconds) or for
  * ordering (stream B waits until A reaches the event).
  *
@@ -208,77 +210,6 @@ typedef void (*cm_host_fn_t)(void *user);
  *         CUDA failures as recorded.
  */
 CM_API cm_status_t cm_stream_host_callback(cm_stream_t *stream, cm_host_fn_t fn, void *user);
-
-/* ============================================================================ buffers on streams */
-
-/*
- * The stream-ordered memory calls of interop.h, on a library stream, for programs that include
- * no CUDA header. Each checks the stream (acquired, of the buffer's device) and forwards to the
- * interop variant on the stream's CUDA stream; with CUDAMODEL_NVTX=1 each opens an NVTX range.
- * All are capturable into a graph (device buffers and pinned host buffers only).
- */
-
-/**
- * @brief Allocate a stream-ordered buffer on a library stream (cm_buffer_create_on_cuda_stream()
- *        of interop.h). The stream must stay acquired until the buffer is destroyed.
- * @param[in]  dev     the device.
- * @param[in]  bytes   size; 0 gives a valid empty buffer.
- * @param[in]  stream  an acquired stream of dev.
- * @param[out] out     receives the buffer; unchanged on failure.
- * @param[in]  file    caller's file for leak reports, or NULL; @param[in] line its line.
- * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a stream that is not acquired or of another
- *         device, and the other statuses of cm_buffer_create_on_cuda_stream_at().
- * Ownership: the caller owns the buffer (cm_buffer_destroy()).
- */
-CM_API cm_status_t cm_buffer_create_on_stream_at(cm_device_t *dev, size_t bytes, cm_stream_t *stream,
-                                                 cm_buffer_t **out, const char *file, int line);
-
-/** @brief cm_buffer_create_on_stream_at() with the caller's file:line. */
-#define cm_buffer_create_on_stream(dev, bytes, stream, out)                                  \
-    cm_buffer_create_on_stream_at((dev), (bytes), (stream), (out), __FILE__, __LINE__)
-
-/**
- * @brief Queue a copy from a pinned host buffer into a device buffer on a library stream;
- *        returns at once (keep the source unchanged until the stream reaches the copy).
- * @param[in] dst, dst_offset, src, src_offset, bytes  as for cm_buffer_copy_from_host_buffer().
- * @param[in] stream  an acquired stream of dst's device.
- * @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a bad stream.
- */
-CM_API cm_status_t cm_buffer_copy_from_host_buffer_on_stream(cm_buffer_t *dst, size_t dst_offset,
-                                                             const cm_host_buffer_t *src,
-                                                             size_t src_offset, size_t bytes,
-                                                             cm_stream_t *stream);
-
-/**
- * @brief Queue a copy from a device buffer into a pinned host buffer on a library stream;
- *        returns at once (read the destination after synchronising).
- * @param[in]  src, src_offset, bytes  as for cm_buffer_copy_to_host_buffer().
- * @param[out] dst, dst_offset         the pinned destination.
- * @param[in]  stream  an acquired stream of src's device.
- * @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a bad stream.
- */
-CM_API cm_status_t cm_buffer_copy_to_host_buffer_on_stream(const cm_buffer_t *src, size_t src_offset,
-                                                           cm_host_buffer_t *dst, size_t dst_offset,
-                                                           size_t bytes, cm_stream_t *stream);
-
-/**
- * @brief Queue a device-to-device copy on a library stream (cm_buffer_copy_on_cuda_stream()).
- * @param[in] dst, dst_offset, src, src_offset, bytes  as for cm_buffer_copy().
- * @param[in] stream  an acquired stream of dst's device.
- * @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a bad stream.
- */
-CM_API cm_status_t cm_buffer_copy_on_stream(cm_buffer_t *dst, size_t dst_offset,
-                                            const cm_buffer_t *src, size_t src_offset, size_t bytes,
-                                            cm_stream_t *stream);
-
-/**
- * @brief Queue a byte set on a library stream (cm_buffer_set_on_cuda_stream()).
- * @param[in] buf, offset, bytes, value  as for cm_buffer_set().
- * @param[in] stream  an acquired stream of buf's device.
- * @return its statuses; CM_ERROR_INVALID_ARGUMENT also for a bad stream.
- */
-CM_API cm_status_t cm_buffer_set_on_stream(cm_buffer_t *buf, size_t offset, size_t bytes, int value,
-                                           cm_stream_t *stream);
 
 /* ============================================================================ events */
 

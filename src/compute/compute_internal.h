@@ -31,4 +31,14 @@ const char *cm__reduce_op_text(cm_reduce_op_t op);
 cm_status_t cm__unread_operand(const void *p, const char *arg, const char *opname,
                                const char *func);
 
+/** A byte offset of the public API (every header counts offsets in bytes) as an element index:
+ *  CM_OK with *elems = offset / elem, or CM_ERROR_INVALID_ARGUMENT naming arg when offset is
+ *  not a multiple of elem (recorded under func). */
+cm_status_t cm__elem_offset(size_t offset, size_t elem, const char *arg, const char *func,
+                            size_t *elems);
+
+/** The end of a synchronous operation (NULL stream): wait for the legacy default stream of the
+ *  device whose scope is entered; a fault is recorded as func's. */
+cm_status_t cm__finish_sync(const char *func);
+
 #endif /* CUDAMODEL_SRC_COMPUTE_INTERNAL_H */

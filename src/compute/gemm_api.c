@@ -18,6 +18,7 @@
 #include "gemm.h"
 #include "gemm_internal.h"
 #include "../core/internal.h"
+#include "compute_internal.h"
 #include "../memory/memory_internal.h"
 #include "../exec/stream_internal.h"
 
@@ -482,6 +483,10 @@ cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_
     const int row = layout == CM_GEMM_ROW_MAJOR;
     const size_t in_elem = precision >= CM_GEMM_BF16 ? 2u : 4u;
     const size_t out_elem = precision == CM_GEMM_BF16_OUT_BF16 ? 2u : 4u;
+    /* offsets come in bytes (the public convention) */
+    CM_TRY(cm__elem_offset(a_offset, in_elem, "a_offset", func, &a_offset));
+    CM_TRY(cm__elem_offset(b_offset, in_elem, "b_offset", func, &b_offset));
+    CM_TRY(cm__elem_offset(c_offset, out_elem, "c_offset", func, &c_offset));
     char ta[32], tb[32];
     snprintf(ta, sizeof ta, "op_a = %s", op_a == CM_GEMM_OP_N ? "N" : "T");
     snprintf(tb, sizeof tb, "op_b = %s", op_b == CM_GEMM_OP_N ? "N" : "T");
@@ -551,6 +556,8 @@ cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_
         status = cm__cuda_fail(err, __FILE__, __LINE__, "GEMM kernel %s (%s, %zu x %zu x %zu) in %s",
                                cm__gemm_choice_name(ch), cm__gemm_prec_name((int)precision), m, n,
                                k, func);
+    else if (stream == NULL)
+        status = cm__finish_sync(func);
     CM__NVTX_POP();
     cm__leave(&sc);
     return status;

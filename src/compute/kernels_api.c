@@ -82,11 +82,12 @@ static cm_status_t cm__operand_check(cm__operand_t *o, int dtype, const char *fu
     const char *tn = cm__type_name(o->elem, dtype);
     char hint[CM_ERROR_HINT_MAX];
     if (o->offset > cap) {
-        snprintf(hint, sizeof hint, "element offsets into %s run from 0 to %zu (%zu bytes hold %zu "
-                 "%s elements)", o->arg, cap, bytes, cap, tn);
+        snprintf(hint, sizeof hint, "byte offsets into %s run from 0 to %zu (%zu bytes hold %zu "
+                 "%s elements)", o->arg, cap * o->elem, bytes, cap, tn);
     } else {
-        snprintf(hint, sizeof hint, "from element offset %zu at most %zu %s elements fit in %s; "
-                 "pass a smaller n or a larger buffer", o->offset, cap - o->offset, tn, o->arg);
+        snprintf(hint, sizeof hint, "from byte offset %zu (element %zu) at most %zu %s elements fit "
+                 "in %s; pass a smaller n or a larger buffer", o->offset * o->elem, o->offset,
+                 cap - o->offset, tn, o->arg);
     }
     if (o->count > SIZE_MAX - o->offset) {
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, o->ordinal, __FILE__, __LINE__, func, hint,
@@ -226,6 +227,8 @@ static cm_status_t cm__vector(int op, int dtype, cm_stream_t *stream, cm_buffer_
     cm_status_t status = CM_OK;
     if (err != cudaSuccess)
         status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu elements) in %s", call, n, func);
+    else if (stream == NULL)
+        status = cm__finish_sync(func);
     CM__NVTX_POP();
     cm__leave(&sc);
     return status;
@@ -259,6 +262,27 @@ const char *cm__reduce_op_text(cm_reduce_op_t op) {
     static const char *const names[] = {"CM_REDUCE_SUM",    "CM_REDUCE_MIN",    "CM_REDUCE_MAX",
                                         "CM_REDUCE_ARGMIN", "CM_REDUCE_ARGMAX", "CM_REDUCE_DOT"};
     return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "an unknown operation";
+}
+
+cm_status_t cm__elem_offset(size_t offset, size_t elem, const char *arg, const char *func,
+                            size_t *elems) {
+    if (offset % elem == 0) {
+        *elems = offset / elem;
+        return CM_OK;
+    }
+    char hint[CM_ERROR_HINT_MAX];
+    snprintf(hint, sizeof hint, "offsets count bytes: pass a multiple of %zu (element i is at "
+             "offset i * %zu)", elem, elem);
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                    "%s %zu is not a multiple of the %zu-byte element; nothing was queued", arg,
+                    offset, elem);
+}
+
+cm_status_t cm__finish_sync(const char *func) {
+    cudaError_t err = cm__cuda.stream_synchronize(0);
+    if (err == cudaSuccess) return CM_OK;
+    return cm__cuda_fail(err, __FILE__, __LINE__,
+                         "cudaStreamSynchronize(0) after %s (synchronous: NULL stream)", func);
 }
 
 cm_status_t cm__unread_operand(const void *p, const char *arg, const char *opname,
@@ -299,6 +323,11 @@ cm_status_t cm_vector(cm_stream_t *stream, cm_vector_op_t op, cm_dtype_t dtype, 
     if (!reads_alpha) CM_TRY(cm__unread_operand(alpha, "alpha", opname, func));
     if (op == CM_VECTOR_FILL) CM_TRY(cm__unread_operand(x, "x", opname, func));
     if (op != CM_VECTOR_ADD && op != CM_VECTOR_AXPY) CM_TRY(cm__unread_operand(y, "y", opname, func));
+    const size_t esz = dt == CM__DT_F32 ? 4u : 8u;
+    /* only the operands the operation reads (an unread one is NULL, its offset ignored) */
+    CM_TRY(cm__elem_offset(out_offset, esz, "out_offset", func, &out_offset));
+    if (x != NULL) CM_TRY(cm__elem_offset(x_offset, esz, "x_offset", func, &x_offset));
+    if (y != NULL) CM_TRY(cm__elem_offset(y_offset, esz, "y_offset", func, &y_offset));
     const double one64 = 1.0;
     const float one32 = 1.0f;
     const void *one = dt == CM__DT_F32 ? (const void *)&one32 : (const void *)&one64;
@@ -357,6 +386,8 @@ static cm_status_t cm__reduce_impl(int op, int dtype, cm_stream_t *stream, const
                                    const char *func) {
     const size_t elem = dtype == CM__DT_F64 ? 8u : 4u;
     const size_t rbytes = cm__result_bytes(op, dtype);
+    /* result_off comes in bytes (the public convention) */
+    CM_TRY(cm__elem_offset(result_off, rbytes, "result_offset", func, &result_off));
     if (to_host && partial_slot == NULL) {
         CM__REQUIRE(host_out != NULL, "pass the address of a host variable for the result",
                     "%s: the result pointer is NULL", func);
@@ -471,6 +502,7 @@ static cm_status_t cm__reduce_impl(int op, int dtype, cm_stream_t *stream, const
                 if (host_value != NULL) memcpy(host_value, host_slot + 8, elem);
             }
         }
+        if (status == CM_OK && !to_host && stream == NULL) status = cm__finish_sync(func);
     }
 out:
     CM__NVTX_POP();
@@ -549,6 +581,9 @@ cm_status_t cm_reduce(cm_stream_t *stream, cm_reduce_op_t op, cm_dtype_t dtype, 
     int dt = -1;
     const char *func = __func__;
     CM_TRY(cm__reduce_args(op, dtype, y, false, &dt, &func));
+    const size_t esz = dt == CM__DT_F64 ? 8u : 4u;
+    CM_TRY(cm__elem_offset(x_offset, esz, "x_offset", func, &x_offset));
+    if (y != NULL) CM_TRY(cm__elem_offset(y_offset, esz, "y_offset", func, &y_offset));
     return cm__reduce((int)op, dt, stream, x, x_offset, y, y_offset, n, result, result_offset, NULL,
                       NULL, false, func);
 }
@@ -564,6 +599,9 @@ cm_status_t cm_reduce_to_host(cm_stream_t *stream, cm_reduce_op_t op, cm_dtype_t
                         "pass NULL for value: only argmin and argmax report an element there",
                         "value is not NULL");
     }
+    const size_t esz = dt == CM__DT_F64 ? 8u : 4u;
+    CM_TRY(cm__elem_offset(x_offset, esz, "x_offset", func, &x_offset));
+    if (y != NULL) CM_TRY(cm__elem_offset(y_offset, esz, "y_offset", func, &y_offset));
     return cm__reduce((int)op, dt, stream, x, x_offset, y, y_offset, n, NULL, 0, result, value, true,
                       func);
 }

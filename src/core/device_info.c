@@ -16,24 +16,19 @@
 
 /* ------------------------------------------------------------------ versions and counts */
 
-cm_status_t cm_driver_version(int *version) {
-    CM__REQUIRE(version != NULL, "pass the address of an int", "version is NULL");
+int cm__driver_version(void) {
     int v = 0;
     if (cm__cuda.driver_get_version(&v) != cudaSuccess) v = 0;
-    *version = v;
-    return CM_OK;
+    return v;
 }
 
-cm_status_t cm_runtime_version(int *version) {
-    CM__REQUIRE(version != NULL, "pass the address of an int", "version is NULL");
+int cm__runtime_version(void) {
     int v = 0;
-    cudaError_t err = cm__cuda.runtime_get_version(&v);
-    if (err != cudaSuccess) return cm_record_cuda_error(err, "cudaRuntimeGetVersion", __FILE__, __LINE__);
-    *version = v;
-    return CM_OK;
+    if (cm__cuda.runtime_get_version(&v) != cudaSuccess) v = 0;
+    return v;
 }
 
-int cm_runtime_version_built(void) {
+int cm__runtime_version_built(void) {
     return CUDART_VERSION;
 }
 
@@ -145,7 +140,7 @@ char *cm_arch_name(int cc, char *buf, size_t size) {
     return buf;
 }
 
-const char *cm_build_cuda_architectures(void) {
+const char *cm__build_cuda_architectures(void) {
     return CM_BUILD_CUDA_ARCHITECTURES;
 }
 
@@ -243,7 +238,7 @@ cm_status_t cm_device_check_kernel_image(int ordinal, cm_kernel_image_t *out) {
     CM_TRY(cm_device_get_limits(ordinal, &lim));
     int cc = lim.cc_major * 10 + lim.cc_minor;
     cm_arch_list_t archs;
-    CM_TRY(cm_arch_list_parse(cm_build_cuda_architectures(), &archs));
+    CM_TRY(cm_arch_list_parse(cm__build_cuda_architectures(), &archs));
     out->predicted = cm_arch_image_for(&archs, cc, &out->predicted_arch);
 
     cm__scope_t sc;
@@ -265,7 +260,7 @@ cm_status_t cm_device_check_kernel_image(int ordinal, cm_kernel_image_t *out) {
         status = cm__fail(CM_ERROR_NO_KERNEL_IMAGE, ordinal, __FILE__, __LINE__,
                           "cudaFuncGetAttributes(library probe kernel)", hint,
                           "the library's kernels have no image for %s (%s): this build carries "
-                          "\"%s\" (%s)", lim.name, arch, cm_build_cuda_architectures(),
+                          "\"%s\" (%s)", lim.name, arch, cm__build_cuda_architectures(),
                           cm__cuda.get_error_name(err));
         goto done;
     }

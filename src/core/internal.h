@@ -73,6 +73,18 @@ static inline cm_status_t cm__context_guard(int device) {
  *  not lost. */
 cm_status_t cm__check_ordinal(int ordinal);
 
+/* Versions and build facts (device_info.c), read by cm_version_info() (diag). None records a
+ * failure: a version that cannot be read is 0. */
+
+/** cudaDriverGetVersion (1000*major + 10*minor); 0 when no driver is installed or it fails. */
+int cm__driver_version(void);
+/** cudaRuntimeGetVersion of the runtime loaded (1000*major + 10*minor); 0 when it fails. */
+int cm__runtime_version(void);
+/** CUDART_VERSION the library was compiled against. */
+int cm__runtime_version_built(void);
+/** CMAKE_CUDA_ARCHITECTURES this build of the library carries (static text). */
+const char *cm__build_cuda_architectures(void);
+
 /*
  * Explicit device, always: the enter/leave pair of every library call that acts on a device.
  *

@@ -215,15 +215,14 @@ cm_status_t cm_diag_collect(cm_diag_inputs_t *inputs) {
     CM__REQUIRE(inputs != NULL, "pass the address of a cm_diag_inputs_t", "inputs is NULL");
     memset(inputs, 0, sizeof *inputs);
 
-    /* the library */
-    cm__strlcpy(inputs->library_version, cm_version_string(), sizeof inputs->library_version);
-    cm__strlcpy(inputs->library_archs, cm_build_cuda_architectures(),
-                sizeof inputs->library_archs);
-
-    /* driver and runtime */
-    if (cm_driver_version(&inputs->driver_version) != CM_OK) inputs->driver_version = 0;
-    if (cm_runtime_version(&inputs->runtime_version) != CM_OK) inputs->runtime_version = 0;
-    inputs->runtime_version_built = cm_runtime_version_built();
+    /* the library, driver and runtime (0 for a version that cannot be read) */
+    cm_version_info_t vi;
+    CM_TRY(cm_version_info(&vi));
+    cm__strlcpy(inputs->library_version, vi.library_string, sizeof inputs->library_version);
+    cm__strlcpy(inputs->library_archs, vi.cuda_architectures, sizeof inputs->library_archs);
+    inputs->driver_version = vi.driver;
+    inputs->runtime_version = vi.runtime;
+    inputs->runtime_version_built = vi.runtime_built;
     cm__diag_probe_libcuda(inputs);
 
     /* devices: the raw runtime answer, so the verdict can tell the causes apart itself. Each
@@ -270,9 +269,8 @@ cm_status_t cm_diag_collect(cm_diag_inputs_t *inputs) {
     inputs->wsl = cm__diag_detect_wsl();
 
     /* NCCL (the collectives of multi.h) */
-    inputs->nccl_version_built = cm_nccl_version_built();
-    int nccl = 0;
-    if (cm_nccl_built() && cm_nccl_version(&nccl) == CM_OK) inputs->nccl_version = nccl;
+    inputs->nccl_version_built = vi.nccl_built_version;
+    inputs->nccl_version = vi.nccl;
 
     /* every failure above is expected and kept as data: the caller starts clean */
     cm_last_error_clear();

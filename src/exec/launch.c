@@ -502,7 +502,7 @@ typedef struct {
     int device;
     cm_kernel_attrs_t attrs;
     int has_ok;                 /* ok_cfg holds the last configuration that passed validation */
-    cm_launch_config_t ok_cfg;  /* (its stream field is ignored) */
+    cm_launch_config_t ok_cfg;
 } cm__cache_entry_t;
 
 static pthread_mutex_t cm__cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -633,9 +633,27 @@ static cm_status_t cm__current_device(int *device) {
 
 /* ------------------------------------------------------------------ launch */
 
-/* The launch itself, inside the scope of `device` (the stream's device, current). */
+/* A synchronous launch (NULL stream) waits for its kernel on the legacy default stream; a fault
+ * is this launch's, and the detail says so. */
+static cm_status_t cm__launch_wait(const char *what, const char *file, int line) {
+    cudaError_t err = cm__cuda.stream_synchronize(0);
+    if (err == cudaSuccess) return CM_OK;
+    char call[CM_ERROR_CALL_MAX + 48];
+    snprintf(call, sizeof call, "%s (synchronous launch: NULL stream)", what);
+    cm_status_t s = cm_record_cuda_error(err, call, file, line);
+    cm_error_t *e = cm__detail();
+    char msg[CM_ERROR_MESSAGE_MAX];
+    snprintf(msg, sizeof msg, "kernel %s launched at %s:%d failed while running: %s", what,
+             file ? file : "?", line, cm__cuda.get_error_string(err));
+    cm__strlcpy(e->message, msg, sizeof e->message);
+    return s;
+}
+
+/* The launch itself, inside the scope of `device` (the stream's device, current); sync for a
+ * NULL stream (the legacy default stream, waited for). */
 static cm_status_t cm__launch_on(int device, const void *kernel, const cm_launch_config_t *cfg,
-                                 void **args, cudaStream_t stream, const char *file, int line) {
+                                 void **args, cudaStream_t stream, bool sync, const char *file,
+                                 int line) {
     CM_TRY(cm__context_guard(device));
     if (cfg->grid.x == 0) return CM_OK; /* an empty launch */
 
@@ -673,7 +691,7 @@ static cm_status_t cm__launch_on(int device, const void *kernel, const cm_launch
         lc.numAttrs = 1;
     }
     cudaError_t err = cm__cuda.launch_kernel_ex(&lc, kernel, args);
-    if (err == cudaSuccess && !cm_sync_mode()) return CM_OK; /* the fast path */
+    if (err == cudaSuccess && !sync && !cm_sync_mode()) return CM_OK; /* the fast path */
     /* synchronous debug mode cannot synchronize inside a graph capture: the launch is only
      * recorded there, and synchronizing would invalidate the capture */
     if (err == cudaSuccess && stream != 0 && cm__stream_capturing(stream)) return CM_OK;
@@ -697,58 +715,49 @@ static cm_status_t cm__launch_on(int device, const void *kernel, const cm_launch
         snprintf(call, sizeof call, "cudaLaunchKernelExC(%s)", what);
         return cm_record_cuda_error(err, call, file, line);
     }
+    /* a synchronous launch waits first: a fault of the running kernel is named as such even
+     * when it surfaced before the launch error could be read */
+    if (sync) return cm__launch_wait(what, file, line);
     return cm_check_launch(what, file, line);
 }
 
 /*
- * A checked launch. With a library stream (cfg->stream) the launch runs on the stream's device,
- * made current for the launch (cm__enter) whatever device the caller has current, and the
- * caller's context comes back after. Without one (the legacy default stream, or a CUDA stream
- * of the caller's) the current device is the only device named, as for <<<>>>.
+ * A checked launch. With a library stream the launch runs on the stream's device, made current
+ * for the launch (cm__enter) whatever device the caller has current, and the caller's context
+ * comes back after. Without one (NULL: synchronous, on the legacy default stream) the current
+ * device is the only device named, as for <<<>>>.
  */
-static cm_status_t cm__launch_checked(const void *kernel, const cm_launch_config_t *cfg, void **args,
-                                      cudaStream_t stream, const char *file, int line) {
+static cm_status_t cm__launch_checked(cm_stream_t *s, const void *kernel,
+                                      const cm_launch_config_t *cfg, void **args, const char *file,
+                                      int line) {
     CM__REQUIRE(kernel != NULL && cfg != NULL, "pass a __global__ function and a configuration",
                 "kernel or cfg is NULL");
-    CM__REQUIRE(cfg->stream == NULL || stream == 0,
-                "pass the stream either as cfg->stream (a library stream) or as the CUDA stream "
-                "argument of cm_launch_on_cuda_stream(), not both",
-                "cfg->stream is set and a CUDA stream was passed as well");
     int device = 0;
-    if (cfg->stream != NULL)
-        CM_TRY(cm__stream_for_launch(cfg->stream, kernel, file, line, "cm_launch", &stream,
-                                     &device));
+    cudaStream_t stream = 0;
+    if (s != NULL)
+        CM_TRY(cm__stream_for_launch(s, kernel, file, line, "cm_launch", &stream, &device));
     else
         CM_TRY(cm__current_device(&device));
     cm__scope_t sc;
-    CM_TRY(cm__enter(device, cfg->stream != NULL, &sc));
-    cm_status_t st = cm__launch_on(device, kernel, cfg, args, stream, file, line);
+    CM_TRY(cm__enter(device, s != NULL, &sc));
+    cm_status_t st = cm__launch_on(device, kernel, cfg, args, stream, s == NULL, file, line);
     cm__leave(&sc);
     return st;
 }
 
-/* cm__launch_checked, with failures found before the launch reported at the caller's file:line */
-static cm_status_t cm__launch(const void *kernel, const cm_launch_config_t *cfg, void **args,
-                              cudaStream_t stream, const char *file, int line) {
+cm_status_t cm_launch_at(cm_stream_t *stream, const void *kernel, const cm_launch_config_t *cfg,
+                         void **args, const char *file, int line) {
     CM__NVTX_PUSH("cm_launch");
-    cm_status_t s = cm__launch_checked(kernel, cfg, args, stream, file, line);
+    cm_status_t s = cm__launch_checked(stream, kernel, cfg, args, file, line);
     CM__NVTX_POP();
+    /* failures found before the launch are reported at the caller's file:line */
     if (s != CM_OK && s != CM_ERROR_CONTEXT_LOST && file != NULL) cm__error_set_location(file, line);
     return s;
 }
 
-cm_status_t cm_launch_at(const void *kernel, const cm_launch_config_t *cfg, void **args,
-                         const char *file, int line) {
-    return cm__launch(kernel, cfg, args, 0, file, line);
-}
-
-cm_status_t cm_launch(const void *kernel, const cm_launch_config_t *cfg, void **args) {
-    return cm__launch(kernel, cfg, args, 0, NULL, 0);
-}
-
-cm_status_t cm_launch_on_cuda_stream(const void *kernel, const cm_launch_config_t *cfg, void **args,
-                                     cudaStream_t stream, const char *file, int line) {
-    return cm__launch(kernel, cfg, args, stream, file, line);
+cm_status_t cm_launch(cm_stream_t *stream, const void *kernel, const cm_launch_config_t *cfg,
+                      void **args) {
+    return cm_launch_at(stream, kernel, cfg, args, NULL, 0);
 }
 
 cm_status_t cm_launch_config_auto(const void *kernel, uint64_t n, size_t dynamic_shared_bytes,

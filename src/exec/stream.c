@@ -661,7 +661,7 @@ cm_status_t cm_stream_wrap_at(cm_device_t *dev, cudaStream_t cs, cm_stream_t **o
     *out = NULL;
     if (cs == 0 || cs == cudaStreamLegacy || cs == cudaStreamPerThread) {
         return CM__FAIL(CM_ERROR_INVALID_ARGUMENT, -1,
-                        "pass NULL as the cm_stream_t * for the legacy default stream; wrap a "
+                        "pass NULL as the cm_stream_t * for synchronous work; wrap a "
                         "stream from cudaStreamCreate()",
                         "cannot wrap a default stream (0, cudaStreamLegacy or cudaStreamPerThread): "
                         "it follows the current device instead of belonging to one");
@@ -827,7 +827,7 @@ cm_status_t cm__stream_for_device(cm_stream_t *stream, int ordinal, const char *
     if (sd != ordinal) {
         char hint[CM_ERROR_HINT_MAX];
         snprintf(hint, sizeof hint, "acquire a stream of device %d's device object, or pass NULL "
-                 "for the legacy default stream", ordinal);
+                 "for a synchronous call", ordinal);
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func, hint,
                         "stream belongs to device %d but the %s are on device %d", sd, operands,
                         ordinal);
@@ -840,7 +840,7 @@ cm_status_t cm__stream_for_launch(cm_stream_t *stream, const void *kernel, const
                                   int line, const char *func, cudaStream_t *out, int *ordinal) {
     cm__core_lock();
     struct cm__stream *s = NULL;
-    cm_status_t st = cm__stream_check_locked(stream, "cfg->stream", func, &s);
+    cm_status_t st = cm__stream_check_locked(stream, "stream", func, &s);
     if (st == CM_OK) {
         s->last_kernel = kernel;
         s->last_file = file;
@@ -963,67 +963,28 @@ cm_status_t cm_device_synchronize(cm_device_t *dev) {
 
 /* ------------------------------------------------------------------ buffers on streams */
 
-cm_status_t cm_buffer_create_on_stream_at(cm_device_t *dev, size_t bytes, cm_stream_t *s,
-                                          cm_buffer_t **out, const char *file, int line) {
-    cudaStream_t cs = NULL;
-    int ordinal = -1;
-    CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
-    /* a stream of another device is refused here, by the objects (the buffer create reports a
-     * device handle that is not one) */
-    const struct cm__device *d = cm__device_obj(dev);
-    if (d != NULL) CM_TRY(cm__stream_for_device(s, d->ordinal, "buffer", __func__, &cs));
-    CM__NVTX_PUSH("cm_buffer_create_on_stream");
-    cm_status_t st = cm_buffer_create_on_cuda_stream_at(dev, bytes, cs, out, NULL, file, line);
-    CM__NVTX_POP();
-    return st;
+cm_status_t cm__stream_queue(cm_stream_t *stream, const char *func, cm__queue_t *q) {
+    q->handle = NULL;
+    q->cs = 0;
+    q->ordinal = -1;
+    if (stream == NULL) return CM_OK;
+    CM_TRY(cm__stream_get(stream, "stream", func, &q->cs, &q->ordinal));
+    q->handle = stream;
+    return CM_OK;
 }
 
-cm_status_t cm_buffer_copy_from_host_buffer_on_stream(cm_buffer_t *dst, size_t dst_offset,
-                                                      const cm_host_buffer_t *src, size_t src_offset,
-                                                      size_t bytes, cm_stream_t *s) {
-    cudaStream_t cs = NULL;
-    int ordinal = -1;
-    CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
-    CM__NVTX_PUSH("cm_buffer_copy_from_host_buffer_on_stream");
-    cm_status_t st = cm_buffer_copy_from_host_buffer_on_cuda_stream(dst, dst_offset, src, src_offset,
-                                                                    bytes, cs);
-    CM__NVTX_POP();
-    return st;
-}
-
-cm_status_t cm_buffer_copy_to_host_buffer_on_stream(const cm_buffer_t *src, size_t src_offset,
-                                                    cm_host_buffer_t *dst, size_t dst_offset,
-                                                    size_t bytes, cm_stream_t *s) {
-    cudaStream_t cs = NULL;
-    int ordinal = -1;
-    CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
-    CM__NVTX_PUSH("cm_buffer_copy_to_host_buffer_on_stream");
-    cm_status_t st = cm_buffer_copy_to_host_buffer_on_cuda_stream(src, src_offset, dst, dst_offset,
-                                                                  bytes, cs);
-    CM__NVTX_POP();
-    return st;
-}
-
-cm_status_t cm_buffer_copy_on_stream(cm_buffer_t *dst, size_t dst_offset, const cm_buffer_t *src,
-                                     size_t src_offset, size_t bytes, cm_stream_t *s) {
-    cudaStream_t cs = NULL;
-    int ordinal = -1;
-    CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
-    CM__NVTX_PUSH("cm_buffer_copy_on_stream");
-    cm_status_t st = cm_buffer_copy_on_cuda_stream(dst, dst_offset, src, src_offset, bytes, cs);
-    CM__NVTX_POP();
-    return st;
-}
-
-cm_status_t cm_buffer_set_on_stream(cm_buffer_t *buf, size_t offset, size_t bytes, int value,
-                                    cm_stream_t *s) {
-    cudaStream_t cs = NULL;
-    int ordinal = -1;
-    CM_TRY(cm__stream_get(s, "stream", __func__, &cs, &ordinal));
-    CM__NVTX_PUSH("cm_buffer_set_on_stream");
-    cm_status_t st = cm_buffer_set_on_cuda_stream(buf, offset, bytes, value, cs);
-    CM__NVTX_POP();
-    return st;
+void cm__stream_note_op(cm_stream_t *stream, const char *op) {
+    if (stream == NULL) return;
+    cm__core_lock();
+    /* a failed look-up records nothing here: the caller's operation already succeeded */
+    struct cm__stream *s = cm__stream_obj(stream);
+    if (s != NULL) {
+        s->last_kernel = NULL;
+        s->last_file = NULL;
+        s->last_line = 0;
+        s->last_op = op;
+    }
+    cm__core_unlock();
 }
 
 /* ------------------------------------------------------------------ events */

@@ -27,6 +27,7 @@
 #include <cudamodel/stream.h>
 
 #include "../core/calls.h"
+#include "../memory/memory_internal.h" /* cm__queue_t */
 
 struct cm__device;
 
@@ -66,5 +67,15 @@ cm_status_t cm__stream_for_device(cm_stream_t *stream, int ordinal, const char *
 cm_status_t cm__stream_scratch(struct cm__device *dev, cm_stream_t *s, cudaStream_t cs,
                                size_t bytes, void **out);
 
+
+/**
+ * Where buffer work on `stream` goes (buffer_ops.c): NULL gives the synchronous queue; a library
+ * stream its CUDA stream and device. A released or foreign handle is refused under func.
+ */
+cm_status_t cm__stream_queue(cm_stream_t *stream, const char *func, cm__queue_t *q);
+
+/** Name `op` as the last library operation on stream (a later fault there names it); a stream
+ *  released meanwhile is left alone. NULL stream: nothing. */
+void cm__stream_note_op(cm_stream_t *stream, const char *op);
 
 #endif /* CUDAMODEL_SRC_STREAM_INTERNAL_H */

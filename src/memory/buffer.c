@@ -1,7 +1,8 @@
 /*
  * Device buffers (buffer.h): create and destroy (synchronous and stream-ordered), accessors,
- * checked copies host <-> device and device <-> device, set and fill. The stream-ordered
- * variants are declared in interop.h.
+ * checked copies host <-> device and device <-> device, set and fill. The entry points that take
+ * a library stream are in the exec layer (src/exec/buffer_ops.c): they resolve the stream into a
+ * cm__queue_t and call the cm__buffer_* bodies here.
  *
  * Every entry point checks all of its arguments before it touches any memory, so a call that
  * returns CM_ERROR_INVALID_ARGUMENT has written nothing.
@@ -191,9 +192,11 @@ static void cm__buffer_obj_free(struct cm__buffer *b) {
  * the device (outside any lock), then one core-lock section that gives the buffer its handle and
  * links it into the device's list (cm__alloc_track).
  */
-static cm_status_t cm__buffer_create(cm_device_t *dev_h, size_t bytes, bool on_stream,
-                                     cudaStream_t stream, cm_buffer_t **out, const char *label,
-                                     const char *file, int line, const char *func) {
+cm_status_t cm__buffer_create_q(const cm__queue_t *q, cm_device_t *dev_h, size_t bytes,
+                                cm_buffer_t **out, const char *label, const char *file, int line,
+                                const char *func) {
+    const bool on_stream = q->handle != NULL;
+    const cudaStream_t stream = q->cs;
     if (out == NULL) {
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
                         "pass the address of a cm_buffer_t * to receive the buffer", "out is NULL");
@@ -210,7 +213,7 @@ static cm_status_t cm__buffer_create(cm_device_t *dev_h, size_t bytes, bool on_s
                             "is 0), so stream-ordered buffers are not available", ordinal,
                             dev->name);
         }
-        CM_TRY(cm__check_stream_device(stream, ordinal, func));
+        CM_TRY(cm__check_queue(q, ordinal, func));
     }
     void *ptr = NULL;
     if (bytes > 0) {
@@ -236,6 +239,7 @@ static cm_status_t cm__buffer_create(cm_device_t *dev_h, size_t bytes, bool on_s
         b->ptr = ptr;
         b->stream_ordered = on_stream;
         b->stream = on_stream ? stream : 0;
+        b->stream_handle = q->handle;
         status = cm__alloc_track(&b->a, dev_h, ordinal, func);
     }
     if (status != CM_OK) {
@@ -247,28 +251,15 @@ static cm_status_t cm__buffer_create(cm_device_t *dev_h, size_t bytes, bool on_s
     return CM_OK;
 }
 
-cm_status_t cm_buffer_create_at(cm_device_t *dev, size_t bytes, cm_buffer_t **out,
-                                const char *label, const char *file, int line) {
-    return cm__buffer_create(dev, bytes, false, 0, out, label, file, line, __func__);
-}
-
-cm_status_t cm_buffer_create_on_cuda_stream_at(cm_device_t *dev, size_t bytes, cudaStream_t stream,
-                                               cm_buffer_t **out, const char *label,
-                                               const char *file, int line) {
-    /* file is documented as copied here: keep the library's copy */
-    return cm__buffer_create(dev, bytes, true, stream, out, label, cm__file_copy(file), line,
-                             __func__);
-}
-
-static cm_status_t cm__buffer_destroy(cm_buffer_t *buf, bool on_stream, cudaStream_t stream,
-                                      const char *func) {
+cm_status_t cm__buffer_destroy_q(const cm__queue_t *q, cm_buffer_t *buf, const char *func) {
+    const bool on_stream = q != NULL && q->handle != NULL;
+    const cudaStream_t stream = on_stream ? q->cs : 0;
     if (buf == NULL) return CM_OK;
     struct cm__buffer *b;
     CM_TRY(cm__buffer_get(buf, "buf", func, &b));
     /* a stream of another device is refused before anything is released (the stream the
      * buffer was created on was checked then) */
-    if (on_stream && !(b->stream_ordered && stream == b->stream))
-        CM_TRY(cm__check_stream_device(stream, b->a.dev->ordinal, func));
+    if (on_stream) CM_TRY(cm__check_queue(q, b->a.dev->ordinal, func));
     /* one locked step: end the handle, leave the device's list */
     int ordinal = -1;
     cm__core_lock();
@@ -288,36 +279,25 @@ static cm_status_t cm__buffer_destroy(cm_buffer_t *buf, bool on_stream, cudaStre
 }
 
 cm_status_t cm_buffer_destroy(cm_buffer_t *buf) {
-    return cm__buffer_destroy(buf, false, 0, __func__);
-}
-
-cm_status_t cm_buffer_destroy_on_cuda_stream(cm_buffer_t *buf, cudaStream_t stream) {
-    return cm__buffer_destroy(buf, true, stream, __func__);
+    return cm__buffer_destroy_q(NULL, buf, __func__);
 }
 
 /* ------------------------------------------------------------------ accessors */
 
-cm_status_t cm_buffer_size(const cm_buffer_t *buf, size_t *bytes) {
-    CM__REQUIRE(bytes != NULL, "pass the address of a size_t", "bytes is NULL");
+cm_status_t cm_buffer_info(const cm_buffer_t *buf, cm_buffer_info_t *info) {
+    CM__REQUIRE(info != NULL, "pass the address of a cm_buffer_info_t", "info is NULL");
     struct cm__buffer *b;
     CM_TRY(cm__buffer_get(buf, "buf", __func__, &b));
-    *bytes = b->a.bytes;
-    return CM_OK;
-}
-
-cm_status_t cm_buffer_device(const cm_buffer_t *buf, cm_device_t **dev) {
-    CM__REQUIRE(dev != NULL, "pass the address of a cm_device_t *", "dev is NULL");
-    struct cm__buffer *b;
-    CM_TRY(cm__buffer_get(buf, "buf", __func__, &b));
-    *dev = (cm_device_t *)b->a.dev->handle;
-    return CM_OK;
-}
-
-cm_status_t cm_buffer_is_stream_ordered(const cm_buffer_t *buf, bool *stream_ordered) {
-    CM__REQUIRE(stream_ordered != NULL, "pass the address of a bool", "stream_ordered is NULL");
-    struct cm__buffer *b;
-    CM_TRY(cm__buffer_get(buf, "buf", __func__, &b));
-    *stream_ordered = b->stream_ordered;
+    cm_buffer_info_t r;
+    memset(&r, 0, sizeof r);
+    r.bytes = b->a.bytes;
+    r.device = (cm_device_t *)b->a.dev->handle;
+    r.ordinal = b->a.dev->ordinal;
+    r.stream_ordered = b->stream_ordered;
+    r.stream = (cm_stream_t *)(uintptr_t)b->stream_handle;
+    r.device_ptr = b->ptr;
+    if (b->a.has_label) cm__strlcpy(r.label, b->a.label, sizeof r.label);
+    *info = r;
     return CM_OK;
 }
 
@@ -329,30 +309,24 @@ cm_status_t cm_buffer_device_ptr(const cm_buffer_t *buf, void **ptr) {
     return CM_OK;
 }
 
-cm_status_t cm_buffer_cuda_stream(const cm_buffer_t *buf, cudaStream_t *stream) {
-    CM__REQUIRE(stream != NULL, "pass the address of a cudaStream_t", "stream is NULL");
-    struct cm__buffer *b;
-    CM_TRY(cm__buffer_get(buf, "buf", __func__, &b));
-    *stream = b->stream;
-    return CM_OK;
-}
-
 /* ------------------------------------------------------------------ host <-> device */
 
-static cm_status_t cm__copy_h2d(cm_buffer_t *dst, size_t dst_offset, const void *src, size_t bytes,
-                                bool sync, cudaStream_t stream, const char *func) {
+cm_status_t cm__buffer_h2d(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_offset,
+                           const void *src, size_t bytes, const char *func) {
+    const bool sync = q->handle == NULL;
+    const cudaStream_t stream = q->cs;
     cm__view_t d;
     CM_TRY(cm__buffer_view(dst, "dst", func, &d));
     CM_TRY(cm__check_host_ptr(src, bytes, "src", func));
     CM_TRY(cm__check_range("dst", "cm_buffer_t", dst_offset, bytes, d.size, func));
-    if (!sync) CM_TRY(cm__check_stream_device(stream, d.ordinal, func));
+    if (!sync) CM_TRY(cm__check_queue(q, d.ordinal, func));
     if (bytes == 0) return CM_OK;
     CM_TRY(cm__context_guard(d.ordinal));
     cm__scope_t sc;
     CM_TRY(cm__enter(d.ordinal, 1, &sc));
     cm__host_mem_t kind = CM__HOST_PAGEABLE;
     cm_status_t status = cm__classify_host(src, "src", func,
-                                           "copy between device buffers with cm_buffer_copy()",
+                                           CM__HINT_COPY_BETWEEN_BUFFERS,
                                            &kind);
     if (status != CM_OK) goto out;
     unsigned char *to = d.ptr + dst_offset;
@@ -381,20 +355,22 @@ out:
     return status;
 }
 
-static cm_status_t cm__copy_d2h(const cm_buffer_t *src, size_t src_offset, void *dst, size_t bytes,
-                                bool sync, cudaStream_t stream, const char *func) {
+cm_status_t cm__buffer_d2h(const cm__queue_t *q, const cm_buffer_t *src, size_t src_offset,
+                           void *dst, size_t bytes, const char *func) {
+    const bool sync = q->handle == NULL;
+    const cudaStream_t stream = q->cs;
     cm__view_t s;
     CM_TRY(cm__buffer_view(src, "src", func, &s));
     CM_TRY(cm__check_host_ptr(dst, bytes, "dst", func));
     CM_TRY(cm__check_range("src", "cm_buffer_t", src_offset, bytes, s.size, func));
-    if (!sync) CM_TRY(cm__check_stream_device(stream, s.ordinal, func));
+    if (!sync) CM_TRY(cm__check_queue(q, s.ordinal, func));
     if (bytes == 0) return CM_OK;
     CM_TRY(cm__context_guard(s.ordinal));
     cm__scope_t sc;
     CM_TRY(cm__enter(s.ordinal, 1, &sc));
     cm__host_mem_t kind = CM__HOST_PAGEABLE;
     cm_status_t status = cm__classify_host(dst, "dst", func,
-                                           "copy between device buffers with cm_buffer_copy()",
+                                           CM__HINT_COPY_BETWEEN_BUFFERS,
                                            &kind);
     if (status != CM_OK) goto out;
     const unsigned char *from = s.ptr + src_offset;
@@ -419,39 +395,6 @@ static cm_status_t cm__copy_d2h(const cm_buffer_t *src, size_t src_offset, void 
 out:
     cm__leave(&sc);
     return status;
-}
-
-cm_status_t cm_buffer_copy_from_host(cm_buffer_t *dst, size_t dst_offset, const void *src,
-                                     size_t bytes) {
-    CM__NVTX_PUSH("cm_buffer_copy_from_host");
-    cm_status_t s = cm__copy_h2d(dst, dst_offset, src, bytes, true, 0, __func__);
-    CM__NVTX_POP();
-    return s;
-}
-
-cm_status_t cm_buffer_copy_from_host_on_cuda_stream(cm_buffer_t *dst, size_t dst_offset,
-                                                    const void *src, size_t bytes,
-                                                    cudaStream_t stream) {
-    CM__NVTX_PUSH("cm_buffer_copy_from_host_on_cuda_stream");
-    cm_status_t s = cm__copy_h2d(dst, dst_offset, src, bytes, false, stream, __func__);
-    CM__NVTX_POP();
-    return s;
-}
-
-cm_status_t cm_buffer_copy_to_host(const cm_buffer_t *src, size_t src_offset, void *dst,
-                                   size_t bytes) {
-    CM__NVTX_PUSH("cm_buffer_copy_to_host");
-    cm_status_t s = cm__copy_d2h(src, src_offset, dst, bytes, true, 0, __func__);
-    CM__NVTX_POP();
-    return s;
-}
-
-cm_status_t cm_buffer_copy_to_host_on_cuda_stream(const cm_buffer_t *src, size_t src_offset,
-                                                  void *dst, size_t bytes, cudaStream_t stream) {
-    CM__NVTX_PUSH("cm_buffer_copy_to_host_on_cuda_stream");
-    cm_status_t s = cm__copy_d2h(src, src_offset, dst, bytes, false, stream, __func__);
-    CM__NVTX_POP();
-    return s;
 }
 
 /* ------------------------------------------------------------------ pinned host buffers <-> device */
@@ -484,10 +427,11 @@ static cm_status_t cm__copy_pinned(unsigned char *to, const unsigned char *from,
     return status;
 }
 
-static cm_status_t cm__copy_from_host_buffer(cm_buffer_t *dst, size_t dst_offset,
-                                             const cm_host_buffer_t *src, size_t src_offset,
-                                             size_t bytes, bool sync, cudaStream_t stream,
-                                             const char *func) {
+cm_status_t cm__buffer_from_host_buffer(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_offset,
+                                        const cm_host_buffer_t *src, size_t src_offset,
+                                        size_t bytes, const char *func) {
+    const bool sync = q->handle == NULL;
+    const cudaStream_t stream = q->cs;
     cm__view_t d;
     CM_TRY(cm__buffer_view(dst, "dst", func, &d));
     unsigned char *hp = NULL;
@@ -495,15 +439,17 @@ static cm_status_t cm__copy_from_host_buffer(cm_buffer_t *dst, size_t dst_offset
     CM_TRY(cm__host_view(src, "src", func, &hp, &hsize));
     CM_TRY(cm__check_range("dst", "cm_buffer_t", dst_offset, bytes, d.size, func));
     CM_TRY(cm__check_range("src", "cm_host_buffer_t", src_offset, bytes, hsize, func));
-    if (!sync) CM_TRY(cm__check_stream_device(stream, d.ordinal, func));
+    if (!sync) CM_TRY(cm__check_queue(q, d.ordinal, func));
     if (bytes == 0) return CM_OK;
     return cm__copy_pinned(d.ptr + dst_offset, hp + src_offset, bytes, cudaMemcpyHostToDevice,
                            d.ordinal, sync, stream, func);
 }
 
-static cm_status_t cm__copy_to_host_buffer(const cm_buffer_t *src, size_t src_offset,
-                                           cm_host_buffer_t *dst, size_t dst_offset, size_t bytes,
-                                           bool sync, cudaStream_t stream, const char *func) {
+cm_status_t cm__buffer_to_host_buffer(const cm__queue_t *q, const cm_buffer_t *src,
+                                      size_t src_offset, cm_host_buffer_t *dst, size_t dst_offset,
+                                      size_t bytes, const char *func) {
+    const bool sync = q->handle == NULL;
+    const cudaStream_t stream = q->cs;
     cm__view_t s;
     CM_TRY(cm__buffer_view(src, "src", func, &s));
     unsigned char *hp = NULL;
@@ -511,56 +457,19 @@ static cm_status_t cm__copy_to_host_buffer(const cm_buffer_t *src, size_t src_of
     CM_TRY(cm__host_view(dst, "dst", func, &hp, &hsize));
     CM_TRY(cm__check_range("src", "cm_buffer_t", src_offset, bytes, s.size, func));
     CM_TRY(cm__check_range("dst", "cm_host_buffer_t", dst_offset, bytes, hsize, func));
-    if (!sync) CM_TRY(cm__check_stream_device(stream, s.ordinal, func));
+    if (!sync) CM_TRY(cm__check_queue(q, s.ordinal, func));
     if (bytes == 0) return CM_OK;
     return cm__copy_pinned(hp + dst_offset, s.ptr + src_offset, bytes, cudaMemcpyDeviceToHost,
                            s.ordinal, sync, stream, func);
 }
 
-cm_status_t cm_buffer_copy_from_host_buffer(cm_buffer_t *dst, size_t dst_offset,
-                                            const cm_host_buffer_t *src, size_t src_offset,
-                                            size_t bytes) {
-    CM__NVTX_PUSH("cm_buffer_copy_from_host_buffer");
-    cm_status_t s = cm__copy_from_host_buffer(dst, dst_offset, src, src_offset, bytes, true, 0, __func__);
-    CM__NVTX_POP();
-    return s;
-}
-
-cm_status_t cm_buffer_copy_from_host_buffer_on_cuda_stream(cm_buffer_t *dst, size_t dst_offset,
-                                                           const cm_host_buffer_t *src,
-                                                           size_t src_offset, size_t bytes,
-                                                           cudaStream_t stream) {
-    CM__NVTX_PUSH("cm_buffer_copy_from_host_buffer_on_cuda_stream");
-    cm_status_t s = cm__copy_from_host_buffer(dst, dst_offset, src, src_offset, bytes, false, stream,
-                                     __func__);
-    CM__NVTX_POP();
-    return s;
-}
-
-cm_status_t cm_buffer_copy_to_host_buffer(const cm_buffer_t *src, size_t src_offset,
-                                          cm_host_buffer_t *dst, size_t dst_offset, size_t bytes) {
-    CM__NVTX_PUSH("cm_buffer_copy_to_host_buffer");
-    cm_status_t s = cm__copy_to_host_buffer(src, src_offset, dst, dst_offset, bytes, true, 0, __func__);
-    CM__NVTX_POP();
-    return s;
-}
-
-cm_status_t cm_buffer_copy_to_host_buffer_on_cuda_stream(const cm_buffer_t *src,
-                                                         size_t src_offset, cm_host_buffer_t *dst,
-                                                         size_t dst_offset, size_t bytes,
-                                                         cudaStream_t stream) {
-    CM__NVTX_PUSH("cm_buffer_copy_to_host_buffer_on_cuda_stream");
-    cm_status_t s = cm__copy_to_host_buffer(src, src_offset, dst, dst_offset, bytes, false, stream,
-                                   __func__);
-    CM__NVTX_POP();
-    return s;
-}
-
 /* ------------------------------------------------------------------ device <-> device */
 
-static cm_status_t cm__copy_d2d(cm_buffer_t *dst, size_t dst_offset, const cm_buffer_t *src,
-                                size_t src_offset, size_t bytes, bool sync, cudaStream_t stream,
-                                const char *func) {
+cm_status_t cm__buffer_d2d(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_offset,
+                           const cm_buffer_t *src, size_t src_offset, size_t bytes,
+                           const char *func) {
+    const bool sync = q->handle == NULL;
+    const cudaStream_t stream = q->cs;
     cm__view_t d, s;
     CM_TRY(cm__buffer_view(dst, "dst", func, &d));
     CM_TRY(cm__buffer_view(src, "src", func, &s));
@@ -573,20 +482,16 @@ static cm_status_t cm__copy_d2d(cm_buffer_t *dst, size_t dst_offset, const cm_bu
                         "the ranges overlap within one buffer: %zu bytes from offset %zu to offset "
                         "%zu; nothing was copied", bytes, src_offset, dst_offset);
     }
-    if (!sync && stream != 0 && stream != cudaStreamLegacy && stream != cudaStreamPerThread) {
+    if (!sync && q->ordinal != d.ordinal && q->ordinal != s.ordinal) {
         /* across devices the stream may be either one's */
-        if (cm__check_stream_device(stream, d.ordinal, func) != CM_OK) {
-            if (s.ordinal == d.ordinal) return cm_last_error()->status;
-            if (cm__check_stream_device(stream, s.ordinal, func) != CM_OK) {
-                cm_error_t *e = cm__detail();
-                if (e->status == CM_ERROR_INVALID_ARGUMENT) {
-                    cm__text_t t = {e->message, sizeof e->message, strlen(e->message)};
-                    cm__text_printf(&t, " (a copy from device %d to device %d takes a stream of "
-                                    "either)", s.ordinal, d.ordinal);
-                }
-                return e->status;
-            }
+        (void)cm__check_queue(q, d.ordinal, func);
+        cm_error_t *e = cm__detail();
+        if (s.ordinal != d.ordinal) {
+            cm__text_t t = {e->message, sizeof e->message, strlen(e->message)};
+            cm__text_printf(&t, " (a copy from device %d to device %d takes a stream of either)",
+                            s.ordinal, d.ordinal);
         }
+        return e->status;
     }
     if (bytes == 0) return CM_OK;
     CM_TRY(cm__context_guard(d.ordinal));
@@ -635,28 +540,12 @@ static cm_status_t cm__copy_d2d(cm_buffer_t *dst, size_t dst_offset, const cm_bu
     return status;
 }
 
-cm_status_t cm_buffer_copy(cm_buffer_t *dst, size_t dst_offset, const cm_buffer_t *src,
-                           size_t src_offset, size_t bytes) {
-    CM__NVTX_PUSH("cm_buffer_copy");
-    cm_status_t s = cm__copy_d2d(dst, dst_offset, src, src_offset, bytes, true, 0, __func__);
-    CM__NVTX_POP();
-    return s;
-}
-
-cm_status_t cm_buffer_copy_on_cuda_stream(cm_buffer_t *dst, size_t dst_offset,
-                                          const cm_buffer_t *src, size_t src_offset, size_t bytes,
-                                          cudaStream_t stream) {
-    CM__NVTX_PUSH("cm_buffer_copy_on_cuda_stream");
-    cm_status_t s = cm__copy_d2d(dst, dst_offset, src, src_offset, bytes, false, stream, __func__);
-    CM__NVTX_POP();
-    return s;
-}
-
 /* ------------------------------------------------------------------ set, fill */
 
-static cm_status_t cm__fill(cm_buffer_t *buf, size_t offset, size_t bytes, const void *pattern,
-                            size_t pattern_bytes, bool sync, cudaStream_t stream,
-                            const char *func) {
+cm_status_t cm__buffer_fill_q(const cm__queue_t *q, cm_buffer_t *buf, size_t offset, size_t bytes,
+                              const void *pattern, size_t pattern_bytes, const char *func) {
+    const bool sync = q->handle == NULL;
+    const cudaStream_t stream = q->cs;
     cm__view_t v;
     CM_TRY(cm__buffer_view(buf, "buf", func, &v));
     if (pattern == NULL) {
@@ -677,7 +566,7 @@ static cm_status_t cm__fill(cm_buffer_t *buf, size_t offset, size_t bytes, const
                         offset, bytes, pattern_bytes);
     }
     CM_TRY(cm__check_range("buf", "cm_buffer_t", offset, bytes, v.size, func));
-    if (!sync) CM_TRY(cm__check_stream_device(stream, v.ordinal, func));
+    if (!sync) CM_TRY(cm__check_queue(q, v.ordinal, func));
     if (bytes == 0) return CM_OK;
     CM_TRY(cm__context_guard(v.ordinal));
     unsigned char p[8];
@@ -707,48 +596,15 @@ static cm_status_t cm__fill(cm_buffer_t *buf, size_t offset, size_t bytes, const
     return status;
 }
 
-static cm_status_t cm__set(cm_buffer_t *buf, size_t offset, size_t bytes, int value, bool sync,
-                           cudaStream_t stream, const char *func) {
+cm_status_t cm__buffer_set_q(const cm__queue_t *q, cm_buffer_t *buf, size_t offset, size_t bytes,
+                             int value, const char *func) {
     if (value < 0 || value > 255) {
         struct cm__buffer *obj;
         CM_TRY(cm__buffer_get(buf, "buf", func, &obj));
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
-                        "cm_buffer_set writes one byte value; to write a wider value (an int, a "
-                        "float) use cm_buffer_fill()",
+                        CM__HINT_SET_ONE_BYTE,
                         "value %d is not a byte (0 .. 255)", value);
     }
     unsigned char b = (unsigned char)value;
-    return cm__fill(buf, offset, bytes, &b, 1, sync, stream, func);
-}
-
-cm_status_t cm_buffer_set(cm_buffer_t *buf, size_t offset, size_t bytes, int value) {
-    CM__NVTX_PUSH("cm_buffer_set");
-    cm_status_t s = cm__set(buf, offset, bytes, value, true, 0, __func__);
-    CM__NVTX_POP();
-    return s;
-}
-
-cm_status_t cm_buffer_set_on_cuda_stream(cm_buffer_t *buf, size_t offset, size_t bytes, int value,
-                                         cudaStream_t stream) {
-    CM__NVTX_PUSH("cm_buffer_set_on_cuda_stream");
-    cm_status_t s = cm__set(buf, offset, bytes, value, false, stream, __func__);
-    CM__NVTX_POP();
-    return s;
-}
-
-cm_status_t cm_buffer_fill(cm_buffer_t *buf, size_t offset, size_t bytes, const void *pattern,
-                           size_t pattern_bytes) {
-    CM__NVTX_PUSH("cm_buffer_fill");
-    cm_status_t s = cm__fill(buf, offset, bytes, pattern, pattern_bytes, true, 0, __func__);
-    CM__NVTX_POP();
-    return s;
-}
-
-cm_status_t cm_buffer_fill_on_cuda_stream(cm_buffer_t *buf, size_t offset, size_t bytes,
-                                          const void *pattern, size_t pattern_bytes,
-                                          cudaStream_t stream) {
-    CM__NVTX_PUSH("cm_buffer_fill_on_cuda_stream");
-    cm_status_t s = cm__fill(buf, offset, bytes, pattern, pattern_bytes, false, stream, __func__);
-    CM__NVTX_POP();
-    return s;
+    return cm__buffer_fill_q(q, buf, offset, bytes, &b, 1, func);
 }

@@ -17,64 +17,6 @@
 
 #include "memory_internal.h"
 
-/* ------------------------------------------------------------------ copies of file names */
-
-/*
- * File names a caller documents as copied (interop.h) are kept once per distinct text for the
- * life of the process, so that an object, its leak report and its handle's epitaph can point at
- * them after the caller's string is gone. An open-addressing set, filled lock-free (a slot is
- * claimed by compare-and-swap, never emptied). A per-thread memo of the last name answers the
- * next call on the same string after one comparison of the text.
- */
-#define CM__FILES_CAP 1024u
-static _Atomic(const char *) cm__files[CM__FILES_CAP];
-static CM__TLS_SMALL struct {
-    const char *arg;  /* the caller's pointer last seen */
-    const char *copy; /* its copy */
-} cm__file_memo;
-
-const char *cm__file_copy(const char *file) {
-    if (file == NULL) return NULL;
-    if (file == cm__file_memo.arg && strcmp(file, cm__file_memo.copy) == 0)
-        return cm__file_memo.copy;
-    uint64_t h = UINT64_C(14695981039346656037);
-    size_t len = 0;
-    for (const unsigned char *p = (const unsigned char *)file; *p; ++p, ++len)
-        h = (h ^ *p) * UINT64_C(1099511628211);
-    char *mine = NULL;
-    const char *found = NULL;
-    for (unsigned i = 0, k = (unsigned)h & (CM__FILES_CAP - 1); i < CM__FILES_CAP;
-         ++i, k = (k + 1) & (CM__FILES_CAP - 1)) {
-        const char *s = atomic_load_explicit(&cm__files[k], memory_order_acquire);
-        if (s == NULL) {
-            if (mine == NULL) {
-                mine = malloc(len + 1);
-                if (mine == NULL) break;
-                memcpy(mine, file, len + 1);
-            }
-            const char *expect = NULL;
-            if (atomic_compare_exchange_strong_explicit(&cm__files[k], &expect, mine,
-                                                        memory_order_acq_rel,
-                                                        memory_order_acquire)) {
-                found = mine;
-                mine = NULL;
-                break;
-            }
-            s = expect; /* another thread claimed the slot: compare with its text */
-        }
-        if (strcmp(s, file) == 0) {
-            found = s;
-            break;
-        }
-    }
-    free(mine);
-    if (found != NULL) {
-        cm__file_memo.arg = file;
-        cm__file_memo.copy = found;
-    }
-    return found;
-}
-
 /* ------------------------------------------------------------------ accounting */
 
 void cm__describe_alloc(const cm__alloc_t *a, cm__text_t *t) {
@@ -215,8 +157,8 @@ cm_status_t cm__check_stream_device_full(cudaStream_t stream, int ordinal, const
             snprintf(e->message, sizeof e->message,
                      "the stream passed to %s is not a valid CUDA stream (%s: %s)", func,
                      cm__cuda.get_error_name(err), cm__cuda.get_error_string(err));
-            cm__strlcpy(e->hint, "pass a live stream from cudaStreamCreate(), or 0 for the "
-                        "default stream; a destroyed stream cannot be used", sizeof e->hint);
+            cm__strlcpy(e->hint, "wrap a live stream from cudaStreamCreate() (a destroyed "
+                        "stream cannot be used), or pass NULL for a synchronous call", sizeof e->hint);
         }
         return s;
     }
@@ -231,6 +173,17 @@ cm_status_t cm__check_stream_device_full(cudaStream_t stream, int ordinal, const
                         ordinal);
     }
     return CM_OK;
+}
+
+cm_status_t cm__check_queue(const cm__queue_t *q, int ordinal, const char *func) {
+    if (q == NULL || q->handle == NULL || q->ordinal == ordinal) return CM_OK;
+    char hint[CM_ERROR_HINT_MAX];
+    snprintf(hint, sizeof hint,
+             "pass a stream of device %d's device object (cm_stream_acquire() on it), or NULL "
+             "for a synchronous call", ordinal);
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func, hint,
+                    "the stream belongs to device %d but the buffer to device %d", q->ordinal,
+                    ordinal);
 }
 
 /* ------------------------------------------------------------------ reports */

@@ -195,19 +195,20 @@ cm_status_t cm_host_buffer_data(const cm_host_buffer_t *buf, void **ptr) {
     return CM_OK;
 }
 
-cm_status_t cm_host_buffer_size(const cm_host_buffer_t *buf, size_t *bytes) {
-    CM__REQUIRE(bytes != NULL, "pass the address of a size_t", "bytes is NULL");
+cm_status_t cm_host_buffer_info(const cm_host_buffer_t *buf, cm_host_buffer_info_t *info) {
+    CM__REQUIRE(info != NULL, "pass the address of a cm_host_buffer_info_t", "info is NULL");
     struct cm__host_buffer *h;
     CM_TRY(cm__host_buffer_get(buf, "buf", __func__, &h));
-    *bytes = h->a.bytes;
-    return CM_OK;
-}
-
-cm_status_t cm_host_buffer_flags(const cm_host_buffer_t *buf, unsigned *flags) {
-    CM__REQUIRE(flags != NULL, "pass the address of an unsigned", "flags is NULL");
-    struct cm__host_buffer *h;
-    CM_TRY(cm__host_buffer_get(buf, "buf", __func__, &h));
-    *flags = h->flags;
+    cm_host_buffer_info_t r;
+    memset(&r, 0, sizeof r);
+    r.bytes = h->a.bytes;
+    r.flags = h->flags;
+    r.registered = h->registered;
+    r.data = h->ptr;
+    r.device_ptr = h->device_ptr;
+    r.device = (cm_device_t *)h->a.dev->handle;
+    if (h->a.has_label) cm__strlcpy(r.label, h->a.label, sizeof r.label);
+    *info = r;
     return CM_OK;
 }
 

@@ -59,6 +59,7 @@ struct cm__buffer {
     void *ptr;     /* NULL for an empty buffer */
     bool stream_ordered;
     cudaStream_t stream;
+    const void *stream_handle; /* the library stream it was created on (cm_buffer_info) */
 };
 
 struct cm__host_buffer {
@@ -88,12 +89,6 @@ static inline cm_status_t cm__host_buffer_get(const cm_host_buffer_t *h, const c
     return s;
 }
 
-/**
- * A copy of file in library storage that lives as long as the process (for files the caller
- * documents as copied: the object and the handle's epitaph may point at it). NULL for NULL, and
- * when the table of copies is full or host memory runs out (the file is then shown as "?").
- */
-const char *cm__file_copy(const char *file);
 
 /**
  * Give a filled allocation object (a->dev, a->kind, a->bytes, a->file, a->line, label) its
@@ -252,8 +247,54 @@ cm_status_t cm__oom_report(struct cm__device *dev, size_t requested, size_t trim
 size_t cm__probe_largest(size_t limit, int max_probes, bool *known);
 
 /* The fix for a close refused while buffers live (a hint naming public calls: text, not calls). */
+/* Hints that name calls of buffer.h whose entry points are in the exec layer (buffer_ops.c) */
+#define CM__HINT_COPY_BETWEEN_BUFFERS "copy between device buffers with cm_buffer_copy()"
+#define CM__HINT_SET_ONE_BYTE                                                                \
+    "cm_buffer_set writes one byte value; to write a wider value (an int, a float) use "      \
+    "cm_buffer_fill()"
+
 #define CM__HINT_CLOSE_WITH_BUFFERS                                                          \
     "destroy every buffer of the device before closing it (cm_buffer_destroy(), "             \
     "cm_host_buffer_destroy()); cm_device_leak_report() lists them all"
+
+/* ------------------------------------------------------------------ buffer operations
+ * The bodies of buffer.h's calls; the exec layer's entry points (src/exec/buffer_ops.c) resolve
+ * the library stream into a queue and call these. Every one checks all of its arguments before
+ * it touches memory. */
+
+/** Where a buffer operation runs: handle NULL = synchronous (the legacy default stream of the
+ *  buffer's device, complete on return); else the CUDA stream of the library stream `handle`,
+ *  which belongs to device `ordinal` (checked against the buffer's device). */
+typedef struct cm__queue {
+    const void *handle;
+    cudaStream_t cs;
+    int ordinal;
+} cm__queue_t;
+
+/** A queue's stream against the device of the buffers it works on; records the refusal
+ *  ("the stream belongs to device 1 but the buffer to device 0") under func. */
+cm_status_t cm__check_queue(const cm__queue_t *q, int ordinal, const char *func);
+
+cm_status_t cm__buffer_create_q(const cm__queue_t *q, cm_device_t *dev, size_t bytes,
+                                cm_buffer_t **out, const char *label, const char *file, int line,
+                                const char *func);
+cm_status_t cm__buffer_destroy_q(const cm__queue_t *q, cm_buffer_t *buf, const char *func);
+cm_status_t cm__buffer_h2d(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_offset,
+                           const void *src, size_t bytes, const char *func);
+cm_status_t cm__buffer_d2h(const cm__queue_t *q, const cm_buffer_t *src, size_t src_offset,
+                           void *dst, size_t bytes, const char *func);
+cm_status_t cm__buffer_from_host_buffer(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_offset,
+                                        const cm_host_buffer_t *src, size_t src_offset,
+                                        size_t bytes, const char *func);
+cm_status_t cm__buffer_to_host_buffer(const cm__queue_t *q, const cm_buffer_t *src,
+                                      size_t src_offset, cm_host_buffer_t *dst, size_t dst_offset,
+                                      size_t bytes, const char *func);
+cm_status_t cm__buffer_d2d(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_offset,
+                           const cm_buffer_t *src, size_t src_offset, size_t bytes,
+                           const char *func);
+cm_status_t cm__buffer_set_q(const cm__queue_t *q, cm_buffer_t *buf, size_t offset, size_t bytes,
+                             int value, const char *func);
+cm_status_t cm__buffer_fill_q(const cm__queue_t *q, cm_buffer_t *buf, size_t offset, size_t bytes,
+                              const void *pattern, size_t pattern_bytes, const char *func);
 
 #endif /* CUDAMODEL_SRC_MEMORY_INTERNAL_H */

@@ -4,9 +4,9 @@
  * all-gather of device buffers, and the communicator id as text.
  *
  * Everything that needs NCCL is behind CM_HAVE_NCCL (CMake: CUDAMODEL_WITH_NCCL). Without it,
- * every function of the collectives except the id text helpers, cm_nccl_built(),
- * cm_nccl_version_built() and destroy(NULL) returns CM_ERROR_NOT_SUPPORTED
- * with a message that says the library was built without NCCL and how to build it with NCCL.
+ * every function of the collectives except the id text helpers and destroy(NULL) returns
+ * CM_ERROR_NOT_SUPPORTED with a message that says the library was built without NCCL and how
+ * to build it with NCCL; the NCCL versions of multi_internal.h (cm__nccl_version...) are 0.
  *
  * One host thread drives every local rank: a set's communicator queues each collective on all
  * members inside ncclGroupStart / ncclGroupEnd, on the set's streams. NCCL switches devices
@@ -42,11 +42,11 @@
 
 /* ================================================================== pure parts (any build) */
 
-bool cm_nccl_built(void) {
+bool cm__nccl_built(void) {
     return CM_HAVE_NCCL != 0;
 }
 
-int cm_nccl_version_built(void) {
+int cm__nccl_version_built(void) {
 #if CM_HAVE_NCCL
     return NCCL_VERSION_CODE;
 #else
@@ -60,7 +60,8 @@ cm_status_t cm__nccl_not_built(const char *func) {
                     "install NCCL (nccl.h and libnccl: the CUDA toolkit or the libnccl-dev "
                     "package ships them) and rebuild libcudamodel; CMake builds the collectives "
                     "when it finds NCCL (-DCUDAMODEL_WITH_NCCL=ON, -DNCCL_ROOT=<dir> for a "
-                    "non-standard place); cm_nccl_built() tells at run time",
+                    "non-standard place); the nccl_built field of cm_version_info_t "
+                    "tells at run time",
                     "not built: %s needs NCCL, and this libcudamodel was built without it "
                     "(CUDAMODEL_WITH_NCCL=OFF, or NCCL not found when it was configured)",
                     func);
@@ -117,9 +118,8 @@ cm_status_t cm_comm_id_from_hex(const char *hex, cm_comm_id_t *out) {
 #if !CM_HAVE_NCCL
 /* ================================================================== built without NCCL */
 
-cm_status_t cm_nccl_version(int *version) {
-    if (version != NULL) *version = 0;
-    return cm__nccl_not_built(__func__);
+int cm__nccl_version(void) {
+    return 0;
 }
 
 cm_status_t cm_comm_id_create(cm_comm_id_t *out) {
@@ -272,16 +272,10 @@ static cm_status_t cm__nccl_fail(ncclResult_t r, ncclComm_t comm, int device, co
 #define CM__NCCL_FAIL(r, comm, device, call, ...)                                               \
     cm__nccl_fail((r), (comm), (device), __FILE__, __LINE__, (call), __VA_ARGS__)
 
-cm_status_t cm_nccl_version(int *version) {
-    CM__REQUIRE(version != NULL, "pass the address of an int", "version is NULL");
+int cm__nccl_version(void) {
     int v = 0;
-    ncclResult_t r = cm__cuda.nccl_get_version(&v);
-    if (r != ncclSuccess) {
-        *version = 0;
-        return CM__NCCL_FAIL(r, NULL, -1, "ncclGetVersion", "ncclGetVersion");
-    }
-    *version = v;
-    return CM_OK;
+    if (cm__cuda.nccl_get_version(&v) != ncclSuccess) v = 0;
+    return v;
 }
 
 cm_status_t cm_comm_id_create(cm_comm_id_t *out) {
@@ -549,12 +543,10 @@ static cm_status_t cm__coll_buffer(const struct cm__comm *c, int i, const cm_buf
     snprintf(name, sizeof name, "%s[%d]", arg, i);
     void *obj = NULL;
     CM_TRY(cm__handle_get(b, CM__KIND_BUFFER, name, func, &obj));
-    cm_device_t *dev = NULL;
-    int ordinal = -1;
-    size_t bytes = 0;
-    CM_TRY(cm_buffer_device(b, &dev));
-    CM_TRY(cm_device_ordinal(dev, &ordinal));
-    CM_TRY(cm_buffer_size(b, &bytes));
+    cm_buffer_info_t info;
+    CM_TRY(cm_buffer_info(b, &info));
+    const int ordinal = info.ordinal;
+    const size_t bytes = info.bytes;
     if (ordinal != c->ordinals[i]) {
         char hint[CM_ERROR_HINT_MAX];
         snprintf(hint, sizeof hint, "local rank %d runs on device %d: pass a buffer of that "

@@ -412,11 +412,11 @@ static cm_status_t cm__measure_copy(cm_device_t *dev, cm_stream_t *stream, cm_bu
     CM_TRY_GOTO(cm_event_acquire(dev, CM_EVENT_TIMING, &start), status, out);
     CM_TRY_GOTO(cm_event_acquire(dev, CM_EVENT_TIMING, &stop), status, out);
     /* warm-up: the first copy of a pair sets up peer access and mappings */
-    CM_TRY_GOTO(cm_buffer_copy_on_stream(dst, 0, src, 0, CM__PEER_MEASURE_BYTES, stream), status,
+    CM_TRY_GOTO(cm_buffer_copy(stream, dst, 0, src, 0, CM__PEER_MEASURE_BYTES), status,
                 out);
     for (int r = 0; r < CM__PEER_MEASURE_REPS; ++r) {
         CM_TRY_GOTO(cm_event_record(start, stream), status, out);
-        CM_TRY_GOTO(cm_buffer_copy_on_stream(dst, 0, src, 0, CM__PEER_MEASURE_BYTES, stream),
+        CM_TRY_GOTO(cm_buffer_copy(stream, dst, 0, src, 0, CM__PEER_MEASURE_BYTES),
                     status, out);
         CM_TRY_GOTO(cm_event_record(stop, stream), status, out);
         CM_TRY_GOTO(cm_event_synchronize(stop), status, out);
@@ -486,7 +486,7 @@ cm_status_t cm_device_set_peer_matrix(cm_device_set_t *set_h, unsigned flags,
             if (status == CM_OK)
                 status = cm_buffer_create_labeled(set->devs[k], CM__PEER_MEASURE_BYTES,
                                                   "peer bandwidth destination", &dst[k]);
-            if (status == CM_OK) status = cm_buffer_set(src[k], 0, CM__PEER_MEASURE_BYTES, 0x5a);
+            if (status == CM_OK) status = cm_buffer_set(NULL, src[k], 0, CM__PEER_MEASURE_BYTES, 0x5a);
         }
         for (int i = 0; i < n && status == CM_OK; ++i) {
             for (int j = 0; j < n && status == CM_OK; ++j) {
@@ -563,12 +563,10 @@ cm_status_t cm_buffer_copy_path(const cm_buffer_t *dst, const cm_buffer_t *src,
     CM__REQUIRE(path != NULL, "pass the address of a cm_copy_path_t", "path is NULL");
     CM_TRY(cm__buffer_live(dst, "dst", __func__));
     CM_TRY(cm__buffer_live(src, "src", __func__));
-    cm_device_t *dd = NULL, *sd = NULL;
-    int d = -1, s = -1;
-    CM_TRY(cm_buffer_device(dst, &dd));
-    CM_TRY(cm_buffer_device(src, &sd));
-    CM_TRY(cm_device_ordinal(dd, &d));
-    CM_TRY(cm_device_ordinal(sd, &s));
+    cm_buffer_info_t di, si;
+    CM_TRY(cm_buffer_info(dst, &di));
+    CM_TRY(cm_buffer_info(src, &si));
+    const int d = di.ordinal, s = si.ordinal;
     if (d == s) {
         *path = CM_COPY_SAME_DEVICE;
         return CM_OK;
@@ -598,7 +596,7 @@ cm_status_t cm_split_plan(size_t n, int parts, size_t granule, cm_split_part_t *
         size_t end = unit + u >= units ? n : (unit + u) * granule;
         if (first > n) first = n;
         if (end > n) end = n;
-        out[k].offset = first;
+        out[k].first = first;
         out[k].count = end - first;
         unit += u;
     }
@@ -634,8 +632,8 @@ cm_status_t cm_split_create_at(cm_device_set_t *set_h, size_t n, size_t elem_byt
     for (int k = 0; k < set->count && status == CM_OK; ++k) {
         char label[48];
         snprintf(label, sizeof label, "split part %d/%d", k, set->count);
-        status = cm_buffer_create_at(set->devs[k], sp->parts[k].count * elem_bytes, &sp->bufs[k],
-                                     label, file, line);
+        status = cm_buffer_create_at(NULL, set->devs[k], sp->parts[k].count * elem_bytes,
+                                     &sp->bufs[k], label, file, line);
     }
     if (status == CM_OK) {
         const cm__epitaph_t ep = {.file = file, .line = line, .device = set->ordinals[0],
@@ -683,13 +681,13 @@ cm_status_t cm_split_info(const cm_split_t *split_h, size_t *n, size_t *elem_byt
     return CM_OK;
 }
 
-cm_status_t cm_split_part(const cm_split_t *split_h, int index, cm_buffer_t **buf, size_t *offset,
+cm_status_t cm_split_part(const cm_split_t *split_h, int index, cm_buffer_t **buf, size_t *first,
                           size_t *count) {
     struct cm__split *split;
     CM__GET(split, split_h, CM__KIND_SPLIT, "split");
     CM_TRY(cm__member_index(split->set, index, __func__));
     if (buf != NULL) *buf = split->bufs[index];
-    if (offset != NULL) *offset = split->parts[index].offset;
+    if (first != NULL) *first = split->parts[index].first;
     if (count != NULL) *count = split->parts[index].count;
     return CM_OK;
 }
@@ -722,32 +720,29 @@ static cm_status_t cm__split_copy_all(const struct cm__split *sp, cm__part_copy_
 
 static cm_status_t cm__part_from_host(const struct cm__split *sp, int k, void *src, size_t extra) {
     (void)extra;
-    const unsigned char *p = (const unsigned char *)src + sp->parts[k].offset * sp->elem_bytes;
-    return cm_buffer_copy_from_host_on_cuda_stream(sp->bufs[k], 0, p,
-                                                   sp->parts[k].count * sp->elem_bytes,
-                                                   sp->set->cuda_streams[k]);
+    const unsigned char *p = (const unsigned char *)src + sp->parts[k].first * sp->elem_bytes;
+    return cm_buffer_copy_from_host(sp->set->streams[k], sp->bufs[k], 0, p,
+                                    sp->parts[k].count * sp->elem_bytes);
 }
 
 static cm_status_t cm__part_to_host(const struct cm__split *sp, int k, void *dst, size_t extra) {
     (void)extra;
-    unsigned char *p = (unsigned char *)dst + sp->parts[k].offset * sp->elem_bytes;
-    return cm_buffer_copy_to_host_on_cuda_stream(sp->bufs[k], 0, p,
-                                                 sp->parts[k].count * sp->elem_bytes,
-                                                 sp->set->cuda_streams[k]);
+    unsigned char *p = (unsigned char *)dst + sp->parts[k].first * sp->elem_bytes;
+    return cm_buffer_copy_to_host(sp->set->streams[k], sp->bufs[k], 0, p,
+                                  sp->parts[k].count * sp->elem_bytes);
 }
 
+/* offset: the byte offset of the whole array in the other buffer */
 static cm_status_t cm__part_from_buffer(const struct cm__split *sp, int k, void *src, size_t offset) {
-    return cm_buffer_copy_on_cuda_stream(sp->bufs[k], 0, (const cm_buffer_t *)src,
-                                         (offset + sp->parts[k].offset) * sp->elem_bytes,
-                                         sp->parts[k].count * sp->elem_bytes,
-                                         sp->set->cuda_streams[k]);
+    return cm_buffer_copy(sp->set->streams[k], sp->bufs[k], 0, (const cm_buffer_t *)src,
+                          offset + sp->parts[k].first * sp->elem_bytes,
+                          sp->parts[k].count * sp->elem_bytes);
 }
 
 static cm_status_t cm__part_to_buffer(const struct cm__split *sp, int k, void *dst, size_t offset) {
-    return cm_buffer_copy_on_cuda_stream((cm_buffer_t *)dst,
-                                         (offset + sp->parts[k].offset) * sp->elem_bytes,
-                                         sp->bufs[k], 0, sp->parts[k].count * sp->elem_bytes,
-                                         sp->set->cuda_streams[k]);
+    return cm_buffer_copy(sp->set->streams[k], (cm_buffer_t *)dst,
+                          offset + sp->parts[k].first * sp->elem_bytes, sp->bufs[k], 0,
+                          sp->parts[k].count * sp->elem_bytes);
 }
 
 cm_status_t cm_split_scatter_from_host(cm_split_t *split_h, const void *src, size_t n) {
@@ -768,8 +763,8 @@ cm_status_t cm_split_gather_to_host(const cm_split_t *split_h, void *dst, size_t
     return cm__split_copy_all(split, cm__part_to_host, dst, 0);
 }
 
-/* A device buffer holding elements [offset, offset + sp->n) of the split's element size, and
- * not one of its parts. */
+/* A device buffer holding the split's sp->n elements from byte `offset` on (a multiple of the
+ * element size), and not one of its parts. */
 static cm_status_t cm__split_buffer_arg(const struct cm__split *sp, const cm_buffer_t *b,
                                         const char *arg, size_t offset, const char *func) {
     CM_TRY(cm__buffer_live(b, arg, func));
@@ -780,18 +775,30 @@ static cm_status_t cm__split_buffer_arg(const struct cm__split *sp, const cm_buf
                             "itself; nothing was copied", arg, k);
         }
     }
-    size_t bytes = 0;
-    CM_TRY(cm_buffer_size(b, &bytes));
-    const size_t cap = bytes / sp->elem_bytes;
-    if (offset <= cap && sp->n <= cap - offset) return CM_OK;
+    if (offset % sp->elem_bytes != 0) {
+        char hint[CM_ERROR_HINT_MAX];
+        snprintf(hint, sizeof hint, "offsets count bytes: pass a multiple of the split's %zu-byte "
+                 "element", sp->elem_bytes);
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                        "%s offset %zu is not a multiple of the %zu-byte element; nothing was "
+                        "copied", arg, offset, sp->elem_bytes);
+    }
+    cm_buffer_info_t info;
+    CM_TRY(cm_buffer_info(b, &info));
+    const size_t bytes = info.bytes, need = sp->n * sp->elem_bytes; /* sp->n * elem fits: allocated */
+    if (offset <= bytes && need <= bytes - offset) return CM_OK;
     char hint[CM_ERROR_HINT_MAX];
-    snprintf(hint, sizeof hint, "%s must hold the split's %zu elements from element %zu: "
-             "at least %s bytes", arg, sp->n, offset,
-             offset > SIZE_MAX / sp->elem_bytes - sp->n ? "more than SIZE_MAX" : "that many");
+    if (offset > SIZE_MAX - need)
+        snprintf(hint, sizeof hint, "%s must hold the split's %zu elements (%zu bytes) from byte "
+                 "offset %zu: more than SIZE_MAX bytes; pass a smaller offset", arg, sp->n, need,
+                 offset);
+    else
+        snprintf(hint, sizeof hint, "%s must hold the split's %zu elements (%zu bytes) from byte "
+                 "offset %zu: at least %zu bytes", arg, sp->n, need, offset, offset + need);
     return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
-                    "%s range out of bounds: element %zu + %zu elements of %zu bytes does not fit "
-                    "in its %zu bytes (%zu elements); nothing was copied", arg, offset, sp->n,
-                    sp->elem_bytes, bytes, cap);
+                    "%s range out of bounds: offset %zu + %zu bytes (%zu elements of %zu bytes) "
+                    "does not fit in its %zu bytes; nothing was copied", arg, offset, need, sp->n,
+                    sp->elem_bytes, bytes);
 }
 
 cm_status_t cm_split_scatter(cm_split_t *split_h, const cm_buffer_t *src, size_t src_offset) {
@@ -1074,7 +1081,7 @@ CM__SPLIT_EXT(max_i32, int32_t, CM__DT_I32, CM__ROP_MAX, true, INT32_MIN, CM__NE
             memcpy(&i, partial[k], sizeof i);                                                   \
             memcpy(&v, partial[k] + 8, sizeof v);                                               \
             if (i == CM_REDUCE_NO_INDEX) continue;                                              \
-            i += (uint64_t)xo->parts[k].offset;                                                 \
+            i += (uint64_t)xo->parts[k].first;                                                 \
             if (best == CM_REDUCE_NO_INDEX) {                                                   \
                 best = i;                                                                       \
                 bv = v;                                                                         \
@@ -1205,7 +1212,7 @@ cm_status_t cm_split_for_each(cm_split_t *split_h, cm_split_part_fn_t fn, void *
          * exactly the context state it had */
         cm__scope_t sc;
         CM_TRY(cm__enter(set->ordinals[k], 1, &sc));
-        cm_status_t st = fn(user, k, set->streams[k], split->bufs[k], split->parts[k].offset,
+        cm_status_t st = fn(user, k, set->streams[k], split->bufs[k], split->parts[k].first,
                             split->parts[k].count);
         cm__leave(&sc);
         if (st != CM_OK) return st;

@@ -68,5 +68,14 @@ static inline void cm__set_comms_add(struct cm__device_set *set, int delta) {
  *  NCCL (collectives.c; defined in every build so that host tests can read the message). */
 cm_status_t cm__nccl_not_built(const char *func);
 
+/* NCCL versions (collectives.c), read by cm_version_info() (diag). None records a failure. */
+
+/** Whether this libcudamodel was built with NCCL (the collectives work). */
+bool cm__nccl_built(void);
+/** NCCL_VERSION_CODE the library was built against (e.g. 22809 for 2.28.9), 0 without NCCL. */
+int cm__nccl_version_built(void);
+/** ncclGetVersion of the NCCL library loaded; 0 when built without NCCL or when it fails. */
+int cm__nccl_version(void);
+
 
 #endif /* CUDAMODEL_SRC_MULTI_INTERNAL_H */

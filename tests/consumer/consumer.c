@@ -33,8 +33,19 @@ int main(void) {
         CHECK(strcmp(version, CM_VERSION_STRING) == 0, "library %s, headers %s", version,
               CM_VERSION_STRING);
     }
-    CHECK(cm_version_number() == (unsigned int)CM_VERSION_NUMBER, "library %u, headers %u",
-          cm_version_number(), (unsigned int)CM_VERSION_NUMBER);
+    cm_version_info_t vi;
+    memset(&vi, 0, sizeof vi);
+    cm_status_t st = cm_version_info(&vi);
+    CHECK(st == CM_OK, "cm_version_info returned %s", cm_status_name(st));
+    CHECK(vi.library == (unsigned int)CM_VERSION_NUMBER, "library %u, headers %u", vi.library,
+          (unsigned int)CM_VERSION_NUMBER);
+    CHECK(vi.library_string != NULL && version != NULL && strcmp(vi.library_string, version) == 0,
+          "cm_version_info: library_string %s, cm_version_string() %s",
+          vi.library_string != NULL ? vi.library_string : "(null)",
+          version != NULL ? version : "(null)");
+    CHECK(vi.runtime_built > 0 && vi.cuda_architectures != NULL && vi.driver >= 0,
+          "cm_version_info: runtime_built %d, architectures %s, driver %d", vi.runtime_built,
+          vi.cuda_architectures != NULL ? vi.cuda_architectures : "(null)", vi.driver);
     printf("libcudamodel %s\n", version != NULL ? version : "(null)");
 
     /* Status names and texts: static, never NULL, names stable. */
@@ -54,7 +65,7 @@ int main(void) {
 
     /* A 1-D launch configuration: 1000 elements, 256 threads per block -> 4 blocks. */
     cm_launch_config_t cfg = CM_LAUNCH_CONFIG_INIT;
-    cm_status_t st = cm_launch_config_1d(1000, 256, &cfg);
+    st = cm_launch_config_1d(1000, 256, &cfg);
     CHECK(st == CM_OK, "cm_launch_config_1d(1000, 256) returned %s", cm_status_name(st));
     CHECK(cfg.grid.x == 4 && cfg.block.x == 256, "grid.x = %u, block.x = %u (want 4, 256)",
           cfg.grid.x, cfg.block.x);
@@ -75,17 +86,19 @@ int main(void) {
      * install must bring libnccl through pkg-config / the CMake target for this to link). */
     cm_split_part_t parts[3];
     st = cm_split_plan(10, 3, 1, parts);
-    CHECK(st == CM_OK && parts[0].count == 4 && parts[1].count == 3 && parts[2].offset == 7,
+    CHECK(st == CM_OK && parts[0].count == 4 && parts[1].count == 3 && parts[2].first == 7,
           "cm_split_plan(10, 3) returned %s", cm_status_name(st));
-    int nccl = 0;
-    st = cm_nccl_version(&nccl);
-    if (cm_nccl_built()) {
-        CHECK(st == CM_OK && nccl / 10000 == cm_nccl_version_built() / 10000,
-              "NCCL %d, built against %d (%s)",
-              nccl, cm_nccl_version_built(), cm_status_name(st));
-        printf("NCCL %d\n", nccl);
+    if (vi.nccl_built) {
+        CHECK(vi.nccl > 0 && vi.nccl / 10000 == vi.nccl_built_version / 10000,
+              "NCCL %d, built against %d", vi.nccl, vi.nccl_built_version);
+        printf("NCCL %d\n", vi.nccl);
     } else {
-        CHECK(st == CM_ERROR_NOT_SUPPORTED, "cm_nccl_version without NCCL returned %s",
+        CHECK(vi.nccl == 0 && vi.nccl_built_version == 0,
+              "built without NCCL, but NCCL %d, built against %d", vi.nccl,
+              vi.nccl_built_version);
+        cm_comm_id_t id;
+        st = cm_comm_id_create(&id);
+        CHECK(st == CM_ERROR_NOT_SUPPORTED, "cm_comm_id_create without NCCL returned %s",
               cm_status_name(st));
         printf("built without NCCL\n");
     }

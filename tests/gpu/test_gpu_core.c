@@ -35,10 +35,11 @@ static void *no_context_worker(void *arg) {
     unsigned host[N];
     if (cm_device_open(0, &dev) != CM_OK) return NULL;
     if (cm_buffer_create(dev, N * sizeof(unsigned), &buf) != CM_OK) return NULL;
-    if (cm_buffer_create_on_cuda_stream(dev, N * sizeof(unsigned), cudaStreamPerThread,
-                                        &ordered) != CM_OK)
-        return NULL;
     if (cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s) != CM_OK) return NULL;
+    /* a stream-ordered buffer on the pooled stream, and synchronous (NULL-stream) work */
+    if (cm_buffer_create_on_stream(s, dev, N * sizeof(unsigned), &ordered) != CM_OK) return NULL;
+    if (cm_buffer_set(s, ordered, 0, N * sizeof(unsigned), 0) != CM_OK) return NULL;
+    if (cm_buffer_set(NULL, buf, 0, N * sizeof(unsigned), 0xff) != CM_OK) return NULL;
     void *p = NULL;
     if (cm_buffer_device_ptr(buf, &p) != CM_OK) return NULL;
     unsigned n = N, base = 7;
@@ -46,13 +47,12 @@ static void *no_context_worker(void *arg) {
     cm_launch_config_t cfg = CM_LAUNCH_CONFIG_INIT;
     cfg.grid.x = N / 256;
     cfg.block.x = 256;
-    cfg.stream = s;
-    if (CM_LAUNCH(gc_iota_kernel(), &cfg, args) != CM_OK) return NULL;
+    if (CM_LAUNCH(s, gc_iota_kernel(), &cfg, args) != CM_OK) return NULL;
     if (cm_stream_synchronize(s) != CM_OK) return NULL;
-    if (cm_buffer_copy_to_host(buf, 0, host, sizeof host) != CM_OK) return NULL;
+    if (cm_buffer_copy_to_host(NULL, buf, 0, host, sizeof host) != CM_OK) return NULL;
     for (unsigned i = 0; i < N; ++i)
         if (host[i] != 7 + i) return NULL;
-    if (cm_buffer_destroy_on_cuda_stream(ordered, cudaStreamPerThread) != CM_OK) return NULL;
+    if (cm_buffer_destroy_on_stream(s, ordered) != CM_OK) return NULL;
     if (cm_stream_release(s) != CM_OK) return NULL;
     if (cm_buffer_destroy(buf) != CM_OK) return NULL;
     if (cm_device_close(dev) != CM_OK) return NULL;
@@ -77,8 +77,9 @@ static void test_library_calls_leave_no_context_current(void **state) {
     assert_int_equal(ok, 1);
 }
 
-/* Copies, sets and fills queued on a CUDA stream that is capturing a graph are captured (the
- * stream-device check must not call cudaStreamGetDevice, which CUDA refuses while capturing). */
+/* Copies, sets and fills queued on a CUDA stream of the application that is capturing a graph
+ * (wrapped before the capture) are captured: the buffer calls ask the driver nothing about the
+ * stream (the wrapper knows its device), so nothing CUDA refuses while capturing is called. */
 static void test_buffer_work_captured_on_interop_stream(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
@@ -87,16 +88,16 @@ static void test_buffer_work_captured_on_interop_stream(void **state) {
     cm_buffer_t *a = NULL, *b = NULL;
     CM_ASSERT_OK(cm_buffer_create(dev, N * sizeof(unsigned), &a));
     CM_ASSERT_OK(cm_buffer_create(dev, N * sizeof(unsigned), &b));
-    CM_ASSERT_OK(cm_buffer_set(b, 0, N * sizeof(unsigned), 0xff));
+    CM_ASSERT_OK(cm_buffer_set(NULL, b, 0, N * sizeof(unsigned), 0xff));
     cudaStream_t cs;
     assert_int_equal(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking), cudaSuccess);
+    cm_stream_t *w = NULL;
+    CM_ASSERT_OK(cm_stream_wrap(dev, cs, &w));
     assert_int_equal(cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal), cudaSuccess);
     unsigned pattern = 0x01020304u;
-    cm_status_t s1 = cm_buffer_fill_on_cuda_stream(a, 0, N * sizeof(unsigned), &pattern,
-                                                   sizeof pattern, cs);
-    cm_status_t s2 = cm_buffer_copy_on_cuda_stream(b, 0, a, 0, N / 2 * sizeof(unsigned), cs);
-    cm_status_t s3 = cm_buffer_set_on_cuda_stream(b, N / 2 * sizeof(unsigned),
-                                                  N / 2 * sizeof(unsigned), 0, cs);
+    cm_status_t s1 = cm_buffer_fill(w, a, 0, N * sizeof(unsigned), &pattern, sizeof pattern);
+    cm_status_t s2 = cm_buffer_copy(w, b, 0, a, 0, N / 2 * sizeof(unsigned));
+    cm_status_t s3 = cm_buffer_set(w, b, N / 2 * sizeof(unsigned), N / 2 * sizeof(unsigned), 0);
     cudaGraph_t g = NULL;
     assert_int_equal(cudaStreamEndCapture(cs, &g), cudaSuccess);
     CM_ASSERT_OK(s1);
@@ -107,10 +108,11 @@ static void test_buffer_work_captured_on_interop_stream(void **state) {
     assert_int_equal(cudaGraphLaunch(ge, cs), cudaSuccess);
     assert_int_equal(cudaStreamSynchronize(cs), cudaSuccess);
     unsigned host[N];
-    CM_ASSERT_OK(cm_buffer_copy_to_host(b, 0, host, sizeof host));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, 0, host, sizeof host));
     for (unsigned i = 0; i < N; ++i) assert_int_equal(host[i], i < N / 2 ? pattern : 0u);
     cudaGraphExecDestroy(ge);
     cudaGraphDestroy(g);
+    CM_ASSERT_OK(cm_stream_release(w)); /* the wrapper goes before the CUDA stream */
     cudaStreamDestroy(cs);
     CM_ASSERT_OK(cm_buffer_destroy(a));
     CM_ASSERT_OK(cm_buffer_destroy(b));
@@ -140,8 +142,8 @@ static void test_stale_handles_after_reopen_are_refused(void **state) {
     for (int i = 0; i < 64; ++i) CM_ASSERT_OK(cm_buffer_create(dev, 4096, &fresh[i]));
     cm_stream_t *s = NULL;
     CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
-    size_t bytes = 0;
-    CM_ASSERT_STATUS(cm_buffer_size(old, &bytes), CM_ERROR_INVALID_ARGUMENT);
+    cm_buffer_info_t info;
+    CM_ASSERT_STATUS(cm_buffer_info(old, &info), CM_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(cm_last_error()->message, "buffer"));
     CM_ASSERT_STATUS(cm_stream_synchronize(olds), CM_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(cm_last_error()->message, "stream"));

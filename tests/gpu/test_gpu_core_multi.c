@@ -1,8 +1,9 @@
 /*
  * The core's multi-device guarantees on two real GPUs (label multi-gpu: skipped with the reason
  * on a machine with one GPU, the only skip the GPU check allows):
- *  - a stream-ordered buffer of device 1 created, used and destroyed on stream 0 and on
- *    cudaStreamPerThread while device 0 is current lives on device 1;
+ *  - a buffer of device 1 created, used and destroyed synchronously (NULL stream) and one
+ *    stream-ordered on a CUDA stream of device 1 wrapped as a library stream, while device 0 is
+ *    current, live on device 1, and device 0 stays current;
  *  - a launch on a stream of device 1 while device 0 is current runs on device 1;
  *  - a sticky fault raised by device 1's work, seen while device 0 is current, marks device 1
  *    lost and leaves device 0 usable (in a child process: the fault ends its contexts);
@@ -59,26 +60,46 @@ static void test_stream_ordered_buffer_of_device1_with_device0_current(void **st
     assert_int_equal(cudaSetDevice(0), cudaSuccess);
     cm_device_t *d1 = NULL;
     CM_ASSERT_OK(cm_device_open(1, &d1));
-    cudaStream_t streams[2] = {0, cudaStreamPerThread};
+    /* a CUDA stream of device 1 (made while device 1 is current), wrapped for its object */
+    cudaStream_t cs1 = NULL;
+    assert_int_equal(cudaSetDevice(1), cudaSuccess);
+    assert_int_equal(cudaStreamCreateWithFlags(&cs1, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(cudaSetDevice(0), cudaSuccess);
+    cm_stream_t *w1 = NULL;
+    CM_ASSERT_OK(cm_stream_wrap(d1, cs1, &w1));
+    /* k = 0: synchronous (NULL stream); k = 1: stream-ordered on the wrapped stream */
+    cm_stream_t *streams[2] = {NULL, w1};
     for (int k = 0; k < 2; ++k) {
         cm_buffer_t *b = NULL;
-        CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, N * sizeof(unsigned), streams[k], &b));
+        CM_ASSERT_OK(cm_buffer_create_on_stream(streams[k], d1, N * sizeof(unsigned), &b));
+        cm_buffer_info_t info;
+        CM_ASSERT_OK(cm_buffer_info(b, &info));
+        assert_int_equal(info.ordinal, 1);
+        assert_int_equal(info.stream_ordered, k == 1);
+        assert_ptr_equal(info.stream, streams[k]);
         void *p = NULL;
         CM_ASSERT_OK(cm_buffer_device_ptr(b, &p));
         struct cudaPointerAttributes at;
         assert_int_equal(cudaPointerGetAttributes(&at, p), cudaSuccess);
         assert_int_equal(at.device, 1);
         unsigned pattern = 0xabcd0000u + (unsigned)k;
-        CM_ASSERT_OK(cm_buffer_fill_on_cuda_stream(b, 0, N * sizeof(unsigned), &pattern,
-                                                   sizeof pattern, streams[k]));
+        CM_ASSERT_OK(cm_buffer_fill(streams[k], b, 0, N * sizeof(unsigned), &pattern,
+                                    sizeof pattern));
         unsigned host[N];
-        CM_ASSERT_OK(cm_buffer_copy_to_host(b, 0, host, sizeof host));
+        /* on the same stream (a pageable destination is complete on return) */
+        CM_ASSERT_OK(cm_buffer_copy_to_host(streams[k], b, 0, host, sizeof host));
         for (unsigned i = 0; i < N; ++i) assert_int_equal(host[i], pattern);
-        CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(b, streams[k]));
+        if (k == 0) CM_ASSERT_OK(cm_buffer_destroy(b));
+        else CM_ASSERT_OK(cm_buffer_destroy_on_stream(w1, b));
         int cur = -1;
         assert_int_equal(cudaGetDevice(&cur), cudaSuccess);
         assert_int_equal(cur, 0);
     }
+    CM_ASSERT_OK(cm_stream_synchronize(w1));
+    CM_ASSERT_OK(cm_stream_release(w1)); /* the wrapper goes before the CUDA stream */
+    assert_int_equal(cudaSetDevice(1), cudaSuccess);
+    assert_int_equal(cudaStreamDestroy(cs1), cudaSuccess);
+    assert_int_equal(cudaSetDevice(0), cudaSuccess);
     CM_ASSERT_OK(cm_device_close(d1));
 }
 
@@ -100,11 +121,10 @@ static void test_launch_runs_on_the_streams_device(void **state) {
     cm_launch_config_t cfg = CM_LAUNCH_CONFIG_INIT;
     cfg.grid.x = N / 256;
     cfg.block.x = 256;
-    cfg.stream = s;
-    CM_ASSERT_OK(CM_LAUNCH(gm_iota_kernel(), &cfg, args));
+    CM_ASSERT_OK(CM_LAUNCH(s, gm_iota_kernel(), &cfg, args));
     CM_ASSERT_OK(cm_stream_synchronize(s));
     unsigned host[N];
-    CM_ASSERT_OK(cm_buffer_copy_to_host(b, 0, host, sizeof host));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, 0, host, sizeof host));
     for (unsigned i = 0; i < N; ++i) assert_int_equal(host[i], 11 + i);
     int cur = -1;
     assert_int_equal(cudaGetDevice(&cur), cudaSuccess);
@@ -134,9 +154,18 @@ static int child_only_device_1(void) {
     cm_device_t *d1 = NULL;
     cm_buffer_t *b = NULL;
     if (cm_device_open(1, &d1) != CM_OK) return 2;
-    if (cm_buffer_create_on_cuda_stream(d1, 1 << 20, 0, &b) != CM_OK) return 3;
-    if (cm_buffer_set(b, 0, 1 << 20, 1) != CM_OK) return 4;
-    if (cm_buffer_destroy_on_cuda_stream(b, 0) != CM_OK) return 5;
+    /* synchronous (NULL stream) work on device 1 */
+    if (cm_buffer_create(d1, 1 << 20, &b) != CM_OK) return 3;
+    if (cm_buffer_set(NULL, b, 0, 1 << 20, 1) != CM_OK) return 4;
+    if (cm_buffer_destroy(b) != CM_OK) return 5;
+    /* stream-ordered work on a pooled stream of device 1 */
+    cm_stream_t *s = NULL;
+    if (cm_stream_acquire(d1, CM_STREAM_PRIORITY_LOW, &s) != CM_OK) return 10;
+    if (cm_buffer_create_on_stream(s, d1, 1 << 20, &b) != CM_OK) return 11;
+    if (cm_buffer_set(s, b, 0, 1 << 20, 1) != CM_OK) return 12;
+    if (cm_buffer_destroy_on_stream(s, b) != CM_OK) return 13;
+    if (cm_stream_synchronize(s) != CM_OK) return 14;
+    if (cm_stream_release(s) != CM_OK) return 15;
     if (cm_device_close(d1) != CM_OK) return 6;
     unsigned flags = 0;
     int active0 = -1, active1 = -1;
@@ -160,8 +189,7 @@ static int child_fault_on_1(void) {
     cm_launch_config_t cfg = CM_LAUNCH_CONFIG_INIT;
     cfg.grid.x = N / 256;
     cfg.block.x = 256;
-    cfg.stream = s;
-    if (CM_LAUNCH(gm_iota_kernel(), &cfg, args) != CM_OK) return 5;
+    if (CM_LAUNCH(s, gm_iota_kernel(), &cfg, args) != CM_OK) return 5;
     cm_status_t st = cm_stream_synchronize(s);
     if (st == CM_OK) return 6;
     fprintf(stderr, "child: fault seen as %s on device %d\n", cm_status_name(st),
@@ -173,9 +201,9 @@ static int child_fault_on_1(void) {
     cm_buffer_t *b = NULL;
     if (cm_device_open(0, &d0) != CM_OK) return 10;
     if (cm_buffer_create(d0, 4096, &b) != CM_OK) return 11;
-    if (cm_buffer_set(b, 0, 4096, 3) != CM_OK) return 12;
+    if (cm_buffer_set(NULL, b, 0, 4096, 3) != CM_OK) return 12;
     unsigned char host[4096];
-    if (cm_buffer_copy_to_host(b, 0, host, sizeof host) != CM_OK) return 13;
+    if (cm_buffer_copy_to_host(NULL, b, 0, host, sizeof host) != CM_OK) return 13;
     if (host[4095] != 3) return 14;
     return 0;
 }

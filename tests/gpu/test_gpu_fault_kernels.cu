@@ -8,3 +8,6 @@ __global__ void fault_kernel(int *bad) {
 extern "C" void launch_fault(void) {
     fault_kernel<<<1, 32>>>((int *)0x10);
 }
+
+// The kernel itself, for cm_launch (arguments: {&bad (int *)}).
+extern "C" const void *fault_kernel_ptr(void) { return (const void *)fault_kernel; }

@@ -93,7 +93,7 @@ typedef struct gcase {
     size_t m, n, k;
     float alpha, beta;
     size_t pad;    /* added to each minimal leading dimension */
-    size_t off;    /* element offset of each matrix */
+    size_t off;    /* element offset of each matrix (cm_gemm takes it in bytes) */
     const char *config; /* CUDAMODEL_GEMM_CONFIG or NULL */
     size_t samples;     /* 0: check every element; else that many sampled entries */
 } gcase_t;
@@ -178,17 +178,19 @@ static void run_case(const gcase_t *g, size_t idx) {
     CM_ASSERT_OK(cm_buffer_create(c.dev, a_el * in_sz, &dA));
     CM_ASSERT_OK(cm_buffer_create(c.dev, b_el * in_sz, &dB));
     CM_ASSERT_OK(cm_buffer_create(c.dev, c_el * out_sz, &dC));
-    CM_ASSERT_OK(cm_buffer_copy_from_host(dA, 0, hA, a_el * in_sz));
-    CM_ASSERT_OK(cm_buffer_copy_from_host(dB, 0, hB, b_el * in_sz));
-    CM_ASSERT_OK(cm_buffer_copy_from_host(dC, 0, hC, c_el * out_sz));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, dA, 0, hA, a_el * in_sz));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, dB, 0, hB, b_el * in_sz));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, dC, 0, hC, c_el * out_sz));
     if (g->config) setenv("CUDAMODEL_GEMM_CONFIG", g->config, 1);
+    /* NULL (synchronous) or the pooled stream; offsets in bytes, leading dimensions in elements */
     cm_stream_t *s = (idx & 1) ? c.stream : NULL;
     CM_ASSERT_OK(cm_gemm(s, g->prec, g->layout, g->oa, g->ob, g->m, g->n, g->k, g->alpha, dA,
-                         g->off, lda, dB, g->off, ldb, g->beta, dC, g->off, ldc));
+                         g->off * in_sz, lda, dB, g->off * in_sz, ldb, g->beta, dC,
+                         g->off * out_sz, ldc));
     if (g->config) unsetenv("CUDAMODEL_GEMM_CONFIG");
     CM_ASSERT_OK(cm_stream_synchronize(c.stream));
     assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
-    CM_ASSERT_OK(cm_buffer_copy_to_host(dC, 0, hC, c_el * out_sz));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, dC, 0, hC, c_el * out_sz));
     if (cbf) cm_bf16_to_float_array(C, hC, c_el); else memcpy(C, hC, c_el * 4);
 
     /* every element: inside C -> compare; outside -> untouched (bitwise) */
@@ -389,15 +391,16 @@ static void test_reproducible(void **state) {
     cm_buffer_t *a = NULL, *cc = NULL;
     CM_ASSERT_OK(cm_buffer_create(c.dev, (m * k + k * n) * 4, &a));
     CM_ASSERT_OK(cm_buffer_create(c.dev, m * n * 4, &cc));
-    CM_ASSERT_OK(cm_buffer_copy_from_host(a, 0, h, (m * k + k * n) * 4));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, a, 0, h, (m * k + k * n) * 4));
     for (int p = 0; p < 2; ++p) {
         float *out[2] = {r1, r2};
         for (int rep = 0; rep < 2; ++rep) {
-            CM_ASSERT_OK(cm_buffer_set(cc, 0, m * n * 4, 0xFF));
+            CM_ASSERT_OK(cm_buffer_set(NULL, cc, 0, m * n * 4, 0xFF));
+            /* B starts m * k floats into a's buffer (offsets count bytes) */
             CM_ASSERT_OK(cm_gemm(NULL, (cm_gemm_precision_t)p, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N,
-                                 CM_GEMM_OP_N, m, n, k, 1.0f, a, 0, k, a, m * k, n, 0.0f, cc, 0,
-                                 n));
-            CM_ASSERT_OK(cm_buffer_copy_to_host(cc, 0, out[rep], m * n * 4));
+                                 CM_GEMM_OP_N, m, n, k, 1.0f, a, 0, k, a, m * k * sizeof(float), n,
+                                 0.0f, cc, 0, n));
+            CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, cc, 0, out[rep], m * n * 4));
         }
         assert_memory_equal(r1, r2, m * n * 4);
     }
@@ -406,8 +409,61 @@ static void test_reproducible(void **state) {
     free(h); free(r1); free(r2);
 }
 
+/* Offsets count bytes and must be a multiple of each operand's element size (float, or bf16
+ * for the bf16 inputs / output): a misaligned one is refused before anything is queued, naming
+ * the argument and the element size, on either stream; C is left as it was. */
+static void test_misaligned_offset_refused(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const size_t m = 8, n = 8, k = 8, bytes = m * k * 4 + 64;
+    cm_buffer_t *ab = NULL, *cb = NULL;
+    CM_ASSERT_OK(cm_buffer_create(c.dev, bytes, &ab)); /* A and B: both read from ab */
+    CM_ASSERT_OK(cm_buffer_create(c.dev, bytes, &cb));
+    CM_ASSERT_OK(cm_buffer_set(NULL, ab, 0, bytes, 0));
+    CM_ASSERT_OK(cm_buffer_set(NULL, cb, 0, bytes, 0xAB));
+    static const struct {
+        cm_gemm_precision_t prec;
+        size_t a_off, b_off, c_off;
+        const char *arg;
+        size_t value, elem;
+    } bad[] = {
+        {CM_GEMM_FP32, 6, 0, 0, "a_offset", 6, 4},
+        {CM_GEMM_TF32, 0, 2, 0, "b_offset", 2, 4},
+        {CM_GEMM_FP32, 0, 0, 1, "c_offset", 1, 4},
+        {CM_GEMM_BF16, 3, 0, 0, "a_offset", 3, 2},
+        {CM_GEMM_BF16, 0, 0, 2, "c_offset", 2, 4},            /* float C */
+        {CM_GEMM_BF16_OUT_BF16, 0, 0, 3, "c_offset", 3, 2}, /* bf16 C */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        for (int on_stream = 0; on_stream < 2; ++on_stream) {
+            cm_last_error_clear();
+            CM_ASSERT_STATUS(cm_gemm(on_stream ? c.stream : NULL, bad[i].prec, CM_GEMM_ROW_MAJOR,
+                                     CM_GEMM_OP_N, CM_GEMM_OP_N, m, n, k, 1.0f, ab, bad[i].a_off,
+                                     k, ab, bad[i].b_off, n, 0.0f, cb, bad[i].c_off, n),
+                             CM_ERROR_INVALID_ARGUMENT);
+            char want[128];
+            snprintf(want, sizeof want,
+                     "%s %zu is not a multiple of the %zu-byte element; nothing was queued",
+                     bad[i].arg, bad[i].value, bad[i].elem);
+            if (strstr(cm_last_error()->message, want) == NULL)
+                fail_msg("case %zu: the message does not say \"%s\": %s", i, want,
+                         cm_last_error()->message);
+        }
+    }
+    /* nothing ran: C still holds its poison */
+    CM_ASSERT_OK(cm_stream_synchronize(c.stream));
+    unsigned char *h = malloc(bytes);
+    assert_non_null(h);
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, cb, 0, h, bytes));
+    for (size_t i = 0; i < bytes; ++i) assert_int_equal(h[i], 0xAB);
+    free(h);
+    CM_ASSERT_OK(cm_buffer_destroy(ab));
+    CM_ASSERT_OK(cm_buffer_destroy(cb));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_misaligned_offset_refused),
         cmocka_unit_test(test_small_all_combinations),
         cmocka_unit_test(test_medium_odd),
         cmocka_unit_test(test_every_config),

@@ -1,11 +1,14 @@
 /*
  * kernels.h on a real GPU: every vector operation and reduction x type x sizes {0, 1, 31, 32,
- * 33, 1023, 2^20 + 7} x element offsets {0, 1, 3} (offsets that break the 16-byte alignment),
- * alternating the legacy default stream and a pooled stream. Random inputs drawn fresh for each
+ * 33, 1023, 2^20 + 7} x element offsets {0, 1, 3} (offsets that break the 16-byte alignment;
+ * passed in bytes, as kernels.h counts them), alternating NULL (synchronous, on the legacy
+ * default stream) and a pooled stream. Random inputs drawn fresh for each
  * case; outputs poisoned (all bytes 0xFF: NaN) first and every element checked, including the
  * poison left around the range; references in float64 on the CPU; sums and dots within the bound
  * kernels.h states; argmin / argmax first index with ties; NaN rules; empty inputs; the same
- * bits on repeated calls; operands misaligned differently (the scalar path). Large cases at
+ * bits on repeated calls; operands misaligned differently (the scalar path); byte offsets that
+ * are not a multiple of the element refused; a NULL-stream result complete on return without
+ * any fence. Large cases at
  * 2^28 - 3 elements with every operand at element offset 1: every vector operation on float and
  * every reduction on float, double and int32 (sum/min/max), each skipped when the device has
  * less free memory than it needs (at most 4 GiB + 256 MiB).
@@ -62,7 +65,7 @@ static int teardown(void **state) {
     return bad ? -1 : 0;
 }
 
-/* the stream for case k: NULL (legacy) or the pooled stream */
+/* the stream for case k: NULL (synchronous, the legacy default stream) or the pooled stream */
 static cm_stream_t *stream_for(size_t k) { return (k & 1) ? c.stream : NULL; }
 
 static void sync_all(void) {
@@ -73,13 +76,13 @@ static void sync_all(void) {
 static cm_buffer_t *upload(const void *h, size_t bytes) {
     cm_buffer_t *b = NULL;
     CM_ASSERT_OK(cm_buffer_create(c.dev, bytes, &b));
-    if (bytes > 0) CM_ASSERT_OK(cm_buffer_copy_from_host(b, 0, h, bytes));
+    if (bytes > 0) CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b, 0, h, bytes));
     return b;
 }
 
 static void download(const cm_buffer_t *b, void *h, size_t bytes) {
     sync_all();
-    if (bytes > 0) CM_ASSERT_OK(cm_buffer_copy_to_host(b, 0, h, bytes));
+    if (bytes > 0) CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, 0, h, bytes));
 }
 
 /* host array of total elements of elem bytes: random values (floats in [-1, 1), ints in
@@ -120,21 +123,22 @@ static const char *op_names[] = {"add", "axpy", "scale", "fill", "copy"};
 
 static cm_status_t run_vector(int op, size_t elem, cm_stream_t *s, cm_buffer_t *out, size_t off,
                               cm_buffer_t *a, cm_buffer_t *b, size_t n, double alpha) {
+    const size_t ob = off * elem; /* the element offset, in bytes as kernels.h counts */
     if (elem == 4) {
         switch (op) {
-        case OP_ADD: return cm_vector_add_f32(s, out, off, a, off, b, off, n);
-        case OP_AXPY: return cm_vector_axpy_f32(s, (float)alpha, a, off, out, off, n);
-        case OP_SCALE: return cm_vector_scale_f32(s, (float)alpha, out, off, a, off, n);
-        case OP_FILL: return cm_vector_fill_f32(s, out, off, (float)alpha, n);
-        default: return cm_vector_copy_f32(s, out, off, a, off, n);
+        case OP_ADD: return cm_vector_add_f32(s, out, ob, a, ob, b, ob, n);
+        case OP_AXPY: return cm_vector_axpy_f32(s, (float)alpha, a, ob, out, ob, n);
+        case OP_SCALE: return cm_vector_scale_f32(s, (float)alpha, out, ob, a, ob, n);
+        case OP_FILL: return cm_vector_fill_f32(s, out, ob, (float)alpha, n);
+        default: return cm_vector_copy_f32(s, out, ob, a, ob, n);
         }
     }
     switch (op) {
-    case OP_ADD: return cm_vector_add_f64(s, out, off, a, off, b, off, n);
-    case OP_AXPY: return cm_vector_axpy_f64(s, alpha, a, off, out, off, n);
-    case OP_SCALE: return cm_vector_scale_f64(s, alpha, out, off, a, off, n);
-    case OP_FILL: return cm_vector_fill_f64(s, out, off, alpha, n);
-    default: return cm_vector_copy_f64(s, out, off, a, off, n);
+    case OP_ADD: return cm_vector_add_f64(s, out, ob, a, ob, b, ob, n);
+    case OP_AXPY: return cm_vector_axpy_f64(s, alpha, a, ob, out, ob, n);
+    case OP_SCALE: return cm_vector_scale_f64(s, alpha, out, ob, a, ob, n);
+    case OP_FILL: return cm_vector_fill_f64(s, out, ob, alpha, n);
+    default: return cm_vector_copy_f64(s, out, ob, a, ob, n);
     }
 }
 
@@ -152,7 +156,7 @@ static void check_vector_case(int op, size_t elem, size_t n, size_t off, size_t 
         out = b; /* y is both input and output */
     } else {
         CM_ASSERT_OK(cm_buffer_create(c.dev, bytes, &out));
-        if (bytes > 0) CM_ASSERT_OK(cm_buffer_set(out, 0, bytes, 0xFF));
+        if (bytes > 0) CM_ASSERT_OK(cm_buffer_set(NULL, out, 0, bytes, 0xFF));
     }
     CM_ASSERT_OK(run_vector(op, elem, stream_for(k), out, off, a, b, n, alpha));
     download(out, ho, bytes);
@@ -213,15 +217,16 @@ static void test_vector_ops(void **state) {
 static void test_vector_in_place(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
-    const size_t n = 1003, off = 1;
+    const size_t n = 1003, off = 1, ob = off * sizeof(float); /* ob: the offset in bytes */
     float *h = random_array(off + n, 4, 0), *g = malloc((off + n) * 4);
     assert_non_null(g);
     cm_buffer_t *b = upload(h, (off + n) * 4);
-    CM_ASSERT_OK(cm_vector_add_f32(NULL, b, off, b, off, b, off, n));         /* 2x */
-    sync_all(); /* the pooled stream does not wait for the legacy one */
-    CM_ASSERT_OK(cm_vector_scale_f32(c.stream, 0.5f, b, off, b, off, n));    /* x */
-    sync_all();
-    CM_ASSERT_OK(cm_vector_axpy_f32(NULL, 1.0f, b, off, b, off, n));          /* 2x */
+    CM_ASSERT_OK(cm_vector_add_f32(NULL, b, ob, b, ob, b, ob, n));         /* 2x */
+    /* no fence: the NULL-stream call is complete on return, so the pooled stream (which does
+     * not wait for the legacy one) reads its result */
+    CM_ASSERT_OK(cm_vector_scale_f32(c.stream, 0.5f, b, ob, b, ob, n));    /* x */
+    sync_all(); /* the legacy stream does not wait for the pooled (non-blocking) one */
+    CM_ASSERT_OK(cm_vector_axpy_f32(NULL, 1.0f, b, ob, b, ob, n));          /* 2x */
     download(b, g, (off + n) * 4);
     for (size_t i = off; i < off + n; ++i) assert_true(g[i] == 2.0f * h[i]);
     assert_true(memcmp(g, h, off * 4) == 0);
@@ -261,7 +266,8 @@ static void test_enum_forms(void **state) {
     /* the dot of x with itself into a device element, against a float64 reference */
     CM_ASSERT_OK(cm_reduce(NULL, CM_REDUCE_DOT, CM_DTYPE_F32, n, by, 0, by, 0, bo, 0));
     float dot = 0.0f;
-    download(bo, &dot, 4);
+    /* complete on return: read on the pooled stream with no fence first */
+    CM_ASSERT_OK(cm_buffer_copy_to_host(c.stream, bo, 0, &dot, 4));
     double ref = 0.0;
     for (size_t i = 0; i < n; ++i) ref += (double)y[i] * (double)y[i];
     assert_true(fabs((double)dot - ref) <= 1e-6 * fabs(ref) + 1e-30);
@@ -306,9 +312,10 @@ static void test_vector_mixed_alignment(void **state) {
         cm_buffer_t *a = upload(ha, total * 4), *b = upload(hb, total * 4), *o = NULL;
         cm_buffer_t *x = upload(hx, total * 8), *y = upload(hy, total * 8);
         CM_ASSERT_OK(cm_buffer_create(c.dev, total * 4, &o));
-        CM_ASSERT_OK(cm_buffer_set(o, 0, total * 4, 0xFF));
-        CM_ASSERT_OK(cm_vector_add_f32(stream_for(si), o, 1, a, 2, b, 0, n));
-        CM_ASSERT_OK(cm_vector_axpy_f64(stream_for(si + 1), -1.5, x, 1, y, 0, n));
+        CM_ASSERT_OK(cm_buffer_set(NULL, o, 0, total * 4, 0xFF));
+        /* element offsets: o at 1, a at 2, b at 0 floats; x at 1, y at 0 doubles (in bytes) */
+        CM_ASSERT_OK(cm_vector_add_f32(stream_for(si), o, 1 * 4, a, 2 * 4, b, 0, n));
+        CM_ASSERT_OK(cm_vector_axpy_f64(stream_for(si + 1), -1.5, x, 1 * 8, y, 0, n));
         download(o, ho, total * 4);
         download(y, hyo, total * 8);
         for (size_t i = 0; i < total; ++i) {
@@ -327,8 +334,8 @@ static void test_vector_mixed_alignment(void **state) {
             }
         }
         /* scale with out at 0 and x at 3 floats */
-        CM_ASSERT_OK(cm_buffer_set(o, 0, total * 4, 0xFF));
-        CM_ASSERT_OK(cm_vector_scale_f32(NULL, 0.75f, o, 0, a, 3, n > 5 ? n - 5 : 0));
+        CM_ASSERT_OK(cm_buffer_set(NULL, o, 0, total * 4, 0xFF));
+        CM_ASSERT_OK(cm_vector_scale_f32(NULL, 0.75f, o, 0, a, 3 * 4, n > 5 ? n - 5 : 0));
         download(o, ho, total * 4);
         for (size_t i = 0; i + 5 < n; ++i) assert_true(ho[i] == 0.75f * ha[i + 3]);
         CM_ASSERT_OK(cm_buffer_destroy(a));
@@ -364,10 +371,12 @@ static rresult_t run_reduce(int op, int t, cm_stream_t *s, cm_buffer_t *x, size_
     rresult_t r = {0, 0, 0};
     cm_buffer_t *res = NULL;
     CM_ASSERT_OK(cm_buffer_create(c.dev, 64, &res));
-    CM_ASSERT_OK(cm_buffer_set(res, 0, 64, 0xFF));
+    CM_ASSERT_OK(cm_buffer_set(NULL, res, 0, 64, 0xFF));
     unsigned char dev_bytes[64];
-    const size_t roff = 1; /* element 1 of the result buffer */
-    size_t rb = 0;
+    const size_t roff = 1; /* element 1 of the result buffer (byte roff * rb) */
+    size_t rb = 0;         /* bytes of the result's type */
+    /* the operands' element offsets, in bytes as kernels.h counts */
+    const size_t esz = t == T_F64 ? 8 : 4, xb = xoff * esz, yb = yoff * esz;
     uint64_t hidx = 0;
     float hf = 0;
     double hd = 0;
@@ -376,33 +385,33 @@ static rresult_t run_reduce(int op, int t, cm_stream_t *s, cm_buffer_t *x, size_
     cm_status_t st = CM_OK;
 #define BOTH(dev_call, host_call, size)                                                        \
     do {                                                                                       \
+        rb = size; /* before the calls: the device result's offset is roff * rb */             \
         CM_ASSERT_OK(dev_call);                                                                \
         CM_ASSERT_OK(host_call);                                                               \
-        rb = size;                                                                             \
     } while (0)
     if (t == T_F32) {
         switch (op) {
-        case R_SUM: BOTH(cm_reduce_sum_f32(s, x, xoff, n, res, roff), cm_reduce_sum_f32_to_host(s, x, xoff, n, &hf), 4); break;
-        case R_MIN: BOTH(cm_reduce_min_f32(s, x, xoff, n, res, roff), cm_reduce_min_f32_to_host(s, x, xoff, n, &hf), 4); break;
-        case R_MAX: BOTH(cm_reduce_max_f32(s, x, xoff, n, res, roff), cm_reduce_max_f32_to_host(s, x, xoff, n, &hf), 4); break;
-        case R_ARGMIN: BOTH(cm_reduce_argmin_f32(s, x, xoff, n, res, roff), cm_reduce_argmin_f32_to_host(s, x, xoff, n, &hidx, &hf), 8); break;
-        case R_ARGMAX: BOTH(cm_reduce_argmax_f32(s, x, xoff, n, res, roff), cm_reduce_argmax_f32_to_host(s, x, xoff, n, &hidx, &hf), 8); break;
-        default: BOTH(cm_reduce_dot_f32(s, x, xoff, y, yoff, n, res, roff), cm_reduce_dot_f32_to_host(s, x, xoff, y, yoff, n, &hf), 4); break;
+        case R_SUM: BOTH(cm_reduce_sum_f32(s, x, xb, n, res, roff * rb), cm_reduce_sum_f32_to_host(s, x, xb, n, &hf), 4); break;
+        case R_MIN: BOTH(cm_reduce_min_f32(s, x, xb, n, res, roff * rb), cm_reduce_min_f32_to_host(s, x, xb, n, &hf), 4); break;
+        case R_MAX: BOTH(cm_reduce_max_f32(s, x, xb, n, res, roff * rb), cm_reduce_max_f32_to_host(s, x, xb, n, &hf), 4); break;
+        case R_ARGMIN: BOTH(cm_reduce_argmin_f32(s, x, xb, n, res, roff * rb), cm_reduce_argmin_f32_to_host(s, x, xb, n, &hidx, &hf), 8); break;
+        case R_ARGMAX: BOTH(cm_reduce_argmax_f32(s, x, xb, n, res, roff * rb), cm_reduce_argmax_f32_to_host(s, x, xb, n, &hidx, &hf), 8); break;
+        default: BOTH(cm_reduce_dot_f32(s, x, xb, y, yb, n, res, roff * rb), cm_reduce_dot_f32_to_host(s, x, xb, y, yb, n, &hf), 4); break;
         }
     } else if (t == T_F64) {
         switch (op) {
-        case R_SUM: BOTH(cm_reduce_sum_f64(s, x, xoff, n, res, roff), cm_reduce_sum_f64_to_host(s, x, xoff, n, &hd), 8); break;
-        case R_MIN: BOTH(cm_reduce_min_f64(s, x, xoff, n, res, roff), cm_reduce_min_f64_to_host(s, x, xoff, n, &hd), 8); break;
-        case R_MAX: BOTH(cm_reduce_max_f64(s, x, xoff, n, res, roff), cm_reduce_max_f64_to_host(s, x, xoff, n, &hd), 8); break;
-        case R_ARGMIN: BOTH(cm_reduce_argmin_f64(s, x, xoff, n, res, roff), cm_reduce_argmin_f64_to_host(s, x, xoff, n, &hidx, &hd), 8); break;
-        case R_ARGMAX: BOTH(cm_reduce_argmax_f64(s, x, xoff, n, res, roff), cm_reduce_argmax_f64_to_host(s, x, xoff, n, &hidx, &hd), 8); break;
-        default: BOTH(cm_reduce_dot_f64(s, x, xoff, y, yoff, n, res, roff), cm_reduce_dot_f64_to_host(s, x, xoff, y, yoff, n, &hd), 8); break;
+        case R_SUM: BOTH(cm_reduce_sum_f64(s, x, xb, n, res, roff * rb), cm_reduce_sum_f64_to_host(s, x, xb, n, &hd), 8); break;
+        case R_MIN: BOTH(cm_reduce_min_f64(s, x, xb, n, res, roff * rb), cm_reduce_min_f64_to_host(s, x, xb, n, &hd), 8); break;
+        case R_MAX: BOTH(cm_reduce_max_f64(s, x, xb, n, res, roff * rb), cm_reduce_max_f64_to_host(s, x, xb, n, &hd), 8); break;
+        case R_ARGMIN: BOTH(cm_reduce_argmin_f64(s, x, xb, n, res, roff * rb), cm_reduce_argmin_f64_to_host(s, x, xb, n, &hidx, &hd), 8); break;
+        case R_ARGMAX: BOTH(cm_reduce_argmax_f64(s, x, xb, n, res, roff * rb), cm_reduce_argmax_f64_to_host(s, x, xb, n, &hidx, &hd), 8); break;
+        default: BOTH(cm_reduce_dot_f64(s, x, xb, y, yb, n, res, roff * rb), cm_reduce_dot_f64_to_host(s, x, xb, y, yb, n, &hd), 8); break;
         }
     } else {
         switch (op) {
-        case R_SUM: BOTH(cm_reduce_sum_i32(s, x, xoff, n, res, roff), cm_reduce_sum_i32_to_host(s, x, xoff, n, &hl), 8); break;
-        case R_MIN: BOTH(cm_reduce_min_i32(s, x, xoff, n, res, roff), cm_reduce_min_i32_to_host(s, x, xoff, n, &hi), 4); break;
-        default: BOTH(cm_reduce_max_i32(s, x, xoff, n, res, roff), cm_reduce_max_i32_to_host(s, x, xoff, n, &hi), 4); break;
+        case R_SUM: BOTH(cm_reduce_sum_i32(s, x, xb, n, res, roff * rb), cm_reduce_sum_i32_to_host(s, x, xb, n, &hl), 8); break;
+        case R_MIN: BOTH(cm_reduce_min_i32(s, x, xb, n, res, roff * rb), cm_reduce_min_i32_to_host(s, x, xb, n, &hi), 4); break;
+        default: BOTH(cm_reduce_max_i32(s, x, xb, n, res, roff * rb), cm_reduce_max_i32_to_host(s, x, xb, n, &hi), 4); break;
         }
     }
 #undef BOTH
@@ -549,8 +558,9 @@ static void test_dot_mixed_alignment(void **state) {
         sxx += (double)h[1 + i] * h[1 + i];
     }
     float got = 0, gxx = 0;
-    CM_ASSERT_OK(cm_reduce_dot_f32_to_host(NULL, b, 1, b, 2, n, &got));
-    CM_ASSERT_OK(cm_reduce_dot_f32_to_host(c.stream, b, 1, b, 1, n, &gxx));
+    /* x at float 1, y at float 2 (offsets in bytes) */
+    CM_ASSERT_OK(cm_reduce_dot_f32_to_host(NULL, b, 1 * 4, b, 2 * 4, n, &got));
+    CM_ASSERT_OK(cm_reduce_dot_f32_to_host(c.stream, b, 1 * 4, b, 1 * 4, n, &gxx));
     assert_true(fabs(got - ref) <= 0x1p-24 * fabs(ref) + 300 * 0x1p-53 * sa);
     assert_true(fabs(gxx - refxx) <= 0x1p-24 * fabs(refxx) + 300 * 0x1p-53 * sxx);
     CM_ASSERT_OK(cm_buffer_destroy(b));
@@ -583,8 +593,10 @@ static void test_nan_rules(void **state) {
             assert_int_equal(idx, first); assert_true(isnan(v));
             CM_ASSERT_OK(cm_reduce_argmin_f32_to_host(NULL, b, 0, n, &idx, NULL));
             assert_int_equal(idx, first);
-            /* from offset first + 1 the first NaN is the last element */
-            CM_ASSERT_OK(cm_reduce_argmin_f32_to_host(NULL, b, first + 1, n - first - 1, &idx, NULL));
+            /* from element first + 1 (its byte offset) the first NaN is the last element; the
+             * index counts elements from there */
+            CM_ASSERT_OK(cm_reduce_argmin_f32_to_host(NULL, b, (first + 1) * 4, n - first - 1, &idx,
+                                                      NULL));
             assert_int_equal(idx, n - first - 2);
         } else {
             double v = 0;
@@ -650,19 +662,20 @@ static void test_reproducible(void **state) {
         float s0 = 0, dt0 = 0;
         double sd0 = 0;
         uint64_t a0 = 0;
-        CM_ASSERT_OK(cm_reduce_sum_f32_to_host(NULL, b, 1, n, &s0));
-        CM_ASSERT_OK(cm_reduce_dot_f32_to_host(NULL, b, 1, b, 1, n, &dt0));
-        CM_ASSERT_OK(cm_reduce_sum_f64_to_host(NULL, bd, 1, n, &sd0));
-        CM_ASSERT_OK(cm_reduce_argmax_f32_to_host(NULL, b, 1, n, &a0, NULL));
+        /* every operand at element 1: 4 bytes in b, 8 in bd */
+        CM_ASSERT_OK(cm_reduce_sum_f32_to_host(NULL, b, 4, n, &s0));
+        CM_ASSERT_OK(cm_reduce_dot_f32_to_host(NULL, b, 4, b, 4, n, &dt0));
+        CM_ASSERT_OK(cm_reduce_sum_f64_to_host(NULL, bd, 8, n, &sd0));
+        CM_ASSERT_OK(cm_reduce_argmax_f32_to_host(NULL, b, 4, n, &a0, NULL));
         for (int rep = 0; rep < 20; ++rep) {
             cm_stream_t *s = stream_for((size_t)rep);
             float s1 = 0, dt1 = 0;
             double sd1 = 0;
             uint64_t a1 = 0;
-            CM_ASSERT_OK(cm_reduce_sum_f32_to_host(s, b, 1, n, &s1));
-            CM_ASSERT_OK(cm_reduce_dot_f32_to_host(s, b, 1, b, 1, n, &dt1));
-            CM_ASSERT_OK(cm_reduce_sum_f64_to_host(s, bd, 1, n, &sd1));
-            CM_ASSERT_OK(cm_reduce_argmax_f32_to_host(s, b, 1, n, &a1, NULL));
+            CM_ASSERT_OK(cm_reduce_sum_f32_to_host(s, b, 4, n, &s1));
+            CM_ASSERT_OK(cm_reduce_dot_f32_to_host(s, b, 4, b, 4, n, &dt1));
+            CM_ASSERT_OK(cm_reduce_sum_f64_to_host(s, bd, 8, n, &sd1));
+            CM_ASSERT_OK(cm_reduce_argmax_f32_to_host(s, b, 4, n, &a1, NULL));
             assert_memory_equal(&s0, &s1, 4);
             assert_memory_equal(&dt0, &dt1, 4);
             assert_memory_equal(&sd0, &sd1, 8);
@@ -686,16 +699,17 @@ static void test_graph_capture(void **state) {
     CM_ASSERT_OK(cm_buffer_create(c.dev, 16, &res));
     CM_ASSERT_OK(cm_buffer_create(c.dev, (n + 1) * 4, &y));
     float direct = 0;
-    CM_ASSERT_OK(cm_reduce_sum_f32_to_host(c.stream, x, 1, n, &direct));
+    /* x and y at float 1, the result at float 1 of res (offsets in bytes) */
+    CM_ASSERT_OK(cm_reduce_sum_f32_to_host(c.stream, x, 4, n, &direct));
     cm_graph_t *graph = NULL;
     CM_ASSERT_OK(cm_graph_capture_begin(c.stream));
-    cm_status_t s1 = cm_vector_scale_f32(c.stream, 2.0f, y, 1, x, 1, n);
-    cm_status_t s2 = cm_reduce_sum_f32(c.stream, y, 1, n, res, 1);
+    cm_status_t s1 = cm_vector_scale_f32(c.stream, 2.0f, y, 4, x, 4, n);
+    cm_status_t s2 = cm_reduce_sum_f32(c.stream, y, 4, n, res, 4);
     CM_ASSERT_OK(cm_graph_capture_end(c.stream, &graph));
     CM_ASSERT_OK(s1);
     CM_ASSERT_OK(s2);
     for (int rep = 0; rep < 3; ++rep) {
-        CM_ASSERT_OK(cm_buffer_set(res, 0, 16, 0xFF));
+        CM_ASSERT_OK(cm_buffer_set(NULL, res, 0, 16, 0xFF));
         CM_ASSERT_OK(cm_graph_launch(graph, c.stream));
         float got[4];
         download(res, got, 16);
@@ -706,6 +720,68 @@ static void test_graph_capture(void **state) {
     CM_ASSERT_OK(cm_buffer_destroy(y));
     CM_ASSERT_OK(cm_buffer_destroy(res));
     free(h);
+}
+
+/* ---------------------------------------------------------------- misaligned byte offsets */
+
+/* The last error is the refusal of a misaligned offset by the call named `call`. */
+static void expect_misaligned(const char *call, const char *arg, size_t value, size_t elem) {
+    const cm_error_t *e = cm_last_error();
+    char want[160];
+    snprintf(want, sizeof want,
+             "%s %zu is not a multiple of the %zu-byte element; nothing was queued", arg, value,
+             elem);
+    if (strstr(e->message, want) == NULL)
+        fail_msg("%s: the message does not say \"%s\": %s", call, want, e->message);
+    if (strcmp(e->call, call) != 0) fail_msg("the detail names %s, not %s", e->call, call);
+}
+
+/* Offsets count bytes and must be a multiple of the operand's element size (a reduction's
+ * result offset: of the result's type): a misaligned one is refused before anything is queued,
+ * on either stream, and the output keeps its poison. */
+static void test_misaligned_offsets_refused(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const size_t n = 64, bytes = (n + 8) * 8;
+    cm_buffer_t *x = NULL, *o = NULL;
+    CM_ASSERT_OK(cm_buffer_create(c.dev, bytes, &x));
+    CM_ASSERT_OK(cm_buffer_create(c.dev, bytes, &o));
+    CM_ASSERT_OK(cm_buffer_set(NULL, x, 0, bytes, 0));
+    CM_ASSERT_OK(cm_buffer_set(NULL, o, 0, bytes, 0xFF));
+    for (size_t k = 0; k < 2; ++k) {
+        cm_stream_t *s = stream_for(k);
+        /* vector operations: each operand against its type */
+        CM_ASSERT_STATUS(cm_vector_copy_f32(s, o, 0, x, 6, n), CM_ERROR_INVALID_ARGUMENT);
+        expect_misaligned("cm_vector_copy_f32", "x_offset", 6, 4);
+        CM_ASSERT_STATUS(cm_vector_fill_f64(s, o, 4, 1.0, n), CM_ERROR_INVALID_ARGUMENT);
+        expect_misaligned("cm_vector_fill_f64", "out_offset", 4, 8);
+        CM_ASSERT_STATUS(cm_vector_add_f32(s, o, 0, x, 0, x, 2, n), CM_ERROR_INVALID_ARGUMENT);
+        expect_misaligned("cm_vector_add_f32", "y_offset", 2, 4);
+        /* reductions: the inputs, and the result against the result's own type */
+        CM_ASSERT_STATUS(cm_reduce_sum_f64(s, x, 12, n, o, 0), CM_ERROR_INVALID_ARGUMENT);
+        expect_misaligned("cm_reduce_sum_f64", "x_offset", 12, 8);
+        CM_ASSERT_STATUS(cm_reduce_dot_f32(s, x, 0, x, 10, n, o, 0), CM_ERROR_INVALID_ARGUMENT);
+        expect_misaligned("cm_reduce_dot_f32", "y_offset", 10, 4);
+        CM_ASSERT_STATUS(cm_reduce_sum_f32(s, x, 0, n, o, 6), CM_ERROR_INVALID_ARGUMENT);
+        expect_misaligned("cm_reduce_sum_f32", "result_offset", 6, 4);
+        CM_ASSERT_STATUS(cm_reduce_sum_i32(s, x, 0, n, o, 4), CM_ERROR_INVALID_ARGUMENT);
+        expect_misaligned("cm_reduce_sum_i32", "result_offset", 4, 8); /* an int64_t result */
+        CM_ASSERT_STATUS(cm_reduce_argmax_f32(s, x, 0, n, o, 12), CM_ERROR_INVALID_ARGUMENT);
+        expect_misaligned("cm_reduce_argmax_f32", "result_offset", 12, 8); /* a uint64_t index */
+        uint64_t idx = 7;
+        float v = 0;
+        CM_ASSERT_STATUS(cm_reduce_argmin_f32_to_host(s, x, 2, n, &idx, &v),
+                         CM_ERROR_INVALID_ARGUMENT);
+        expect_misaligned("cm_reduce_argmin_f32_to_host", "x_offset", 2, 4);
+        assert_int_equal(idx, 7); /* nothing written */
+    }
+    unsigned char *h = malloc(bytes);
+    assert_non_null(h);
+    download(o, h, bytes);
+    for (size_t i = 0; i < bytes; ++i) assert_int_equal(h[i], 0xFF);
+    free(h);
+    CM_ASSERT_OK(cm_buffer_destroy(x));
+    CM_ASSERT_OK(cm_buffer_destroy(o));
 }
 
 /* ---------------------------------------------------------------- 2^28 - 3 elements at offset 1
@@ -748,8 +824,8 @@ static void large_vector_f32(cm_buffer_t *a, cm_buffer_t *b, const float *ha, co
     CM_ASSERT_OK(cm_buffer_create(c.dev, bytes, &o));
     for (int op = 0; op < OP_COUNT; ++op) {
         const float alpha = (float)(rnd_unit() * 3.0);
-        if (op == OP_AXPY) CM_ASSERT_OK(cm_buffer_copy(o, 0, b, 0, bytes)); /* y = b */
-        else CM_ASSERT_OK(cm_buffer_set(o, 0, bytes, 0xFF));
+        if (op == OP_AXPY) CM_ASSERT_OK(cm_buffer_copy(NULL, o, 0, b, 0, bytes)); /* y = b */
+        else CM_ASSERT_OK(cm_buffer_set(NULL, o, 0, bytes, 0xFF));
         CM_ASSERT_OK(run_vector(op, 4, stream_for((size_t)op), o, off, a, b, n, alpha));
         download(o, ho, bytes);
         size_t bad = 0, first = 0;
@@ -920,6 +996,7 @@ int main(void) {
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_reproducible),
         cmocka_unit_test(test_graph_capture),
+        cmocka_unit_test(test_misaligned_offsets_refused),
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_large_f64),
         cmocka_unit_test(test_large_i32),

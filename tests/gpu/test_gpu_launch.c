@@ -7,9 +7,11 @@
  * and cm_kernel_attrs_get) must equal what CUDA does with the same configuration through a raw
  * cudaLaunchKernel / cudaLaunchKernelExC: success <=> we accept, for 100% of them.
  * Then occupancy against cudaOccupancyMaxActiveBlocksPerMultiprocessor, and cm_launch itself:
- * real results, bad configurations that must not launch, the automatic configuration against
- * cudaOccupancyMaxPotentialBlockSize, synchronous mode, the attribute cache after
- * cudaFuncSetAttribute, and the kernel-image check.
+ * real results (with a NULL stream, synchronous, and on the test's own CUDA stream wrapped as a
+ * library stream), bad configurations that must not launch, the automatic configuration against
+ * cudaOccupancyMaxPotentialBlockSize, when a launch returns (on a stream: at once; with a NULL
+ * stream: after the kernel; in synchronous debug mode: after the kernel), the attribute cache
+ * after cudaFuncSetAttribute, and the kernel-image check.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -26,6 +28,7 @@
 #include <cudamodel/device.h>
 #include <cudamodel/interop.h>
 #include <cudamodel/launch.h>
+#include <cudamodel/version.h>
 
 /* from test_gpu_launch_kernels.cu */
 int tk_proof_count(void);
@@ -582,7 +585,7 @@ static void test_cm_launch_computes_right_results(void **state) {
     cm_launch_config_t cfg;
     CM_ASSERT_OK(cm_launch_config_1d(n, 256, &cfg));
     poison(d, n);
-    CM_ASSERT_OK(CM_LAUNCH(tk_fill_kernel_ptr(), &cfg, args));
+    CM_ASSERT_OK(CM_LAUNCH(NULL, tk_fill_kernel_ptr(), &cfg, args));
     CUDA_OK(cudaDeviceSynchronize());
     expect_fill(d, n, mul, add, "1-D CM_LAUNCH");
 
@@ -600,11 +603,11 @@ static void test_cm_launch_computes_right_results(void **state) {
     add = 1;
     void *args3[] = {&d, &n3, &mul, &add};
     poison(d, n);
-    CM_ASSERT_OK(cm_launch(tk_fill_kernel_ptr(), &c3, args3));
+    CM_ASSERT_OK(cm_launch(NULL, tk_fill_kernel_ptr(), &c3, args3));
     CUDA_OK(cudaDeviceSynchronize());
     expect_fill(d, n3, mul, add, "3-D cm_launch");
 
-    /* a 2-D tiling on a CUDA stream of our own */
+    /* a 2-D tiling on a CUDA stream of our own, wrapped as a library stream */
     cm_launch_config_t c2;
     CM_ASSERT_OK(cm_launch_config_2d(1000, 77, 32, 8, &c2));
     unsigned long long n2 = cm_launch_config_threads(&c2);
@@ -614,18 +617,24 @@ static void test_cm_launch_computes_right_results(void **state) {
     void *args2[] = {&d, &n2, &mul, &add};
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cm_device_t *dev = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    cm_stream_t *w = NULL;
+    CM_ASSERT_OK(cm_stream_wrap(dev, s, &w));
     poison(d, n);
-    CM_ASSERT_OK(cm_launch_on_cuda_stream(tk_fill_kernel_ptr(), &c2, args2, s, __FILE__, __LINE__));
-    CUDA_OK(cudaStreamSynchronize(s));
+    CM_ASSERT_OK(cm_launch_at(w, tk_fill_kernel_ptr(), &c2, args2, __FILE__, __LINE__));
+    CM_ASSERT_OK(cm_stream_synchronize(w));
+    CM_ASSERT_OK(cm_stream_release(w)); /* the wrapper goes before the CUDA stream */
+    CM_ASSERT_OK(cm_device_close(dev));
     CUDA_OK(cudaStreamDestroy(s));
-    expect_fill(d, n2, mul, add, "2-D cm_launch_on_cuda_stream");
+    expect_fill(d, n2, mul, add, "2-D cm_launch_at on a wrapped CUDA stream");
 
     /* an empty launch (grid.x = 0) is fine and runs nothing */
     cm_launch_config_t c0;
     CM_ASSERT_OK(cm_launch_config_1d(0, 256, &c0));
     assert_int_equal(c0.grid.x, 0);
     poison(d, n);
-    CM_ASSERT_OK(cm_launch(tk_fill_kernel_ptr(), &c0, args));
+    CM_ASSERT_OK(cm_launch(NULL, tk_fill_kernel_ptr(), &c0, args));
     expect_untouched(d, 1024, "empty launch");
     CUDA_OK(cudaFree(d));
 }
@@ -637,7 +646,7 @@ static void expect_rejected(const void *fn, const cm_launch_config_t *c, void **
     poison(d, n);
     cm_last_error_clear();
     int line = __LINE__ + 1;
-    cm_status_t s = cm_launch_at(fn, c, args, __FILE__, line);
+    cm_status_t s = cm_launch_at(NULL, fn, c, args, __FILE__, line);
     const cm_error_t *e = cm_last_error();
     char report[2048];
     cm_error_format(NULL, report, sizeof report);
@@ -778,7 +787,7 @@ static void test_launch_config_auto_matches_cuda(void **state) {
     cm_launch_config_t c;
     CM_ASSERT_OK(cm_launch_config_auto(tk_fill_kernel_ptr(), n, 0, &c));
     poison(d, n);
-    CM_ASSERT_OK(CM_LAUNCH(tk_fill_kernel_ptr(), &c, args));
+    CM_ASSERT_OK(CM_LAUNCH(NULL, tk_fill_kernel_ptr(), &c, args));
     CUDA_OK(cudaDeviceSynchronize());
     expect_fill(d, n, mul, add, "cm_launch_config_auto");
     CUDA_OK(cudaFree(d));
@@ -790,10 +799,18 @@ static double now_ms(void) {
     return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
 }
 
+/* When cm_launch returns: on a stream at once (the kernel still runs); with a NULL stream after
+ * the kernel, whatever the mode; on a stream in synchronous debug mode after the kernel. */
 static void test_sync_mode_waits_for_the_kernel(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     setup_device();
+    cm_device_t *dev = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    cm_stream_t *s = NULL; /* a pooled stream: non-blocking */
+    CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
+    cudaStream_t cs = NULL;
+    CM_ASSERT_OK(cm_stream_cuda(s, &cs));
     unsigned *d = NULL;
     CUDA_OK(cudaMalloc((void **)&d, 2 * sizeof(unsigned)));
     unsigned us = 20000; /* the kernel waits 20 ms */
@@ -804,45 +821,61 @@ static void test_sync_mode_waits_for_the_kernel(void **state) {
     /* warm up: module load and the attribute cache stay out of the timing */
     unsigned us0 = 0;
     void *args0[] = {&d, &us0};
-    CM_ASSERT_OK(cm_launch(tk_spin_kernel_ptr(), &c, args0));
-    CUDA_OK(cudaDeviceSynchronize());
+    CM_ASSERT_OK(cm_launch(s, tk_spin_kernel_ptr(), &c, args0));
+    CM_ASSERT_OK(cm_stream_synchronize(s));
 
-    /* asynchronous (default): cm_launch returns while the kernel still runs */
+    /* on a stream, asynchronous (default): cm_launch returns while the kernel still runs */
     cm_sync_mode_set(false);
     assert_false(cm_sync_mode());
     double t0 = now_ms();
-    CM_ASSERT_OK(CM_LAUNCH(tk_spin_kernel_ptr(), &c, args));
+    CM_ASSERT_OK(CM_LAUNCH(s, tk_spin_kernel_ptr(), &c, args));
     double async_ms = now_ms() - t0;
-    cudaError_t q = cudaStreamQuery(0);
+    cudaError_t q = cudaStreamQuery(cs);
     (void)cudaGetLastError();
     assert_int_equal(q, cudaErrorNotReady);
-    CUDA_OK(cudaDeviceSynchronize());
+    CM_ASSERT_OK(cm_stream_synchronize(s));
 
-    /* synchronous: cm_launch returns after the kernel finished */
+    /* a NULL stream is synchronous without the debug mode: cm_launch returns after the kernel
+     * finished, and the legacy default stream is idle */
+    CUDA_OK(cudaMemset(d, 0, 2 * sizeof(unsigned)));
+    CUDA_OK(cudaDeviceSynchronize());
+    t0 = now_ms();
+    CM_ASSERT_OK(CM_LAUNCH(NULL, tk_spin_kernel_ptr(), &c, args));
+    double null_ms = now_ms() - t0;
+    q = cudaStreamQuery(0);
+    assert_int_equal(q, cudaSuccess);
+    assert_true(null_ms >= 15.0);
+    unsigned h[2];
+    CUDA_OK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    assert_int_equal(h[0], tk_mark() | 7u);
+
+    /* synchronous debug mode: a launch on a stream returns after the kernel finished */
     cm_sync_mode_set(true);
     assert_true(cm_sync_mode());
     CUDA_OK(cudaMemset(d, 0, 2 * sizeof(unsigned)));
     CUDA_OK(cudaDeviceSynchronize());
     t0 = now_ms();
-    CM_ASSERT_OK(CM_LAUNCH(tk_spin_kernel_ptr(), &c, args));
+    CM_ASSERT_OK(CM_LAUNCH(s, tk_spin_kernel_ptr(), &c, args));
     double sync_ms = now_ms() - t0;
-    q = cudaStreamQuery(0);
+    q = cudaStreamQuery(cs);
     cm_sync_mode_set(false);
-    print_message("cm_launch of a 20 ms kernel returned after %.3f ms (async) and %.3f ms "
-                  "(sync mode)\n",
-                  async_ms, sync_ms);
+    print_message("cm_launch of a 20 ms kernel returned after %.3f ms (on a stream), %.3f ms "
+                  "(NULL stream) and %.3f ms (on a stream, sync mode)\n",
+                  async_ms, null_ms, sync_ms);
     assert_int_equal(q, cudaSuccess);
     assert_true(sync_ms >= 15.0);
-    unsigned h[2];
     CUDA_OK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
     assert_int_equal(h[0], tk_mark() | 7u);
 
     /* a bad configuration in sync mode is still rejected before launch */
     cm_sync_mode_set(true);
     c.block.x = 2048;
-    assert_int_equal(cm_launch(tk_spin_kernel_ptr(), &c, args), CM_ERROR_INVALID_LAUNCH);
+    assert_int_equal(cm_launch(s, tk_spin_kernel_ptr(), &c, args), CM_ERROR_INVALID_LAUNCH);
+    assert_int_equal(cm_launch(NULL, tk_spin_kernel_ptr(), &c, args), CM_ERROR_INVALID_LAUNCH);
     cm_sync_mode_set(false);
     assert_int_equal(cudaGetLastError(), cudaSuccess);
+    CM_ASSERT_OK(cm_stream_release(s));
+    CM_ASSERT_OK(cm_device_close(dev));
     CUDA_OK(cudaFree(d));
 }
 
@@ -886,14 +919,14 @@ static void test_stale_attribute_cache_is_refreshed(void **state) {
     CUDA_OK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(48 * KIB)));
     c.dynamic_shared_bytes = 64 * KIB;
     words = (unsigned)(c.dynamic_shared_bytes / 4);
-    assert_int_equal(cm_launch(fn, &c, args), CM_ERROR_INVALID_LAUNCH);
+    assert_int_equal(cm_launch(NULL, fn, &c, args), CM_ERROR_INVALID_LAUNCH);
     assert_int_equal(cudaGetLastError(), cudaSuccess);
 
     /* 48 KiB works */
     c.dynamic_shared_bytes = 48 * KIB;
     words = (unsigned)(c.dynamic_shared_bytes / 4);
     poison(d, (size_t)blocks * max_words);
-    CM_ASSERT_OK(cm_launch(fn, &c, args));
+    CM_ASSERT_OK(cm_launch(NULL, fn, &c, args));
     CUDA_OK(cudaDeviceSynchronize());
     expect_dyn_fill(d, blocks, words);
 
@@ -903,7 +936,7 @@ static void test_stale_attribute_cache_is_refreshed(void **state) {
     c.dynamic_shared_bytes = 100 * KIB;
     words = max_words;
     poison(d, (size_t)blocks * max_words);
-    CM_ASSERT_OK(cm_launch(fn, &c, args));
+    CM_ASSERT_OK(cm_launch(NULL, fn, &c, args));
     CUDA_OK(cudaDeviceSynchronize());
     expect_dyn_fill(d, blocks, words);
     print_message("stale cache: 48 KiB launch, limit raised to 100 KiB by cudaFuncSetAttribute, "
@@ -913,7 +946,7 @@ static void test_stale_attribute_cache_is_refreshed(void **state) {
      * 100 KiB, so validation passes and CUDA refuses: an error, never a launch. */
     CUDA_OK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(48 * KIB)));
     poison(d, (size_t)blocks * max_words);
-    cm_status_t s = cm_launch(fn, &c, args);
+    cm_status_t s = cm_launch(NULL, fn, &c, args);
     char report[2048];
     cm_error_format(NULL, report, sizeof report);
     print_message("limit lowered to 48 KiB, 100 KiB launch -> %s\n%s\n", cm_status_name(s), report);
@@ -932,8 +965,10 @@ static void test_check_image_reports_native_code(void **state) {
     setup_device();
     cm_device_limits_t l = device_limits();
     int cc = l.cc_major * 10 + l.cc_minor;
+    cm_version_info_t vi;
+    CM_ASSERT_OK(cm_version_info(&vi));
     cm_arch_list_t archs;
-    CM_ASSERT_OK(cm_arch_list_parse(cm_build_cuda_architectures(), &archs));
+    CM_ASSERT_OK(cm_arch_list_parse(vi.cuda_architectures, &archs));
     int used = 0;
     cm_image_kind_t predicted = cm_arch_image_for(&archs, cc, &used);
     for (int k = 0; k < tk_proof_count(); ++k) {
@@ -952,7 +987,7 @@ static void test_check_image_reports_native_code(void **state) {
             assert_int_equal(rep.binary_version, cc);      /* the driver compiled it for cc */
         }
     }
-    print_message("build architectures \"%s\": %s for sm_%d\n", cm_build_cuda_architectures(),
+    print_message("build architectures \"%s\": %s for sm_%d\n", vi.cuda_architectures,
                   cm_image_kind_name(predicted), cc);
 
     /* not a kernel: a host object's address */

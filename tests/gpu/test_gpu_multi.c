@@ -6,7 +6,8 @@
  * - the set: members, streams, the peer matrix (with measured bandwidths) and its text, peer
  *   access enabled for every pair that supports it;
  * - split arrays: scatter / gather round trips from pageable and pinned host memory and from /
- *   to device buffers at element offsets, for element sizes 4, 8 and 12 and lengths 0, 1, 3, 63,
+ *   to device buffers at element offsets (passed in bytes), for element sizes 4, 8 and 12 and
+ *   lengths 0, 1, 3, 63,
  *   64, 65, fewer than the members' units, 2^20 + 3; outputs poisoned first and every byte
  *   checked, the poison around a destination range too;
  * - vector operations on every part against a CPU reference computed the same way (IEEE single
@@ -40,6 +41,7 @@
 #include <cudamodel/kernels.h>
 #include <cudamodel/multi.h>
 #include <cudamodel/stream.h>
+#include <cudamodel/version.h>
 
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
 static uint64_t rnd(void) { return cm_test_rand(&rng_state); }
@@ -190,13 +192,13 @@ static void round_trip(size_t n, size_t elem, bool pinned) {
     /* each part holds its range */
     for (int k = 0; k < c.count; ++k) {
         cm_buffer_t *b = NULL;
-        size_t off = 0, cnt = 0;
-        CM_ASSERT_OK(cm_split_part(sp, k, &b, &off, &cnt));
+        size_t first = 0, cnt = 0; /* first: the part's first element index */
+        CM_ASSERT_OK(cm_split_part(sp, k, &b, &first, &cnt));
         if (cnt == 0) continue;
         unsigned char *part = xmalloc(cnt * elem);
-        CM_ASSERT_OK(cm_buffer_copy_to_host(b, 0, part, cnt * elem));
-        if (memcmp(part, src + off * elem, cnt * elem) != 0)
-            fail_msg("part %d (elements %zu + %zu) holds the wrong range", k, off, cnt);
+        CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, 0, part, cnt * elem));
+        if (memcmp(part, src + first * elem, cnt * elem) != 0)
+            fail_msg("part %d (elements %zu + %zu) holds the wrong range", k, first, cnt);
         free(part);
     }
 
@@ -209,14 +211,15 @@ static void round_trip(size_t n, size_t elem, bool pinned) {
     CM_ASSERT_OK(cm_buffer_create(d0, (n + pad) * elem, &bdst));
     unsigned char *shifted = xmalloc((n + pad) * elem);
     random_bytes(shifted, (n + pad) * elem);
-    CM_ASSERT_OK(cm_buffer_copy_from_host(bsrc, 0, shifted, (n + pad) * elem));
-    CM_ASSERT_OK(cm_buffer_set(bdst, 0, (n + pad) * elem, 0xcd));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, bsrc, 0, shifted, (n + pad) * elem));
+    CM_ASSERT_OK(cm_buffer_set(NULL, bdst, 0, (n + pad) * elem, 0xcd));
     go_home();
-    CM_ASSERT_OK(cm_split_scatter(sp, bsrc, 5));
-    CM_ASSERT_OK(cm_split_gather(sp, bdst, 7));
+    /* element 5 of bsrc and element 7 of bdst: byte offsets, multiples of elem */
+    CM_ASSERT_OK(cm_split_scatter(sp, bsrc, 5 * elem));
+    CM_ASSERT_OK(cm_split_gather(sp, bdst, 7 * elem));
     check_home();
     unsigned char *back = xmalloc((n + pad) * elem);
-    CM_ASSERT_OK(cm_buffer_copy_to_host(bdst, 0, back, (n + pad) * elem));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, bdst, 0, back, (n + pad) * elem));
     for (size_t i = 0; i < (n + pad) * elem; ++i) {
         bool inside = i >= 7 * elem && i < (7 + n) * elem;
         unsigned char want = inside ? shifted[i - 7 * elem + 5 * elem] : 0xcd;
@@ -251,6 +254,33 @@ static void test_scatter_gather(void **state) {
     /* fewer elements than the members' units: the later parts are empty */
     round_trip((size_t)c.count * 64 - 1, 4, false);
     round_trip(2, 4, true);
+
+    /* offsets count bytes: one that is not a multiple of the element is refused, nothing is
+     * copied either way */
+    cm_split_t *sp = NULL;
+    CM_ASSERT_OK(cm_split_create(c.set, 10, 8, &sp));
+    cm_device_t *d0 = NULL;
+    CM_ASSERT_OK(cm_device_set_device(c.set, 0, &d0));
+    cm_buffer_t *b = NULL;
+    unsigned char back[32 * 8];
+    CM_ASSERT_OK(cm_buffer_create(d0, sizeof back, &b));
+    CM_ASSERT_OK(cm_buffer_set(NULL, b, 0, sizeof back, 0x5a));
+    CM_ASSERT_OK(cm_split_fill_f64(sp, 1.5));
+    CM_ASSERT_STATUS(cm_split_scatter(sp, b, 6), CM_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cm_last_error()->message,
+                           "src offset 6 is not a multiple of the 8-byte element"));
+    CM_ASSERT_STATUS(cm_split_gather(sp, b, 12), CM_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cm_last_error()->message,
+                           "dst offset 12 is not a multiple of the 8-byte element"));
+    check_home();
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, 0, back, sizeof back));
+    for (size_t i = 0; i < sizeof back; ++i) assert_int_equal(back[i], 0x5a);
+    double parts[10];
+    CM_ASSERT_OK(cm_device_set_synchronize(c.set));
+    CM_ASSERT_OK(cm_split_gather_to_host(sp, parts, 10));
+    for (int i = 0; i < 10; ++i) assert_true(parts[i] == 1.5);
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_split_destroy(sp));
 }
 
 /* ---------------------------------------------------------------- vector operations */
@@ -353,7 +383,7 @@ static cm_buffer_t *whole_on_member0(const void *host, size_t bytes) {
     CM_ASSERT_OK(cm_device_set_device(c.set, 0, &d0));
     cm_buffer_t *b = NULL;
     CM_ASSERT_OK(cm_buffer_create(d0, bytes, &b));
-    if (bytes) CM_ASSERT_OK(cm_buffer_copy_from_host(b, 0, host, bytes));
+    if (bytes) CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b, 0, host, bytes));
     return b;
 }
 
@@ -507,9 +537,9 @@ typedef struct visit {
 } visit_t;
 
 static cm_status_t scale_part(void *user, int index, cm_stream_t *stream, cm_buffer_t *part,
-                              size_t offset, size_t count) {
+                              size_t first, size_t count) {
     visit_t *v = user;
-    (void)offset;
+    (void)first;
     int d = -1;
     if (cudaGetDevice(&d) != cudaSuccess || d != c.ordinals[index]) v->wrong_device = true;
     ++v->calls;
@@ -562,15 +592,17 @@ static void test_nccl_collectives(void **state) {
     CM_REQUIRE_GPU();
     go_home();
     cm_comm_t *comm = NULL;
-    if (!cm_nccl_built()) {
+    cm_version_info_t vi;
+    CM_ASSERT_OK(cm_version_info(&vi));
+    if (!vi.nccl_built) {
         assert_int_equal(cm_comm_create(c.set, &comm), CM_ERROR_NOT_SUPPORTED);
         assert_non_null(strstr(cm_last_error()->message, "not built"));
         print_message("libcudamodel was built without NCCL: collectives report \"not built\"\n");
         return;
     }
-    int v = 0;
-    CM_ASSERT_OK(cm_nccl_version(&v));
-    print_message("NCCL %d (built against %d), %d rank(s)\n", v, cm_nccl_version_built(), c.count);
+    assert_true(vi.nccl > 0); /* the loaded NCCL answers ncclGetVersion */
+    print_message("NCCL %d (built against %d), %d rank(s)\n", vi.nccl, vi.nccl_built_version,
+                  c.count);
     CM_ASSERT_OK(cm_comm_create(c.set, &comm));
     check_home();
     int nranks = 0, local = 0, first = -1;
@@ -597,8 +629,8 @@ static void test_nccl_collectives(void **state) {
         send[k] = member_buffer(k, n * 4);
         recv[k] = member_buffer(k, n * 4);
         gath[k] = member_buffer(k, (size_t)R * n * 4);
-        CM_ASSERT_OK(cm_buffer_copy_from_host(send[k], 0, h + (size_t)k * n, n * 4));
-        CM_ASSERT_OK(cm_buffer_set(recv[k], 0, n * 4, 0xff));
+        CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, send[k], 0, h + (size_t)k * n, n * 4));
+        CM_ASSERT_OK(cm_buffer_set(NULL, recv[k], 0, n * 4, 0xff));
     }
     /* all-reduce sum, out of place */
     go_home();
@@ -606,7 +638,7 @@ static void test_nccl_collectives(void **state) {
     check_home();
     CM_ASSERT_OK(cm_comm_synchronize(comm));
     for (int k = 0; k < R; ++k) {
-        CM_ASSERT_OK(cm_buffer_copy_to_host(recv[k], 0, out, n * 4));
+        CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, recv[k], 0, out, n * 4));
         for (size_t i = 0; i < n; ++i) {
             double e = 0, a = 0;
             for (int r = 0; r < R; ++r) {
@@ -619,11 +651,11 @@ static void test_nccl_collectives(void **state) {
     }
     /* all-reduce max, in place (send == recv) */
     for (int k = 0; k < R; ++k)
-        CM_ASSERT_OK(cm_buffer_copy_from_host(recv[k], 0, h + (size_t)k * n, n * 4));
+        CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, recv[k], 0, h + (size_t)k * n, n * 4));
     CM_ASSERT_OK(cm_comm_all_reduce(comm, recv, recv, n, CM_DTYPE_F32, CM_COMM_MAX));
     CM_ASSERT_OK(cm_comm_synchronize(comm));
     for (int k = 0; k < R; ++k) {
-        CM_ASSERT_OK(cm_buffer_copy_to_host(recv[k], 0, out, n * 4));
+        CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, recv[k], 0, out, n * 4));
         for (size_t i = 0; i < n; ++i) {
             float m = -INFINITY;
             for (int r = 0; r < R; ++r) m = fmaxf(m, h[(size_t)r * n + i]);
@@ -632,14 +664,14 @@ static void test_nccl_collectives(void **state) {
     }
     /* int32 sum: exact */
     for (int k = 0; k < R; ++k) {
-        CM_ASSERT_OK(cm_buffer_copy_from_host(send[k], 0, hi + (size_t)k * n, n * 4));
-        CM_ASSERT_OK(cm_buffer_set(recv[k], 0, n * 4, 0xff));
+        CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, send[k], 0, hi + (size_t)k * n, n * 4));
+        CM_ASSERT_OK(cm_buffer_set(NULL, recv[k], 0, n * 4, 0xff));
     }
     CM_ASSERT_OK(cm_comm_all_reduce(comm, send, recv, n, CM_DTYPE_I32, CM_COMM_SUM));
     CM_ASSERT_OK(cm_comm_synchronize(comm));
     for (int k = 0; k < R; ++k) {
         int32_t *oi = (int32_t *)(void *)out;
-        CM_ASSERT_OK(cm_buffer_copy_to_host(recv[k], 0, oi, n * 4));
+        CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, recv[k], 0, oi, n * 4));
         for (size_t i = 0; i < n; ++i) {
             int32_t e = 0;
             for (int r = 0; r < R; ++r) e += hi[(size_t)r * n + i];
@@ -651,41 +683,42 @@ static void test_nccl_collectives(void **state) {
     cm_buffer_t *bsend[CM_DEVICE_SET_MAX];
     for (int k = 0; k < R; ++k) {
         bsend[k] = k == root ? send[k] : NULL;
-        CM_ASSERT_OK(cm_buffer_set(recv[k], 0, n * 4, 0xff));
+        CM_ASSERT_OK(cm_buffer_set(NULL, recv[k], 0, n * 4, 0xff));
     }
-    CM_ASSERT_OK(cm_buffer_copy_from_host(send[root], 0, h, n * 4));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, send[root], 0, h, n * 4));
     CM_ASSERT_OK(cm_comm_broadcast(comm, bsend, recv, n, CM_DTYPE_F32, root));
     CM_ASSERT_OK(cm_comm_synchronize(comm));
     for (int k = 0; k < R; ++k) {
-        CM_ASSERT_OK(cm_buffer_copy_to_host(recv[k], 0, out, n * 4));
+        CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, recv[k], 0, out, n * 4));
         if (memcmp(out, h, n * 4) != 0) fail_msg("broadcast: rank %d differs from the root", k);
     }
     /* all-gather out of place, then in place */
     for (int k = 0; k < R; ++k) {
-        CM_ASSERT_OK(cm_buffer_copy_from_host(send[k], 0, h + (size_t)k * n, n * 4));
-        CM_ASSERT_OK(cm_buffer_set(gath[k], 0, (size_t)R * n * 4, 0xff));
+        CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, send[k], 0, h + (size_t)k * n, n * 4));
+        CM_ASSERT_OK(cm_buffer_set(NULL, gath[k], 0, (size_t)R * n * 4, 0xff));
     }
     CM_ASSERT_OK(cm_comm_all_gather(comm, send, gath, n, CM_DTYPE_F32));
     CM_ASSERT_OK(cm_comm_synchronize(comm));
     for (int k = 0; k < R; ++k) {
-        CM_ASSERT_OK(cm_buffer_copy_to_host(gath[k], 0, out, (size_t)R * n * 4));
+        CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, gath[k], 0, out, (size_t)R * n * 4));
         if (memcmp(out, h, (size_t)R * n * 4) != 0) fail_msg("all-gather: rank %d", k);
     }
     for (int k = 0; k < R; ++k) {
-        CM_ASSERT_OK(cm_buffer_set(gath[k], 0, (size_t)R * n * 4, 0xff));
-        CM_ASSERT_OK(cm_buffer_copy_from_host(gath[k], (size_t)k * n * 4, h + (size_t)k * n, n * 4));
+        CM_ASSERT_OK(cm_buffer_set(NULL, gath[k], 0, (size_t)R * n * 4, 0xff));
+        CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, gath[k], (size_t)k * n * 4, h + (size_t)k * n,
+                                              n * 4));
     }
     CM_ASSERT_OK(cm_comm_all_gather(comm, gath, gath, n, CM_DTYPE_F32));
     CM_ASSERT_OK(cm_comm_synchronize(comm));
     for (int k = 0; k < R; ++k) {
-        CM_ASSERT_OK(cm_buffer_copy_to_host(gath[k], 0, out, (size_t)R * n * 4));
+        CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, gath[k], 0, out, (size_t)R * n * 4));
         if (memcmp(out, h, (size_t)R * n * 4) != 0) fail_msg("all-gather in place: rank %d", k);
     }
     /* avg of equal inputs is the input */
-    for (int k = 0; k < R; ++k) CM_ASSERT_OK(cm_buffer_copy_from_host(send[k], 0, h, n * 4));
+    for (int k = 0; k < R; ++k) CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, send[k], 0, h, n * 4));
     CM_ASSERT_OK(cm_comm_all_reduce(comm, send, recv, n, CM_DTYPE_F32, CM_COMM_AVG));
     CM_ASSERT_OK(cm_comm_synchronize(comm));
-    CM_ASSERT_OK(cm_buffer_copy_to_host(recv[0], 0, out, n * 4));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, recv[0], 0, out, n * 4));
     for (size_t i = 0; i < n; ++i)
         if (fabs((double)out[i] - h[i]) > ldexp(fabs(h[i]), -21)) fail_msg("avg element %zu", i);
     check_home();

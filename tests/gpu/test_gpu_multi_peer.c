@@ -32,6 +32,7 @@
 #include <cudamodel/interop.h>
 #include <cudamodel/multi.h>
 #include <cudamodel/stream.h>
+#include <cudamodel/version.h>
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t rnd(void) { return cm_test_rand(&rng_state); }
@@ -115,30 +116,33 @@ static void test_peer_access_and_copies(void **state) {
     print_message("copies between devices 0 and 1: %s\n", cm_copy_path_name(path));
     CM_ASSERT_OK(cm_buffer_copy_path(a, c, &path));
     assert_int_equal(path, CM_COPY_SAME_DEVICE);
-    CM_ASSERT_OK(cm_buffer_copy_from_host(a, 0, src, n));
-    CM_ASSERT_OK(cm_buffer_set(c, 0, n + 1, 0xee));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, a, 0, src, n));
+    CM_ASSERT_OK(cm_buffer_set(NULL, c, 0, n + 1, 0xee));
     /* 0 -> 1 on device 1's stream, then 1 -> 0 on device 1's stream too (the source's) */
-    CM_ASSERT_OK(cm_buffer_copy_on_stream(b, 3, a, 0, n, s1));
-    CM_ASSERT_OK(cm_buffer_copy_on_stream(c, 1, b, 3, n, s1));
+    CM_ASSERT_OK(cm_buffer_copy(s1, b, 3, a, 0, n));
+    CM_ASSERT_OK(cm_buffer_copy(s1, c, 1, b, 3, n));
     CHECK0();
     CM_ASSERT_OK(cm_stream_synchronize(s1));
-    CM_ASSERT_OK(cm_buffer_copy_to_host(c, 1, out, n));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, c, 1, out, n));
     if (memcmp(out, src, n) != 0) fail_msg("device 0 -> 1 -> 0 on one stream lost data");
     unsigned char first = 0;
-    CM_ASSERT_OK(cm_buffer_copy_to_host(c, 0, &first, 1));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, c, 0, &first, 1));
     assert_int_equal(first, 0xee);
     /* on device 0's stream: 0 -> 1 */
-    CM_ASSERT_OK(cm_buffer_copy_on_stream(b2, 0, a, 0, n, s0));
+    CM_ASSERT_OK(cm_buffer_copy(s0, b2, 0, a, 0, n));
     CM_ASSERT_OK(cm_stream_synchronize(s0));
     memset(out, 0, n);
-    CM_ASSERT_OK(cm_buffer_copy_to_host(b2, 0, out, n));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b2, 0, out, n));
     if (memcmp(out, src, n) != 0) fail_msg("device 0 -> 1 on device 0's stream lost data");
     /* refused: past the end; a stream of device 0 for two buffers of device 1 */
-    CM_ASSERT_OK(cm_buffer_set(b2, 0, n, 0x11));
-    assert_int_equal(cm_buffer_copy_on_stream(b2, 1, a, 0, n, s1), CM_ERROR_INVALID_ARGUMENT);
+    CM_ASSERT_OK(cm_buffer_set(NULL, b2, 0, n, 0x11));
+    assert_int_equal(cm_buffer_copy(s1, b2, 1, a, 0, n), CM_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(cm_last_error()->message, "past the end"));
-    assert_int_equal(cm_buffer_copy_on_stream(b2, 0, b, 0, 64, s0), CM_ERROR_INVALID_ARGUMENT);
-    CM_ASSERT_OK(cm_buffer_copy_to_host(b2, 0, out, 64));
+    assert_int_equal(cm_buffer_copy(s0, b2, 0, b, 0, 64), CM_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cm_last_error()->message,
+                           "the stream belongs to device 0 but the buffer to device 1"));
+    assert_string_equal(cm_last_error()->call, "cm_buffer_copy"); /* the public name */
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b2, 0, out, 64));
     for (int i = 0; i < 64; ++i) assert_int_equal(out[i], 0x11); /* nothing written */
     CHECK0();
     cm_buffer_t *all[] = {a, b, c, b2};
@@ -159,15 +163,15 @@ static void test_split_over_two_devices(void **state) {
     for (size_t i = 0; i < n; ++i) x[i] = (float)rnd_unit();
     cm_split_t *sp = NULL;
     CM_ASSERT_OK(cm_split_create(set, n, 4, &sp));
-    size_t off1 = 0, cnt0 = 0, cnt1 = 0;
+    size_t first1 = 0, cnt0 = 0, cnt1 = 0;
     CM_ASSERT_OK(cm_split_part(sp, 0, NULL, NULL, &cnt0));
-    CM_ASSERT_OK(cm_split_part(sp, 1, NULL, &off1, &cnt1));
-    assert_true(cnt0 > 0 && cnt1 > 0 && off1 == cnt0 && cnt0 + cnt1 == n);
+    CM_ASSERT_OK(cm_split_part(sp, 1, NULL, &first1, &cnt1));
+    assert_true(cnt0 > 0 && cnt1 > 0 && first1 == cnt0 && cnt0 + cnt1 == n);
     assert_true(cnt0 - cnt1 <= 64);
     /* extremes straddling the boundary: the minimum twice (last of part 0, first of part 1),
      * the maximum only in part 1 (device 0) */
-    x[off1 - 1] = -9.0f;
-    x[off1] = -9.0f;
+    x[first1 - 1] = -9.0f;
+    x[first1] = -9.0f;
     x[n - 1] = 9.0f;
     cm_device_t *dev0 = NULL, *dev1 = NULL;
     CM_ASSERT_OK(cm_device_set_device(set, 1, &dev0));
@@ -175,25 +179,26 @@ static void test_split_over_two_devices(void **state) {
     cm_buffer_t *src = NULL, *dst = NULL;
     CM_ASSERT_OK(cm_buffer_create(dev0, n * 4, &src));
     CM_ASSERT_OK(cm_buffer_create(dev1, (n + 1) * 4, &dst));
-    CM_ASSERT_OK(cm_buffer_copy_from_host(src, 0, x, n * 4));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, src, 0, x, n * 4));
     CM_ASSERT_OK(cm_split_scatter(sp, src, 0)); /* device 0 -> parts on devices 1 and 0 */
     CHECK0();
     /* each part on its device holds its range */
     cm_buffer_t *p0 = NULL;
     CM_ASSERT_OK(cm_split_part(sp, 0, &p0, NULL, NULL));
-    cm_device_t *pd = NULL;
-    CM_ASSERT_OK(cm_buffer_device(p0, &pd));
-    assert_ptr_equal(pd, dev1);
-    CM_ASSERT_OK(cm_buffer_copy_to_host(p0, 0, out, cnt0 * 4));
+    cm_buffer_info_t pinfo;
+    CM_ASSERT_OK(cm_buffer_info(p0, &pinfo));
+    assert_ptr_equal(pinfo.device, dev1);
+    assert_int_equal(pinfo.ordinal, 1);
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, p0, 0, out, cnt0 * 4));
     if (memcmp(out, x, cnt0 * 4) != 0) fail_msg("part 0 (device 1) holds the wrong data");
-    CM_ASSERT_OK(cm_split_gather(sp, dst, 1));
+    CM_ASSERT_OK(cm_split_gather(sp, dst, 1 * sizeof(float))); /* from float 1 (in bytes) */
     memset(out, 0, n * 4);
-    CM_ASSERT_OK(cm_buffer_copy_to_host(dst, 4, out, n * 4));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, dst, 4, out, n * 4));
     if (memcmp(out, x, n * 4) != 0) fail_msg("gather into device 1 lost data");
     uint64_t idx = 0;
     float v = 0;
     CM_ASSERT_OK(cm_split_argmin_f32(sp, &idx, &v));
-    assert_true(idx == off1 - 1 && v == -9.0f);
+    assert_true(idx == first1 - 1 && v == -9.0f);
     CM_ASSERT_OK(cm_split_argmax_f32(sp, &idx, &v));
     assert_true(idx == n - 1 && v == 9.0f);
     double e = 0, a = 0;
@@ -212,7 +217,9 @@ static void test_split_over_two_devices(void **state) {
     for (size_t i = 0; i < n; ++i) if (out[i] != x[i] + x[i]) fail_msg("add element %zu", i);
     CHECK0();
 
-    if (cm_nccl_built()) {
+    cm_version_info_t vi;
+    CM_ASSERT_OK(cm_version_info(&vi));
+    if (vi.nccl_built) {
         cm_comm_t *comm = NULL;
         CM_ASSERT_OK(cm_comm_create(set, &comm));
         CHECK0();
@@ -222,7 +229,7 @@ static void test_split_over_two_devices(void **state) {
         CM_ASSERT_OK(cm_comm_broadcast(comm, bufs, bufs, cnt1, CM_DTYPE_F32, 0));
         CM_ASSERT_OK(cm_comm_synchronize(comm));
         CHECK0();
-        CM_ASSERT_OK(cm_buffer_copy_to_host(bufs[1], 0, out, cnt1 * 4));
+        CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, bufs[1], 0, out, cnt1 * 4));
         for (size_t i = 0; i < cnt1; ++i)
             if (out[i] != x[i] + x[i]) fail_msg("broadcast from device 1: element %zu", i);
         cm_buffer_t *swapped[2] = {bufs[1], bufs[0]};

@@ -41,6 +41,7 @@
 #include <cudamodel/buffer.h>
 #include <cudamodel/device.h>
 #include <cudamodel/multi.h>
+#include <cudamodel/version.h>
 
 extern char **environ;
 
@@ -139,48 +140,48 @@ static int child(int rank, const char *id_path) {
     CHILD_OK(cm_buffer_create(dev, N * 4, &send));
     CHILD_OK(cm_buffer_create(dev, N * 4, &recv));
     CHILD_OK(cm_buffer_create(dev, 2 * N * 4, &gath));
-    CHILD_OK(cm_buffer_copy_from_host(send, 0, h, N * 4));
-    CHILD_OK(cm_buffer_set(recv, 0, N * 4, 0xff));
+    CHILD_OK(cm_buffer_copy_from_host(NULL, send, 0, h, N * 4));
+    CHILD_OK(cm_buffer_set(NULL, recv, 0, N * 4, 0xff));
 
     /* all-reduce sum, out of place */
     CHILD_OK(cm_comm_all_reduce(comm, &send, &recv, N, CM_DTYPE_F32, CM_COMM_SUM));
     CHILD_HOME();
     CHILD_OK(cm_comm_synchronize(comm));
-    CHILD_OK(cm_buffer_copy_to_host(recv, 0, out, N * 4));
+    CHILD_OK(cm_buffer_copy_to_host(NULL, recv, 0, out, N * 4));
     for (size_t i = 0; i < N; ++i) {
         double a = value_of(0, i), b = value_of(1, i);
         CHILD_CHECK(fabs((double)out[i] - (a + b)) <= ldexp(fabs(a) + fabs(b), -23),
                     "sum element %zu: %g, want %g", i, out[i], a + b);
     }
     /* all-reduce max, in place */
-    CHILD_OK(cm_buffer_copy_from_host(recv, 0, h, N * 4));
+    CHILD_OK(cm_buffer_copy_from_host(NULL, recv, 0, h, N * 4));
     CHILD_OK(cm_comm_all_reduce(comm, &recv, &recv, N, CM_DTYPE_F32, CM_COMM_MAX));
     CHILD_OK(cm_comm_synchronize(comm));
-    CHILD_OK(cm_buffer_copy_to_host(recv, 0, out, N * 4));
+    CHILD_OK(cm_buffer_copy_to_host(NULL, recv, 0, out, N * 4));
     for (size_t i = 0; i < N; ++i)
         CHILD_CHECK(out[i] == fmaxf(value_of(0, i), value_of(1, i)), "max element %zu", i);
     /* int32 sum, exact */
-    CHILD_OK(cm_buffer_copy_from_host(send, 0, hi, N * 4));
+    CHILD_OK(cm_buffer_copy_from_host(NULL, send, 0, hi, N * 4));
     CHILD_OK(cm_comm_all_reduce(comm, &send, &recv, N, CM_DTYPE_I32, CM_COMM_SUM));
     CHILD_OK(cm_comm_synchronize(comm));
     int32_t *oi = (int32_t *)(void *)out;
-    CHILD_OK(cm_buffer_copy_to_host(recv, 0, oi, N * 4));
+    CHILD_OK(cm_buffer_copy_to_host(NULL, recv, 0, oi, N * 4));
     for (size_t i = 0; i < N; ++i)
         CHILD_CHECK(oi[i] == int_of(0, i) + int_of(1, i), "int sum element %zu", i);
     /* broadcast from rank 1; rank 0 passes no send buffer */
-    CHILD_OK(cm_buffer_copy_from_host(send, 0, h, N * 4));
-    CHILD_OK(cm_buffer_set(recv, 0, N * 4, 0xff));
+    CHILD_OK(cm_buffer_copy_from_host(NULL, send, 0, h, N * 4));
+    CHILD_OK(cm_buffer_set(NULL, recv, 0, N * 4, 0xff));
     cm_buffer_t *bsend = rank == 1 ? send : NULL;
     CHILD_OK(cm_comm_broadcast(comm, &bsend, &recv, N, CM_DTYPE_F32, 1));
     CHILD_OK(cm_comm_synchronize(comm));
-    CHILD_OK(cm_buffer_copy_to_host(recv, 0, out, N * 4));
+    CHILD_OK(cm_buffer_copy_to_host(NULL, recv, 0, out, N * 4));
     for (size_t i = 0; i < N; ++i)
         CHILD_CHECK(out[i] == value_of(1, i), "broadcast element %zu", i);
     /* all-gather */
-    CHILD_OK(cm_buffer_set(gath, 0, 2 * N * 4, 0xff));
+    CHILD_OK(cm_buffer_set(NULL, gath, 0, 2 * N * 4, 0xff));
     CHILD_OK(cm_comm_all_gather(comm, &send, &gath, N, CM_DTYPE_F32));
     CHILD_OK(cm_comm_synchronize(comm));
-    CHILD_OK(cm_buffer_copy_to_host(gath, 0, out, 2 * N * 4));
+    CHILD_OK(cm_buffer_copy_to_host(NULL, gath, 0, out, 2 * N * 4));
     for (int r = 0; r < 2; ++r)
         for (size_t i = 0; i < N; ++i)
             CHILD_CHECK(out[(size_t)r * N + i] == value_of(r, i), "all-gather rank %d element %zu",
@@ -210,7 +211,9 @@ static void test_two_processes(void **state) {
         print_message("skipping: one process per GPU needs two GPUs; %d visible\n", n);
         skip();
     }
-    if (!cm_nccl_built()) {
+    cm_version_info_t vi;
+    CM_ASSERT_OK(cm_version_info(&vi));
+    if (!vi.nccl_built) {
         print_message("skipping: this libcudamodel was built without NCCL\n");
         skip();
     }

@@ -48,11 +48,11 @@ static void *dptr(cm_buffer_t *b) {
     return p;
 }
 
-static cm_launch_config_t cfg_on(cm_stream_t *s, unsigned n) {
+/* A 1-D configuration over n elements (the stream is cm_launch's first argument). */
+static cm_launch_config_t cfg_1d(unsigned n) {
     cm_launch_config_t c = CM_LAUNCH_CONFIG_INIT;
     CM_ASSERT_OK(cm_launch_config_1d(n, 256, &c));
     if (c.grid.x > 1024) c.grid.x = 1024; /* the kernels are grid-stride */
-    c.stream = s;
     return c;
 }
 
@@ -67,24 +67,24 @@ static void test_b_waits_for_a(void **state) {
     cm_buffer_t *x = NULL, *y = NULL;
     CM_ASSERT_OK(cm_buffer_create(dev, n * sizeof(unsigned), &x));
     CM_ASSERT_OK(cm_buffer_create(dev, n * sizeof(unsigned), &y));
-    CM_ASSERT_OK(cm_buffer_set(x, 0, n * sizeof(unsigned), 0));
-    CM_ASSERT_OK(cm_buffer_set(y, 0, n * sizeof(unsigned), 0xff));
+    CM_ASSERT_OK(cm_buffer_set(NULL, x, 0, n * sizeof(unsigned), 0));
+    CM_ASSERT_OK(cm_buffer_set(NULL, y, 0, n * sizeof(unsigned), 0xff));
 
     for (int round = 0; round < 3; ++round) {
         void *px = dptr(x), *py = dptr(y);
         unsigned value = 1000u * (unsigned)(round + 1);
         unsigned long long ns = 20ull * 1000 * 1000; /* A is slow: 20 ms before it writes */
         void *args_a[] = {&px, &n, &value, &ns};
-        cm_launch_config_t ca = cfg_on(a, n);
-        CM_ASSERT_OK(CM_LAUNCH(gs_spin_then_fill_kernel(), &ca, args_a));
+        cm_launch_config_t ca = cfg_1d(n);
+        CM_ASSERT_OK(CM_LAUNCH(a, gs_spin_then_fill_kernel(), &ca, args_a));
         CM_ASSERT_OK(cm_stream_wait(b, a));
         void *args_b[] = {&py, &px, &n};
-        cm_launch_config_t cb = cfg_on(b, n);
-        CM_ASSERT_OK(CM_LAUNCH(gs_copy_kernel(), &cb, args_b));
+        cm_launch_config_t cb = cfg_1d(n);
+        CM_ASSERT_OK(CM_LAUNCH(b, gs_copy_kernel(), &cb, args_b));
         CM_ASSERT_OK(cm_stream_synchronize(b));
         unsigned *h = malloc(n * sizeof *h);
         assert_non_null(h);
-        CM_ASSERT_OK(cm_buffer_copy_to_host(y, 0, h, n * sizeof *h));
+        CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, y, 0, h, n * sizeof *h));
         for (unsigned i = 0; i < n; ++i) {
             if (h[i] != value + i) fail_msg("round %d: y[%u] = %u, expected %u", round, i, h[i], value + i);
         }
@@ -110,15 +110,15 @@ static void test_timer_agrees_with_host_clock(void **state) {
     unsigned value = 1;
     unsigned long long ns = 200ull * 1000 * 1000; /* 200 ms */
     void *args[] = {&px, &n, &value, &ns};
-    cm_launch_config_t c = cfg_on(s, n);
-    CM_ASSERT_OK(CM_LAUNCH(gs_spin_then_fill_kernel(), &c, args)); /* warm-up: module load */
+    cm_launch_config_t c = cfg_1d(n);
+    CM_ASSERT_OK(CM_LAUNCH(s, gs_spin_then_fill_kernel(), &c, args)); /* warm-up: module load */
     CM_ASSERT_OK(cm_stream_synchronize(s));
 
     cm_timer_t *t = NULL;
     CM_ASSERT_OK(cm_timer_create(dev, &t));
     double h0 = now_ms();
     CM_ASSERT_OK(cm_timer_start(t, s));
-    CM_ASSERT_OK(CM_LAUNCH(gs_spin_then_fill_kernel(), &c, args));
+    CM_ASSERT_OK(CM_LAUNCH(s, gs_spin_then_fill_kernel(), &c, args));
     CM_ASSERT_OK(cm_timer_stop(t));
     float ms = 0.0f;
     CM_ASSERT_OK(cm_timer_elapsed_ms(t, &ms));
@@ -147,8 +147,7 @@ static cm_status_t spin_2ms(void *user, cm_stream_t *s) {
     cm_launch_config_t cfg = CM_LAUNCH_CONFIG_INIT;
     cfg.grid.x = 1;
     cfg.block.x = 32;
-    cfg.stream = s;
-    return CM_LAUNCH(gs_spin_then_fill_kernel(), &cfg, args);
+    return CM_LAUNCH(s, gs_spin_then_fill_kernel(), &cfg, args);
 }
 
 static void test_time_callable(void **state) {
@@ -188,10 +187,10 @@ static void test_host_callback_in_order(void **state) {
     unsigned value = 3;
     unsigned long long ns = 50ull * 1000 * 1000;
     void *args[] = {&px, &n, &value, &ns};
-    cm_launch_config_t c = cfg_on(s, n);
+    cm_launch_config_t c = cfg_1d(n);
     static atomic_int flag;
     atomic_store(&flag, 0);
-    CM_ASSERT_OK(CM_LAUNCH(gs_spin_then_fill_kernel(), &c, args));
+    CM_ASSERT_OK(CM_LAUNCH(s, gs_spin_then_fill_kernel(), &c, args));
     CM_ASSERT_OK(cm_stream_host_callback(s, host_mark, &flag));
     assert_int_equal(atomic_load(&flag), 0); /* the kernel still spins */
     bool idle = true;
@@ -211,10 +210,10 @@ static void issue_work(cm_stream_t *s, cm_buffer_t *x, cm_buffer_t *copy, unsign
     for (int i = 0; i < GRAPH_LAUNCHES; ++i) {
         float a = 1.0f + 0.001f * (float)i, b = 0.5f - 0.01f * (float)i;
         void *args[] = {&px, &a, &b, &n};
-        cm_launch_config_t c = cfg_on(s, n);
-        CM_ASSERT_OK(CM_LAUNCH(gs_axpb_kernel(), &c, args));
+        cm_launch_config_t c = cfg_1d(n);
+        CM_ASSERT_OK(CM_LAUNCH(s, gs_axpb_kernel(), &c, args));
     }
-    CM_ASSERT_OK(cm_buffer_copy_on_stream(copy, 0, x, 0, n * sizeof(float), s));
+    CM_ASSERT_OK(cm_buffer_copy(s, copy, 0, x, 0, n * sizeof(float)));
 }
 
 static void test_graph_replay_equals_direct(void **state) {
@@ -237,9 +236,9 @@ static void test_graph_replay_equals_direct(void **state) {
     for (unsigned i = 0; i < n; ++i) hi[i] = (float)i * 0.25f - 100.0f;
 
     /* direct */
-    CM_ASSERT_OK(cm_buffer_copy_from_host_buffer_on_stream(x, 0, init, 0, bytes, s));
+    CM_ASSERT_OK(cm_buffer_copy_from_host_buffer(s, x, 0, init, 0, bytes));
     issue_work(s, x, copy, n);
-    CM_ASSERT_OK(cm_buffer_copy_to_host_buffer_on_stream(copy, 0, out, 0, bytes, s));
+    CM_ASSERT_OK(cm_buffer_copy_to_host_buffer(s, copy, 0, out, 0, bytes));
     CM_ASSERT_OK(cm_stream_synchronize(s));
     float *ref = malloc(bytes);
     assert_non_null(ref);
@@ -248,9 +247,9 @@ static void test_graph_replay_equals_direct(void **state) {
     /* captured: the upload, 100 launches, a device copy and the download */
     cm_graph_t *g = NULL;
     CM_ASSERT_OK(cm_graph_capture_begin(s));
-    CM_ASSERT_OK(cm_buffer_copy_from_host_buffer_on_stream(x, 0, init, 0, bytes, s));
+    CM_ASSERT_OK(cm_buffer_copy_from_host_buffer(s, x, 0, init, 0, bytes));
     issue_work(s, x, copy, n);
-    CM_ASSERT_OK(cm_buffer_copy_to_host_buffer_on_stream(copy, 0, out, 0, bytes, s));
+    CM_ASSERT_OK(cm_buffer_copy_to_host_buffer(s, copy, 0, out, 0, bytes));
     CM_ASSERT_OK(cm_graph_capture_end(s, &g));
     size_t nodes = 0;
     CM_ASSERT_OK(cm_graph_node_count(g, &nodes));
@@ -313,9 +312,8 @@ static void *worker(void *arg) {
         cm_launch_config_t c = CM_LAUNCH_CONFIG_INIT;
         c.grid.x = 4;
         c.block.x = 256;
-        c.stream = s;
         cm_event_t *e = NULL;
-        if (CM_LAUNCH(gs_spin_then_fill_kernel(), &c, args) != CM_OK ||
+        if (CM_LAUNCH(s, gs_spin_then_fill_kernel(), &c, args) != CM_OK ||
             cm_event_acquire(tdev, CM_EVENT_SYNC_ONLY, &e) != CM_OK || cm_event_record(e, s) != CM_OK ||
             cm_event_synchronize(e) != CM_OK || cm_event_release(e) != CM_OK) {
             atomic_fetch_add(&bad, 1);
@@ -382,8 +380,8 @@ static void test_released_stream_refused(void **state) {
     unsigned n = 16, value = 0;
     unsigned long long ns = 0;
     void *args[] = {&px, &n, &value, &ns};
-    cm_launch_config_t c = cfg_on(s, n);
-    CM_ASSERT_STATUS(CM_LAUNCH(gs_spin_then_fill_kernel(), &c, args), CM_ERROR_INVALID_ARGUMENT);
+    cm_launch_config_t c = cfg_1d(n);
+    CM_ASSERT_STATUS(CM_LAUNCH(s, gs_spin_then_fill_kernel(), &c, args), CM_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(cm_last_error()->message, "released"));
     CM_ASSERT_OK(cm_buffer_destroy(x));
     CM_ASSERT_OK(cm_device_close(dev));
@@ -410,6 +408,22 @@ static void test_wrapped_cuda_stream(void **state) {
     CM_ASSERT_OK(cm_reduce_to_host(w, CM_REDUCE_SUM, CM_DTYPE_F32, n, x, 0, NULL, 0, &fsum, NULL));
     sum = fsum;
     assert_true(sum == 2.0 * (double)n);
+    /* a launch of the test's own kernel on it, and the result copied back on it (a pageable
+     * destination is complete on return) */
+    unsigned un = 1000, value = 42;
+    unsigned long long ns = 0;
+    cm_buffer_t *u = NULL;
+    CM_ASSERT_OK(cm_buffer_create(dev, un * sizeof(unsigned), &u));
+    void *pu = dptr(u);
+    void *args[] = {&pu, &un, &value, &ns};
+    cm_launch_config_t lc = cfg_1d(un);
+    CM_ASSERT_OK(CM_LAUNCH(w, gs_spin_then_fill_kernel(), &lc, args));
+    unsigned *hu = malloc(un * sizeof *hu);
+    assert_non_null(hu);
+    CM_ASSERT_OK(cm_buffer_copy_to_host(w, u, 0, hu, un * sizeof *hu));
+    for (unsigned i = 0; i < un; ++i) assert_int_equal(hu[i], value + i);
+    free(hu);
+    CM_ASSERT_OK(cm_buffer_destroy(u));
     CM_ASSERT_OK(cm_stream_synchronize(w));
     /* the legacy default stream is not wrapped (a NULL cm_stream_t * means it) */
     cm_stream_t *refused = NULL;

@@ -2,8 +2,9 @@
  * bench_buffer_bookkeeping: the library's own cost of a stream-ordered buffer create + destroy,
  * on the host, with no GPU: the CUDA calls go to the simulation of test_buffer_fake.h.
  *
- *   empty_ordered          cm_buffer_create_on_cuda_stream(dev, 0, s) + ..._destroy_on_cuda_stream
- *                          (zero bytes: no CUDA call at all, the bookkeeping alone)
+ *   empty_ordered          cm_buffer_create_on_stream(s, dev, 0) + cm_buffer_destroy_on_stream(s)
+ *                          on a wrapped simulated stream (zero bytes: no CUDA call at all, the
+ *                          bookkeeping alone)
  *   empty_ordered_10k_live the same with 10000 other buffers alive (a loaded registry)
  *   empty_sync             cm_buffer_create(dev, 0) + cm_buffer_destroy
  *   fake_1MiB_ordered      1 MiB stream-ordered pairs (simulated cudaMallocFromPoolAsync)
@@ -72,6 +73,7 @@ enum { EMPTY_ORDERED, EMPTY_SYNC, FAKE_1MIB_ORDERED, FAKE_1MIB_RAW };
 
 typedef struct {
     cm_device_t *dev;
+    cm_stream_t *stream; /* the library stream wrapping FAKE_STREAM(0) */
     cudaMemPool_t pool;
     int which;
     long pairs;
@@ -80,12 +82,13 @@ typedef struct {
 static void loop(const job_t *j) {
     const size_t mib = (size_t)1 << 20;
     cudaStream_t s = FAKE_STREAM(0);
+    cm_stream_t *w = j->stream;
     switch (j->which) {
     case EMPTY_ORDERED:
         for (long i = 0; i < j->pairs; ++i) {
             cm_buffer_t *b = NULL;
-            if (cm_buffer_create_on_cuda_stream(j->dev, 0, s, &b) != CM_OK) die("create 0");
-            if (cm_buffer_destroy_on_cuda_stream(b, s) != CM_OK) die("destroy 0");
+            if (cm_buffer_create_on_stream(w, j->dev, 0, &b) != CM_OK) die("create 0");
+            if (cm_buffer_destroy_on_stream(w, b) != CM_OK) die("destroy 0");
         }
         break;
     case EMPTY_SYNC:
@@ -98,8 +101,8 @@ static void loop(const job_t *j) {
     case FAKE_1MIB_ORDERED:
         for (long i = 0; i < j->pairs; ++i) {
             cm_buffer_t *b = NULL;
-            if (cm_buffer_create_on_cuda_stream(j->dev, mib, s, &b) != CM_OK) die("create 1 MiB");
-            if (cm_buffer_destroy_on_cuda_stream(b, s) != CM_OK) die("destroy 1 MiB");
+            if (cm_buffer_create_on_stream(w, j->dev, mib, &b) != CM_OK) die("create 1 MiB");
+            if (cm_buffer_destroy_on_stream(w, b) != CM_OK) die("destroy 1 MiB");
         }
         break;
     case FAKE_1MIB_RAW:
@@ -157,7 +160,9 @@ int main(int argc, char **argv) {
     if (cm_device_open(0, &dev) != CM_OK) die("cm_device_open");
     cudaMemPool_t pool = NULL;
     if (cm_device_memory_pool(dev, &pool) != CM_OK) die("cm_device_memory_pool");
-    job_t j = {dev, pool, 0, g_pairs};
+    cm_stream_t *w = NULL;
+    if (cm_stream_wrap(dev, FAKE_STREAM(0), &w) != CM_OK) die("cm_stream_wrap");
+    job_t j = {dev, w, pool, 0, g_pairs};
 
     printf("bench_buffer_bookkeeping: %ld pairs per run, median of %d runs (ns per create+destroy "
            "pair)\n", g_pairs, g_reps);
@@ -169,7 +174,7 @@ int main(int argc, char **argv) {
         cm_buffer_t **live = calloc(LIVE, sizeof *live);
         if (live == NULL) die("calloc");
         for (int i = 0; i < LIVE; ++i)
-            if (cm_buffer_create_on_cuda_stream(dev, 0, FAKE_STREAM(0), &live[i]) != CM_OK)
+            if (cm_buffer_create_on_stream(w, dev, 0, &live[i]) != CM_OK)
                 die("live");
         printf("  %-24s %8.1f ns\n", "empty_ordered_10k_live", median(&j, 1));
         for (int i = 0; i < LIVE; ++i)
@@ -197,6 +202,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_buffer_bookkeeping: %zu buffers still counted\n", r.live_buffers);
         return 1;
     }
+    if (cm_stream_release(w) != CM_OK) die("cm_stream_release");
     if (cm_device_close(dev) != CM_OK) die("cm_device_close");
     int left = fake_outstanding();
     fake_uninstall();

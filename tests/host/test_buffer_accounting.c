@@ -38,13 +38,13 @@ static void test_counts_peak_and_leak_report(void **state) {
     (void)state;
     cm_device_t *dev = NULL;
     CM_ASSERT_OK(cm_device_open(0, &dev));
+    cm_stream_t *w = fake_wrap(dev, 0);
     cm_buffer_t *a = NULL, *b = NULL, *s = NULL;
     cm_host_buffer_t *h = NULL;
     CM_ASSERT_OK(cm_buffer_create_labeled(dev, 4 << 20, "weights", &a));
     int line_b = __LINE__ + 1;
     CM_ASSERT_OK(cm_buffer_create(dev, 1000, &b));
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream_at(dev, 2 << 20, FAKE_STREAM(0), &s, "activations",
-                                                    "train.c", 42));
+    CM_ASSERT_OK(cm_buffer_create_at(w, dev, 2 << 20, &s, "activations", "train.c", 42));
     CM_ASSERT_OK(cm_host_buffer_create(dev, 4096, CM_HOST_BUFFER_MAPPED | CM_HOST_BUFFER_PORTABLE, &h));
 
     cm_memory_report_t r;
@@ -99,6 +99,7 @@ static void test_counts_peak_and_leak_report(void **state) {
     /* destroying updates the counts; the peak stays */
     CM_ASSERT_OK(cm_buffer_destroy(a));
     CM_ASSERT_OK(cm_buffer_destroy(s));
+    CM_ASSERT_OK(cm_stream_release(w)); /* after the buffer freed on it */
     CM_ASSERT_OK(cm_device_memory_report(dev, &r));
     assert_int_equal(r.live_buffers, 1);
     assert_int_equal(r.live_bytes, 1000);
@@ -153,10 +154,11 @@ static void test_zero_byte_buffers(void **state) {
     (void)state;
     cm_device_t *dev = NULL;
     CM_ASSERT_OK(cm_device_open(0, &dev));
+    cm_stream_t *w = fake_wrap(dev, 0);
     cm_buffer_t *z = NULL, *zs = NULL;
     cm_host_buffer_t *zh = NULL, *zr = NULL;
     CM_ASSERT_OK(cm_buffer_create(dev, 0, &z));
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(dev, 0, FAKE_STREAM(0), &zs));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w, dev, 0, &zs));
     CM_ASSERT_OK(cm_host_buffer_create(dev, 0, CM_HOST_BUFFER_MAPPED, &zh));
     CM_ASSERT_OK(cm_host_buffer_register(dev, NULL, 0, 0, &zr));
     /* no CUDA allocation at all */
@@ -164,20 +166,25 @@ static void test_zero_byte_buffers(void **state) {
                          fake.calls[FAKE_HOST_ALLOC] + fake.calls[FAKE_HOST_REGISTER],
                      0);
     void *p = (void *)1;
-    size_t n = 1;
     CM_ASSERT_OK(cm_buffer_device_ptr(z, &p));
     assert_null(p);
-    CM_ASSERT_OK(cm_buffer_size(z, &n));
-    assert_int_equal(n, 0);
+    assert_int_equal(fake_buffer_bytes(z), 0);
+    cm_buffer_info_t info;
+    CM_ASSERT_OK(cm_buffer_info(zs, &info));
+    assert_int_equal(info.bytes, 0);
+    assert_true(info.stream_ordered);
+    assert_ptr_equal(info.stream, w);
+    assert_null(info.device_ptr);
     CM_ASSERT_OK(cm_host_buffer_data(zh, &p));
     assert_null(p);
     unsigned char h[4];
-    CM_ASSERT_OK(cm_buffer_copy_from_host(z, 0, h, 0));
-    CM_ASSERT_OK(cm_buffer_copy_to_host(zs, 0, h, 0));
-    CM_ASSERT_OK(cm_buffer_copy(z, 0, zs, 0, 0));
-    CM_ASSERT_OK(cm_buffer_copy_from_host_buffer(z, 0, zh, 0, 0));
-    CM_ASSERT_OK(cm_buffer_set(z, 0, 0, 7));
-    EXPECT_FAIL(cm_buffer_copy_from_host(z, 0, h, 1), CM_ERROR_INVALID_ARGUMENT,
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, z, 0, h, 0));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, zs, 0, h, 0));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(w, zs, 0, h, 0));
+    CM_ASSERT_OK(cm_buffer_copy(NULL, z, 0, zs, 0, 0));
+    CM_ASSERT_OK(cm_buffer_copy_from_host_buffer(NULL, z, 0, zh, 0, 0));
+    CM_ASSERT_OK(cm_buffer_set(NULL, z, 0, 0, 7));
+    EXPECT_FAIL(cm_buffer_copy_from_host(NULL, z, 0, h, 1), CM_ERROR_INVALID_ARGUMENT,
                 "offset 0 + 1 bytes = 1 is past the end of the 0-byte cm_buffer_t");
     /* they are buffers all the same: counted, and leaks if forgotten */
     cm_memory_report_t r;
@@ -193,6 +200,7 @@ static void test_zero_byte_buffers(void **state) {
     assert_int_equal(fake.calls[FAKE_FREE] + fake.calls[FAKE_FREE_ASYNC] + fake.calls[FAKE_FREE_HOST] +
                          fake.calls[FAKE_HOST_UNREGISTER],
                      0);
+    CM_ASSERT_OK(cm_stream_release(w));
     CM_ASSERT_OK(cm_device_close(dev));
     EXPECT_CLEAN();
 }
@@ -206,8 +214,8 @@ static cm_status_t scoped_work(cm_device_t *dev, bool fail_early, size_t *live_i
     cm_memory_report_t r;
     CM_TRY(cm_device_memory_report(dev, &r));
     *live_inside = r.live_buffers + r.live_host_buffers;
-    if (fail_early) return cm_buffer_copy_from_host(a, 100, "x", 100); /* range error */
-    CM_TRY(cm_buffer_copy_from_host_buffer(a, 0, h, 0, 128));
+    if (fail_early) return cm_buffer_copy_from_host(NULL, a, 100, "x", 100); /* range error */
+    CM_TRY(cm_buffer_copy_from_host_buffer(NULL, a, 0, h, 0, 128));
     return CM_OK;
 }
 
@@ -261,9 +269,11 @@ static void test_pool_settings(void **state) {
     CM_ASSERT_OK(cm_device_memory_report(dev, &r));
     assert_int_equal(r.pool_release_threshold, 1 << 20);
 
+    cm_stream_t *w = fake_wrap(dev, 0);
     cm_buffer_t *b = NULL;
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(dev, 8 << 20, FAKE_STREAM(0), &b));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w, dev, 8 << 20, &b));
     CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_stream_release(w));
     assert_int_equal(fp->reserved, 8 << 20);
     CM_ASSERT_OK(cm_device_pool_trim(dev, 3 << 20));
     assert_int_equal(fp->reserved, 3 << 20);
@@ -281,8 +291,10 @@ static void test_pool_settings(void **state) {
     CM_ASSERT_OK(cm_device_open(1, &dev));
     CM_ASSERT_OK(cm_device_memory_pool(dev, &pool));
     assert_null(pool);
-    EXPECT_FAIL(cm_buffer_create_on_cuda_stream(dev, 16, FAKE_STREAM(1), &b), CM_ERROR_NOT_SUPPORTED,
+    w = fake_wrap(dev, 1);
+    EXPECT_FAIL(cm_buffer_create_on_stream(w, dev, 16, &b), CM_ERROR_NOT_SUPPORTED,
                 "has no memory pools");
+    CM_ASSERT_OK(cm_stream_release(w));
     EXPECT_FAIL(cm_device_pool_set_release_threshold(dev, 0), CM_ERROR_NOT_SUPPORTED, "no memory pools");
     CM_ASSERT_OK(cm_device_pool_trim(dev, 0));
     CM_ASSERT_OK(cm_buffer_create(dev, 16, &b));
@@ -300,6 +312,7 @@ static void test_many_handles(void **state) {
     cm_device_t *d0 = NULL, *d1 = NULL;
     CM_ASSERT_OK(cm_device_open(0, &d0));
     CM_ASSERT_OK(cm_device_open(1, &d1));
+    cm_stream_t *w0 = fake_wrap(d0, 0), *w1 = fake_wrap(d1, 1);
     enum { COUNT = 3000 };
     cm_buffer_t **b = calloc(COUNT, sizeof *b);
     assert_non_null(b);
@@ -309,7 +322,7 @@ static void test_many_handles(void **state) {
             cm_device_t *d = (i % 3 == 0) ? d1 : d0;
             size_t n = (size_t)(i % 17) * 8;
             if (i % 2) CM_ASSERT_OK(cm_buffer_create(d, n, &b[i]));
-            else CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d, n, FAKE_STREAM(d == d1), &b[i]));
+            else CM_ASSERT_OK(cm_buffer_create_on_stream(d == d1 ? w1 : w0, d, n, &b[i]));
             if (d == d0 && round == 0) bytes0 += n;
         }
         cm_memory_report_t r;
@@ -326,6 +339,8 @@ static void test_many_handles(void **state) {
             assert_int_equal(cm_buffer_destroy(b[i]), CM_ERROR_INVALID_ARGUMENT);
     }
     free(b);
+    CM_ASSERT_OK(cm_stream_release(w0));
+    CM_ASSERT_OK(cm_stream_release(w1));
     CM_ASSERT_OK(cm_device_close(d0));
     CM_ASSERT_OK(cm_device_close(d1));
     EXPECT_CLEAN();
@@ -343,49 +358,50 @@ static void test_round_trips(void **state) {
     assert_true(src && out);
     srand(7);
     for (size_t i = 0; i < SZ; ++i) src[i] = (unsigned char)rand();
+    cm_stream_t *w0 = fake_wrap(d0, 0), *w1 = fake_wrap(d1, 1);
     cm_buffer_t *a = NULL, *b = NULL, *c = NULL;
     cm_host_buffer_t *h = NULL;
     CM_ASSERT_OK(cm_buffer_create(d0, SZ, &a));
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d0, SZ, FAKE_STREAM(0), &b));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w0, d0, SZ, &b));
     CM_ASSERT_OK(cm_buffer_create(d1, SZ, &c));
     CM_ASSERT_OK(cm_host_buffer_create(d0, SZ, CM_HOST_BUFFER_WRITE_COMBINED, &h));
-    CM_ASSERT_OK(cm_buffer_set(a, 0, SZ, 0));
-    CM_ASSERT_OK(cm_buffer_copy_from_host(a, 3, src, SZ - 5));          /* a[3..] = src[0..] */
-    CM_ASSERT_OK(cm_buffer_copy(b, 1, a, 3, SZ - 5));                   /* b[1..] = src[0..] */
-    CM_ASSERT_OK(cm_buffer_copy_on_cuda_stream(c, 0, b, 1, SZ - 5, FAKE_STREAM(1))); /* peer */
+    CM_ASSERT_OK(cm_buffer_set(NULL, a, 0, SZ, 0));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, a, 3, src, SZ - 5));    /* a[3..] = src[0..] */
+    CM_ASSERT_OK(cm_buffer_copy(NULL, b, 1, a, 3, SZ - 5));             /* b[1..] = src[0..] */
+    CM_ASSERT_OK(cm_buffer_copy(w1, c, 0, b, 1, SZ - 5));               /* peer */
     void *hp = NULL;
     CM_ASSERT_OK(cm_host_buffer_data(h, &hp));
     memset(hp, 0, SZ);
-    CM_ASSERT_OK(cm_buffer_copy_to_host_buffer(c, 0, h, 2, SZ - 5));    /* h[2..] = src[0..] */
-    CM_ASSERT_OK(cm_buffer_copy_from_host_buffer_on_cuda_stream(a, 0, h, 2, SZ - 5, FAKE_STREAM(0)));
+    CM_ASSERT_OK(cm_buffer_copy_to_host_buffer(NULL, c, 0, h, 2, SZ - 5)); /* h[2..] = src[0..] */
+    CM_ASSERT_OK(cm_buffer_copy_from_host_buffer(w0, a, 0, h, 2, SZ - 5));
     memset(out, 0, SZ);
-    CM_ASSERT_OK(cm_buffer_copy_to_host_on_cuda_stream(a, 0, out, SZ - 5, FAKE_STREAM(0)));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(w0, a, 0, out, SZ - 5));
     assert_memory_equal(out, src, SZ - 5);
     memset(out, 0, SZ);
-    CM_ASSERT_OK(cm_buffer_copy_to_host_buffer_on_cuda_stream(b, 1, h, 0, 100, FAKE_STREAM(0)));
+    CM_ASSERT_OK(cm_buffer_copy_to_host_buffer(w0, b, 1, h, 0, 100));
     assert_memory_equal(hp, src, 100);
-    CM_ASSERT_OK(cm_buffer_copy_to_host(c, 0, out, SZ - 5));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, c, 0, out, SZ - 5));
     assert_memory_equal(out, src, SZ - 5);
     assert_int_equal(fake.calls[FAKE_CAN_PEER], 2);     /* peer access prepared once per pair */
     assert_int_equal(fake.calls[FAKE_ENABLE_PEER], 2);
     assert_int_equal(fake.calls[FAKE_POOL_ACCESS], 2);
-    CM_ASSERT_OK(cm_buffer_copy(c, 0, a, 0, 10));
+    CM_ASSERT_OK(cm_buffer_copy(NULL, c, 0, a, 0, 10));
     assert_int_equal(fake.calls[FAKE_CAN_PEER], 2);
     assert_int_equal(fake.calls[FAKE_MEMCPY_PEER], 1);
     assert_int_equal(fake.calls[FAKE_MEMCPY_PEER_ASYNC], 1);
 
     /* set and fill */
-    CM_ASSERT_OK(cm_buffer_set_on_cuda_stream(b, 5, 10, 0x3C, FAKE_STREAM(0)));
+    CM_ASSERT_OK(cm_buffer_set(w0, b, 5, 10, 0x3C));
     float f = 2.5f;
-    CM_ASSERT_OK(cm_buffer_fill(a, 8, 4000, &f, sizeof f));
+    CM_ASSERT_OK(cm_buffer_fill(NULL, a, 8, 4000, &f, sizeof f));
     uint16_t hw = 0x0101; /* equal bytes: a memset */
-    CM_ASSERT_OK(cm_buffer_fill_on_cuda_stream(a, 4008, 2, &hw, 2, FAKE_STREAM(0)));
+    CM_ASSERT_OK(cm_buffer_fill(w0, a, 4008, 2, &hw, 2));
     uint64_t q = 0x0102030405060708ull;
-    CM_ASSERT_OK(cm_buffer_fill(c, 16, 64, &q, 8));
-    CM_ASSERT_OK(cm_buffer_copy_to_host(b, 0, out, SZ));
+    CM_ASSERT_OK(cm_buffer_fill(NULL, c, 16, 64, &q, 8));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, 0, out, SZ));
     for (size_t i = 5; i < 15; ++i) assert_int_equal(out[i], 0x3C);
     assert_int_equal(out[15], src[14]);
-    CM_ASSERT_OK(cm_buffer_copy_to_host(a, 0, out, SZ));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, a, 0, out, SZ));
     for (size_t i = 8; i < 4008; i += 4) {
         float g;
         memcpy(&g, out + i, 4);
@@ -394,7 +410,7 @@ static void test_round_trips(void **state) {
     assert_int_equal(out[4008], 1);
     assert_int_equal(out[4009], 1);
     assert_int_equal(out[4010], src[4010]);
-    CM_ASSERT_OK(cm_buffer_copy_to_host(c, 16, out, 64));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, c, 16, out, 64));
     for (size_t i = 0; i < 64; i += 8) {
         uint64_t g;
         memcpy(&g, out + i, 8);
@@ -403,9 +419,11 @@ static void test_round_trips(void **state) {
     assert_int_equal(fake.calls[FAKE_FILL], 2); /* float and uint64 patterns; the rest memsets */
 
     CM_ASSERT_OK(cm_buffer_destroy(a));
-    CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(b, FAKE_STREAM(0)));
-    CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(c, FAKE_STREAM(1))); /* synchronous: cudaFree */
+    CM_ASSERT_OK(cm_buffer_destroy_on_stream(w0, b));
+    CM_ASSERT_OK(cm_buffer_destroy_on_stream(w1, c)); /* synchronous: cudaFree */
     CM_ASSERT_OK(cm_host_buffer_destroy(h));
+    CM_ASSERT_OK(cm_stream_release(w0));
+    CM_ASSERT_OK(cm_stream_release(w1));
     free(src);
     free(out);
     CM_ASSERT_OK(cm_device_close(d0));
@@ -427,12 +445,15 @@ static void test_registered_and_mapped(void **state) {
     assert_ptr_equal(p, mine);
     CM_ASSERT_OK(cm_host_buffer_device_ptr(r, &p));
     assert_non_null(p);
-    unsigned flags = 0;
-    CM_ASSERT_OK(cm_host_buffer_flags(r, &flags));
-    assert_int_equal(flags, CM_HOST_BUFFER_MAPPED);
-    size_t n = 0;
-    CM_ASSERT_OK(cm_host_buffer_size(r, &n));
-    assert_int_equal(n, 8192);
+    cm_host_buffer_info_t hi;
+    CM_ASSERT_OK(cm_host_buffer_info(r, &hi));
+    assert_int_equal(hi.flags, CM_HOST_BUFFER_MAPPED);
+    assert_int_equal(hi.bytes, 8192);
+    assert_true(hi.registered);
+    assert_ptr_equal(hi.data, mine);
+    assert_ptr_equal(hi.device_ptr, p);
+    assert_ptr_equal(hi.device, dev);
+    assert_string_equal(hi.label, "");
     CM_ASSERT_OK(cm_host_buffer_create(dev, 100, CM_HOST_BUFFER_MAPPED | CM_HOST_BUFFER_WRITE_COMBINED, &m));
     CM_ASSERT_OK(cm_host_buffer_device_ptr(m, &p));
     assert_non_null(p);
@@ -442,7 +463,7 @@ static void test_registered_and_mapped(void **state) {
     cm_staging_config_t cfg = CM_STAGING_CONFIG_INIT;
     cfg.min_bytes = 1;
     CM_ASSERT_OK(cm_device_staging_configure(dev, &cfg));
-    CM_ASSERT_OK(cm_buffer_copy_from_host(b, 0, mine, 8192));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b, 0, mine, 8192));
     assert_int_equal(fake.calls[FAKE_MEMCPY], 1);
     assert_int_equal(fake.calls[FAKE_HOST_ALLOC], 1); /* only m; no staging buffers */
     CM_ASSERT_OK(cm_buffer_destroy(b));

@@ -550,6 +550,13 @@ static inline cudaError_t fake_stream_get_ctx(cudaStream_t s, void **ctx) {
     *ctx = (void *)(uintptr_t)(dev + 1);
     return cudaSuccess;
 }
+/* The stream priorities of a simulated device (the execution part of a device object asks once,
+ * when it is made: cm_stream_wrap() on a simulated stream needs it). */
+static inline cudaError_t fake_priority_range(int *least, int *greatest) {
+    *least = 0;
+    *greatest = -5;
+    return cudaSuccess;
+}
 static inline cudaError_t fake_stream_sync(cudaStream_t s) {
     FAKE_ENTER(FAKE_STREAM_SYNC);
     return fake_stream_device(s) < 0 ? cudaErrorInvalidResourceHandle : cudaSuccess;
@@ -643,6 +650,7 @@ static inline void fake_install(int devices, size_t total) {
     cm__cuda.stream_get_ctx = fake_stream_get_ctx;
     cm__cuda.stream_is_capturing = fake_stream_is_capturing;
     cm__cuda.stream_synchronize = fake_stream_sync;
+    cm__cuda.priority_range = fake_priority_range;
     cm__cuda.event_create = fake_event_create;
     cm__cuda.event_record = fake_event_record;
     cm__cuda.event_synchronize = fake_event_sync;
@@ -690,6 +698,23 @@ static inline int fake_teardown_clean(void **state) {
     int left = fake_outstanding(), violations = fake.violations;
     fake_uninstall();
     return (left || violations) ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- library streams */
+
+/* A library stream wrapping the simulated stream FAKE_STREAM(d) (cm_stream_wrap(): d must be
+ * dev's ordinal). Release it with cm_stream_release() before closing dev. */
+static inline cm_stream_t *fake_wrap(cm_device_t *dev, int d) {
+    cm_stream_t *w = NULL;
+    CM_ASSERT_OK(cm_stream_wrap(dev, FAKE_STREAM(d), &w));
+    return w;
+}
+
+/* The size of a live buffer (cm_buffer_info()). */
+static inline size_t fake_buffer_bytes(const cm_buffer_t *b) {
+    cm_buffer_info_t info;
+    CM_ASSERT_OK(cm_buffer_info(b, &info));
+    return info.bytes;
 }
 
 /* ---------------------------------------------------------------- assertions */

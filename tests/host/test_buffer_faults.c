@@ -86,12 +86,13 @@ static void test_create_destroy_faults(void **state) {
     (void)state;
     cm_device_t *dev = NULL;
     CM_ASSERT_OK(cm_device_open(0, &dev));
+    cm_stream_t *w = fake_wrap(dev, 0);
     cm_buffer_t *b = NULL;
     fake_fail(FAKE_MALLOC, cudaErrorUnknown, 1);
     assert_int_equal(cm_buffer_create(dev, 100, &b), CM_ERROR_CUDA);
     expect_call("cudaMalloc(100 bytes) in cm_buffer_create_at");
     fake_fail(FAKE_MALLOC_ASYNC, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_create_on_cuda_stream(dev, 100, FAKE_STREAM(0), &b), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_create_on_stream(w, dev, 100, &b), CM_ERROR_CUDA);
     expect_call("cudaMallocFromPoolAsync(100 bytes)");
     /* a passing out-of-memory: the retry succeeds and nothing is reported */
     unsigned long base = fake.calls[FAKE_MALLOC];
@@ -103,16 +104,17 @@ static void test_create_destroy_faults(void **state) {
     /* out of memory first (for real: 100 MiB on a 64 MiB device), then another error on the
      * retry: that error is reported, not an out-of-memory report */
     fake_fail(FAKE_MALLOC_ASYNC, cudaErrorUnknown, 2);
-    assert_int_equal(cm_buffer_create_on_cuda_stream(dev, 100 * MiB, FAKE_STREAM(0), &b),
-                     CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_create_on_stream(w, dev, 100 * MiB, &b), CM_ERROR_CUDA);
     expect_call("cudaMallocFromPoolAsync(104857600 bytes)");
     assert_null(strstr(cm_last_error()->message, "out of memory"));
-    /* a failed context query falls back to the device query, whose failure names the stream */
+    /* the driver is asked about a CUDA stream once, when it is wrapped: a failed context query
+     * falls back to the device query, whose failure names the stream */
+    cm_stream_t *bad = NULL;
     fake_fail(FAKE_STREAM_CTX, cudaErrorInvalidResourceHandle, 1);
     fake_fail(FAKE_STREAM_DEVICE, cudaErrorInvalidResourceHandle, 1);
-    assert_int_equal(cm_buffer_create_on_cuda_stream(dev, 100, FAKE_STREAM(0), &b),
-                     CM_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(cm_stream_wrap(dev, FAKE_STREAM(0), &bad), CM_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(cm_last_error()->message, "not a valid CUDA stream"));
+    assert_null(bad);
     fake.current = 1;
     fake_fail(FAKE_SET_DEVICE, cudaErrorUnknown, 1);
     assert_int_equal(cm_buffer_create(dev, 100, &b), CM_ERROR_CUDA);
@@ -133,7 +135,7 @@ static void test_create_destroy_faults(void **state) {
     assert_int_equal(fake_free(p), cudaSuccess); /* what the refused free left in the simulation */
 
     /* a stream-ordered free that fails falls back to cudaFree: nothing leaks */
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(dev, 100, FAKE_STREAM(0), &b));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w, dev, 100, &b));
     fake_fail(FAKE_FREE_ASYNC, cudaErrorInvalidValue, 1);
     unsigned long frees = fake.calls[FAKE_FREE];
     assert_int_equal(cm_buffer_destroy(b), CM_ERROR_INVALID_ARGUMENT);
@@ -141,6 +143,7 @@ static void test_create_destroy_faults(void **state) {
     assert_int_equal(fake.calls[FAKE_FREE], frees + 1);
     assert_int_equal(live_count(dev), 0);
 
+    CM_ASSERT_OK(cm_stream_release(w));
     CM_ASSERT_OK(cm_device_close(dev));
     EXPECT_CLEAN();
 }
@@ -190,39 +193,39 @@ static void test_copy_faults(void **state) {
     cm_host_buffer_t *h = NULL;
     CM_ASSERT_OK(cm_buffer_create(dev, 4096, &b));
     CM_ASSERT_OK(cm_host_buffer_create(dev, 4096, 0, &h));
+    cm_stream_t *w = fake_wrap(dev, 0);
     unsigned char host[4096];
     memset(host, 1, sizeof host);
 
     fake_fail(FAKE_PTR_ATTR, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_copy_from_host(b, 0, host, 16), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy_from_host(NULL, b, 0, host, 16), CM_ERROR_CUDA);
     expect_call("cudaPointerGetAttributes(src)");
     /* older drivers call pageable memory an invalid value: still copied */
     fake_fail(FAKE_PTR_ATTR, cudaErrorInvalidValue, 1);
-    CM_ASSERT_OK(cm_buffer_copy_from_host(b, 0, host, 16));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b, 0, host, 16));
     fake_fail(FAKE_MEMCPY, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_copy_to_host(b, 0, host, 16), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy_to_host(NULL, b, 0, host, 16), CM_ERROR_CUDA);
     expect_call("cudaMemcpy(16 bytes, device to host)");
     fake_fail(FAKE_MEMCPY, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_copy_from_host_buffer(b, 0, h, 0, 16), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy_from_host_buffer(NULL, b, 0, h, 0, 16), CM_ERROR_CUDA);
     expect_call("cudaMemcpy(16 bytes, host to device, pinned)");
     fake_fail(FAKE_MEMCPY_ASYNC, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_copy_to_host_buffer_on_cuda_stream(b, 0, h, 0, 16, FAKE_STREAM(0)),
-                     CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy_to_host_buffer(w, b, 0, h, 0, 16), CM_ERROR_CUDA);
     expect_call("cudaMemcpyAsync(16 bytes, device to host, pinned)");
     fake_fail(FAKE_STREAM_SYNC, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_copy_to_host_on_cuda_stream(b, 0, host, 16, FAKE_STREAM(0)),
-                     CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy_to_host(w, b, 0, host, 16), CM_ERROR_CUDA);
     expect_call("cudaStreamSynchronize(stream)");
     fake_fail(FAKE_MEMSET_ASYNC, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_set(b, 0, 16, 0), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_set(NULL, b, 0, 16, 0), CM_ERROR_CUDA);
     expect_call("cudaMemsetAsync(16 bytes)");
     fake_fail(FAKE_STREAM_SYNC, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_set(b, 0, 16, 0), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_set(NULL, b, 0, 16, 0), CM_ERROR_CUDA);
     expect_call("cudaStreamSynchronize(0) after the fill");
     float f = 1.0f;
     fake_fail(FAKE_FILL, cudaErrorNoKernelImageForDevice, 1);
-    assert_int_equal(cm_buffer_fill(b, 0, 16, &f, 4), CM_ERROR_NO_KERNEL_IMAGE);
+    assert_int_equal(cm_buffer_fill(NULL, b, 0, 16, &f, 4), CM_ERROR_NO_KERNEL_IMAGE);
     expect_call("fill kernel(16 bytes)");
+    CM_ASSERT_OK(cm_stream_release(w));
     CM_ASSERT_OK(cm_buffer_destroy(b));
     CM_ASSERT_OK(cm_host_buffer_destroy(h));
     CM_ASSERT_OK(cm_device_close(dev));
@@ -244,16 +247,16 @@ static void test_staging_faults(void **state) {
 
     /* staging buffers cannot be pinned: host out of memory, nothing half-made stays */
     fake_fail(FAKE_HOST_ALLOC, cudaErrorMemoryAllocation, 2);
-    assert_int_equal(cm_buffer_copy_from_host(b, 0, src, 40000), CM_ERROR_HOST_OUT_OF_MEMORY);
+    assert_int_equal(cm_buffer_copy_from_host(NULL, b, 0, src, 40000), CM_ERROR_HOST_OUT_OF_MEMORY);
     assert_non_null(strstr(cm_last_error()->message, "cannot pin 3 staging buffers of 4096 bytes"));
     CM_ASSERT_OK(cm_device_memory_report(dev, &r));
     assert_int_equal(r.staging_bytes, 0);
     assert_int_equal(fake.events, 0);
     fake_fail(FAKE_HOST_ALLOC, cudaErrorUnknown, 3);
-    assert_int_equal(cm_buffer_copy_to_host(b, 0, dst, 40000), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy_to_host(NULL, b, 0, dst, 40000), CM_ERROR_CUDA);
     expect_call("cudaHostAlloc(staging buffer 2 of 4096 bytes)");
     fake_fail(FAKE_EVENT_CREATE, cudaErrorUnknown, 2);
-    assert_int_equal(cm_buffer_copy_from_host(b, 0, src, 40000), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy_from_host(NULL, b, 0, src, 40000), CM_ERROR_CUDA);
     expect_call("cudaEventCreateWithFlags(staging event 1)");
     assert_int_equal(fake.events, 0);
     CM_ASSERT_OK(cm_device_memory_report(dev, &r));
@@ -261,22 +264,22 @@ static void test_staging_faults(void **state) {
 
     /* a DMA fails in the middle (chunk 4 of 10), in each direction */
     fake_fail(FAKE_MEMCPY_ASYNC, cudaErrorUnknown, 4);
-    assert_int_equal(cm_buffer_copy_from_host(b, 0, src, 40000), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy_from_host(NULL, b, 0, src, 40000), CM_ERROR_CUDA);
     expect_call("cudaMemcpyAsync(staged chunk 3 of 10, 4096 bytes, host to device)");
     fake_fail(FAKE_MEMCPY_ASYNC, cudaErrorUnknown, 5);
-    assert_int_equal(cm_buffer_copy_to_host(b, 0, dst, 40000), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy_to_host(NULL, b, 0, dst, 40000), CM_ERROR_CUDA);
     expect_call("staged chunk 4 of 10, 4096 bytes, device to host");
     fake_fail(FAKE_EVENT_RECORD, cudaErrorUnknown, 2);
-    assert_int_equal(cm_buffer_copy_from_host(b, 0, src, 40000), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy_from_host(NULL, b, 0, src, 40000), CM_ERROR_CUDA);
     expect_call("cudaEventRecord(staging event 1)");
     fake_fail(FAKE_EVENT_SYNC, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_copy_to_host(b, 0, dst, 40000), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy_to_host(NULL, b, 0, dst, 40000), CM_ERROR_CUDA);
     expect_call("cudaEventSynchronize(staging event");
 
     /* after all that the pipeline works and the data is right */
-    CM_ASSERT_OK(cm_buffer_copy_from_host(b, 0, src, 40000));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b, 0, src, 40000));
     memset(dst, 0, 40000);
-    CM_ASSERT_OK(cm_buffer_copy_to_host(b, 0, dst, 40000));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, 0, dst, 40000));
     assert_memory_equal(dst, src, 40000);
     free(src);
     free(dst);
@@ -295,29 +298,31 @@ static void test_peer_faults(void **state) {
     CM_ASSERT_OK(cm_buffer_create(d0, 256, &c));
     CM_ASSERT_OK(cm_buffer_create(d1, 256, &b));
     fake_fail(FAKE_MEMCPY, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_copy(a, 0, c, 0, 16), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy(NULL, a, 0, c, 0, 16), CM_ERROR_CUDA);
     expect_call("cudaMemcpy(16 bytes, device 0 to device 0)");
     fake_fail(FAKE_STREAM_SYNC, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_copy(a, 0, c, 0, 16), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy(NULL, a, 0, c, 0, 16), CM_ERROR_CUDA);
     fake_fail(FAKE_CAN_PEER, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_copy(a, 0, b, 0, 16), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy(NULL, a, 0, b, 0, 16), CM_ERROR_CUDA);
     expect_call("cudaDeviceCanAccessPeer(0, 1)");
     fake_fail(FAKE_ENABLE_PEER, cudaErrorUnknown, 2);
-    assert_int_equal(cm_buffer_copy(a, 0, b, 0, 16), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy(NULL, a, 0, b, 0, 16), CM_ERROR_CUDA);
     expect_call("cudaDeviceEnablePeerAccess(0) on device 1");
     fake_fail(FAKE_POOL_ACCESS, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_copy(a, 0, b, 0, 16), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy(NULL, a, 0, b, 0, 16), CM_ERROR_CUDA);
     expect_call("cudaMemPoolSetAccess(pool of device 1, device 0)");
     /* "already enabled" (the application did it) is fine */
     fake_fail_always(FAKE_ENABLE_PEER, cudaErrorPeerAccessAlreadyEnabled);
-    CM_ASSERT_OK(cm_buffer_copy(a, 0, b, 0, 16));
+    CM_ASSERT_OK(cm_buffer_copy(NULL, a, 0, b, 0, 16));
     fake_fail_clear();
     fake_fail(FAKE_MEMCPY_PEER, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_copy(b, 0, a, 0, 16), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy(NULL, b, 0, a, 0, 16), CM_ERROR_CUDA);
     expect_call("cudaMemcpyPeer(16 bytes, device 0 to device 1)");
+    cm_stream_t *w0 = fake_wrap(d0, 0);
     fake_fail(FAKE_MEMCPY_PEER_ASYNC, cudaErrorUnknown, 1);
-    assert_int_equal(cm_buffer_copy_on_cuda_stream(b, 0, a, 0, 16, FAKE_STREAM(0)), CM_ERROR_CUDA);
+    assert_int_equal(cm_buffer_copy(w0, b, 0, a, 0, 16), CM_ERROR_CUDA);
     expect_call("cudaMemcpyPeerAsync");
+    CM_ASSERT_OK(cm_stream_release(w0));
     CM_ASSERT_OK(cm_buffer_destroy(a));
     CM_ASSERT_OK(cm_buffer_destroy(b));
     CM_ASSERT_OK(cm_buffer_destroy(c));
@@ -331,7 +336,7 @@ static void test_peer_faults(void **state) {
     CM_ASSERT_OK(cm_buffer_create(d0, 64, &a));
     CM_ASSERT_OK(cm_buffer_create(d1, 64, &b));
     unsigned long enables = fake.calls[FAKE_ENABLE_PEER];
-    CM_ASSERT_OK(cm_buffer_copy(b, 0, a, 0, 64));
+    CM_ASSERT_OK(cm_buffer_copy(NULL, b, 0, a, 0, 64));
     assert_int_equal(fake.calls[FAKE_ENABLE_PEER], enables);
     CM_ASSERT_OK(cm_buffer_destroy(a));
     CM_ASSERT_OK(cm_buffer_destroy(b));
@@ -400,11 +405,11 @@ static void test_sticky_error(void **state) {
     assert_int_equal(cm_buffer_create(d0, 64, &b), CM_ERROR_CONTEXT_LOST);
     assert_int_equal(fake.calls[FAKE_MALLOC], mallocs); /* failed fast, no CUDA call */
     unsigned char h[64];
-    assert_int_equal(cm_buffer_copy_to_host(keep, 0, h, 64), CM_ERROR_CONTEXT_LOST);
+    assert_int_equal(cm_buffer_copy_to_host(NULL, keep, 0, h, 64), CM_ERROR_CONTEXT_LOST);
     assert_int_equal(cm_buffer_destroy(keep), CM_ERROR_CONTEXT_LOST);
     assert_int_equal(cm_buffer_destroy(keep), CM_ERROR_INVALID_ARGUMENT); /* released */
     /* the other device is fine */
-    CM_ASSERT_OK(cm_buffer_copy_to_host(other, 0, h, 64));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, other, 0, h, 64));
     CM_ASSERT_OK(cm_buffer_destroy(other));
     cudaMemPool_t pool0 = NULL;
     CM_ASSERT_OK(cm_device_memory_pool(d0, &pool0));

@@ -195,9 +195,10 @@ static void test_trim_and_retry_succeeds(void **state) {
     cm_device_t *dev = NULL;
     CM_ASSERT_OK(cm_device_open(0, &dev));
     fake.external = 8 * MiB;
+    cm_stream_t *w = fake_wrap(dev, 0);
     cm_buffer_t *live = NULL, *s = NULL, *big = NULL;
     CM_ASSERT_OK(cm_buffer_create(dev, 16 * MiB, &live));
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(dev, 20 * MiB, FAKE_STREAM(0), &s));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w, dev, 20 * MiB, &s));
     CM_ASSERT_OK(cm_buffer_destroy(s)); /* 20 MiB stay cached in the pool */
     assert_int_equal(fake_free_bytes(0), 20 * MiB);
     /* 30 MiB do not fit next to the cache; trimming it makes room */
@@ -209,12 +210,13 @@ static void test_trim_and_retry_succeeds(void **state) {
     CM_ASSERT_OK(cm_buffer_destroy(big));
 
     /* the same for a stream-ordered allocation: its own pool's cache is trimmed */
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(dev, 30 * MiB, FAKE_STREAM(0), &s));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w, dev, 30 * MiB, &s));
     CM_ASSERT_OK(cm_buffer_destroy(s));
     CM_ASSERT_OK(cm_buffer_create(dev, 20 * MiB, &big)); /* cache 30 in the way: trim */
     assert_int_equal(fake.calls[FAKE_POOL_TRIM], 2);
     CM_ASSERT_OK(cm_buffer_destroy(big));
     CM_ASSERT_OK(cm_buffer_destroy(live));
+    CM_ASSERT_OK(cm_stream_release(w));
     CM_ASSERT_OK(cm_device_close(dev));
     EXPECT_CLEAN();
 }
@@ -225,10 +227,11 @@ static void test_report_on_real_failure(void **state) {
     CM_ASSERT_OK(cm_device_open(0, &dev));
     CM_ASSERT_OK(cm_device_open(0, &other)); /* a second object on the same GPU counts as ours */
     fake.external = 10 * MiB;
+    cm_stream_t *w = fake_wrap(dev, 0), *w_other = fake_wrap(other, 0);
     cm_buffer_t *a = NULL, *b = NULL, *c = NULL, *s = NULL;
     CM_ASSERT_OK(cm_buffer_create(dev, 16 * MiB, &a));
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(other, 8 * MiB, FAKE_STREAM(0), &b));
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(dev, 4 * MiB, FAKE_STREAM(0), &s));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w_other, other, 8 * MiB, &b));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w, dev, 4 * MiB, &s));
     CM_ASSERT_OK(cm_buffer_destroy(s)); /* 4 MiB cached; trimmed before the retry */
     /* free now: 64 - 10 - 16 - 8 - 4 = 26 MiB, 30 after the trim */
     cm_buffer_t *keep = (cm_buffer_t *)(uintptr_t)0x1;
@@ -254,7 +257,7 @@ static void test_report_on_real_failure(void **state) {
     assert_non_null(strstr(report, "CM_ERROR_DEVICE_OUT_OF_MEMORY: out of memory"));
 
     /* stream-ordered */
-    EXPECT_FAIL(cm_buffer_create_on_cuda_stream(dev, 50 * MiB, FAKE_STREAM(0), &keep),
+    EXPECT_FAIL(cm_buffer_create_on_stream(w, dev, 50 * MiB, &keep),
                 CM_ERROR_DEVICE_OUT_OF_MEMORY, "(52428800 bytes) for a stream-ordered buffer");
     assert_non_null(strstr(cm_last_error()->call, "cudaMallocFromPoolAsync(52428800 bytes)"));
 
@@ -267,6 +270,8 @@ static void test_report_on_real_failure(void **state) {
     CM_ASSERT_OK(cm_buffer_destroy(c));
     CM_ASSERT_OK(cm_buffer_destroy(a));
     CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_stream_release(w));
+    CM_ASSERT_OK(cm_stream_release(w_other));
     CM_ASSERT_OK(cm_device_close(dev));
     CM_ASSERT_OK(cm_device_close(other));
     EXPECT_CLEAN();

@@ -28,26 +28,33 @@ static void test_memo_close(void **state) {
     cm_device_t *d = NULL, *keep = NULL;
     CM_ASSERT_OK(cm_device_open(1, &keep)); /* keeps the registry alive */
     CM_ASSERT_OK(cm_device_open(0, &d));
+    cm_stream_t *w = fake_wrap(d, 0), *w_keep = fake_wrap(keep, 1);
     cm_buffer_t *b = NULL;
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d, 0, FAKE_STREAM(0), &b));
-    CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(b, FAKE_STREAM(0)));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w, d, 0, &b));
+    CM_ASSERT_OK(cm_buffer_destroy_on_stream(w, b));
     CM_ASSERT_OK(cm_buffer_create(d, 10, &b));
     CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_stream_release(w));
     CM_ASSERT_OK(cm_device_close(d));
     b = (cm_buffer_t *)(uintptr_t)0x1;
     EXPECT_FAIL(cm_buffer_create(d, 16, &b), INV, "already closed");
-    EXPECT_FAIL(cm_buffer_create_on_cuda_stream(d, 16, FAKE_STREAM(0), &b), INV, "already closed");
+    /* with a live stream (of the device object that stays open) the closed dev is named */
+    EXPECT_FAIL(cm_buffer_create_on_stream(w_keep, d, 16, &b), INV, "already closed");
     EXPECT_FAIL(cm_buffer_create(d, 0, &b), INV, "already closed");
     assert_ptr_equal(b, (cm_buffer_t *)(uintptr_t)0x1);
     /* a new device object (maybe at the same address) works */
     cm_device_t *d2 = NULL;
     CM_ASSERT_OK(cm_device_open(0, &d2));
+    cm_stream_t *w2 = fake_wrap(d2, 0);
     b = NULL;
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d2, 64, FAKE_STREAM(0), &b));
-    cm_device_t *owner = NULL;
-    CM_ASSERT_OK(cm_buffer_device(b, &owner));
-    assert_ptr_equal(owner, d2);
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w2, d2, 64, &b));
+    cm_buffer_info_t info;
+    CM_ASSERT_OK(cm_buffer_info(b, &info));
+    assert_ptr_equal(info.device, d2);
+    assert_ptr_equal(info.stream, w2);
     CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_stream_release(w2));
+    CM_ASSERT_OK(cm_stream_release(w_keep));
     CM_ASSERT_OK(cm_device_close(d2));
     CM_ASSERT_OK(cm_device_close(keep));
     EXPECT_CLEAN();
@@ -110,6 +117,7 @@ static void test_quarantine_window(void **state) {
     (void)state;
     cm_device_t *d = NULL;
     CM_ASSERT_OK(cm_device_open(0, &d));
+    cm_stream_t *w = fake_wrap(d, 0);
     enum { M = 1000 };
     cm_buffer_t **old = calloc(M, sizeof *old), **fresh = calloc(M, sizeof *fresh);
     for (int i = 0; i < M; ++i)
@@ -118,8 +126,8 @@ static void test_quarantine_window(void **state) {
     for (int round = 0; round < 3; ++round) {
         /* the last 256 destroyed: "already destroyed" with what they were */
         for (int i = M - 256; i < M; ++i) {
-            size_t sz = 0;
-            EXPECT_FAIL(cm_buffer_size(old[i], &sz), INV, "already destroyed");
+            cm_buffer_info_t info;
+            EXPECT_FAIL(cm_buffer_info(old[i], &info), INV, "already destroyed");
             char want[64];
             snprintf(want, sizeof want, "(%d bytes)", i);
             assert_non_null(strstr(cm_last_error()->message, want));
@@ -127,16 +135,12 @@ static void test_quarantine_window(void **state) {
         }
         /* new buffers never get the value of a destroyed one */
         for (int i = 0; i < M; ++i) {
-            CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d, 8, FAKE_STREAM(0), &fresh[i]));
+            CM_ASSERT_OK(cm_buffer_create_on_stream(w, d, 8, &fresh[i]));
             for (int k = M - 256; k < M; ++k) assert_ptr_not_equal(fresh[i], old[k]);
         }
-        for (int i = 0; i < M; ++i) {
-            size_t sz = 0;
-            CM_ASSERT_OK(cm_buffer_size(fresh[i], &sz));
-            assert_int_equal(sz, 8);
-        }
+        for (int i = 0; i < M; ++i) assert_int_equal(fake_buffer_bytes(fresh[i]), 8);
         /* those die too; now they are the newest dead */
-        for (int i = 0; i < M; ++i) CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(fresh[i], FAKE_STREAM(0)));
+        for (int i = 0; i < M; ++i) CM_ASSERT_OK(cm_buffer_destroy_on_stream(w, fresh[i]));
         for (int i = M - 256; i < M; ++i)
             EXPECT_FAIL(cm_buffer_destroy(fresh[i]), INV, "already destroyed");
         memcpy(old, fresh, M * sizeof *old);
@@ -147,6 +151,7 @@ static void test_quarantine_window(void **state) {
     }
     free(old);
     free(fresh);
+    CM_ASSERT_OK(cm_stream_release(w));
     CM_ASSERT_OK(cm_device_close(d));
     EXPECT_CLEAN();
 }
@@ -190,14 +195,10 @@ static void test_registry_random(void **state) {
             --nlive;
         }
         if (step % 5000 == 0) {
-            for (int i = 0; i < nlive; ++i) {
-                size_t sz = 99;
-                CM_ASSERT_OK(cm_buffer_size(live[i], &sz));
-                assert_int_equal(sz, size[i]);
-            }
+            for (int i = 0; i < nlive; ++i) assert_int_equal(fake_buffer_bytes(live[i]), size[i]);
             for (int i = 0; i < ndead; ++i) {
-                size_t sz = 0;
-                EXPECT_FAIL(cm_buffer_size(dead[i], &sz), INV, "already destroyed");
+                cm_buffer_info_t info;
+                EXPECT_FAIL(cm_buffer_info(dead[i], &info), INV, "already destroyed");
             }
             cm_memory_report_t rep;
             CM_ASSERT_OK(cm_device_memory_report(d, &rep));
@@ -213,29 +214,42 @@ static void test_registry_random(void **state) {
 }
 
 /* destroy on a stream of another device is refused even when the thread's last stream is that
- * stream; the buffer stays alive */
+ * stream; the buffer stays alive. So does a destroy on a NULL or released stream. */
 static void test_destroy_stream_other_device(void **state) {
     (void)state;
     cm_device_t *d0 = NULL, *d1 = NULL;
     CM_ASSERT_OK(cm_device_open(0, &d0));
     CM_ASSERT_OK(cm_device_open(1, &d1));
+    cm_stream_t *w0 = fake_wrap(d0, 0), *w1 = fake_wrap(d1, 1);
     cm_buffer_t *b0 = NULL, *b1 = NULL;
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d0, 64, FAKE_STREAM(0), &b0));
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, 64, FAKE_STREAM(1), &b1)); /* memo: stream 1 */
-    EXPECT_FAIL(cm_buffer_destroy_on_cuda_stream(b0, FAKE_STREAM(1)), INV,
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w0, d0, 64, &b0));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w1, d1, 64, &b1)); /* memo: stream 1 */
+    EXPECT_FAIL(cm_buffer_destroy_on_stream(w1, b0), INV,
                 "the stream belongs to device 1 but the buffer to device 0");
-    size_t sz = 0;
-    CM_ASSERT_OK(cm_buffer_size(b0, &sz));
-    EXPECT_FAIL(cm_buffer_destroy_on_cuda_stream(b0, FAKE_BAD_STREAM), INV, "not a valid CUDA stream");
-    CM_ASSERT_OK(cm_buffer_size(b0, &sz));
+    assert_int_equal(fake_buffer_bytes(b0), 64);
+    /* a CUDA stream that is not one cannot become a library stream */
+    cm_stream_t *bad = (cm_stream_t *)(uintptr_t)0x1;
+    EXPECT_FAIL(cm_stream_wrap(d0, FAKE_BAD_STREAM, &bad), INV, "not a valid CUDA stream");
+    assert_null(bad);
+    /* NULL and released streams are refused; the buffer stays alive */
+    EXPECT_FAIL(cm_buffer_destroy_on_stream(NULL, b0), INV, "stream is NULL");
+    assert_int_equal(fake_buffer_bytes(b0), 64);
+    cm_stream_t *gone = fake_wrap(d0, 0);
+    CM_ASSERT_OK(cm_stream_release(gone));
+    EXPECT_FAIL(cm_buffer_destroy_on_stream(gone, b0), INV, "stream was already released");
+    assert_int_equal(fake_buffer_bytes(b0), 64);
     /* a synchronous buffer destroyed on a stream of its device */
     cm_buffer_t *s0 = NULL;
     CM_ASSERT_OK(cm_buffer_create(d0, 32, &s0));
-    EXPECT_FAIL(cm_buffer_destroy_on_cuda_stream(s0, FAKE_STREAM(1)), INV, "belongs to device 1");
-    CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(s0, 0));
-    CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(b0, cudaStreamPerThread));
-    CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(b1, FAKE_STREAM(1)));
-    EXPECT_FAIL(cm_buffer_destroy_on_cuda_stream(b1, FAKE_STREAM(1)), INV, "already destroyed");
+    EXPECT_FAIL(cm_buffer_destroy_on_stream(w1, s0), INV, "belongs to device 1");
+    CM_ASSERT_OK(cm_buffer_destroy_on_stream(w0, s0));
+    /* the default streams cannot be wrapped: synchronous work passes NULL */
+    EXPECT_FAIL(cm_stream_wrap(d0, cudaStreamPerThread, &bad), INV, "cannot wrap a default stream");
+    CM_ASSERT_OK(cm_buffer_destroy(b0)); /* freed on its own stream */
+    CM_ASSERT_OK(cm_buffer_destroy_on_stream(w1, b1));
+    EXPECT_FAIL(cm_buffer_destroy_on_stream(w1, b1), INV, "already destroyed");
+    CM_ASSERT_OK(cm_stream_release(w0));
+    CM_ASSERT_OK(cm_stream_release(w1));
     /* wrong kinds */
     EXPECT_FAIL(cm_buffer_destroy((cm_buffer_t *)(void *)d0), INV, "is a cm_device_t, not a cm_buffer_t");
     EXPECT_FAIL(cm_buffer_create((cm_device_t *)(void *)b1, 1, &b0), INV, "already destroyed");

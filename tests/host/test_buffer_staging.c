@@ -215,19 +215,19 @@ static void round_trip(cm_device_t *dev, size_t cap, size_t dev_off, size_t host
                        bool on_stream, unsigned seed) {
     cm_buffer_t *b = NULL;
     CM_ASSERT_OK(cm_buffer_create(dev, cap, &b));
-    CM_ASSERT_OK(cm_buffer_set(b, 0, cap, 0xEE));
+    CM_ASSERT_OK(cm_buffer_set(NULL, b, 0, cap, 0xEE));
     unsigned char *src = malloc(bytes + host_off + 1), *dst = malloc(bytes + host_off + 2);
     assert_true(src && dst);
     fill_random(src, bytes + host_off + 1, seed);
     memset(dst, 0x77, bytes + host_off + 2);
     if (on_stream) {
-        CM_ASSERT_OK(cm_buffer_copy_from_host_on_cuda_stream(b, dev_off, src + host_off, bytes,
-                                                             FAKE_STREAM(0)));
-        CM_ASSERT_OK(cm_buffer_copy_to_host_on_cuda_stream(b, dev_off, dst + host_off + 1, bytes,
-                                                           FAKE_STREAM(0)));
+        cm_stream_t *w = fake_wrap(dev, 0);
+        CM_ASSERT_OK(cm_buffer_copy_from_host(w, b, dev_off, src + host_off, bytes));
+        CM_ASSERT_OK(cm_buffer_copy_to_host(w, b, dev_off, dst + host_off + 1, bytes));
+        CM_ASSERT_OK(cm_stream_release(w));
     } else {
-        CM_ASSERT_OK(cm_buffer_copy_from_host(b, dev_off, src + host_off, bytes));
-        CM_ASSERT_OK(cm_buffer_copy_to_host(b, dev_off, dst + host_off + 1, bytes));
+        CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b, dev_off, src + host_off, bytes));
+        CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, dev_off, dst + host_off + 1, bytes));
     }
     assert_memory_equal(dst + host_off + 1, src + host_off, bytes);
     for (size_t i = 0; i < host_off + 1; ++i) assert_int_equal(dst[i], 0x77);
@@ -313,8 +313,8 @@ static void test_threshold_and_pinned_go_direct(void **state) {
     CM_ASSERT_OK(cm_host_buffer_data(h, &hp));
     cm_buffer_t *b = NULL;
     CM_ASSERT_OK(cm_buffer_create(dev, 2 << 20, &b));
-    CM_ASSERT_OK(cm_buffer_copy_from_host(b, 0, hp, 2 << 20));
-    CM_ASSERT_OK(cm_buffer_copy_to_host(b, 0, hp, 2 << 20));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b, 0, hp, 2 << 20));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, 0, hp, 2 << 20));
     assert_int_equal(fake.calls[FAKE_MEMCPY], 4);
     assert_int_equal(fake.calls[FAKE_MEMCPY_ASYNC], 2);
     CM_ASSERT_OK(cm_buffer_destroy(b));

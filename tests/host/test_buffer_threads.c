@@ -27,6 +27,7 @@ enum { THREADS = 6, ROUNDS = 150 };
 
 typedef struct worker {
     cm_device_t *dev;
+    cm_stream_t *stream; /* shared by the workers: queuing on one stream from several threads */
     unsigned seed;
     int failures;
     char first_failure[256];
@@ -60,24 +61,24 @@ static void *work(void *p) {
         cm_buffer_t *b = NULL;
         cm_host_buffer_t *h = NULL;
         bool ordered = next_rand(&w->seed) % 2;
-        cm_status_t s = ordered ? cm_buffer_create_on_cuda_stream(w->dev, n, FAKE_STREAM(0), &b)
+        cm_status_t s = ordered ? cm_buffer_create_on_stream(w->stream, w->dev, n, &b)
                                 : cm_buffer_create(w->dev, n, &b);
         if (s != CM_OK) {
             note(w, "create");
             continue;
         }
-        if (cm_buffer_copy_from_host(b, 0, src, n) != CM_OK) note(w, "copy in");
+        if (cm_buffer_copy_from_host(NULL, b, 0, src, n) != CM_OK) note(w, "copy in");
         memset(dst, 0, n);
         if (round % 3 == 0) {
             /* through a pinned host buffer */
             if (cm_host_buffer_create(w->dev, n, 0, &h) != CM_OK ||
-                cm_buffer_copy_to_host_buffer(b, 0, h, 0, n) != CM_OK) {
+                cm_buffer_copy_to_host_buffer(NULL, b, 0, h, 0, n) != CM_OK) {
                 note(w, "pinned");
             } else {
                 void *hp = NULL;
                 if (cm_host_buffer_data(h, &hp) == CM_OK) memcpy(dst, hp, n);
             }
-        } else if (cm_buffer_copy_to_host(b, 0, dst, n) != CM_OK) {
+        } else if (cm_buffer_copy_to_host(NULL, b, 0, dst, n) != CM_OK) {
             note(w, "copy out");
         }
         if (memcmp(dst, src, n) != 0) note(w, "data differs");
@@ -107,11 +108,13 @@ static void test_one_device_many_threads(void **state) {
     /* every copy staged, through few small staging buffers: the threads contend for them */
     cm_staging_config_t cfg = {4096, 2, 2, 1};
     CM_ASSERT_OK(cm_device_staging_configure(dev, &cfg));
+    cm_stream_t *stream = fake_wrap(dev, 0);
     pthread_t t[THREADS];
     worker_t w[THREADS];
     for (int i = 0; i < THREADS; ++i) {
         memset(&w[i], 0, sizeof w[i]);
         w[i].dev = dev;
+        w[i].stream = stream;
         w[i].seed = 17u * (unsigned)i + 1u;
         assert_int_equal(pthread_create(&t[i], NULL, work, &w[i]), 0);
     }
@@ -129,6 +132,7 @@ static void test_one_device_many_threads(void **state) {
     assert_int_equal(r.live_bytes, 0);
     assert_int_equal(r.live_host_buffers, 0);
     assert_true(r.peak_live_bytes > 0);
+    CM_ASSERT_OK(cm_stream_release(stream));
     CM_ASSERT_OK(cm_device_close(dev));
     EXPECT_CLEAN();
     fake_uninstall();

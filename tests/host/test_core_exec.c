@@ -238,8 +238,7 @@ static void test_launch_on_stream_runs_on_stream_device_and_restores(void **stat
     int depth = fake.ctx_depth;
     cm_launch_config_t cfg;
     CM_ASSERT_OK(cm_launch_config_1d(1000, 256, &cfg));
-    cfg.stream = s;
-    CM_ASSERT_OK(cm_launch(&kernel_marker, &cfg, NULL));
+    CM_ASSERT_OK(cm_launch(s, &kernel_marker, &cfg, NULL));
     assert_int_equal(launch_device, 1);   /* the stream's device, during the launch */
     assert_int_equal(launch_has_ctx, 1);
     assert_int_equal(launch_depth, depth + 1);
@@ -251,7 +250,7 @@ static void test_launch_on_stream_runs_on_stream_device_and_restores(void **stat
     /* a caller with no current context gets none back */
     fake.has_ctx = 0;
     launch_device = -1;
-    CM_ASSERT_OK(cm_launch(&kernel_marker, &cfg, NULL));
+    CM_ASSERT_OK(cm_launch(s, &kernel_marker, &cfg, NULL));
     assert_int_equal(launch_device, 1);
     assert_int_equal(fake.has_ctx, 0);
     assert_int_equal(fake.ctx_depth, depth);
@@ -259,7 +258,8 @@ static void test_launch_on_stream_runs_on_stream_device_and_restores(void **stat
     /* a released stream is refused before anything runs */
     CM_ASSERT_OK(cm_stream_release(s));
     launch_device = -1;
-    EXPECT_FAIL(cm_launch(&kernel_marker, &cfg, NULL), CM_ERROR_INVALID_ARGUMENT, "cfg->stream");
+    EXPECT_FAIL(cm_launch(s, &kernel_marker, &cfg, NULL), CM_ERROR_INVALID_ARGUMENT,
+                "stream was already released");
     assert_int_equal(launch_device, -1);
 
     fake.has_ctx = 1;

@@ -110,52 +110,59 @@ static const char *watch_case = ""; /* what the test is doing, for the failure m
                      want_device, (s).last_device);                                          \
     } while (0)
 
-/* The stream-ordered allocation and free of a buffer run with ITS device current, not
- * the caller's; on stream 0 and the per-thread stream (which CUDA resolves through the current
- * device) as well as on an explicit stream. */
+/* A buffer's allocation, the work queued on it and its free run with ITS device current, not
+ * the caller's: synchronously (stream NULL: cudaMalloc and the legacy default stream, which CUDA
+ * resolves through the current device) and stream-ordered on a stream of device 1 (the stream
+ * names its device: checked for the pool it allocates from and the restored current device). */
 static void test_stream_ordered_buffer_allocates_on_its_device_not_current(void **state) {
     (void)state;
     cm_device_t *d1 = NULL;
     CM_ASSERT_OK(cm_device_open(1, &d1));
     EXPECT_CURRENT(0);
-    /* the default streams are whichever device's is current: the library must make device 1
-     * current for them; an explicit stream of device 1 names its device (checked for the
-     * pool it allocates from and the restored current device only) */
-    const cudaStream_t streams[] = {0, cudaStreamPerThread, FAKE_STREAM(1)};
-    const char *const names[] = {"stream 0: ", "cudaStreamPerThread: ", "a stream of device 1: "};
+    cm_stream_t *w1 = fake_wrap(d1, 1);
+    EXPECT_CURRENT(0);
+    cm_stream_t *const streams[] = {NULL, w1};
+    const char *const names[] = {"stream NULL (synchronous): ", "a stream of device 1: "};
     for (size_t i = 0; i < sizeof streams / sizeof streams[0]; ++i) {
-        const int need_current = streams[i] == 0 || streams[i] == cudaStreamPerThread;
+        const int sync = streams[i] == NULL;
         for (int how = 0; how < 2; ++how) {
             watch_devices(1);
             watch_case = names[i];
             cm_buffer_t *b = NULL;
-            CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, 4096, streams[i], &b));
-            if (need_current) EXPECT_SEEN_ON_WANTED(seen_malloc_async, 1);
-            assert_int_equal(seen_malloc_async.calls, 1);
+            CM_ASSERT_OK(cm_buffer_create_on_stream(streams[i], d1, 4096, &b));
+            if (sync) EXPECT_SEEN_ON_WANTED(seen_malloc, 1);
+            assert_int_equal(seen_malloc_async.calls, sync ? 0 : 1);
+            assert_int_equal(seen_malloc.calls, sync ? 1 : 0);
             EXPECT_CURRENT(0);
-            /* the memory is in device 1's pool */
+            /* the memory is device 1's: in its pool, or allocated synchronously on it */
             size_t used1 = 0, used0 = 0;
             for (int p = 0; p < FAKE_MAX_POOLS; ++p) {
                 if (!fake.pools[p].live) continue;
                 if (fake.pools[p].device == 1) used1 += fake.pools[p].used;
                 else used0 += fake.pools[p].used;
             }
-            assert_int_equal(used1, 4096);
+            assert_int_equal(used1, sync ? 0 : 4096);
             assert_int_equal(used0, 0);
-            cm_device_t *owner = NULL;
-            CM_ASSERT_OK(cm_buffer_device(b, &owner));
-            assert_ptr_equal(owner, d1);
+            assert_int_equal(fake.sync_used[1], sync ? 4096 : 0);
+            assert_int_equal(fake.sync_used[0], 0);
+            cm_buffer_info_t info;
+            CM_ASSERT_OK(cm_buffer_info(b, &info));
+            assert_ptr_equal(info.device, d1);
+            assert_int_equal(info.ordinal, 1);
+            assert_ptr_equal(info.stream, streams[i]);
+            assert_int_equal(info.stream_ordered, !sync);
             /* work queued on it runs on its device too */
-            CM_ASSERT_OK(cm_buffer_set_on_cuda_stream(b, 0, 4096, 0x5a, streams[i]));
+            CM_ASSERT_OK(cm_buffer_set(streams[i], b, 0, 4096, 0x5a));
             EXPECT_SEEN_ON_WANTED(seen_memset, 1);
             EXPECT_CURRENT(0);
             if (how == 0) CM_ASSERT_OK(cm_buffer_destroy(b));
-            else CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(b, streams[i]));
-            if (need_current) EXPECT_SEEN_ON_WANTED(seen_free_async, 1);
-            assert_int_equal(seen_free_async.calls, 1);
+            else CM_ASSERT_OK(cm_buffer_destroy_on_stream(w1, b));
+            assert_int_equal(seen_free_async.calls, sync ? 0 : 1);
+            assert_int_equal(fake.sync_used[1], 0);
             EXPECT_CURRENT(0);
         }
     }
+    CM_ASSERT_OK(cm_stream_release(w1));
     CM_ASSERT_OK(cm_device_close(d1));
     EXPECT_CURRENT(0);
     EXPECT_CLEAN();
@@ -179,11 +186,12 @@ static void test_oom_report_measures_the_buffers_device(void **state) {
     snprintf(want_free1, sizeof want_free1, "%s free", free1);
     snprintf(bad_free0, sizeof bad_free0, "%s free", free0);
 
+    cm_stream_t *w1 = fake_wrap(d1, 1);
     for (int stream_ordered = 1; stream_ordered >= 0; --stream_ordered) {
         watch_devices(1);
         cm_buffer_t *b = NULL;
         if (stream_ordered)
-            EXPECT_FAIL(cm_buffer_create_on_cuda_stream(d1, 16 * MiB, FAKE_STREAM(1), &b),
+            EXPECT_FAIL(cm_buffer_create_on_stream(w1, d1, 16 * MiB, &b),
                         CM_ERROR_DEVICE_OUT_OF_MEMORY, "device 1");
         else
             EXPECT_FAIL(cm_buffer_create(d1, 16 * MiB, &b), CM_ERROR_DEVICE_OUT_OF_MEMORY,
@@ -200,64 +208,72 @@ static void test_oom_report_measures_the_buffers_device(void **state) {
         EXPECT_SEEN_ON_WANTED(seen_malloc, stream_ordered ? 0 : 1);
         EXPECT_CURRENT(0);
     }
+    CM_ASSERT_OK(cm_stream_release(w1));
     CM_ASSERT_OK(cm_buffer_destroy(big));
     CM_ASSERT_OK(cm_device_close(d1));
     EXPECT_CURRENT(0);
     EXPECT_CLEAN();
 }
 
-/* The file string given to the interop create is copied: the caller may free it at
- * once (under ASan a kept pointer is a use after free; without it the string is overwritten
- * before it is freed, so a kept pointer shows "XXXX"). */
+/* The label given to a stream-ordered create is copied: the caller may free it at once (under
+ * ASan a kept pointer is a use after free; without it the string is overwritten before it is
+ * freed, so a kept pointer shows "XXXX"). The file (a string of static storage duration, as
+ * cm_buffer_create_at() documents: the handle keeps the pointer) is reported with its line. */
 static void test_interop_create_copies_file_string(void **state) {
     (void)state;
     cm_device_t *d1 = NULL;
     CM_ASSERT_OK(cm_device_open(1, &d1));
-    const char *text = "generated/heap_made_file.c";
-    char *file = malloc(strlen(text) + 1);
-    assert_non_null(file);
-    strcpy(file, text);
+    cm_stream_t *w1 = fake_wrap(d1, 1);
+    const char *text = "heap_made_label";
+    char *label = malloc(strlen(text) + 1);
+    assert_non_null(label);
+    strcpy(label, text);
     cm_buffer_t *b = NULL;
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream_at(d1, 64, FAKE_STREAM(1), &b, "lbl", file, 4242));
-    memset(file, 'X', strlen(file));
-    free(file);
-    file = NULL;
+    CM_ASSERT_OK(cm_buffer_create_at(w1, d1, 64, &b, label, "generated/static_file.c", 4242));
+    memset(label, 'X', strlen(label));
+    free(label);
+    label = NULL;
 
     char rep[4096];
     size_t len = 0;
     CM_ASSERT_OK(cm_device_leak_report(d1, rep, sizeof rep, &len));
-    if (strstr(rep, "heap_made_file.c:4242") == NULL || strstr(rep, "XXXX") != NULL)
-        fail_msg("leak report lost the file string: %s", rep);
+    if (strstr(rep, "static_file.c:4242 \"heap_made_label\"") == NULL ||
+        strstr(rep, "XXXX") != NULL)
+        fail_msg("leak report lost the label or the file: %s", rep);
+    cm_buffer_info_t info;
+    CM_ASSERT_OK(cm_buffer_info(b, &info));
+    assert_string_equal(info.label, "heap_made_label");
     /* the refused close reports it too */
     cm_status_t st = cm_device_close(d1);
     assert_int_not_equal(st, CM_OK);
-    assert_non_null(strstr(cm_last_error()->message, "heap_made_file.c"));
+    assert_non_null(strstr(cm_last_error()->message, "heap_made_label"));
     assert_null(strstr(cm_last_error()->message, "XXXX"));
 
     CM_ASSERT_OK(cm_buffer_destroy(b));
-    /* a stale use may say where the buffer was created: then with the copied text */
-    size_t sz = 0;
-    EXPECT_FAIL(cm_buffer_size(b, &sz), INV, "buffer");
+    /* a stale use may say what the buffer was: then with the copied text */
+    EXPECT_FAIL(cm_buffer_info(b, &info), INV, "buffer");
     const char *m = cm_last_error()->message;
     assert_null(strstr(m, "XXXX"));
-    if (strstr(m, "created at") != NULL) assert_non_null(strstr(m, "heap_made_file.c"));
+    if (strstr(m, "created at") != NULL) assert_non_null(strstr(m, "static_file.c:4242"));
+    CM_ASSERT_OK(cm_stream_release(w1));
     CM_ASSERT_OK(cm_device_close(d1));
     EXPECT_CLEAN();
 }
 
 /* A destroyed buffer's handle stays stale across its device's close and reopen and
  * after any number of later creates: it never acts on a new buffer. */
-static void expect_buffer_stale(cm_buffer_t *stale, cm_buffer_t *const *live, size_t n_live) {
-    size_t sz = 7;
-    EXPECT_FAIL(cm_buffer_size(stale, &sz), INV, "buffer");
+static void expect_buffer_stale(cm_buffer_t *stale, cm_stream_t *stream, cm_buffer_t *const *live,
+                                size_t n_live) {
+    cm_buffer_info_t info, before;
+    memset(&info, 0x77, sizeof info);
+    memcpy(&before, &info, sizeof info);
+    EXPECT_FAIL(cm_buffer_info(stale, &info), INV, "buffer");
     assert_null(strstr(cm_last_error()->message, "host buffer"));
-    assert_int_equal(sz, 7);
-    cm_device_t *owner = NULL;
-    EXPECT_FAIL(cm_buffer_device(stale, &owner), INV, "buffer");
-    assert_null(owner);
-    EXPECT_FAIL(cm_buffer_set(stale, 0, 1, 0), INV, "buffer");
+    assert_memory_equal(&info, &before, sizeof info); /* nothing written */
+    EXPECT_FAIL(cm_buffer_set(NULL, stale, 0, 1, 0), INV, "buffer");
+    EXPECT_FAIL(cm_buffer_set(stream, stale, 0, 1, 0), INV, "buffer");
     EXPECT_FAIL(cm_buffer_destroy(stale), INV, "buffer");
-    EXPECT_FAIL(cm_buffer_destroy_on_cuda_stream(stale, FAKE_STREAM(1)), INV, "buffer");
+    EXPECT_FAIL(cm_buffer_destroy_on_stream(stream, stale), INV, "buffer");
     for (size_t i = 0; i < n_live; ++i) assert_ptr_not_equal(stale, live[i]);
 }
 
@@ -265,31 +281,30 @@ static void test_stale_buffer_after_device_reopen_never_aliases(void **state) {
     (void)state;
     cm_device_t *d1 = NULL;
     CM_ASSERT_OK(cm_device_open(1, &d1));
+    cm_stream_t *w1 = fake_wrap(d1, 1);
     cm_buffer_t *old_sync = NULL, *old_so = NULL;
     CM_ASSERT_OK(cm_buffer_create(d1, 100, &old_sync));
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, 100, FAKE_STREAM(1), &old_so));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w1, d1, 100, &old_so));
     CM_ASSERT_OK(cm_buffer_destroy(old_sync));
     CM_ASSERT_OK(cm_buffer_destroy(old_so));
     cm_device_t *old_dev = d1;
+    CM_ASSERT_OK(cm_stream_release(w1));
     CM_ASSERT_OK(cm_device_close(d1));
     CM_ASSERT_OK(cm_device_open(1, &d1));
+    w1 = fake_wrap(d1, 1);
 
     enum { N = 8 };
     cm_buffer_t *fresh[N];
     for (size_t i = 0; i < N; ++i) {
         if (i % 2) CM_ASSERT_OK(cm_buffer_create(d1, 200 + i, &fresh[i]));
-        else CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, 200 + i, FAKE_STREAM(1), &fresh[i]));
+        else CM_ASSERT_OK(cm_buffer_create_on_stream(w1, d1, 200 + i, &fresh[i]));
     }
-    expect_buffer_stale(old_sync, fresh, N);
-    expect_buffer_stale(old_so, fresh, N);
+    expect_buffer_stale(old_sync, w1, fresh, N);
+    expect_buffer_stale(old_so, w1, fresh, N);
     int ord = -1;
     EXPECT_FAIL(cm_device_ordinal(old_dev, &ord), INV, "device");
     /* none of the fresh buffers was touched by the refused calls */
-    for (size_t i = 0; i < N; ++i) {
-        size_t sz = 0;
-        CM_ASSERT_OK(cm_buffer_size(fresh[i], &sz));
-        assert_int_equal(sz, 200 + i);
-    }
+    for (size_t i = 0; i < N; ++i) assert_int_equal(fake_buffer_bytes(fresh[i]), 200 + i);
     cm_memory_report_t rep;
     CM_ASSERT_OK(cm_device_memory_report(d1, &rep));
     assert_int_equal(rep.live_buffers, N);
@@ -298,16 +313,17 @@ static void test_stale_buffer_after_device_reopen_never_aliases(void **state) {
     for (int i = 0; i < 1000; ++i) {
         cm_buffer_t *t = NULL;
         if (i % 2) CM_ASSERT_OK(cm_buffer_create(d1, 16, &t));
-        else CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, 16, FAKE_STREAM(1), &t));
+        else CM_ASSERT_OK(cm_buffer_create_on_stream(w1, d1, 16, &t));
         assert_ptr_not_equal(t, old_sync);
         assert_ptr_not_equal(t, old_so);
         CM_ASSERT_OK(cm_buffer_destroy(t));
     }
-    expect_buffer_stale(old_sync, fresh, N);
-    expect_buffer_stale(old_so, fresh, N);
+    expect_buffer_stale(old_sync, w1, fresh, N);
+    expect_buffer_stale(old_so, w1, fresh, N);
     CM_ASSERT_OK(cm_device_memory_report(d1, &rep));
     assert_int_equal(rep.live_buffers, N);
     for (size_t i = 0; i < N; ++i) CM_ASSERT_OK(cm_buffer_destroy(fresh[i]));
+    CM_ASSERT_OK(cm_stream_release(w1));
     CM_ASSERT_OK(cm_device_close(d1));
     EXPECT_CURRENT(0);
     EXPECT_CLEAN();
@@ -386,9 +402,10 @@ static void test_pool_trim_outside_spin_lock(void **state) {
     cm_device_t *a = NULL, *b = NULL;
     CM_ASSERT_OK(cm_device_open(1, &a));
     CM_ASSERT_OK(cm_device_open(1, &b)); /* two device objects of one ordinal: both trimmed */
+    cm_stream_t *wa = fake_wrap(a, 1), *wb = fake_wrap(b, 1);
     cm_buffer_t *x = NULL, *y = NULL;
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(a, 8 * MiB, FAKE_STREAM(1), &x));
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(b, 8 * MiB, FAKE_STREAM(1), &y));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(wa, a, 8 * MiB, &x));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(wb, b, 8 * MiB, &y));
     CM_ASSERT_OK(cm_buffer_destroy(x)); /* cached in the pools */
     CM_ASSERT_OK(cm_buffer_destroy(y));
 
@@ -408,19 +425,21 @@ static void test_pool_trim_outside_spin_lock(void **state) {
     /* out of memory: 52 MiB free of 64 (4 live in a, 8 cached in b), a 62 MiB request: fails
      * also after the retry has trimmed every pool of device 1 (60 MiB free then) */
     cm_buffer_t *big = NULL, *hold = NULL;
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(a, 4 * MiB, FAKE_STREAM(1), &hold));
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(b, 8 * MiB, FAKE_STREAM(1), &big));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(wa, a, 4 * MiB, &hold));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(wb, b, 8 * MiB, &big));
     CM_ASSERT_OK(cm_buffer_destroy(big)); /* 8 MiB cached in b's pool */
     big = NULL;
     join_probes();
     int before_oom = trims;
-    EXPECT_FAIL(cm_buffer_create_on_cuda_stream(a, 62 * MiB, FAKE_STREAM(1), &big),
-                CM_ERROR_DEVICE_OUT_OF_MEMORY, "device 1");
+    EXPECT_FAIL(cm_buffer_create_on_stream(wa, a, 62 * MiB, &big), CM_ERROR_DEVICE_OUT_OF_MEMORY,
+                "device 1");
     join_probes();
     assert_null(big);
     assert_true(trims > before_oom);
 
     CM_ASSERT_OK(cm_buffer_destroy(hold));
+    CM_ASSERT_OK(cm_stream_release(wa));
+    CM_ASSERT_OK(cm_stream_release(wb));
     CM_ASSERT_OK(cm_device_close(b));
     CM_ASSERT_OK(cm_device_close(a));
     join_probes();
@@ -456,43 +475,65 @@ static cudaError_t r_stream_get_ctx(cudaStream_t s, void **ctx) {
     return fake_stream_get_ctx(s, ctx);
 }
 
-/* A cudaStream_t value once checked as a stream of device 0 can be destroyed and the
- * same value handed out by CUDA for a stream of device 1; a buffer operation of device 0 on it
- * is then refused (the library does not trust what it learned about the value earlier). */
+/* A cudaStream_t value once checked as a stream of device 0 can be destroyed (its wrapper
+ * released first) and the same value handed out by CUDA for a stream of device 1: wrapping it
+ * for device 0 again is refused (the library does not trust what it learned about the value
+ * earlier: the driver is asked at each wrap), the old wrapper is dead, and a wrapper for device 1
+ * is refused by every buffer operation of device 0 (the handle knows its device: no driver
+ * query at the operations). */
 static void test_stream_check_rejects_recycled_stream_of_other_device(void **state) {
     (void)state;
     fake.current = 1; /* the application works on device 1; the buffer is device 0's */
-    cm_device_t *d0 = NULL;
+    cm_device_t *d0 = NULL, *d1 = NULL;
     CM_ASSERT_OK(cm_device_open(0, &d0));
+    CM_ASSERT_OK(cm_device_open(1, &d1));
     cm_buffer_t *b = NULL;
     CM_ASSERT_OK(cm_buffer_create(d0, 256, &b));
     cm__cuda.stream_get_device = r_stream_get_device;
     cm__cuda.stream_get_ctx = r_stream_get_ctx;
     recycled_stream = FAKE_STREAM(0);
     recycled_to = -1;
+    stream_queries = 0;
     unsigned char host[256], back[256];
     memset(host, 0x11, sizeof host);
-    CM_ASSERT_OK(cm_buffer_set_on_cuda_stream(b, 0, 256, 0x22, recycled_stream));
-    CM_ASSERT_OK(cm_buffer_copy_from_host_on_cuda_stream(b, 0, host, 64, recycled_stream));
+    cm_stream_t *w = NULL;
+    CM_ASSERT_OK(cm_stream_wrap(d0, recycled_stream, &w));
+    CM_ASSERT_OK(cm_buffer_set(w, b, 0, 256, 0x22));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(w, b, 0, host, 64));
 
-    /* the stream is destroyed; CUDA gives the same value to a new stream of device 1 */
+    /* the wrapper is released and the stream destroyed; CUDA gives the same value to a new
+     * stream of device 1 */
+    CM_ASSERT_OK(cm_stream_release(w));
     recycled_to = 1;
-    EXPECT_FAIL(cm_buffer_set_on_cuda_stream(b, 0, 256, 0x33, recycled_stream), INV, "device 1");
-    EXPECT_FAIL(cm_buffer_copy_from_host_on_cuda_stream(b, 0, host, 256, recycled_stream), INV,
-                "device 1");
+    cm_stream_t *again = NULL;
+    EXPECT_FAIL(cm_stream_wrap(d0, recycled_stream, &again), INV, "device 1");
+    assert_null(again);
+    assert_true(stream_queries >= 1);
+    EXPECT_FAIL(cm_buffer_set(w, b, 0, 256, 0x33), INV, "stream was already released");
+    cm_stream_t *w1 = NULL;
+    CM_ASSERT_OK(cm_stream_wrap(d1, recycled_stream, &w1));
+    unsigned long ctxq = fake.calls[FAKE_STREAM_CTX], devq = fake.calls[FAKE_STREAM_DEVICE];
+    int queries = stream_queries;
+    const char *msg = "the stream belongs to device 1 but the buffer to device 0";
+    EXPECT_FAIL(cm_buffer_set(w1, b, 0, 256, 0x33), INV, msg);
+    EXPECT_FAIL(cm_buffer_copy_from_host(w1, b, 0, host, 256), INV, msg);
     uint32_t pat = 0x01020304u;
-    EXPECT_FAIL(cm_buffer_fill_on_cuda_stream(b, 0, 256, &pat, 4, recycled_stream), INV, "device 1");
+    EXPECT_FAIL(cm_buffer_fill(w1, b, 0, 256, &pat, 4), INV, msg);
     cm_buffer_t *c = NULL;
-    EXPECT_FAIL(cm_buffer_create_on_cuda_stream(d0, 64, recycled_stream, &c), INV, "device 1");
+    EXPECT_FAIL(cm_buffer_create_on_stream(w1, d0, 64, &c), INV, msg);
     assert_null(c);
-    EXPECT_FAIL(cm_buffer_destroy_on_cuda_stream(b, recycled_stream), INV, "device 1");
-    assert_true(stream_queries >= 2);
+    EXPECT_FAIL(cm_buffer_destroy_on_stream(w1, b), INV, msg);
+    assert_int_equal(fake.calls[FAKE_STREAM_CTX], ctxq);
+    assert_int_equal(fake.calls[FAKE_STREAM_DEVICE], devq);
+    assert_int_equal(stream_queries, queries);
+    CM_ASSERT_OK(cm_stream_release(w1));
 
     /* nothing was written by the refused calls, and the buffer is still alive */
     recycled_to = -1;
-    CM_ASSERT_OK(cm_buffer_copy_to_host(b, 0, back, sizeof back));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, 0, back, sizeof back));
     for (size_t i = 0; i < sizeof back; ++i) assert_int_equal(back[i], i < 64 ? 0x11 : 0x22);
     CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_device_close(d1));
     CM_ASSERT_OK(cm_device_close(d0));
     EXPECT_CURRENT(1);
     EXPECT_CLEAN();
@@ -525,9 +566,10 @@ static cudaError_t c_stream_is_capturing(cudaStream_t s, enum cudaStreamCaptureS
     return cudaSuccess;
 }
 
-/* Copies, sets and fills queued on a stream that is being captured into a graph are
- * accepted (cudaStreamGetDevice answers cudaErrorStreamCaptureUnsupported there: that is not a
- * bad stream). Pinned host memory only: pageable copies cannot be captured by CUDA at all. */
+/* A stream that is being captured into a graph can be wrapped (cudaStreamGetDevice answers
+ * cudaErrorStreamCaptureUnsupported there: that is not a bad stream), and copies, sets and fills
+ * queued on it are accepted without asking the driver again. Pinned host memory only: pageable
+ * copies cannot be captured by CUDA at all. */
 static void test_copy_on_capturing_stream_is_accepted(void **state) {
     (void)state;
     cm_device_t *d1 = NULL;
@@ -543,21 +585,29 @@ static void test_copy_on_capturing_stream_is_accepted(void **state) {
     capture_stream = FAKE_STREAM(1);
     for (ctx_fails = 0; ctx_fails < 2; ++ctx_fails) {
         capturing = 1;
+        cm_stream_t *w = NULL;
+        CM_ASSERT_OK(cm_stream_wrap(d1, capture_stream, &w));
         unsigned long copies = fake.calls[FAKE_MEMCPY_ASYNC], sets = fake.calls[FAKE_MEMSET_ASYNC],
-                      fills = fake.calls[FAKE_FILL];
+                      fills = fake.calls[FAKE_FILL], ctxq = fake.calls[FAKE_STREAM_CTX],
+                      devq = fake.calls[FAKE_STREAM_DEVICE];
         uint32_t pat = 0x01020304u;
-        CM_ASSERT_OK(cm_buffer_copy_from_host_buffer_on_cuda_stream(b, 0, hb, 0, 256, capture_stream));
-        CM_ASSERT_OK(cm_buffer_copy_to_host_buffer_on_cuda_stream(b, 0, hb, 0, 256, capture_stream));
-        CM_ASSERT_OK(cm_buffer_copy_on_cuda_stream(b2, 0, b, 0, 256, capture_stream));
-        CM_ASSERT_OK(cm_buffer_set_on_cuda_stream(b, 0, 256, 7, capture_stream));
-        CM_ASSERT_OK(cm_buffer_fill_on_cuda_stream(b, 0, 256, &pat, 4, capture_stream));
+        CM_ASSERT_OK(cm_buffer_copy_from_host_buffer(w, b, 0, hb, 0, 256));
+        CM_ASSERT_OK(cm_buffer_copy_to_host_buffer(w, b, 0, hb, 0, 256));
+        CM_ASSERT_OK(cm_buffer_copy(w, b2, 0, b, 0, 256));
+        CM_ASSERT_OK(cm_buffer_set(w, b, 0, 256, 7));
+        CM_ASSERT_OK(cm_buffer_fill(w, b, 0, 256, &pat, 4));
         assert_true(fake.calls[FAKE_MEMCPY_ASYNC] - copies >= 3);
         assert_int_equal(fake.calls[FAKE_MEMSET_ASYNC] - sets, 1);
         assert_int_equal(fake.calls[FAKE_FILL] - fills, 1);
+        assert_int_equal(fake.calls[FAKE_STREAM_CTX], ctxq); /* the handle knows its device */
+        assert_int_equal(fake.calls[FAKE_STREAM_DEVICE], devq);
         EXPECT_CURRENT(0);
+        CM_ASSERT_OK(cm_stream_release(w));
         /* a stream that is not capturing and fails the same way is still refused */
         capturing = 0;
-        assert_int_not_equal(cm_buffer_set_on_cuda_stream(b, 0, 256, 7, FAKE_BAD_STREAM), CM_OK);
+        w = (cm_stream_t *)(uintptr_t)0x1;
+        EXPECT_FAIL(cm_stream_wrap(d1, FAKE_BAD_STREAM, &w), INV, "not a valid CUDA stream");
+        assert_null(w);
     }
     CM_ASSERT_OK(cm_host_buffer_destroy(hb));
     CM_ASSERT_OK(cm_buffer_destroy(b2));
@@ -580,6 +630,8 @@ static cudaError_t o_stream_get_ctx(cudaStream_t s, void **ctx) {
     return fake_stream_get_ctx(s, ctx);
 }
 
+/* The check is made by cm_stream_wrap(), once per wrapped stream; the buffer operations on
+ * the wrapper ask the driver nothing. */
 static void test_stream_check_by_context_then_by_device(void **state) {
     (void)state;
     cm_device_t *d0 = NULL;
@@ -587,28 +639,41 @@ static void test_stream_check_by_context_then_by_device(void **state) {
     cm__cuda.stream_get_ctx = o_stream_get_ctx;
     other_ctx = 0;
     unsigned long ctxq = fake.calls[FAKE_STREAM_CTX], devq = fake.calls[FAKE_STREAM_DEVICE];
+    cm_stream_t *w = NULL;
+    CM_ASSERT_OK(cm_stream_wrap(d0, FAKE_STREAM(0), &w));
+    assert_int_equal(fake.calls[FAKE_STREAM_CTX] - ctxq, 1);
+    assert_int_equal(fake.calls[FAKE_STREAM_DEVICE] - devq, 0);
     cm_buffer_t *b = NULL;
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d0, 256, FAKE_STREAM(0), &b));
-    CM_ASSERT_OK(cm_buffer_set_on_cuda_stream(b, 0, 256, 1, FAKE_STREAM(0)));
-    assert_int_equal(fake.calls[FAKE_STREAM_CTX] - ctxq, 2);
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w, d0, 256, &b));
+    CM_ASSERT_OK(cm_buffer_set(w, b, 0, 256, 1));
+    assert_int_equal(fake.calls[FAKE_STREAM_CTX] - ctxq, 1);
     assert_int_equal(fake.calls[FAKE_STREAM_DEVICE] - devq, 0);
     /* the same device through another context: accepted after the device query */
     other_ctx = 1;
-    CM_ASSERT_OK(cm_buffer_set_on_cuda_stream(b, 0, 256, 2, FAKE_STREAM(0)));
+    cm_stream_t *w_other = NULL;
+    CM_ASSERT_OK(cm_stream_wrap(d0, FAKE_STREAM(0), &w_other));
+    assert_int_equal(fake.calls[FAKE_STREAM_CTX] - ctxq, 2);
+    assert_int_equal(fake.calls[FAKE_STREAM_DEVICE] - devq, 1);
+    CM_ASSERT_OK(cm_buffer_set(w_other, b, 0, 256, 2));
     assert_int_equal(fake.calls[FAKE_STREAM_DEVICE] - devq, 1);
     /* a stream of device 1 is refused by the device query, whatever its context */
-    cm_buffer_t *c = NULL;
-    EXPECT_FAIL(cm_buffer_create_on_cuda_stream(d0, 64, FAKE_STREAM(1), &c), INV, "device 1");
-    assert_null(c);
+    cm_stream_t *w1 = (cm_stream_t *)(uintptr_t)0x1;
+    EXPECT_FAIL(cm_stream_wrap(d0, FAKE_STREAM(1), &w1), INV,
+                "the stream belongs to device 1 but the device object to device 0");
+    assert_null(w1);
+    assert_int_equal(fake.calls[FAKE_STREAM_DEVICE] - devq, 2);
     other_ctx = 0;
-    CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(b, FAKE_STREAM(0)));
+    CM_ASSERT_OK(cm_buffer_destroy_on_stream(w, b));
+    CM_ASSERT_OK(cm_stream_release(w_other));
+    CM_ASSERT_OK(cm_stream_release(w));
     CM_ASSERT_OK(cm_device_close(d0));
     EXPECT_CLEAN();
 }
 
 /* The pool allocation and free of a buffer on an explicit stream need no current context (the
  * driver's calls name the stream): a thread with none gets none pushed, and ends with none;
- * on stream 0 the buffer's device is pushed for the call and popped after. */
+ * a synchronous buffer (stream NULL: cudaMalloc, cudaFree) gets the buffer's device pushed for
+ * the call and popped after. */
 static int pushes;
 static cudaError_t p_ctx_push(void *ctx) {
     ++pushes;
@@ -619,22 +684,24 @@ static void test_ordered_buffer_on_explicit_stream_pushes_no_context(void **stat
     (void)state;
     cm_device_t *d1 = NULL;
     CM_ASSERT_OK(cm_device_open(1, &d1));
+    cm_stream_t *w1 = fake_wrap(d1, 1);
     fake.has_ctx = 0; /* the thread has no current context */
     cm__cuda.ctx_push_current = p_ctx_push;
     pushes = 0;
     cm_buffer_t *b = NULL;
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, 4096, FAKE_STREAM(1), &b));
-    CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(b, FAKE_STREAM(1)));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w1, d1, 4096, &b));
+    CM_ASSERT_OK(cm_buffer_destroy_on_stream(w1, b));
     assert_int_equal(pushes, 0);
     assert_int_equal(fake.has_ctx, 0);
     assert_int_equal(fake.ctx_depth, 0);
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d1, 4096, 0, &b));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(NULL, d1, 4096, &b));
     assert_int_equal(pushes, 1);
-    CM_ASSERT_OK(cm_buffer_destroy_on_cuda_stream(b, 0));
+    CM_ASSERT_OK(cm_buffer_destroy(b));
     assert_int_equal(pushes, 2);
     assert_int_equal(fake.has_ctx, 0);
     assert_int_equal(fake.ctx_depth, 0);
     fake.has_ctx = 1;
+    CM_ASSERT_OK(cm_stream_release(w1));
     CM_ASSERT_OK(cm_device_close(d1));
     EXPECT_CLEAN();
 }

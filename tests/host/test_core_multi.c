@@ -165,7 +165,7 @@ static void expect_stale_set(cm_device_set_t *set) {
     EXPECT_FAIL(cm_split_create(set, 10, 4, &sp), INV, why);
     assert_null(sp);
     EXPECT_FAIL(cm_device_set_close(set), INV, why);
-    if (cm_nccl_built()) {
+    if (cm__nccl_built()) {
         cm_comm_t *c = NULL;
         EXPECT_FAIL(cm_comm_create(set, &c), INV, why);
         assert_null(c);
@@ -202,10 +202,10 @@ static void test_stale_set_handles_stay_stale(void **state) {
 }
 
 static cm_status_t visit_part(void *user, int index, cm_stream_t *stream, cm_buffer_t *part,
-                              size_t offset, size_t count) {
+                              size_t first, size_t count) {
     (void)stream;
     (void)part;
-    (void)offset;
+    (void)first;
     (void)count;
     ++*(int *)user;
     (void)index;
@@ -222,6 +222,8 @@ static void expect_stale_split(cm_split_t *sp) {
     EXPECT_FAIL(cm_split_part(sp, 0, NULL, NULL, &n), INV, why);
     EXPECT_FAIL(cm_split_scatter_from_host(sp, host, 16), INV, why);
     EXPECT_FAIL(cm_split_gather_to_host(sp, host, 16), INV, why);
+    EXPECT_FAIL(cm_split_scatter(sp, NULL, 0), INV, why);
+    EXPECT_FAIL(cm_split_gather(sp, NULL, 0), INV, why);
     EXPECT_FAIL(cm_split_fill_f32(sp, 1.0f), INV, why);
     EXPECT_FAIL(cm_split_sum_f32(sp, &f), INV, why);
     EXPECT_FAIL(cm_split_for_each(sp, visit_part, &visits), INV, why);

@@ -252,15 +252,20 @@ static void test_no_current_context_is_restored_and_device_0_untouched(void **st
     cm_buffer_t *b = NULL, *so = NULL;
     CM_ASSERT_OK(cm_buffer_create(d, sizeof host, &b));
     EXPECT_NO_CONTEXT();
-    CM_ASSERT_OK(cm_buffer_copy_from_host(b, 0, host, sizeof host));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b, 0, host, sizeof host));
     EXPECT_NO_CONTEXT();
-    CM_ASSERT_OK(cm_buffer_set(b, 0, 16, 0));
+    CM_ASSERT_OK(cm_buffer_set(NULL, b, 0, 16, 0));
     EXPECT_NO_CONTEXT();
-    CM_ASSERT_OK(cm_buffer_create_on_cuda_stream(d, 256, FAKE_STREAM(3), &so));
+    cm_stream_t *w = NULL;
+    CM_ASSERT_OK(cm_stream_wrap(d, FAKE_STREAM(3), &w));
     EXPECT_NO_CONTEXT();
-    CM_ASSERT_OK(cm_buffer_copy(so, 0, b, 0, 256));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w, d, 256, &so));
     EXPECT_NO_CONTEXT();
-    CM_ASSERT_OK(cm_buffer_copy_to_host(b, 0, back, sizeof back));
+    CM_ASSERT_OK(cm_buffer_copy(NULL, so, 0, b, 0, 256));
+    EXPECT_NO_CONTEXT();
+    CM_ASSERT_OK(cm_buffer_copy(w, so, 0, b, 0, 256));
+    EXPECT_NO_CONTEXT();
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, 0, back, sizeof back));
     EXPECT_NO_CONTEXT();
     for (size_t i = 0; i < sizeof back; ++i) assert_int_equal(back[i], i < 16 ? 0 : host[i]);
     cm_memory_report_t rep;
@@ -274,6 +279,8 @@ static void test_no_current_context_is_restored_and_device_0_untouched(void **st
     EXPECT_NO_CONTEXT();
     CM_ASSERT_OK(cm_buffer_destroy(so));
     CM_ASSERT_OK(cm_buffer_destroy(b));
+    EXPECT_NO_CONTEXT();
+    CM_ASSERT_OK(cm_stream_release(w));
     EXPECT_NO_CONTEXT();
     CM_ASSERT_OK(cm_device_close(d));
     EXPECT_NO_CONTEXT();
@@ -300,7 +307,8 @@ static void test_sticky_error_marks_the_work_device_lost(void **state) {
     /* whichever of the copy or its completion wait the copy makes, it faults */
     fake_fail_always(FAKE_STREAM_SYNC, cudaErrorIllegalAddress);
     fake_fail_always(FAKE_MEMCPY, cudaErrorIllegalAddress);
-    assert_int_equal(cm_buffer_copy_from_host(b1, 0, host, sizeof host), CM_ERROR_CONTEXT_LOST);
+    assert_int_equal(cm_buffer_copy_from_host(NULL, b1, 0, host, sizeof host),
+                     CM_ERROR_CONTEXT_LOST);
     fake_fail_clear();
     const cm_error_t *e = cm_last_error();
     assert_int_equal(e->device, 1);
@@ -314,10 +322,10 @@ static void test_sticky_error_marks_the_work_device_lost(void **state) {
     /* device 0 works on */
     cm_buffer_t *b0 = NULL;
     CM_ASSERT_OK(cm_buffer_create(d0, 64, &b0));
-    CM_ASSERT_OK(cm_buffer_copy_from_host(b0, 0, host, sizeof host));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b0, 0, host, sizeof host));
     CM_ASSERT_OK(cm_buffer_destroy(b0));
     /* device 1 fails fast with the cause */
-    assert_int_equal(cm_buffer_set(b1, 0, 64, 0), CM_ERROR_CONTEXT_LOST);
+    assert_int_equal(cm_buffer_set(NULL, b1, 0, 64, 0), CM_ERROR_CONTEXT_LOST);
     cm_buffer_t *x = NULL;
     assert_int_equal(cm_buffer_create(d1, 64, &x), CM_ERROR_CONTEXT_LOST);
     assert_null(x);

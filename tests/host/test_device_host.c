@@ -12,6 +12,7 @@
 
 #include <cudamodel/device.h>
 #include <cudamodel/interop.h>
+#include <cudamodel/version.h>
 
 #include "internal.h"
 
@@ -70,7 +71,9 @@ static void test_parse_rejects_garbage(void **state) {
 
 static void test_build_architectures(void **state) {
     (void)state;
-    const char *archs = cm_build_cuda_architectures();
+    cm_version_info_t vi;
+    CM_ASSERT_OK(cm_version_info(&vi));
+    const char *archs = vi.cuda_architectures;
     assert_non_null(archs);
     cm_arch_list_t a;
     CM_ASSERT_OK(cm_arch_list_parse(archs, &a));
@@ -229,20 +232,9 @@ static void test_null_arguments(void **state) {
     size_t f;
     assert_int_equal(cm_device_memory_info(0, NULL, &f), CM_ERROR_INVALID_ARGUMENT);
     assert_int_equal(cm_device_memory_info(0, &f, NULL), CM_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(cm_driver_version(NULL), CM_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(cm_runtime_version(NULL), CM_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(cm_version_info(NULL), CM_ERROR_INVALID_ARGUMENT);
     assert_int_equal(cm_device_check_kernel_image(0, NULL), CM_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(cm_last_error()->message, "NULL"));
-}
-
-static void test_versions(void **state) {
-    (void)state;
-    int rt = 0, drv = -1;
-    CM_ASSERT_OK(cm_runtime_version(&rt));
-    assert_true(rt >= 13000);
-    assert_int_equal(cm_runtime_version_built(), CUDART_VERSION);
-    CM_ASSERT_OK(cm_driver_version(&drv));
-    assert_true(drv >= 0); /* 0 without a driver */
 }
 
 /* ---- fault injection: what cudaGetDeviceCount answers */
@@ -303,9 +295,9 @@ static void test_real_device_count_is_consistent(void **state) {
         assert_int_not_equal(s, CM_OK);
         assert_int_equal(n, 0);
         if (err == cudaErrorInsufficientDriver) {
-            int drv = -1;
-            CM_ASSERT_OK(cm_driver_version(&drv));
-            assert_int_equal(s, drv == 0 ? CM_ERROR_NO_DRIVER : CM_ERROR_DRIVER_TOO_OLD);
+            cm_version_info_t vi;
+            CM_ASSERT_OK(cm_version_info(&vi));
+            assert_int_equal(s, vi.driver == 0 ? CM_ERROR_NO_DRIVER : CM_ERROR_DRIVER_TOO_OLD);
         }
     }
 }
@@ -321,7 +313,6 @@ int main(void) {
         cmocka_unit_test(test_limits_from_props),
         cmocka_unit_test(test_limits_from_props_arguments),
         cmocka_unit_test(test_null_arguments),
-        cmocka_unit_test(test_versions),
         cmocka_unit_test(test_device_count_statuses),
         cmocka_unit_test(test_real_device_count_is_consistent),
     };

@@ -118,7 +118,12 @@ static void test_collect_this_machine(void **state) {
 
     assert_string_equal(g_in.library_version, cm_version_string());
     assert_string_equal(g_in.library_version, CM_VERSION_STRING);
-    assert_string_equal(g_in.library_archs, cm_build_cuda_architectures());
+    cm_version_info_t vi;
+    CM_ASSERT_OK(cm_version_info(&vi));
+    assert_string_equal(g_in.library_archs, vi.cuda_architectures);
+    assert_int_equal(g_in.driver_version, vi.driver);
+    assert_int_equal(g_in.nccl_version_built, vi.nccl_built_version);
+    assert_int_equal(g_in.nccl_version, vi.nccl);
     assert_int_equal(g_in.runtime_version_built, CUDART_VERSION);
     int rt = 0;
     assert_int_equal(cudaRuntimeGetVersion(&rt), cudaSuccess);

@@ -1,6 +1,7 @@
 /*
  * cm_gemm() without a GPU: argument checks (enums, sizes, leading dimensions per layout and op,
- * handles, bounds and overflow, devices, streams, C overlapping A / B), the normalisation of
+ * handles, byte offsets that are not a multiple of the element size, bounds and overflow,
+ * devices, streams, C overlapping A / B), the normalisation of
  * every (layout, op_a, op_b) to the kernels' one form (checked against the public definition on
  * random matrices, in float64), the shape classes, the dispatch table and the demotions of the
  * kernel choice, the configuration names, and the bf16 conversions (rounding ties to even,
@@ -36,6 +37,8 @@
 #define N_ CM_GEMM_OP_N
 #define T_ CM_GEMM_OP_T
 #define F32 CM_GEMM_FP32
+#define F4 sizeof(float)     /* bytes of a float element: offsets are bytes */
+#define H2 sizeof(cm_bf16_t) /* bytes of a bf16 element */
 
 typedef struct fixture {
     cm_device_t *dev0, *dev1;
@@ -160,12 +163,13 @@ static void test_handles_bounds_devices(void **state) {
     /* C spans 63 * 16 + 16 = 1024 floats with ldc 16: fits exactly; one more row does not */
     EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 65, 16, 4, 1, g.x, 0, 4, g.y, 0, 16, 0, g.z, 0, 16),
                 INV, "element offset 0 + 1040 elements spanned = 1040 is past the end");
-    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 1021, 4, g.y, 0, 8, 0, g.z, 0, 8),
-                INV, "A out of bounds: element offset 1021 + 32");
+    /* offsets are bytes; the message counts elements */
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 1021 * F4, 4, g.y, 0, 8, 0, g.z, 0,
+                        8), INV, "A out of bounds: element offset 1021 + 32");
     EXPECT_FAIL(cm_gemm(NULL, F32, CO, N_, N_, 8, 8, 4, 1, g.x, 0, 8, g.y, 0, SIZE_MAX / 2, 0,
                         g.z, 0, 8), INV, "overflows size_t");
-    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, SIZE_MAX, 4, g.y, 0, 8, 0, g.z, 0,
-                        8), INV, "A out of bounds");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, SIZE_MAX - (F4 - 1), 4, g.y, 0, 8,
+                        0, g.z, 0, 8), INV, "A out of bounds");
     /* bf16: the same bytes hold twice the elements; C bf16 too */
     CM_ASSERT_OK(cm_gemm(NULL, CM_GEMM_BF16_OUT_BF16, R, N_, N_, 0, 64, 32, 1, g.x, 0, 32, g.y, 0,
                          64, 0, g.z, 0, 64));
@@ -187,22 +191,56 @@ static void test_handles_bounds_devices(void **state) {
     expect_untouched();
 }
 
+/* Offsets count bytes: a_offset and b_offset in the inputs' element size (float, or cm_bf16_t
+ * for the bf16 precisions), c_offset in C's (float, or cm_bf16_t for CM_GEMM_BF16_OUT_BF16).
+ * One that is not a multiple is refused, naming the argument, before anything is queued. */
+static void test_misaligned_offsets(void **state) {
+    (void)state;
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 6, 4, g.y, 0, 8, 0, g.z, 0, 8),
+                INV, "a_offset 6 is not a multiple of the 4-byte element; nothing was queued");
+    assert_non_null(strstr(cm_last_error()->hint, "offsets count bytes"));
+    EXPECT_FAIL(cm_gemm(g.s0, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 2, 8, 0, g.z, 0, 8),
+                INV, "b_offset 2 is not a multiple of the 4-byte element; nothing was queued");
+    EXPECT_FAIL(cm_gemm(NULL, CM_GEMM_TF32, CO, T_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 4, 0, g.z,
+                        1, 8), INV, "c_offset 1 is not a multiple of the 4-byte element");
+    /* bf16 inputs: 2-byte elements; C float or bf16 by precision */
+    EXPECT_FAIL(cm_gemm(NULL, CM_GEMM_BF16, R, N_, N_, 8, 8, 8, 1, g.x, 3, 8, g.y, 0, 8, 0, g.z, 0,
+                        8), INV, "a_offset 3 is not a multiple of the 2-byte element");
+    EXPECT_FAIL(cm_gemm(NULL, CM_GEMM_BF16, R, N_, N_, 8, 8, 8, 1, g.x, 0, 8, g.y, 0, 8, 0, g.z, 2,
+                        8), INV, "c_offset 2 is not a multiple of the 4-byte element");
+    EXPECT_FAIL(cm_gemm(NULL, CM_GEMM_BF16_OUT_BF16, R, N_, N_, 8, 8, 8, 1, g.x, 0, 8, g.y, 5, 8,
+                        0, g.z, 0, 8), INV, "b_offset 5 is not a multiple of the 2-byte element");
+    EXPECT_FAIL(cm_gemm(NULL, CM_GEMM_BF16_OUT_BF16, R, N_, N_, 8, 8, 8, 1, g.x, 0, 8, g.y, 0, 8,
+                        0, g.z, 3, 8), INV, "c_offset 3 is not a multiple of the 2-byte element");
+    /* refused even when there is nothing to do (M = 0) */
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 0, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0, g.z, 6, 8), INV,
+                "c_offset 6 is not a multiple of the 4-byte element");
+    expect_untouched();
+    /* element-aligned byte offsets pass (M = 0: checked, nothing queued) */
+    CM_ASSERT_OK(cm_gemm(NULL, CM_GEMM_BF16_OUT_BF16, R, N_, N_, 0, 8, 8, 1, g.x, 2, 8, g.y, 6, 8,
+                         0, g.z, 2, 8));
+    CM_ASSERT_OK(cm_gemm(g.s0, F32, R, N_, N_, 0, 8, 4, 1, g.x, 4, 4, g.y, 8, 8, 0, g.z, 12, 8));
+    expect_untouched();
+}
+
 static void test_aliasing(void **state) {
     (void)state;
     /* C overlapping A or B is refused; A overlapping B is fine (m = 0: nothing queued) */
-    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0, g.x, 16, 8),
-                INV, "C (elements 16 .. 80 of its buffer) overlaps A (elements 0 .. 32");
-    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0, g.y, 31, 8),
-                INV, "overlaps B");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0, g.x, 16 * F4,
+                        8), INV,
+                "C (elements 16 .. 80 of its buffer) overlaps A (elements 0 .. 32");
+    EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0, g.y, 31 * F4,
+                        8), INV, "overlaps B");
     EXPECT_FAIL(cm_gemm(NULL, F32, R, N_, N_, 8, 8, 4, 1, g.x, 0, 4, g.y, 0, 8, 0, g.x, 0, 8),
                 INV, "overlaps A");
     /* bf16 A (2-byte elements) against float C: byte ranges decide */
-    EXPECT_FAIL(cm_gemm(NULL, CM_GEMM_BF16, R, N_, N_, 8, 8, 8, 1, g.x, 100, 8, g.y, 0, 8, 0,
-                        g.x, 80, 8), INV, "overlaps A (elements 100 .. 164 of the same buffer, "
-                                          "in C's element size: 50 .. 82)");
+    EXPECT_FAIL(cm_gemm(NULL, CM_GEMM_BF16, R, N_, N_, 8, 8, 8, 1, g.x, 100 * H2, 8, g.y, 0, 8, 0,
+                        g.x, 80 * F4, 8), INV, "overlaps A (elements 100 .. 164 of the same "
+                                               "buffer, in C's element size: 50 .. 82)");
     expect_untouched();
     /* adjacent, not overlapping; A and B the same range */
-    CM_ASSERT_OK(cm_gemm(NULL, F32, R, N_, N_, 0, 8, 4, 1, g.x, 0, 4, g.x, 0, 8, 0, g.x, 32, 8));
+    CM_ASSERT_OK(cm_gemm(NULL, F32, R, N_, N_, 0, 8, 4, 1, g.x, 0, 4, g.x, 0, 8, 0, g.x, 32 * F4,
+                         8));
     CM_ASSERT_OK(cm_gemm(NULL, F32, R, N_, N_, 8, 0, 4, 1, g.x, 0, 4, g.x, 0, 4, 0, g.x, 0, 8));
 }
 
@@ -477,6 +515,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_enums_and_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_leading_dimensions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_handles_bounds_devices, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_misaligned_offsets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_aliasing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_config_name, setup, teardown),
         cmocka_unit_test(test_normalisation),

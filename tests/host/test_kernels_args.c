@@ -1,10 +1,12 @@
 /*
  * Argument checks of every public function of kernels.h, the reduction's size-to-grid
  * arithmetic, and the choice between the vectorized and the scalar path (head / body / tail; by
- * example and over every alignment combination of 1..3 operands). NULL, destroyed and foreign handles; element ranges past the end of a buffer or
- * overflowing size_t; operands on two devices; overlaps that are not allowed (partial overlap of
- * an input with the output, a reduction's result inside its input); NULL host results. Each
- * failure returns CM_ERROR_INVALID_ARGUMENT with a message and a hint and writes nothing.
+ * example and over every alignment combination of 1..3 operands). NULL, destroyed and foreign
+ * handles; byte offsets that are not a multiple of the element size; element ranges past the
+ * end of a buffer or overflowing size_t; operands on two devices; overlaps that are not allowed
+ * (partial overlap of an input with the output, a reduction's result inside its input); NULL
+ * host results. Each failure returns CM_ERROR_INVALID_ARGUMENT with a message and a hint and
+ * writes nothing. Offsets are bytes (kernels.h); the range messages still count elements.
  *
  * Runs on the simulated devices and streams of test_buffer_fake.h / test_stream_fake.h: every
  * failure here is decided before any kernel is queued, so no GPU is needed.
@@ -28,6 +30,10 @@
 #define NF 1024            /* floats in each buffer */
 #define NB (NF * 4)        /* bytes */
 #define INV CM_ERROR_INVALID_ARGUMENT
+#define F4 sizeof(float)   /* bytes of one float element: offsets are bytes */
+#define D8 sizeof(double)  /* bytes of one double element */
+/* The largest byte offset that is a multiple of an element of e bytes (e a power of two). */
+#define TOP(e) (SIZE_MAX - ((e) - 1))
 
 typedef struct fixture {
     cm_device_t *dev0, *dev1;
@@ -99,25 +105,26 @@ static void test_add_arguments(void **state) {
     EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.dead, 0, g.y, 0, 4), INV, "x");
     EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, g.y, 0, NF + 1), INV,
                 "past the end of out");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 1, g.y, 0, NF), INV, "past the end of x");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, g.y, NF + 1, 0), INV, "y range");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, SIZE_MAX, g.y, 0, g.y, 0, 2), INV, "out range");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 4, g.y, 0, g.y, 0, SIZE_MAX), INV, "overflows");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 1 * F4, g.y, 0, NF), INV,
+                "past the end of x");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, g.y, (NF + 1) * F4, 0), INV, "y range");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, TOP(F4), g.y, 0, g.y, 0, 2), INV, "out range");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 4 * F4, g.y, 0, g.y, 0, SIZE_MAX), INV, "overflows");
     EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.x1, 0, g.y, 0, 4), INV,
                 "x is on device 1 but out is on device 0");
     EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 0, g.x1, 0, 4), INV, "y is on device 1");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.x, 1, g.y, 0, 8), INV, "overlaps x");
-    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 4, g.y, 0, g.x, 0, 8), INV, "overlaps y");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.x, 1 * F4, g.y, 0, 8), INV, "overlaps x");
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 4 * F4, g.y, 0, g.x, 0, 8), INV, "overlaps y");
     /* f64: the same buffers hold half as many elements */
     EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, g.y, 0, g.y, 0, NF / 2 + 1), INV,
                 "past the end of out");
     EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, g.y, 0, g.x1, 0, 1), INV, "device 1");
-    EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, g.x, 1, g.y, 0, 4), INV, "overlaps x");
+    EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, g.x, 1 * D8, g.y, 0, 4), INV, "overlaps x");
     EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, NULL, 0, g.y, 0, 4), INV, "x is NULL");
     expect_sentinels();
     /* allowed: in place (exact alias), disjoint ranges of one buffer, n = 0 anywhere in range */
     CM_ASSERT_OK(cm_vector_add_f32(NULL, g.x, 0, g.x, 0, g.x, 0, 0));
-    CM_ASSERT_OK(cm_vector_add_f32(NULL, g.x, NF, g.y, NF, g.y, NF, 0));
+    CM_ASSERT_OK(cm_vector_add_f32(NULL, g.x, NF * F4, g.y, NF * F4, g.y, NF * F4, 0));
     CM_ASSERT_OK(cm_vector_add_f64(NULL, g.x, 0, g.x, 0, g.y, 0, 0));
     expect_sentinels();
 }
@@ -146,8 +153,8 @@ static void test_enum_forms_arguments(void **state) {
                 "does not read y");
     EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_AXPY, CM_DTYPE_F32, 4, &two, g.x, 0, g.y, 0, NULL, 0), INV,
                 "y is NULL");
-    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_AXPY, CM_DTYPE_F32, 8, &two, g.x, 0, g.y, 0, g.x, 1), INV,
-                "overlaps y");
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_AXPY, CM_DTYPE_F32, 8, &two, g.x, 0, g.y, 0, g.x, 1 * F4),
+                INV, "overlaps y");
     float f = 0.0f;
     uint64_t idx = 0;
     EXPECT_FAIL(cm_reduce(NULL, (cm_reduce_op_t)7, CM_DTYPE_F32, 4, g.x, 0, NULL, 0, g.y, 0), INV,
@@ -170,20 +177,20 @@ static void test_axpy_scale_arguments(void **state) {
     (void)state;
     EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, NULL, 0, g.y, 0, 4), INV, "x is NULL");
     EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.x, 0, NULL, 0, 4), INV, "y is NULL");
-    EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.x, 0, g.y, 1, NF), INV, "past the end of y");
-    EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.x, SIZE_MAX, g.y, 0, 1), INV, "x range");
+    EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.x, 0, g.y, 1 * F4, NF), INV, "past the end of y");
+    EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.x, TOP(F4), g.y, 0, 1), INV, "x range");
     EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.x1, 0, g.y, 0, 4), INV, "x is on device 1");
-    EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.y, 2, g.y, 0, 4), INV, "overlaps x");
+    EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.y, 2 * F4, g.y, 0, 4), INV, "overlaps x");
     EXPECT_FAIL(cm_vector_axpy_f32(NULL, 2.0f, g.dead, 0, g.y, 0, 4), INV, "x");
     EXPECT_FAIL(cm_vector_axpy_f64(NULL, 2.0, g.x, 0, g.y, 0, NF / 2 + 1), INV, "past the end");
     EXPECT_FAIL(cm_vector_axpy_f64(NULL, 2.0, g.x, 0, g.x1, 0, 1), INV, "device");
-    EXPECT_FAIL(cm_vector_axpy_f64(NULL, 2.0, g.y, 1, g.y, 0, 4), INV, "overlaps x");
+    EXPECT_FAIL(cm_vector_axpy_f64(NULL, 2.0, g.y, 1 * D8, g.y, 0, 4), INV, "overlaps x");
     EXPECT_FAIL(cm_vector_scale_f32(NULL, 2.0f, NULL, 0, g.x, 0, 4), INV, "out is NULL");
     EXPECT_FAIL(cm_vector_scale_f32(NULL, 2.0f, g.y, 0, NULL, 0, 4), INV, "x is NULL");
     EXPECT_FAIL(cm_vector_scale_f32(NULL, 2.0f, g.y, 0, g.x, 0, NF + 1), INV, "past the end");
     EXPECT_FAIL(cm_vector_scale_f32(NULL, 2.0f, g.y, 0, g.x1, 0, 4), INV, "device 1");
-    EXPECT_FAIL(cm_vector_scale_f32(NULL, 2.0f, g.y, 3, g.y, 0, 4), INV, "overlaps x");
-    EXPECT_FAIL(cm_vector_scale_f64(NULL, 2.0, g.y, 0, g.x, SIZE_MAX / 2, 4), INV, "x range");
+    EXPECT_FAIL(cm_vector_scale_f32(NULL, 2.0f, g.y, 3 * F4, g.y, 0, 4), INV, "overlaps x");
+    EXPECT_FAIL(cm_vector_scale_f64(NULL, 2.0, g.y, 0, g.x, SIZE_MAX / 2 + 1, 4), INV, "x range");
     EXPECT_FAIL(cm_vector_scale_f64(NULL, 2.0, g.y, 0, g.x, 0, SIZE_MAX), INV, "out range");
     EXPECT_FAIL(cm_vector_scale_f64(NULL, 2.0, g.x1, 0, g.x, 0, 4), INV, "device");
     expect_sentinels();
@@ -196,28 +203,64 @@ static void test_fill_copy_arguments(void **state) {
     (void)state;
     EXPECT_FAIL(cm_vector_fill_f32(NULL, NULL, 0, 1.0f, 4), INV, "out is NULL");
     EXPECT_FAIL(cm_vector_fill_f32(NULL, g.dead, 0, 1.0f, 4), INV, "out");
-    EXPECT_FAIL(cm_vector_fill_f32(NULL, g.x, NF - 3, 1.0f, 4), INV, "past the end of out");
-    EXPECT_FAIL(cm_vector_fill_f32(NULL, g.x, NF + 1, 1.0f, 0), INV, "out range");
-    EXPECT_FAIL(cm_vector_fill_f64(NULL, g.x, 1, 1.0, SIZE_MAX), INV, "overflows");
-    EXPECT_FAIL(cm_vector_fill_f64(NULL, g.x, NF / 2, 1.0, 1), INV, "past the end");
+    EXPECT_FAIL(cm_vector_fill_f32(NULL, g.x, (NF - 3) * F4, 1.0f, 4), INV, "past the end of out");
+    EXPECT_FAIL(cm_vector_fill_f32(NULL, g.x, (NF + 1) * F4, 1.0f, 0), INV, "out range");
+    EXPECT_FAIL(cm_vector_fill_f64(NULL, g.x, 1 * D8, 1.0, SIZE_MAX), INV, "overflows");
+    EXPECT_FAIL(cm_vector_fill_f64(NULL, g.x, NF / 2 * D8, 1.0, 1), INV, "past the end");
     EXPECT_FAIL(cm_vector_copy_f32(NULL, NULL, 0, g.x, 0, 4), INV, "out is NULL");
     EXPECT_FAIL(cm_vector_copy_f32(NULL, g.y, 0, NULL, 0, 4), INV, "x is NULL");
-    EXPECT_FAIL(cm_vector_copy_f32(NULL, g.y, 0, g.x, 1, NF), INV, "past the end of x");
+    EXPECT_FAIL(cm_vector_copy_f32(NULL, g.y, 0, g.x, 1 * F4, NF), INV, "past the end of x");
     EXPECT_FAIL(cm_vector_copy_f32(NULL, g.y, 0, g.x1, 0, 4), INV, "x is on device 1");
-    EXPECT_FAIL(cm_vector_copy_f32(NULL, g.x, 1, g.x, 0, 4), INV, "overlaps x");
+    EXPECT_FAIL(cm_vector_copy_f32(NULL, g.x, 1 * F4, g.x, 0, 4), INV, "overlaps x");
     EXPECT_FAIL(cm_vector_copy_f64(NULL, g.y, 0, g.x, 0, NF / 2 + 1), INV, "past the end");
     EXPECT_FAIL(cm_vector_copy_f64(NULL, g.x1, 0, g.x, 0, 4), INV, "device");
-    EXPECT_FAIL(cm_vector_copy_f64(NULL, g.x, 0, g.x, 1, 4), INV, "overlaps x");
+    EXPECT_FAIL(cm_vector_copy_f64(NULL, g.x, 0, g.x, 1 * D8, 4), INV, "overlaps x");
     expect_sentinels();
-    CM_ASSERT_OK(cm_vector_fill_f32(NULL, g.x, NF, 1.0f, 0));
+    CM_ASSERT_OK(cm_vector_fill_f32(NULL, g.x, NF * F4, 1.0f, 0));
     CM_ASSERT_OK(cm_vector_copy_f64(NULL, g.x, 0, g.x, 0, 0));
+    expect_sentinels();
+}
+
+/* Offsets count bytes: one that is not a multiple of the operand's element size is refused,
+ * the message naming the offset argument, its value and the element size, before any check of
+ * the buffers and before anything is queued (a stream or NULL alike). */
+static void test_vector_misaligned_offsets(void **state) {
+    (void)state;
+    const float two = 2.0f;
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 2, g.y, 0, g.y, 0, 4), INV,
+                "out_offset 2 is not a multiple of the 4-byte element; nothing was queued");
+    assert_non_null(strstr(cm_last_error()->hint, "offsets count bytes"));
+    EXPECT_FAIL(cm_vector_add_f32(NULL, g.x, 0, g.y, 6, g.y, 0, 4), INV,
+                "x_offset 6 is not a multiple of the 4-byte element; nothing was queued");
+    EXPECT_FAIL(cm_vector_add_f32(g.s0, g.x, 0, g.y, 0, g.y, 1, 4), INV,
+                "y_offset 1 is not a multiple of the 4-byte element; nothing was queued");
+    /* a multiple of 4 is not enough for doubles */
+    EXPECT_FAIL(cm_vector_add_f64(NULL, g.x, 0, g.y, 4, g.y, 0, 4), INV,
+                "x_offset 4 is not a multiple of the 8-byte element");
+    EXPECT_FAIL(cm_vector_axpy_f64(g.s0, 2.0, g.x, 12, g.y, 0, 4), INV,
+                "x_offset 12 is not a multiple of the 8-byte element");
+    EXPECT_FAIL(cm_vector_scale_f32(NULL, 2.0f, g.y, 5, g.x, 0, 4), INV,
+                "out_offset 5 is not a multiple of the 4-byte element");
+    EXPECT_FAIL(cm_vector_fill_f64(NULL, g.x, 20, 1.0, 4), INV,
+                "out_offset 20 is not a multiple of the 8-byte element");
+    EXPECT_FAIL(cm_vector_copy_f32(g.s0, g.y, 0, g.x, 7, 4), INV,
+                "x_offset 7 is not a multiple of the 4-byte element");
+    EXPECT_FAIL(cm_vector(NULL, CM_VECTOR_AXPY, CM_DTYPE_F32, 4, &two, g.x, 0, g.y, 0, g.y, 3),
+                INV, "y_offset 3 is not a multiple of the 4-byte element");
+    /* refused even with n = 0 (nothing to do) */
+    EXPECT_FAIL(cm_vector_copy_f64(NULL, g.y, 0, g.x, 9, 0), INV,
+                "x_offset 9 is not a multiple of the 8-byte element");
+    expect_sentinels();
+    /* element-aligned byte offsets are accepted (n = 0: nothing queued) */
+    CM_ASSERT_OK(cm_vector_add_f32(NULL, g.x, 4, g.y, 8, g.y, 12, 0));
+    CM_ASSERT_OK(cm_vector_fill_f64(g.s0, g.x, 8, 1.0, 0));
     expect_sentinels();
 }
 
 /* ---------------------------------------------------------------- reductions */
 
 /* A device-result reduction f(stream, x, x_offset, n, result, result_offset) of element size
- * elem and result size rsize, checked through every rule. */
+ * elem and result size rsize, checked through every rule (offsets in bytes). */
 typedef cm_status_t (*reduce_fn_t)(cm_stream_t *, const cm_buffer_t *, size_t, size_t,
                                    cm_buffer_t *, size_t);
 
@@ -228,17 +271,17 @@ static void check_reduce(reduce_fn_t f, const char *name, size_t elem, size_t rs
     EXPECT_FAIL(f(NULL, g.dead, 0, 4, g.y, 0), INV, "x");
     EXPECT_FAIL(f(NULL, g.x, 0, 4, NULL, 0), INV, "result is NULL");
     EXPECT_FAIL(f(NULL, g.x, 0, n + 1, g.y, 0), INV, "past the end of x");
-    EXPECT_FAIL(f(NULL, g.x, 1, n, g.y, 0), INV, "past the end of x");
-    EXPECT_FAIL(f(NULL, g.x, SIZE_MAX, 1, g.y, 0), INV, "x range");
-    EXPECT_FAIL(f(NULL, g.x, 2, SIZE_MAX, g.y, 0), INV, "overflows");
-    EXPECT_FAIL(f(NULL, g.x, 0, 4, g.y, rn), INV, "past the end of result");
-    EXPECT_FAIL(f(NULL, g.x, 0, 4, g.y, SIZE_MAX), INV, "result range");
+    EXPECT_FAIL(f(NULL, g.x, 1 * elem, n, g.y, 0), INV, "past the end of x");
+    EXPECT_FAIL(f(NULL, g.x, TOP(elem), 1, g.y, 0), INV, "x range");
+    EXPECT_FAIL(f(NULL, g.x, 2 * elem, SIZE_MAX, g.y, 0), INV, "overflows");
+    EXPECT_FAIL(f(NULL, g.x, 0, 4, g.y, rn * rsize), INV, "past the end of result");
+    EXPECT_FAIL(f(NULL, g.x, 0, 4, g.y, TOP(rsize)), INV, "result range");
     EXPECT_FAIL(f(NULL, g.x1, 0, 4, g.y, 0), INV, "is on device");
     EXPECT_FAIL(f(NULL, g.x, 0, 4, g.x1, 0), INV, "result is on device 1");
     /* the result may not lie in the input: first, middle and last element of the range */
     EXPECT_FAIL(f(NULL, g.x, 0, n, g.x, 0), INV, "overlaps x");
-    EXPECT_FAIL(f(NULL, g.x, 0, n, g.x, rn / 2), INV, "overlaps x");
-    EXPECT_FAIL(f(NULL, g.x, 0, n, g.x, rn - 1), INV, "overlaps x");
+    EXPECT_FAIL(f(NULL, g.x, 0, n, g.x, rn / 2 * rsize), INV, "overlaps x");
+    EXPECT_FAIL(f(NULL, g.x, 0, n, g.x, (rn - 1) * rsize), INV, "overlaps x");
     expect_sentinels();
 }
 
@@ -251,11 +294,12 @@ static void check_dot(dot_fn_t f, const char *name, size_t elem) {
     EXPECT_FAIL(f(NULL, NULL, 0, g.x, 0, 4, g.y, 0), INV, "x is NULL");
     EXPECT_FAIL(f(NULL, g.x, 0, NULL, 0, 4, g.y, 0), INV, "y is NULL");
     EXPECT_FAIL(f(NULL, g.x, 0, g.x, 0, 4, NULL, 0), INV, "result is NULL");
-    EXPECT_FAIL(f(NULL, g.x, 0, g.x, 1, n, g.y, 0), INV, "past the end of y");
-    EXPECT_FAIL(f(NULL, g.x, 0, g.x, SIZE_MAX, 1, g.y, 0), INV, "y range");
+    EXPECT_FAIL(f(NULL, g.x, 0, g.x, 1 * elem, n, g.y, 0), INV, "past the end of y");
+    EXPECT_FAIL(f(NULL, g.x, 0, g.x, TOP(elem), 1, g.y, 0), INV, "y range");
     EXPECT_FAIL(f(NULL, g.x, 0, g.x1, 0, 4, g.y, 0), INV, "y is on device 1");
-    EXPECT_FAIL(f(NULL, g.x, 0, g.y, 0, 4, g.y, 1), INV, "overlaps y");
-    EXPECT_FAIL(f(NULL, g.x, 0, g.x, 0, 4, g.y, NB / elem), INV, "past the end of result");
+    /* the result of a dot has the inputs' type: elem bytes */
+    EXPECT_FAIL(f(NULL, g.x, 0, g.y, 0, 4, g.y, 1 * elem), INV, "overlaps y");
+    EXPECT_FAIL(f(NULL, g.x, 0, g.x, 0, 4, g.y, NB), INV, "past the end of result");
     expect_sentinels();
 }
 
@@ -287,15 +331,15 @@ static void test_reduce_to_host_arguments(void **state) {
     uint64_t idx = 7;
     EXPECT_FAIL(cm_reduce_sum_f32_to_host(NULL, g.x, 0, 4, NULL), INV, "result pointer is NULL");
     EXPECT_FAIL(cm_reduce_sum_f32_to_host(NULL, NULL, 0, 4, &f), INV, "x is NULL");
-    EXPECT_FAIL(cm_reduce_sum_f32_to_host(NULL, g.x, 1, NF, &f), INV, "past the end of x");
+    EXPECT_FAIL(cm_reduce_sum_f32_to_host(NULL, g.x, 1 * F4, NF, &f), INV, "past the end of x");
     EXPECT_FAIL(cm_reduce_sum_f64_to_host(NULL, g.x, 0, NF / 2 + 1, &d), INV, "past the end");
     EXPECT_FAIL(cm_reduce_sum_f64_to_host(NULL, g.x, 0, 4, NULL), INV, "NULL");
-    EXPECT_FAIL(cm_reduce_sum_i32_to_host(NULL, g.x, SIZE_MAX, 1, &l), INV, "x range");
+    EXPECT_FAIL(cm_reduce_sum_i32_to_host(NULL, g.x, TOP(4), 1, &l), INV, "x range");
     EXPECT_FAIL(cm_reduce_sum_i32_to_host(NULL, g.dead, 0, 1, &l), INV, "x");
     EXPECT_FAIL(cm_reduce_min_f32_to_host(NULL, g.x, 0, NF + 1, &f), INV, "past the end");
     EXPECT_FAIL(cm_reduce_min_f64_to_host(NULL, NULL, 0, 1, &d), INV, "x is NULL");
     EXPECT_FAIL(cm_reduce_min_i32_to_host(NULL, g.x, 0, 1, NULL), INV, "NULL");
-    EXPECT_FAIL(cm_reduce_max_f32_to_host(NULL, g.x, 3, SIZE_MAX, &f), INV, "overflows");
+    EXPECT_FAIL(cm_reduce_max_f32_to_host(NULL, g.x, 3 * F4, SIZE_MAX, &f), INV, "overflows");
     EXPECT_FAIL(cm_reduce_max_f64_to_host(NULL, g.x, 0, 4, NULL), INV, "NULL");
     EXPECT_FAIL(cm_reduce_max_i32_to_host(NULL, g.x, 0, NF + 1, &i), INV, "past the end");
     EXPECT_FAIL(cm_reduce_argmin_f32_to_host(NULL, g.x, 0, 4, NULL, &f), INV, "NULL");
@@ -303,14 +347,64 @@ static void test_reduce_to_host_arguments(void **state) {
                 "past the end");
     EXPECT_FAIL(cm_reduce_argmin_f64_to_host(NULL, NULL, 0, 4, &idx, &d), INV, "x is NULL");
     EXPECT_FAIL(cm_reduce_argmax_f32_to_host(NULL, g.x, 0, 4, NULL, NULL), INV, "NULL");
-    EXPECT_FAIL(cm_reduce_argmax_f64_to_host(NULL, g.x, NF, 1, &idx, &d), INV, "x range");
+    EXPECT_FAIL(cm_reduce_argmax_f64_to_host(NULL, g.x, NF * D8, 1, &idx, &d), INV, "x range");
     EXPECT_FAIL(cm_reduce_dot_f32_to_host(NULL, g.x, 0, g.x1, 0, 4, &f), INV, "device 1");
     EXPECT_FAIL(cm_reduce_dot_f32_to_host(NULL, g.x, 0, g.y, 0, 4, NULL), INV, "NULL");
-    EXPECT_FAIL(cm_reduce_dot_f64_to_host(NULL, g.x, 0, g.y, 1, NF / 2, &d), INV,
+    EXPECT_FAIL(cm_reduce_dot_f64_to_host(NULL, g.x, 0, g.y, 1 * D8, NF / 2, &d), INV,
                 "past the end of y");
     EXPECT_FAIL(cm_reduce_dot_f64_to_host(NULL, g.x, 0, NULL, 0, 4, &d), INV, "y is NULL");
     /* nothing was written on failure */
     assert_true(f == 7.0f && d == 7.0 && l == 7 && i == 7 && idx == 7);
+    expect_sentinels();
+}
+
+/* Offsets count bytes for the reductions too: x_offset and y_offset in the input's element
+ * size, result_offset in the result type's (float, double, int64_t for an int32 sum, int32_t
+ * for an int32 min / max, uint64_t for argmin / argmax). A misaligned one is refused, naming
+ * the argument, and nothing is written. */
+static void test_reduce_misaligned_offsets(void **state) {
+    (void)state;
+    float f = 7.0f;
+    double d = 7.0;
+    uint64_t idx = 7;
+    EXPECT_FAIL(cm_reduce_sum_f32(NULL, g.x, 2, 4, g.y, 0), INV,
+                "x_offset 2 is not a multiple of the 4-byte element; nothing was queued");
+    assert_non_null(strstr(cm_last_error()->hint, "offsets count bytes"));
+    EXPECT_FAIL(cm_reduce_sum_f32(g.s0, g.x, 0, 4, g.y, 6), INV,
+                "result_offset 6 is not a multiple of the 4-byte element; nothing was queued");
+    EXPECT_FAIL(cm_reduce_sum_f64(NULL, g.x, 4, 4, g.y, 0), INV,
+                "x_offset 4 is not a multiple of the 8-byte element");
+    EXPECT_FAIL(cm_reduce_sum_f64(NULL, g.x, 0, 4, g.y, 12), INV,
+                "result_offset 12 is not a multiple of the 8-byte element");
+    /* the result type decides: int64_t for an int32 sum, uint64_t for argmin / argmax */
+    EXPECT_FAIL(cm_reduce_sum_i32(NULL, g.x, 0, 4, g.y, 4), INV,
+                "result_offset 4 is not a multiple of the 8-byte element");
+    EXPECT_FAIL(cm_reduce_min_i32(NULL, g.x, 3, 4, g.y, 4), INV,
+                "x_offset 3 is not a multiple of the 4-byte element");
+    EXPECT_FAIL(cm_reduce_max_i32(NULL, g.x, 0, 4, g.y, 2), INV,
+                "result_offset 2 is not a multiple of the 4-byte element");
+    EXPECT_FAIL(cm_reduce_argmin_f32(NULL, g.x, 0, 4, g.y, 12), INV,
+                "result_offset 12 is not a multiple of the 8-byte element");
+    EXPECT_FAIL(cm_reduce_argmax_f64(g.s0, g.x, 20, 4, g.y, 0), INV,
+                "x_offset 20 is not a multiple of the 8-byte element");
+    EXPECT_FAIL(cm_reduce_dot_f32(NULL, g.x, 0, g.x, 2, 4, g.y, 0), INV,
+                "y_offset 2 is not a multiple of the 4-byte element");
+    EXPECT_FAIL(cm_reduce_dot_f64(NULL, g.x, 0, g.x, 0, 4, g.y, 4), INV,
+                "result_offset 4 is not a multiple of the 8-byte element");
+    EXPECT_FAIL(cm_reduce(NULL, CM_REDUCE_MAX, CM_DTYPE_F32, 0, g.x, 5, NULL, 0, g.y, 0), INV,
+                "x_offset 5 is not a multiple of the 4-byte element");
+    /* the host-result forms */
+    EXPECT_FAIL(cm_reduce_sum_f32_to_host(NULL, g.x, 6, 4, &f), INV,
+                "x_offset 6 is not a multiple of the 4-byte element; nothing was queued");
+    EXPECT_FAIL(cm_reduce_max_f64_to_host(g.s0, g.x, 12, 4, &d), INV,
+                "x_offset 12 is not a multiple of the 8-byte element");
+    EXPECT_FAIL(cm_reduce_argmin_f32_to_host(NULL, g.x, 1, 4, &idx, &f), INV,
+                "x_offset 1 is not a multiple of the 4-byte element");
+    EXPECT_FAIL(cm_reduce_dot_f64_to_host(NULL, g.x, 0, g.y, 4, 4, &d), INV,
+                "y_offset 4 is not a multiple of the 8-byte element");
+    EXPECT_FAIL(cm_reduce_to_host(NULL, CM_REDUCE_ARGMAX, CM_DTYPE_F64, 4, g.x, 2, NULL, 0, &idx,
+                                  &d), INV, "x_offset 2 is not a multiple of the 8-byte element");
+    assert_true(f == 7.0f && d == 7.0 && idx == 7);
     expect_sentinels();
 }
 
@@ -339,7 +433,7 @@ static void test_stream_arguments(void **state) {
     expect_sentinels();
     /* the operands' own device's stream, nothing to do */
     CM_ASSERT_OK(cm_vector_add_f32(g.s0, g.x, 0, g.y, 0, g.y, 0, 0));
-    CM_ASSERT_OK(cm_vector_fill_f64(g.s1, g.x1, 3, 1.0, 0));
+    CM_ASSERT_OK(cm_vector_fill_f64(g.s1, g.x1, 3 * D8, 1.0, 0));
     expect_sentinels();
 }
 
@@ -518,8 +612,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_enum_forms_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_axpy_scale_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fill_copy_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vector_misaligned_offsets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reduce_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reduce_to_host_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reduce_misaligned_offsets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_arguments, setup, teardown),
         cmocka_unit_test(test_reduce_grid),
         cmocka_unit_test(test_vector_plan),

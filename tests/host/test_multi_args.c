@@ -3,8 +3,9 @@
  * elements, n = 0, granules, sizes near SIZE_MAX, checked against its stated rule over every
  * small case), the communicator id text, the peer-matrix text, and the argument checks of every
  * public function (NULL, closed / destroyed and foreign handles, bad counts, ordinals given
- * twice, splits of different layouts or element sizes, wrong lengths and ranges). Each failure
- * returns its status with a message and a hint and changes nothing.
+ * twice, splits of different layouts or element sizes, wrong lengths and ranges, byte offsets
+ * that are not a multiple of the element size). Each failure returns its status with a message
+ * and a hint and changes nothing.
  *
  * Device sets and split arrays run on the simulated devices and streams of test_buffer_fake.h /
  * test_stream_fake.h (fault injection): opening, closing (refused while anything is alive),
@@ -24,6 +25,7 @@
 #include <cudamodel/device.h>
 #include <cudamodel/interop.h>
 #include <cudamodel/multi.h>
+#include <cudamodel/version.h>
 
 #include "multi_internal.h"
 #include "test_stream_fake.h" /* and test_buffer_fake.h */
@@ -60,13 +62,13 @@ static void check_plan(size_t n, int parts, size_t granule) {
     const size_t units = n / g + (n % g != 0);
     size_t next = 0, prev_units = SIZE_MAX;
     for (int k = 0; k < parts; ++k) {
-        if (p[k].offset != next)
+        if (p[k].first != next)
             fail_msg("n %zu parts %d g %zu: part %d starts at %zu, want %zu", n, parts, g, k,
-                     p[k].offset, next);
+                     p[k].first, next);
         if (p[k].count > n - next)
             fail_msg("n %zu parts %d g %zu: part %d runs past n", n, parts, g, k);
         /* boundaries on granule multiples, except at n */
-        size_t end = p[k].offset + p[k].count;
+        size_t end = p[k].first + p[k].count;
         if (end != n && end % g != 0)
             fail_msg("n %zu parts %d g %zu: part %d ends at %zu, not a multiple of %zu", n, parts,
                      g, k, end, g);
@@ -105,35 +107,35 @@ static void test_plan_examples(void **state) {
     const size_t c10[] = {3, 3, 2, 2}, o10[] = {0, 3, 6, 8};
     for (int k = 0; k < 4; ++k) {
         assert_int_equal(p[k].count, c10[k]);
-        assert_int_equal(p[k].offset, o10[k]);
+        assert_int_equal(p[k].first, o10[k]);
     }
     /* more parts than elements: 3 over 5 -> 1 1 1 0 0, the empty parts at n */
     CM_ASSERT_OK(cm_split_plan(3, 5, 1, p));
     const size_t c3[] = {1, 1, 1, 0, 0}, o3[] = {0, 1, 2, 3, 3};
     for (int k = 0; k < 5; ++k) {
         assert_int_equal(p[k].count, c3[k]);
-        assert_int_equal(p[k].offset, o3[k]);
+        assert_int_equal(p[k].first, o3[k]);
     }
     /* n = 0: every part empty at 0 */
     CM_ASSERT_OK(cm_split_plan(0, 3, 64, p));
     for (int k = 0; k < 3; ++k) {
         assert_int_equal(p[k].count, 0);
-        assert_int_equal(p[k].offset, 0);
+        assert_int_equal(p[k].first, 0);
     }
     /* granule 64 (256 bytes of floats): 1000 = 16 units over 2 -> 512 + 488 */
     CM_ASSERT_OK(cm_split_plan(1000, 2, 64, p));
     assert_int_equal(p[0].count, 512);
-    assert_int_equal(p[1].offset, 512);
+    assert_int_equal(p[1].first, 512);
     assert_int_equal(p[1].count, 488);
     /* fewer units than parts: 100 floats = 2 units over 3 -> 64, 36, 0 */
     CM_ASSERT_OK(cm_split_plan(100, 3, 64, p));
     assert_int_equal(p[0].count, 64);
     assert_int_equal(p[1].count, 36);
     assert_int_equal(p[2].count, 0);
-    assert_int_equal(p[2].offset, 100);
+    assert_int_equal(p[2].first, 100);
     /* one part takes everything */
     CM_ASSERT_OK(cm_split_plan(SIZE_MAX, 1, 64, p));
-    assert_true(p[0].offset == 0 && p[0].count == SIZE_MAX);
+    assert_true(p[0].first == 0 && p[0].count == SIZE_MAX);
     /* 2^30 over 2: exact halves */
     CM_ASSERT_OK(cm_split_plan((size_t)1 << 30, 2, 64, p));
     assert_int_equal(p[0].count, (size_t)1 << 29);
@@ -285,17 +287,20 @@ static void test_nccl_entry_points(void **state) {
     EXPECT_FAIL(cm__nccl_not_built("cm_comm_all_reduce"), CM_ERROR_NOT_SUPPORTED,
                 "not built: cm_comm_all_reduce needs NCCL");
     assert_non_null(strstr(cm_last_error()->hint, "CUDAMODEL_WITH_NCCL=ON"));
+    assert_non_null(strstr(cm_last_error()->hint, "nccl_built field of cm_version_info_t"));
     int fake_handle[16] = {0};
     cm_comm_t *foreign = (cm_comm_t *)(void *)fake_handle;
     cm_buffer_t *bufs[1] = {NULL};
     cm_comm_id_t id;
     memset(&id, 0, sizeof id);
     cm_comm_t *comm = NULL;
-    int v = -1;
-    if (!cm_nccl_built()) {
-        assert_int_equal(cm_nccl_version_built(), 0);
-        EXPECT_FAIL(cm_nccl_version(&v), CM_ERROR_NOT_SUPPORTED, "not built");
-        assert_int_equal(v, 0);
+    cm_version_info_t vi;
+    CM_ASSERT_OK(cm_version_info(&vi));
+    assert_int_equal(vi.nccl_built, cm__nccl_built());
+    if (!vi.nccl_built) {
+        assert_int_equal(vi.nccl_built_version, 0);
+        assert_int_equal(vi.nccl, 0);
+        assert_int_equal(cm__nccl_version(), 0);
         EXPECT_FAIL(cm_comm_id_create(&id), CM_ERROR_NOT_SUPPORTED, "not built");
         EXPECT_FAIL(cm_comm_create(NULL, &comm), CM_ERROR_NOT_SUPPORTED, "not built");
         EXPECT_FAIL(cm_comm_create_rank(NULL, &id, 2, 0, &comm), CM_ERROR_NOT_SUPPORTED,
@@ -314,10 +319,11 @@ static void test_nccl_entry_points(void **state) {
         assert_null(comm);
         return;
     }
-    assert_true(cm_nccl_version_built() >= 20000);
-    CM_ASSERT_OK(cm_nccl_version(&v));
-    assert_int_equal(v / 10000, cm_nccl_version_built() / 10000); /* same major */
-    EXPECT_FAIL(cm_nccl_version(NULL), INV, "version is NULL");
+    assert_true(vi.nccl_built_version >= 20000);
+    assert_int_equal(vi.nccl_built_version, cm__nccl_version_built());
+    assert_true(vi.nccl > 0);
+    assert_int_equal(vi.nccl, cm__nccl_version());
+    assert_int_equal(vi.nccl / 10000, vi.nccl_built_version / 10000); /* same major */
     EXPECT_FAIL(cm_comm_id_create(NULL), INV, "out is NULL");
     EXPECT_FAIL(cm_comm_create(NULL, &comm), INV, "set is NULL");
     EXPECT_FAIL(cm_comm_create((cm_device_set_t *)(void *)fake_handle, &comm), INV,
@@ -538,18 +544,18 @@ typedef struct visit {
     int calls;
     int index[4];
     int current[4];
-    size_t offset[4], count[4];
+    size_t first[4], count[4];
     cm_stream_t *stream[4];
     cm_buffer_t *part[4];
     int stop_at;
 } visit_t;
 
 static cm_status_t visit_part(void *user, int index, cm_stream_t *stream, cm_buffer_t *part,
-                              size_t offset, size_t count) {
+                              size_t first, size_t count) {
     visit_t *v = user;
     v->index[v->calls] = index;
     v->current[v->calls] = fake.current;
-    v->offset[v->calls] = offset;
+    v->first[v->calls] = first;
     v->count[v->calls] = count;
     v->stream[v->calls] = stream;
     v->part[v->calls] = part;
@@ -571,17 +577,22 @@ static void test_split_layout_and_for_each(void **state) {
     const size_t want_off[3] = {0, 384, 704}, want_cnt[3] = {384, 320, 296};
     for (int k = 0; k < 3; ++k) {
         cm_buffer_t *b = NULL;
-        size_t off = 1, cnt = 1, bytes = 0;
-        CM_ASSERT_OK(cm_split_part(sp, k, &b, &off, &cnt));
-        assert_int_equal(off, want_off[k]);
+        size_t first = 1, cnt = 1;
+        CM_ASSERT_OK(cm_split_part(sp, k, &b, &first, &cnt));
+        assert_int_equal(first, want_off[k]);
         assert_int_equal(cnt, want_cnt[k]);
-        CM_ASSERT_OK(cm_buffer_size(b, &bytes));
-        assert_int_equal(bytes, want_cnt[k] * 4);
+        cm_buffer_info_t info;
+        CM_ASSERT_OK(cm_buffer_info(b, &info));
+        assert_int_equal(info.bytes, want_cnt[k] * 4);
         cm_device_t *dev = NULL;
         int o = -1;
-        CM_ASSERT_OK(cm_buffer_device(b, &dev));
-        CM_ASSERT_OK(cm_device_ordinal(dev, &o));
+        CM_ASSERT_OK(cm_device_set_device(set, k, &dev));
+        assert_ptr_equal(info.device, dev); /* the member's device object */
+        CM_ASSERT_OK(cm_device_ordinal(info.device, &o));
         assert_int_equal(o, ord[k]);
+        assert_int_equal(info.ordinal, ord[k]);
+        assert_false(info.stream_ordered); /* the parts are synchronous buffers */
+        assert_null(info.stream);
     }
     CM_ASSERT_OK(cm_split_part(sp, 1, NULL, NULL, NULL));
     size_t n = 0, eb = 0;
@@ -607,7 +618,7 @@ static void test_split_layout_and_for_each(void **state) {
     for (int k = 0; k < 3; ++k) {
         assert_int_equal(v.index[k], k);
         assert_int_equal(v.current[k], ord[k]); /* the member's device is current in fn */
-        assert_int_equal(v.offset[k], want_off[k]);
+        assert_int_equal(v.first[k], want_off[k]);
         assert_int_equal(v.count[k], want_cnt[k]);
         cm_stream_t *s = NULL;
         cm_buffer_t *b = NULL;
@@ -798,19 +809,41 @@ static void test_split_operation_arguments(void **state) {
     EXPECT_FAIL(cm_split_gather_to_host(dead, host, 1000), INV, "already destroyed");
     EXPECT_FAIL(cm_split_scatter(f, NULL, 0), INV, "src");
     EXPECT_FAIL(cm_split_scatter(f, gone, 0), INV, "src");
-    EXPECT_FAIL(cm_split_scatter(f, buf, 1), INV,
-                "src range out of bounds: element 1 + 1000 elements of 4 bytes");
-    EXPECT_FAIL(cm_split_scatter(f, buf, SIZE_MAX), INV, "src range out of bounds");
-    EXPECT_FAIL(cm_split_scatter(d, buf, 0), INV, "(500 elements)");
+    /* offsets are bytes: one element in is 4 bytes */
+    EXPECT_FAIL(cm_split_scatter(f, buf, 4), INV,
+                "src range out of bounds: offset 4 + 4000 bytes (1000 elements of 4 bytes) does "
+                "not fit in its 4000 bytes");
+    EXPECT_FAIL(cm_split_scatter(f, buf, SIZE_MAX - 3), INV, "src range out of bounds");
+    EXPECT_FAIL(cm_split_scatter(d, buf, 0), INV,
+                "offset 0 + 8000 bytes (1000 elements of 8 bytes) does not fit in its 4000 bytes");
     EXPECT_FAIL(cm_split_scatter(f, part, 0), INV, "src is part 1 of the split itself");
     EXPECT_FAIL(cm_split_gather(f, part, 0), INV, "dst is part 1");
-    EXPECT_FAIL(cm_split_gather(f, buf, 3), INV, "dst range out of bounds");
+    EXPECT_FAIL(cm_split_gather(f, buf, 3 * 4), INV, "dst range out of bounds");
+    /* offsets count bytes: one that is not a multiple of the split's element size is refused
+     * (before the range is looked at), naming the argument, and nothing is copied */
+    const unsigned long copies = fake.calls[FAKE_MEMCPY] + fake.calls[FAKE_MEMCPY_ASYNC] +
+                                 fake.calls[FAKE_MEMCPY_PEER] + fake.calls[FAKE_MEMCPY_PEER_ASYNC];
+    EXPECT_FAIL(cm_split_scatter(f, buf, 6), INV,
+                "src offset 6 is not a multiple of the 4-byte element");
+    assert_non_null(strstr(cm_last_error()->hint, "offsets count bytes"));
+    EXPECT_FAIL(cm_split_scatter(d, buf, 4), INV,
+                "src offset 4 is not a multiple of the 8-byte element");
+    EXPECT_FAIL(cm_split_gather(f, buf, 2), INV,
+                "dst offset 2 is not a multiple of the 4-byte element");
+    EXPECT_FAIL(cm_split_gather(d, buf, 12), INV,
+                "dst offset 12 is not a multiple of the 8-byte element");
+    assert_int_equal(fake.calls[FAKE_MEMCPY] + fake.calls[FAKE_MEMCPY_ASYNC] +
+                     fake.calls[FAKE_MEMCPY_PEER] + fake.calls[FAKE_MEMCPY_PEER_ASYNC], copies);
     EXPECT_FAIL(cm_split_gather(NULL, buf, 0), INV, "split is NULL");
     /* empty operations succeed without touching anything */
     cm_split_t *empty = NULL;
     CM_ASSERT_OK(cm_split_create(set, 0, 4, &empty));
     CM_ASSERT_OK(cm_split_scatter_from_host(empty, NULL, 0));
     CM_ASSERT_OK(cm_split_gather_to_host(empty, NULL, 0));
+    CM_ASSERT_OK(cm_split_scatter(empty, buf, 4000)); /* byte offsets, element-aligned */
+    CM_ASSERT_OK(cm_split_gather(empty, buf, 8));
+    EXPECT_FAIL(cm_split_gather(empty, buf, 2), INV,
+                "dst offset 2 is not a multiple of the 4-byte element");
     CM_ASSERT_OK(cm_split_add_f32(empty, empty, empty));
     CM_ASSERT_OK(cm_split_sum_f32(empty, &rf));
     assert_true(rf == 0.0f);

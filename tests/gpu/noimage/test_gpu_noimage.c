@@ -64,7 +64,7 @@ static void test_sm120_only_kernel_is_diagnosed_before_launch(void **state) {
         cm_kernel_image_report_t rep;
         CM_ASSERT_OK(cm_kernel_check_image(fn, 0, &rep));
         assert_int_equal(rep.binary_version, 120);
-        CM_ASSERT_OK(CM_LAUNCH(fn, &cfg, args));
+        CM_ASSERT_OK(CM_LAUNCH(NULL, fn, &cfg, args)); /* NULL stream: complete on return */
         unsigned h = 0;
         CUDA_OK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
         assert_int_equal(h, noimage_kernel_marker());
@@ -91,7 +91,7 @@ static void test_sm120_only_kernel_is_diagnosed_before_launch(void **state) {
     /* 2. cm_launch refuses before launching: nothing ran, nothing pending */
     cm_last_error_clear();
     int line = __LINE__ + 1;
-    cm_status_t s = CM_LAUNCH(fn, &cfg, args);
+    cm_status_t s = CM_LAUNCH(NULL, fn, &cfg, args);
     assert_int_equal(s, CM_ERROR_NO_KERNEL_IMAGE);
     const cm_error_t *e = cm_last_error();
     expect_detail(e, cc);
@@ -100,7 +100,7 @@ static void test_sm120_only_kernel_is_diagnosed_before_launch(void **state) {
                  e->line, line);
     assert_int_equal(cudaGetLastError(), cudaSuccess);
     /* twice: the failure is not cached as success */
-    assert_int_equal(cm_launch(fn, &cfg, args), CM_ERROR_NO_KERNEL_IMAGE);
+    assert_int_equal(cm_launch(NULL, fn, &cfg, args), CM_ERROR_NO_KERNEL_IMAGE);
     unsigned h = 0;
     CUDA_OK(cudaDeviceSynchronize());
     CUDA_OK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
