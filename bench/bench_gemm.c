@@ -502,6 +502,23 @@ int main(int argc, char **argv) {
                 const int goal = s >= 4096 && p < 3;
                 bench_case(&g, goal ? ">=0.8" : NULL, 0.8, (uint32_t)(20 + p * 4 + (int)i));
             }
+        /* matrix-vector shapes (the "gemv" kernel: bandwidth-bound, so the ratio is one of
+         * bytes per second too); both orientations of the matrix: op N keeps the vector side's
+         * dimension contiguous, op T the K dimension. Goal of issue #15: >= 0.9x cuBLAS */
+        {
+            static const size_t mv[][3] = {{8192, 1, 8192}, {1, 8192, 8192}, {4096, 1, 4096},
+                                           {1, 4096, 4096}};
+            const size_t nmv = quick ? 2 : sizeof mv / sizeof mv[0];
+            for (int p = 0; p < (quick ? 1 : 4); ++p)
+                for (size_t i = 0; i < nmv; ++i)
+                    for (int t = 0; t < 2; ++t) {
+                        /* the matrix operand transposed or not, the vector plain */
+                        const cm_gemm_op_t oa = mv[i][1] == 1 && t ? CM_GEMM_OP_T : CM_GEMM_OP_N;
+                        const cm_gemm_op_t ob = mv[i][0] == 1 && t ? CM_GEMM_OP_T : CM_GEMM_OP_N;
+                        gcase_t g = {(cm_gemm_precision_t)p, oa, ob, mv[i][0], mv[i][1], mv[i][2]};
+                        bench_case(&g, ">=0.9", 0.9, (uint32_t)(60 + 8 * p + 2 * (int)i + t));
+                    }
+        }
         if (!quick) /* NN: on Hopper the transposing pre-pass + wgmma ("sm90+pack"), else
                      * mma.sync; no goal of the issue's (its TF32 / BF16 rows are TN) */
             for (int p = 1; p < 3; ++p)

@@ -113,6 +113,14 @@ int cm__gemm_mma_aligned(const cm__gemm_args_t *p);
  *  sm_80 or the library carries no sm_80+ image. */
 cudaError_t cm__gemm_mma(const cm__gemm_args_t *p, int tf32, int config, cudaStream_t stream);
 
+/* ---------------------------------------------------------------- matrix-vector (kernels/gemv.cu) */
+
+/** Launch the matrix-vector kernel for a problem with m == 1 or n == 1 (and k >= 1): FP32
+ *  arithmetic for every precision (in_type F32 or BF16; out_type F32, or BF16 with BF16 input),
+ *  deterministic, no scratch. sm_count picks how many warps share a row. cudaErrorInvalidValue
+ *  (nothing launched) for any other shape; else the launch's error. */
+cudaError_t cm__gemm_gemv(const cm__gemm_args_t *p, int sm_count, cudaStream_t stream);
+
 /* ---------------------------------------------------------------- packing (kernels/gemm_pack.cu) */
 
 /** Transposing copy on `stream`: element (k, r) of a kdim x rdim matrix stored r-contiguous,

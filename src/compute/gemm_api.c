@@ -158,6 +158,7 @@ const char *cm__gemm_choice_name(cm__gemm_choice_t c) {
         return cm__mma_names[c.config];
     if (c.kernel == CM__GEMM_KERNEL_SM90)
         return c.config == CM__GEMM_SM90_PACK ? "sm90+pack" : "sm90";
+    if (c.kernel == CM__GEMM_KERNEL_GEMV) return "gemv";
     return "?";
 }
 
@@ -173,6 +174,10 @@ int cm__gemm_parse_name(const char *name, cm__gemm_choice_t *out) {
             *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, i};
             return 1;
         }
+    if (strcmp(name, "gemv") == 0) {
+        *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_GEMV, 0};
+        return 1;
+    }
     if (strcmp(name, "sm90") == 0 || strcmp(name, "sm90+pack") == 0) {
         /* forced: the pre-pass wherever the operands need it (cm__gemm_select) */
         *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_PACK};
@@ -194,8 +199,15 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     cm__gemm_choice_t c = cm__gemm_table_entry(arch, fam, cm__gemm_shape_class(p->m, p->n, p->k,
                                                                                sm_count));
     cm__gemm_choice_t forced;
-    if (override != NULL && override[0] != '\0' && cm__gemm_parse_name(override, &forced))
-        c = forced;
+    const int is_forced =
+        override != NULL && override[0] != '\0' && cm__gemm_parse_name(override, &forced);
+    if (is_forced) c = forced;
+    /* a vector side of C (m or n == 1): the bandwidth-bound matrix-vector kernel, any arch */
+    const int vector_shape = p->k > 0 && (p->m == 1 || p->n == 1);
+    if (vector_shape && (!is_forced || c.kernel == CM__GEMM_KERNEL_GEMV))
+        return (cm__gemm_choice_t){CM__GEMM_KERNEL_GEMV, 0};
+    if (c.kernel == CM__GEMM_KERNEL_GEMV)
+        c = cm__gemm_table_entry(arch, fam, cm__gemm_shape_class(p->m, p->n, p->k, sm_count));
     /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
     if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
@@ -384,7 +396,8 @@ static cm_status_t cm__gemm_dims(size_t m, size_t n, size_t k, const char *func)
 /* ====================================================================== cm_gemm */
 
 static cudaError_t cm__gemm_launch(cm__gemm_choice_t ch, int precision, const cm__gemm_args_t *p,
-                                   cudaStream_t cs) {
+                                   int sms, cudaStream_t cs) {
+    if (ch.kernel == CM__GEMM_KERNEL_GEMV) return cm__gemm_gemv(p, sms, cs);
     cudaError_t err = cudaErrorNotSupported;
 #if CM_HAVE_GEMM_SM90
     if (ch.kernel == CM__GEMM_KERNEL_SM90) {
@@ -550,7 +563,7 @@ cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_
         if (err == cudaErrorNotSupported)
             ch = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
     }
-    if (err == cudaErrorNotSupported) err = cm__gemm_launch(ch, (int)precision, &p, cs);
+    if (err == cudaErrorNotSupported) err = cm__gemm_launch(ch, (int)precision, &p, sms, cs);
     cm_status_t status = CM_OK;
     if (err != cudaSuccess)
         status = cm__cuda_fail(err, __FILE__, __LINE__, "GEMM kernel %s (%s, %zu x %zu x %zu) in %s",

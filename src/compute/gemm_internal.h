@@ -16,8 +16,13 @@
 #  define CM_HAVE_GEMM_SM90 0
 #endif
 
-/** Kernels cm_gemm() can run. */
-enum { CM__GEMM_KERNEL_FFMA = 0, CM__GEMM_KERNEL_MMA = 1, CM__GEMM_KERNEL_SM90 = 2 };
+/** Kernels cm_gemm() can run (GEMV: the matrix-vector kernel, m == 1 or n == 1). */
+enum {
+    CM__GEMM_KERNEL_FFMA = 0,
+    CM__GEMM_KERNEL_MMA = 1,
+    CM__GEMM_KERNEL_SM90 = 2,
+    CM__GEMM_KERNEL_GEMV = 3
+};
 
 /** Shape classes (cm__gemm_shape_class). */
 enum {
@@ -74,8 +79,9 @@ cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape);
 /**
  * The kernel for a normalised problem p of `precision` on a device of compute capability
  * major.minor with sm_count multiprocessors: the override (a CUDAMODEL_GEMM_CONFIG name; NULL
- * or one that cannot serve the problem: ignored), else the table's entry, then demoted to what
- * can run: K = 0 always runs FFMA 64x64x16 (C = beta C only); SM90 needs arch sm_90, have_sm90
+ * or one that cannot serve the problem: ignored), else the matrix-vector kernel ("gemv") when
+ * m == 1 or n == 1 and k >= 1, else the table's entry ("gemv" forced on another shape: the
+ * table's entry), then demoted to what can run: K = 0 always runs FFMA 64x64x16 (C = beta C only); SM90 needs arch sm_90, have_sm90
  * (the library carries the kernel) and a TF32/BF16 precision, else MMA; a problem that is not
  * "TN" (a_kmajor and b_kmajor) with 16-byte aligned operands takes SM90 with the transposing
  * pre-pass ("sm90+pack") on the large shape class or when forced, else MMA;

@@ -351,6 +351,42 @@ static void test_every_config(void **state) {
             }
 }
 
+/* matrix-vector shapes (m == 1 or n == 1): the "gemv" kernel, every precision, layout and
+ * transpose (so both of its orientations, each operand contiguous or strided), aligned and
+ * misaligned, with few rows (several warps per row), some, and many (a warp per row) */
+static void test_matrix_vector(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const size_t shapes[][3] = {{1, 300, 77},   {300, 1, 77},    {1, 1, 1000},
+                                       {40, 1, 70000}, {1, 500, 9000},  {5000, 1, 333},
+                                       {1, 8191, 64},  {1027, 1, 1031}, {1, 4096, 4096}};
+    size_t idx = 0;
+    for (int p = 0; p < 4; ++p)
+        for (int l = 0; l < 2; ++l)
+            for (int oa = 0; oa < 2; ++oa)
+                for (int ob = 0; ob < 2; ++ob)
+                    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+                        for (int v = 0; v < 2; ++v) {
+                            gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l,
+                                         (cm_gemm_op_t)oa, (cm_gemm_op_t)ob, shapes[s][0],
+                                         shapes[s][1], shapes[s][2], 1.25f, -0.5f, 0, 0, NULL, 0};
+                            if (v) { /* padded leading dimensions, misaligned, beta 0 over NaN */
+                                g.pad = 3;
+                                g.off = 1;
+                                g.beta = 0.0f;
+                            }
+                            const char *name = NULL;
+                            CM_ASSERT_OK(cm_gemm_config_name(0, g.prec, g.layout, g.oa, g.ob, g.m,
+                                                             g.n, g.k, &name));
+                            assert_string_equal(name, "gemv");
+                            run_case(&g, idx++);
+                        }
+    /* "gemv" forced on a shape that is not a matrix-vector product runs the table's kernel */
+    gcase_t g = {CM_GEMM_FP32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 70, 90, 33, 1.0f,
+                 0.0f, 0, 0, "gemv", 0};
+    run_case(&g, idx++);
+}
+
 static void test_large_sampled(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
@@ -466,6 +502,7 @@ int main(void) {
         cmocka_unit_test(test_misaligned_offset_refused),
         cmocka_unit_test(test_small_all_combinations),
         cmocka_unit_test(test_medium_odd),
+        cmocka_unit_test(test_matrix_vector),
         cmocka_unit_test(test_every_config),
         cmocka_unit_test(test_large_sampled),
         cmocka_unit_test(test_reproducible),

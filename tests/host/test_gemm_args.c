@@ -403,6 +403,29 @@ static void test_dispatch(void **state) {
     bigbf.b = (const void *)(uintptr_t)8200; /* base not 16-byte aligned */
     assert_string_equal(NAME(CM_GEMM_BF16, 8, bigbf, 1, NULL), "ffma:128x128x8");
 
+    /* a vector side of C (m or n == 1, k >= 1): the matrix-vector kernel, every precision and
+     * architecture, operands aligned or not; an override of another kernel is respected there,
+     * "gemv" forced elsewhere runs the table's choice; k == 0 stays C = beta C (FFMA) */
+    cm__gemm_args_t row_vec = args(1, 4096, 4096, 1, 0, CM__GEMM_F32, 4096);
+    cm__gemm_args_t col_vec = args(4096, 1, 4096, 0, 1, CM__GEMM_BF16, 4093);
+    cm__gemm_args_t dot = args(1, 1, 100, 1, 1, CM__GEMM_F32, 100);
+    for (int prec = 0; prec < 4; ++prec)
+        for (int maj = 7; maj <= 9; ++maj) {
+            assert_string_equal(NAME(prec, maj, row_vec, 1, NULL), "gemv");
+            assert_string_equal(NAME(prec, maj, col_vec, 0, NULL), "gemv");
+            assert_string_equal(NAME(prec, maj, dot, 1, NULL), "gemv");
+        }
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, row_vec, 1, "ffma:64x64x16"), "ffma:64x64x16");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, row_vec, 1, "gemv"), "gemv");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "gemv"), "ffma:128x128x16q3");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "gemv"), "sm90");
+    cm__gemm_args_t vec_k0 = args(1, 4096, 0, 1, 1, CM__GEMM_F32, 4096);
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, vec_k0, 1, NULL), "ffma:32x64x16");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, vec_k0, 1, NULL), "ffma:64x64x16");
+    cm__gemm_choice_t gv = {-1, -1};
+    assert_true(cm__gemm_parse_name("gemv", &gv));
+    assert_int_equal(gv.kernel, CM__GEMM_KERNEL_GEMV);
+
     /* names round-trip; unknown names are refused */
     for (int i = 0; i < CM__FFMA_COUNT; ++i) {
         cm__gemm_choice_t c = {CM__GEMM_KERNEL_FFMA, i}, d = {-1, -1};

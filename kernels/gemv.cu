@@ -1,0 +1,219 @@
+// Matrix-vector products behind cm_gemm() for the shapes where one side of C is a vector
+// (normalised M == 1 or N == 1, kernels/gemm.h): y = alpha * Mat x + beta * y, bandwidth-bound,
+// for every precision (FP32 arithmetic with FP32 accumulation: TF32 problems get at least TF32
+// accuracy; BF16 inputs are widened exactly; a BF16 output is rounded once at the end).
+//
+// One problem y[i], i < rows, y[i] = alpha * sum_k Mat(i, k) x(k) + beta * y[i]  (beta == 0:
+// y never read), with x(k) = x[k * incx] and Mat in one of two orientations:
+//   rows: Mat(i, k) = mat[i * ld + k]  (K contiguous: one dot product per row)
+//   cols: Mat(i, k) = mat[k * ld + i]  (i contiguous: every k adds a scaled column)
+// N == 1: i runs over M, Mat is A (rows when A is K-contiguous), x is B's column, y is C's
+// column (stride ldc). M == 1: i runs over N, Mat is B (rows when B is K-contiguous), x is A's
+// row, y is C's row.
+//
+// rows: warps read 16-byte vectors of a row (when the row starts and the leading dimension keep
+// 16-byte alignment and x is contiguous and aligned; scalar loads otherwise), each lane keeps one
+// running sum, the warp combines them with shuffles; with few rows several warps share a row and
+// combine through shared memory. cols: each lane owns one i, the block's warps split K, and the
+// block combines their sums through shared memory. Every sum is formed in a fixed order (the
+// order depends on the shape, the alignment and the multiprocessor count only), so results are
+// bit-identical run to run, without atomics or scratch memory.
+#include <stdint.h>
+
+#include "gemm.h"
+
+namespace cm_gemv_detail {
+
+__device__ __forceinline__ float to_f(float v) { return v; }
+__device__ __forceinline__ float to_f(uint16_t h) { return __uint_as_float((uint32_t)h << 16); }
+
+// float -> bf16 bits, round to nearest even; NaN stays NaN (quiet).
+__device__ __forceinline__ uint16_t f2bf(float f) {
+    uint32_t u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+__device__ __forceinline__ void store(float *p, float v) { *p = v; }
+__device__ __forceinline__ void store(uint16_t *p, float v) { *p = f2bf(v); }
+
+// Dot product of one 16-byte vector of each operand, added to acc.
+__device__ __forceinline__ float dot16(const float *a, const float *b, float acc) {
+    const float4 u = __ldg(reinterpret_cast<const float4 *>(a));
+    const float4 v = __ldg(reinterpret_cast<const float4 *>(b));
+    acc = fmaf(u.x, v.x, acc);
+    acc = fmaf(u.y, v.y, acc);
+    acc = fmaf(u.z, v.z, acc);
+    return fmaf(u.w, v.w, acc);
+}
+__device__ __forceinline__ float dot16(const uint16_t *a, const uint16_t *b, float acc) {
+    const uint4 u = __ldg(reinterpret_cast<const uint4 *>(a));
+    const uint4 v = __ldg(reinterpret_cast<const uint4 *>(b));
+    const uint32_t uw[4] = {u.x, u.y, u.z, u.w}, vw[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        acc = fmaf(__uint_as_float(uw[j] << 16), __uint_as_float(vw[j] << 16), acc);
+        acc = fmaf(__uint_as_float(uw[j] & 0xffff0000u), __uint_as_float(vw[j] & 0xffff0000u), acc);
+    }
+    return acc;
+}
+
+template <typename TO>
+__device__ __forceinline__ void epilogue(TO *y, float acc, float alpha, float beta) {
+    float o = alpha * acc;
+    if (beta != 0.0f) o = fmaf(beta, to_f(*y), o);
+    store(y, o);
+}
+
+// rows: WARPS warps per block, WPR of them per row (WARPS / WPR rows per block).
+template <typename TI, typename TO, int WARPS, int WPR>
+__global__ void __launch_bounds__(WARPS * 32)
+gemv_rows(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__restrict__ x,
+          int64_t incx, TO *y, int64_t incy, float alpha, float beta, int vec) {
+    constexpr int VE = 16 / (int)sizeof(TI); // elements per 16-byte vector
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int row = blockIdx.x * (WARPS / WPR) + warp / WPR;
+    const int part = warp % WPR;
+    float acc = 0.0f;
+    if (row < rows) {
+        const TI *r = mat + (int64_t)row * ld;
+        int k0 = 0;
+        if (vec) {
+            const int nv = K / VE;
+            float acc2 = 0.0f; // a second chain: two independent loads in flight per lane
+            int v = part * 32 + lane;
+            for (; v + WPR * 32 < nv; v += 2 * WPR * 32) {
+                acc = dot16(r + (int64_t)v * VE, x + (int64_t)v * VE, acc);
+                acc2 = dot16(r + (int64_t)(v + WPR * 32) * VE, x + (int64_t)(v + WPR * 32) * VE,
+                             acc2);
+            }
+            if (v < nv) acc = dot16(r + (int64_t)v * VE, x + (int64_t)v * VE, acc);
+            acc += acc2;
+            k0 = nv * VE;
+        }
+#pragma unroll 4
+        for (int k = k0 + part * 32 + lane; k < K; k += WPR * 32)
+            acc = fmaf(to_f(r[k]), to_f(x[(int64_t)k * incx]), acc);
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (WPR > 1) {
+        __shared__ float sums[WARPS];
+        if (lane == 0) sums[warp] = acc;
+        __syncthreads();
+        if (part != 0 || lane != 0 || row >= rows) return;
+        acc = 0.0f;
+#pragma unroll
+        for (int w = 0; w < WPR; ++w) acc += sums[warp + w];
+    } else if (lane != 0 || row >= rows) {
+        return;
+    }
+    epilogue(y + (int64_t)row * incy, acc, alpha, beta);
+}
+
+// cols: blocks of 32 x KG threads; lane i of every warp owns column i of the block's 32, warp w
+// takes k = w, w + KG, ... (eight loads in flight per lane), then the block adds the KG sums in
+// warp order.
+template <typename TI, typename TO, int KG>
+__global__ void __launch_bounds__(32 * KG)
+gemv_cols(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__restrict__ x,
+          int64_t incx, TO *y, int64_t incy, float alpha, float beta) {
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int i = blockIdx.x * 32 + lane;
+    float acc = 0.0f;
+    if (i < rows) {
+        const TI *c = mat + i;
+        int k = w;
+        for (; k + 7 * KG < K; k += 8 * KG) {
+            float m[8], v[8];
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                m[j] = to_f(__ldg(c + (int64_t)(k + j * KG) * ld));
+                v[j] = to_f(__ldg(x + (int64_t)(k + j * KG) * incx));
+            }
+#pragma unroll
+            for (int j = 0; j < 8; ++j) acc = fmaf(m[j], v[j], acc);
+        }
+        for (; k < K; k += KG) acc = fmaf(to_f(c[(int64_t)k * ld]), to_f(x[(int64_t)k * incx]), acc);
+    }
+    __shared__ float sums[KG][33];
+    sums[w][lane] = acc;
+    __syncthreads();
+    if (w != 0 || i >= rows) return;
+    acc = 0.0f;
+#pragma unroll 8
+    for (int j = 0; j < KG; ++j) acc += sums[j][lane];
+    epilogue(y + (int64_t)i * incy, acc, alpha, beta);
+}
+
+template <typename TI, typename TO>
+cudaError_t run(int rows, int K, const void *mat_, int64_t ld, int mat_kmajor, const void *x_,
+                int64_t incx, void *y_, int64_t incy, float alpha, float beta, int sm_count,
+                cudaStream_t stream) {
+    const TI *mat = static_cast<const TI *>(mat_);
+    const TI *x = static_cast<const TI *>(x_);
+    TO *y = static_cast<TO *>(y_);
+    if (mat_kmajor) {
+        constexpr int VE = 16 / (int)sizeof(TI);
+        const int vec = (uintptr_t)mat % 16u == 0 && ld % VE == 0 && incx == 1 &&
+                        (uintptr_t)x % 16u == 0;
+        // one warp per row when the rows alone fill the GPU (>= 4 warps per multiprocessor of
+        // 64 resident), else eight warps share a row, or 32 for a handful of rows
+        if (rows >= 32 * sm_count) {
+            gemv_rows<TI, TO, 8, 1><<<(rows + 7) / 8, 256, 0, stream>>>(
+                rows, K, mat, ld, x, incx, y, incy, alpha, beta, vec);
+        } else if (rows >= 2 * sm_count) {
+            gemv_rows<TI, TO, 8, 8><<<rows, 256, 0, stream>>>(rows, K, mat, ld, x, incx, y, incy,
+                                                              alpha, beta, vec);
+        } else {
+            gemv_rows<TI, TO, 32, 32><<<rows, 1024, 0, stream>>>(rows, K, mat, ld, x, incx, y,
+                                                                 incy, alpha, beta, vec);
+        }
+    } else {
+        gemv_cols<TI, TO, 32><<<(rows + 31) / 32, 1024, 0, stream>>>(rows, K, mat, ld, x, incx,
+                                                                     y, incy, alpha, beta);
+    }
+    return cudaGetLastError();
+}
+
+} // namespace cm_gemv_detail
+
+extern "C" cudaError_t cm__gemm_gemv(const cm__gemm_args_t *p, int sm_count, cudaStream_t stream) {
+    using namespace cm_gemv_detail;
+    if (p == NULL || p->k <= 0 || (p->m != 1 && p->n != 1) || p->m <= 0 || p->n <= 0)
+        return cudaErrorInvalidValue;
+    int rows;
+    const void *mat, *x;
+    int64_t ld, incx, incy;
+    int kmajor;
+    if (p->n == 1) { // y = C's column, Mat = A, x = B's column
+        rows = p->m;
+        mat = p->a;
+        ld = p->lda;
+        kmajor = p->a_kmajor;
+        x = p->b;
+        incx = p->b_kmajor ? 1 : p->ldb;
+        incy = p->ldc;
+    } else { // m == 1: y = C's row, Mat = B (row n of Mat is column n of B), x = A's row
+        rows = p->n;
+        mat = p->b;
+        ld = p->ldb;
+        kmajor = p->b_kmajor;
+        x = p->a;
+        incx = p->a_kmajor ? 1 : p->lda;
+        incy = 1;
+    }
+    if (sm_count < 1) sm_count = 1;
+    const bool bf16_in = p->in_type == CM__GEMM_BF16, bf16_out = p->out_type == CM__GEMM_BF16;
+    if (!bf16_in && !bf16_out)
+        return run<float, float>(rows, p->k, mat, ld, kmajor, x, incx, p->c, incy, p->alpha,
+                                 p->beta, sm_count, stream);
+    if (bf16_in && !bf16_out)
+        return run<uint16_t, float>(rows, p->k, mat, ld, kmajor, x, incx, p->c, incy, p->alpha,
+                                    p->beta, sm_count, stream);
+    if (bf16_in && bf16_out)
+        return run<uint16_t, uint16_t>(rows, p->k, mat, ld, kmajor, x, incx, p->c, incy,
+                                       p->alpha, p->beta, sm_count, stream);
+    return cudaErrorInvalidValue; // float in, bf16 out: no precision asks for it
+}
