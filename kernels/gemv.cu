@@ -14,8 +14,8 @@
 // rows: warps read 16-byte vectors of a row (when the row starts and the leading dimension keep
 // 16-byte alignment and x is contiguous and aligned; scalar loads otherwise), each lane keeps one
 // running sum, the warp combines them with shuffles; with few rows several warps share a row and
-// combine through shared memory. cols: each lane owns one i, the block's warps split K, and the
-// block combines their sums through shared memory. Every sum is formed in a fixed order (the
+// combine through shared memory. cols: each lane owns one i, the block's warps split K (32 bytes
+// of loads in flight per lane), and the block combines their sums through shared memory. Every sum is formed in a fixed order (the
 // order depends on the shape, the alignment and the multiprocessor count only), so results are
 // bit-identical run to run, without atomics or scratch memory.
 #include <stdint.h>
@@ -113,8 +113,8 @@ gemv_rows(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__r
 }
 
 // cols: blocks of 32 x KG threads; lane i of every warp owns column i of the block's 32, warp w
-// takes k = w, w + KG, ... (eight loads in flight per lane), then the block adds the KG sums in
-// warp order.
+// takes k = w, w + KG, ... (U loads of the matrix in flight per lane: 8 floats or 16 bf16, the
+// same bytes), then the block adds the KG sums in warp order.
 template <typename TI, typename TO, int KG>
 __global__ void __launch_bounds__(32 * KG)
 gemv_cols(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__restrict__ x,
@@ -123,17 +123,18 @@ gemv_cols(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__r
     const int i = blockIdx.x * 32 + lane;
     float acc = 0.0f;
     if (i < rows) {
+        constexpr int U = 32 / (int)sizeof(TI);
         const TI *c = mat + i;
         int k = w;
-        for (; k + 7 * KG < K; k += 8 * KG) {
-            float m[8], v[8];
+        for (; k + (U - 1) * KG < K; k += U * KG) {
+            float m[U], v[U];
 #pragma unroll
-            for (int j = 0; j < 8; ++j) {
+            for (int j = 0; j < U; ++j) {
                 m[j] = to_f(__ldg(c + (int64_t)(k + j * KG) * ld));
                 v[j] = to_f(__ldg(x + (int64_t)(k + j * KG) * incx));
             }
 #pragma unroll
-            for (int j = 0; j < 8; ++j) acc = fmaf(m[j], v[j], acc);
+            for (int j = 0; j < U; ++j) acc = fmaf(m[j], v[j], acc);
         }
         for (; k < K; k += KG) acc = fmaf(to_f(c[(int64_t)k * ld]), to_f(x[(int64_t)k * incx]), acc);
     }
