@@ -14,8 +14,9 @@
 // rows: warps read 16-byte vectors of a row (when the row starts and the leading dimension keep
 // 16-byte alignment and x is contiguous and aligned; scalar loads otherwise), each lane keeps one
 // running sum, the warp combines them with shuffles; with few rows several warps share a row and
-// combine through shared memory. cols: each lane owns one i, the block's warps split K (32 bytes
-// of loads in flight per lane), and the block combines their sums through shared memory. Every sum is formed in a fixed order (the
+// combine through shared memory. cols: each lane owns one i (two adjacent bf16 ones, read as one
+// 32-bit word, when aligned), the block's warps split K, and the block combines their sums
+// through shared memory. Every sum is formed in a fixed order (the
 // order depends on the shape, the alignment and the multiprocessor count only), so results are
 // bit-identical run to run, without atomics or scratch memory.
 #include <stdint.h>
@@ -113,8 +114,8 @@ gemv_rows(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__r
 }
 
 // cols: blocks of 32 x KG threads; lane i of every warp owns column i of the block's 32, warp w
-// takes k = w, w + KG, ... (U loads of the matrix in flight per lane: 8 floats or 16 bf16, the
-// same bytes), then the block adds the KG sums in warp order.
+// takes k = w, w + KG, ... (eight loads in flight per lane), then the block adds the KG sums in
+// warp order.
 template <typename TI, typename TO, int KG>
 __global__ void __launch_bounds__(32 * KG)
 gemv_cols(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__restrict__ x,
@@ -123,7 +124,7 @@ gemv_cols(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__r
     const int i = blockIdx.x * 32 + lane;
     float acc = 0.0f;
     if (i < rows) {
-        constexpr int U = 32 / (int)sizeof(TI);
+        constexpr int U = 8;
         const TI *c = mat + i;
         int k = w;
         for (; k + (U - 1) * KG < K; k += U * KG) {
@@ -146,6 +147,58 @@ gemv_cols(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__r
 #pragma unroll 8
     for (int j = 0; j < KG; ++j) acc += sums[j][lane];
     epilogue(y + (int64_t)i * incy, acc, alpha, beta);
+}
+
+// cols for bf16 with 4-byte aligned pairs (base and leading dimension even): lane l owns the two
+// columns 2l, 2l + 1 of the block's 64 and reads them with one 32-bit load (a warp reads 128
+// contiguous bytes of a row of the matrix, as the float kernel does), otherwise as gemv_cols.
+template <typename TO, int KG>
+__global__ void __launch_bounds__(32 * KG)
+gemv_cols_bf16x2(int rows, int K, const uint16_t *__restrict__ mat, int64_t ld,
+                 const uint16_t *__restrict__ x, int64_t incx, TO *y, int64_t incy, float alpha,
+                 float beta) {
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int i = blockIdx.x * 64 + 2 * lane;
+    float acc0 = 0.0f, acc1 = 0.0f;
+    if (i < rows) {
+        const uint32_t *c = reinterpret_cast<const uint32_t *>(mat + i);
+        const int64_t ldw = ld / 2; // leading dimension in 32-bit words
+        int k = w;
+        for (; k + 7 * KG < K; k += 8 * KG) {
+            uint32_t m[8];
+            float v[8];
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                m[j] = __ldg(c + (int64_t)(k + j * KG) * ldw);
+                v[j] = to_f(__ldg(x + (int64_t)(k + j * KG) * incx));
+            }
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                acc0 = fmaf(__uint_as_float(m[j] << 16), v[j], acc0);
+                acc1 = fmaf(__uint_as_float(m[j] & 0xffff0000u), v[j], acc1);
+            }
+        }
+        for (; k < K; k += KG) {
+            const uint32_t m = c[(int64_t)k * ldw];
+            const float v = to_f(x[(int64_t)k * incx]);
+            acc0 = fmaf(__uint_as_float(m << 16), v, acc0);
+            acc1 = fmaf(__uint_as_float(m & 0xffff0000u), v, acc1);
+        }
+    }
+    __shared__ float sums[KG][65];
+    sums[w][2 * lane] = acc0;
+    sums[w][2 * lane + 1] = acc1;
+    __syncthreads();
+    if (w != 0 || i >= rows) return;
+    acc0 = 0.0f;
+    acc1 = 0.0f;
+#pragma unroll 8
+    for (int j = 0; j < KG; ++j) {
+        acc0 += sums[j][2 * lane];
+        acc1 += sums[j][2 * lane + 1];
+    }
+    epilogue(y + (int64_t)i * incy, acc0, alpha, beta);
+    if (i + 1 < rows) epilogue(y + (int64_t)(i + 1) * incy, acc1, alpha, beta);
 }
 
 template <typename TI, typename TO>
@@ -171,6 +224,10 @@ cudaError_t run(int rows, int K, const void *mat_, int64_t ld, int mat_kmajor, c
             gemv_rows<TI, TO, 32, 32><<<rows, 1024, 0, stream>>>(rows, K, mat, ld, x, incx, y,
                                                                  incy, alpha, beta, vec);
         }
+    } else if (sizeof(TI) == 2 && (uintptr_t)mat % 4u == 0 && ld % 2 == 0) {
+        gemv_cols_bf16x2<TO, 32><<<(rows + 63) / 64, 1024, 0, stream>>>(
+            rows, K, reinterpret_cast<const uint16_t *>(mat), ld,
+            reinterpret_cast<const uint16_t *>(x), incx, y, incy, alpha, beta);
     } else {
         gemv_cols<TI, TO, 32><<<(rows + 31) / 32, 1024, 0, stream>>>(rows, K, mat, ld, x, incx,
                                                                      y, incy, alpha, beta);
