@@ -461,7 +461,11 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * overlap each other (they are only read).
  *
  * ## Kernels (chosen per call, run time)
- * By the device's compute capability and the shape class (small: fewer 128 x 128 tiles of C
+ * A matrix-vector product (M = 1 or N = 1, K >= 1) runs a bandwidth-bound kernel of its own
+ * (kernels/gemv.cu, "gemv") in every precision: FP32 products and sums (TF32 problems get at
+ * least TF32 accuracy, bf16 inputs are widened exactly, a bf16 C is rounded once), either
+ * orientation of the matrix, any alignment. Other shapes are chosen
+ * by the device's compute capability and the shape class (small: fewer 128 x 128 tiles of C
  * than multiprocessors; skinny: min(M, N) <= 256 or K <= 256; large: the rest), from a table
  * in src/compute/gemm_api.c that `bench_gemm --tune` produced: FP32 runs the FFMA kernel
  * (kernels/gemm_ffma.cu) everywhere; TF32 and BF16 run an mma.sync tensor-core kernel
@@ -477,8 +481,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * for tuning and benchmarks only) forces one: "ffma:128x128x8", "mma:128x128", "sm90" ... (see
  * cm_gemm_config_name()); a name that cannot serve the call is ignored.
  *
- * On a stream: returns once the work is queued (NULL stream: complete on return). Deterministic: the same inputs, shapes and
- * device give the same bits (no atomics, no split-K reduction order that varies).
+ * On a stream: returns once the work is queued (NULL stream: complete on return).
+ * Deterministic: the same inputs, shapes and device give the same bits (no atomics, no split-K reduction order that varies).
  * Threading: as the rest of this header.
  */
 
