@@ -1,7 +1,7 @@
 # The one CUDA-call table (src/core/calls.h) is the only way src/ reaches CUDA and NCCL: every
 # call goes through cm__cuda.<member>(...), which is what lets the host tests simulate a GPU and
-# fail any call. This check fails when a file of src/ calls a cuda*, cu* or nccl* function
-# directly.
+# fail any call; NVML goes through its own table there, cm__nvml. This check fails when a file of
+# src/ calls a cuda*, cu*, nccl* or nvml* function directly.
 #
 # Two modes in one file:
 #  - included by tests/CMakeLists.txt (like every tests/*.cmake): registers the ctest test
@@ -9,7 +9,7 @@
 #  - run as a script, cmake -DSRC=<repo>/src -P tests/check_calls.cmake: the check itself.
 #
 # The check strips comments, string and character literals from every src/**/*.c and *.h, then
-# looks for an identifier cuda[A-Z]..., cu[A-Z]... or nccl[A-Z]... followed by "(" (spaces
+# looks for an identifier cuda[A-Z]..., cu[A-Z]..., nccl[A-Z]... or nvml[A-Z]... followed by "(" (spaces
 # allowed) outside src/core/calls.h and src/core/calls.c. Types, enumerators and macros are not
 # followed by "(" and pass (cudaStream_t, cudaSuccess, cudaStreamLegacy); so do cudaOcc*, the
 # header-only occupancy calculator of cuda_occupancy.h. Each offender is reported as
@@ -93,6 +93,7 @@ string(REGEX MATCHALL "X\\([ \t]*[a-z_0-9]+[ \t]*,[ \t]*[A-Za-z_0-9]+[ \t]*\\)" 
 set(n_entries 0)
 set(n_cuda 0)
 set(n_nccl 0)
+set(n_nvml 0)
 foreach(e IN LISTS entries)
   string(REGEX REPLACE "X\\([ \t]*([a-z_0-9]+)[ \t]*,[ \t]*([A-Za-z_0-9]+)[ \t]*\\)" "\\1" member "${e}")
   string(REGEX REPLACE "X\\([ \t]*([a-z_0-9]+)[ \t]*,[ \t]*([A-Za-z_0-9]+)[ \t]*\\)" "\\2" fn "${e}")
@@ -100,12 +101,15 @@ foreach(e IN LISTS entries)
   math(EXPR n_entries "${n_entries} + 1")
   if(fn MATCHES "^nccl")
     math(EXPR n_nccl "${n_nccl} + 1")
+  elseif(fn MATCHES "^cm__nvml_")
+    math(EXPR n_nvml "${n_nvml} + 1")
   else()
     math(EXPR n_cuda "${n_cuda} + 1")
   endif()
 endforeach()
 message("check_calls: the call table (src/core/calls.h) has ${n_entries} entries "
-  "(${n_cuda} CUDA runtime, driver and library launchers; ${n_nccl} NCCL)")
+  "(${n_cuda} CUDA runtime, driver and library launchers; ${n_nccl} NCCL; ${n_nvml} NVML, in "
+  "the table cm__nvml)")
 if(n_entries EQUAL 0)
   message(FATAL_ERROR "check_calls: no X(member, function) entry found in ${SRC}/core/calls.h")
 endif()
@@ -125,10 +129,10 @@ foreach(f IN LISTS sources)
   set(lineno 0)
   foreach(line IN LISTS lines)
     math(EXPR lineno "${lineno} + 1")
-    if(NOT line MATCHES "(cuda|cu|nccl)[A-Z]")
+    if(NOT line MATCHES "(cuda|cu|nccl|nvml)[A-Z]")
       continue()
     endif()
-    string(REGEX MATCHALL "(^|[^A-Za-z0-9_])(cuda[A-Z]|cu[A-Z]|nccl[A-Z])[A-Za-z0-9_]*[ \t]*\\("
+    string(REGEX MATCHALL "(^|[^A-Za-z0-9_])(cuda[A-Z]|cu[A-Z]|nccl[A-Z]|nvml[A-Z])[A-Za-z0-9_]*[ \t]*\\("
       calls "${line}")
     foreach(c IN LISTS calls)
       string(REGEX REPLACE "^[^A-Za-z0-9_]?([A-Za-z0-9_]+)[ \t]*\\($" "\\1" fn "${c}")
@@ -136,8 +140,10 @@ foreach(f IN LISTS sources)
         continue()
       endif()
       math(EXPR offenders "${offenders} + 1")
-      if(DEFINED cm_member_of_${fn})
+      if(DEFINED cm_member_of_${fn} AND NOT fn MATCHES "^cm__nvml_")
         set(fix "call cm__cuda.${cm_member_of_${fn}}(...) instead")
+      elseif(fn MATCHES "^nvml")
+        set(fix "call it through the table cm__nvml (src/core/calls.h), or add an entry there")
       else()
         set(fix "it is not in the call table: ask for an entry in src/core/calls.h")
       endif()
@@ -147,8 +153,8 @@ foreach(f IN LISTS sources)
 endforeach()
 
 if(offenders GREATER 0)
-  message(FATAL_ERROR "check_calls: ${offenders} direct CUDA/NCCL call(s) in src/ outside "
+  message(FATAL_ERROR "check_calls: ${offenders} direct CUDA/NCCL/NVML call(s) in src/ outside "
     "src/core/calls.h and src/core/calls.c (${n_files} files checked); every call goes through "
     "the table cm__cuda (src/core/calls.h)")
 endif()
-message("check_calls: ${n_files} files of src/ checked, no direct CUDA or NCCL call")
+message("check_calls: ${n_files} files of src/ checked, no direct CUDA, NCCL or NVML call")

@@ -286,6 +286,152 @@ CM_API cm_status_t cm_device_memory_report(const cm_device_t *dev, cm_memory_rep
 CM_API cm_status_t cm_memory_report_format(const cm_memory_report_t *report, char *buf, size_t size,
                                            size_t *length);
 
+/* ==============================================================================================
+ * Who holds a GPU and how healthy it is (NVML)
+ *
+ * NVIDIA's management library (NVML, libnvidia-ml.so.1, installed with every driver) knows
+ * which processes hold a GPU's memory and the GPU's health: ECC errors, clock slowdowns, the
+ * PCIe link, persistence, compute and MIG modes. The library loads it at run time (dlopen, once,
+ * on first use; nothing NVML is needed to build or link) and keeps it initialised until the
+ * process ends. NVML devices are matched to CUDA ordinals by PCI bus id, so a renumbering
+ * CUDA_VISIBLE_DEVICES does not mix GPUs up. Without NVML (no driver, a container without it)
+ * these calls say "not available" with the reason; nothing else of the library depends on it.
+ * The out-of-memory report (buffer.h) names the processes holding the GPU through the same call.
+ *
+ * Threading: both functions are thread-safe.
+ * ============================================================================================== */
+
+/** @brief used_bytes of a process whose memory NVML does not report. */
+#define CM_PROCESS_BYTES_UNKNOWN (~0ull)
+
+/** @brief A process using a GPU (a CUDA context on it), from cm_device_processes(). */
+typedef struct cm_process_info {
+    unsigned int pid;               /**< process id as the driver reports it */
+    unsigned long long used_bytes;  /**< device memory it holds, its CUDA context included;
+                                         CM_PROCESS_BYTES_UNKNOWN when NVML does not say */
+    char name[64];                  /**< command name (/proc/PID/comm, control characters as
+                                         '?'), "" when the process is not visible or its name
+                                         cannot be read */
+    int visible;                    /**< 1 when the process can be seen from here (/proc/PID
+                                         exists); 0 for one of another PID namespace (another
+                                         container) */
+    int self;                       /**< 1 for the calling process */
+} cm_process_info_t;
+
+/**
+ * @brief The processes using a GPU and the device memory each holds, largest first.
+ *
+ * Asks NVML for the GPU's compute processes (the device matched by PCI bus id), then looks each
+ * one up in /proc for its command name. A process of another PID namespace (another container)
+ * has no /proc entry here: it is listed with visible 0 and no name. With a driver that reports
+ * host process ids inside a container, a listed pid may not name the same process here.
+ *
+ * @param[in]  ordinal  device ordinal, 0 .. count-1.
+ * @param[out] out      receives min(cap, *count) entries, largest used_bytes first (unknown
+ *                      amounts last); may be NULL when cap is 0 (to count only).
+ * @param[in]  cap      entries out can hold.
+ * @param[out] count    receives the number of processes on the GPU (may exceed cap); 0 on failure.
+ * @return CM_OK (also when no process uses the GPU);
+ *         CM_ERROR_INVALID_ARGUMENT for a NULL count, a NULL out with a non-zero cap, or an
+ *         ordinal that does not exist (the message names the count);
+ *         CM_ERROR_NOT_SUPPORTED when NVML is not available or cannot list this GPU's processes
+ *         (the message says why: no libnvidia-ml.so.1, no permission, a MIG GPU without
+ *         administrator rights...; the hint names nvidia-smi as the fallback);
+ *         the statuses of cm_device_count(); CM_ERROR_CONTEXT_LOST.
+ * Thread-safe. Creates no CUDA context. Allocates only a temporary list, freed before it returns.
+ */
+CM_API cm_status_t cm_device_processes(int ordinal, cm_process_info_t *out, size_t cap,
+                                       size_t *count);
+
+/** @brief A field of cm_device_health_t that NVML does not report for this GPU. */
+#define CM_HEALTH_UNKNOWN (-1)
+/** @brief Most processes a cm_device_health_t lists (process_count is always exact). */
+#define CM_HEALTH_MAX_PROCESSES 16
+
+/** @brief Compute modes (NVML's values): who may create a CUDA context on a GPU. */
+typedef enum cm_compute_mode {
+    CM_COMPUTE_MODE_DEFAULT = 0,           /**< any number of processes */
+    CM_COMPUTE_MODE_EXCLUSIVE_THREAD = 1,  /**< deprecated; one context, as exclusive-process */
+    CM_COMPUTE_MODE_PROHIBITED = 2,        /**< no process may use the GPU */
+    CM_COMPUTE_MODE_EXCLUSIVE_PROCESS = 3  /**< one process at a time: a second one gets "all
+                                                CUDA-capable devices are busy or unavailable" */
+} cm_compute_mode_t;
+
+/** @brief Bits of cm_device_health_t::clock_event_reasons: why the clocks are below their
+ *         maximum (NVML's nvmlClocksEventReasons, the same values). */
+enum {
+    CM_CLOCKS_IDLE = 0x1,                 /**< nothing runs: the clocks drop to idle */
+    CM_CLOCKS_APPLICATIONS_SETTING = 0x2, /**< limited by the application clocks setting */
+    CM_CLOCKS_SW_POWER_CAP = 0x4,         /**< held under the power limit (normal at full load) */
+    CM_CLOCKS_HW_SLOWDOWN = 0x8,          /**< hardware slowdown (factor 2 or more): heat or power */
+    CM_CLOCKS_SYNC_BOOST = 0x10,          /**< held to the slowest GPU of a sync-boost group */
+    CM_CLOCKS_SW_THERMAL = 0x20,          /**< software thermal slowdown */
+    CM_CLOCKS_HW_THERMAL = 0x40,          /**< hardware thermal slowdown: too hot */
+    CM_CLOCKS_HW_POWER_BRAKE = 0x80,      /**< external power brake (the power supply) */
+    CM_CLOCKS_DISPLAY_SETTING = 0x100     /**< limited by the display clocks setting */
+};
+
+/**
+ * @brief A GPU's health as NVML reports it (cm_device_health()).
+ *
+ * Zero-initialised it means "not read" (nvml_available 0). When nvml_available is 1, every
+ * number NVML does not report for this GPU (a GeForce has no ECC, a GPU before Ampere no MIG or
+ * row remapping...) is CM_HEALTH_UNKNOWN.
+ */
+typedef struct cm_device_health {
+    int nvml_available;             /**< 1 when NVML answered for this device */
+    char nvml_reason[256];          /**< why not, e.g. "libnvidia-ml.so.1 cannot be loaded (...)";
+                                         "" when available */
+    char driver_version[80];        /**< the driver's version as NVML reports it, "580.65.06" */
+    char pci_bus_id[32];            /**< the PCI bus id that matched the CUDA device to NVML's */
+    int persistence_mode;           /**< 1 on, 0 off */
+    int compute_mode;               /**< a cm_compute_mode_t */
+    int mig_mode;                   /**< 1 MIG enabled, 0 disabled */
+    int mig_mode_pending;           /**< the MIG mode after the next GPU reset */
+    int ecc_mode;                   /**< 1 ECC on, 0 off */
+    int ecc_mode_pending;           /**< the ECC mode after the next reboot */
+    long long ecc_volatile_uncorrected;  /**< uncorrectable ECC errors since the driver loaded */
+    long long ecc_aggregate_uncorrected; /**< uncorrectable ECC errors over the GPU's life */
+    int retired_pages;              /**< memory pages retired (double-bit and repeated single-bit
+                                         errors; GPUs before Ampere) */
+    int retired_pages_pending;      /**< 1 when a page retirement waits for a reset or reboot */
+    int remapped_rows_correctable;  /**< rows remapped for correctable errors (Ampere and later) */
+    int remapped_rows_uncorrectable;/**< rows remapped for uncorrectable errors */
+    int row_remap_pending;          /**< 1 when a row remapping waits for a GPU reset */
+    int row_remap_failed;           /**< 1 when a row could not be remapped: the GPU needs service */
+    long long clock_event_reasons;  /**< CM_CLOCKS_* bits now active (0: full clocks) */
+    int temperature_c;              /**< GPU temperature, degrees Celsius */
+    int power_mw;                   /**< power draw, milliwatts */
+    int power_limit_mw;             /**< enforced power limit, milliwatts */
+    int pcie_gen;                   /**< current PCIe link generation (drops while idle) */
+    int pcie_gen_max;               /**< the highest generation this GPU and slot can run */
+    int pcie_width;                 /**< current PCIe link width (lanes) */
+    int pcie_width_max;             /**< the widest link this GPU and slot can run */
+    int processes_known;            /**< 1 when the process list below was read */
+    char processes_reason[160];     /**< why not, "" when read */
+    size_t process_count;           /**< processes using the GPU (may exceed the list) */
+    cm_process_info_t processes[CM_HEALTH_MAX_PROCESSES]; /**< the largest first
+                                         (cm_device_processes()) */
+} cm_device_health_t;
+
+/**
+ * @brief Read a GPU's health through NVML: driver version, persistence, compute and MIG modes,
+ *        ECC mode and uncorrectable error counts, retired pages and row remapping, active clock
+ *        event reasons with temperature and power, the PCIe link (current and maximum
+ *        generation and width) and the processes using it.
+ *
+ * Never fails because of NVML: without it (or for this GPU) out->nvml_available is 0 and
+ * out->nvml_reason says why. The doctor (diag.h) judges these numbers.
+ *
+ * @param[in]  ordinal  device ordinal, 0 .. count-1.
+ * @param[out] out      filled completely (zeroed first) on CM_OK; owned by the caller.
+ * @return CM_OK, with or without NVML; CM_ERROR_INVALID_ARGUMENT for a NULL out or an ordinal
+ *         that does not exist; the statuses of cm_device_count(); CM_ERROR_CONTEXT_LOST.
+ * Thread-safe. Creates no CUDA context. About 20 NVML queries; the first NVML use of a process
+ * also initialises NVML (nvmlInit_v2), which is the slow part.
+ */
+CM_API cm_status_t cm_device_health(int ordinal, cm_device_health_t *out);
+
 CM_EXTERN_C_END
 
 #endif /* CUDAMODEL_DEVICE_H */

@@ -38,8 +38,9 @@ CM_EXTERN_C_BEGIN
 
 /** @brief Most devices cm_diag_collect() describes (the count itself is always exact). */
 #define CM_DIAG_MAX_DEVICES 16
-/** @brief Most checks a report holds. */
-#define CM_DIAG_MAX_CHECKS 64
+/** @brief Most checks a report holds: enough for CM_DIAG_MAX_DEVICES devices with every health
+ *         check (each device has up to 3 checks of its own and 7 of its health). */
+#define CM_DIAG_MAX_CHECKS 192
 /** @brief Capacity of a message, a fix and other short texts, NUL included. */
 #define CM_DIAG_TEXT_MAX 512
 /** @brief Capacity of a path or an environment variable's value, NUL included (longer: cut). */
@@ -77,6 +78,9 @@ typedef struct cm_diag_device {
     bool image_checked;          /**< false when the probe was not run (e.g. limits failed) */
     char detail[CM_DIAG_TEXT_MAX]; /**< the library's message (cm_last_error()) of the first step
                                         that failed for this device, "" when none failed */
+    cm_device_health_t health;   /**< what NVML reports (cm_device_health()): modes, ECC errors,
+                                      clocks, PCIe link, processes; nvml_available 0 (what zeroed
+                                      inputs hold) skips the health checks */
 } cm_diag_device_t;
 
 /** @brief Everything the verdicts depend on, as plain data. */
@@ -164,7 +168,8 @@ typedef struct cm_diag_report {
  * Reads the driver and runtime versions, dlopen()s libcuda.so.1 to tell "no driver installed"
  * apart, counts the devices and, for each of the first CM_DIAG_MAX_DEVICES, reads its limits and
  * memory and runs cm_device_check_kernel_image() (which creates the device's primary context and
- * launches one tiny kernel), and the peer-access matrix between them; reads the NCCL versions
+ * launches one tiny kernel), reads its health through NVML (cm_device_health(); without NVML the
+ * reason is kept), and the peer-access matrix between them; reads the NCCL versions
  * (built against, loaded; 0 in a build without NCCL). Reads CUDA_HOME, CUDA_PATH, LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES,
  * CUDA_LAUNCH_BLOCKING and CUDAMODEL_SYNC, searches PATH for nvcc and runs `nvcc --version`,
  * and detects WSL2. Restores the caller's current device, and clears the calling thread's
@@ -185,7 +190,19 @@ CM_API cm_status_t cm_diag_collect(cm_diag_inputs_t *inputs);
  * Pure: reads nothing but its arguments (no CUDA call that touches the driver, no environment),
  * so every verdict can be produced from injected inputs. The checks, by id: "library",
  * "driver", "runtime", "devices", "device<N>", "device<N>.image", "device<N>.prediction" (only
- * when the runtime disagrees with the prediction), "peers" (with two devices or more: a warning
+ * when the runtime disagrees with the prediction), "nvml" (whether NVML answers, the driver
+ * version it reports; never a warning: without it the health checks are skipped), and per
+ * device whose health NVML reported: "device<N>.persistence" (off: a warning, each program waits
+ * for the GPU to initialise), "device<N>.compute_mode" (exclusive-process: a warning that
+ * explains "all CUDA-capable devices are busy or unavailable"; prohibited: an error),
+ * "device<N>.mig" (enabled or a change pending: a warning), "device<N>.ecc" (uncorrectable errors
+ * since the driver loaded, a pending row remapping or page retirement, or a failed remapping: an
+ * error, "the GPU reports uncorrectable memory errors"; errors only in the GPU's lifetime count
+ * or ECC off: a warning), "device<N>.clocks" (a thermal, hardware or power-brake slowdown: a
+ * warning with the temperature and power), "device<N>.pcie" (a link narrower than its maximum,
+ * or of a lower generation while the GPU is busy: a warning, "link runs at x8 of x16: check the
+ * slot"), "device<N>.processes" (the processes using the GPU and their memory; a warning when
+ * other processes hold more than half of it); then "peers" (with two devices or more: a warning
  * when a pair cannot access each other's memory), "nccl" (the NCCL version, or "not built";
  * never an error: only the collectives need it), "nvcc", "nvcc.driver" and "nvcc.runtime"
  * (only when they warn), "env.CUDA_HOME", "env.CUDA_PATH", "env.LD_LIBRARY_PATH",
@@ -228,7 +245,7 @@ CM_API const char *cm_diag_verdict_name(cm_diag_verdict_t v);
 /**
  * @brief Print a report for people: a header with the library version and architectures, one
  *        line per check ("[ ok  ] id: message", "[warn ] ...", "[ERROR] ..."), its fix indented
- *        under it ("        fix: ..."), a block of limits per device, the peer-access matrix
+ *        under it ("        fix: ..."), a block of limits and health per device, the peer-access matrix
  *        (two devices or more), and last the overall
  *        verdict ("verdict: ok", "verdict: error (exit 2: no NVIDIA driver)").
  * Control characters in values are written as C-style escapes (backslash n, backslash xNN) so
@@ -242,7 +259,8 @@ CM_API cm_status_t cm_diag_write_text(const cm_diag_report_t *report, FILE *out)
 
 /**
  * @brief Print the same report as one JSON object followed by a newline: "library", "driver",
- *        "devices" (with limits, memory, the predicted and the observed image), "peer_access"
+ *        "devices" (with limits, memory, the predicted and the observed image, and "health":
+ *        NVML's numbers, null where not reported, and the processes), "peer_access"
  *        (a matrix of true / false / null), "nccl" (built, versions), "environment",
  *        "checks" (id, verdict, exit_code, message, fix), "overall", "exit_code" and
  *        "exit_meaning". Strings are escaped (quotes, backslashes, control characters) and

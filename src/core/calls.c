@@ -1,6 +1,10 @@
 /*
- * The table of every CUDA runtime, driver and NCCL call the library makes (core/calls.h).
+ * The table of every CUDA runtime, driver, NCCL and NVML call the library makes (core/calls.h).
  */
+#define _POSIX_C_SOURCE 200809L /* pthread_once */
+
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,10 +23,17 @@ cm__cuda_t cm__cuda = {
     CM__CUDA_CALLS(CM__CALL_INIT)
     CM__NCCL_CALLS(CM__CALL_INIT)
 };
+const cm__nvml_calls_t cm__nvml_real = {
+    CM__NVML_CALLS(CM__CALL_INIT)
+};
+cm__nvml_calls_t cm__nvml = {
+    CM__NVML_CALLS(CM__CALL_INIT)
+};
 #undef CM__CALL_INIT
 
 void cm__cuda_restore(void) {
     memcpy(&cm__cuda, &cm__cuda_real, sizeof cm__cuda);
+    memcpy(&cm__nvml, &cm__nvml_real, sizeof cm__nvml);
 }
 
 #define CM__CALL_ROW(member, fn) {#member, #fn, offsetof(cm__cuda_t, member)},
@@ -50,6 +61,32 @@ const char *cm__cuda_function_name(size_t i) {
 
 void **cm__cuda_member_slot(size_t i) {
     return i < cm__cuda_count() ? (void **)((char *)&cm__cuda + cm__cuda_rows[i].offset) : NULL;
+}
+
+#define CM__CALL_ROW(member, fn) {#member, #fn, offsetof(cm__nvml_calls_t, member)},
+static const struct {
+    const char *member;
+    const char *function;
+    size_t offset;
+} cm__nvml_rows[] = {
+    CM__NVML_CALLS(CM__CALL_ROW)
+};
+#undef CM__CALL_ROW
+
+size_t cm__nvml_count(void) {
+    return sizeof cm__nvml_rows / sizeof cm__nvml_rows[0];
+}
+
+const char *cm__nvml_member_name(size_t i) {
+    return i < cm__nvml_count() ? cm__nvml_rows[i].member : NULL;
+}
+
+const char *cm__nvml_function_name(size_t i) {
+    return i < cm__nvml_count() ? cm__nvml_rows[i].function : NULL;
+}
+
+void **cm__nvml_member_slot(size_t i) {
+    return i < cm__nvml_count() ? (void **)((char *)&cm__nvml + cm__nvml_rows[i].offset) : NULL;
 }
 
 /* ------------------------------------------------------------------ driver entry points */
@@ -252,4 +289,211 @@ cudaError_t cm__drv_stream_is_capturing(cudaStream_t stream, enum cudaStreamCapt
               : st == CU_STREAM_CAPTURE_STATUS_INVALIDATED ? cudaStreamCaptureStatusInvalidated
                                                            : cudaStreamCaptureStatusNone;
     return err;
+}
+
+/* ------------------------------------------------------------------ NVML */
+
+/*
+ * libnvidia-ml.so.1 is opened once (pthread_once), on the first NVML call, and never closed:
+ * NVML keeps its own state until the process ends. Each function is looked up on its first use
+ * and kept, as for the driver's entry points above.
+ */
+static pthread_once_t cm__nvml_once = PTHREAD_ONCE_INIT;
+static void *cm__nvml_lib;
+static char cm__nvml_lib_error[256];
+
+static void cm__nvml_open(void) {
+    (void)dlerror();
+    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        const char *why = dlerror();
+        size_t n = strlen(why != NULL ? why : "");
+        if (n >= sizeof cm__nvml_lib_error) n = sizeof cm__nvml_lib_error - 1;
+        memcpy(cm__nvml_lib_error, why != NULL ? why : "", n);
+        cm__nvml_lib_error[n] = '\0';
+        return;
+    }
+    cm__nvml_lib = h;
+}
+
+const char *cm__nvml_load_error(void) {
+    return cm__nvml_lib_error;
+}
+
+static char cm__nvml_absent;
+
+/* The NVML function `symbol`, looked up on first use and kept in *cache. */
+static cm__nvml_return_t cm__nvml_fn(void *_Atomic *cache, const char *symbol, void **fn) {
+    void *f = atomic_load_explicit(cache, memory_order_acquire);
+    if (f == NULL) {
+        (void)pthread_once(&cm__nvml_once, cm__nvml_open);
+        if (cm__nvml_lib == NULL) return CM__NVML_ERROR_LIBRARY_NOT_FOUND;
+        f = dlsym(cm__nvml_lib, symbol);
+        atomic_store_explicit(cache, f != NULL ? f : (void *)&cm__nvml_absent,
+                              memory_order_release);
+        if (f == NULL) return CM__NVML_ERROR_FUNCTION_NOT_FOUND;
+    }
+    if (f == (void *)&cm__nvml_absent) return CM__NVML_ERROR_FUNCTION_NOT_FOUND;
+    *fn = f;
+    return CM__NVML_SUCCESS;
+}
+
+/* In a wrapper: `call` becomes NVML's `symbol` of type `type`, or the wrapper returns why there
+ * is none. */
+#define CM__NVML_FN(type, symbol, call)                                                      \
+    static void *_Atomic call##_cache;                                                       \
+    void *call##_ptr = NULL;                                                                 \
+    do {                                                                                     \
+        cm__nvml_return_t lookup_ = cm__nvml_fn(&call##_cache, symbol, &call##_ptr);         \
+        if (lookup_ != CM__NVML_SUCCESS) return lookup_;                                     \
+    } while (0);                                                                             \
+    type call;                                                                               \
+    memcpy(&call, &call##_ptr, sizeof call) /* object to function pointer, as for dlsym */
+
+typedef cm__nvml_return_t (*cm__nvml_fn_void)(void);
+typedef cm__nvml_return_t (*cm__nvml_fn_dev_uint)(cm__nvml_device_t, unsigned int *);
+typedef cm__nvml_return_t (*cm__nvml_fn_dev_uint2)(cm__nvml_device_t, unsigned int *,
+                                                   unsigned int *);
+typedef cm__nvml_return_t (*cm__nvml_fn_dev_ull)(cm__nvml_device_t, unsigned long long *);
+
+cm__nvml_return_t cm__nvml_init(void) {
+    CM__NVML_FN(cm__nvml_fn_void, "nvmlInit_v2", f);
+    return f();
+}
+
+cm__nvml_return_t cm__nvml_shutdown(void) {
+    CM__NVML_FN(cm__nvml_fn_void, "nvmlShutdown", f);
+    return f();
+}
+
+typedef cm__nvml_return_t (*cm__nvml_fn_driver_version)(char *, unsigned int);
+cm__nvml_return_t cm__nvml_system_driver_version(char *version, unsigned int length) {
+    CM__NVML_FN(cm__nvml_fn_driver_version, "nvmlSystemGetDriverVersion", f);
+    return f(version, length);
+}
+
+typedef cm__nvml_return_t (*cm__nvml_fn_by_bus_id)(const char *, cm__nvml_device_t *);
+cm__nvml_return_t cm__nvml_handle_by_pci_bus_id(const char *pci_bus_id,
+                                                cm__nvml_device_t *device) {
+    CM__NVML_FN(cm__nvml_fn_by_bus_id, "nvmlDeviceGetHandleByPciBusId_v2", f);
+    return f(pci_bus_id, device);
+}
+
+typedef cm__nvml_return_t (*cm__nvml_fn_processes)(cm__nvml_device_t, unsigned int *,
+                                                   cm__nvml_process_info_t *);
+cm__nvml_return_t cm__nvml_compute_processes(cm__nvml_device_t device, unsigned int *count,
+                                             cm__nvml_process_info_t *infos) {
+    CM__NVML_FN(cm__nvml_fn_processes, "nvmlDeviceGetComputeRunningProcesses_v3", f);
+    return f(device, count, infos);
+}
+
+cm__nvml_return_t cm__nvml_persistence_mode(cm__nvml_device_t device, unsigned int *mode) {
+    CM__NVML_FN(cm__nvml_fn_dev_uint, "nvmlDeviceGetPersistenceMode", f);
+    return f(device, mode);
+}
+
+cm__nvml_return_t cm__nvml_compute_mode(cm__nvml_device_t device, unsigned int *mode) {
+    CM__NVML_FN(cm__nvml_fn_dev_uint, "nvmlDeviceGetComputeMode", f);
+    return f(device, mode);
+}
+
+cm__nvml_return_t cm__nvml_mig_mode(cm__nvml_device_t device, unsigned int *current,
+                                    unsigned int *pending) {
+    CM__NVML_FN(cm__nvml_fn_dev_uint2, "nvmlDeviceGetMigMode", f);
+    return f(device, current, pending);
+}
+
+cm__nvml_return_t cm__nvml_ecc_mode(cm__nvml_device_t device, unsigned int *current,
+                                    unsigned int *pending) {
+    CM__NVML_FN(cm__nvml_fn_dev_uint2, "nvmlDeviceGetEccMode", f);
+    return f(device, current, pending);
+}
+
+typedef cm__nvml_return_t (*cm__nvml_fn_ecc_errors)(cm__nvml_device_t, unsigned int, unsigned int,
+                                                    unsigned long long *);
+cm__nvml_return_t cm__nvml_total_ecc_errors(cm__nvml_device_t device, unsigned int error_type,
+                                            unsigned int counter_type, unsigned long long *count) {
+    CM__NVML_FN(cm__nvml_fn_ecc_errors, "nvmlDeviceGetTotalEccErrors", f);
+    return f(device, error_type, counter_type, count);
+}
+
+typedef cm__nvml_return_t (*cm__nvml_fn_retired)(cm__nvml_device_t, unsigned int, unsigned int *,
+                                                 unsigned long long *);
+cm__nvml_return_t cm__nvml_retired_pages(cm__nvml_device_t device, unsigned int cause,
+                                         unsigned int *count, unsigned long long *addresses) {
+    CM__NVML_FN(cm__nvml_fn_retired, "nvmlDeviceGetRetiredPages", f);
+    return f(device, cause, count, addresses);
+}
+
+cm__nvml_return_t cm__nvml_retired_pages_pending(cm__nvml_device_t device, unsigned int *pending) {
+    CM__NVML_FN(cm__nvml_fn_dev_uint, "nvmlDeviceGetRetiredPagesPendingStatus", f);
+    return f(device, pending);
+}
+
+typedef cm__nvml_return_t (*cm__nvml_fn_remapped)(cm__nvml_device_t, unsigned int *,
+                                                  unsigned int *, unsigned int *, unsigned int *);
+cm__nvml_return_t cm__nvml_remapped_rows(cm__nvml_device_t device, unsigned int *correctable,
+                                         unsigned int *uncorrectable, unsigned int *pending,
+                                         unsigned int *failure) {
+    CM__NVML_FN(cm__nvml_fn_remapped, "nvmlDeviceGetRemappedRows", f);
+    return f(device, correctable, uncorrectable, pending, failure);
+}
+
+/* nvmlDeviceGetCurrentClocksEventReasons (R535 and later), else the older name of the same
+ * function and bits, nvmlDeviceGetCurrentClocksThrottleReasons. */
+static cm__nvml_return_t cm__nvml_clocks_throttle_reasons(cm__nvml_device_t device,
+                                                          unsigned long long *reasons) {
+    CM__NVML_FN(cm__nvml_fn_dev_ull, "nvmlDeviceGetCurrentClocksThrottleReasons", f);
+    return f(device, reasons);
+}
+
+static cm__nvml_return_t cm__nvml_clocks_event(cm__nvml_device_t device,
+                                               unsigned long long *reasons) {
+    CM__NVML_FN(cm__nvml_fn_dev_ull, "nvmlDeviceGetCurrentClocksEventReasons", f);
+    return f(device, reasons);
+}
+
+cm__nvml_return_t cm__nvml_clocks_event_reasons(cm__nvml_device_t device,
+                                                unsigned long long *reasons) {
+    cm__nvml_return_t r = cm__nvml_clocks_event(device, reasons);
+    if (r == CM__NVML_ERROR_FUNCTION_NOT_FOUND) r = cm__nvml_clocks_throttle_reasons(device, reasons);
+    return r;
+}
+
+typedef cm__nvml_return_t (*cm__nvml_fn_temperature)(cm__nvml_device_t, unsigned int,
+                                                     unsigned int *);
+cm__nvml_return_t cm__nvml_temperature(cm__nvml_device_t device, unsigned int sensor,
+                                       unsigned int *celsius) {
+    CM__NVML_FN(cm__nvml_fn_temperature, "nvmlDeviceGetTemperature", f);
+    return f(device, sensor, celsius);
+}
+
+cm__nvml_return_t cm__nvml_power_usage(cm__nvml_device_t device, unsigned int *milliwatts) {
+    CM__NVML_FN(cm__nvml_fn_dev_uint, "nvmlDeviceGetPowerUsage", f);
+    return f(device, milliwatts);
+}
+
+cm__nvml_return_t cm__nvml_power_limit(cm__nvml_device_t device, unsigned int *milliwatts) {
+    CM__NVML_FN(cm__nvml_fn_dev_uint, "nvmlDeviceGetEnforcedPowerLimit", f);
+    return f(device, milliwatts);
+}
+
+cm__nvml_return_t cm__nvml_pcie_link_generation(cm__nvml_device_t device, unsigned int *gen) {
+    CM__NVML_FN(cm__nvml_fn_dev_uint, "nvmlDeviceGetCurrPcieLinkGeneration", f);
+    return f(device, gen);
+}
+
+cm__nvml_return_t cm__nvml_pcie_link_width(cm__nvml_device_t device, unsigned int *width) {
+    CM__NVML_FN(cm__nvml_fn_dev_uint, "nvmlDeviceGetCurrPcieLinkWidth", f);
+    return f(device, width);
+}
+
+cm__nvml_return_t cm__nvml_pcie_max_link_generation(cm__nvml_device_t device, unsigned int *gen) {
+    CM__NVML_FN(cm__nvml_fn_dev_uint, "nvmlDeviceGetMaxPcieLinkGeneration", f);
+    return f(device, gen);
+}
+
+cm__nvml_return_t cm__nvml_pcie_max_link_width(cm__nvml_device_t device, unsigned int *width) {
+    CM__NVML_FN(cm__nvml_fn_dev_uint, "nvmlDeviceGetMaxPcieLinkWidth", f);
+    return f(device, width);
 }

@@ -15,6 +15,18 @@
  * are used where the runtime's version of the call costs several times the driver's on the
  * host (bench/NOTES-core.md has the figures) or would bind a context to the calling thread.
  * They take void * for CUcontext so that no driver header is needed here.
+ *
+ * NVML (NVIDIA's management library: the processes holding a GPU's memory, its health) has a
+ * table of its own, cm__nvml, built the same way: every NVML call goes through it and host
+ * tests replace its members (tests/host/test_nvml.c; test_buffer_fake.h makes NVML absent). Its
+ * members are wrappers of the functions named in the X(...) comments: calls.c opens
+ * libnvidia-ml.so.1 with dlopen() once, on first use, and looks each function up then, so
+ * nothing NVML is needed to build or to link. They return NVML's codes (core/nvml_api.h):
+ * CM__NVML_ERROR_LIBRARY_NOT_FOUND when the library cannot be loaded (cm__nvml_load_error()
+ * says why), CM__NVML_ERROR_FUNCTION_NOT_FOUND when this driver's NVML lacks the function.
+ * Only core/nvml_query.c calls them. A table apart from cm__cuda: NVML is optional (its absence
+ * is data, never a failure of a library call), so the CUDA table's walk of failing entries
+ * (tests/host/test_call_table_faults.c) does not apply to it.
  */
 #ifndef CUDAMODEL_SRC_CORE_CALLS_H
 #define CUDAMODEL_SRC_CORE_CALLS_H
@@ -26,6 +38,8 @@
 #if CM_HAVE_NCCL
 #  include <nccl.h>
 #endif
+
+#include "nvml_api.h"
 
 /* Library launchers that stand in the table like CUDA calls (kernels/kernels.h). */
 cudaError_t cm__kernel_fill(void *ptr, size_t count, const void *pattern, size_t pattern_bytes,
@@ -41,6 +55,41 @@ cudaError_t cm__drv_stream_get_ctx(cudaStream_t stream, void **ctx);
 cudaError_t cm__drv_malloc_from_pool_async(void **ptr, size_t bytes, cudaMemPool_t pool,
                                            cudaStream_t stream);
 cudaError_t cm__drv_free_async(void *ptr, cudaStream_t stream);
+
+/* NVML, loaded at run time (the NVML function each wraps is named in the table below). */
+cm__nvml_return_t cm__nvml_init(void);
+cm__nvml_return_t cm__nvml_shutdown(void);
+cm__nvml_return_t cm__nvml_system_driver_version(char *version, unsigned int length);
+cm__nvml_return_t cm__nvml_handle_by_pci_bus_id(const char *pci_bus_id, cm__nvml_device_t *device);
+cm__nvml_return_t cm__nvml_compute_processes(cm__nvml_device_t device, unsigned int *count,
+                                             cm__nvml_process_info_t *infos);
+cm__nvml_return_t cm__nvml_persistence_mode(cm__nvml_device_t device, unsigned int *mode);
+cm__nvml_return_t cm__nvml_compute_mode(cm__nvml_device_t device, unsigned int *mode);
+cm__nvml_return_t cm__nvml_mig_mode(cm__nvml_device_t device, unsigned int *current,
+                                    unsigned int *pending);
+cm__nvml_return_t cm__nvml_ecc_mode(cm__nvml_device_t device, unsigned int *current,
+                                    unsigned int *pending);
+cm__nvml_return_t cm__nvml_total_ecc_errors(cm__nvml_device_t device, unsigned int error_type,
+                                            unsigned int counter_type, unsigned long long *count);
+cm__nvml_return_t cm__nvml_retired_pages(cm__nvml_device_t device, unsigned int cause,
+                                         unsigned int *count, unsigned long long *addresses);
+cm__nvml_return_t cm__nvml_retired_pages_pending(cm__nvml_device_t device, unsigned int *pending);
+cm__nvml_return_t cm__nvml_remapped_rows(cm__nvml_device_t device, unsigned int *correctable,
+                                         unsigned int *uncorrectable, unsigned int *pending,
+                                         unsigned int *failure);
+cm__nvml_return_t cm__nvml_clocks_event_reasons(cm__nvml_device_t device,
+                                                unsigned long long *reasons);
+cm__nvml_return_t cm__nvml_temperature(cm__nvml_device_t device, unsigned int sensor,
+                                       unsigned int *celsius);
+cm__nvml_return_t cm__nvml_power_usage(cm__nvml_device_t device, unsigned int *milliwatts);
+cm__nvml_return_t cm__nvml_power_limit(cm__nvml_device_t device, unsigned int *milliwatts);
+cm__nvml_return_t cm__nvml_pcie_link_generation(cm__nvml_device_t device, unsigned int *gen);
+cm__nvml_return_t cm__nvml_pcie_link_width(cm__nvml_device_t device, unsigned int *width);
+cm__nvml_return_t cm__nvml_pcie_max_link_generation(cm__nvml_device_t device, unsigned int *gen);
+cm__nvml_return_t cm__nvml_pcie_max_link_width(cm__nvml_device_t device, unsigned int *width);
+
+/** Why libnvidia-ml.so.1 could not be loaded (dlerror()), "" when it was or was never tried. */
+const char *cm__nvml_load_error(void);
 
 /* X(member, function): the member's type is the function's. */
 #define CM__CUDA_CALLS(X)                                                                    \
@@ -141,11 +190,60 @@ cudaError_t cm__drv_free_async(void *ptr, cudaStream_t stream);
 #  define CM__NCCL_CALLS(X)
 #endif
 
+/* NVML (the management library), loaded at run time: each wrapper calls the NVML function
+ * named in the comment above it (calls.c). */
+#define CM__NVML_CALLS(X)                                                                    \
+    /* nvmlInit_v2 */                                                                        \
+    X(init, cm__nvml_init)                                                                   \
+    /* nvmlShutdown */                                                                       \
+    X(shutdown, cm__nvml_shutdown)                                                           \
+    /* nvmlSystemGetDriverVersion */                                                         \
+    X(driver_version, cm__nvml_system_driver_version)                                        \
+    /* nvmlDeviceGetHandleByPciBusId_v2 */                                                   \
+    X(handle_by_pci_bus_id, cm__nvml_handle_by_pci_bus_id)                                   \
+    /* nvmlDeviceGetComputeRunningProcesses_v3 */                                            \
+    X(compute_processes, cm__nvml_compute_processes)                                         \
+    /* nvmlDeviceGetPersistenceMode */                                                       \
+    X(persistence_mode, cm__nvml_persistence_mode)                                           \
+    /* nvmlDeviceGetComputeMode */                                                           \
+    X(compute_mode, cm__nvml_compute_mode)                                                   \
+    /* nvmlDeviceGetMigMode */                                                               \
+    X(mig_mode, cm__nvml_mig_mode)                                                           \
+    /* nvmlDeviceGetEccMode */                                                               \
+    X(ecc_mode, cm__nvml_ecc_mode)                                                           \
+    /* nvmlDeviceGetTotalEccErrors */                                                        \
+    X(total_ecc_errors, cm__nvml_total_ecc_errors)                                           \
+    /* nvmlDeviceGetRetiredPages */                                                          \
+    X(retired_pages, cm__nvml_retired_pages)                                                 \
+    /* nvmlDeviceGetRetiredPagesPendingStatus */                                             \
+    X(retired_pages_pending, cm__nvml_retired_pages_pending)                                 \
+    /* nvmlDeviceGetRemappedRows */                                                          \
+    X(remapped_rows, cm__nvml_remapped_rows)                                                 \
+    /* nvmlDeviceGetCurrentClocksEventReasons */                                             \
+    X(clocks_event_reasons, cm__nvml_clocks_event_reasons)                                   \
+    /* nvmlDeviceGetTemperature */                                                           \
+    X(temperature, cm__nvml_temperature)                                                     \
+    /* nvmlDeviceGetPowerUsage */                                                            \
+    X(power_usage, cm__nvml_power_usage)                                                     \
+    /* nvmlDeviceGetEnforcedPowerLimit */                                                    \
+    X(power_limit, cm__nvml_power_limit)                                                     \
+    /* nvmlDeviceGetCurrPcieLinkGeneration */                                                \
+    X(pcie_link_generation, cm__nvml_pcie_link_generation)                                   \
+    /* nvmlDeviceGetCurrPcieLinkWidth */                                                     \
+    X(pcie_link_width, cm__nvml_pcie_link_width)                                             \
+    /* nvmlDeviceGetMaxPcieLinkGeneration */                                                 \
+    X(pcie_max_link_generation, cm__nvml_pcie_max_link_generation)                           \
+    /* nvmlDeviceGetMaxPcieLinkWidth */                                                      \
+    X(pcie_max_link_width, cm__nvml_pcie_max_link_width)
+
 #define CM__CALL_MEMBER(member, fn) __typeof__(&fn) member;
 typedef struct cm__cuda {
     CM__CUDA_CALLS(CM__CALL_MEMBER)
     CM__NCCL_CALLS(CM__CALL_MEMBER)
 } cm__cuda_t;
+typedef struct cm__nvml_calls {
+    CM__NVML_CALLS(CM__CALL_MEMBER)
+} cm__nvml_calls_t;
 #undef CM__CALL_MEMBER
 
 /** The table the library calls through. */
@@ -153,7 +251,7 @@ extern cm__cuda_t cm__cuda;
 /** The real functions (what cm__cuda holds until a test changes it). */
 extern const cm__cuda_t cm__cuda_real;
 
-/** Put every member back to the real function (tests). */
+/** Put every member back to the real function (tests), NVML's table's too. */
 void cm__cuda_restore(void);
 
 /** Entries of the table: count, the i-th member's name and the name of the function it calls
@@ -162,5 +260,14 @@ size_t cm__cuda_count(void);
 const char *cm__cuda_member_name(size_t i);
 const char *cm__cuda_function_name(size_t i);
 void **cm__cuda_member_slot(size_t i);
+
+/** The NVML table the library calls through, and its real functions (the wrappers). */
+extern cm__nvml_calls_t cm__nvml;
+extern const cm__nvml_calls_t cm__nvml_real;
+/** Entries of the NVML table, as for cm__cuda (tests). */
+size_t cm__nvml_count(void);
+const char *cm__nvml_member_name(size_t i);
+const char *cm__nvml_function_name(size_t i);
+void **cm__nvml_member_slot(size_t i);
 
 #endif /* CUDAMODEL_SRC_CORE_CALLS_H */

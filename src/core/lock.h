@@ -8,6 +8,8 @@
  *      counters, the list of open devices, and the execution part's stream and event pools.
  *      Short sections only: no CUDA call, no wait, no allocation but a handle's.
  *   3. the lost-context mutex of status.c (leaf).
+ *   4. the NVML state mutex of nvml_query.c (leaf): held across nvmlInit_v2 / nvmlShutdown
+ *      only, never across a CUDA call.
  * No CUDA or NCCL call is ever made while a spin lock is held.
  */
 #ifndef CUDAMODEL_SRC_CORE_LOCK_H

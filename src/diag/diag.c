@@ -211,6 +211,15 @@ static void cm__diag_collect_device(int ordinal, cm_diag_device_t *d) {
     if (d->image_status != CM_OK) cm__diag_note_detail(d);
 }
 
+/* NVML's view of the device (never fails for lack of NVML: the reason is kept as data). */
+static void cm__diag_collect_health(int ordinal, cm_diag_device_t *d) {
+    if (cm_device_health(ordinal, &d->health) != CM_OK) {
+        memset(&d->health, 0, sizeof d->health);
+        cm__strlcpy(d->health.nvml_reason, cm_last_error()->message,
+                    sizeof d->health.nvml_reason);
+    }
+}
+
 cm_status_t cm_diag_collect(cm_diag_inputs_t *inputs) {
     CM__REQUIRE(inputs != NULL, "pass the address of a cm_diag_inputs_t", "inputs is NULL");
     memset(inputs, 0, sizeof *inputs);
@@ -239,6 +248,8 @@ cm_status_t cm_diag_collect(cm_diag_inputs_t *inputs) {
     if (count > 0) {
         int n = count < CM_DIAG_MAX_DEVICES ? count : CM_DIAG_MAX_DEVICES;
         for (int i = 0; i < n; ++i) cm__diag_collect_device(i, &inputs->devices[i]);
+        /* after the probes: the processes list then shows this process's contexts too */
+        for (int i = 0; i < n; ++i) cm__diag_collect_health(i, &inputs->devices[i]);
         for (int i = 0; i < n; ++i) {
             for (int j = 0; j < n; ++j) {
                 int can = 0;
@@ -917,6 +928,457 @@ static void cm__diag_check_dir_var(cm_diag_report_t *r, const char *name,
     }
 }
 
+/* ================================================================ GPU health (NVML) */
+
+static bool cm__diag_known(long long v) { return v != CM_HEALTH_UNKNOWN; }
+
+/* "Default", "Exclusive_Process"...: nvidia-smi's names of the compute modes. */
+static const char *cm__diag_compute_mode_name(int mode) {
+    switch (mode) {
+    case CM_COMPUTE_MODE_DEFAULT: return "Default";
+    case CM_COMPUTE_MODE_EXCLUSIVE_THREAD: return "Exclusive_Thread";
+    case CM_COMPUTE_MODE_PROHIBITED: return "Prohibited";
+    case CM_COMPUTE_MODE_EXCLUSIVE_PROCESS: return "Exclusive_Process";
+    default: return "unknown";
+    }
+}
+
+/* ", 87 C, 690 W of 700 W" (what is known). */
+static void cm__diag_thermals(const cm_device_health_t *h, char *buf, size_t size) {
+    if (h->temperature_c != CM_HEALTH_UNKNOWN)
+        cm__diag_appendf(buf, size, "%s%d C", buf[0] ? ", " : "", h->temperature_c);
+    if (h->power_mw != CM_HEALTH_UNKNOWN) {
+        cm__diag_appendf(buf, size, "%s%.0f W", buf[0] ? ", " : "", h->power_mw / 1000.0);
+        if (h->power_limit_mw > 0)
+            cm__diag_appendf(buf, size, " of %.0f W", h->power_limit_mw / 1000.0);
+    }
+}
+
+/* The nvidia-smi device selector of a health record: "-i <PCI bus id>". */
+static const char *cm__diag_smi_target(const cm_device_health_t *h, int i, char *buf,
+                                       size_t size) {
+    if (h->pci_bus_id[0] != '\0') snprintf(buf, size, "-i %s", h->pci_bus_id);
+    else snprintf(buf, size, "-i %d", i);
+    return buf;
+}
+
+static void cm__diag_check_nvml(const cm_diag_inputs_t *in, cm_diag_report_t *r) {
+    if (in->device_count_error != 0 || in->device_count <= 0) return;
+    int n = in->device_count < CM_DIAG_MAX_DEVICES ? in->device_count : CM_DIAG_MAX_DEVICES;
+    char msg[CM_DIAG_TEXT_MAX] = "";
+    int available = 0, first = -1, missing = -1;
+    for (int i = 0; i < n; ++i) {
+        if (in->devices[i].health.nvml_available) {
+            ++available;
+            if (first < 0) first = i;
+        } else if (missing < 0) {
+            missing = i;
+        }
+    }
+    if (available == 0) {
+        const char *why = in->devices[0].health.nvml_reason;
+        cm__diag_appendf(msg, sizeof msg,
+                         "NVML is not available: %s; the GPU health checks (ECC, clocks, PCIe "
+                         "link, persistence, compute and MIG modes, processes) are skipped "
+                         "(NVML, libnvidia-ml.so.1, comes with the NVIDIA driver; in a container "
+                         "the NVIDIA Container Toolkit mounts it)",
+                         why[0] ? why : "not read");
+        cm__diag_add(r, "nvml", CM_DIAG_OK, 0, msg, "");
+        return;
+    }
+    const cm_device_health_t *h = &in->devices[first].health;
+    cm__diag_appendf(msg, sizeof msg, "NVML answers (driver %s) for %d of %d device%s",
+                     h->driver_version[0] ? h->driver_version : "version unknown", available, n,
+                     n == 1 ? "" : "s");
+    if (missing >= 0)
+        cm__diag_appendf(msg, sizeof msg, "; device %d: %s", missing,
+                         in->devices[missing].health.nvml_reason[0]
+                             ? in->devices[missing].health.nvml_reason
+                             : "not read");
+    cm__diag_add(r, "nvml", CM_DIAG_OK, 0, msg, "");
+}
+
+static void cm__diag_check_persistence(cm_diag_report_t *r, int i, const cm_device_health_t *h) {
+    char id[48], fix[CM_DIAG_TEXT_MAX] = "", smi[64];
+    snprintf(id, sizeof id, "device%d.persistence", i);
+    if (h->persistence_mode == CM_HEALTH_UNKNOWN) {
+        cm__diag_add(r, id, CM_DIAG_OK, 0, "persistence mode: not reported for this GPU", "");
+    } else if (h->persistence_mode) {
+        cm__diag_add(r, id, CM_DIAG_OK, 0,
+                     "persistence mode on: the driver keeps the GPU initialised between "
+                     "programs", "");
+    } else {
+        cm__diag_appendf(fix, sizeof fix,
+                         "sudo nvidia-smi %s -pm 1, or run the nvidia-persistenced daemon (as a "
+                         "service, it survives reboots)",
+                         cm__diag_smi_target(h, i, smi, sizeof smi));
+        cm__diag_add(r, id, CM_DIAG_WARNING, 0,
+                     "persistence mode off: the driver tears the GPU's state down whenever no "
+                     "program uses it, so each program's first CUDA call waits for it to start "
+                     "again (up to seconds)",
+                     fix);
+    }
+}
+
+/* "python3 (pid 4541)" for the first other process (not this one), or "" when none. */
+static void cm__diag_first_other(const cm_device_health_t *h, char *buf, size_t size) {
+    buf[0] = '\0';
+    if (!h->processes_known) return;
+    size_t n = h->process_count < CM_HEALTH_MAX_PROCESSES ? h->process_count
+                                                          : CM_HEALTH_MAX_PROCESSES;
+    for (size_t k = 0; k < n; ++k) {
+        const cm_process_info_t *p = &h->processes[k];
+        if (p->self) continue;
+        if (p->name[0] != '\0') snprintf(buf, size, "%s (pid %u)", p->name, p->pid);
+        else snprintf(buf, size, "pid %u%s", p->pid, p->visible ? "" : ", not visible from here");
+        return;
+    }
+}
+
+static void cm__diag_check_compute_mode(cm_diag_report_t *r, int i, const cm_device_health_t *h) {
+    char id[48], msg[CM_DIAG_TEXT_MAX] = "", fix[CM_DIAG_TEXT_MAX] = "", smi[64], other[96];
+    snprintf(id, sizeof id, "device%d.compute_mode", i);
+    cm__diag_smi_target(h, i, smi, sizeof smi);
+    switch (h->compute_mode) {
+    case CM_COMPUTE_MODE_DEFAULT:
+        cm__diag_add(r, id, CM_DIAG_OK, 0,
+                     "compute mode Default: any number of processes may use the GPU", "");
+        return;
+    case CM_COMPUTE_MODE_EXCLUSIVE_THREAD:
+    case CM_COMPUTE_MODE_EXCLUSIVE_PROCESS:
+        cm__diag_first_other(h, other, sizeof other);
+        cm__diag_appendf(msg, sizeof msg,
+                         "compute mode %s: one process at a time may use this GPU; any other "
+                         "gets \"all CUDA-capable devices are busy or unavailable\" "
+                         "(cudaErrorDevicesUnavailable)",
+                         cm__diag_compute_mode_name(h->compute_mode));
+        if (other[0] != '\0') cm__diag_appendf(msg, sizeof msg, "; %s holds it now", other);
+        cm__diag_appendf(fix, sizeof fix,
+                         "run one process per GPU (CUDA_VISIBLE_DEVICES), share the GPU through "
+                         "MPS, or allow several processes: sudo nvidia-smi %s -c DEFAULT",
+                         smi);
+        cm__diag_add(r, id, CM_DIAG_WARNING, 0, msg, fix);
+        return;
+    case CM_COMPUTE_MODE_PROHIBITED:
+        cm__diag_appendf(fix, sizeof fix, "sudo nvidia-smi %s -c DEFAULT, or use another GPU",
+                         smi);
+        cm__diag_add(r, id, CM_DIAG_ERROR, CM_DIAG_EXIT_OTHER,
+                     "compute mode Prohibited: no process may create a CUDA context on this GPU",
+                     fix);
+        return;
+    default:
+        cm__diag_add(r, id, CM_DIAG_OK, 0, "compute mode: not reported for this GPU", "");
+        return;
+    }
+}
+
+static void cm__diag_check_mig(cm_diag_report_t *r, int i, const cm_device_health_t *h) {
+    char id[48], msg[CM_DIAG_TEXT_MAX] = "", fix[CM_DIAG_TEXT_MAX] = "", smi[64];
+    snprintf(id, sizeof id, "device%d.mig", i);
+    cm__diag_smi_target(h, i, smi, sizeof smi);
+    if (h->mig_mode == CM_HEALTH_UNKNOWN) {
+        cm__diag_add(r, id, CM_DIAG_OK, 0, "MIG: not supported by this GPU", "");
+        return;
+    }
+    bool change = h->mig_mode_pending != CM_HEALTH_UNKNOWN && h->mig_mode_pending != h->mig_mode;
+    if (h->mig_mode) {
+        cm__diag_appendf(msg, sizeof msg,
+                         "MIG enabled: CUDA sees GPU instances (slices with part of the SMs and "
+                         "memory), not the whole GPU");
+        cm__diag_appendf(fix, sizeof fix,
+                         "select an instance with CUDA_VISIBLE_DEVICES=MIG-<uuid> (nvidia-smi -L "
+                         "lists them); to use the whole GPU: sudo nvidia-smi %s -mig 0, then "
+                         "reset the GPU",
+                         smi);
+    } else {
+        cm__diag_appendf(msg, sizeof msg, "MIG disabled: CUDA sees the whole GPU");
+    }
+    if (change) {
+        cm__diag_appendf(msg, sizeof msg, "; MIG will be %s after the next GPU reset",
+                         h->mig_mode_pending ? "enabled" : "disabled");
+        if (fix[0] == '\0')
+            cm__diag_appendf(fix, sizeof fix,
+                             "reset the GPU when no process uses it (sudo nvidia-smi %s -r) or "
+                             "reboot, or undo the change",
+                             smi);
+    }
+    cm__diag_add(r, id, h->mig_mode || change ? CM_DIAG_WARNING : CM_DIAG_OK, 0, msg, fix);
+}
+
+static void cm__diag_check_ecc(cm_diag_report_t *r, int i, const cm_device_health_t *h) {
+    char id[48], msg[CM_DIAG_TEXT_MAX] = "", fix[CM_DIAG_TEXT_MAX] = "", smi[64];
+    snprintf(id, sizeof id, "device%d.ecc", i);
+    cm__diag_smi_target(h, i, smi, sizeof smi);
+    bool vol = h->ecc_volatile_uncorrected > 0;
+    bool agg = h->ecc_aggregate_uncorrected > 0;
+    bool remap_pending = h->row_remap_pending == 1, remap_failed = h->row_remap_failed == 1;
+    bool retire_pending = h->retired_pages_pending == 1;
+
+    if (vol || remap_pending || remap_failed || retire_pending) {
+        cm__diag_appendf(msg, sizeof msg, "the GPU reports uncorrectable memory errors");
+        if (cm__diag_known(h->ecc_volatile_uncorrected))
+            cm__diag_appendf(msg, sizeof msg, ": %lld since the driver loaded",
+                             h->ecc_volatile_uncorrected);
+        if (cm__diag_known(h->ecc_aggregate_uncorrected))
+            cm__diag_appendf(msg, sizeof msg, ", %lld over its life", h->ecc_aggregate_uncorrected);
+        if (remap_pending)
+            cm__diag_appendf(msg, sizeof msg, "; a row remapping is pending (until a GPU reset "
+                                              "the bad memory stays in use)");
+        if (retire_pending)
+            cm__diag_appendf(msg, sizeof msg, "; a page retirement is pending");
+        if (remap_failed)
+            cm__diag_appendf(msg, sizeof msg, "; a row could not be remapped (no spare rows "
+                                              "left)");
+        if (remap_failed)
+            cm__diag_appendf(fix, sizeof fix,
+                             "contact the administrator: the GPU needs service (RMA); until then "
+                             "do not trust results computed on it");
+        else
+            cm__diag_appendf(fix, sizeof fix,
+                             "reset it (sudo nvidia-smi %s -r, with no process using it, or "
+                             "reboot) or contact the administrator; results computed since the "
+                             "error may be wrong",
+                             smi);
+        cm__diag_add(r, id, CM_DIAG_ERROR, CM_DIAG_EXIT_OTHER, msg, fix);
+        return;
+    }
+    if (h->ecc_mode == CM_HEALTH_UNKNOWN) {
+        cm__diag_add(r, id, CM_DIAG_OK, 0, "ECC: not supported by this GPU", "");
+        return;
+    }
+    bool change = h->ecc_mode_pending != CM_HEALTH_UNKNOWN && h->ecc_mode_pending != h->ecc_mode;
+    cm_diag_verdict_t v = CM_DIAG_OK;
+    if (h->ecc_mode) {
+        cm__diag_appendf(msg, sizeof msg, "ECC on");
+        if (agg) {
+            cm__diag_appendf(msg, sizeof msg,
+                             "; %lld uncorrectable memory error%s over the GPU's life, none since "
+                             "the driver loaded",
+                             h->ecc_aggregate_uncorrected,
+                             h->ecc_aggregate_uncorrected == 1 ? "" : "s");
+            cm__diag_appendf(fix, sizeof fix,
+                             "past errors the GPU has handled (remapped or retired); if new ones "
+                             "appear (nvidia-smi %s -q -d ECC,ROW_REMAPPER), contact the "
+                             "administrator",
+                             smi);
+            v = CM_DIAG_WARNING;
+        } else {
+            cm__diag_appendf(msg, sizeof msg, ", no uncorrectable memory errors");
+        }
+    } else {
+        cm__diag_appendf(msg, sizeof msg, "ECC off: memory errors are neither detected nor "
+                                          "corrected");
+        cm__diag_appendf(fix, sizeof fix, "turn it on: sudo nvidia-smi %s -e 1, then reboot", smi);
+        v = CM_DIAG_WARNING;
+    }
+    if (h->remapped_rows_correctable > 0 || h->remapped_rows_uncorrectable > 0)
+        cm__diag_appendf(msg, sizeof msg, "; remapped rows: %d for correctable, %d for "
+                                          "uncorrectable errors",
+                         h->remapped_rows_correctable, h->remapped_rows_uncorrectable);
+    else if (cm__diag_known(h->remapped_rows_correctable))
+        cm__diag_appendf(msg, sizeof msg, "; no remapped rows");
+    if (h->retired_pages > 0)
+        cm__diag_appendf(msg, sizeof msg, "; %d retired page%s", h->retired_pages,
+                         h->retired_pages == 1 ? "" : "s");
+    if (change) {
+        cm__diag_appendf(msg, sizeof msg, "; ECC will be %s after the next reboot",
+                         h->ecc_mode_pending ? "on" : "off");
+        if (v == CM_DIAG_OK) {
+            cm__diag_appendf(fix, sizeof fix, "reboot to apply it, or undo the change");
+            v = CM_DIAG_WARNING;
+        }
+    }
+    cm__diag_add(r, id, v, 0, msg, fix);
+}
+
+/* Names of the active clock event reasons, ", "-separated. */
+static void cm__diag_clock_reasons(long long bits, char *buf, size_t size) {
+    static const struct {
+        long long bit;
+        const char *name;
+    } names[] = {
+        {CM_CLOCKS_HW_THERMAL, "hardware thermal slowdown"},
+        {CM_CLOCKS_SW_THERMAL, "software thermal slowdown"},
+        {CM_CLOCKS_HW_POWER_BRAKE, "hardware power brake"},
+        {CM_CLOCKS_HW_SLOWDOWN, "hardware slowdown"},
+        {CM_CLOCKS_SW_POWER_CAP, "held under the power limit"},
+        {CM_CLOCKS_IDLE, "idle"},
+        {CM_CLOCKS_APPLICATIONS_SETTING, "application clocks setting"},
+        {CM_CLOCKS_SYNC_BOOST, "sync boost"},
+        {CM_CLOCKS_DISPLAY_SETTING, "display clocks setting"},
+    };
+    buf[0] = '\0';
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
+        if (bits & names[k].bit)
+            cm__diag_appendf(buf, size, "%s%s", buf[0] ? ", " : "", names[k].name);
+}
+
+static void cm__diag_check_clocks(cm_diag_report_t *r, int i, const cm_device_health_t *h) {
+    char id[48], msg[CM_DIAG_TEXT_MAX] = "", fix[CM_DIAG_TEXT_MAX] = "", smi[64], th[96] = "",
+         names[256];
+    snprintf(id, sizeof id, "device%d.clocks", i);
+    cm__diag_smi_target(h, i, smi, sizeof smi);
+    cm__diag_thermals(h, th, sizeof th);
+    long long bits = h->clock_event_reasons;
+    if (!cm__diag_known(bits)) {
+        cm__diag_appendf(msg, sizeof msg, "clock event reasons: not reported%s%s%s",
+                         th[0] ? " (" : "", th, th[0] ? ")" : "");
+        cm__diag_add(r, id, CM_DIAG_OK, 0, msg, "");
+        return;
+    }
+    const long long thermal = CM_CLOCKS_HW_THERMAL | CM_CLOCKS_SW_THERMAL;
+    const long long slow = thermal | CM_CLOCKS_HW_POWER_BRAKE | CM_CLOCKS_HW_SLOWDOWN;
+    cm__diag_clock_reasons(bits, names, sizeof names);
+    if (bits & slow) {
+        cm__diag_clock_reasons(bits & slow, names, sizeof names);
+        cm__diag_appendf(msg, sizeof msg, "the clocks are slowed down: %s%s%s%s", names,
+                         th[0] ? " (" : "", th, th[0] ? ")" : "");
+        if (bits & (thermal | CM_CLOCKS_HW_SLOWDOWN))
+            cm__diag_appendf(fix, sizeof fix,
+                             "the GPU is too hot: check its cooling (airflow, fans, inlet "
+                             "temperature, dust)");
+        if (bits & (CM_CLOCKS_HW_POWER_BRAKE | CM_CLOCKS_HW_SLOWDOWN))
+            cm__diag_appendf(fix, sizeof fix, "%sthe power supply %s: check it and the GPU's "
+                             "power cables",
+                             fix[0] ? "; " : "", bits & CM_CLOCKS_HW_POWER_BRAKE
+                                                     ? "asserted the power brake"
+                                                     : "may be short");
+        cm__diag_appendf(fix, sizeof fix, " (nvidia-smi %s -q -d PERFORMANCE,TEMPERATURE,POWER "
+                                          "shows the details)", smi);
+        cm__diag_add(r, id, CM_DIAG_WARNING, 0, msg, fix);
+        return;
+    }
+    if (bits == 0)
+        cm__diag_appendf(msg, sizeof msg, "full clocks");
+    else if (bits & CM_CLOCKS_SW_POWER_CAP)
+        cm__diag_appendf(msg, sizeof msg, "clocks %s (normal at full load)", names);
+    else
+        cm__diag_appendf(msg, sizeof msg, "clocks: %s", names);
+    if (th[0]) cm__diag_appendf(msg, sizeof msg, "; %s", th);
+    cm__diag_add(r, id, CM_DIAG_OK, 0, msg, "");
+}
+
+static void cm__diag_check_pcie(cm_diag_report_t *r, int i, const cm_device_health_t *h) {
+    char id[48], msg[CM_DIAG_TEXT_MAX] = "", fix[CM_DIAG_TEXT_MAX] = "";
+    snprintf(id, sizeof id, "device%d.pcie", i);
+    bool gen_known = h->pcie_gen > 0 && h->pcie_gen_max > 0;
+    bool width_known = h->pcie_width > 0 && h->pcie_width_max > 0;
+    if (!gen_known && !width_known) {
+        cm__diag_add(r, id, CM_DIAG_OK, 0, "PCIe link: not reported for this GPU", "");
+        return;
+    }
+    bool narrow = width_known && h->pcie_width < h->pcie_width_max;
+    bool slow = gen_known && h->pcie_gen < h->pcie_gen_max;
+    /* GPUs lower the link's generation to save power while nothing runs */
+    bool idle = cm__diag_known(h->clock_event_reasons) && (h->clock_event_reasons & CM_CLOCKS_IDLE);
+    if (narrow) {
+        cm__diag_appendf(msg, sizeof msg, "link runs at x%d of x%d: check the slot",
+                         h->pcie_width, h->pcie_width_max);
+        if (gen_known) cm__diag_appendf(msg, sizeof msg, " (generation %d of %d)", h->pcie_gen,
+                                        h->pcie_gen_max);
+        cm__diag_appendf(fix, sizeof fix,
+                         "reseat the GPU or move it to a slot wired for x%d (a riser, or a slot "
+                         "that shares its lanes, gives fewer); check the BIOS PCIe settings; "
+                         "host-device copies run at most at %d/%d of their speed meanwhile",
+                         h->pcie_width_max, h->pcie_width, h->pcie_width_max);
+        cm__diag_add(r, id, CM_DIAG_WARNING, 0, msg, fix);
+        return;
+    }
+    if (slow && !idle) {
+        cm__diag_appendf(msg, sizeof msg,
+                         "link runs at generation %d of %d while the GPU is busy: check the slot",
+                         h->pcie_gen, h->pcie_gen_max);
+        if (width_known) cm__diag_appendf(msg, sizeof msg, " (x%d)", h->pcie_width);
+        cm__diag_add(r, id, CM_DIAG_WARNING, 0, msg,
+                     "check the slot, riser and the BIOS setting of the PCIe generation; "
+                     "host-device copies are slower meanwhile");
+        return;
+    }
+    cm__diag_appendf(msg, sizeof msg, "PCIe");
+    if (gen_known) cm__diag_appendf(msg, sizeof msg, " gen%d", h->pcie_gen);
+    if (width_known) cm__diag_appendf(msg, sizeof msg, " x%d", h->pcie_width);
+    if (slow)
+        cm__diag_appendf(msg, sizeof msg, ", up to gen%d: the link slows down while the GPU is "
+                                          "idle", h->pcie_gen_max);
+    else
+        cm__diag_appendf(msg, sizeof msg, " (the maximum)");
+    cm__diag_add(r, id, CM_DIAG_OK, 0, msg, "");
+}
+
+static void cm__diag_check_processes(const cm_diag_device_t *d, cm_diag_report_t *r, int i) {
+    const cm_device_health_t *h = &d->health;
+    char id[48], msg[CM_DIAG_TEXT_MAX] = "", fix[CM_DIAG_TEXT_MAX] = "", b[32];
+    snprintf(id, sizeof id, "device%d.processes", i);
+    if (!h->processes_known) {
+        cm__diag_appendf(msg, sizeof msg, "the processes using this GPU cannot be listed: %s",
+                         h->processes_reason[0] ? h->processes_reason : "not read");
+        cm__diag_add(r, id, CM_DIAG_OK, 0, msg, "");
+        return;
+    }
+    if (h->process_count == 0) {
+        cm__diag_add(r, id, CM_DIAG_OK, 0, "no process uses this GPU", "");
+        return;
+    }
+    size_t listed = h->process_count < CM_HEALTH_MAX_PROCESSES ? h->process_count
+                                                               : CM_HEALTH_MAX_PROCESSES;
+    size_t others = 0, invisible = 0, invisible_bytes = 0, other_bytes = 0;
+    cm__diag_appendf(msg, sizeof msg, "%zu process%s on this GPU:", h->process_count,
+                     h->process_count == 1 ? "" : "es");
+    int shown = 0;
+    for (size_t k = 0; k < listed; ++k) {
+        const cm_process_info_t *p = &h->processes[k];
+        size_t bytes = p->used_bytes == CM_PROCESS_BYTES_UNKNOWN ? 0 : (size_t)p->used_bytes;
+        if (!p->self) {
+            ++others;
+            other_bytes += bytes;
+        }
+        if (!p->visible) {
+            ++invisible;
+            invisible_bytes += bytes;
+            continue;
+        }
+        if (shown++ >= 6) continue;
+        cm__diag_appendf(msg, sizeof msg, "%s %s%s%u%s %s%s", shown > 1 ? "," : "", p->name,
+                         p->name[0] ? " (pid " : "pid ", p->pid, p->name[0] ? ")" : "",
+                         p->used_bytes == CM_PROCESS_BYTES_UNKNOWN
+                             ? "memory not reported"
+                             : cm__format_bytes(bytes, b, sizeof b),
+                         p->self ? " (this process)" : "");
+    }
+    if (shown > 6) cm__diag_appendf(msg, sizeof msg, ", %d more", shown - 6);
+    if (invisible > 0)
+        cm__diag_appendf(msg, sizeof msg, "%s %zu not visible from here (another PID namespace) "
+                         "hold%s %s", shown > 0 ? "; and" : "", invisible,
+                         invisible == 1 ? "s" : "",
+                         cm__format_bytes(invisible_bytes, b, sizeof b));
+    if (h->process_count > listed)
+        cm__diag_appendf(msg, sizeof msg, "; %zu more not listed", h->process_count - listed);
+    size_t total = d->total_bytes > 0 ? d->total_bytes : d->limits.total_global_mem;
+    if (others > 0 && total > 0 && other_bytes > total / 2) {
+        char t[32];
+        char *ob = cm__format_bytes(other_bytes, b, sizeof b);
+        cm__diag_appendf(msg, sizeof msg, "; other processes hold %s of %s", ob,
+                         cm__format_bytes(total, t, sizeof t));
+        cm__diag_appendf(fix, sizeof fix,
+                         "programs here get only what is left: stop those processes or wait for "
+                         "them, or run on another GPU (CUDA_VISIBLE_DEVICES)");
+        cm__diag_add(r, id, CM_DIAG_WARNING, 0, msg, fix);
+        return;
+    }
+    cm__diag_add(r, id, CM_DIAG_OK, 0, msg, "");
+}
+
+static void cm__diag_check_health(const cm_diag_inputs_t *in, cm_diag_report_t *r, int i) {
+    const cm_device_health_t *h = &in->devices[i].health;
+    cm__diag_check_persistence(r, i, h);
+    cm__diag_check_compute_mode(r, i, h);
+    cm__diag_check_mig(r, i, h);
+    cm__diag_check_ecc(r, i, h);
+    cm__diag_check_clocks(r, i, h);
+    cm__diag_check_pcie(r, i, h);
+    cm__diag_check_processes(&in->devices[i], r, i);
+}
+
 static void cm__diag_check_env(const cm_diag_inputs_t *in, cm_diag_report_t *r) {
     char msg[CM_DIAG_TEXT_MAX] = "";
     cm__diag_check_dir_var(r, "CUDA_HOME", &in->cuda_home, in->cuda_home_exists);
@@ -1000,6 +1462,12 @@ cm_status_t cm_diag_evaluate(const cm_diag_inputs_t *inputs, cm_diag_report_t *r
         int n = in->device_count < CM_DIAG_MAX_DEVICES ? in->device_count : CM_DIAG_MAX_DEVICES;
         for (int i = 0; i < n; ++i) cm__diag_check_device(in, report, i, &archs, archs_ok);
     }
+    cm__diag_check_nvml(in, report);
+    if (in->device_count_error == 0) {
+        int n = in->device_count < CM_DIAG_MAX_DEVICES ? in->device_count : CM_DIAG_MAX_DEVICES;
+        for (int i = 0; i < n; ++i)
+            if (in->devices[i].health.nvml_available) cm__diag_check_health(in, report, i);
+    }
     cm__diag_check_peers(in, report);
     cm__diag_check_nccl(in, report);
     cm__diag_check_nvcc(in, report);
@@ -1062,6 +1530,82 @@ static void cm__diag_text_size(FILE *out, size_t bytes) {
     else if (bytes >= ((size_t)1 << 20)) fprintf(out, "%.1f MiB", (double)bytes / 1048576.0);
     else if (bytes >= 1024 && bytes % 1024 == 0) fprintf(out, "%zu KiB", bytes / 1024);
     else fprintf(out, "%zu B", bytes);
+}
+
+static const char *cm__diag_onoff(int v) {
+    return v == CM_HEALTH_UNKNOWN ? "n/a" : v ? "on" : "off";
+}
+
+/* The health lines of a device block (NVML). */
+static void cm__diag_text_health(FILE *out, const cm_device_health_t *h) {
+    if (!h->nvml_available) {
+        fputs("  NVML                not available: ", out);
+        cm__diag_text_put(out, h->nvml_reason[0] ? h->nvml_reason : "not read");
+        fputc('\n', out);
+        return;
+    }
+    fputs("  driver (NVML)       ", out);
+    cm__diag_text_put(out, h->driver_version[0] ? h->driver_version : "unknown");
+    fputs(", PCI ", out);
+    cm__diag_text_put(out, h->pci_bus_id);
+    fprintf(out, "\n  modes               persistence %s, compute %s, MIG %s, ECC %s\n",
+            cm__diag_onoff(h->persistence_mode), cm__diag_compute_mode_name(h->compute_mode),
+            cm__diag_onoff(h->mig_mode), cm__diag_onoff(h->ecc_mode));
+    char errs[256] = "";
+    if (cm__diag_known(h->ecc_volatile_uncorrected))
+        cm__diag_appendf(errs, sizeof errs, "%lld uncorrectable since the driver loaded",
+                         h->ecc_volatile_uncorrected);
+    if (cm__diag_known(h->ecc_aggregate_uncorrected))
+        cm__diag_appendf(errs, sizeof errs, "%s%lld over its life", errs[0] ? ", " : "",
+                         h->ecc_aggregate_uncorrected);
+    if (cm__diag_known(h->remapped_rows_correctable))
+        cm__diag_appendf(errs, sizeof errs, "%sremapped rows %d correctable, %d uncorrectable%s%s",
+                         errs[0] ? "; " : "", h->remapped_rows_correctable,
+                         h->remapped_rows_uncorrectable,
+                         h->row_remap_pending == 1 ? ", remapping pending" : "",
+                         h->row_remap_failed == 1 ? ", remapping FAILED" : "");
+    if (cm__diag_known(h->retired_pages))
+        cm__diag_appendf(errs, sizeof errs, "%sretired pages %d%s", errs[0] ? "; " : "",
+                         h->retired_pages, h->retired_pages_pending == 1 ? " (pending)" : "");
+    fputs("  memory errors       ", out);
+    fputs(errs[0] ? errs : "not reported", out);
+    fputc('\n', out);
+    char th[96] = "", names[256] = "";
+    cm__diag_thermals(h, th, sizeof th);
+    if (cm__diag_known(h->clock_event_reasons))
+        cm__diag_clock_reasons(h->clock_event_reasons, names, sizeof names);
+    fprintf(out, "  clocks              %s%s%s\n",
+            !cm__diag_known(h->clock_event_reasons) ? "reasons not reported"
+            : names[0]                              ? names
+                                                    : "full clocks",
+            th[0] ? "; " : "", th);
+    fputs("  PCIe link           ", out);
+    if (h->pcie_gen > 0 || h->pcie_width > 0)
+        fprintf(out, "gen%d x%d (max gen%d x%d)\n", h->pcie_gen, h->pcie_width, h->pcie_gen_max,
+                h->pcie_width_max);
+    else
+        fputs("not reported\n", out);
+    fputs("  processes           ", out);
+    if (!h->processes_known) {
+        fputs("not listed: ", out);
+        cm__diag_text_put(out, h->processes_reason);
+        fputc('\n', out);
+        return;
+    }
+    if (h->process_count == 0) fputs("none", out);
+    size_t n = h->process_count < CM_HEALTH_MAX_PROCESSES ? h->process_count
+                                                          : CM_HEALTH_MAX_PROCESSES;
+    for (size_t k = 0; k < n; ++k) {
+        const cm_process_info_t *p = &h->processes[k];
+        fprintf(out, "%s%u ", k ? ", " : "", p->pid);
+        cm__diag_text_put(out, p->name[0] ? p->name : p->visible ? "?" : "(not visible)");
+        fputc(' ', out);
+        if (p->used_bytes == CM_PROCESS_BYTES_UNKNOWN) fputs("?", out);
+        else cm__diag_text_size(out, (size_t)p->used_bytes);
+        if (p->self) fputs(" (this process)", out);
+    }
+    if (h->process_count > n) fprintf(out, ", %zu more", h->process_count - n);
+    fputc('\n', out);
 }
 
 cm_status_t cm_diag_write_text(const cm_diag_report_t *report, FILE *out) {
@@ -1139,6 +1683,7 @@ cm_status_t cm_diag_write_text(const cm_diag_report_t *report, FILE *out) {
         fprintf(out, "\n  registers           %d per block, %d per SM\n", l->regs_per_block,
                 l->regs_per_multiprocessor);
         fprintf(out, "  clusters            %s\n", l->cluster_launch ? "yes" : "no");
+        cm__diag_text_health(out, &d->health);
     }
 
     if (nd >= 2) {
@@ -1247,6 +1792,81 @@ static void cm__diag_json_version(FILE *out, const char *indent, const char *key
     fputs(last ? "\n" : ",\n", out);
 }
 
+/* A number NVML may not report: null when unknown. */
+static void cm__diag_json_num(FILE *out, const char *key, long long v) {
+    fprintf(out, ", \"%s\": ", key);
+    if (v == CM_HEALTH_UNKNOWN) fputs("null", out);
+    else fprintf(out, "%lld", v);
+}
+
+static void cm__diag_json_flag(FILE *out, const char *key, int v) {
+    fprintf(out, ", \"%s\": %s", key, v == CM_HEALTH_UNKNOWN ? "null" : v ? "true" : "false");
+}
+
+/* One device's health object (on one line). */
+static void cm__diag_json_health(FILE *out, const cm_device_health_t *h) {
+    fprintf(out, "{\"nvml_available\": %s, \"nvml_reason\": ", h->nvml_available ? "true" : "false");
+    cm__diag_json_string(out, h->nvml_reason);
+    if (!h->nvml_available) {
+        fputc('}', out);
+        return;
+    }
+    fputs(", \"driver_version\": ", out);
+    cm__diag_json_string(out, h->driver_version);
+    fputs(", \"pci_bus_id\": ", out);
+    cm__diag_json_string(out, h->pci_bus_id);
+    cm__diag_json_flag(out, "persistence_mode", h->persistence_mode);
+    fputs(", \"compute_mode\": ", out);
+    if (h->compute_mode == CM_HEALTH_UNKNOWN) fputs("null", out);
+    else cm__diag_json_string(out, cm__diag_compute_mode_name(h->compute_mode));
+    cm__diag_json_flag(out, "mig_mode", h->mig_mode);
+    cm__diag_json_flag(out, "mig_mode_pending", h->mig_mode_pending);
+    cm__diag_json_flag(out, "ecc_mode", h->ecc_mode);
+    cm__diag_json_flag(out, "ecc_mode_pending", h->ecc_mode_pending);
+    cm__diag_json_num(out, "ecc_volatile_uncorrected", h->ecc_volatile_uncorrected);
+    cm__diag_json_num(out, "ecc_aggregate_uncorrected", h->ecc_aggregate_uncorrected);
+    cm__diag_json_num(out, "retired_pages", h->retired_pages);
+    cm__diag_json_flag(out, "retired_pages_pending", h->retired_pages_pending);
+    cm__diag_json_num(out, "remapped_rows_correctable", h->remapped_rows_correctable);
+    cm__diag_json_num(out, "remapped_rows_uncorrectable", h->remapped_rows_uncorrectable);
+    cm__diag_json_flag(out, "row_remap_pending", h->row_remap_pending);
+    cm__diag_json_flag(out, "row_remap_failed", h->row_remap_failed);
+    cm__diag_json_num(out, "clock_event_reasons", h->clock_event_reasons);
+    fputs(", \"clock_event_reasons_text\": ", out);
+    if (h->clock_event_reasons == CM_HEALTH_UNKNOWN) {
+        fputs("null", out);
+    } else {
+        char names[256];
+        cm__diag_clock_reasons(h->clock_event_reasons, names, sizeof names);
+        cm__diag_json_string(out, names);
+    }
+    cm__diag_json_num(out, "temperature_c", h->temperature_c);
+    cm__diag_json_num(out, "power_mw", h->power_mw);
+    cm__diag_json_num(out, "power_limit_mw", h->power_limit_mw);
+    cm__diag_json_num(out, "pcie_gen", h->pcie_gen);
+    cm__diag_json_num(out, "pcie_gen_max", h->pcie_gen_max);
+    cm__diag_json_num(out, "pcie_width", h->pcie_width);
+    cm__diag_json_num(out, "pcie_width_max", h->pcie_width_max);
+    fprintf(out, ", \"processes_known\": %s, \"processes_reason\": ",
+            h->processes_known ? "true" : "false");
+    cm__diag_json_string(out, h->processes_reason);
+    fprintf(out, ", \"process_count\": %zu, \"processes\": [", h->processes_known ? h->process_count : 0);
+    size_t n = !h->processes_known                       ? 0
+               : h->process_count < CM_HEALTH_MAX_PROCESSES ? h->process_count
+                                                          : CM_HEALTH_MAX_PROCESSES;
+    for (size_t k = 0; k < n; ++k) {
+        const cm_process_info_t *p = &h->processes[k];
+        fprintf(out, "%s{\"pid\": %u, \"name\": ", k ? ", " : "", p->pid);
+        cm__diag_json_string(out, p->name);
+        fputs(", \"used_bytes\": ", out);
+        if (p->used_bytes == CM_PROCESS_BYTES_UNKNOWN) fputs("null", out);
+        else fprintf(out, "%llu", p->used_bytes);
+        fprintf(out, ", \"visible\": %s, \"self\": %s}", p->visible ? "true" : "false",
+                p->self ? "true" : "false");
+    }
+    fputs("]}", out);
+}
+
 cm_status_t cm_diag_write_json(const cm_diag_report_t *report, FILE *out) {
     CM__REQUIRE(report != NULL && out != NULL, "pass a report and an open stream",
                 "report or out is NULL");
@@ -1353,6 +1973,9 @@ cm_status_t cm_diag_write_json(const cm_diag_report_t *report, FILE *out) {
         fputs("},\n", out);
         cm__diag_json_key(out, ind, "detail");
         cm__diag_json_string(out, d->detail);
+        fputs(",\n", out);
+        cm__diag_json_key(out, ind, "health");
+        cm__diag_json_health(out, &d->health);
         fputs("\n    }", out);
     }
     fputs(nd ? "\n  ],\n" : "],\n", out);

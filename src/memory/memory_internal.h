@@ -225,6 +225,12 @@ typedef struct cm__oom_numbers {
     size_t largest_ok;           /* largest allocation a probe got just now */
     bool largest_known;          /* false when the probe could not run */
     bool stream_ordered;         /* the failed call was a stream-ordered allocation */
+    /* the processes on the GPU as NVML lists them (cm_device_processes()); when NVML is not
+     * available (processes_known false) the hint points at nvidia-smi instead */
+    bool processes_known;
+    const cm_process_info_t *processes; /* largest first; the caller itself marked self */
+    size_t n_processes;          /* entries in processes */
+    size_t process_count;        /* processes NVML listed (more than n_processes when cut) */
 } cm__oom_numbers_t;
 
 /** Write the report's message and hint from the numbers (pure function; always NUL-terminates). */

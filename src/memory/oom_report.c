@@ -9,10 +9,98 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/nvml_query.h"
 #include "memory_internal.h"
 
 #define CM__PROBE_GRANULARITY ((size_t)2 << 20) /* device allocations come in 2 MiB pages */
 
+
+/* Processes listed by name in the message; the others are summed. */
+#define CM__OOM_NAMED_HOLDERS 3
+/* Processes the report asks NVML for. */
+#define CM__OOM_MAX_PROCESSES 32
+
+/* What the other processes on the GPU hold, summed (known amounts only). */
+typedef struct cm__holders {
+    size_t visible, invisible, unlisted;          /* other processes by kind */
+    size_t visible_bytes, invisible_bytes;
+    const cm_process_info_t *largest;             /* the largest visible one, NULL if none */
+} cm__holders_t;
+
+/* Entries of n->processes (none without the list). */
+static size_t cm__holders_listed(const cm__oom_numbers_t *n) {
+    return n->processes != NULL ? n->n_processes : 0;
+}
+
+static void cm__holders_sum(const cm__oom_numbers_t *n, cm__holders_t *h) {
+    memset(h, 0, sizeof *h);
+    size_t listed = cm__holders_listed(n);
+    for (size_t i = 0; i < listed; ++i) {
+        const cm_process_info_t *p = &n->processes[i];
+        if (p->self) continue;
+        size_t bytes = p->used_bytes == CM_PROCESS_BYTES_UNKNOWN ? 0 : (size_t)p->used_bytes;
+        if (p->visible) {
+            ++h->visible;
+            h->visible_bytes += bytes;
+            if (h->largest == NULL) h->largest = p;
+        } else {
+            ++h->invisible;
+            h->invisible_bytes += bytes;
+        }
+    }
+    if (n->process_count > listed) h->unlisted = n->process_count - listed;
+}
+
+/* "python3 (pid 4541) holds 8.50 GiB" */
+static void cm__holder_text(cm__text_t *t, const cm_process_info_t *p) {
+    char bytes[32];
+    if (p->name[0] != '\0') cm__text_printf(t, "%s (pid %u)", p->name, p->pid);
+    else cm__text_printf(t, "pid %u", p->pid);
+    if (p->used_bytes == CM_PROCESS_BYTES_UNKNOWN)
+        cm__text_printf(t, " holds an amount NVML does not report");
+    else
+        cm__text_printf(t, " holds %s", cm__format_bytes((size_t)p->used_bytes, bytes, sizeof bytes));
+}
+
+/* The other processes on the GPU, largest first: "; other processes on this GPU: python3 (pid
+ * 4541) holds 8.50 GiB, ... and 2 processes not visible from here hold 3.00 GiB". */
+static void cm__holders_message(cm__text_t *m, const cm__oom_numbers_t *n, const cm__holders_t *h) {
+    char bytes[32];
+    if (h->visible == 0 && h->invisible == 0 && h->unlisted == 0) {
+        cm__text_printf(m, "; NVML lists no other process on this GPU");
+        return;
+    }
+    char parts[CM__OOM_NAMED_HOLDERS + 3][128];
+    int np = 0;
+    size_t more = 0, more_bytes = 0, listed = cm__holders_listed(n);
+    for (size_t i = 0; i < listed; ++i) {
+        const cm_process_info_t *p = &n->processes[i];
+        if (p->self || !p->visible) continue;
+        if (np < CM__OOM_NAMED_HOLDERS) {
+            cm__text_t t = {parts[np], sizeof parts[np], 0};
+            parts[np][0] = '\0';
+            cm__holder_text(&t, p);
+            ++np;
+        } else {
+            ++more;
+            if (p->used_bytes != CM_PROCESS_BYTES_UNKNOWN) more_bytes += (size_t)p->used_bytes;
+        }
+    }
+    if (more > 0)
+        snprintf(parts[np++], sizeof parts[0], "%zu more hold%s %s", more, more == 1 ? "s" : "",
+                 cm__format_bytes(more_bytes, bytes, sizeof bytes));
+    if (h->invisible > 0)
+        snprintf(parts[np++], sizeof parts[0], "%zu process%s not visible from here hold%s %s",
+                 h->invisible, h->invisible == 1 ? "" : "es", h->invisible == 1 ? "s" : "",
+                 cm__format_bytes(h->invisible_bytes, bytes, sizeof bytes));
+    if (h->unlisted > 0)
+        snprintf(parts[np++], sizeof parts[0], "%zu more that are not listed here", h->unlisted);
+    cm__text_printf(m, "; other processes on this GPU: ");
+    for (int i = 0; i < np; ++i) {
+        const char *sep = i == 0 ? "" : i < np - 1 ? ", " : np > 2 ? ", and " : " and ";
+        cm__text_printf(m, "%s%s", sep, parts[i]);
+    }
+}
 
 /* Append one "; "-separated item to the hint only when it fits whole. */
 static void cm__hint_add(cm__text_t *t, const char *item) {
@@ -39,6 +127,8 @@ void cm__oom_format(const cm__oom_numbers_t *n, char *msg, size_t msg_size, char
     cm__format_bytes(other_bytes, other, sizeof other);
     cm__format_bytes(n->largest_ok, largest, sizeof largest);
     const char *name = n->device_name != NULL && n->device_name[0] ? n->device_name : "GPU";
+    cm__holders_t holders;
+    cm__holders_sum(n, &holders);
 
     if (msg != NULL && msg_size > 0) {
         cm__text_t m = {msg, msg_size, 0};
@@ -60,6 +150,7 @@ void cm__oom_format(const cm__oom_numbers_t *n, char *msg, size_t msg_size, char
         if (sizes_known)
             cm__text_printf(&m, "; %s is held outside the library (other processes, CUDA contexts, "
                             "direct CUDA allocations)", other);
+        if (n->processes_known) cm__holders_message(&m, n, &holders);
         if (n->largest_known) {
             if (n->largest_ok > 0)
                 cm__text_printf(&m, "; the largest allocation that succeeds now is %s", largest);
@@ -93,10 +184,31 @@ void cm__oom_format(const cm__oom_numbers_t *n, char *msg, size_t msg_size, char
             cm__hint_add(&h, "release cached pool memory of other streams' frees once they "
                              "complete (synchronize, then cm_device_pool_trim())");
         }
-        if (other_bytes > 0) {
+        if (!n->processes_known && other_bytes > 0) {
             snprintf(item, sizeof item, "%s is used outside the library: nvidia-smi "
                      "--query-compute-apps=pid,process_name,used_memory --format=csv names the "
                      "processes that hold it", other);
+            cm__hint_add(&h, item);
+        } else if (n->processes_known && holders.largest != NULL) {
+            char big[32];
+            const cm_process_info_t *p = holders.largest;
+            snprintf(item, sizeof item, "stop the other processes holding this GPU's memory or "
+                     "wait for them (the largest: %s%spid %u, %s), or run on another GPU "
+                     "(CUDA_VISIBLE_DEVICES)", p->name, p->name[0] ? ", " : "", p->pid,
+                     p->used_bytes == CM_PROCESS_BYTES_UNKNOWN
+                         ? "amount not reported"
+                         : cm__format_bytes((size_t)p->used_bytes, big, sizeof big));
+            cm__hint_add(&h, item);
+        } else if (n->processes_known && holders.invisible > 0) {
+            char held[32];
+            snprintf(item, sizeof item, "processes of another container hold %s of this GPU: ask "
+                     "their owner, or run on another GPU (CUDA_VISIBLE_DEVICES)",
+                     cm__format_bytes(holders.invisible_bytes, held, sizeof held));
+            cm__hint_add(&h, item);
+        } else if (n->processes_known && other_bytes > 0 && holders.unlisted == 0) {
+            snprintf(item, sizeof item, "NVML lists no other process on this GPU: the %s outside "
+                     "the library is this process's own (its CUDA context, direct CUDA "
+                     "allocations, other libraries)", other);
             cm__hint_add(&h, item);
         }
     }
@@ -158,6 +270,15 @@ cm_status_t cm__oom_report(struct cm__device *dev, size_t requested, size_t trim
     /* probe up to the free memory (8 probes: within 1/256 of it) */
     if (in) n.largest_ok = cm__probe_largest(n.free_bytes, 8, &n.largest_known);
     if (in) cm__leave(&sc);
+    /* who else holds the GPU (NVML; without it the hint names nvidia-smi) */
+    cm_process_info_t procs[CM__OOM_MAX_PROCESSES];
+    char nvml_reason[CM__NVML_REASON_MAX];
+    size_t nprocs = 0;
+    n.processes_known = cm__nvml_processes(dev->ordinal, procs, CM__OOM_MAX_PROCESSES, &nprocs,
+                                           nvml_reason, sizeof nvml_reason);
+    n.processes = procs;
+    n.process_count = nprocs;
+    n.n_processes = nprocs < CM__OOM_MAX_PROCESSES ? nprocs : CM__OOM_MAX_PROCESSES;
 
     cm_status_t status = cm_record_cuda_error(err, call, file, line);
     cm_error_t *e = cm__detail();

@@ -38,8 +38,18 @@ if(MODE STREQUAL "usage")
   if(NOT rc EQUAL 0 OR NOT err STREQUAL "")
     fail("--help must exit 0 quietly on stderr, got ${rc}: ${err}")
   endif()
-  expect_contains("${out}" "usage: cudamodel-doctor [--json] [--help] [--version]")
+  expect_contains("${out}" "usage: cudamodel-doctor [--json] [--watch SECONDS] [--help] [--version]")
   expect_contains("${out}" "2 no NVIDIA driver")
+
+  # --watch takes a number of seconds and prints text only
+  foreach(bad "--watch" "--watch;-1" "--watch;1x" "--watch;1;--json")
+    execute_process(COMMAND "${DOCTOR}" ${bad}
+      OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 64)
+      fail("'${bad}' must exit 64, got ${rc}")
+    endif()
+    expect_contains("${err}" "usage: cudamodel-doctor")
+  endforeach()
 
   execute_process(COMMAND "${DOCTOR}" --version
     OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
@@ -140,6 +150,20 @@ if(NOT verdict_line MATCHES "^verdict: ")
   fail("the last line is not the verdict: '${verdict_line}'")
 endif()
 expect_contains("${text}" "cudamodel-doctor: libcudamodel ")
+
+# --watch 1: one health line per device (or, with nothing to watch, the report), and the exit
+# code of the same judgement
+execute_process(COMMAND "${DOCTOR}" --watch 1
+  OUTPUT_VARIABLE wtext ERROR_VARIABLE err RESULT_VARIABLE wrc)
+message(STATUS "--watch 1:\n${wtext}")
+if(NOT wrc EQUAL exit_code)
+  fail("--watch 1 exits ${wrc}, the JSON said ${exit_code}")
+endif()
+if(device_count_error EQUAL 0 AND device_count GREATER 0)
+  expect_contains("${wtext}" " device 0 ")
+else()
+  expect_contains("${wtext}" "verdict: ")
+endif()
 
 if(driver_version EQUAL 0)
   # no driver: the root cause is named as such, not as CUDA's "insufficient driver"

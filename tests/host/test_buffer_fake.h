@@ -11,7 +11,8 @@
  *
  * This is what lets CI (no GPU) run every path of buffer.c, host_buffer.c, staging.c,
  * device_object.c and oom_report.c, including their failure paths, and check that none of them
- * leaks (fake_outstanding()). Real-GPU behaviour is tested in tests/gpu/test_gpu_buffer*.c.
+ * leaks (fake_outstanding()). NVML (the table cm__nvml) is made absent, as on a machine without
+ * the driver, so that no test reaches a real GPU's NVML (test_nvml.c fakes it instead). Real-GPU behaviour is tested in tests/gpu/test_gpu_buffer*.c.
  * Not thread-safe (the library calls the hooks from the caller's thread only).
  */
 #ifndef CM_TEST_BUFFER_FAKE_H
@@ -29,6 +30,7 @@
 #include "cm_test.h"
 #include "internal.h"
 #include "memory_internal.h"
+#include "nvml_query.h"
 
 enum fake_call {
     FAKE_GET_DEVICE_COUNT, FAKE_SET_DEVICE, FAKE_PROPS, FAKE_ATTR, FAKE_MEM_INFO, FAKE_MALLOC,
@@ -84,6 +86,7 @@ static struct fake_state {
     int violations;     /* copies or frees outside the simulated memory */
     char last_violation[160];
     cm__cuda_t saved;
+    cm__nvml_calls_t saved_nvml;
 } fake;
 
 /* A stream of simulated device d (never dereferenced). */
@@ -598,6 +601,12 @@ static inline cudaError_t fake_enable_peer(int p, unsigned flags) {
     return cudaSuccess;
 }
 
+/* NVML as on a machine without it (libnvidia-ml.so.1 missing), so that the simulated device
+ * never reaches a real GPU's NVML; tests of NVML install their own (test_nvml.c). */
+static inline cm__nvml_return_t fake_nvml_absent(void) {
+    return CM__NVML_ERROR_LIBRARY_NOT_FOUND;
+}
+
 /* ---------------------------------------------------------------- install, inspect */
 
 /* Simulate `devices` GPUs of `total` bytes each, with memory pools. */
@@ -607,9 +616,12 @@ static inline void fake_install(int devices, size_t total) {
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&fake_mutex, &attr);
     pthread_mutexattr_destroy(&attr);
+    cm__nvml_reset_for_tests(); /* with the table NVML was initialised through */
     cm__cuda_t saved = cm__cuda;
+    cm__nvml_calls_t saved_nvml = cm__nvml;
     memset(&fake, 0, sizeof fake);
     fake.saved = saved;
+    fake.saved_nvml = saved_nvml;
     fake.device_count = devices;
     fake.total = total;
     fake.pools_supported = 1;
@@ -657,6 +669,7 @@ static inline void fake_install(int devices, size_t total) {
     cm__cuda.event_destroy = fake_event_destroy;
     cm__cuda.device_can_access_peer = fake_can_peer;
     cm__cuda.device_enable_peer_access = fake_enable_peer;
+    cm__nvml.init = fake_nvml_absent;
     cm__context_reset_for_tests();
     cm__primary_reset_for_tests();
     cm_last_error_clear();
@@ -678,7 +691,9 @@ static inline void fake_uninstall(void) {
         if (a->kind != FAKE_REGISTERED) free(a->p);
         free(a);
     }
+    cm__nvml_reset_for_tests();
     cm__cuda = fake.saved;
+    cm__nvml = fake.saved_nvml;
     pthread_mutex_destroy(&fake_mutex);
     cm__context_reset_for_tests();
     cm__primary_reset_for_tests();

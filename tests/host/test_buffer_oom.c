@@ -140,6 +140,8 @@ static void test_report_text_edge_cases(void **state) {
     /* extreme numbers: nothing overflows, everything stays terminated and in bounds */
     memset(&n, 0xFF, sizeof n);
     n.device_name = "a very long device name that goes on and on and on and on and on and on";
+    n.processes_known = true; /* NVML said there are SIZE_MAX processes but listed none */
+    n.processes = NULL;
     n.largest_known = true;
     n.stream_ordered = true;
     cm__oom_format(&n, msg, sizeof msg, hint, sizeof hint);

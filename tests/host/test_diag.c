@@ -958,8 +958,8 @@ static void test_many_devices_fit(void **state) {
     set_env(&in->cudamodel_sync, "1");
     in->nvcc_version = 14000;
     cm_diag_report_t *r = evaluate(in);
-    /* + peers and nccl */
-    assert_int_equal(r->n_checks, 4 + 3 * CM_DIAG_MAX_DEVICES + 2 + 3 + 7);
+    /* + nvml (not available here: no health checks), peers and nccl */
+    assert_int_equal(r->n_checks, 4 + 3 * CM_DIAG_MAX_DEVICES + 1 + 2 + 3 + 7);
     assert_true(r->n_checks <= CM_DIAG_MAX_CHECKS);
     assert_int_equal(must_find(r, "device15.prediction")->verdict, CM_DIAG_WARNING);
     assert_non_null(find_check(r, "device15.image"));
@@ -970,6 +970,67 @@ static void test_many_devices_fit(void **state) {
     char *json = json_of(r);
     assert_json_valid(json);
     free(json);
+}
+
+/* NVML's health in the JSON: numbers, nulls for what is not reported, processes with names
+ * that need escaping; and the text block. (The verdicts themselves: test_nvml.c.) */
+static void test_health_json_and_text(void **state) {
+    (void)state;
+    cm_diag_inputs_t *in = ok_inputs();
+    cm_device_health_t *h = &in->devices[0].health;
+    h->nvml_available = 1;
+    snprintf(h->driver_version, sizeof h->driver_version, "580.65.06");
+    snprintf(h->pci_bus_id, sizeof h->pci_bus_id, "00000000:3b:00.0");
+    h->persistence_mode = 1;
+    h->compute_mode = CM_COMPUTE_MODE_DEFAULT;
+    h->mig_mode = h->mig_mode_pending = CM_HEALTH_UNKNOWN;
+    h->ecc_mode = h->ecc_mode_pending = 1;
+    h->ecc_volatile_uncorrected = h->ecc_aggregate_uncorrected = 0;
+    h->retired_pages = h->retired_pages_pending = CM_HEALTH_UNKNOWN;
+    h->remapped_rows_correctable = h->remapped_rows_uncorrectable = 0;
+    h->row_remap_pending = h->row_remap_failed = 0;
+    h->clock_event_reasons = CM_CLOCKS_IDLE;
+    h->temperature_c = 35;
+    h->power_mw = 75000;
+    h->power_limit_mw = 700000;
+    h->pcie_gen = 1;
+    h->pcie_gen_max = 5;
+    h->pcie_width = h->pcie_width_max = 16;
+    h->processes_known = 1;
+    h->process_count = 2;
+    h->processes[0].pid = 4541;
+    snprintf(h->processes[0].name, sizeof h->processes[0].name, "py\"th\\on\n");
+    h->processes[0].used_bytes = 1ull << 30;
+    h->processes[0].visible = 1;
+    h->processes[1].pid = 77;
+    h->processes[1].used_bytes = CM_PROCESS_BYTES_UNKNOWN;
+    in->devices[1].health.nvml_available = 0; /* one device only here: ignored */
+    cm_diag_report_t *r = evaluate(in);
+    assert_int_equal(count_verdict(r, CM_DIAG_WARNING), 0);
+    assert_contains(must_find(r, "device0.pcie")->message, "the link slows down while the GPU is idle");
+    char *json = json_of(r);
+    assert_json_valid(json);
+    assert_contains(json, "\"mig_mode\": null, \"mig_mode_pending\": null");
+    assert_contains(json, "\"clock_event_reasons\": 1, \"clock_event_reasons_text\": \"idle\"");
+    assert_contains(json, "\"name\": \"py\\\"th\\\\on\\n\"");
+    assert_contains(json, "{\"pid\": 77, \"name\": \"\", \"used_bytes\": null");
+    free(json);
+    char *text = text_of(r);
+    assert_contains(text, "\n  processes           4541 py\"th\\on\\n 1.0 GiB, 77 (not visible) ?\n");
+    assert_contains(text, "\n  modes               persistence on, compute Default, MIG n/a, ECC on\n");
+    free(text);
+    /* without NVML: one line saying why, and a JSON object with the reason */
+    memset(h, 0, sizeof *h);
+    snprintf(h->nvml_reason, sizeof h->nvml_reason, "libnvidia-ml.so.1 cannot be loaded");
+    r = evaluate(in);
+    json = json_of(r);
+    assert_json_valid(json);
+    assert_contains(json, "\"health\": {\"nvml_available\": false, \"nvml_reason\": "
+                          "\"libnvidia-ml.so.1 cannot be loaded\"}");
+    free(json);
+    text = text_of(r);
+    assert_contains(text, "\n  NVML                not available: libnvidia-ml.so.1 cannot be loaded\n");
+    free(text);
 }
 
 static void test_evaluate_in_place(void **state) {
@@ -1186,6 +1247,7 @@ int main(void) {
         cmocka_unit_test(test_peers_missing_warns),
         cmocka_unit_test(test_nccl_not_built_or_mismatched),
         cmocka_unit_test(test_many_devices_fit),
+        cmocka_unit_test(test_health_json_and_text),
         cmocka_unit_test(test_evaluate_in_place),
         cmocka_unit_test(test_text_layout),
         cmocka_unit_test(test_json_matches_report),
