@@ -32,6 +32,9 @@
  *   --tune   time every tile configuration on each shape class's representative shapes (via
  *            CUDAMODEL_GEMM_CONFIG) and print the best per class as rows of the dispatch table
  *            in src/gemm_api.c, ready to paste (with the device and commit to cite)
+ *   --tune and --ops need a build configured with -DCUDAMODEL_BUILD_TUNING=ON (every FFMA
+ *   configuration compiled, CUDAMODEL_GEMM_CONFIG read at each call); otherwise they say so and
+ *   exit with 2.
  * CM_BENCH_RESULTS / CM_BENCH_COMMIT as in bench_common.h.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -52,6 +55,7 @@
 #include <cudamodel/stream.h>
 
 #include "bench_common.h"
+#include "../kernels/gemm.h" /* CM__FFMA_CONFIGS: the names of every FFMA configuration */
 
 cudaError_t bench_gemm_fill(void *p, size_t n, int bf16, uint32_t seed, cudaStream_t s);
 cudaError_t bench_gemm_ref(int bf16, int opa, int opb, const void *A, long long lda,
@@ -304,6 +308,7 @@ static void bench_case(const gcase_t *g, const char *goal, double goal_ratio, ui
     release(&P);
 }
 
+#if CM_GEMM_TUNING
 /* ------------------------------------------------------------------ --tune */
 
 typedef struct tune_shape {
@@ -311,16 +316,9 @@ typedef struct tune_shape {
 } tune_shape_t;
 
 static void tune(void) {
-    static const char *ffma[] = {"ffma:128x128x8", "ffma:128x128x16", "ffma:128x64x8",
-                                 "ffma:64x64x16",  "ffma:32x64x16",   "ffma:128x256x8",
-                                 "ffma:256x128x8", "ffma:128x128x8f", "ffma:128x128x16f",
-                                 "ffma:128x128x8f4", "ffma:128x256x8f", "ffma:256x128x8f",
-                                 "ffma:128x256x8f4",
-    "ffma:128x128x8p2", "ffma:128x128x8p3", "ffma:128x128x8p4", "ffma:128x128x16p3",
-    "ffma:128x256x8p3", "ffma:256x128x8p3",
-    "ffma:128x128x8q3", "ffma:128x128x8q4", "ffma:128x128x16q3", "ffma:128x256x8q3",
-    "ffma:128x128x8q3t", "ffma:128x128x8q4t", "ffma:128x128x16q3t",
-    "ffma:128x128x16q4"};
+#define FFMA_NAME(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship) "ffma:" #id,
+    static const char *ffma[] = {CM__FFMA_CONFIGS(FFMA_NAME)};
+#undef FFMA_NAME
     static const char *tc[] = {"mma:128x128", "mma:128x64", "mma:64x64", "sm90"};
     static const char *class_names[] = {"tiny", "small", "skinny", "large"};
     static const tune_shape_t reps[4][2] = {{{512, 512, 512}, {768, 384, 1024}},
@@ -450,6 +448,8 @@ static void ops_sweep(const char *const *configs, int count) {
         }
 }
 
+#endif /* CM_GEMM_TUNING */
+
 int main(int argc, char **argv) {
     int quick = 0, do_tune = 0, ops_at = 0;
     for (int i = 1; i < argc && !ops_at; ++i) {
@@ -461,6 +461,13 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+#if !CM_GEMM_TUNING
+    if (do_tune || ops_at) {
+        fprintf(stderr, "bench_gemm: --tune and --ops need the tuning configurations: configure "
+                        "with -DCUDAMODEL_BUILD_TUNING=ON\n");
+        return 2;
+    }
+#endif
     if (!cm_bench_have_gpu("bench_gemm")) return 1;
     if (cm_device_open(0, &g_dev) != CM_OK) return report_fail("cm_device_open");
     if (cm_stream_acquire(g_dev, CM_STREAM_PRIORITY_LOW, &g_stream) != CM_OK ||
@@ -472,11 +479,14 @@ int main(int argc, char **argv) {
         return 1;
     }
     cublasSetMathMode(g_blas, CUBLAS_DEFAULT_MATH);
+#if CM_GEMM_TUNING
     if (ops_at) {
         ops_sweep((const char *const *)argv + ops_at, argc - ops_at);
     } else if (do_tune) {
         tune();
-    } else {
+    } else
+#endif
+    {
         cm_bench_print_header();
         static const size_t fp32_sq[] = {512, 1024, 2048, 4096, 8192, 4093};
         const size_t nsq = quick ? 1 : sizeof fp32_sq / sizeof fp32_sq[0];

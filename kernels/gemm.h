@@ -44,51 +44,118 @@ typedef struct cm__gemm_args {
 
 /* ---------------------------------------------------------------- FFMA (CUDA cores, any sm) */
 
-/** Tile configurations of the FFMA kernel: block tile BMxBN, K step BK, thread tile TMxTN.
- *  The names are what CUDAMODEL_GEMM_CONFIG and `bench_gemm --tune` use. */
+/** 1 in a -DCUDAMODEL_BUILD_TUNING=ON build (CMakeLists.txt defines it for every target): every
+ *  FFMA configuration below is compiled; else 0: only the shipped ones. Tested with #if. */
+#ifndef CM_GEMM_TUNING
+#  define CM_GEMM_TUNING 0
+#endif
+
+/** Kernel forms of an FFMA configuration (kernels/gemm_ffma.cu):
+ *  GENERAL  double-buffered kernel with tails and scalar fallbacks everywhere;
+ *  FAST     ("f") the same tile, plus a kernel without predicates for problems in whole tiles
+ *           with 16-byte operands (the general kernel runs the rest);
+ *  PIPE     ("p") cp.async ring of `stages` K tiles, K-contiguous operands transposed in shared
+ *           memory one tile ahead; problems in whole tiles only, the rest runs the kernels
+ *           of the configuration named `fallback`;
+ *  PIPE4    ("q") the same pipeline with K-contiguous operands copied 4 bytes at a time straight
+ *           into their transposed place. */
 enum {
-    CM__FFMA_128x128x8 = 0,  /* 256 threads, 8x8 per thread */
-    CM__FFMA_128x128x16,     /* 256 threads, 8x8, BK 16 */
-    CM__FFMA_128x64x8,       /* 128 threads, 8x8 */
-    CM__FFMA_64x64x16,       /* 128 threads, 8x4 */
-    CM__FFMA_32x64x16,       /* 128 threads, 4x4 */
-    CM__FFMA_128x256x8,      /* 256 threads, 8x16 */
-    CM__FFMA_256x128x8,      /* 256 threads, 16x8 */
-    /* the same tiles with the fast interior path ("f" in the name; kernels/gemm_ffma.cu) */
-    CM__FFMA_128x128x8f,     /* 256 threads, 8x8 */
-    CM__FFMA_128x128x16f,    /* 256 threads, 8x8, BK 16, 2 blocks per SM */
-    CM__FFMA_128x128x8f4,    /* 256 threads, 8x8, warps of 8 (m) x 4 (n) threads */
-    CM__FFMA_128x256x8f,     /* 256 threads, 8x16 */
-    CM__FFMA_256x128x8f,     /* 256 threads, 16x8 */
-    CM__FFMA_128x256x8f4,    /* 256 threads, 8x16, warps of 8 (m) x 4 (n) threads */
-    /* pipelined whole-tile kernels ("pR": cp.async R tiles deep for both operands, K-contiguous
-     * ones transposed in shared memory one tile ahead; kernels/gemm_ffma.cu) */
-    CM__FFMA_128x128x8p2,    /* 256 threads, 8x8, 2 stages, 2 blocks per SM */
-    CM__FFMA_128x128x8p3,    /* 256 threads, 8x8, 3 stages, 2 blocks per SM */
-    CM__FFMA_128x128x8p4,    /* 256 threads, 8x8, 4 stages, 2 blocks per SM */
-    CM__FFMA_128x128x16p3,   /* 256 threads, 8x8, BK 16, 3 stages, 2 blocks per SM */
-    CM__FFMA_128x256x8p3,    /* 256 threads, 8x16, 3 stages, 1 block per SM */
-    CM__FFMA_256x128x8p3,    /* 256 threads, 16x8, 3 stages, 1 block per SM */
-    /* the same pipeline with K-contiguous operands copied 4 bytes at a time straight into
-     * their transposed place (no private ring, no transposing pass) */
-    CM__FFMA_128x128x8q3,    /* 256 threads, 8x8, 3 stages, 2 blocks per SM */
-    CM__FFMA_128x128x8q4,    /* 256 threads, 8x8, 4 stages, 2 blocks per SM */
-    CM__FFMA_128x128x16q3,   /* 256 threads, 8x8, BK 16, 3 stages, 2 blocks per SM */
-    CM__FFMA_128x256x8q3,    /* 256 threads, 8x16, 3 stages, 1 block per SM */
-    CM__FFMA_128x128x8q3t,   /* 128 threads, 16x8, 3 stages, 2 blocks per SM */
-    CM__FFMA_128x128x8q4t,   /* 128 threads, 16x8, 4 stages, 2 blocks per SM */
-    CM__FFMA_128x128x16q3t,  /* 128 threads, 16x8, BK 16, 3 stages, 2 blocks per SM */
-    CM__FFMA_128x128x16q4,   /* 256 threads, 8x8, BK 16, 4 stages, 2 blocks per SM */
-    CM__FFMA_COUNT
+    CM__FFMA_FORM_GENERAL = 0,
+    CM__FFMA_FORM_FAST = 1,
+    CM__FFMA_FORM_PIPE = 2,
+    CM__FFMA_FORM_PIPE4 = 3
 };
+
+/**
+ * THE FFMA CONFIGURATION TABLE: one line per tile configuration; the enum below, the names
+ * ("ffma:" id: what CUDAMODEL_GEMM_CONFIG and `bench_gemm --tune` use; src/compute/gemm_api.c),
+ * the tiles and the launcher (kernels/gemm_ffma.cu) and bench_gemm's --tune list expand from it.
+ * Adding a configuration is adding a line.
+ *
+ *   X(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship)
+ *   bm x bn   block tile of C; bk: K step; tm x tn: outputs per thread ((bm/tm)(bn/tn) threads)
+ *   minb      blocks per multiprocessor asked of the compiler (__launch_bounds__)
+ *   wtx       threads of a warp along n (8: a warp covers 4 x 8 thread tiles, 4: 8 x 4)
+ *   form      GENERAL, FAST, PIPE or PIPE4 (CM__FFMA_FORM_*); stages: cp.async ring depth (PIPE*)
+ *   fallback  the configuration whose GENERAL / FAST kernels run what a PIPE* one cannot (tails,
+ *             misaligned operands, no room for its shared memory); itself for the others
+ *   ship      1: compiled in every build; 0: only with -DCUDAMODEL_BUILD_TUNING=ON (a forced
+ *             name of one that is not compiled is ignored: cm__gemm_select)
+ *
+ * The shipped set is everything cm_gemm() can run in a build without tuning:
+ *   32x64x16      the dispatch table's tiny FP32 class (every architecture) and TF32 on sm_75
+ *   64x64x16      the table's small FP32 class; K = 0 (C = beta C) of the tensor-core
+ *                 precisions; the FFMA stand-in of mma:64x64 (demotion in cm__gemm_select,
+ *                 fallback in cm__gemm_launch); BF16 on FFMA for tiles below 128 x 128
+ *   128x128x8     the table's skinny / large FP32 classes on sm_75 and the sm_80 class; the
+ *                 FFMA stand-in of mma:128x128, mma:128x64 and sm90 (demotions in
+ *                 cm__gemm_select, fallbacks in cm__gemm_launch); BF16 on FFMA for the larger
+ *                 tiles; the default of cm__gemm_table_entry; its general kernel is also
+ *                 128x128x8f's (the same type)
+ *   128x128x16q3  the table's skinny / large FP32 classes on sm_90
+ *   128x128x8f    128x128x16q3's fallback (launch_pipe: tails, misaligned operands, no room for
+ *                 the pipeline's shared memory)
+ * The BF16-input kernels of cm__gemm_ffma use only the 64x64x16 and 128x128x8 tiles.
+ * tests/host/test_gemm_args.c checks that every table entry, every demotion target and the
+ * fallback of every shipped configuration is shipped.
+ */
+#define CM__FFMA_CONFIGS(X)                                                                   \
+    X(128x128x8,     128, 128,  8,  8,  8, 2, 8, GENERAL, 0, 128x128x8,     1)                \
+    X(128x128x16,    128, 128, 16,  8,  8, 1, 8, GENERAL, 0, 128x128x16,    0)                \
+    X(128x64x8,      128,  64,  8,  8,  8, 3, 8, GENERAL, 0, 128x64x8,      0)                \
+    X(64x64x16,       64,  64, 16,  8,  4, 4, 8, GENERAL, 0, 64x64x16,      1)                \
+    X(32x64x16,       32,  64, 16,  4,  4, 4, 8, GENERAL, 0, 32x64x16,      1)                \
+    X(128x256x8,     128, 256,  8,  8, 16, 1, 8, GENERAL, 0, 128x256x8,     0)                \
+    X(256x128x8,     256, 128,  8, 16,  8, 1, 8, GENERAL, 0, 256x128x8,     0)                \
+    X(128x128x8f,    128, 128,  8,  8,  8, 2, 8, FAST,    0, 128x128x8f,    1)                \
+    X(128x128x16f,   128, 128, 16,  8,  8, 2, 8, FAST,    0, 128x128x16f,   0)                \
+    X(128x128x8f4,   128, 128,  8,  8,  8, 2, 4, FAST,    0, 128x128x8f4,   0)                \
+    X(128x256x8f,    128, 256,  8,  8, 16, 1, 8, FAST,    0, 128x256x8f,    0)                \
+    X(256x128x8f,    256, 128,  8, 16,  8, 1, 8, FAST,    0, 256x128x8f,    0)                \
+    X(128x256x8f4,   128, 256,  8,  8, 16, 1, 4, FAST,    0, 128x256x8f4,   0)                \
+    X(128x128x8p2,   128, 128,  8,  8,  8, 2, 8, PIPE,    2, 128x128x8f,    0)                \
+    X(128x128x8p3,   128, 128,  8,  8,  8, 2, 8, PIPE,    3, 128x128x8f,    0)                \
+    X(128x128x8p4,   128, 128,  8,  8,  8, 2, 8, PIPE,    4, 128x128x8f,    0)                \
+    X(128x128x16p3,  128, 128, 16,  8,  8, 2, 8, PIPE,    3, 128x128x8f,    0)                \
+    X(128x256x8p3,   128, 256,  8,  8, 16, 1, 8, PIPE,    3, 128x256x8f,    0)                \
+    X(256x128x8p3,   256, 128,  8, 16,  8, 1, 8, PIPE,    3, 256x128x8f,    0)                \
+    X(128x128x8q3,   128, 128,  8,  8,  8, 2, 8, PIPE4,   3, 128x128x8f,    0)                \
+    X(128x128x8q4,   128, 128,  8,  8,  8, 2, 8, PIPE4,   4, 128x128x8f,    0)                \
+    X(128x128x16q3,  128, 128, 16,  8,  8, 2, 8, PIPE4,   3, 128x128x8f,    1)                \
+    X(128x256x8q3,   128, 256,  8,  8, 16, 1, 8, PIPE4,   3, 128x256x8f,    0)                \
+    X(128x128x8q3t,  128, 128,  8, 16,  8, 2, 8, PIPE4,   3, 128x128x8q3t,  0)                \
+    X(128x128x8q4t,  128, 128,  8, 16,  8, 2, 8, PIPE4,   4, 128x128x8q4t,  0)                \
+    X(128x128x16q3t, 128, 128, 16, 16,  8, 2, 8, PIPE4,   3, 128x128x16q3t, 0)                \
+    X(128x128x16q4,  128, 128, 16,  8,  8, 2, 8, PIPE4,   4, 128x128x8f,    0)
+
+/** Whether a configuration of ship flag `ship` is compiled in this build. */
+#define CM__FFMA_BUILT(ship) ((ship) || CM_GEMM_TUNING)
+
+#define CM__FFMA_ENUM_(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship) \
+    CM__FFMA_##id,
+/** FFMA configurations, in the table's order. */
+enum { CM__FFMA_CONFIGS(CM__FFMA_ENUM_) CM__FFMA_COUNT };
+#undef CM__FFMA_ENUM_
 
 /** Block tile (bm x bn) of an FFMA configuration; 0 for an unknown one (pure). */
 void cm__gemm_ffma_tile(int config, int *bm, int *bn);
 
-/** Launch the FFMA kernel. in_type F32 with out_type F32 takes every configuration; BF16 input
- *  (the sm_75 fallback of the BF16 precisions) takes CM__FFMA_128x128x8 or CM__FFMA_64x64x16
- *  (others are served by the nearer of the two). m, n or k == 0 is the caller's business (it
- *  never calls with m or n == 0; k == 0 is valid: C = beta C). */
+/** 1 when the configuration is in the shipped set (compiled in every build), else 0 (pure). */
+int cm__gemm_ffma_shipped(int config);
+
+/** 1 when this build compiled the configuration's kernels (shipped, or a tuning build), else 0;
+ *  cm__gemm_ffma() refuses the others with cudaErrorNotSupported (pure). */
+int cm__gemm_ffma_built(int config);
+
+/** The configuration whose kernels run what `config` cannot (itself for GENERAL and FAST
+ *  ones); -1 for an unknown one (pure). */
+int cm__gemm_ffma_fallback(int config);
+
+/** Launch the FFMA kernel. in_type F32 with out_type F32 takes every configuration this build
+ *  compiled (cm__gemm_ffma_built(); cudaErrorNotSupported, nothing launched, for another one);
+ *  BF16 input (the sm_75 fallback of the BF16 precisions) runs the CM__FFMA_128x128x8 or the
+ *  CM__FFMA_64x64x16 tile (smaller block tiles than 128 x 128 the latter). m, n or k == 0 is the
+ *  caller's business (it never calls with m or n == 0; k == 0 is valid: C = beta C). */
 cudaError_t cm__gemm_ffma(const cm__gemm_args_t *p, int config, cudaStream_t stream);
 
 /* ---------------------------------------------------------------- mma.sync (sm_80+) */

@@ -47,6 +47,7 @@
 // ---------------------------------------------------------------------------------------------
 #include <stdint.h>
 
+#include "func_attr.cuh"
 #include "gemm.h"
 
 namespace {
@@ -76,24 +77,16 @@ struct Cfg {
     static_assert(BK % 4 == 0, "BK in groups of 4");
 };
 
-using C128x128x8 = Cfg<128, 128, 8, 8, 8, 2>;
-using C128x128x16 = Cfg<128, 128, 16, 8, 8, 1>;
-using C128x64x8 = Cfg<128, 64, 8, 8, 8, 3>;
-using C64x64x16 = Cfg<64, 64, 16, 8, 4, 4>;
-using C32x64x16 = Cfg<32, 64, 16, 4, 4, 4>;
-using C128x256x8 = Cfg<128, 256, 8, 8, 16, 1>;
-using C256x128x8 = Cfg<256, 128, 8, 16, 8, 1>;
-// the fast-interior variants: same tiles, see Cfg
-using C128x128x8F = Cfg<128, 128, 8, 8, 8, 2, true>;
-using C128x128x16F = Cfg<128, 128, 16, 8, 8, 2, true>;
-using C128x128x8F4 = Cfg<128, 128, 8, 8, 8, 2, true, 4>;
-using C128x256x8F = Cfg<128, 256, 8, 8, 16, 1, true>;
-using C256x128x8F = Cfg<256, 128, 8, 16, 8, 1, true>;
-using C128x256x8F4 = Cfg<128, 256, 8, 8, 16, 1, true, 4>;
-// 128 threads of 16 x 8 outputs on a 128 x 128 tile (warps of 64 x 64, as cuBLAS's sm80 FFMA
-// kernel "128x128x8_stage3_warpsize2x2x1" that ncu showed on the H200): 6 LDS.128 per 128 FFMAs
-using C128x128x8T = Cfg<128, 128, 8, 16, 8, 2, true>;
-using C128x128x16T = Cfg<128, 128, 16, 16, 8, 2, true>;
+// One kernel tile type per configuration of the table (kernels/gemm.h): Tile_128x128x8 ...
+// Declaring the alias instantiates nothing; only the launcher's cases of built configurations do.
+// (The 128-thread 16 x 8 thread tiles of the "t" configurations make warps of 64 x 64, as
+// cuBLAS's sm80 FFMA kernel "128x128x8_stage3_warpsize2x2x1" that ncu showed on the H200: 6
+// LDS.128 per 128 FFMAs.)
+#define CM__FFMA_TILE_(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship)       \
+    using Tile_##id =                                                                         \
+        Cfg<bm, bn, bk, tm, tn, minb, CM__FFMA_FORM_##form != CM__FFMA_FORM_GENERAL, wtx>;
+CM__FFMA_CONFIGS(CM__FFMA_TILE_)
+#undef CM__FFMA_TILE_
 
 struct Params {
     int m, n, k;
@@ -703,14 +696,19 @@ template <class C, int R, bool AK, bool BK, bool T4, class FB>
 cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 block,
                      cudaStream_t stream) {
     constexpr size_t bytes = PipeSmem<C, R, AK, BK, T4>::BYTES;
-    // above 48 KB only after raising the function's limit (set every launch: per device); a
-    // device that cannot give that much (sm_75: 64 KB) runs the general kernel of the tile
-    if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)bytes) != cudaSuccess) {
+    // above 48 KB only after raising the function's limit, once per device; a device that
+    // cannot give that much (sm_75: 64 KB) runs FB's kernels, and is not asked again
+    static cm__once_per_device once;
+    const cudaError_t err = cm__prepare_once(once, [](int) {
+        if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)bytes) == cudaSuccess)
+            return cudaSuccess;
         (void)cudaGetLastError();
-        return launch<FB, float, float>(g, stream);
-    }
+        return cudaErrorNotSupported;
+    });
+    if (err == cudaErrorNotSupported) return launch<FB, float, float>(g, stream);
+    if (err != cudaSuccess) return err;
     gemm_ffma_pipe_kernel<C, R, AK, BK, T4><<<grid, block, bytes, stream>>>(p);
     return cudaGetLastError();
 }
@@ -761,79 +759,89 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     return run_pipe<C, S, false, false, T4, FB>(g, p, grid, block, stream);
 }
 
+// One configuration of the table: its kernels when this build carries them, else
+// cudaErrorNotSupported (a discarded `if constexpr` branch instantiates no kernel).
+template <bool BUILT, int FORM, int STAGES, class C, class FB>
+cudaError_t launch_config(const cm__gemm_args_t *g, cudaStream_t stream) {
+    if constexpr (!BUILT) {
+        (void)g;
+        (void)stream;
+        return cudaErrorNotSupported;
+    } else if constexpr (FORM == CM__FFMA_FORM_PIPE || FORM == CM__FFMA_FORM_PIPE4) {
+        return launch_pipe<C, STAGES, FORM == CM__FFMA_FORM_PIPE4, FB>(g, stream);
+    } else {
+        return launch<C, float, float>(g, stream);
+    }
+}
+
 }  // namespace
 
 extern "C" void cm__gemm_ffma_tile(int config, int *bm, int *bn) {
     int m = 0, n = 0;
     switch (config) {
-    case CM__FFMA_128x128x8: case CM__FFMA_128x128x16: m = 128; n = 128; break;
-    case CM__FFMA_128x64x8: m = 128; n = 64; break;
-    case CM__FFMA_64x64x16: m = 64; n = 64; break;
-    case CM__FFMA_32x64x16: m = 32; n = 64; break;
-    case CM__FFMA_128x256x8: m = 128; n = 256; break;
-    case CM__FFMA_256x128x8: case CM__FFMA_256x128x8f: m = 256; n = 128; break;
-    case CM__FFMA_128x128x8f: case CM__FFMA_128x128x16f: case CM__FFMA_128x128x8f4:
-        m = 128; n = 128; break;
-    case CM__FFMA_128x256x8f: case CM__FFMA_128x256x8f4: m = 128; n = 256; break;
-    case CM__FFMA_128x128x8p2: case CM__FFMA_128x128x8p3: case CM__FFMA_128x128x8p4:
-    case CM__FFMA_128x128x16p3: m = 128; n = 128; break;
-    case CM__FFMA_128x256x8p3: m = 128; n = 256; break;
-    case CM__FFMA_256x128x8p3: m = 256; n = 128; break;
-    case CM__FFMA_128x128x8q3: case CM__FFMA_128x128x8q4: case CM__FFMA_128x128x16q3:
-        m = 128; n = 128; break;
-    case CM__FFMA_128x256x8q3: m = 128; n = 256; break;
-    case CM__FFMA_128x128x8q3t: case CM__FFMA_128x128x8q4t: case CM__FFMA_128x128x16q3t:
-    case CM__FFMA_128x128x16q4:
-        m = 128; n = 128; break;
+#define CM__FFMA_TILE_CASE_(id, bm_, bn_, bk, tm, tn, minb, wtx, form, stages, fallback, ship) \
+    case CM__FFMA_##id: m = bm_; n = bn_; break;
+    CM__FFMA_CONFIGS(CM__FFMA_TILE_CASE_)
+#undef CM__FFMA_TILE_CASE_
     default: break;
     }
     if (bm) *bm = m;
     if (bn) *bn = n;
 }
 
+extern "C" int cm__gemm_ffma_shipped(int config) {
+    switch (config) {
+#define CM__FFMA_SHIP_CASE_(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship) \
+    case CM__FFMA_##id: return (ship) ? 1 : 0;
+    CM__FFMA_CONFIGS(CM__FFMA_SHIP_CASE_)
+#undef CM__FFMA_SHIP_CASE_
+    default: return 0;
+    }
+}
+
+extern "C" int cm__gemm_ffma_built(int config) {
+    switch (config) {
+#define CM__FFMA_BUILT_CASE_(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship) \
+    case CM__FFMA_##id: return CM__FFMA_BUILT(ship) ? 1 : 0;
+    CM__FFMA_CONFIGS(CM__FFMA_BUILT_CASE_)
+#undef CM__FFMA_BUILT_CASE_
+    default: return 0;
+    }
+}
+
+extern "C" int cm__gemm_ffma_fallback(int config) {
+    switch (config) {
+#define CM__FFMA_FB_CASE_(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship) \
+    case CM__FFMA_##id: return CM__FFMA_##fallback;
+    CM__FFMA_CONFIGS(CM__FFMA_FB_CASE_)
+#undef CM__FFMA_FB_CASE_
+    default: return -1;
+    }
+}
+
 extern "C" cudaError_t cm__gemm_ffma(const cm__gemm_args_t *g, int config, cudaStream_t stream) {
     if (g == NULL || g->m <= 0 || g->n <= 0 || g->k < 0) return cudaErrorInvalidValue;
+    if (config < 0 || config >= CM__FFMA_COUNT) return cudaErrorInvalidValue;
+    if (!cm__gemm_ffma_built(config)) return cudaErrorNotSupported;
     if (g->in_type == CM__GEMM_BF16) {
-        const bool small = config == CM__FFMA_64x64x16 || config == CM__FFMA_32x64x16 ||
-                           config == CM__FFMA_128x64x8;
+        // widened bf16 inputs: two tiles only (block tiles below 128 x 128 take 64 x 64)
+        int bm = 0, bn = 0;
+        cm__gemm_ffma_tile(config, &bm, &bn);
+        const bool small = bm * bn < 128 * 128;
         if (g->out_type == CM__GEMM_BF16)
-            return small ? launch<C64x64x16, uint16_t, uint16_t>(g, stream)
-                         : launch<C128x128x8, uint16_t, uint16_t>(g, stream);
-        return small ? launch<C64x64x16, uint16_t, float>(g, stream)
-                     : launch<C128x128x8, uint16_t, float>(g, stream);
+            return small ? launch<Tile_64x64x16, uint16_t, uint16_t>(g, stream)
+                         : launch<Tile_128x128x8, uint16_t, uint16_t>(g, stream);
+        return small ? launch<Tile_64x64x16, uint16_t, float>(g, stream)
+                     : launch<Tile_128x128x8, uint16_t, float>(g, stream);
     }
     if (g->out_type != CM__GEMM_F32) return cudaErrorInvalidValue;
     switch (config) {
-    case CM__FFMA_128x128x8: return launch<C128x128x8, float, float>(g, stream);
-    case CM__FFMA_128x128x16: return launch<C128x128x16, float, float>(g, stream);
-    case CM__FFMA_128x64x8: return launch<C128x64x8, float, float>(g, stream);
-    case CM__FFMA_64x64x16: return launch<C64x64x16, float, float>(g, stream);
-    case CM__FFMA_32x64x16: return launch<C32x64x16, float, float>(g, stream);
-    case CM__FFMA_128x256x8: return launch<C128x256x8, float, float>(g, stream);
-    case CM__FFMA_256x128x8: return launch<C256x128x8, float, float>(g, stream);
-    case CM__FFMA_128x128x8f: return launch<C128x128x8F, float, float>(g, stream);
-    case CM__FFMA_128x128x16f: return launch<C128x128x16F, float, float>(g, stream);
-    case CM__FFMA_128x128x8f4: return launch<C128x128x8F4, float, float>(g, stream);
-    case CM__FFMA_128x256x8f: return launch<C128x256x8F, float, float>(g, stream);
-    case CM__FFMA_256x128x8f: return launch<C256x128x8F, float, float>(g, stream);
-    case CM__FFMA_128x256x8f4: return launch<C128x256x8F4, float, float>(g, stream);
-    case CM__FFMA_128x128x8p2: return launch_pipe<C128x128x8F, 2>(g, stream);
-    case CM__FFMA_128x128x8p3: return launch_pipe<C128x128x8F, 3>(g, stream);
-    case CM__FFMA_128x128x8p4: return launch_pipe<C128x128x8F, 4>(g, stream);
-    case CM__FFMA_128x128x16p3:
-        return launch_pipe<C128x128x16F, 3, false, C128x128x8F>(g, stream);
-    case CM__FFMA_128x256x8p3: return launch_pipe<C128x256x8F, 3>(g, stream);
-    case CM__FFMA_256x128x8p3: return launch_pipe<C256x128x8F, 3>(g, stream);
-    case CM__FFMA_128x128x8q3: return launch_pipe<C128x128x8F, 3, true>(g, stream);
-    case CM__FFMA_128x128x8q4: return launch_pipe<C128x128x8F, 4, true>(g, stream);
-    case CM__FFMA_128x128x16q3:
-        return launch_pipe<C128x128x16F, 3, true, C128x128x8F>(g, stream);
-    case CM__FFMA_128x256x8q3: return launch_pipe<C128x256x8F, 3, true>(g, stream);
-    case CM__FFMA_128x128x8q3t: return launch_pipe<C128x128x8T, 3, true>(g, stream);
-    case CM__FFMA_128x128x8q4t: return launch_pipe<C128x128x8T, 4, true>(g, stream);
-    case CM__FFMA_128x128x16q3t: return launch_pipe<C128x128x16T, 3, true>(g, stream);
-    case CM__FFMA_128x128x16q4:
-        return launch_pipe<C128x128x16F, 4, true, C128x128x8F>(g, stream);
+#define CM__FFMA_LAUNCH_CASE_(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship) \
+    case CM__FFMA_##id:                                                                       \
+        return launch_config<CM__FFMA_BUILT(ship), CM__FFMA_FORM_##form, stages, Tile_##id,   \
+                             Tile_##fallback>(g, stream);
+    CM__FFMA_CONFIGS(CM__FFMA_LAUNCH_CASE_)
+#undef CM__FFMA_LAUNCH_CASE_
     default: return cudaErrorInvalidValue;
     }
 }

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <type_traits>
 
+#include "func_attr.cuh"
 #include "gemm.h"
 
 namespace cm_gemm_mma_detail {
@@ -349,20 +350,15 @@ using M128x128_B = MCfg<128, 128, 2, 4, true>;
 using M128x64_B = MCfg<128, 64, 2, 2, true>;
 using M64x64_B = MCfg<64, 64, 2, 2, true>;
 
-// Devices (bit per ordinal < 64) whose attributes were set for an instantiation.
+// The dynamic shared-memory limit of an instantiation, raised once per device.
 template <class C, bool A_K, bool B_K>
 cudaError_t launch_one(const MParams &p, cudaStream_t stream) {
-    static std::atomic<unsigned long long> prepared{0};
-    int dev = 0;
-    cudaError_t err = cudaGetDevice(&dev);
+    static cm__once_per_device once;
+    const cudaError_t err = cm__prepare_once(once, [](int) {
+        return cudaFuncSetAttribute(gemm_mma_kernel<C, A_K, B_K>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
+    });
     if (err != cudaSuccess) return err;
-    const unsigned long long bit = dev < 64 ? 1ull << dev : 0;
-    if (bit == 0 || !(prepared.load(std::memory_order_relaxed) & bit)) {
-        err = cudaFuncSetAttribute(gemm_mma_kernel<C, A_K, B_K>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
-        if (err != cudaSuccess) return err;
-        prepared.fetch_or(bit, std::memory_order_relaxed);
-    }
     const unsigned grid = (unsigned)((long long)p.tiles_m * p.tiles_n);
     gemm_mma_kernel<C, A_K, B_K><<<grid, C::THREADS, C::SMEM, stream>>>(p);
     return cudaGetLastError();

@@ -35,6 +35,7 @@
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>  // CUtensorMap and PFN_cuTensorMapEncodeTiled: types only, no libcuda
 
+#include "func_attr.cuh"
 #include "gemm_sm90.h"
 
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -431,12 +432,12 @@ static bool encode_operand(CUtensorMap *map, CUtensorMapDataType dt, size_t elem
               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// Whether the current device runs kernel `fn`: compute capability 9.0 and an image of it.
+// Whether device `dev` (the current one) runs kernel `fn`: compute capability 9.0 and an image
+// of it.
 template <typename F>
-static cudaError_t device_ok(F *fn) {
-    int dev = 0, major = 0, minor = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess) return e;
+static cudaError_t device_ok(F *fn, int dev) {
+    int major = 0, minor = 0;
+    cudaError_t e;
     if ((e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess)
         return e;
     if ((e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev)) != cudaSuccess)
@@ -466,7 +467,14 @@ static cudaError_t launch(int c_bf16, int m, int n, int k, float alpha, const vo
                           cudaStream_t stream) {
     using Cf = Cfg<BN, STAGES, IT, MINB>;
     auto kern = gemm_kernel<BN, STAGES, IT, MINB>;
-    cudaError_t e = device_ok(kern);
+    // once per device: whether it runs the kernel (remembered either way) and, if so, the
+    // kernel's dynamic shared-memory limit raised
+    static cm__once_per_device once;
+    cudaError_t e = cm__prepare_once(once, [kern](int dev) {
+        const cudaError_t ok = device_ok(kern, dev);
+        if (ok != cudaSuccess) return ok;
+        return cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, Cf::kSmem);
+    });
     if (e != cudaSuccess) return e;
     const CUtensorMapDataType dt = IT == kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : g_tf32_map_type;
     alignas(64) CUtensorMap ta;
@@ -474,9 +482,6 @@ static cudaError_t launch(int c_bf16, int m, int n, int k, float alpha, const vo
     if (!encode_operand(&ta, dt, Cf::kElem, a, m, k, lda, kBM) ||
         !encode_operand(&tb, dt, Cf::kElem, b, n, k, ldb, BN))
         return cudaErrorNotSupported;
-    if ((e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, Cf::kSmem)) !=
-        cudaSuccess)
-        return e;
     const long long tiles = (long long)((m + kBM - 1) / kBM) * ((n + BN - 1) / BN);
     const size_t celem = c_bf16 ? 2 : 4;
     const int c_vec = (ldc % 2 == 0) && ((uintptr_t)c % (2 * celem) == 0);

@@ -477,9 +477,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * object's memory pool on the call's stream and given back there after the product (M x K and
  * N x K elements at most, K rounded up to 16 bytes; kept by the pool, so repeated calls do not
  * allocate anew). Without the memory (or a pool) the call runs the mma.sync kernel instead:
- * never an error of its own. The environment variable CUDAMODEL_GEMM_CONFIG (read at each call,
- * for tuning and benchmarks only) forces one: "ffma:128x128x8", "mma:128x128", "sm90" ... (see
- * cm_gemm_config_name()); a name that cannot serve the call is ignored.
+ * never an error of its own. The environment variable CUDAMODEL_GEMM_CONFIG (read once per
+ * process, for tuning and benchmarks only) forces one: "ffma:128x128x8", "mma:128x128", "sm90"
+ * ... (see cm_gemm_config_name()); a name that cannot serve the call, or an FFMA tile this build
+ * did not compile (only a -DCUDAMODEL_BUILD_TUNING=ON build carries every one), is ignored.
  *
  * On a stream: returns once the work is queued (NULL stream: complete on return).
  * Deterministic: the same inputs, shapes and device give the same bits (no atomics, no split-K reduction order that varies).

@@ -4,6 +4,7 @@
  * chosen kernel (kernels/gemm_ffma.cu, kernels/gemm_mma.cu, kernels/gemm_sm90.cu when built).
  * The bf16 conversions are inline in kernels.h.
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -138,16 +139,12 @@ cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape) {
     return cm__gemm_table[arch][family][shape];
 }
 
-static const char *const cm__ffma_names[CM__FFMA_COUNT] = {
-    "ffma:128x128x8", "ffma:128x128x16", "ffma:128x64x8", "ffma:64x64x16",
-    "ffma:32x64x16",  "ffma:128x256x8",  "ffma:256x128x8", "ffma:128x128x8f",
-    "ffma:128x128x16f", "ffma:128x128x8f4", "ffma:128x256x8f", "ffma:256x128x8f",
-    "ffma:128x256x8f4",
-    "ffma:128x128x8p2", "ffma:128x128x8p3", "ffma:128x128x8p4", "ffma:128x128x16p3",
-    "ffma:128x256x8p3", "ffma:256x128x8p3",
-    "ffma:128x128x8q3", "ffma:128x128x8q4", "ffma:128x128x16q3", "ffma:128x256x8q3",
-    "ffma:128x128x8q3t", "ffma:128x128x8q4t", "ffma:128x128x16q3t",
-    "ffma:128x128x16q4"};
+/* "ffma:<id>" for every configuration of the table (kernels/gemm.h), built or not: a name of
+ * one this build did not compile still parses (cm__gemm_select then ignores it) */
+#define CM__FFMA_NAME_(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship) \
+    "ffma:" #id,
+static const char *const cm__ffma_names[CM__FFMA_COUNT] = {CM__FFMA_CONFIGS(CM__FFMA_NAME_)};
+#undef CM__FFMA_NAME_
 static const char *const cm__mma_names[CM__MMA_COUNT] = {"mma:128x128", "mma:128x64",
                                                          "mma:64x64"};
 
@@ -199,8 +196,11 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     cm__gemm_choice_t c = cm__gemm_table_entry(arch, fam, cm__gemm_shape_class(p->m, p->n, p->k,
                                                                                sm_count));
     cm__gemm_choice_t forced;
+    /* an FFMA configuration this build did not compile (CUDAMODEL_BUILD_TUNING=OFF) is ignored
+     * like an unknown name: the table decides */
     const int is_forced =
-        override != NULL && override[0] != '\0' && cm__gemm_parse_name(override, &forced);
+        override != NULL && override[0] != '\0' && cm__gemm_parse_name(override, &forced) &&
+        !(forced.kernel == CM__GEMM_KERNEL_FFMA && !cm__gemm_ffma_built(forced.config));
     if (is_forced) c = forced;
     /* a vector side of C (m or n == 1): the bandwidth-bound matrix-vector kernel, any arch */
     const int vector_shape = p->k > 0 && (p->m == 1 || p->n == 1);
@@ -239,6 +239,43 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     }
     return c;
 }
+
+/* ====================================================================== the override */
+
+/* the tests' override (cm__gemm_config_override_set_for_tests), or NULL */
+static const char *_Atomic cm__gemm_test_config = NULL;
+
+void cm__gemm_config_override_set_for_tests(const char *name) {
+    atomic_store(&cm__gemm_test_config, name);
+}
+
+#if CM_GEMM_TUNING
+const char *cm__gemm_config_override(void) {
+    const char *t = atomic_load(&cm__gemm_test_config);
+    if (t != NULL) return t;
+    /* the tuning build reads it at every call, so that bench_gemm --tune / --ops (which reach
+     * the library through its public API only) switch configurations with setenv() */
+    return getenv("CUDAMODEL_GEMM_CONFIG");
+}
+#else
+/* CUDAMODEL_GEMM_CONFIG as read once per process: "" when unset, or longer than any name (a
+ * value cut to fit could become another, valid name) */
+static char cm__gemm_env_config[64];
+static pthread_once_t cm__gemm_env_once = PTHREAD_ONCE_INIT;
+
+static void cm__gemm_env_read(void) {
+    const char *v = getenv("CUDAMODEL_GEMM_CONFIG");
+    const size_t len = v != NULL ? strlen(v) : 0;
+    if (len > 0 && len < sizeof cm__gemm_env_config) memcpy(cm__gemm_env_config, v, len + 1);
+}
+
+const char *cm__gemm_config_override(void) {
+    const char *t = atomic_load(&cm__gemm_test_config);
+    if (t != NULL) return t;
+    (void)pthread_once(&cm__gemm_env_once, cm__gemm_env_read);
+    return cm__gemm_env_config[0] != '\0' ? cm__gemm_env_config : NULL;
+}
+#endif
 
 /* ====================================================================== device facts */
 
@@ -552,7 +589,7 @@ cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_
     p.in_type = in_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
     p.out_type = out_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
     cm__gemm_choice_t ch = cm__gemm_select((int)precision, major, minor, sms, &p,
-                                           CM_HAVE_GEMM_SM90, getenv("CUDAMODEL_GEMM_CONFIG"));
+                                           CM_HAVE_GEMM_SM90, cm__gemm_config_override());
     cm__scope_t sc;
     CM_TRY(cm__enter(ordinal, 1, &sc));
     CM__NVTX_PUSH("cm_gemm");
@@ -606,6 +643,6 @@ cm_status_t cm_gemm_config_name(int ordinal, cm_gemm_precision_t precision,
     p.out_type = precision == CM_GEMM_BF16_OUT_BF16 ? CM__GEMM_BF16 : CM__GEMM_F32;
     *name = cm__gemm_choice_name(cm__gemm_select((int)precision, major, minor, sms, &p,
                                                  CM_HAVE_GEMM_SM90,
-                                                 getenv("CUDAMODEL_GEMM_CONFIG")));
+                                                 cm__gemm_config_override()));
     return CM_OK;
 }

@@ -78,8 +78,9 @@ cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape);
 
 /**
  * The kernel for a normalised problem p of `precision` on a device of compute capability
- * major.minor with sm_count multiprocessors: the override (a CUDAMODEL_GEMM_CONFIG name; NULL
- * or one that cannot serve the problem: ignored), else the matrix-vector kernel ("gemv") when
+ * major.minor with sm_count multiprocessors: the override (a CUDAMODEL_GEMM_CONFIG name; NULL,
+ * an unknown name, an FFMA configuration this build did not compile (cm__gemm_ffma_built) or one
+ * that cannot serve the problem: ignored), else the matrix-vector kernel ("gemv") when
  * m == 1 or n == 1 and k >= 1, else the table's entry ("gemv" forced on another shape: the
  * table's entry), then demoted to what can run: K = 0 always runs FFMA 64x64x16 (C = beta C only); SM90 needs arch sm_90, have_sm90
  * (the library carries the kernel) and a TF32/BF16 precision, else MMA; a problem that is not
@@ -90,6 +91,24 @@ cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape);
  */
 cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,
                                   const cm__gemm_args_t *p, int have_sm90, const char *override);
+
+/**
+ * The override cm_gemm() and cm_gemm_config_name() pass to cm__gemm_select: the tests' one when
+ * set (cm__gemm_config_override_set_for_tests), else CUDAMODEL_GEMM_CONFIG, read once per
+ * process (thread-safe; NULL when unset); in a tuning build (CM_GEMM_TUNING) at every call
+ * instead, so that bench_gemm --tune / --ops can switch configurations with setenv().
+ */
+const char *cm__gemm_config_override(void);
+
+/**
+ * Tests only: force the configuration of every following cm_gemm() / cm_gemm_config_name() in
+ * the process (a name as CUDAMODEL_GEMM_CONFIG takes; the string must stay valid until the
+ * next call), or with NULL go back to CUDAMODEL_GEMM_CONFIG. The environment is read once, so
+ * setenv() after the first GEMM changes nothing: tests/gpu/test_gpu_gemm.c forces its
+ * configurations through this. Atomic; a test that forces on one thread and runs GEMMs on
+ * others sees the change at their next call.
+ */
+void cm__gemm_config_override_set_for_tests(const char *name);
 
 /** Static name of a choice ("ffma:128x128x8", "mma:64x64", "sm90"); "?" for none. */
 const char *cm__gemm_choice_name(cm__gemm_choice_t choice);

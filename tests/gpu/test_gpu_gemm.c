@@ -4,8 +4,9 @@
  * Small and odd shapes (1x1x1, 17x33x65, 64^3, 130x67x129, K = 0, 251x253x509) x every
  * precision x both layouts x every (op_a, op_b), packed and with padded leading dimensions and
  * misaligned offsets (which move TF32 / BF16 off the tensor-core paths), alpha / beta general
- * and beta = 0 with C full of NaN; every tile configuration forced through
- * CUDAMODEL_GEMM_CONFIG; one large 4096^3 per precision checked on 4096 sampled entries;
+ * and beta = 0 with C full of NaN; every tile configuration the library was built with forced
+ * (cm__gemm_config_override_set_for_tests: the library reads CUDAMODEL_GEMM_CONFIG once per
+ * process); one large 4096^3 per precision checked on 4096 sampled entries;
  * the same bits on a repeated call. Inputs random in [-1, 3) (never zeros; the range the test
  * has always drawn, although this line said [-1, 1): mean 1, so sums cancel less than they
  * would around 0; moving to cm_test_rand_unit's [-1, 1) tightens the test and waits for a GPU
@@ -94,7 +95,7 @@ typedef struct gcase {
     float alpha, beta;
     size_t pad;    /* added to each minimal leading dimension */
     size_t off;    /* element offset of each matrix (cm_gemm takes it in bytes) */
-    const char *config; /* CUDAMODEL_GEMM_CONFIG or NULL */
+    const char *config; /* forced configuration (a CUDAMODEL_GEMM_CONFIG name) or NULL */
     size_t samples;     /* 0: check every element; else that many sampled entries */
 } gcase_t;
 
@@ -181,13 +182,14 @@ static void run_case(const gcase_t *g, size_t idx) {
     CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, dA, 0, hA, a_el * in_sz));
     CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, dB, 0, hB, b_el * in_sz));
     CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, dC, 0, hC, c_el * out_sz));
-    if (g->config) setenv("CUDAMODEL_GEMM_CONFIG", g->config, 1);
+    /* the library reads CUDAMODEL_GEMM_CONFIG once per process: the test hook forces instead */
+    if (g->config) cm__gemm_config_override_set_for_tests(g->config);
     /* NULL (synchronous) or the pooled stream; offsets in bytes, leading dimensions in elements */
     cm_stream_t *s = (idx & 1) ? c.stream : NULL;
     CM_ASSERT_OK(cm_gemm(s, g->prec, g->layout, g->oa, g->ob, g->m, g->n, g->k, g->alpha, dA,
                          g->off * in_sz, lda, dB, g->off * in_sz, ldb, g->beta, dC,
                          g->off * out_sz, ldc));
-    if (g->config) unsetenv("CUDAMODEL_GEMM_CONFIG");
+    if (g->config) cm__gemm_config_override_set_for_tests(NULL);
     CM_ASSERT_OK(cm_stream_synchronize(c.stream));
     assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
     CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, dC, 0, hC, c_el * out_sz));
@@ -296,16 +298,21 @@ static void test_medium_odd(void **state) {
                 }
 }
 
-/* every tile configuration, forced, on a shape with tails in every dimension, on whole tiles,
- * and on misaligned operands */
+/* every tile configuration the library was built with (the shipped FFMA set, or all of them in
+ * a -DCUDAMODEL_BUILD_TUNING=ON build), forced, on a shape with tails in every dimension, on
+ * whole tiles, and on misaligned operands */
 static void test_every_config(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     /* the library's own lists of names (src/gemm_api.c), in its order: a new configuration is
      * tested without being listed here again */
     const char *ffma[CM__FFMA_COUNT], *tc[CM__MMA_COUNT + 1];
+    size_t nffma = 0;
     for (int i = 0; i < CM__FFMA_COUNT; ++i)
-        ffma[i] = cm__gemm_choice_name((cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, i});
+        if (cm__gemm_ffma_built(i))
+            ffma[nffma++] = cm__gemm_choice_name((cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, i});
+    assert_true(nffma >= 5); /* the shipped set at least */
+    assert_int_equal(nffma == (size_t)CM__FFMA_COUNT, CM_GEMM_TUNING);
     for (int i = 0; i < CM__MMA_COUNT; ++i)
         tc[i] = cm__gemm_choice_name((cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, i});
     tc[CM__MMA_COUNT] = "sm90";
@@ -313,7 +320,7 @@ static void test_every_config(void **state) {
     for (int l = 0; l < 2; ++l)
         for (int oa = 0; oa < 2; ++oa)
             for (int ob = 0; ob < 2; ++ob) {
-                for (size_t i = 0; i < sizeof ffma / sizeof ffma[0]; ++i) {
+                for (size_t i = 0; i < nffma; ++i) {
                     gcase_t g = {CM_GEMM_FP32, (cm_gemm_layout_t)l, (cm_gemm_op_t)oa,
                                  (cm_gemm_op_t)ob, 300, 264, 77, 0.75f, 0.25f, 0, 0, ffma[i], 0};
                     run_case(&g, idx++);

@@ -358,7 +358,10 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_FP32, 9, tiny, 1, NULL), "ffma:32x64x16");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "mma:128x128"), "ffma:128x128x8");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "sm90"), "ffma:128x128x8");
-    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "ffma:256x128x8"), "ffma:256x128x8");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "ffma:64x64x16"), "ffma:64x64x16");
+    /* a configuration outside the shipped set is forced only where the build compiled it */
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "ffma:256x128x8"),
+                        CM_GEMM_TUNING ? "ffma:256x128x8" : "ffma:128x128x16q3");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "bogus"), "ffma:128x128x16q3");
     /* TF32: sm90 for TN on Hopper when carried, else mma, else FFMA */
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, NULL), "sm90");
@@ -455,6 +458,132 @@ static void test_dispatch(void **state) {
             }
 }
 
+/* The shipped set (kernels/gemm.h, CM__FFMA_CONFIGS' ship column) holds everything the
+ * library can select: the table's entries, the demotions of cm__gemm_select for every kind of
+ * problem and override, and the fallbacks of those configurations. A table entry or a demotion
+ * naming a configuration outside it fails here, in either build. */
+static int built_name(const char *name) {
+    cm__gemm_choice_t c;
+    if (!cm__gemm_parse_name(name, &c)) return 0;
+    return c.kernel != CM__GEMM_KERNEL_FFMA || cm__gemm_ffma_built(c.config);
+}
+
+static void expect_shipped(cm__gemm_choice_t c, const char *what) {
+    if (c.kernel != CM__GEMM_KERNEL_FFMA) return;
+    if (!cm__gemm_ffma_shipped(c.config))
+        fail_msg("%s selects %s, which is not in the shipped set (kernels/gemm.h)", what,
+                 cm__gemm_choice_name(c));
+}
+
+static void test_shipped_set(void **state) {
+    (void)state;
+    /* the table, including its answer to an index out of range */
+    for (int a = 0; a < CM__GEMM_ARCH_COUNT; ++a)
+        for (int f = 0; f < CM__GEMM_FAM_COUNT; ++f)
+            for (int sh = 0; sh < CM__GEMM_SHAPE_COUNT; ++sh)
+                expect_shipped(cm__gemm_table_entry(a, f, sh), "the dispatch table");
+    expect_shipped(cm__gemm_table_entry(CM__GEMM_ARCH_COUNT, 0, 0), "cm__gemm_table_entry");
+
+    /* every configuration: names round-trip, tiles known; the fallback of a shipped one is
+     * shipped; shipped ones are built in every build, all of them in a tuning build */
+    int shipped = 0;
+    for (int i = 0; i < CM__FFMA_COUNT; ++i) {
+        cm__gemm_choice_t c = {CM__GEMM_KERNEL_FFMA, i}, d = {-1, -1};
+        const char *name = cm__gemm_choice_name(c);
+        assert_int_equal(strncmp(name, "ffma:", 5), 0);
+        assert_true(cm__gemm_parse_name(name, &d));
+        assert_int_equal(d.kernel, CM__GEMM_KERNEL_FFMA);
+        assert_int_equal(d.config, i);
+        const int fb = cm__gemm_ffma_fallback(i);
+        assert_true(fb >= 0 && fb < CM__FFMA_COUNT);
+        int bm = 0, bn = 0, fbm = 0, fbn = 0;
+        cm__gemm_ffma_tile(i, &bm, &bn);
+        cm__gemm_ffma_tile(fb, &fbm, &fbn);
+        assert_true(fbm > 0 && fbm <= bm && fbn > 0 && fbn <= bn);
+        if (cm__gemm_ffma_shipped(i)) {
+            ++shipped;
+            assert_true(cm__gemm_ffma_shipped(fb));
+            assert_true(cm__gemm_ffma_built(i));
+        }
+        assert_int_equal(cm__gemm_ffma_built(i), cm__gemm_ffma_shipped(i) || CM_GEMM_TUNING);
+    }
+    assert_int_equal(cm__gemm_ffma_shipped(-1), 0);
+    assert_int_equal(cm__gemm_ffma_built(CM__FFMA_COUNT), 0);
+    assert_int_equal(cm__gemm_ffma_fallback(CM__FFMA_COUNT), -1);
+    assert_true(shipped >= 4 && shipped < CM__FFMA_COUNT);
+    /* the tiles cm__gemm_ffma's BF16-input kernels and cm__gemm_launch's mma fallbacks use */
+    assert_true(cm__gemm_ffma_shipped(CM__FFMA_128x128x8));
+    assert_true(cm__gemm_ffma_shipped(CM__FFMA_64x64x16));
+
+    /* every demotion: each precision, architecture (sm_75 .. sm_120), shape class and vector
+     * shape, K = 0, TN / NN / NT, aligned and not, with and without the Hopper kernel, with no
+     * override and with every name this build can force */
+    const char *overrides[CM__FFMA_COUNT + CM__MMA_COUNT + 6];
+    int nov = 0;
+    overrides[nov++] = NULL;
+    overrides[nov++] = "sm90";
+    overrides[nov++] = "sm90+pack";
+    overrides[nov++] = "gemv";
+    overrides[nov++] = "bogus";
+    for (int i = 0; i < CM__MMA_COUNT; ++i)
+        overrides[nov++] = cm__gemm_choice_name((cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, i});
+    for (int i = 0; i < CM__FFMA_COUNT; ++i)
+        if (cm__gemm_ffma_shipped(i))
+            overrides[nov++] = cm__gemm_choice_name((cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, i});
+    static const int shapes[][3] = {{512, 512, 512},  {1024, 1024, 1024}, {8192, 8192, 128},
+                                    {65536, 128, 128}, {4096, 4096, 4096}, {4093, 4093, 4093},
+                                    {4096, 4096, 0},   {1, 4096, 4096},    {4096, 1, 0},
+                                    {7, 9, 3}};
+    static const int majors[] = {7, 8, 9, 10, 12};
+    size_t checked = 0;
+    for (int prec = 0; prec < 4; ++prec)
+        for (size_t mj = 0; mj < sizeof majors / sizeof majors[0]; ++mj)
+            for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh)
+                for (int lay = 0; lay < 3; ++lay)
+                    for (int al = 0; al < 2; ++al)
+                        for (int sm90 = 0; sm90 < 2; ++sm90)
+                            for (int o = 0; o < nov; ++o) {
+                                cm__gemm_args_t p =
+                                    args(shapes[sh][0], shapes[sh][1], shapes[sh][2], lay != 1,
+                                         lay == 0, prec >= CM_GEMM_BF16 ? CM__GEMM_BF16
+                                                                        : CM__GEMM_F32,
+                                         al ? 4096 : 4093);
+                                const cm__gemm_choice_t c = cm__gemm_select(
+                                    prec, majors[mj], 0, 132, &p, sm90, overrides[o]);
+                                char what[160];
+                                snprintf(what, sizeof what,
+                                         "precision %d on sm_%d0, %dx%dx%d, override %s", prec,
+                                         majors[mj], p.m, p.n, p.k,
+                                         overrides[o] ? overrides[o] : "none");
+                                expect_shipped(c, what);
+                                ++checked;
+                            }
+    assert_true(checked > 10000);
+
+    /* a forced configuration this build did not compile is ignored (the table decides, as for
+     * an unknown name); in a tuning build it is forced */
+    cm__gemm_args_t big = args(4096, 4096, 4096, 1, 1, CM__GEMM_F32, 4096);
+    cm__gemm_args_t tiny = args(512, 512, 512, 1, 1, CM__GEMM_F32, 512);
+    cm__gemm_args_t vec = args(1, 4096, 4096, 1, 0, CM__GEMM_F32, 4096);
+    int not_built = 0;
+    for (int i = 0; i < CM__FFMA_COUNT; ++i) {
+        const char *name = cm__gemm_choice_name((cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, i});
+        assert_int_equal(built_name(name), cm__gemm_ffma_built(i));
+        if (cm__gemm_ffma_built(i)) {
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, name), name);
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, vec, 1, name), name);
+        } else {
+            ++not_built;
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, name), "ffma:128x128x16q3");
+            assert_string_equal(NAME(CM_GEMM_FP32, 7, big, 1, name), "ffma:128x128x8");
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, tiny, 1, name), "ffma:32x64x16");
+            assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, name), "sm90");
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, vec, 1, name), "gemv");
+        }
+    }
+    assert_int_equal(not_built, CM_GEMM_TUNING ? 0 : CM__FFMA_COUNT - shipped);
+}
+
 static void test_config_name(void **state) {
     (void)state;
     const char *name = NULL;
@@ -543,6 +672,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_config_name, setup, teardown),
         cmocka_unit_test(test_normalisation),
         cmocka_unit_test(test_dispatch),
+        cmocka_unit_test(test_shipped_set),
         cmocka_unit_test(test_bf16),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
