@@ -588,6 +588,40 @@ CM_API cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision,
                            size_t ldb, float beta, cm_buffer_t *c, size_t c_offset, size_t ldc);
 
 /**
+ * @brief A batch of GEMMs of one shape: for i in 0 .. batch - 1,
+ *        C_i = alpha op(A_i) op(B_i) + beta C_i, with A_i starting stride_a elements after
+ *        A_{i-1} (likewise B and C), as cublasGemmStridedBatchedEx.
+ *
+ * Every argument as for cm_gemm(); offsets in bytes locate the first matrix of each operand.
+ * The strides count **elements** of the operand's type, like the leading dimensions; stride_a
+ * or stride_b 0 uses one matrix for the whole batch. Every matrix of the batch is checked
+ * before anything is queued: the last one must lie inside its buffer, C matrices may not
+ * overlap each other (stride_c at least the elements one C spans, (outer - 1) * ldc + inner)
+ * and the C range of the batch may not overlap the A or B range of the batch in the same buffer.
+ * One kernel choice serves the batch (a later matrix whose operands lose the alignment the
+ * tensor-core paths need takes the choice made for it); the products are queued one after
+ * another on the stream.
+ *
+ * @param stream, precision, layout, op_a, op_b, m, n, k, alpha, beta  as for cm_gemm().
+ * @param a, a_offset, lda, stride_a  A: buffer, byte offset of the first matrix, leading
+ *                                    dimension and stride between matrices (elements).
+ * @param b, b_offset, ldb, stride_b  B, likewise.
+ * @param c, c_offset, ldc, stride_c  C, likewise.
+ * @param batch   matrices; 0 queues nothing (after the checks of one matrix).
+ * @return the statuses of cm_gemm(); CM_ERROR_INVALID_ARGUMENT also for overlapping C matrices
+ *         (the message names stride_c and the span) and for a batch whose last matrix runs past
+ *         its buffer (the message names the operand, the matrix and the numbers).
+ */
+CM_API cm_status_t cm_gemm_strided_batched(cm_stream_t *stream, cm_gemm_precision_t precision,
+                                           cm_gemm_layout_t layout, cm_gemm_op_t op_a,
+                                           cm_gemm_op_t op_b, size_t m, size_t n, size_t k,
+                                           float alpha, const cm_buffer_t *a, size_t a_offset,
+                                           size_t lda, size_t stride_a, const cm_buffer_t *b,
+                                           size_t b_offset, size_t ldb, size_t stride_b,
+                                           float beta, cm_buffer_t *c, size_t c_offset,
+                                           size_t ldc, size_t stride_c, size_t batch);
+
+/**
  * @brief The kernel configuration cm_gemm() would run for this problem on device `ordinal`
  *        (the dispatch table's choice, or CUDAMODEL_GEMM_CONFIG's), as a static name such as
  *        "ffma:128x128x8", "mma:128x128" or "sm90"; layout and ops as for cm_gemm, operands

@@ -338,9 +338,12 @@ typedef struct cm__gemm_mat {
     size_t offset, ld;
     size_t rows, cols; /* of the stored matrix */
     size_t elem;       /* bytes */
-    size_t extent;     /* elements spanned from offset (0: empty) */
+    size_t extent;     /* elements spanned from offset by the whole batch (0: empty) */
     unsigned char *ptr;
     int ordinal;
+    size_t stride;     /* elements between the batch's matrices (cm_gemm_strided_batched) */
+    size_t batch;      /* matrices (1 for cm_gemm) */
+    size_t one;        /* elements one matrix spans */
 } cm__gemm_mat_t;
 
 static cm_status_t cm__gemm_mat_check(cm__gemm_mat_t *x, int row_major, const char *op_text,
@@ -372,6 +375,16 @@ static cm_status_t cm__gemm_mat_check(cm__gemm_mat_t *x, int row_major, const ch
         else
             x->extent = (outer - 1) * x->ld + inner;
     }
+    x->one = x->extent;
+    size_t last = 0; /* first element of the batch's last matrix, from offset */
+    if (!overflow && x->batch > 1 && x->extent > 0) {
+        if (x->stride != 0 && x->batch - 1 > (SIZE_MAX - x->extent) / x->stride)
+            overflow = true;
+        else {
+            last = (x->batch - 1) * x->stride;
+            x->extent = last + x->one;
+        }
+    }
     const char *tn = x->elem == 2 ? "cm_bf16_t" : "float";
     if (!overflow && x->offset <= cap && x->extent <= cap - x->offset) {
         x->ptr = (unsigned char *)x->obj->ptr + x->offset * x->elem;
@@ -384,8 +397,17 @@ static cm_status_t cm__gemm_mat_check(cm__gemm_mat_t *x, int row_major, const ch
              x->ld, inner);
     if (overflow)
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, x->ordinal, __FILE__, __LINE__, func, hint,
-                        "%s out of bounds: (%zu - 1) x %s %zu + %zu elements overflows size_t; "
-                        "nothing was queued", x->name, outer, x->ldname, x->ld, inner);
+                        "%s out of bounds: (%zu - 1) x %s %zu + %zu elements (times a batch of "
+                        "%zu at a stride of %zu) overflows size_t; nothing was queued", x->name,
+                        outer, x->ldname, x->ld, inner, x->batch, x->stride);
+    if (x->batch > 1)
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, x->ordinal, __FILE__, __LINE__, func, hint,
+                        "%s out of bounds: the batch's last %s (matrix %zu, element offset %zu + "
+                        "%zu x stride %zu) ends at element %zu, past the end of its buffer (%zu "
+                        "bytes: %zu %s elements); nothing was queued",
+                        x->name, x->name, x->batch - 1, x->offset, x->batch - 1, x->stride,
+                        x->offset > SIZE_MAX - x->extent ? SIZE_MAX : x->offset + x->extent,
+                        bytes, cap, tn);
     return cm__fail(CM_ERROR_INVALID_ARGUMENT, x->ordinal, __FILE__, __LINE__, func, hint,
                     "%s out of bounds: element offset %zu + %zu elements spanned = %zu is past "
                     "the end of its buffer (%zu bytes: %zu %s elements); nothing was queued",
@@ -522,12 +544,15 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t 
 #endif
 }
 
-cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_layout_t layout,
-                    cm_gemm_op_t op_a, cm_gemm_op_t op_b, size_t m, size_t n, size_t k,
-                    float alpha, const cm_buffer_t *a, size_t a_offset, size_t lda,
-                    const cm_buffer_t *b, size_t b_offset, size_t ldb, float beta,
-                    cm_buffer_t *c, size_t c_offset, size_t ldc) {
-    const char *func = __func__;
+/* cm_gemm (batch 1) and cm_gemm_strided_batched: every matrix of the batch checked before
+ * anything is queued, then one product per matrix on the stream with one kernel choice. */
+static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precision,
+                                 cm_gemm_layout_t layout, cm_gemm_op_t op_a, cm_gemm_op_t op_b,
+                                 size_t m, size_t n, size_t k, float alpha, const cm_buffer_t *a,
+                                 size_t a_offset, size_t lda, size_t stride_a,
+                                 const cm_buffer_t *b, size_t b_offset, size_t ldb,
+                                 size_t stride_b, float beta, cm_buffer_t *c, size_t c_offset,
+                                 size_t ldc, size_t stride_c, size_t batch, const char *func) {
     CM_TRY(cm__gemm_enums((int)precision, (int)layout, (int)op_a, (int)op_b, func));
     CM_TRY(cm__gemm_dims(m, n, k, func));
     const int row = layout == CM_GEMM_ROW_MAJOR;
@@ -541,13 +566,23 @@ cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_
     snprintf(ta, sizeof ta, "op_a = %s", op_a == CM_GEMM_OP_N ? "N" : "T");
     snprintf(tb, sizeof tb, "op_b = %s", op_b == CM_GEMM_OP_N ? "N" : "T");
     cm__gemm_mat_t A = {"A", "lda", a, NULL, a_offset, lda, op_a == CM_GEMM_OP_N ? m : k,
-                        op_a == CM_GEMM_OP_N ? k : m, in_elem, 0, NULL, -1};
+                        op_a == CM_GEMM_OP_N ? k : m, in_elem, 0, NULL, -1, stride_a, batch, 0};
     cm__gemm_mat_t B = {"B", "ldb", b, NULL, b_offset, ldb, op_b == CM_GEMM_OP_N ? k : n,
-                        op_b == CM_GEMM_OP_N ? n : k, in_elem, 0, NULL, -1};
-    cm__gemm_mat_t C = {"C", "ldc", c, NULL, c_offset, ldc, m, n, out_elem, 0, NULL, -1};
+                        op_b == CM_GEMM_OP_N ? n : k, in_elem, 0, NULL, -1, stride_b, batch, 0};
+    cm__gemm_mat_t C = {"C", "ldc", c, NULL, c_offset, ldc, m, n, out_elem, 0, NULL, -1,
+                        stride_c, batch, 0};
     CM_TRY(cm__gemm_mat_check(&A, row, ta, func));
     CM_TRY(cm__gemm_mat_check(&B, row, tb, func));
     CM_TRY(cm__gemm_mat_check(&C, row, "the result", func));
+    if (batch > 1 && C.one > 0 && stride_c < C.one) {
+        char hint[CM_ERROR_HINT_MAX];
+        snprintf(hint, sizeof hint, "pass stride_c >= %zu (the C matrices packed one after "
+                 "another), or write the batch in several calls", C.one);
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, C.ordinal, __FILE__, __LINE__, func, hint,
+                        "stride_c = %zu is less than the %zu elements one %zu x %zu C spans with "
+                        "ldc = %zu: the batch's C matrices would overlap; nothing was queued",
+                        stride_c, C.one, m, n, ldc);
+    }
     const cm__gemm_mat_t *in[2] = {&A, &B};
     for (int i = 0; i < 2; ++i) {
         if (in[i]->ordinal != C.ordinal) {
@@ -576,7 +611,7 @@ cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_
     const int ordinal = C.ordinal;
     cudaStream_t cs = 0;
     CM_TRY(cm__stream_for_device(stream, ordinal, "matrices", func, &cs));
-    if (m == 0 || n == 0) return CM_OK;
+    if (m == 0 || n == 0 || batch == 0) return CM_OK;
     CM_TRY(cm__context_guard(ordinal));
     int major = 0, minor = 0, sms = 1;
     CM_TRY(cm__gemm_device_facts(ordinal, &major, &minor, &sms, func));
@@ -593,24 +628,72 @@ cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_
     cm__scope_t sc;
     CM_TRY(cm__enter(ordinal, 1, &sc));
     CM__NVTX_PUSH("cm_gemm");
-    cudaError_t err = cudaErrorNotSupported;
-    if (ch.kernel == CM__GEMM_KERNEL_SM90 && ch.config == CM__GEMM_SM90_PACK) {
-        /* the pool of C's device object (set when the device was opened, never changed) */
-        err = cm__gemm_sm90_packed(&p, C.obj->a.dev->pool, cs);
-        if (err == cudaErrorNotSupported)
-            ch = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+    cudaError_t err = cudaSuccess;
+    size_t bi = 0;
+    for (; bi < batch && err == cudaSuccess; ++bi) {
+        /* matrix bi of the batch: the kernels' pointers moved by the strides (the choice holds:
+         * the shape is the same and the strides keep or break 16-byte alignment alike for the
+         * kernels that check it per call) */
+        if (bi > 0) {
+            cm__gemm_normalize((int)layout, (int)op_a, (int)op_b, (int)m, (int)n, (int)k,
+                               A.ptr + bi * stride_a * in_elem, (int64_t)lda,
+                               B.ptr + bi * stride_b * in_elem, (int64_t)ldb,
+                               C.ptr + bi * stride_c * out_elem, (int64_t)ldc, &p);
+            p.alpha = k == 0 ? 0.0f : alpha;
+            p.beta = beta;
+            p.in_type = in_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
+            p.out_type = out_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
+        }
+        cm__gemm_choice_t use = ch;
+        err = cudaErrorNotSupported;
+        if (use.kernel == CM__GEMM_KERNEL_SM90 && use.config == CM__GEMM_SM90_PACK) {
+            /* the pool of C's device object (set when the device was opened, never changed) */
+            err = cm__gemm_sm90_packed(&p, C.obj->a.dev->pool, cs);
+            if (err == cudaErrorNotSupported)
+                use = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+        }
+        if (err == cudaErrorNotSupported) {
+            /* an operand of a later matrix that lost the alignment the choice needs runs the
+             * choice the selection makes for it */
+            if (bi > 0 && use.kernel != CM__GEMM_KERNEL_FFMA && use.kernel != CM__GEMM_KERNEL_GEMV)
+                use = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
+                                      cm__gemm_config_override());
+            err = cm__gemm_launch(use, (int)precision, &p, sms, cs);
+        }
+        if (err != cudaSuccess) ch = use;
     }
-    if (err == cudaErrorNotSupported) err = cm__gemm_launch(ch, (int)precision, &p, sms, cs);
     cm_status_t status = CM_OK;
     if (err != cudaSuccess)
-        status = cm__cuda_fail(err, __FILE__, __LINE__, "GEMM kernel %s (%s, %zu x %zu x %zu) in %s",
+        status = cm__cuda_fail(err, __FILE__, __LINE__,
+                               "GEMM kernel %s (%s, %zu x %zu x %zu, matrix %zu of %zu) in %s",
                                cm__gemm_choice_name(ch), cm__gemm_prec_name((int)precision), m, n,
-                               k, func);
+                               k, bi - 1, batch, func);
     else if (stream == NULL)
         status = cm__finish_sync(func);
     CM__NVTX_POP();
     cm__leave(&sc);
     return status;
+}
+
+cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_layout_t layout,
+                    cm_gemm_op_t op_a, cm_gemm_op_t op_b, size_t m, size_t n, size_t k,
+                    float alpha, const cm_buffer_t *a, size_t a_offset, size_t lda,
+                    const cm_buffer_t *b, size_t b_offset, size_t ldb, float beta,
+                    cm_buffer_t *c, size_t c_offset, size_t ldc) {
+    return cm__gemm_impl(stream, precision, layout, op_a, op_b, m, n, k, alpha, a, a_offset, lda,
+                         0, b, b_offset, ldb, 0, beta, c, c_offset, ldc, 0, 1, __func__);
+}
+
+cm_status_t cm_gemm_strided_batched(cm_stream_t *stream, cm_gemm_precision_t precision,
+                                    cm_gemm_layout_t layout, cm_gemm_op_t op_a, cm_gemm_op_t op_b,
+                                    size_t m, size_t n, size_t k, float alpha,
+                                    const cm_buffer_t *a, size_t a_offset, size_t lda,
+                                    size_t stride_a, const cm_buffer_t *b, size_t b_offset,
+                                    size_t ldb, size_t stride_b, float beta, cm_buffer_t *c,
+                                    size_t c_offset, size_t ldc, size_t stride_c, size_t batch) {
+    return cm__gemm_impl(stream, precision, layout, op_a, op_b, m, n, k, alpha, a, a_offset, lda,
+                         stride_a, b, b_offset, ldb, stride_b, beta, c, c_offset, ldc, stride_c,
+                         batch, __func__);
 }
 
 cm_status_t cm_gemm_config_name(int ordinal, cm_gemm_precision_t precision,

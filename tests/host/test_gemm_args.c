@@ -191,6 +191,43 @@ static void test_handles_bounds_devices(void **state) {
     expect_untouched();
 }
 
+/* cm_gemm_strided_batched: every matrix of the batch checked before anything is queued */
+static void test_batched_arguments(void **state) {
+    (void)state;
+    /* 4 x 8 x 8 C matrices of 32 floats: 32 of them fill z (1024 floats) with stride 32 */
+    CM_ASSERT_OK(cm_gemm_strided_batched(NULL, F32, R, N_, N_, 0, 8, 4, 1, g.x, 0, 4, 32, g.y, 0,
+                                         8, 32, 0, g.z, 0, 8, 32, 32)); /* m = 0: nothing */
+    CM_ASSERT_OK(cm_gemm_strided_batched(NULL, F32, R, N_, N_, 4, 8, 4, 1, g.x, 0, 4, 16, g.y, 0,
+                                         8, 32, 0, g.z, 0, 8, 32, 0)); /* batch 0: nothing */
+    /* the 33rd C matrix would end at element 1056 of 1024 */
+    EXPECT_FAIL(cm_gemm_strided_batched(NULL, F32, R, N_, N_, 4, 8, 4, 1, g.x, 0, 4, 0, g.y, 0, 8,
+                                        0, 0, g.z, 0, 8, 32, 33),
+                INV, "C out of bounds: the batch's last C (matrix 32, element offset 0 + 32 x "
+                     "stride 32) ends at element 1056");
+    /* C matrices overlapping each other */
+    EXPECT_FAIL(cm_gemm_strided_batched(NULL, F32, R, N_, N_, 4, 8, 4, 1, g.x, 0, 4, 16, g.y, 0,
+                                        8, 32, 0, g.z, 0, 8, 31, 2),
+                INV, "stride_c = 31 is less than the 32 elements one 4 x 8 C spans");
+    EXPECT_FAIL(cm_gemm_strided_batched(NULL, F32, R, N_, N_, 4, 8, 4, 1, g.x, 0, 4, 16, g.y, 0,
+                                        8, 32, 0, g.z, 0, 8, 0, 2),
+                INV, "stride_c = 0");
+    /* A's batch past its buffer; a broadcast A (stride 0) fits */
+    EXPECT_FAIL(cm_gemm_strided_batched(NULL, F32, R, N_, N_, 4, 8, 4, 1, g.x, 0, 4, 512, g.y, 0,
+                                        8, 0, 0, g.z, 0, 8, 32, 3),
+                INV, "A out of bounds: the batch's last A (matrix 2");
+    /* C's batch reaching into B's batch in the same buffer */
+    EXPECT_FAIL(cm_gemm_strided_batched(NULL, F32, R, N_, N_, 4, 8, 4, 1, g.x, 0, 4, 16, g.z, 0,
+                                        8, 40, 0, g.z, 512 * F4, 8, 32, 16),
+                INV, "overlaps B");
+    EXPECT_FAIL(cm_gemm_strided_batched(g.s1, F32, R, N_, N_, 4, 8, 4, 1, g.x, 0, 4, 16, g.y, 0,
+                                        8, 32, 0, g.z, 0, 8, 32, 2),
+                INV, "stream belongs to device 1");
+    EXPECT_FAIL(cm_gemm_strided_batched(NULL, F32, R, N_, N_, 4, 8, 4, 1, g.x, 2, 4, 16, g.y, 0,
+                                        8, 32, 0, g.z, 0, 8, 32, 2),
+                INV, "a_offset 2 is not a multiple");
+    expect_untouched();
+}
+
 /* Offsets count bytes: a_offset and b_offset in the inputs' element size (float, or cm_bf16_t
  * for the bf16 precisions), c_offset in C's (float, or cm_bf16_t for CM_GEMM_BF16_OUT_BF16).
  * One that is not a multiple is refused, naming the argument, before anything is queued. */
@@ -668,6 +705,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_leading_dimensions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_handles_bounds_devices, setup, teardown),
         cmocka_unit_test_setup_teardown(test_misaligned_offsets, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batched_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_aliasing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_config_name, setup, teardown),
         cmocka_unit_test(test_normalisation),
