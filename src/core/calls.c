@@ -36,57 +36,69 @@ void cm__cuda_restore(void) {
     memcpy(&cm__nvml, &cm__nvml_real, sizeof cm__nvml);
 }
 
-#define CM__CALL_ROW(member, fn) {#member, #fn, offsetof(cm__cuda_t, member)},
-static const struct {
+/* Name, function and slot of each entry of the two tables, for the tests that walk them. */
+typedef struct cm__call_row {
     const char *member;
     const char *function;
     size_t offset;
-} cm__cuda_rows[] = {
-    CM__CUDA_CALLS(CM__CALL_ROW)
-    CM__NCCL_CALLS(CM__CALL_ROW)
+} cm__call_row_t;
+
+#define CM__CUDA_ROW(member, fn) {#member, #fn, offsetof(cm__cuda_t, member)},
+static const cm__call_row_t cm__cuda_rows[] = {
+    CM__CUDA_CALLS(CM__CUDA_ROW)
+    CM__NCCL_CALLS(CM__CUDA_ROW)
 };
-#undef CM__CALL_ROW
+#undef CM__CUDA_ROW
+
+#define CM__NVML_ROW(member, fn) {#member, #fn, offsetof(cm__nvml_calls_t, member)},
+static const cm__call_row_t cm__nvml_rows[] = {
+    CM__NVML_CALLS(CM__NVML_ROW)
+};
+#undef CM__NVML_ROW
+
+#define CM__ROW_COUNT(rows) (sizeof rows / sizeof rows[0])
+
+/* Row i of a table of n rows, or NULL past its end. */
+static const cm__call_row_t *cm__call_row(const cm__call_row_t *rows, size_t n, size_t i) {
+    return i < n ? &rows[i] : NULL;
+}
 
 size_t cm__cuda_count(void) {
-    return sizeof cm__cuda_rows / sizeof cm__cuda_rows[0];
+    return CM__ROW_COUNT(cm__cuda_rows);
 }
 
 const char *cm__cuda_member_name(size_t i) {
-    return i < cm__cuda_count() ? cm__cuda_rows[i].member : NULL;
+    const cm__call_row_t *r = cm__call_row(cm__cuda_rows, CM__ROW_COUNT(cm__cuda_rows), i);
+    return r != NULL ? r->member : NULL;
 }
 
 const char *cm__cuda_function_name(size_t i) {
-    return i < cm__cuda_count() ? cm__cuda_rows[i].function : NULL;
+    const cm__call_row_t *r = cm__call_row(cm__cuda_rows, CM__ROW_COUNT(cm__cuda_rows), i);
+    return r != NULL ? r->function : NULL;
 }
 
 void **cm__cuda_member_slot(size_t i) {
-    return i < cm__cuda_count() ? (void **)((char *)&cm__cuda + cm__cuda_rows[i].offset) : NULL;
+    const cm__call_row_t *r = cm__call_row(cm__cuda_rows, CM__ROW_COUNT(cm__cuda_rows), i);
+    return r != NULL ? (void **)((char *)&cm__cuda + r->offset) : NULL;
 }
 
-#define CM__CALL_ROW(member, fn) {#member, #fn, offsetof(cm__nvml_calls_t, member)},
-static const struct {
-    const char *member;
-    const char *function;
-    size_t offset;
-} cm__nvml_rows[] = {
-    CM__NVML_CALLS(CM__CALL_ROW)
-};
-#undef CM__CALL_ROW
-
 size_t cm__nvml_count(void) {
-    return sizeof cm__nvml_rows / sizeof cm__nvml_rows[0];
+    return CM__ROW_COUNT(cm__nvml_rows);
 }
 
 const char *cm__nvml_member_name(size_t i) {
-    return i < cm__nvml_count() ? cm__nvml_rows[i].member : NULL;
+    const cm__call_row_t *r = cm__call_row(cm__nvml_rows, CM__ROW_COUNT(cm__nvml_rows), i);
+    return r != NULL ? r->member : NULL;
 }
 
 const char *cm__nvml_function_name(size_t i) {
-    return i < cm__nvml_count() ? cm__nvml_rows[i].function : NULL;
+    const cm__call_row_t *r = cm__call_row(cm__nvml_rows, CM__ROW_COUNT(cm__nvml_rows), i);
+    return r != NULL ? r->function : NULL;
 }
 
 void **cm__nvml_member_slot(size_t i) {
-    return i < cm__nvml_count() ? (void **)((char *)&cm__nvml + cm__nvml_rows[i].offset) : NULL;
+    const cm__call_row_t *r = cm__call_row(cm__nvml_rows, CM__ROW_COUNT(cm__nvml_rows), i);
+    return r != NULL ? (void **)((char *)&cm__nvml + r->offset) : NULL;
 }
 
 /* ------------------------------------------------------------------ driver entry points */
