@@ -6,7 +6,8 @@
  * the command line, checks 64 sampled entries against a float64 product on the CPU, and prints
  * the time and TFLOP/s (median of 10 calls after 2 warm-up calls) and the kernel that ran.
  *
- * Usage: matmul [M [N [K [fp32|tf32|bf16]]]]   (default 1024 1024 1024 fp32)
+ * Usage: matmul [M [N [K [fp32|tf32|bf16|3xtf32]]]]   (default 1024 1024 1024 fp32; 3xtf32: FP32
+ *        accuracy from TF32 tensor cores, CM_GEMM_FP32_3XTF32)
  * Exit status: 0 when every sampled entry is within the precision's bound; 1 otherwise or
  * without a usable GPU.
  */
@@ -48,8 +49,9 @@ int main(int argc, char **argv) {
     if (argc > 4) {
         if (strcmp(argv[4], "tf32") == 0) j.prec = CM_GEMM_TF32;
         else if (strcmp(argv[4], "bf16") == 0) j.prec = CM_GEMM_BF16;
+        else if (strcmp(argv[4], "3xtf32") == 0) j.prec = CM_GEMM_FP32_3XTF32;
         else if (strcmp(argv[4], "fp32") != 0) {
-            fprintf(stderr, "usage: %s [M [N [K [fp32|tf32|bf16]]]]\n", argv[0]);
+            fprintf(stderr, "usage: %s [M [N [K [fp32|tf32|bf16|3xtf32]]]]\n", argv[0]);
             return 1;
         }
     }
@@ -115,11 +117,17 @@ int main(int argc, char **argv) {
         den += ref * ref;
     }
     const double err = sqrt(num / (den > 0 ? den : 1));
-    const double bound = j.prec == CM_GEMM_FP32 ? 1e-6 * sqrt((double)j.k) + 1e-6
+    /* 3xTF32: FP32 accuracy from tensor cores, so the FP32 bound */
+    const double bound = j.prec == CM_GEMM_FP32 || j.prec == CM_GEMM_FP32_3XTF32
+                             ? 1e-6 * sqrt((double)j.k) + 1e-6
                          : j.prec == CM_GEMM_TF32 ? 1e-3 : 1e-4;
     const double tflops = 2.0 * (double)j.m * (double)j.n * (double)j.k / (st.median_ms * 1e-3) * 1e-12;
     printf("%zu x %zu x %zu %s: %.3f ms median (min %.3f), %.2f TFLOP/s, kernel %s\n", j.m, j.n,
-           j.k, j.prec == CM_GEMM_FP32 ? "FP32" : j.prec == CM_GEMM_TF32 ? "TF32" : "BF16",
+           j.k,
+           j.prec == CM_GEMM_FP32   ? "FP32"
+           : j.prec == CM_GEMM_TF32 ? "TF32"
+           : j.prec == CM_GEMM_BF16 ? "BF16"
+                                    : "3xTF32",
            st.median_ms, st.min_ms, tflops, kernel);
     printf("64 sampled entries vs float64: relative error %.2e (bound %.1e)%s\n", err, bound,
            nonfinite ? ", NON-FINITE values" : "");

@@ -64,3 +64,112 @@ extern "C" cudaError_t cm__gemm_pack(int elem_bytes, const void *src, int64_t ld
             static_cast<uint16_t *>(dst), (long long)ldd, k_tiles);
     return cudaGetLastError();
 }
+
+// ---------------------------------------------------------------- the 3xTF32 split (kernels/gemm.h)
+//
+// Each float x becomes big = tf32(x) and small = tf32(x - big), both rounded to nearest (ties
+// away, as cvt.rna.tf32.f32) with the bit arithmetic below so that every architecture the
+// library is built for runs the same code. x - big is exact in FP32 (big is x rounded at bit 13),
+// so big + small carries x to within 2^-22 of itself. A row of the destination holds three
+// segments of kpad elements (part order[0], order[1], order[2]), zero past kdim.
+
+namespace {
+
+__device__ __forceinline__ float tf32_rna(float x) {
+    unsigned u = __float_as_uint(x);
+    if ((u & 0x7f800000u) != 0x7f800000u) {  // finite: add half an ulp of TF32, cut 13 bits
+        u += 0x1000u;
+        u &= 0xffffe000u;
+    }
+    return __uint_as_float(u);
+}
+
+// big and small of x; a finite x whose rounding overflows keeps its truncation as big; an
+// infinite or NaN x has small 0 (so that inf stays inf instead of inf - inf = NaN)
+__device__ __forceinline__ void tf32_split(float x, float *big, float *small) {
+    float b = tf32_rna(x);
+    if (isinf(b) && !isinf(x)) b = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+    *big = b;
+    *small = isfinite(x) ? tf32_rna(x - b) : 0.0f;
+}
+
+struct SplitOrder {
+    int o0, o1, o2;
+};
+
+__device__ __forceinline__ void split_store(float *__restrict__ row, long long kpad, int k,
+                                            float x, SplitOrder o) {
+    float part[2];
+    tf32_split(x, &part[0], &part[1]);
+    row[k] = part[o.o0];
+    row[kpad + k] = part[o.o1];
+    row[2 * kpad + k] = part[o.o2];
+}
+
+// K-contiguous source: consecutive threads on consecutive k (coalesced reads and writes)
+__global__ void __launch_bounds__(256) gemm_split_kmajor(const float *__restrict__ src,
+                                                         long long ld, int k0, int kdim, int rdim,
+                                                         SplitOrder o, float *__restrict__ dst,
+                                                         long long kpad, long long ldd) {
+    const long long k = (long long)blockIdx.x * 256 + threadIdx.x;
+    if (k >= kpad) return;
+    for (long long r = blockIdx.y; r < rdim; r += gridDim.y) {
+        const float x = k < kdim ? src[r * ld + k0 + k] : 0.0f;
+        split_store(dst + r * ldd, kpad, (int)k, x, o);
+    }
+}
+
+// r-contiguous source: 32 x 32 tiles through shared memory (as gemm_pack_kernel)
+__global__ void __launch_bounds__(TILE *ROWS) gemm_split_rmajor(const float *__restrict__ src,
+                                                                long long ld, int k0, int kdim,
+                                                                int rdim, SplitOrder o,
+                                                                float *__restrict__ dst,
+                                                                long long kpad, long long ldd,
+                                                                int k_tiles) {
+    __shared__ float tile[TILE][TILE + 1];
+    const int r0 = (int)blockIdx.x * TILE;
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    for (int kt = (int)blockIdx.y; kt < k_tiles; kt += (int)gridDim.y) {
+        const int kb = kt * TILE;
+#pragma unroll
+        for (int j = 0; j < TILE; j += ROWS) {
+            const int k = kb + ty + j, r = r0 + tx;
+            if (r < rdim)
+                tile[ty + j][tx] = k < kdim ? src[(long long)(k0 + k) * ld + r] : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < TILE; j += ROWS) {
+            const int r = r0 + ty + j, k = kb + tx;
+            if (r < rdim && k < kpad) split_store(dst + (long long)r * ldd, kpad, k, tile[tx][ty + j], o);
+        }
+        __syncthreads();
+    }
+}
+
+}  // namespace
+
+extern "C" cudaError_t cm__gemm_split_tf32(const float *src, int64_t ld, int kmajor, int k0,
+                                           int kdim, int rdim, const int order[3], float *dst,
+                                           int64_t kpad, int64_t ldd, cudaStream_t stream) {
+    if (src == NULL || dst == NULL || order == NULL || k0 < 0 || kdim < 0 || rdim < 0 ||
+        kpad < kdim || kpad > INT32_MAX || ldd < 3 * kpad || ld < 1 ||
+        (kmajor && ld < (int64_t)k0 + kdim) || (!kmajor && ld < rdim))
+        return cudaErrorInvalidValue;
+    for (int s = 0; s < 3; ++s)
+        if (order[s] != 0 && order[s] != 1) return cudaErrorInvalidValue;
+    if (rdim == 0 || kpad == 0) return cudaSuccess;
+    const SplitOrder o = {order[0], order[1], order[2]};
+    if (kmajor) {
+        const dim3 grid((unsigned)((kpad + 255) / 256), (unsigned)(rdim < 65535 ? rdim : 65535));
+        gemm_split_kmajor<<<grid, 256, 0, stream>>>(src, (long long)ld, k0, kdim, rdim, o, dst,
+                                                    (long long)kpad, (long long)ldd);
+    } else {
+        const int r_tiles = (rdim + TILE - 1) / TILE;
+        const int k_tiles = (int)((kpad + TILE - 1) / TILE);
+        const dim3 grid((unsigned)r_tiles, (unsigned)(k_tiles < 65535 ? k_tiles : 65535));
+        gemm_split_rmajor<<<grid, dim3(TILE, ROWS), 0, stream>>>(
+            src, (long long)ld, k0, kdim, rdim, o, dst, (long long)kpad, (long long)ldd, k_tiles);
+    }
+    return cudaGetLastError();
+}

@@ -451,6 +451,22 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  *   sm_75 the FFMA kernel with the inputs widened to float, exact products, FP32 sums).
  * - CM_GEMM_BF16_OUT_BF16: as CM_GEMM_BF16 but C is cm_bf16_t (the FP32 result rounded to
  *   nearest even once; beta * C reads the bf16 C widened to float).
+ * - CM_GEMM_FP32_3XTF32: float in, float out, FP32 accuracy from TF32 tensor cores ("3xTF32",
+ *   the split-TF32 technique of CUTLASS's example 27): each input x is split into
+ *   big = tf32(x) and small = tf32(x - big) (round to nearest), and the product is
+ *   small_A big_B + big_A small_B + big_A big_B summed in FP32: three TF32 products carry the
+ *   22 mantissa bits of the inputs, so the error against an exact product is that of FP32
+ *   summation (the CM_GEMM_FP32 bound above; measured against cublasSgemm in bench_gemm), at
+ *   tensor-core speed. On sm_90 where the library carries the Hopper kernel, a problem that
+ *   fills the GPU (the large class, or a small K with at least one 128 x 256 tile of C per
+ *   multiprocessor) runs a split pre-pass (kernels/gemm_pack.cu: A and B become K-contiguous
+ *   TF32 operands of 3 x K, K rounded up to 32; scratch of 12 (M + N) K bytes at most
+ *   1 GiB per pass from the device object's pool, longer K in several passes) and then the
+ *   wgmma kernel ("sm90+3xtf32"). Everywhere else (other architectures, small problems, no
+ *   memory for the scratch, matrix-vector shapes) it runs the FP32 kernels: the same accuracy,
+ *   never an error of its own. Infinities and NaN in the inputs propagate as in FP32; the
+ *   small parts of inputs below about 2^-114 (and tensor-core subnormals) are flushed, a
+ *   relative effect under 2^-21 of the smallest normal products.
  *
  * ## Checks (before anything is queued), CM_ERROR_INVALID_ARGUMENT with the numbers
  * An unknown precision, layout or op; M, N or K of 2^31 or more; a leading dimension below its
@@ -560,7 +576,8 @@ typedef enum cm_gemm_precision {
     CM_GEMM_FP32 = 0,         /**< float in/out, FFMA only */
     CM_GEMM_TF32 = 1,         /**< float in/out, TF32 tensor cores, FP32 accumulate */
     CM_GEMM_BF16 = 2,         /**< cm_bf16_t in, float out, FP32 accumulate */
-    CM_GEMM_BF16_OUT_BF16 = 3 /**< cm_bf16_t in, cm_bf16_t out, FP32 accumulate */
+    CM_GEMM_BF16_OUT_BF16 = 3, /**< cm_bf16_t in, cm_bf16_t out, FP32 accumulate */
+    CM_GEMM_FP32_3XTF32 = 4    /**< float in/out, FP32 accuracy from 3 TF32 tensor-core products */
 } cm_gemm_precision_t;
 
 /**

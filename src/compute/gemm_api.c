@@ -154,7 +154,9 @@ const char *cm__gemm_choice_name(cm__gemm_choice_t c) {
     if (c.kernel == CM__GEMM_KERNEL_MMA && c.config >= 0 && c.config < CM__MMA_COUNT)
         return cm__mma_names[c.config];
     if (c.kernel == CM__GEMM_KERNEL_SM90)
-        return c.config == CM__GEMM_SM90_PACK ? "sm90+pack" : "sm90";
+        return c.config == CM__GEMM_SM90_PACK     ? "sm90+pack"
+               : c.config == CM__GEMM_SM90_3XTF32 ? "sm90+3xtf32"
+                                                   : "sm90";
     if (c.kernel == CM__GEMM_KERNEL_GEMV) return "gemv";
     return "?";
 }
@@ -173,6 +175,11 @@ int cm__gemm_parse_name(const char *name, cm__gemm_choice_t *out) {
         }
     if (strcmp(name, "gemv") == 0) {
         *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_GEMV, 0};
+        return 1;
+    }
+    if (strcmp(name, "sm90+3xtf32") == 0) {
+        /* CM_GEMM_FP32_3XTF32's Hopper path; on another precision, as "sm90" */
+        *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_3XTF32};
         return 1;
     }
     if (strcmp(name, "sm90") == 0 || strcmp(name, "sm90+pack") == 0) {
@@ -211,6 +218,23 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
     if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
+    if (precision == CM_GEMM_FP32_3XTF32) {
+        /* FP32 accuracy: the split-TF32 Hopper path where it fills the GPU (or is forced),
+         * else the FP32 kernels (the same accuracy); never a TF32-only tensor-core kernel */
+        const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
+        const int shape = cm__gemm_shape_class(p->m, p->n, p->k, sm_count);
+        const int fills = shape == CM__GEMM_SHAPE_LARGE ||
+                          (shape == CM__GEMM_SHAPE_SKINNY && tiles >= sm_count);
+        const int want = is_forced ? c.kernel == CM__GEMM_KERNEL_SM90 : fills;
+        if (want && p->k > 0 && arch == CM__GEMM_ARCH_SM90 && have_sm90)
+            return (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_3XTF32};
+        if (c.kernel != CM__GEMM_KERNEL_FFMA)
+            c = cm__gemm_table_entry(arch, CM__GEMM_FAM_FP32, shape);
+        return c;
+    }
+    /* "sm90+3xtf32" forced on another precision: the Hopper kernel as "sm90" forced */
+    if (c.kernel == CM__GEMM_KERNEL_SM90 && c.config == CM__GEMM_SM90_3XTF32)
+        c.config = CM__GEMM_SM90_PACK;
     if (c.kernel == CM__GEMM_KERNEL_SM90) {
         if (!(arch == CM__GEMM_ARCH_SM90 && have_sm90 && fam != CM__GEMM_FAM_FP32))
             c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
@@ -326,6 +350,7 @@ static const char *cm__gemm_prec_name(int p) {
     case CM_GEMM_TF32: return "CM_GEMM_TF32";
     case CM_GEMM_BF16: return "CM_GEMM_BF16";
     case CM_GEMM_BF16_OUT_BF16: return "CM_GEMM_BF16_OUT_BF16";
+    case CM_GEMM_FP32_3XTF32: return "CM_GEMM_FP32_3XTF32";
     default: return "?";
     }
 }
@@ -425,9 +450,10 @@ static bool cm__gemm_overlap(const cm__gemm_mat_t *x, const cm__gemm_mat_t *y) {
 
 static cm_status_t cm__gemm_enums(int precision, int layout, int op_a, int op_b,
                                   const char *func) {
-    if (precision < CM_GEMM_FP32 || precision > CM_GEMM_BF16_OUT_BF16)
+    if (precision < CM_GEMM_FP32 || precision > CM_GEMM_FP32_3XTF32)
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
-                        "pass CM_GEMM_FP32, CM_GEMM_TF32, CM_GEMM_BF16 or CM_GEMM_BF16_OUT_BF16",
+                        "pass CM_GEMM_FP32, CM_GEMM_TF32, CM_GEMM_BF16, CM_GEMM_BF16_OUT_BF16 or "
+                        "CM_GEMM_FP32_3XTF32",
                         "unknown precision %d", precision);
     if (layout != CM_GEMM_ROW_MAJOR && layout != CM_GEMM_COL_MAJOR)
         return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func,
@@ -453,33 +479,6 @@ static cm_status_t cm__gemm_dims(size_t m, size_t n, size_t k, const char *func)
 }
 
 /* ====================================================================== cm_gemm */
-
-static cudaError_t cm__gemm_launch(cm__gemm_choice_t ch, int precision, const cm__gemm_args_t *p,
-                                   int sms, cudaStream_t cs) {
-    if (ch.kernel == CM__GEMM_KERNEL_GEMV) return cm__gemm_gemv(p, sms, cs);
-    cudaError_t err = cudaErrorNotSupported;
-#if CM_HAVE_GEMM_SM90
-    if (ch.kernel == CM__GEMM_KERNEL_SM90) {
-        const int in = p->in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16 : CM__GEMM_SM90_TF32;
-        err = cm__gemm_sm90(in, p->out_type == CM__GEMM_BF16, p->m, p->n, p->k, p->alpha, p->a,
-                            p->lda, p->b, p->ldb, p->beta, p->c, p->ldc, cs);
-        if (err != cudaErrorNotSupported) return err;
-        (void)cm__cuda.get_last_error();
-        ch = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
-    }
-#endif
-    if (ch.kernel == CM__GEMM_KERNEL_SM90) ch = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, 0};
-    if (ch.kernel == CM__GEMM_KERNEL_MMA) {
-        err = cm__gemm_mma(p, precision == CM_GEMM_TF32, ch.config, cs);
-        if (err != cudaErrorNotSupported) return err;
-        (void)cm__cuda.get_last_error();
-        int bm = 0;
-        cm__gemm_mma_tile(ch.config, &bm, NULL);
-        ch = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA,
-                                 bm >= 128 ? CM__FFMA_128x128x8 : CM__FFMA_64x64x16};
-    }
-    return cm__gemm_ffma(p, ch.config, cs);
-}
 
 /* The Hopper kernel for a problem that is not "TN" (choice "sm90+pack"): every operand that is not
  * K-contiguous with 16-byte rows is first transposed (or, K-contiguous but misaligned, copied)
@@ -544,6 +543,108 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t 
 #endif
 }
 
+/* CM_GEMM_FP32_3XTF32 on the Hopper kernel (choice "sm90+3xtf32"): A and B are split into
+ * K-contiguous TF32 operands of three K segments each (kernels/gemm_pack.cu,
+ * cm__gemm_split_tf32: A' = [small | big | big], B' = [big | small | big]), so that one TF32
+ * GEMM over 3 K sums small_A big_B + big_A small_B + big_A big_B in FP32. The scratch comes from
+ * the device's pool on the call's stream and goes back there after the product; a K whose
+ * scratch would pass CM__GEMM_3X_SCRATCH bytes runs in passes of fewer K (beta = 1 after the
+ * first). cudaErrorNotSupported with nothing queued when there is no pool or no memory: the
+ * caller then runs the FP32 kernels (the same accuracy). */
+#define CM__GEMM_3X_SCRATCH ((size_t)1 << 30)
+
+static cudaError_t cm__gemm_sm90_3xtf32(const cm__gemm_args_t *p, cudaMemPool_t pool,
+                                        cudaStream_t cs) {
+#if CM_HAVE_GEMM_SM90
+    if (pool == NULL || p->k < 1 || p->in_type != CM__GEMM_F32 || p->out_type != CM__GEMM_F32)
+        return cudaErrorNotSupported;
+    /* K per pass: whole K steps of the kernel (32 floats = 128 bytes), scratch within the cap
+     * (at least one step: an M + N so large that one step passes the cap still runs) */
+    const size_t rows = (size_t)p->m + (size_t)p->n;
+    size_t kc = CM__GEMM_3X_SCRATCH / (rows * 12u) / 32u * 32u;
+    const size_t kpad_all = ((size_t)p->k + 31u) / 32u * 32u;
+    if (kc < 32u) kc = 32u;
+    if (kc > kpad_all) kc = kpad_all;
+    const size_t ld = 3u * kc;
+    const size_t bytes_a = ((size_t)p->m * ld * 4u + 255u) / 256u * 256u;
+    const size_t bytes_b = (size_t)p->n * ld * 4u;
+    void *scratch = NULL;
+    if (cm__cuda.malloc_from_pool_async(&scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
+        (void)cm__cuda.get_last_error();
+        return cudaErrorNotSupported;
+    }
+    float *const sa = scratch;
+    float *const sb = (float *)((unsigned char *)scratch + bytes_a);
+    static const int order_a[3] = {1, 0, 0}, order_b[3] = {0, 1, 0};
+    cudaError_t err = cudaSuccess;
+    float beta = p->beta;
+    for (int64_t k0 = 0; k0 < (int64_t)p->k && err == cudaSuccess; k0 += (int64_t)kc) {
+        const int64_t left = (int64_t)p->k - k0;
+        const int kd = (int)(left < (int64_t)kc ? left : (int64_t)kc);
+        const int64_t kp = ((int64_t)kd + 31) / 32 * 32;
+        err = cm__gemm_split_tf32(p->a, p->lda, p->a_kmajor, (int)k0, kd, p->m, order_a, sa, kp,
+                                  3 * kp, cs);
+        if (err == cudaSuccess)
+            err = cm__gemm_split_tf32(p->b, p->ldb, p->b_kmajor, (int)k0, kd, p->n, order_b, sb,
+                                      kp, 3 * kp, cs);
+        if (err == cudaSuccess)
+            err = cm__gemm_sm90(CM__GEMM_SM90_TF32, 0, p->m, p->n, (int)(3 * kp), p->alpha, sa,
+                                3 * kp, sb, 3 * kp, beta, p->c, p->ldc, cs);
+        /* a refusal of the first pass has written nothing: the caller's fallback runs it all;
+         * a later pass cannot be refused (same operands, fewer K) */
+        beta = 1.0f;
+    }
+    /* stream-ordered: after the GEMM; the splits already queued are harmless if it failed */
+    const cudaError_t ferr = cm__cuda.free_async(scratch, cs);
+    if (err == cudaSuccess && ferr != cudaSuccess) err = ferr;
+    return err;
+#else
+    (void)p;
+    (void)pool;
+    (void)cs;
+    return cudaErrorNotSupported;
+#endif
+}
+
+/* Run choice *ch for one matrix; when a kernel cannot take the operands (cudaErrorNotSupported,
+ * nothing queued) fall back along SM90 -> mma.sync -> FFMA (CM_GEMM_FP32_3XTF32: SM90 -> the
+ * FP32 table's FFMA tile, never a TF32-only kernel); *ch says what ran (or failed). */
+static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
+                                   const cm__gemm_args_t *p, int sms, cudaMemPool_t pool,
+                                   cudaStream_t cs) {
+    if (ch->kernel == CM__GEMM_KERNEL_GEMV) return cm__gemm_gemv(p, sms, cs);
+    cudaError_t err = cudaErrorNotSupported;
+    if (ch->kernel == CM__GEMM_KERNEL_SM90) {
+        if (precision == CM_GEMM_FP32_3XTF32) {
+            err = cm__gemm_sm90_3xtf32(p, pool, cs);
+        } else if (ch->config == CM__GEMM_SM90_PACK) {
+            err = cm__gemm_sm90_packed(p, pool, cs);
+        } else {
+#if CM_HAVE_GEMM_SM90
+            const int in = p->in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16 : CM__GEMM_SM90_TF32;
+            err = cm__gemm_sm90(in, p->out_type == CM__GEMM_BF16, p->m, p->n, p->k, p->alpha,
+                                p->a, p->lda, p->b, p->ldb, p->beta, p->c, p->ldc, cs);
+#endif
+        }
+        if (err != cudaErrorNotSupported) return err;
+        (void)cm__cuda.get_last_error();
+        *ch = precision == CM_GEMM_FP32_3XTF32
+                  ? cm__gemm_table_entry(CM__GEMM_ARCH_SM90, CM__GEMM_FAM_FP32,
+                                         cm__gemm_shape_class(p->m, p->n, p->k, sms))
+                  : (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+    }
+    if (ch->kernel == CM__GEMM_KERNEL_MMA) {
+        err = cm__gemm_mma(p, precision == CM_GEMM_TF32, ch->config, cs);
+        if (err != cudaErrorNotSupported) return err;
+        (void)cm__cuda.get_last_error();
+        int bm = 0;
+        cm__gemm_mma_tile(ch->config, &bm, NULL);
+        *ch = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA,
+                                  bm >= 128 ? CM__FFMA_128x128x8 : CM__FFMA_64x64x16};
+    }
+    return cm__gemm_ffma(p, ch->config, cs);
+}
+
 /* cm_gemm (batch 1) and cm_gemm_strided_batched: every matrix of the batch checked before
  * anything is queued, then one product per matrix on the stream with one kernel choice. */
 static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precision,
@@ -556,7 +657,7 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
     CM_TRY(cm__gemm_enums((int)precision, (int)layout, (int)op_a, (int)op_b, func));
     CM_TRY(cm__gemm_dims(m, n, k, func));
     const int row = layout == CM_GEMM_ROW_MAJOR;
-    const size_t in_elem = precision >= CM_GEMM_BF16 ? 2u : 4u;
+    const size_t in_elem = cm__gemm_family((int)precision) == CM__GEMM_FAM_BF16 ? 2u : 4u;
     const size_t out_elem = precision == CM_GEMM_BF16_OUT_BF16 ? 2u : 4u;
     /* offsets come in bytes (the public convention) */
     CM_TRY(cm__elem_offset(a_offset, in_elem, "a_offset", func, &a_offset));
@@ -644,22 +745,15 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
             p.in_type = in_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
             p.out_type = out_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
         }
+        /* a later matrix whose operands lost (or gained) the alignment the choice needs gets
+         * the choice the selection makes for it (pure: no device query) */
         cm__gemm_choice_t use = ch;
-        err = cudaErrorNotSupported;
-        if (use.kernel == CM__GEMM_KERNEL_SM90 && use.config == CM__GEMM_SM90_PACK) {
-            /* the pool of C's device object (set when the device was opened, never changed) */
-            err = cm__gemm_sm90_packed(&p, C.obj->a.dev->pool, cs);
-            if (err == cudaErrorNotSupported)
-                use = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
-        }
-        if (err == cudaErrorNotSupported) {
-            /* an operand of a later matrix that lost the alignment the choice needs runs the
-             * choice the selection makes for it */
-            if (bi > 0 && use.kernel != CM__GEMM_KERNEL_FFMA && use.kernel != CM__GEMM_KERNEL_GEMV)
-                use = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
-                                      cm__gemm_config_override());
-            err = cm__gemm_launch(use, (int)precision, &p, sms, cs);
-        }
+        if (bi > 0 && use.kernel != CM__GEMM_KERNEL_FFMA && use.kernel != CM__GEMM_KERNEL_GEMV)
+            use = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
+                                  cm__gemm_config_override());
+        /* the pool of C's device object (set when the device was opened, never changed): the
+         * Hopper pre-passes' scratch */
+        err = cm__gemm_launch(&use, (int)precision, &p, sms, C.obj->a.dev->pool, cs);
         if (err != cudaSuccess) ch = use;
     }
     cm_status_t status = CM_OK;
@@ -712,7 +806,8 @@ cm_status_t cm_gemm_config_name(int ordinal, cm_gemm_precision_t precision,
     const int row = layout == CM_GEMM_ROW_MAJOR;
     const size_t a_rows = op_a == CM_GEMM_OP_N ? m : k, a_cols = op_a == CM_GEMM_OP_N ? k : m;
     const size_t b_rows = op_b == CM_GEMM_OP_N ? k : n, b_cols = op_b == CM_GEMM_OP_N ? n : k;
-    const size_t e = precision >= CM_GEMM_BF16 ? 8 : 4;
+    const int bf = cm__gemm_family((int)precision) == CM__GEMM_FAM_BF16;
+    const size_t e = bf ? 8 : 4;
     size_t lda = row ? a_cols : a_rows, ldb = row ? b_cols : b_rows;
     lda = (lda + e - 1) / e * e;
     ldb = (ldb + e - 1) / e * e;
@@ -722,7 +817,7 @@ cm_status_t cm_gemm_config_name(int ordinal, cm_gemm_precision_t precision,
     cm__gemm_normalize((int)layout, (int)op_a, (int)op_b, (int)m, (int)n, (int)k,
                        (const void *)(uintptr_t)256, (int64_t)lda, (const void *)(uintptr_t)256,
                        (int64_t)ldb, (void *)(uintptr_t)256, row ? (int64_t)n : (int64_t)m, &p);
-    p.in_type = precision >= CM_GEMM_BF16 ? CM__GEMM_BF16 : CM__GEMM_F32;
+    p.in_type = bf ? CM__GEMM_BF16 : CM__GEMM_F32;
     p.out_type = precision == CM_GEMM_BF16_OUT_BF16 ? CM__GEMM_BF16 : CM__GEMM_F32;
     *name = cm__gemm_choice_name(cm__gemm_select((int)precision, major, minor, sms, &p,
                                                  CM_HAVE_GEMM_SM90,

@@ -45,8 +45,9 @@ enum {
 enum { CM__GEMM_FAM_FP32 = 0, CM__GEMM_FAM_TF32 = 1, CM__GEMM_FAM_BF16 = 2, CM__GEMM_FAM_COUNT };
 
 /** SM90's config: 0 the operands go straight to the kernel ("TN", aligned), CM__GEMM_SM90_PACK
- *  the transposing pre-pass first ("sm90+pack"; in an override: pack where needed). */
-enum { CM__GEMM_SM90_PACK = 1 };
+ *  the transposing pre-pass first ("sm90+pack"; in an override: pack where needed),
+ *  CM__GEMM_SM90_3XTF32 the 3xTF32 split pre-pass of CM_GEMM_FP32_3XTF32 ("sm90+3xtf32"). */
+enum { CM__GEMM_SM90_PACK = 1, CM__GEMM_SM90_3XTF32 = 2 };
 
 typedef struct cm__gemm_choice {
     int kernel; /* CM__GEMM_KERNEL_* */
@@ -87,7 +88,10 @@ cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape);
  * "TN" (a_kmajor and b_kmajor) with 16-byte aligned operands takes SM90 with the transposing
  * pre-pass ("sm90+pack") on the large shape class or when forced, else MMA;
  * MMA needs sm_80+, a TF32/BF16 precision and cm__gemm_mma_aligned(p), else FFMA (FP32 math);
- * FP32 is always FFMA. BF16 on FFMA takes 128x128x8 or 64x64x16 only.
+ * FP32 is always FFMA. BF16 on FFMA takes 128x128x8 or 64x64x16 only. CM_GEMM_FP32_3XTF32 takes
+ * "sm90+3xtf32" on sm_90 with have_sm90 and K >= 1 when the problem fills the GPU (the large
+ * class, or the skinny class with at least sm_count 128 x 256 tiles) or an SM90 name is forced,
+ * else the FP32 row of the table (FFMA; a forced FFMA name is kept).
  */
 cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,
                                   const cm__gemm_args_t *p, int have_sm90, const char *override);

@@ -104,7 +104,7 @@ static double stored(const float *p, int layout, size_t ld, size_t i, size_t j) 
 }
 
 static const char *prec_name(int p) {
-    static const char *n[] = {"FP32", "TF32", "BF16", "BF16->BF16"};
+    static const char *n[] = {"FP32", "TF32", "BF16", "BF16->BF16", "3xTF32"};
     return n[p];
 }
 
@@ -123,7 +123,9 @@ static double ref_at(const gcase_t *g, const float *A, size_t lda, const float *
     return s;
 }
 
-static void run_case(const gcase_t *g, size_t idx) {
+/* runs one case, fails the test when it is wrong, returns its relative error (Frobenius, against
+ * float64 from the values the kernel multiplies) */
+static double run_case(const gcase_t *g, size_t idx) {
     const int row = g->layout == CM_GEMM_ROW_MAJOR;
     const int bf = g->prec == CM_GEMM_BF16 || g->prec == CM_GEMM_BF16_OUT_BF16;
     const int cbf = g->prec == CM_GEMM_BF16_OUT_BF16;
@@ -237,6 +239,9 @@ static void run_case(const gcase_t *g, size_t idx) {
     case CM_GEMM_FP32: bound = 1e-6 * sqrt((double)g->k) + 1e-6; break;
     case CM_GEMM_TF32: bound = 3e-4; xbound = 1e-3; break;
     case CM_GEMM_BF16: bound = 1e-4; xbound = 1e-2; break;
+    case CM_GEMM_FP32_3XTF32: /* FP32 accuracy from TF32 tensor cores: the FP32 bounds */
+        bound = xbound = 1e-6 * sqrt((double)g->k) + 1e-6;
+        break;
     default: bound = 1e-2; xbound = 2e-2; break;
     }
     const char *name = NULL;
@@ -257,6 +262,7 @@ static void run_case(const gcase_t *g, size_t idx) {
     CM_ASSERT_OK(cm_buffer_destroy(dB));
     CM_ASSERT_OK(cm_buffer_destroy(dC));
     free(A); free(B); free(Ar); free(Br); free(C0); free(C); free(hA); free(hB); free(hC);
+    return err;
 }
 
 static void test_small_all_combinations(void **state) {
@@ -265,7 +271,7 @@ static void test_small_all_combinations(void **state) {
     static const size_t shapes[][3] = {{1, 1, 1}, {17, 33, 65}, {64, 64, 64}, {130, 67, 129},
                                        {9, 7, 0}, {3, 200, 5}};
     size_t idx = 0;
-    for (int p = 0; p < 4; ++p)
+    for (int p = 0; p <= CM_GEMM_FP32_3XTF32; ++p)
         for (int l = 0; l < 2; ++l)
             for (int oa = 0; oa < 2; ++oa)
                 for (int ob = 0; ob < 2; ++ob)
@@ -274,6 +280,9 @@ static void test_small_all_combinations(void **state) {
                             gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l,
                                          (cm_gemm_op_t)oa, (cm_gemm_op_t)ob, shapes[s][0],
                                          shapes[s][1], shapes[s][2], 1.5f, -0.75f, 0, 0, NULL, 0};
+                            /* 3xTF32 takes its Hopper split path only on large problems:
+                             * forced here (other devices run FFMA either way) */
+                            if (p == CM_GEMM_FP32_3XTF32) g.config = "sm90+3xtf32";
                             if (v) { /* padded, misaligned, beta = 0 over NaN */
                                 g.pad = 3;
                                 g.off = 1;
@@ -288,12 +297,13 @@ static void test_medium_odd(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     size_t idx = 0;
-    for (int p = 0; p < 4; ++p)
+    for (int p = 0; p <= CM_GEMM_FP32_3XTF32; ++p)
         for (int l = 0; l < 2; ++l)
             for (int oa = 0; oa < 2; ++oa)
                 for (int ob = 0; ob < 2; ++ob) {
                     gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l, (cm_gemm_op_t)oa,
                                  (cm_gemm_op_t)ob, 251, 253, 509, 1.0f, 0.5f, 0, 0, NULL, 0};
+                    if (p == CM_GEMM_FP32_3XTF32) g.config = "sm90+3xtf32";
                     run_case(&g, idx++);
                 }
 }
@@ -368,7 +378,7 @@ static void test_matrix_vector(void **state) {
                                        {40, 1, 70000}, {1, 500, 9000},  {5000, 1, 333},
                                        {1, 8191, 64},  {1027, 1, 1031}, {1, 4096, 4096}};
     size_t idx = 0;
-    for (int p = 0; p < 4; ++p)
+    for (int p = 0; p <= CM_GEMM_FP32_3XTF32; ++p)
         for (int l = 0; l < 2; ++l)
             for (int oa = 0; oa < 2; ++oa)
                 for (int ob = 0; ob < 2; ++ob)
@@ -402,7 +412,7 @@ static void test_large_sampled(void **state) {
         print_message("skipping the 4096^3 cases: less than 1 GiB free\n");
         return;
     }
-    for (int p = 0; p < 4; ++p) {
+    for (int p = 0; p <= CM_GEMM_FP32_3XTF32; ++p) {
         gcase_t g = {(cm_gemm_precision_t)p, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N,
                      p == 0 ? CM_GEMM_OP_N : CM_GEMM_OP_T, 4096, 4096, 4096, 1.0f, 0.0f, 0, 0,
                      NULL, 4096};
@@ -421,6 +431,38 @@ static void test_large_sampled(void **state) {
     gcase_t g = {CM_GEMM_FP32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 4093, 4093, 4093,
                  1.0f, 1.0f, 0, 0, NULL, 2048};
     run_case(&g, 0);
+}
+
+/* CM_GEMM_FP32_3XTF32 against CM_GEMM_FP32 (FFMA, the cublasSgemm contract) on the same data:
+ * the split-TF32 result must be as accurate. Shapes the default selection sends to the Hopper
+ * path (large, every layout) plus a long odd K; on other devices both run FFMA. */
+static void test_3xtf32_accuracy(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const struct { size_t m, n, k; int layout, oa, ob; } sh[] = {
+        {2048, 2048, 2048, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
+        {2048, 1536, 2304, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N},
+        {1500, 2100, 3001, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T},
+        {3000, 1000, 777, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_T},
+    };
+    for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i) {
+        if (cm_test_under_sanitizer() && i > 0) break; /* one shape is enough for memcheck */
+        const uint64_t seed = rng_state;
+        gcase_t g = {CM_GEMM_FP32_3XTF32, (cm_gemm_layout_t)sh[i].layout,
+                     (cm_gemm_op_t)sh[i].oa, (cm_gemm_op_t)sh[i].ob, sh[i].m, sh[i].n, sh[i].k,
+                     1.0f, 0.0f, 0, 0, NULL, 2048};
+        const char *name = NULL;
+        CM_ASSERT_OK(cm_gemm_config_name(0, g.prec, g.layout, g.oa, g.ob, g.m, g.n, g.k, &name));
+        const double e3 = run_case(&g, i);
+        rng_state = seed; /* the same inputs for FP32 */
+        g.prec = CM_GEMM_FP32;
+        const double e1 = run_case(&g, i);
+        print_message("3xTF32 %zux%zux%zu (%s): rel. error %.3g, FP32 (FFMA) %.3g\n", g.m, g.n,
+                      g.k, name, e3, e1);
+        if (!(e3 <= 1.25 * e1 + 1e-9))
+            fail_msg("3xTF32 %zux%zux%zu (%s) less accurate than FP32: %.3g vs %.3g", g.m, g.n,
+                     g.k, name, e3, e1);
+    }
 }
 
 /* the same call twice: the same bits (no atomics, fixed order) */
@@ -512,6 +554,7 @@ int main(void) {
         cmocka_unit_test(test_matrix_vector),
         cmocka_unit_test(test_every_config),
         cmocka_unit_test(test_large_sampled),
+        cmocka_unit_test(test_3xtf32_accuracy),
         cmocka_unit_test(test_reproducible),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -443,13 +443,48 @@ static void test_dispatch(void **state) {
     bigbf.b = (const void *)(uintptr_t)8200; /* base not 16-byte aligned */
     assert_string_equal(NAME(CM_GEMM_BF16, 8, bigbf, 1, NULL), "ffma:128x128x8");
 
+    /* CM_GEMM_FP32_3XTF32: the split-TF32 Hopper path where the problem fills the GPU, in
+     * every layout and alignment (the split pre-pass writes its own operands); else the FP32
+     * table (FFMA), never mma.sync or the plain TF32 kernel */
+    const int X3 = CM_GEMM_FP32_3XTF32;
+    assert_string_equal(NAME(X3, 9, big, 1, NULL), "sm90+3xtf32");
+    assert_string_equal(NAME(X3, 9, nn, 1, NULL), "sm90+3xtf32");
+    assert_string_equal(NAME(X3, 9, mis, 1, NULL), "sm90+3xtf32");
+    assert_string_equal(NAME(X3, 9, big, 0, NULL), "ffma:128x128x16q3"); /* not carried */
+    assert_string_equal(NAME(X3, 8, big, 1, NULL), "ffma:128x128x8");
+    assert_string_equal(NAME(X3, 7, big, 1, NULL), "ffma:128x128x8");
+    assert_string_equal(NAME(X3, 9, tiny, 1, NULL), "ffma:32x64x16");
+    assert_string_equal(NAME(X3, 9, small_tn, 1, NULL), "ffma:64x64x16");
+    /* skinny: K small with many tiles takes it; a narrow C (few 128 x 256 tiles) does not */
+    assert_string_equal(NAME(X3, 9, skinny_nn, 1, NULL), "sm90+3xtf32");
+    cm__gemm_args_t narrow = args(65536, 128, 128, 1, 1, CM__GEMM_F32, 128);
+    assert_string_equal(NAME(X3, 9, narrow, 1, NULL), "sm90+3xtf32"); /* 512 tiles */
+    cm__gemm_args_t narrow2 = args(8192, 256, 8192, 1, 1, CM__GEMM_F32, 8192);
+    assert_string_equal(NAME(X3, 9, narrow2, 1, NULL), "ffma:128x128x16q3"); /* 64 tiles */
+    /* forced: an SM90 name takes the split path anywhere it can run; mma is never run;
+     * an FFMA name is kept */
+    assert_string_equal(NAME(X3, 9, tiny, 1, "sm90"), "sm90+3xtf32");
+    assert_string_equal(NAME(X3, 9, tiny, 1, "sm90+3xtf32"), "sm90+3xtf32");
+    assert_string_equal(NAME(X3, 8, tiny, 1, "sm90+3xtf32"), "ffma:32x64x16");
+    assert_string_equal(NAME(X3, 9, big, 1, "mma:128x128"), "ffma:128x128x16q3");
+    assert_string_equal(NAME(X3, 9, big, 1, "ffma:64x64x16"), "ffma:64x64x16");
+    assert_string_equal(NAME(X3, 9, k0, 1, NULL), "ffma:64x64x16");
+    assert_string_equal(NAME(X3, 9, k0, 1, "sm90+3xtf32"), "ffma:64x64x16");
+    /* the 3xTF32 name forced on another precision is the Hopper kernel as "sm90" forced */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, "sm90+3xtf32"), "sm90+pack");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "sm90+3xtf32"), "sm90");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "sm90+3xtf32"), "ffma:128x128x8");
+    cm__gemm_choice_t x3 = {-1, -1};
+    assert_true(cm__gemm_parse_name("sm90+3xtf32", &x3));
+    assert_string_equal(cm__gemm_choice_name(x3), "sm90+3xtf32");
+
     /* a vector side of C (m or n == 1, k >= 1): the matrix-vector kernel, every precision and
      * architecture, operands aligned or not; an override of another kernel is respected there,
      * "gemv" forced elsewhere runs the table's choice; k == 0 stays C = beta C (FFMA) */
     cm__gemm_args_t row_vec = args(1, 4096, 4096, 1, 0, CM__GEMM_F32, 4096);
     cm__gemm_args_t col_vec = args(4096, 1, 4096, 0, 1, CM__GEMM_BF16, 4093);
     cm__gemm_args_t dot = args(1, 1, 100, 1, 1, CM__GEMM_F32, 100);
-    for (int prec = 0; prec < 4; ++prec)
+    for (int prec = 0; prec <= CM_GEMM_FP32_3XTF32; ++prec)
         for (int maj = 7; maj <= 9; ++maj) {
             assert_string_equal(NAME(prec, maj, row_vec, 1, NULL), "gemv");
             assert_string_equal(NAME(prec, maj, col_vec, 0, NULL), "gemv");
