@@ -1,6 +1,7 @@
 /*
  * bench_gemm: cm_gemm() against cuBLAS, measured in the same run (bench "gemm").
  *
+ * Default run (no mode flag; what scripts/gpu-check.sh runs first):
  *   fp32_<shape>_<ops>   CM_GEMM_FP32 vs cublasSgemm (default math: no tensor cores), TFLOP/s.
  *                        Goal >= 0.9x at 4096^3 and 8192^3, >= 0.6x on the sweep (square 512 ..
  *                        8192, 4093^3, M = N = 8192 with K = 128, 65536 x 128 x 128)
@@ -11,19 +12,50 @@
  *   bf16o_<shape>_TN     CM_GEMM_BF16_OUT_BF16 vs the same with a bf16 C (no goal)
  *   tf32/bf16_<shape>_NN 4096^3 / 8192^3 column-major NN (op(A) not contiguous along K: on
  *                        Hopper the transposing pre-pass + wgmma, "sm90+pack") (no goal)
+ *   matrix-vector rows   m = 1 or n = 1 at 4096 / 8192, every precision: >= 0.9x
+ *   then the --batched and --3xtf32 rows below.
+ *
+ * --batched  batched_<prec>_<batch>x<shape>_<ops>: cm_gemm_strided_batched vs
+ *            cublasGemmStridedBatchedEx (the compute type of each precision as below), packed
+ *            matrices (stride = one matrix), 64 x 512^3 and 1024 x 64^3, FP32 / TF32 / BF16,
+ *            NN and TN: goal >= 0.9x (issue #15). Checked on three matrices of the batch.
+ * --3xtf32   3xtf32_<shape>_<ops>: CM_GEMM_FP32_3XTF32 vs cublasGemmEx CUBLAS_COMPUTE_32F
+ *            (plain FP32, what cublasSgemm runs) at 4096^3 and 8192^3, NN and TN. The goal of
+ *            issue #15: >= 2.0x the throughput AND an error no larger than cuBLAS's on the same
+ *            data. Error = |c - ref| / sum_k |a_ik b_kj| per sampled element (2048 samples,
+ *            float64 reference); the row's err_ours / err_peer are the mean of it, err_ours_max
+ *            / err_peer_max the maximum, err_fp32 / err_tf32 the mean of our CM_GEMM_FP32 and
+ *            CM_GEMM_TF32 on the same inputs (context). "meets" needs ratio >= 2 and
+ *            err_ours <= err_peer. The row's JSON carries these six fields after the usual ones.
+ * --sweep    sweep_<prec>_<shape>_<ops>: the shape space of issue #15: 47 shapes (m, n, k) with
+ *            m, n, k from {1, 7, 64, 127, 512, 1000, 3001, 4096} (matrix-vector m = 1 and
+ *            n = 1, small k, skinny, tall-skinny / short-wide, odd sizes, large), each in FP32,
+ *            TF32 and BF16 (bf16 in, FP32 out), NN and TN: 282 cases, goal >= 0.9x each, peer
+ *            cublasGemmEx with CUBLAS_COMPUTE_32F / CUBLAS_COMPUTE_32F_FAST_TF32 / bf16 in FP32
+ *            out. Timing adapts to the case (a probe call, then about 30 ms of calls, 5 .. 200);
+ *            estimated 10 .. 20 s on an H200 (budgeted < 90 s). Ends with a summary: the worst
+ *            ratio per precision (its case) and how many are under 0.9x.
+ *            CM_BENCH_SWEEP_ONLY="fp32 _1x" keeps the cases whose name contains any of the words.
+ * --list     print the cases the other flags select (and the sweep's shapes), run nothing.
+ * Mode flags combine (e.g. --sweep --batched --3xtf32 runs the issue-#15 set); with none the
+ * default run above.
  *
  * All matrices column-major (cuBLAS's order); <ops> is op_a op_b (NN: C = A B; TN: C = A^T B,
- * both operands contiguous along K). alpha = 1, beta = 0. Inputs random in [-1, 1) drawn on the
- * device; shapes whose A + B are smaller than 256 MiB rotate among several input sets (> 4x the
- * 60 MiB L2 of an H200). CUDA-event timing, median of REPS after warm-up, on one stream
- * acquired from the device's pool: cm_gemm is given it, cuBLAS (cublasSetStream) and the events
- * its CUDA stream (a NULL stream would make every cm_gemm synchronous). cm_gemm's operand offsets
- * are in bytes.
- * Every case is checked once, ours and cuBLAS's, on 256 sampled entries against a float64 GPU
- * reference (relative Frobenius error printed; "BAD" past the bound of tests/gpu/test_gpu_gemm.c).
+ * both operands contiguous along K); leading dimensions packed (rows of the stored matrix).
+ * alpha = 1, beta = 0. Inputs random in [-1, 1) drawn on the device; shapes whose A + B are
+ * smaller than 256 MiB rotate among several input sets (> 4x the 60 MiB L2 of an H200).
+ * CUDA-event timing, median of the timed calls after warm-up, on one stream acquired from the
+ * device's pool: cm_gemm is given it, cuBLAS (cublasSetStream) and the events its CUDA stream
+ * (a NULL stream would make every cm_gemm synchronous). cm_gemm's operand offsets are in bytes.
+ * Every case is checked once, ours and cuBLAS's: C is poisoned (all bits set: NaN), computed,
+ * then every element of C must be finite (written) and sampled entries (256; 2048 for 3xtf32)
+ * are compared with a float64 GPU reference (relative Frobenius error printed; "BAD" past the
+ * bound of tests/gpu/test_gpu_gemm.c, and the run exits 1). A goal missed is a row with meets
+ * false, not a failure of the run.
  *
- * Usage: bench_gemm [--quick] [--tune] [--ops [CONFIG ...]]
- *   --quick  only 4096^3 of each precision
+ * Usage: bench_gemm [--quick] [--sweep] [--batched] [--3xtf32] [--list] [--tune]
+ *                   [--ops [CONFIG ...]]
+ *   --quick  only 4096^3 of each precision (and two matrix-vector shapes); with no other mode
  *   --ops    FP32 4096^3 and 8192^3 in each of the four (op_a, op_b) combinations, for each named
  *            tile configuration (CUDAMODEL_GEMM_CONFIG names; none: the dispatch table's choice),
  *            ratio to cublasSgemm of the same ops; printed only, nothing goes to the results.
@@ -60,12 +92,18 @@
 cudaError_t bench_gemm_fill(void *p, size_t n, int bf16, uint32_t seed, cudaStream_t s);
 cudaError_t bench_gemm_ref(int bf16, int opa, int opb, const void *A, long long lda,
                            const void *B, long long ldb, int k, const int *ij, int count,
-                           double *out, cudaStream_t s);
+                           double *out, double *abs_out, cudaStream_t s);
 cudaError_t bench_gemm_gather(const void *C, long long ldc, int bf16, const int *ij, int count,
                               double *out, cudaStream_t s);
+cudaError_t bench_gemm_count_nonfinite(const void *C, size_t n, int bf16,
+                                       unsigned long long *count, cudaStream_t s);
+
 
 #define ROT_BYTES ((size_t)256 << 20)
-#define SAMPLES 256
+#define SAMPLES 256       /* sampled entries per checked matrix */
+#define SAMPLES_3X 2048   /* for the 3xTF32 error comparison */
+#define MAX_SAMPLES 2048
+#define MAX_CHECKED 3     /* matrices of a batch checked: the first, the middle, the last */
 
 static cm_device_t *g_dev;
 static cm_stream_t *g_stream; /* the timing stream: cm_gemm is queued on it */
@@ -74,13 +112,15 @@ static cublasHandle_t g_blas;
 static int g_fail;
 
 typedef struct run_ctx {
-    int peer; /* 0: ours, 1: cuBLAS */
+    int peer;    /* 0: ours, 1: cuBLAS */
+    int gemm_ex; /* FP32 peer: cublasGemmEx CUBLAS_COMPUTE_32F rather than cublasSgemm */
     cm_gemm_precision_t prec;
     cm_gemm_op_t oa, ob;
     size_t m, n, k, lda, ldb, ldc;
+    size_t batch, stride_a, stride_b, stride_c; /* strides in elements; batch 1: cm_gemm */
     cm_buffer_t *ab, *c; /* all input sets; C */
     unsigned char *pab, *pc;
-    size_t set_bytes, a_bytes, in_elem;
+    size_t set_bytes, a_bytes, in_elem, out_elem;
     size_t sets, set;
 } run_ctx_t;
 
@@ -91,44 +131,71 @@ static int report_fail(const char *what) {
     return -1;
 }
 
+static int is_bf16_in(cm_gemm_precision_t p) {
+    return p == CM_GEMM_BF16 || p == CM_GEMM_BF16_OUT_BF16;
+}
+
+/* cuBLAS's types for a precision: FP32 and 3xTF32 (FP32 accuracy) run plain FP32 */
+static void blas_types(cm_gemm_precision_t p, cudaDataType_t *ab, cudaDataType_t *c,
+                       cublasComputeType_t *compute) {
+    *ab = is_bf16_in(p) ? CUDA_R_16BF : CUDA_R_32F;
+    *c = p == CM_GEMM_BF16_OUT_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+    *compute = p == CM_GEMM_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
 static int run(void *p) {
     run_ctx_t *r = p;
     const size_t s = r->set;
     r->set = (r->set + 1) % r->sets;
     const size_t a_off = s * r->set_bytes, b_off = a_off + r->a_bytes; /* bytes, 256-aligned */
     if (!r->peer) {
-        cm_status_t st = cm_gemm(g_stream, r->prec, CM_GEMM_COL_MAJOR, r->oa, r->ob, r->m, r->n,
-                                 r->k, 1.0f, r->ab, a_off, r->lda, r->ab, b_off, r->ldb, 0.0f,
-                                 r->c, 0, r->ldc);
-        return st == CM_OK ? 0 : report_fail("cm_gemm");
+        const cm_status_t st =
+            r->batch > 1
+                ? cm_gemm_strided_batched(g_stream, r->prec, CM_GEMM_COL_MAJOR, r->oa, r->ob, r->m,
+                                          r->n, r->k, 1.0f, r->ab, a_off, r->lda, r->stride_a,
+                                          r->ab, b_off, r->ldb, r->stride_b, 0.0f, r->c, 0,
+                                          r->ldc, r->stride_c, r->batch)
+                : cm_gemm(g_stream, r->prec, CM_GEMM_COL_MAJOR, r->oa, r->ob, r->m, r->n, r->k,
+                          1.0f, r->ab, a_off, r->lda, r->ab, b_off, r->ldb, 0.0f, r->c, 0,
+                          r->ldc);
+        return st == CM_OK ? 0 : report_fail(r->batch > 1 ? "cm_gemm_strided_batched" : "cm_gemm");
     }
     const float one = 1.0f, zero = 0.0f;
     const cublasOperation_t oa = r->oa == CM_GEMM_OP_T ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t ob = r->ob == CM_GEMM_OP_T ? CUBLAS_OP_T : CUBLAS_OP_N;
     const void *A = r->pab + a_off, *B = r->pab + b_off;
+    cudaDataType_t tab, tc;
+    cublasComputeType_t ct;
+    blas_types(r->prec, &tab, &tc, &ct);
     cublasStatus_t bs;
-    switch (r->prec) {
-    case CM_GEMM_FP32:
+    if (r->batch > 1)
+        bs = cublasGemmStridedBatchedEx(g_blas, oa, ob, (int)r->m, (int)r->n, (int)r->k, &one, A,
+                                        tab, (int)r->lda, (long long)r->stride_a, B, tab,
+                                        (int)r->ldb, (long long)r->stride_b, &zero, r->pc, tc,
+                                        (int)r->ldc, (long long)r->stride_c, (int)r->batch, ct,
+                                        CUBLAS_GEMM_DEFAULT);
+    else if (r->prec == CM_GEMM_FP32 && !r->gemm_ex)
         bs = cublasSgemm(g_blas, oa, ob, (int)r->m, (int)r->n, (int)r->k, &one, A, (int)r->lda, B,
                          (int)r->ldb, &zero, (float *)r->pc, (int)r->ldc);
-        break;
-    case CM_GEMM_TF32:
-        bs = cublasGemmEx(g_blas, oa, ob, (int)r->m, (int)r->n, (int)r->k, &one, A, CUDA_R_32F,
-                          (int)r->lda, B, CUDA_R_32F, (int)r->ldb, &zero, r->pc, CUDA_R_32F,
-                          (int)r->ldc, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
-        break;
-    default:
-        bs = cublasGemmEx(g_blas, oa, ob, (int)r->m, (int)r->n, (int)r->k, &one, A, CUDA_R_16BF,
-                          (int)r->lda, B, CUDA_R_16BF, (int)r->ldb, &zero, r->pc,
-                          r->prec == CM_GEMM_BF16 ? CUDA_R_32F : CUDA_R_16BF, (int)r->ldc,
-                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-        break;
-    }
+    else
+        bs = cublasGemmEx(g_blas, oa, ob, (int)r->m, (int)r->n, (int)r->k, &one, A, tab,
+                          (int)r->lda, B, tab, (int)r->ldb, &zero, r->pc, tc, (int)r->ldc, ct,
+                          CUBLAS_GEMM_DEFAULT);
     if (bs != CUBLAS_STATUS_SUCCESS) {
         fprintf(stderr, "bench_gemm: cuBLAS status %d\n", (int)bs);
         return -1;
     }
     return 0;
+}
+
+static const char *peer_name_of(const run_ctx_t *r) {
+    if (r->batch > 1)
+        return r->prec == CM_GEMM_FP32   ? "cublasGemmStridedBatchedEx_32F"
+               : r->prec == CM_GEMM_TF32 ? "cublasGemmStridedBatchedEx_FAST_TF32"
+                                         : "cublasGemmStridedBatchedEx_BF16";
+    if (r->prec == CM_GEMM_FP32_3XTF32) return "cublasGemmEx_32F(=Sgemm)";
+    if (r->prec == CM_GEMM_FP32) return r->gemm_ex ? "cublasGemmEx_32F" : "cublasSgemm";
+    return r->prec == CM_GEMM_TF32 ? "cublasGemmEx_FAST_TF32" : "cublasGemmEx_BF16";
 }
 
 typedef struct gcase {
@@ -139,16 +206,22 @@ typedef struct gcase {
 
 typedef struct prepared {
     run_ctx_t r;
+    int ns;                  /* samples per checked matrix */
+    int nchk;                /* matrices checked (batch: first, middle, last) */
+    size_t chk[MAX_CHECKED]; /* their batch indices */
     int *d_ij;
-    double *d_ref, *d_got;
+    double *d_ref, *d_abs, *d_got; /* nchk * ns each */
+    unsigned long long *d_bad;     /* non-finite elements of C after a call */
 } prepared_t;
 
 static const char *prec_tag(cm_gemm_precision_t p) {
-    static const char *t[] = {"fp32", "tf32", "bf16", "bf16o"};
-    return t[p];
+    static const char *t[] = {"fp32", "tf32", "bf16", "bf16o", "3xtf32"};
+    return (unsigned)p < sizeof t / sizeof t[0] ? t[p] : "?";
 }
 
-static int prepare(const gcase_t *g, prepared_t *P, uint32_t seed) {
+/* allocate and fill the inputs of `batch` packed matrices per operand (batch 1: one GEMM),
+ * draw ns sample positions and compute their float64 reference (and sum |a b|) */
+static int prepare_ex(const gcase_t *g, size_t batch, int ns, prepared_t *P, uint32_t seed) {
     memset(P, 0, sizeof *P);
     run_ctx_t *r = &P->r;
     r->prec = g->prec;
@@ -157,9 +230,10 @@ static int prepare(const gcase_t *g, prepared_t *P, uint32_t seed) {
     r->m = g->m;
     r->n = g->n;
     r->k = g->k;
-    const int bf = g->prec >= CM_GEMM_BF16;
+    r->batch = batch < 1 ? 1 : batch;
+    const int bf = is_bf16_in(g->prec);
     r->in_elem = bf ? 2 : 4;
-    const size_t out_elem = g->prec == CM_GEMM_BF16_OUT_BF16 ? 2 : 4;
+    r->out_elem = g->prec == CM_GEMM_BF16_OUT_BF16 ? 2 : 4;
     /* column-major stored shapes */
     const size_t a_rows = g->oa == CM_GEMM_OP_N ? g->m : g->k;
     const size_t a_cols = g->oa == CM_GEMM_OP_N ? g->k : g->m;
@@ -168,13 +242,21 @@ static int prepare(const gcase_t *g, prepared_t *P, uint32_t seed) {
     r->lda = a_rows;
     r->ldb = b_rows;
     r->ldc = g->m;
-    r->a_bytes = (a_rows * a_cols * r->in_elem + 255) / 256 * 256;
-    r->set_bytes = r->a_bytes + (b_rows * b_cols * r->in_elem + 255) / 256 * 256;
+    r->stride_a = a_rows * a_cols;
+    r->stride_b = b_rows * b_cols;
+    r->stride_c = g->m * g->n;
+    r->a_bytes = (r->batch * r->stride_a * r->in_elem + 255) / 256 * 256;
+    r->set_bytes = r->a_bytes + (r->batch * r->stride_b * r->in_elem + 255) / 256 * 256;
     r->sets = (ROT_BYTES + r->set_bytes - 1) / r->set_bytes;
     if (r->sets < 1) r->sets = 1;
     if (r->sets > 64) r->sets = 64;
+    P->ns = ns < 1 ? 1 : ns > MAX_SAMPLES ? MAX_SAMPLES : ns;
+    P->nchk = r->batch > 2 ? 3 : (int)r->batch;
+    P->chk[0] = 0;
+    P->chk[1] = r->batch > 2 ? r->batch / 2 : 1;
+    P->chk[P->nchk - 1] = r->batch - 1;
     if (cm_buffer_create(g_dev, r->sets * r->set_bytes, &r->ab) != CM_OK ||
-        cm_buffer_create(g_dev, g->m * g->n * out_elem, &r->c) != CM_OK)
+        cm_buffer_create(g_dev, r->batch * r->stride_c * r->out_elem, &r->c) != CM_OK)
         return report_fail("cm_buffer_create");
     void *p = NULL;
     (void)cm_buffer_device_ptr(r->ab, &p);
@@ -184,23 +266,36 @@ static int prepare(const gcase_t *g, prepared_t *P, uint32_t seed) {
     if (bench_gemm_fill(r->pab, r->sets * r->set_bytes / r->in_elem, bf, seed, 0) != cudaSuccess)
         return -1;
     /* sample positions */
-    int ij[2 * SAMPLES];
+    static int ij[2 * MAX_SAMPLES];
     uint64_t x = 0x9E3779B97F4A7C15ull ^ seed;
-    for (int s = 0; s < SAMPLES; ++s) {
+    for (int s = 0; s < P->ns; ++s) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
         ij[2 * s] = (int)(x % g->m);
         ij[2 * s + 1] = (int)((x >> 32) % g->n);
     }
-    if (cudaMalloc((void **)&P->d_ij, sizeof ij) != cudaSuccess ||
-        cudaMalloc((void **)&P->d_ref, SAMPLES * 8) != cudaSuccess ||
-        cudaMalloc((void **)&P->d_got, SAMPLES * 8) != cudaSuccess ||
-        cudaMemcpy(P->d_ij, ij, sizeof ij, cudaMemcpyHostToDevice) != cudaSuccess)
+    const size_t nd = (size_t)P->nchk * (size_t)P->ns * sizeof(double);
+    if (cudaMalloc((void **)&P->d_ij, 2 * (size_t)P->ns * sizeof(int)) != cudaSuccess ||
+        cudaMalloc((void **)&P->d_ref, nd) != cudaSuccess ||
+        cudaMalloc((void **)&P->d_abs, nd) != cudaSuccess ||
+        cudaMalloc((void **)&P->d_got, nd) != cudaSuccess ||
+        cudaMalloc((void **)&P->d_bad, sizeof *P->d_bad) != cudaSuccess ||
+        cudaMemcpy(P->d_ij, ij, 2 * (size_t)P->ns * sizeof(int), cudaMemcpyHostToDevice) !=
+            cudaSuccess)
         return -1;
-    if (bench_gemm_ref(bf, g->oa == CM_GEMM_OP_T, g->ob == CM_GEMM_OP_T, r->pab, (long long)r->lda,
-                       r->pab + r->a_bytes, (long long)r->ldb, (int)g->k, P->d_ij, SAMPLES,
-                       P->d_ref, 0) != cudaSuccess)
-        return -1;
+    for (int c = 0; c < P->nchk; ++c) {
+        const unsigned char *A = r->pab + P->chk[c] * r->stride_a * r->in_elem;
+        const unsigned char *B = r->pab + r->a_bytes + P->chk[c] * r->stride_b * r->in_elem;
+        if (bench_gemm_ref(bf, g->oa == CM_GEMM_OP_T, g->ob == CM_GEMM_OP_T, A, (long long)r->lda,
+                           B, (long long)r->ldb, (int)g->k, P->d_ij, P->ns,
+                           P->d_ref + (size_t)c * (size_t)P->ns,
+                           P->d_abs + (size_t)c * (size_t)P->ns, 0) != cudaSuccess)
+            return -1;
+    }
     return cudaDeviceSynchronize() == cudaSuccess ? 0 : -1;
+}
+
+static int prepare(const gcase_t *g, prepared_t *P, uint32_t seed) {
+    return prepare_ex(g, 1, SAMPLES, P, seed);
 }
 
 static void release(prepared_t *P) {
@@ -208,43 +303,78 @@ static void release(prepared_t *P) {
     (void)cm_buffer_destroy(P->r.c);
     cudaFree(P->d_ij);
     cudaFree(P->d_ref);
+    cudaFree(P->d_abs);
     cudaFree(P->d_got);
+    cudaFree(P->d_bad);
 }
 
-/* one call of ours or the peer on set 0, then the sampled relative error; the poison, the call
- * and the gather in order on the timing stream (it does not synchronise with the legacy one) */
-static double check(prepared_t *P, int peer) {
+/* the errors of one result on the samples: frob = ||c - ref|| / ||ref|| over the samples (NaN
+ * when a sample or any element of C is not finite, or a call failed); rel = |c - ref| / sum|a b|
+ * per sample, its maximum and mean; unwritten = non-finite elements of the whole C */
+typedef struct errs {
+    double frob, rel_max, rel_mean;
+    unsigned long long unwritten;
+} errs_t;
+
+/* one call of ours or the peer on set 0, then its errors; the poison, the call, the scan and
+ * the gathers in order on the timing stream (it does not synchronise with the legacy one) */
+static errs_t check_full(prepared_t *P, int peer) {
+    static double ref[MAX_CHECKED * MAX_SAMPLES], sabs[MAX_CHECKED * MAX_SAMPLES],
+        got[MAX_CHECKED * MAX_SAMPLES];
+    errs_t e = {NAN, NAN, NAN, 0};
     run_ctx_t *r = &P->r;
     r->peer = peer;
     r->set = 0;
-    if (cudaMemsetAsync(r->pc, 0xFF, r->m * r->n * (r->prec == CM_GEMM_BF16_OUT_BF16 ? 2 : 4),
-                        g_cs) != cudaSuccess ||
-        run(r) != 0)
-        return NAN;
-    if (bench_gemm_gather(r->pc, (long long)r->ldc, r->prec == CM_GEMM_BF16_OUT_BF16, P->d_ij,
-                          SAMPLES, P->d_got, g_cs) != cudaSuccess ||
-        cudaStreamSynchronize(g_cs) != cudaSuccess)
-        return NAN;
-    double ref[SAMPLES], got[SAMPLES];
-    if (cudaMemcpy(ref, P->d_ref, sizeof ref, cudaMemcpyDeviceToHost) != cudaSuccess ||
-        cudaMemcpy(got, P->d_got, sizeof got, cudaMemcpyDeviceToHost) != cudaSuccess)
-        return NAN;
-    double num = 0, den = 0;
-    for (int s = 0; s < SAMPLES; ++s) {
-        if (!isfinite(got[s])) return NAN;
-        num += (got[s] - ref[s]) * (got[s] - ref[s]);
+    const int obf = r->prec == CM_GEMM_BF16_OUT_BF16;
+    const size_t c_elems = r->batch * r->stride_c;
+    if (cudaMemsetAsync(r->pc, 0xFF, c_elems * r->out_elem, g_cs) != cudaSuccess ||
+        cudaMemsetAsync(P->d_bad, 0, sizeof *P->d_bad, g_cs) != cudaSuccess || run(r) != 0 ||
+        bench_gemm_count_nonfinite(r->pc, c_elems, obf, P->d_bad, g_cs) != cudaSuccess)
+        return e;
+    for (int c = 0; c < P->nchk; ++c)
+        if (bench_gemm_gather(r->pc + P->chk[c] * r->stride_c * r->out_elem, (long long)r->ldc,
+                              obf, P->d_ij, P->ns, P->d_got + (size_t)c * (size_t)P->ns,
+                              g_cs) != cudaSuccess)
+            return e;
+    if (cudaStreamSynchronize(g_cs) != cudaSuccess) return e;
+    const size_t n = (size_t)P->nchk * (size_t)P->ns;
+    if (cudaMemcpy(ref, P->d_ref, n * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(sabs, P->d_abs, n * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(got, P->d_got, n * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(&e.unwritten, P->d_bad, sizeof e.unwritten, cudaMemcpyDeviceToHost) !=
+            cudaSuccess)
+        return e;
+    double num = 0, den = 0, rmax = 0, rsum = 0;
+    for (size_t s = 0; s < n; ++s) {
+        if (!isfinite(got[s])) return e;
+        const double d = fabs(got[s] - ref[s]);
+        num += d * d;
         den += ref[s] * ref[s];
+        const double rel = sabs[s] > 0 ? d / sabs[s] : d > 0 ? INFINITY : 0.0;
+        rmax = rel > rmax ? rel : rmax;
+        rsum += rel;
     }
-    return sqrt(num / (den > 0 ? den : 1));
+    e.rel_max = rmax;
+    e.rel_mean = rsum / (double)n;
+    e.frob = e.unwritten ? NAN : sqrt(num / (den > 0 ? den : 1));
+    if (e.unwritten)
+        fprintf(stderr, "bench_gemm: %s %s %zux%zux%zu: %llu of %zu elements of C not finite "
+                        "after the call (unwritten?)\n",
+                peer ? "cuBLAS" : "ours", prec_tag(r->prec), r->m, r->n, r->k, e.unwritten,
+                c_elems);
+    return e;
+}
+
+static double check(prepared_t *P, int peer) {
+    return check_full(P, peer).frob;
 }
 
 static double bound_for(const gcase_t *g) {
-    switch (g->prec) {
-    case CM_GEMM_FP32: return 1e-6 * sqrt((double)g->k) + 1e-6;
-    case CM_GEMM_TF32: return 1e-3;
-    case CM_GEMM_BF16: return 1e-4; /* inputs are bf16 already: only the FP32 sums */
-    default: return 1e-2;
-    }
+    if (g->prec == CM_GEMM_FP32 || g->prec == CM_GEMM_FP32_3XTF32)
+        return 1e-6 * sqrt((double)g->k) + 1e-6;
+    if (g->prec == CM_GEMM_TF32) return 1e-3;
+    if (g->prec == CM_GEMM_BF16) return 1e-4; /* inputs are bf16 already: only the FP32 sums */
+    return 1e-2;
 }
 
 /* median seconds of ours (peer 0) or cuBLAS (1); -1 on failure */
@@ -253,13 +383,28 @@ static double g_budget_s = 0.3; /* timed seconds per measurement (--tune: less) 
 static double time_one(prepared_t *P, int peer) {
     P->r.peer = peer;
     P->r.set = 0;
-    const double flops = 2.0 * (double)P->r.m * (double)P->r.n * (double)P->r.k;
+    const double flops =
+        2.0 * (double)P->r.batch * (double)P->r.m * (double)P->r.n * (double)P->r.k;
     /* about g_budget_s of timed calls, 5..50 */
     int reps = (int)(g_budget_s / (flops / 40e12));
     if (reps < 5) reps = 5;
     if (reps > 50) reps = 50;
     cm_bench_stats_t s;
     if (cm_bench_time(run, &P->r, g_cs, 3, reps, &s) != 0) return -1;
+    return s.median_ms * 1e-3;
+}
+
+/* median seconds, the repetitions sized by a probe: 2 warm-up calls and one timed call, then
+ * budget_s worth of calls (5 .. max_reps) after one more warm-up; -1 on failure */
+static double time_adaptive(prepared_t *P, int peer, double budget_s, int max_reps) {
+    P->r.peer = peer;
+    P->r.set = 0;
+    cm_bench_stats_t s;
+    if (cm_bench_time(run, &P->r, g_cs, 2, 1, &s) != 0) return -1;
+    const double probe = s.median_ms * 1e-3;
+    int reps = probe > 0 ? (int)fmin(budget_s / probe, (double)max_reps) : max_reps;
+    if (reps < 5) reps = 5;
+    if (cm_bench_time(run, &P->r, g_cs, 1, reps, &s) != 0) return -1;
     return s.median_ms * 1e-3;
 }
 
@@ -297,15 +442,295 @@ static void bench_case(const gcase_t *g, const char *goal, double goal_ratio, ui
     const double ratio = cm_bench_ratio_rate(ours, peer);
     const int bad = !(e_ours <= bound_for(g));
     if (bad) g_fail = 1;
-    const char *peer_name = g->prec == CM_GEMM_FP32   ? "cublasSgemm"
-                            : g->prec == CM_GEMM_TF32 ? "cublasGemmEx_FAST_TF32"
-                                                      : "cublasGemmEx_BF16";
-    cm_bench_row_t row = {"gemm", name, "TFLOP/s", ours, peer, peer_name, ratio,
+    cm_bench_row_t row = {"gemm", name, "TFLOP/s", ours, peer, peer_name_of(&P.r), ratio,
                           goal ? goal : "-", goal ? ratio >= goal_ratio && !bad : !bad};
     cm_bench_report(&row);
     printf("    %-28s kernel %-16s err ours %.2e cuBLAS %.2e%s\n", name, cfg, e_ours, e_peer,
            bad ? "  BAD" : "");
     release(&P);
+}
+
+/* ------------------------------------------------------------------ --sweep, --batched */
+
+/* the shape space of issue #15: m, n, k from {1, 7, 64, 127, 512, 1000, 3001, 4096} */
+typedef struct sweep_shape {
+    size_t m, n, k;
+    const char *cls;
+} sweep_shape_t;
+
+static const sweep_shape_t k_sweep[] = {
+    /* matrix-vector, m = 1 */
+    {1, 4096, 4096, "gemv"}, {1, 3001, 3001, "gemv"}, {1, 4096, 127, "gemv"},
+    {1, 1000, 4096, "gemv"}, {1, 127, 3001, "gemv"},  {1, 7, 512, "gemv"},
+    {1, 64, 1000, "gemv"},   {1, 512, 7, "gemv"},     {1, 1, 4096, "gemv"},
+    /* matrix-vector, n = 1 */
+    {4096, 1, 4096, "gemv"}, {3001, 1, 3001, "gemv"}, {4096, 1, 127, "gemv"},
+    {1000, 1, 4096, "gemv"}, {127, 1, 3001, "gemv"},  {7, 1, 512, "gemv"},
+    {64, 1, 1000, "gemv"},   {512, 1, 7, "gemv"},
+    /* small k */
+    {4096, 4096, 1, "small-k"}, {4096, 4096, 7, "small-k"},   {4096, 4096, 64, "small-k"},
+    {3001, 1000, 64, "small-k"}, {512, 512, 7, "small-k"},    {1000, 3001, 1, "small-k"},
+    /* skinny: one of m, n <= 64, long k */
+    {7, 4096, 4096, "skinny"},  {4096, 7, 4096, "skinny"},    {64, 4096, 4096, "skinny"},
+    {4096, 64, 1000, "skinny"}, {7, 3001, 3001, "skinny"},    {64, 64, 4096, "skinny"},
+    /* tall-skinny and short-wide: one large dimension, the others small */
+    {4096, 127, 127, "tall"}, {3001, 64, 127, "tall"}, {127, 4096, 127, "wide"},
+    {4096, 7, 64, "tall"},
+    /* odd sizes: no multiple of any tile */
+    {7, 7, 7, "odd"},           {127, 127, 127, "odd"},    {1000, 1000, 1000, "odd"},
+    {3001, 3001, 3001, "odd"},  {1000, 3001, 127, "odd"},  {3001, 127, 1000, "odd"},
+    {127, 1000, 3001, "odd"},
+    /* squares and large */
+    {64, 64, 64, "square"},       {512, 512, 512, "square"},    {4096, 4096, 4096, "large"},
+    {4096, 4096, 3001, "large"},  {3001, 4096, 1000, "large"},  {1000, 4096, 4096, "large"},
+    {512, 4096, 512, "large"},
+};
+#define N_SWEEP (sizeof k_sweep / sizeof k_sweep[0])
+
+static const cm_gemm_precision_t k_sweep_precs[3] = {CM_GEMM_FP32, CM_GEMM_TF32, CM_GEMM_BF16};
+
+/* per precision: the worst ratio and its case, cases under the goal, failed cases */
+typedef struct sweep_stats {
+    double worst, logsum;
+    char worst_case[96];
+    int cases, under, failed, timed;
+} sweep_stats_t;
+
+static int name_selected(const char *name) {
+    const char *only = getenv("CM_BENCH_SWEEP_ONLY");
+    if (only == NULL || *only == '\0') return 1;
+    char words[512];
+    snprintf(words, sizeof words, "%s", only);
+    char *save = NULL;
+    for (char *w = strtok_r(words, " ,", &save); w; w = strtok_r(NULL, " ,", &save))
+        if (strstr(name, w)) return 1;
+    return 0;
+}
+
+/* one row of a goal >= 0.9x: checked, timed (adaptive), reported; returns the ratio (NaN when
+ * it failed) */
+static double goal_case(const char *name, const gcase_t *g, size_t batch, const char *cls,
+                        uint32_t seed) {
+    prepared_t P;
+    const double flops = 2.0 * (double)batch * (double)g->m * (double)g->n * (double)g->k;
+    double ours = NAN, peer = NAN, ratio = NAN;
+    errs_t eo = {NAN, NAN, NAN, 0}, ep = {NAN, NAN, NAN, 0};
+    const char *cfg = "?";
+    int ok = prepare_ex(g, batch, SAMPLES, &P, seed) == 0;
+    P.r.gemm_ex = 1;
+    if (!ok) fprintf(stderr, "bench_gemm: %s: setup failed\n", name);
+    if (ok) {
+        eo = check_full(&P, 0);
+        ep = check_full(&P, 1);
+        const double t_ours = time_adaptive(&P, 0, 0.03, 200);
+        const double t_peer = time_adaptive(&P, 1, 0.03, 200);
+        if (t_ours > 0) ours = flops / t_ours * 1e-12;
+        if (t_peer > 0) peer = flops / t_peer * 1e-12;
+        if (t_ours > 0 && t_peer > 0) ratio = cm_bench_ratio_rate(ours, peer);
+        else fprintf(stderr, "bench_gemm: %s: timing failed\n", name);
+        (void)cm_gemm_config_name(0, g->prec, CM_GEMM_COL_MAJOR, g->oa, g->ob, g->m, g->n, g->k,
+                                  &cfg);
+    }
+    const int bad = !(eo.frob <= bound_for(g));
+    if (bad || !(ratio > 0)) g_fail = 1;
+    cm_bench_row_t row = {"gemm", name, "TFLOP/s", ours, peer, peer_name_of(&P.r), ratio,
+                          ">=0.9", ratio >= 0.9 && !bad};
+    cm_bench_report(&row);
+    printf("    %-30s %-7s kernel %-16s err ours %.2e cuBLAS %.2e%s\n", name, cls ? cls : "",
+           cfg, eo.frob, ep.frob, bad ? "  BAD" : "");
+    release(&P);
+    return bad ? NAN : ratio;
+}
+
+static void sweep(int list_only) {
+    sweep_stats_t st[3];
+    memset(st, 0, sizeof st);
+    for (int p = 0; p < 3; ++p) st[p].worst = INFINITY;
+    const double t0 = cm_bench_now_us();
+    int index = 0;
+    if (list_only) printf("sweep: %zu shapes x 3 precisions x NN/TN\n", N_SWEEP);
+    for (size_t i = 0; i < N_SWEEP; ++i)
+        for (int p = 0; p < 3; ++p)
+            for (int t = 0; t < 2; ++t, ++index) {
+                const sweep_shape_t *s = &k_sweep[i];
+                gcase_t g = {k_sweep_precs[p], t ? CM_GEMM_OP_T : CM_GEMM_OP_N, CM_GEMM_OP_N,
+                             s->m, s->n, s->k};
+                char shape[64], name[96];
+                shape_name(&g, shape, sizeof shape);
+                snprintf(name, sizeof name, "sweep_%s_%s_%cN", prec_tag(g.prec), shape,
+                         t ? 'T' : 'N');
+                if (!name_selected(name)) continue;
+                if (list_only) {
+                    printf("  %-32s %s\n", name, s->cls);
+                    continue;
+                }
+                const double ratio = goal_case(name, &g, 1, s->cls, 1000u + (uint32_t)index);
+                sweep_stats_t *x = &st[p];
+                ++x->cases;
+                if (!(ratio > 0)) {
+                    ++x->failed;
+                    continue;
+                }
+                ++x->timed;
+                x->logsum += log(ratio);
+                if (ratio < 0.9) ++x->under;
+                if (ratio < x->worst) {
+                    x->worst = ratio;
+                    snprintf(x->worst_case, sizeof x->worst_case, "%s", name);
+                }
+            }
+    if (list_only) return;
+    printf("\nsweep summary (%d cases in %.1f s; goal >= 0.9x cuBLAS in each):\n",
+           st[0].cases + st[1].cases + st[2].cases, (cm_bench_now_us() - t0) * 1e-6);
+    printf("  %-5s %6s %8s %-34s %9s %7s %7s\n", "prec", "cases", "worst", "worst case",
+           "geo.mean", "<0.9x", "failed");
+    for (int p = 0; p < 3; ++p) {
+        const sweep_stats_t *x = &st[p];
+        if (x->cases == 0) continue;
+        printf("  %-5s %6d %7.3fx %-34s %8.3fx %7d %7d\n", prec_tag(k_sweep_precs[p]), x->cases,
+               x->timed ? x->worst : NAN, x->timed ? x->worst_case : "-",
+               x->timed ? exp(x->logsum / x->timed) : NAN, x->under, x->failed);
+    }
+    fflush(stdout);
+}
+
+static void batched(int list_only) {
+    static const size_t shapes[2][4] = {{64, 512, 512, 512}, {1024, 64, 64, 64}};
+    for (int s = 0; s < 2; ++s)
+        for (int p = 0; p < 3; ++p)
+            for (int t = 0; t < 2; ++t) {
+                gcase_t g = {k_sweep_precs[p], t ? CM_GEMM_OP_T : CM_GEMM_OP_N, CM_GEMM_OP_N,
+                             shapes[s][1], shapes[s][2], shapes[s][3]};
+                char shape[64], name[96];
+                shape_name(&g, shape, sizeof shape);
+                snprintf(name, sizeof name, "batched_%s_%zux%s_%cN", prec_tag(g.prec),
+                         shapes[s][0], shape, t ? 'T' : 'N');
+                if (list_only) printf("  %s\n", name);
+                else (void)goal_case(name, &g, shapes[s][0], "batched",
+                                     500u + (uint32_t)(12 * s + 2 * p + t));
+            }
+}
+
+/* ------------------------------------------------------------------ --3xtf32 */
+
+static void json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *q = (const unsigned char *)(s ? s : ""); *q; ++q) {
+        if (*q == '"' || *q == '\\') fprintf(f, "\\%c", *q);
+        else if (*q < 0x20) fprintf(f, "\\u%04x", *q);
+        else fputc(*q, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, const char *key, double v) {
+    fprintf(f, ",\"%s\":", key);
+    if (isfinite(v)) fprintf(f, "%.6g", v);
+    else fputs("null", f);
+}
+
+/* cm_bench_report's table row and JSON line, the line with extra numeric fields: the table row
+ * through cm_bench_report with CM_BENCH_RESULTS hidden, the line written here */
+static void report_with_extras(const cm_bench_row_t *row, const char *const *keys,
+                               const double *vals, int count) {
+    const char *path = getenv("CM_BENCH_RESULTS");
+    char *saved = path && *path ? strdup(path) : NULL;
+    if (saved) unsetenv("CM_BENCH_RESULTS");
+    cm_bench_report(row);
+    if (!saved) return;
+    setenv("CM_BENCH_RESULTS", saved, 1);
+    FILE *f = fopen(saved, "a");
+    if (f == NULL) {
+        perror(saved);
+        free(saved);
+        g_fail = 1;
+        return;
+    }
+    const char *commit = getenv("CM_BENCH_COMMIT");
+    char date[16];
+    fputs("{\"bench\":", f);
+    json_str(f, row->bench);
+    fputs(",\"case\":", f);
+    json_str(f, row->case_name);
+    fputs(",\"unit\":", f);
+    json_str(f, row->unit);
+    json_num(f, "ours", row->ours);
+    json_num(f, "peer", row->peer);
+    fputs(",\"peer_name\":", f);
+    json_str(f, row->peer_name);
+    json_num(f, "ratio", row->ratio);
+    fputs(",\"goal\":", f);
+    json_str(f, row->goal);
+    fprintf(f, ",\"meets\":%s,\"commit\":", row->meets ? "true" : "false");
+    json_str(f, commit && *commit ? commit : "unknown");
+    fputs(",\"date\":", f);
+    json_str(f, cm_bench_date(date, sizeof date));
+    for (int i = 0; i < count; ++i) json_num(f, keys[i], vals[i]);
+    fputs("}\n", f);
+    if (fclose(f) != 0) {
+        perror(saved);
+        g_fail = 1;
+    }
+    free(saved);
+}
+
+static void three_tf32(int list_only) {
+    static const size_t sizes[2] = {4096, 8192};
+    for (int s = 0; s < 2; ++s)
+        for (int t = 0; t < 2; ++t) {
+            gcase_t g = {CM_GEMM_FP32_3XTF32, t ? CM_GEMM_OP_T : CM_GEMM_OP_N, CM_GEMM_OP_N, sizes[s],
+                         sizes[s], sizes[s]};
+            char shape[64], name[96];
+            shape_name(&g, shape, sizeof shape);
+            snprintf(name, sizeof name, "3xtf32_%s_%cN", shape, t ? 'T' : 'N');
+            if (list_only) {
+                printf("  %s\n", name);
+                continue;
+            }
+            prepared_t P;
+            errs_t eo = {NAN, NAN, NAN, 0}, ep = eo, e32 = eo, etf = eo;
+            double ours = NAN, peer = NAN, ratio = NAN;
+            const char *cfg = "?";
+            const double flops = 2.0 * (double)g.m * (double)g.n * (double)g.k;
+            const int ok = prepare_ex(&g, 1, SAMPLES_3X, &P, 700u + (uint32_t)(2 * s + t)) == 0;
+            P.r.gemm_ex = 1;
+            if (!ok) fprintf(stderr, "bench_gemm: %s: setup failed\n", name);
+            if (ok) {
+                eo = check_full(&P, 0);
+                ep = check_full(&P, 1);
+                P.r.prec = CM_GEMM_FP32; /* same inputs: our FP32 and TF32 for context */
+                e32 = check_full(&P, 0);
+                P.r.prec = CM_GEMM_TF32;
+                etf = check_full(&P, 0);
+                P.r.prec = CM_GEMM_FP32_3XTF32;
+                const double t_ours = time_one(&P, 0), t_peer = time_one(&P, 1);
+                if (t_ours > 0) ours = flops / t_ours * 1e-12;
+                if (t_peer > 0) peer = flops / t_peer * 1e-12;
+                if (t_ours > 0 && t_peer > 0) ratio = cm_bench_ratio_rate(ours, peer);
+                else fprintf(stderr, "bench_gemm: %s: timing failed\n", name);
+                (void)cm_gemm_config_name(0, g.prec, CM_GEMM_COL_MAJOR, g.oa, g.ob, g.m, g.n,
+                                          g.k, &cfg);
+            }
+            const int bad = !(eo.frob <= bound_for(&g));
+            if (bad || !(ratio > 0)) g_fail = 1;
+            const int err_ok = eo.rel_mean <= ep.rel_mean * 1.0;
+            cm_bench_row_t row = {"gemm", name, "TFLOP/s", ours, peer, peer_name_of(&P.r),
+                                  ratio, ">=2.0 & err<=Sgemm", ratio >= 2.0 && err_ok && !bad};
+            static const char *const keys[6] = {"err_ours",     "err_peer", "err_ours_max",
+                                                "err_peer_max", "err_fp32", "err_tf32"};
+            const double vals[6] = {eo.rel_mean, ep.rel_mean, eo.rel_max,
+                                    ep.rel_max,  e32.rel_mean, etf.rel_mean};
+            report_with_extras(&row, keys, vals, 6);
+            printf("    %-28s kernel %-16s err |c-ref|/sum|ab| mean / max over %d samples:%s\n",
+                   name, cfg, SAMPLES_3X, bad ? "  BAD" : "");
+            printf("      3xTF32 (ours) %.3e / %.3e  cuBLAS FP32 %.3e / %.3e  (%s cuBLAS)\n",
+                   eo.rel_mean, eo.rel_max, ep.rel_mean, ep.rel_max, err_ok ? "<=" : "ABOVE");
+            printf("      our FP32      %.3e / %.3e  our TF32    %.3e / %.3e  (Frobenius: 3xTF32 "
+                   "%.2e, cuBLAS %.2e)\n",
+                   e32.rel_mean, e32.rel_max, etf.rel_mean, etf.rel_max, eo.frob, ep.frob);
+            fflush(stdout);
+            release(&P);
+        }
 }
 
 #if CM_GEMM_TUNING
@@ -450,16 +875,38 @@ static void ops_sweep(const char *const *configs, int count) {
 
 #endif /* CM_GEMM_TUNING */
 
+
 int main(int argc, char **argv) {
-    int quick = 0, do_tune = 0, ops_at = 0;
+    int quick = 0, do_tune = 0, ops_at = 0, do_sweep = 0, do_batched = 0, do_3x = 0, list = 0;
     for (int i = 1; i < argc && !ops_at; ++i) {
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
         else if (strcmp(argv[i], "--tune") == 0) do_tune = 1;
         else if (strcmp(argv[i], "--ops") == 0) ops_at = i + 1;
+        else if (strcmp(argv[i], "--sweep") == 0) do_sweep = 1;
+        else if (strcmp(argv[i], "--batched") == 0) do_batched = 1;
+        else if (strcmp(argv[i], "--3xtf32") == 0) do_3x = 1;
+        else if (strcmp(argv[i], "--list") == 0) list = 1;
         else {
-            fprintf(stderr, "usage: %s [--quick] [--tune] [--ops [CONFIG ...]]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--quick] [--sweep] [--batched] [--3xtf32] [--list] [--tune] "
+                    "[--ops [CONFIG ...]]\n",
+                    argv[0]);
             return 2;
         }
+    }
+    const int modes = do_sweep || do_batched || do_3x; /* none: the default run */
+    if (list) {
+        if (!modes) printf("default run: the fixed rows (the header of bench_gemm.c), then\n");
+        if (!modes || do_batched) {
+            printf("batched:\n");
+            batched(1);
+        }
+        if (!modes || do_3x) {
+            printf("3xtf32:\n");
+            three_tf32(1);
+        }
+        if (do_sweep) sweep(1);
+        return 0;
     }
 #if !CM_GEMM_TUNING
     if (do_tune || ops_at) {
@@ -486,7 +933,12 @@ int main(int argc, char **argv) {
         tune();
     } else
 #endif
-    {
+    if (modes) {
+        cm_bench_print_header();
+        if (do_batched) batched(0);
+        if (do_3x) three_tf32(0);
+        if (do_sweep) sweep(0);
+    } else {
         cm_bench_print_header();
         static const size_t fp32_sq[] = {512, 1024, 2048, 4096, 8192, 4093};
         const size_t nsq = quick ? 1 : sizeof fp32_sq / sizeof fp32_sq[0];
@@ -537,6 +989,10 @@ int main(int argc, char **argv) {
                                  tc_sq[i], tc_sq[i]};
                     bench_case(&g, NULL, 0, (uint32_t)(40 + 2 * p + (int)i));
                 }
+        if (!quick) {
+            batched(0);
+            three_tf32(0);
+        }
     }
     cublasDestroy(g_blas);
     (void)cm_stream_release(g_stream);

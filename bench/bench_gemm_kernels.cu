@@ -1,6 +1,8 @@
 // Helpers of bench_gemm.c: device-side random fill (floats in [-1, 1), and their bf16
 // roundings), and a float64 reference for sampled entries of a column-major GEMM (one block per
-// entry), plus a gather of the same entries from a float or bf16 C.
+// entry; optionally also sum_k |a_ik b_kj| per entry, the scale of an entry's rounding error),
+// a gather of the same entries from a float or bf16 C, and a count of the non-finite elements
+// of a packed C (the poison left where nothing was written).
 #include <stdint.h>
 
 #include <cuda_runtime_api.h>
@@ -42,24 +44,43 @@ __device__ __forceinline__ double ld_in(const void *p, long long i, int bf16) {
 
 // column-major: op(A)(i, l) = opa ? A[i*lda + l] : A[l*lda + i]; op(B)(l, j) = opb ? B[l*ldb + j]
 // : B[j*ldb + l]
+// (256 threads per block; a * b of two floats is exact in double)
 __global__ void ref_samples(int bf16, int opa, int opb, const void *A, long long lda,
-                            const void *B, long long ldb, int k, const int *ij, double *out) {
-    __shared__ double part[256];
+                            const void *B, long long ldb, int k, const int *ij, double *out,
+                            double *abs_out) {
+    __shared__ double part[256], apart[256];
     const int s = blockIdx.x;
     const int i = ij[2 * s], j = ij[2 * s + 1];
-    double acc = 0;
+    double acc = 0, aacc = 0;
     for (int l = threadIdx.x; l < k; l += blockDim.x) {
         const double a = ld_in(A, opa ? (long long)i * lda + l : (long long)l * lda + i, bf16);
         const double b = ld_in(B, opb ? (long long)l * ldb + j : (long long)j * ldb + l, bf16);
         acc += a * b;
+        aacc += fabs(a * b);
     }
     part[threadIdx.x] = acc;
+    apart[threadIdx.x] = aacc;
     __syncthreads();
     for (int w = 128; w > 0; w >>= 1) {
-        if ((int)threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
+        if ((int)threadIdx.x < w) {
+            part[threadIdx.x] += part[threadIdx.x + w];
+            apart[threadIdx.x] += apart[threadIdx.x + w];
+        }
         __syncthreads();
     }
-    if (threadIdx.x == 0) out[s] = part[0];
+    if (threadIdx.x == 0) {
+        out[s] = part[0];
+        if (abs_out) abs_out[s] = apart[0];
+    }
+}
+
+__global__ void count_nonfinite(const void *C, size_t n, int bf16, unsigned long long *count) {
+    unsigned long long local = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        if (!isfinite(ld_in(C, (long long)i, bf16))) ++local;
+    for (int o = 16; o > 0; o >>= 1) local += __shfl_down_sync(0xffffffffu, local, o);
+    if ((threadIdx.x & 31) == 0 && local) atomicAdd(count, local);
 }
 
 __global__ void gather(const void *C, long long ldc, int bf16, const int *ij, int count,
@@ -80,11 +101,23 @@ extern "C" cudaError_t bench_gemm_fill(void *p, size_t n, int bf16, uint32_t see
     return cudaGetLastError();
 }
 
+// out[s] = sum_k op(A)(i, l) op(B)(l, j) in float64 for each sample (i, j) = ij[2s], ij[2s + 1];
+// abs_out (or NULL) the same sum of |op(A)(i, l) op(B)(l, j)|
 extern "C" cudaError_t bench_gemm_ref(int bf16, int opa, int opb, const void *A, long long lda,
                                       const void *B, long long ldb, int k, const int *ij,
-                                      int count, double *out, cudaStream_t s) {
+                                      int count, double *out, double *abs_out, cudaStream_t s) {
     if (count <= 0) return cudaSuccess;
-    ref_samples<<<count, 256, 0, s>>>(bf16, opa, opb, A, lda, B, ldb, k, ij, out);
+    ref_samples<<<count, 256, 0, s>>>(bf16, opa, opb, A, lda, B, ldb, k, ij, out, abs_out);
+    return cudaGetLastError();
+}
+
+// *count += the elements of C[0 .. n) (float, or bf16 when bf16) that are NaN or infinite;
+// *count must be set (e.g. to 0) before, on the same stream
+extern "C" cudaError_t bench_gemm_count_nonfinite(const void *C, size_t n, int bf16,
+                                                  unsigned long long *count, cudaStream_t s) {
+    if (n == 0) return cudaSuccess;
+    const size_t blocks = (n + 255) / 256;
+    count_nonfinite<<<blocks < 1024 ? (unsigned)blocks : 1024u, 256, 0, s>>>(C, n, bf16, count);
     return cudaGetLastError();
 }
 
