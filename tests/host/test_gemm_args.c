@@ -459,8 +459,8 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(X3, 9, skinny_nn, 1, NULL), "sm90+3xtf32");
     cm__gemm_args_t narrow = args(65536, 128, 128, 1, 1, CM__GEMM_F32, 128);
     assert_string_equal(NAME(X3, 9, narrow, 1, NULL), "sm90+3xtf32"); /* 512 tiles */
-    cm__gemm_args_t narrow2 = args(8192, 256, 8192, 1, 1, CM__GEMM_F32, 8192);
-    assert_string_equal(NAME(X3, 9, narrow2, 1, NULL), "ffma:128x128x16q3"); /* 64 tiles */
+    cm__gemm_args_t narrow2 = args(16384, 256, 8192, 1, 1, CM__GEMM_F32, 8192);
+    assert_string_equal(NAME(X3, 9, narrow2, 1, NULL), "ffma:128x128x16q3"); /* 128 tiles */
     /* forced: an SM90 name takes the split path anywhere it can run; mma is never run;
      * an FFMA name is kept */
     assert_string_equal(NAME(X3, 9, tiny, 1, "sm90"), "sm90+3xtf32");
