@@ -81,6 +81,15 @@ typedef struct cm_diag_device {
     cm_device_health_t health;   /**< what NVML reports (cm_device_health()): modes, ECC errors,
                                       clocks, PCIe link, processes; nvml_available 0 (what zeroed
                                       inputs hold) skips the health checks */
+    bool managed_read;           /**< the two attributes below were read (false in zeroed
+                                      inputs: then they are not reported) */
+    int concurrent_managed_access; /**< cudaDevAttrConcurrentManagedAccess: 1 when the device
+                                      uses managed memory concurrently with the host (memspace.h:
+                                      managed memory may exceed device memory, prefetch and
+                                      device advice work); 0 on WSL2, Windows and GPUs before
+                                      Pascal, where it cannot oversubscribe the device */
+    int pageable_memory_access;  /**< cudaDevAttrPageableMemoryAccess: 1 when kernels can access
+                                      ordinary (malloc) host memory coherently (HMM or ATS) */
 } cm_diag_device_t;
 
 /** @brief Everything the verdicts depend on, as plain data. */

@@ -209,6 +209,18 @@ static void cm__diag_collect_device(int ordinal, cm_diag_device_t *d) {
     d->image_status = cm_device_check_kernel_image(ordinal, &d->image);
     d->image_checked = true;
     if (d->image_status != CM_OK) cm__diag_note_detail(d);
+    /* managed memory (memspace.h): two attribute reads, no context needed */
+    int cma = 0, pma = 0;
+    if (cm__cuda.device_get_attribute(&cma, cudaDevAttrConcurrentManagedAccess, ordinal) ==
+            cudaSuccess &&
+        cm__cuda.device_get_attribute(&pma, cudaDevAttrPageableMemoryAccess, ordinal) ==
+            cudaSuccess) {
+        d->managed_read = true;
+        d->concurrent_managed_access = cma;
+        d->pageable_memory_access = pma;
+    } else {
+        (void)cm__cuda.get_last_error();
+    }
 }
 
 /* NVML's view of the device (never fails for lack of NVML: the reason is kept as data). */
@@ -671,6 +683,15 @@ static void cm__diag_check_device(const cm_diag_inputs_t *in, cm_diag_report_t *
         cm__diag_appendf(msg, sizeof msg, ", memory %.1f GiB",
                          (double)l->total_global_mem / 1073741824.0);
     if (l->pci_bus_id[0] != '\0') cm__diag_appendf(msg, sizeof msg, ", PCI %s", l->pci_bus_id);
+    if (d->managed_read)
+        cm__diag_appendf(msg, sizeof msg, "; managed memory: %s%s",
+                         d->concurrent_managed_access
+                             ? "concurrent access (may exceed device memory)"
+                             : in->wsl ? "no concurrent access (WSL2: cannot exceed device memory, "
+                                         "no prefetch)"
+                                       : "no concurrent access (cannot exceed device memory, no "
+                                         "prefetch)",
+                         d->pageable_memory_access ? ", pageable host memory access" : "");
     if (d->memory_error != 0) {
         cm__diag_appendf(msg, sizeof msg, "; cudaMemGetInfo failed: %s (%d)",
                          cm__diag_cuda_error_name(d->memory_error), d->memory_error);
@@ -1669,6 +1690,10 @@ cm_status_t cm_diag_write_text(const cm_diag_report_t *report, FILE *out) {
         }
         fputs(", L2 ", out);
         cm__diag_text_size(out, l->l2_cache_bytes);
+        if (d->managed_read)
+            fprintf(out, "\n  managed memory      concurrent access %s, pageable memory access %s",
+                    d->concurrent_managed_access ? "yes" : "no",
+                    d->pageable_memory_access ? "yes" : "no");
         fprintf(out, "\n  threads per block   %d\n", l->max_threads_per_block);
         fprintf(out, "  block dims          %d x %d x %d\n", l->max_block_dim[0],
                 l->max_block_dim[1], l->max_block_dim[2]);
@@ -1944,6 +1969,13 @@ cm_status_t cm_diag_write_json(const cm_diag_report_t *report, FILE *out) {
         fprintf(out, "%zu,\n", d->free_bytes);
         cm__diag_json_key(out, ind, "memory_total");
         fprintf(out, "%zu,\n", d->total_bytes);
+        cm__diag_json_key(out, ind, "managed");
+        if (d->managed_read)
+            fprintf(out, "{\"concurrent_managed_access\": %s, \"pageable_memory_access\": %s},\n",
+                    d->concurrent_managed_access ? "true" : "false",
+                    d->pageable_memory_access ? "true" : "false");
+        else
+            fputs("null,\n", out);
         fprintf(out,
                 "%s\"limits\": {\"multiprocessor_count\": %d, \"warp_size\": %d, "
                 "\"max_threads_per_block\": %d, \"max_block_dim\": [%d, %d, %d], "

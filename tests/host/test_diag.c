@@ -341,6 +341,52 @@ static void assert_json_valid(const char *json) {
     free(out);
 }
 
+/* ------------------------------------------------------------------ managed memory */
+
+/* Whether managed memory can oversubscribe a device (memspace.h) is part of the device's line,
+ * its text block and its JSON; zeroed inputs (not read) say nothing about it. */
+static void test_managed_memory_capabilities(void **state) {
+    (void)state;
+    cm_diag_inputs_t *in = ok_inputs();
+    cm_diag_report_t *r = evaluate(in);
+    assert_null(strstr(must_find(r, "device0")->message, "managed memory"));
+    char *json = json_of(r);
+    assert_contains(json, "\"managed\": null");
+    assert_json_valid(json);
+    free(json);
+
+    in = ok_inputs();
+    in->devices[0].managed_read = true;
+    in->devices[0].concurrent_managed_access = 1;
+    in->devices[0].pageable_memory_access = 1;
+    r = evaluate(in);
+    const cm_diag_check_t *dev = must_find(r, "device0");
+    assert_int_equal(dev->verdict, CM_DIAG_OK);
+    assert_contains(dev->message, "; managed memory: concurrent access (may exceed device memory), "
+                                  "pageable host memory access");
+    char *text = text_of(r);
+    assert_contains(text, "managed memory      concurrent access yes, pageable memory access yes");
+    free(text);
+    json = json_of(r);
+    assert_contains(json, "\"managed\": {\"concurrent_managed_access\": true, "
+                          "\"pageable_memory_access\": true}");
+    assert_json_valid(json);
+    free(json);
+
+    in = ok_inputs();
+    in->wsl = true;
+    in->devices[0].managed_read = true;
+    r = evaluate(in);
+    dev = must_find(r, "device0");
+    assert_int_equal(dev->verdict, CM_DIAG_OK); /* information, not a fault */
+    assert_contains(dev->message, "managed memory: no concurrent access (WSL2: cannot exceed "
+                                  "device memory, no prefetch)");
+    assert_null(strstr(dev->message, "pageable"));
+    text = text_of(r);
+    assert_contains(text, "concurrent access no, pageable memory access no");
+    free(text);
+}
+
 /* ------------------------------------------------------------------ verdicts */
 
 static void test_everything_ok_h200(void **state) {
@@ -1216,6 +1262,7 @@ static void test_exit_code_from_checks(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_everything_ok_h200),
+        cmocka_unit_test(test_managed_memory_capabilities),
         cmocka_unit_test(test_no_driver),
         cmocka_unit_test(test_no_driver_wsl),
         cmocka_unit_test(test_no_driver_stub_libcuda),
