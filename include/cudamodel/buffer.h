@@ -235,7 +235,10 @@ typedef struct cm_staging_config {
  * @param[in] dev  the device.
  * @param[in] cfg  the configuration (0 fields take their defaults); not modified.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments, a closed dev, or a field out of
- *         range (the message names the field, its value and the range); CM_ERROR_CONTEXT_LOST.
+ *         range (the message names the field, its value and the range); CM_ERROR_CONTEXT_LOST;
+ *         a CUDA failure when the staging buffers to replace cannot be freed: when the device's
+ *         context cannot be made current nothing is changed (call again), when a free fails the
+ *         new configuration is in force and the message says what stays with the driver.
  * Thread-safe (waits for a staged copy in progress on the device).
  */
 CM_API cm_status_t cm_device_staging_configure(cm_device_t *dev, const cm_staging_config_t *cfg);
@@ -308,15 +311,27 @@ CM_API cm_status_t cm_buffer_create_at(cm_stream_t *stream, cm_device_t *dev, si
  * @brief Release a device buffer. A stream-ordered buffer is freed on the stream it was created
  *        on (after the work queued there before this call); a synchronous one like cudaFree,
  *        which waits for the device's work.
+ *
+ * Two refusals release nothing, so the buffer stays alive and the destroy may be repeated:
+ * a synchronous buffer while the calling thread captures a graph (CUDA refuses cudaFree during
+ * a capture: destroy it after cm_graph_capture_end()), and a device whose context cannot be
+ * made current. A stream-ordered free that CUDA refuses is retried synchronously; when that
+ * cannot run now (the thread captures a graph) the memory is kept and freed later, at the end
+ * of the thread's capture or when the device is closed, so that no memory leaks.
+ *
  * @param[in] buf  the buffer, or NULL (a no-op returning CM_OK).
  * @return CM_OK;
  *         CM_ERROR_INVALID_ARGUMENT when buf was already destroyed or is not a buffer handle
  *         (nothing is touched);
+ *         CM_ERROR_BUSY for a synchronous buffer while this thread captures a graph (the buffer
+ *         is still alive);
+ *         a CUDA failure of cuCtxPushCurrent or cuDevicePrimaryCtxRetain when the device's
+ *         context cannot be made current (the buffer is still alive);
  *         CM_ERROR_CONTEXT_LOST or other CUDA failures of the free, as recorded: the handle is
- *         released all the same (a stream-ordered free that CUDA refuses is retried
- *         synchronously so that no memory leaks).
- * Ownership: the handle is gone after the call, whatever it returns (except for the
- * CM_ERROR_INVALID_ARGUMENT of a handle that was not live).
+ *         released all the same (the message says when the memory is freed later).
+ * Ownership: the handle is gone after the call, whatever it returns, except for
+ * CM_ERROR_INVALID_ARGUMENT, CM_ERROR_BUSY and a failure to make the context current, which
+ * leave it as it was (cm_buffer_info() tells whether it is still alive).
  */
 CM_API cm_status_t cm_buffer_destroy(cm_buffer_t *buf);
 
@@ -328,8 +343,10 @@ CM_API cm_status_t cm_buffer_destroy(cm_buffer_t *buf);
  *                    a buffer without a stream use cm_buffer_destroy()).
  * @param[in] buf     the buffer, or NULL (a no-op returning CM_OK).
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or released stream, a stream of another
- *         device or a destroyed buffer (the buffer is then left alive); CUDA failures of the
- *         free as recorded (the handle is released all the same).
+ *         device or a destroyed buffer (the buffer is then left alive); CM_ERROR_BUSY and a
+ *         failure to make the device's context current as for cm_buffer_destroy() (the buffer
+ *         is left alive); CUDA failures of the free as recorded (the handle is released all the
+ *         same).
  */
 CM_API cm_status_t cm_buffer_destroy_on_stream(cm_stream_t *stream, cm_buffer_t *buf);
 
@@ -593,7 +610,10 @@ CM_API cm_status_t cm_host_buffer_register_at(cm_device_t *dev, void *ptr, size_
  *        registered (cudaHostUnregister; the memory stays the caller's).
  * @param[in] buf  the buffer, or NULL (a no-op returning CM_OK).
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT when buf was already destroyed or is not a host
- *         buffer handle; CUDA failures as recorded (the handle is released all the same).
+ *         buffer handle; a CUDA failure of cuCtxPushCurrent or cuDevicePrimaryCtxRetain when the
+ *         device's context cannot be made current: nothing is released, the buffer is still
+ *         alive and the destroy may be repeated; CUDA failures of the free as recorded (the
+ *         handle is released all the same).
  */
 CM_API cm_status_t cm_host_buffer_destroy(cm_host_buffer_t *buf);
 

@@ -190,6 +190,9 @@ typedef struct cm_device cm_device_t;
  *         names the device count);
  *         CM_ERROR_HOST_OUT_OF_MEMORY when the handle cannot be allocated;
  *         CM_ERROR_NO_DRIVER, CM_ERROR_DRIVER_TOO_OLD, CM_ERROR_NO_DEVICE (see cm_device_count());
+ *         CM_ERROR_NOT_SUPPORTED in a child process forked (fork()) after this process opened
+ *         a device: CUDA cannot be used there (start children with exec, e.g. posix_spawn, or
+ *         fork before any CUDA call); every handle of the parent is refused there as well;
  *         CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
  * A device without memory-pool support opens; only stream-ordered buffers are then refused.
  * Ownership: the caller owns the handle and releases it with cm_device_close().
@@ -197,18 +200,31 @@ typedef struct cm_device cm_device_t;
 CM_API cm_status_t cm_device_open(int ordinal, cm_device_t **out);
 
 /**
- * @brief Close a device: release its pool and staging buffers and free the handle.
+ * @brief Close a device: release its pool, streams, events and staging buffers and free the
+ *        handle.
  *
  * Refused while buffers of the device are alive: the call then returns CM_ERROR_BUSY, releases
  * nothing, and the detail (cm_last_error()) says how many buffers, how many bytes, and where
  * the first ones were created; cm_device_leak_report() lists every one. Destroy them and close
- * again.
+ * again. Refused as well, releasing nothing, when the device's context cannot be made current
+ * (the device stays open: close again).
+ *
+ * Once the close goes ahead the handle is gone, whatever it returns. When a CUDA destroy fails
+ * (cudaMemPoolDestroy, cudaStreamDestroy, cudaEventDestroy, a free), the close returns that
+ * failure and its message lists what it could not release (those objects stay with the driver
+ * until the process exits). A context lost to a sticky error is no failure here: its objects
+ * went with it.
  *
  * @param[in] dev  the device, or NULL (a no-op returning CM_OK).
  * @return CM_OK;
- *         CM_ERROR_BUSY with the leak report while buffers are alive;
- *         CM_ERROR_INVALID_ARGUMENT when dev was already closed or is not a device handle.
- * Ownership: on CM_OK the handle is gone; do not use it again.
+ *         CM_ERROR_BUSY with the leak report while buffers, streams or events are alive;
+ *         CM_ERROR_INVALID_ARGUMENT when dev was already closed or is not a device handle;
+ *         a CUDA failure of cuCtxPushCurrent or cuDevicePrimaryCtxRetain when the context
+ *         cannot be made current (the device is still open);
+ *         a CUDA failure of a destroy, the message listing what was not released (the device
+ *         is closed).
+ * Ownership: on CM_OK, and on a failure that lists what was not released, the handle is gone;
+ * do not use it again (cm_device_ordinal() tells whether a device is still open).
  */
 CM_API cm_status_t cm_device_close(cm_device_t *dev);
 

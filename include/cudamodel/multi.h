@@ -124,7 +124,8 @@ CM_API cm_status_t cm_device_set_open(const int *ordinals, int count, cm_device_
  *
  * @param[in] set  the set, or NULL (a no-op returning CM_OK).
  * @return CM_OK; CM_ERROR_BUSY as above; CM_ERROR_INVALID_ARGUMENT for a closed set or a
- *         pointer that is not a set; the status of a fault in queued work (the set is closed
+ *         pointer that is not a set; the status of a fault in queued work, or of a member's
+ *         close that could not release everything (its message lists what; the set is closed
  *         all the same).
  * Ownership: on any status but CM_ERROR_BUSY and CM_ERROR_INVALID_ARGUMENT the handle is gone.
  */
@@ -349,8 +350,11 @@ CM_API cm_status_t cm_split_create_at(cm_device_set_t *set, size_t n, size_t ele
  * @brief Destroy a split array: wait for the set's streams, then destroy its part buffers.
  * @param[in] split  the split, or NULL (a no-op returning CM_OK).
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a destroyed split or a pointer that is not one;
- *         the status of a fault in queued work or of a buffer destroy (the split is released
- *         all the same).
+ *         CM_ERROR_BUSY while the calling thread captures a graph (CUDA refuses the waits and
+ *         frees during a capture): nothing is released, the split is still alive and may be
+ *         destroyed once the capture has ended; the status of a fault in queued work or of a
+ *         buffer destroy (the split is released all the same; memory whose free cannot run
+ *         then is freed when its device is closed).
  */
 CM_API cm_status_t cm_split_destroy(cm_split_t *split);
 

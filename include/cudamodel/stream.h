@@ -93,7 +93,11 @@ typedef struct cm_stream_pool_config {
  * @param[in] cfg  the sizes (0 fields take the defaults, 16 and 4); NULL restores the defaults.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or closed dev, or a size above
  *         CM_STREAM_POOL_MAX (the message gives it); CM_ERROR_BUSY while streams of the device
- *         are acquired (release them first); CM_ERROR_HOST_OUT_OF_MEMORY.
+ *         are acquired (release them first); CM_ERROR_HOST_OUT_OF_MEMORY;
+ *         CM_ERROR_CONTEXT_LOST; a CUDA failure of cuCtxPushCurrent or cuDevicePrimaryCtxRetain
+ *         when the device's context cannot be made current (the pool is left as it was); a
+ *         CUDA failure of cudaStreamDestroy (the pool is resized; the message counts the old
+ *         streams left with the driver).
  * The pool's CUDA streams are destroyed and created again lazily. Thread-safe.
  */
 CM_API cm_status_t cm_stream_pool_configure(cm_device_t *dev, const cm_stream_pool_config_t *cfg);
@@ -381,13 +385,18 @@ typedef struct cm_graph cm_graph_t;
 CM_API cm_status_t cm_graph_capture_begin(cm_stream_t *stream);
 
 /**
- * @brief End a capture and instantiate the graph.
+ * @brief End a capture and instantiate the graph. Call it on the thread that began the capture
+ *        (CUDA's rule for a thread-local capture). Memory whose free the thread's capture
+ *        deferred (see cm_buffer_destroy()) is freed once the thread captures nothing else.
  * @param[in]  stream  the stream passed to cm_graph_capture_begin().
  * @param[out] out     receives the graph; unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL out, a stream that is not acquired or not
- *         being captured; CM_ERROR_NOT_SUPPORTED when the capture was invalidated by a call that
- *         cannot be captured (the message says so; the capture is ended either way);
- *         CM_ERROR_HOST_OUT_OF_MEMORY; CUDA failures of instantiation as recorded.
+ *         being captured; a CUDA failure of cuCtxPushCurrent or cuDevicePrimaryCtxRetain when
+ *         the device's context cannot be made current: nothing is ended (CUDA still captures)
+ *         and the call may be repeated; CM_ERROR_NOT_SUPPORTED when the capture was invalidated
+ *         by a call that cannot be captured (the message says so; the capture is ended either
+ *         way); CM_ERROR_HOST_OUT_OF_MEMORY; CUDA failures of instantiation as recorded (the
+ *         capture is ended).
  * Ownership: the caller owns the graph and destroys it with cm_graph_destroy().
  */
 CM_API cm_status_t cm_graph_capture_end(cm_stream_t *stream, cm_graph_t **out);
@@ -412,7 +421,11 @@ CM_API cm_status_t cm_graph_node_count(const cm_graph_t *graph, size_t *count);
 /**
  * @brief Destroy a graph. Replays already queued still run (CUDA keeps what they need).
  * @param[in] graph  the graph, or NULL (a no-op).
- * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a destroyed graph or a pointer that is not one.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a destroyed graph or a pointer that is not one;
+ *         a CUDA failure of cuCtxPushCurrent or cuDevicePrimaryCtxRetain when the device's
+ *         context cannot be made current (nothing is destroyed: the graph is still alive and
+ *         the destroy may be repeated); CUDA failures of the destroy as recorded (the handle is
+ *         gone all the same).
  */
 CM_API cm_status_t cm_graph_destroy(cm_graph_t *graph);
 

@@ -76,7 +76,8 @@ static cm_status_t cm__operand_check(cm__operand_t *o, int dtype, const char *fu
     const size_t cap = bytes / o->elem;
     o->ordinal = o->obj->a.dev->ordinal;
     if (o->offset <= cap && o->count <= cap - o->offset) {
-        o->ptr = (unsigned char *)o->obj->ptr + o->offset * o->elem;
+        /* an empty buffer has no memory (NULL): no arithmetic on it */
+        o->ptr = o->obj->ptr != NULL ? (unsigned char *)o->obj->ptr + o->offset * o->elem : NULL;
         return CM_OK;
     }
     const char *tn = cm__type_name(o->elem, dtype);

@@ -33,7 +33,9 @@ cm_status_t cm__enter_context(int ordinal, int make_current, cm__scope_t *sc) {
      * primary context for good. So "no current context" always gets the device's pushed. */
     void *cur = NULL;
     int known = cm__cuda.ctx_get_current(&cur) == cudaSuccess;
-    if (!make_current && (!known || cur != NULL)) return CM_OK;
+    /* some context is current: enough without make_current; when that cannot be known, push
+     * (a balanced push and pop change nothing; a missing context would be bound for good) */
+    if (!make_current && known && cur != NULL) return CM_OK;
     void *ctx = atomic_load_explicit(&cm__primary[ordinal], memory_order_acquire);
     cudaError_t err;
     if (ctx == NULL) {

@@ -2,11 +2,11 @@
  * The device object (core/device.h): open and close, and the list of open device objects.
  *
  * A device object is one handle of the core's table (core/handle.h). Open creates the whole
- * object (facts, memory pool, staging lock) and gives it a handle; close checks, under the core
- * lock, that no part is busy (the memory part: live buffers; the exec part: lent streams and
- * events), ends the handle and unlinks the object in that same section, then releases the parts
- * through the functions they registered, destroys the pool and frees the object. The core never
- * calls a module above it.
+ * object (facts, memory pool, staging lock) and gives it a handle; close enters the device's
+ * scope, checks under the core lock that no part is busy (the memory part: live buffers; the exec
+ * part: lent streams and events), ends the handle and unlinks the object in that same section,
+ * then releases the parts through the functions they registered, destroys the pool and frees the
+ * object, reporting whatever it could not release. The core never calls a module above it.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -76,6 +76,13 @@ static cm_status_t cm__pool_create(struct cm__device *dev) {
 cm_status_t cm_device_open(int ordinal, cm_device_t **out) {
     CM__REQUIRE(out != NULL, "pass the address of a cm_device_t * to receive the device",
                 "out is NULL");
+    if (atomic_load_explicit(&cm__h_forked, memory_order_relaxed)) {
+        return CM__FAIL(CM_ERROR_NOT_SUPPORTED, ordinal,
+                        "start the child with exec (posix_spawn), or fork before any CUDA call",
+                        "CUDA cannot be used in this process: it was forked (fork()) after its "
+                        "parent opened a device");
+    }
+    cm__handle_watch_fork();
     CM_TRY(cm__check_ordinal(ordinal));
 
     struct cudaDeviceProp props;
@@ -128,17 +135,72 @@ fail:
     return status;
 }
 
-cm_status_t cm_device_close(cm_device_t *h) {
+/* What a close could not release: the first failure's detail and the list of every part's. */
+typedef struct cm__close_report {
+    cm_status_t status;
+    cm_error_t first;
+    char list[CM_ERROR_MESSAGE_MAX];
+    cm__text_t t;
+    int n;
+} cm__close_report_t;
+
+static void cm__close_note(cm__close_report_t *r, cm_status_t s) {
+    if (s == CM_OK) return;
+    const cm_error_t *e = cm_last_error();
+    if (r->status == CM_OK) {
+        r->status = s;
+        r->first = *e;
+    }
+    cm__text_printf(&r->t, "%s%s", r->n++ ? "; " : "", e->message);
+}
+
+/* The busy checks of the parts (core lock held): CM_OK when nothing keeps dev open. */
+static cm_status_t cm__parts_busy_locked(struct cm__device *dev) {
+    /* the memory part exists once a buffer was created, the exec part once a stream or event
+     * was used: a device without them has nothing that keeps it open */
+    cm_status_t busy = CM_OK;
+    if (dev->mem.busy_locked != NULL) busy = dev->mem.busy_locked(dev);
+    if (busy == CM_OK && dev->exec.busy_locked != NULL) busy = dev->exec.busy_locked(dev);
+    return busy;
+}
+
+/*
+ * Close h. The device's scope is entered before anything is released, so that every CUDA
+ * destroy of the parts and of the pool runs with the device's context current. keep: a scope
+ * that cannot be entered refuses the close (nothing changed, the device stays open and the close
+ * may be repeated); without it (the library's own device objects) the object is closed all the
+ * same and each part tries a scope of its own, what is left reported.
+ */
+static cm_status_t cm__device_close_q(cm_device_t *h, bool keep, const char *func) {
     if (h == NULL) return CM_OK;
-    /* one locked step: check that no part is busy, end the handle, leave the open list */
     cm__core_lock();
     struct cm__device *dev = cm__handle_obj(h, CM__KIND_DEVICE);
-    cm_status_t busy = CM_OK;
-    if (dev != NULL) {
-        /* the memory part exists once a buffer was created, the exec part once a stream or
-         * event was used: a device without them has nothing that keeps it open */
-        if (dev->mem.busy_locked != NULL) busy = dev->mem.busy_locked(dev);
-        if (busy == CM_OK && dev->exec.busy_locked != NULL) busy = dev->exec.busy_locked(dev);
+    cm_status_t busy = dev != NULL ? cm__parts_busy_locked(dev) : CM_OK;
+    const int ordinal = dev != NULL ? dev->ordinal : -1;
+    cm__core_unlock();
+    if (dev == NULL) return cm__handle_fail(h, CM__KIND_DEVICE, "dev", func);
+    if (busy != CM_OK) return busy;
+    /* a lost context is no failure of the close: its objects went with it */
+    const bool alive = cm__context_guard(ordinal) == CM_OK;
+    if (!alive) cm_last_error_clear();
+    cm__scope_t sc;
+    bool entered = false;
+    cm__close_report_t r;
+    memset(&r, 0, sizeof r);
+    r.t = (cm__text_t){r.list, sizeof r.list, 0};
+    if (alive) {
+        cm_status_t st = cm__enter(ordinal, 1, &sc);
+        if (st != CM_OK && keep) return st; /* still open: nothing was released */
+        entered = st == CM_OK;
+        if (!entered) cm_last_error_clear(); /* the parts report what they could not release */
+    }
+    /* one locked step: check again that no part is busy (another thread may have used the
+     * device meanwhile), end the handle, leave the open list */
+    cm__core_lock();
+    if (cm__handle_obj(h, CM__KIND_DEVICE) != dev) {
+        dev = NULL; /* closed by another thread meanwhile */
+    } else {
+        busy = cm__parts_busy_locked(dev);
         if (busy == CM_OK) {
             (void)cm__handle_end_locked(h, CM__KIND_DEVICE);
             for (struct cm__device **p = &cm__open_devices; *p != NULL; p = &(*p)->next_open) {
@@ -151,8 +213,10 @@ cm_status_t cm_device_close(cm_device_t *h) {
         }
     }
     cm__core_unlock();
-    if (dev == NULL) return cm__handle_fail(h, CM__KIND_DEVICE, "dev", __func__);
-    if (busy != CM_OK) return busy;
+    if (dev == NULL || busy != CM_OK) {
+        if (entered) cm__leave(&sc);
+        return dev == NULL ? cm__handle_fail(h, CM__KIND_DEVICE, "dev", func) : busy;
+    }
 
     /* unreachable now but for the pins of a trim or report running on another thread */
     for (;;) {
@@ -162,22 +226,58 @@ cm_status_t cm_device_close(cm_device_t *h) {
         if (pins == 0) break;
         sched_yield();
     }
-    if (dev->exec.release != NULL) dev->exec.release(dev);
-    if (dev->mem.release != NULL) dev->mem.release(dev);
+    /* each part enters a scope of its own (nested in the close's: current already) */
+    if (dev->exec.release != NULL) cm__close_note(&r, dev->exec.release(dev));
+    if (dev->mem.release != NULL) cm__close_note(&r, dev->mem.release(dev));
     pthread_mutex_destroy(&dev->staging.lock);
-    cm_status_t status = CM_OK;
-    if (dev->pool != NULL && cm__context_guard(dev->ordinal) == CM_OK) {
-        cm__scope_t sc;
-        if (cm__enter(dev->ordinal, 0, &sc) == CM_OK) {
+    if (dev->pool != NULL && alive) {
+        cm__scope_t ps;
+        cm_status_t st = cm__enter(ordinal, 0, &ps);
+        if (st == CM_OK) {
             cudaError_t err = cm__cuda.mem_pool_destroy(dev->pool);
             if (err != cudaSuccess)
-                status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolDestroy(device %d)",
-                                       dev->ordinal);
-            cm__leave(&sc);
+                st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolDestroy(device %d)",
+                                   ordinal);
+            cm__leave(&ps);
+            if (st != CM_OK) {
+                cm_error_t *e = cm__detail();
+                cm__text_t t = {e->message, sizeof e->message, strlen(e->message)};
+                cm__text_printf(&t, " (the memory pool stays with the driver)");
+            }
+        } else {
+            cm_error_t *e = cm__detail();
+            char call[CM_ERROR_CALL_MAX];
+            cm__strlcpy(call, e->call, sizeof call);
+            cm__text_t t = {e->message, sizeof e->message, 0};
+            cm__text_printf(&t, "the memory pool was not destroyed (no scope of device %d: %s "
+                            "failed)", ordinal, call);
         }
+        cm__close_note(&r, st);
     }
+    if (entered) cm__leave(&sc);
+    char name[sizeof dev->name];
+    cm__strlcpy(name, dev->name, sizeof name);
     free(dev);
-    return status;
+    if (r.status == CM_OK) return CM_OK;
+    cm_error_t *e = cm__detail();
+    *e = r.first;
+    e->status = r.status;
+    cm__text_t t = {e->message, sizeof e->message, 0};
+    cm__text_printf(&t, "device %d (%s) is closed, but not everything it held was released: %s",
+                    ordinal, name, r.list);
+    cm__strlcpy(e->hint,
+                "what is listed stays with the driver until the process exits; the device "
+                "object itself is gone (do not close it again)",
+                sizeof e->hint);
+    return r.status;
+}
+
+cm_status_t cm_device_close(cm_device_t *h) {
+    return cm__device_close_q(h, true, __func__);
+}
+
+cm_status_t cm__device_release(cm_device_t *h) {
+    return cm__device_close_q(h, false, __func__);
 }
 
 cm_status_t cm_device_ordinal(const cm_device_t *h, int *ordinal) {

@@ -57,8 +57,12 @@ typedef struct cm__device_part {
     /* CM_OK when the part lets the device close, else a recorded failure (CM_ERROR_BUSY with
      * what is still in use). Called under cm__core_lock(): no CUDA call, no other lock. */
     cm_status_t (*busy_locked)(struct cm__device *dev);
-    /* Free the part (CUDA calls allowed; no lock held). Never fails. */
-    void (*release)(struct cm__device *dev);
+    /* Free the part (CUDA calls allowed, each in a scope of the device; no lock held; no other
+     * thread reaches dev). The part is gone either way: CM_OK when everything was released, else
+     * a recorded failure whose message says what could not be (a CUDA destroy that failed, or
+     * objects left with the driver because no scope of the device could be entered). A lost
+     * context is not a failure here: its objects went with it. */
+    cm_status_t (*release)(struct cm__device *dev);
 } cm__device_part_t;
 
 struct cm__device {
@@ -83,8 +87,9 @@ struct cm__device {
                                            close waits for 0 before destroying the pool */
     cm__staging_t staging;              /* lock initialised by open; the rest memory's */
     /* memory part (memory/): busy_locked refuses the close while buffers live, release frees
-     * the staging buffers and threads; both set by the memory module when it first uses the
-     * device object; state unused */
+     * the staging buffers and threads and the deferred frees; both set by the memory module when
+     * it first uses the device object; state: the deferred-free list (memory/device_memory.c,
+     * under cm__core_lock()) */
     cm__device_part_t mem;
 
     /* execution (exec/stream.c): state is its struct cm__exec */
@@ -99,6 +104,11 @@ static inline struct cm__device *cm__device_obj(const cm_device_t *h) {
 /** The object of a device handle, checked: records the failure naming arg and func. */
 cm_status_t cm__device_get(const cm_device_t *h, const char *arg, const char *func,
                            struct cm__device **out);
+
+/** Close a device object the library opened for itself (a device set's members): like
+ *  cm_device_close(), but when the device's scope cannot be entered the object is closed all
+ *  the same (nobody could close it again), what it could not release listed in the failure. */
+cm_status_t cm__device_release(cm_device_t *h);
 
 /** The first of the open device objects (cm__core_lock() held); the next is dev->next_open.
  *  A caller that uses an object after dropping the lock pins it first (++dev->pins under the

@@ -124,8 +124,10 @@ cm_status_t cm_device_memory_info(int ordinal, size_t *free_bytes, size_t *total
     CM_TRY(cm__enter(ordinal, 1, &sc));
     size_t f = 0, t = 0;
     cudaError_t err = cm__cuda.mem_get_info(&f, &t);
+    /* recorded inside the scope: the failure (a sticky one above all) is charged to ordinal */
+    cm_status_t st = cm_record_cuda_error(err, "cudaMemGetInfo", __FILE__, __LINE__);
     cm__leave(&sc);
-    if (err != cudaSuccess) return cm_record_cuda_error(err, "cudaMemGetInfo", __FILE__, __LINE__);
+    CM_TRY(st);
     *free_bytes = f;
     *total_bytes = t;
     return CM_OK;

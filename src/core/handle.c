@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -37,6 +38,26 @@ void cm__core_lock(void) {
 
 void cm__core_unlock(void) {
     atomic_store_explicit(&cm__core_spin, 0, memory_order_release);
+}
+
+/* ------------------------------------------------------------------ fork() */
+
+/* A child forked after the parent opened a device inherits copies of the parent's handles, and
+ * CUDA cannot be used in it (the driver's state belongs to the parent): the child's copies are
+ * refused from the fork on, reported as the parent's. */
+atomic_int cm__h_forked;
+static pthread_once_t cm__h_fork_once = PTHREAD_ONCE_INIT;
+
+static void cm__h_in_child(void) {
+    atomic_store_explicit(&cm__h_forked, 1, memory_order_relaxed);
+}
+
+static void cm__h_fork_register(void) {
+    (void)pthread_atfork(NULL, NULL, cm__h_in_child);
+}
+
+void cm__handle_watch_fork(void) {
+    (void)pthread_once(&cm__h_fork_once, cm__h_fork_register);
 }
 
 /* ------------------------------------------------------------------ the table */
@@ -203,6 +224,14 @@ cm_status_t cm__handle_fail(const void *h, cm__kind_t kind, const char *arg, con
     cm__kind_t hk = cm__h_kind(h);
     uint64_t top = (uint64_t)(uintptr_t)h >> 56;
     cm__slot_t *s = cm__h_slot(h);
+    if (atomic_load_explicit(&cm__h_forked, memory_order_relaxed)) {
+        snprintf(hint, sizeof hint, "a child process must not use its parent's handles, and "
+                 "CUDA cannot be used in a child forked after its parent used it: start the "
+                 "child with exec (posix_spawn), or fork before any CUDA call");
+        return cm__fail(CM_ERROR_INVALID_ARGUMENT, -1, __FILE__, __LINE__, func, hint,
+                        "%s (%p) is a handle of the parent process: this process was forked "
+                        "(fork()) after the parent opened a device", arg, h);
+    }
     if (top == 0 || (top & 0x80u) != 0 || hk == CM__KIND_NONE || (unsigned)hk >= CM__KIND_COUNT ||
         s == NULL ||
         (atomic_load_explicit(&s->tag, memory_order_acquire) & 0x7f000000u) == 0) {

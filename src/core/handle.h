@@ -117,9 +117,18 @@ static inline cm__slot_t *cm__h_slot(const void *h) {
     return chunk != NULL ? &chunk[i & (CM__H_CHUNK - 1)] : NULL;
 }
 
-/** The object of h when h is a live handle of kind, else NULL. O(1), no lock, records nothing. */
+/** Nonzero in a child process forked after this process opened a device: every handle is its
+ *  parent's, and CUDA cannot be used there (core/handle.c, pthread_atfork). */
+extern atomic_int cm__h_forked;
+
+/** Watch for fork() from now on (once per process; cm_device_open calls it). */
+void cm__handle_watch_fork(void);
+
+/** The object of h when h is a live handle of kind, else NULL. O(1), no lock, records nothing.
+ *  In a forked child no handle is live: they are all the parent's. */
 static inline void *cm__handle_obj(const void *h, cm__kind_t kind) {
     if (h == NULL || cm__h_kind(h) != kind) return NULL;
+    if (atomic_load_explicit(&cm__h_forked, memory_order_relaxed)) return NULL;
     cm__slot_t *s = cm__h_slot(h);
     if (s == NULL) return NULL;
     if (atomic_load_explicit(&s->tag, memory_order_acquire) != (CM__H_LIVE | cm__h_tag(h)))

@@ -96,9 +96,10 @@ const char *cm__build_cuda_architectures(void);
  * gets back exactly what it had, including "no current context" (the runtime's own notion of
  * the current device is never changed, and no context is ever created on a device the caller
  * did not name). Without make_current (0), some context is made current only when the thread
- * has none (a runtime call would bind one for good otherwise). CM__CTX_NONE names the device and
- * touches no context: for driver calls that need none because their stream names it. Calls
- * nest; a failed cm__enter records the failure and leaves nothing to undo.
+ * has none, or when cuCtxGetCurrent cannot tell (a runtime call would bind one for good
+ * otherwise). CM__CTX_NONE names the device and touches no context: for driver calls that need
+ * none because their stream names it. Calls nest; a failed cm__enter records the failure and
+ * leaves nothing to undo.
  */
 #define CM__CTX_NONE 2
 typedef struct cm__scope {
@@ -111,6 +112,11 @@ extern CM__TLS_SMALL int cm__thread_device;
 static inline int cm__scope_device(void) {
     return cm__thread_device;
 }
+/** Graph captures this thread began through the library and has not ended (exec's
+ *  cm_graph_capture_begin / _end; status.c). CUDA refuses synchronising calls of a capturing
+ *  thread (cudaFree...), so the layers below ask before making one they cannot take back. */
+extern CM__TLS_SMALL int cm__thread_captures;
+
 /** Set the thread's scope device, returning the one before (cm__enter / cm__leave only). */
 static inline int cm__scope_device_swap(int device) {
     int before = cm__thread_device;

@@ -194,6 +194,7 @@ cm_status_t cm__cuda_fail(cudaError_t err, const char *file, int line, const cha
 /* ------------------------------------------------------------------ explicit device: the scope's device */
 
 CM__TLS_SMALL int cm__thread_device = -1;
+CM__TLS_SMALL int cm__thread_captures;
 
 /* ------------------------------------------------------------------ kernel names */
 
@@ -373,10 +374,11 @@ cm_status_t cm_record_cuda_error(cudaError_t err, const char *call, const char *
     if (entry->sticky) {
         e->context_lost = true;
         cm__mark_lost(e);
-    } else {
-        /* clear CUDA's own last error so the next call is not blamed for this one */
-        (void)cm__cuda.get_last_error();
     }
+    /* clear CUDA's own last error (the thread's record, also of a sticky error: the library
+     * keeps the loss in its own state and refuses the lost device's work) so the next call, maybe
+     * on another device, is not blamed for this one */
+    (void)cm__cuda.get_last_error();
     return status;
 }
 

@@ -35,7 +35,7 @@
 #include "../core/handle.h"
 #include "../core/internal.h"
 #include "../core/lock.h"
-#include "../memory/memory_internal.h" /* cm__check_stream_device (cm_stream_wrap) */
+#include "../memory/memory_internal.h" /* cm__check_stream_device, cm__defer_free */
 #include "stream_internal.h"
 
 #define CM__DEFAULT_LOW 16u
@@ -167,7 +167,7 @@ static cm_status_t cm__same_device(int a, int b, const char *what_a, const char 
 /* ------------------------------------------------------------------ the exec part */
 
 static cm_status_t cm__exec_busy_locked(struct cm__device *dev);
-static void cm__exec_release(struct cm__device *dev);
+static cm_status_t cm__exec_release(struct cm__device *dev);
 
 /* Allocate the stream slots of each class (no CUDA call: streams are created on first use). */
 static bool cm__ex_alloc_streams(cm__exec_t *x, struct cm__stream *out[2], const unsigned n[2]) {
@@ -190,49 +190,121 @@ static bool cm__ex_alloc_streams(cm__exec_t *x, struct cm__stream *out[2], const
     return true;
 }
 
-/* Destroy the CUDA streams and scratch of a stream array (no lock held), then free it. Scratch
- * exists only where a GPU ran work: wait for the stream before freeing it. */
-static void cm__streams_free(struct cm__stream *arr, unsigned n, bool destroy_cuda) {
+/* The CUDA objects a release could not destroy, and the first failure (its detail). */
+typedef struct cm__ex_left {
+    unsigned streams, events, scratch;
+    cm_status_t status;
+    cm_error_t first;
+} cm__ex_left_t;
+
+/* A destroy's result: a failure is counted (the object stays with the driver) and the first
+ * one's detail kept. */
+static void cm__ex_note(cm__ex_left_t *l, unsigned *count, cudaError_t err, const char *call) {
+    if (err == cudaSuccess) return;
+    ++*count;
+    cm_status_t s = cm__cuda_fail(err, __FILE__, __LINE__, "%s", call);
+    if (l->status == CM_OK) {
+        l->status = s;
+        l->first = *cm_last_error();
+    }
+}
+
+/* A wait before a free: its failure is the free's business (the runtime's last error is
+ * cleared so that no later call is blamed for it). */
+static void cm__ex_wait(cudaError_t err) {
+    if (err != cudaSuccess) (void)cm__cuda.get_last_error();
+}
+
+/* Destroy the CUDA streams and scratch of a stream array (no lock held; the caller is in a
+ * scope of the device when destroy_cuda), then free it. Scratch exists only where a GPU ran
+ * work: wait for the stream before freeing it. Without destroy_cuda the CUDA objects are only
+ * counted in left (when not NULL). */
+static void cm__streams_free(struct cm__stream *arr, unsigned n, bool destroy_cuda,
+                             cm__ex_left_t *left) {
+    cm__ex_left_t none;
+    memset(&none, 0, sizeof none);
+    if (left == NULL) left = &none;
     for (unsigned i = 0; arr != NULL && i < n; ++i) {
         struct cm__stream *s = &arr[i];
         if (s->handle != NULL) (void)cm__handle_end(s->handle, CM__KIND_STREAM);
-        if (!destroy_cuda) continue;
-        if (s->scratch != NULL) {
-            if (s->cs != NULL) (void)cm__cuda.stream_synchronize(s->cs);
-            (void)cm__cuda.device_free(s->scratch);
+        if (!destroy_cuda) {
+            left->scratch += s->scratch != NULL;
+            left->streams += s->cs != NULL;
+            continue;
         }
-        if (s->cs != NULL) (void)cm__cuda.stream_destroy(s->cs);
+        if (s->scratch != NULL) {
+            if (s->cs != NULL) cm__ex_wait(cm__cuda.stream_synchronize(s->cs));
+            cm__ex_note(left, &left->scratch, cm__cuda.device_free(s->scratch),
+                        "cudaFree(stream scratch)");
+        }
+        if (s->cs != NULL)
+            cm__ex_note(left, &left->streams, cm__cuda.stream_destroy(s->cs),
+                        "cudaStreamDestroy(pooled stream)");
     }
     free(arr);
 }
 
+/* Record what a release left (the first failure's detail, with the counts); CM_OK when
+ * nothing. what: "the stream pool of device 0" or the like. */
+static cm_status_t cm__ex_left_report(const cm__ex_left_t *l, const char *what) {
+    if (l->status == CM_OK) return CM_OK;
+    cm_error_t *e = cm__detail();
+    *e = l->first;
+    e->status = l->status;
+    cm__text_t t = {e->message, sizeof e->message, 0};
+    cm__text_printf(&t,
+                    "%s: %u CUDA stream%s, %u event%s and %u scratch block%s not destroyed (%s)",
+                    what, l->streams, l->streams == 1 ? "" : "s", l->events,
+                    l->events == 1 ? "" : "s", l->scratch, l->scratch == 1 ? "" : "s",
+                    l->first.message);
+    return l->status;
+}
+
 /* Free an exec part that no other thread can reach any more. destroy_cuda: the device's
- * context is alive (else CUDA objects died with it). */
-static void cm__ex_free(cm__exec_t *x, bool destroy_cuda) {
+ * context is alive (else CUDA objects died with it). Returns CM_OK, or a recorded failure that
+ * counts the CUDA objects left with the driver (a destroy failed, or no scope of the device
+ * could be entered). */
+static cm_status_t cm__ex_free(cm__exec_t *x, bool destroy_cuda) {
     cm__scope_t sc;
     bool entered = false;
+    cm__ex_left_t left;
+    memset(&left, 0, sizeof left);
+    cm__ex_left_t *count = NULL; /* where objects left without a try are counted */
     if (destroy_cuda) {
-        entered = cm__enter(x->ordinal, 1, &sc) == CM_OK;
+        cm_status_t st = cm__enter(x->ordinal, 1, &sc);
+        entered = st == CM_OK;
         if (!entered) {
-            cm_last_error_clear();
+            left.status = st;
+            left.first = *cm_last_error();
+            count = &left;
             destroy_cuda = false;
         }
     }
-    if (destroy_cuda && x->legacy_scratch != NULL) {
-        (void)cm__cuda.stream_synchronize(cudaStreamLegacy);
-        (void)cm__cuda.device_free(x->legacy_scratch);
+    if (x->legacy_scratch != NULL) {
+        if (destroy_cuda) {
+            cm__ex_wait(cm__cuda.stream_synchronize(cudaStreamLegacy));
+            cm__ex_note(&left, &left.scratch, cm__cuda.device_free(x->legacy_scratch),
+                        "cudaFree(legacy stream scratch)");
+        } else if (count != NULL) {
+            ++count->scratch;
+        }
     }
     for (int c = 0; c < 2; ++c) {
-        cm__streams_free(x->streams[c], x->cap[c], destroy_cuda);
+        cm__streams_free(x->streams[c], x->cap[c], destroy_cuda, destroy_cuda ? &left : count);
         x->streams[c] = NULL;
     }
     while (x->wrapped != NULL) { /* the caller's CUDA streams: never destroyed here */
         struct cm__stream *w = x->wrapped;
         x->wrapped = w->wrapped_next;
         if (w->handle != NULL) (void)cm__handle_end(w->handle, CM__KIND_STREAM);
-        if (destroy_cuda && w->scratch != NULL) {
-            (void)cm__cuda.stream_synchronize(w->cs);
-            (void)cm__cuda.device_free(w->scratch);
+        if (w->scratch != NULL) {
+            if (destroy_cuda) {
+                cm__ex_wait(cm__cuda.stream_synchronize(w->cs));
+                cm__ex_note(&left, &left.scratch, cm__cuda.device_free(w->scratch),
+                            "cudaFree(wrapped stream scratch)");
+            } else if (count != NULL) {
+                ++count->scratch;
+            }
         }
         free(w);
     }
@@ -240,11 +312,17 @@ static void cm__ex_free(cm__exec_t *x, bool destroy_cuda) {
         struct cm__event *e = x->all_events;
         x->all_events = e->next_all;
         if (e->handle != NULL) (void)cm__handle_end(e->handle, CM__KIND_EVENT);
-        if (destroy_cuda) (void)cm__cuda.event_destroy(e->ce);
+        if (destroy_cuda)
+            cm__ex_note(&left, &left.events, cm__cuda.event_destroy(e->ce), "cudaEventDestroy");
+        else if (count != NULL)
+            ++count->events;
         free(e);
     }
     if (entered) cm__leave(&sc);
+    char what[64];
+    snprintf(what, sizeof what, "the stream and event pools of device %d", x->ordinal);
     free(x);
+    return cm__ex_left_report(&left, what);
 }
 
 /* The exec part of the device object d, created on first use. */
@@ -292,7 +370,7 @@ static cm_status_t cm__ex_of(struct cm__device *d, cm__exec_t **out) {
     }
     cm__core_unlock();
     if (other != NULL) { /* another thread was first */
-        cm__ex_free(x, false);
+        (void)cm__ex_free(x, false);
         x = other;
     }
     *out = x;
@@ -345,17 +423,17 @@ static cm_status_t cm__exec_busy_locked(struct cm__device *dev) {
                     "%s", msg);
 }
 
-/* dev->exec.release: after the close was decided (no lock held). Never fails (CUDA errors are
- * ignored, as for the memory pool). */
-static void cm__exec_release(struct cm__device *dev) {
+/* dev->exec.release: after the close was decided (no lock held). Reports the CUDA streams,
+ * events and scratch it could not destroy (a lost context's went with it). */
+static cm_status_t cm__exec_release(struct cm__device *dev) {
     cm__core_lock();
     cm__exec_t *x = dev->exec.state;
     dev->exec.state = NULL;
     cm__core_unlock();
-    if (x == NULL) return;
+    if (x == NULL) return CM_OK;
     bool alive = cm__context_guard(x->ordinal) == CM_OK;
     if (!alive) cm_last_error_clear();
-    cm__ex_free(x, alive);
+    return cm__ex_free(x, alive);
 }
 
 /* ------------------------------------------------------------------ fault attribution */
@@ -404,6 +482,9 @@ static void cm__attribute_fault(const void *h, int ordinal) {
         char site[CM__SITE_MAX];
         const char *kname = NULL;
         if (ls.last_kernel != NULL) {
+            /* the name is a nicety: a scope that cannot be entered must not replace the detail
+             * of the failure being reported */
+            const cm_error_t reported = *e;
             cm__scope_t sc;
             if (cm__enter(ordinal, 0, &sc) == CM_OK) {
                 if (cm__cuda.func_get_name(&kname, ls.last_kernel) != cudaSuccess) {
@@ -411,6 +492,8 @@ static void cm__attribute_fault(const void *h, int ordinal) {
                     kname = NULL;
                 }
                 cm__leave(&sc);
+            } else {
+                *e = reported;
             }
         }
         char kdemangled[256];
@@ -461,15 +544,25 @@ cm_status_t cm_stream_pool_configure(cm_device_t *dev, const cm_stream_pool_conf
                 high, CM_STREAM_POOL_MAX);
     cm__exec_t *x = NULL;
     CM_TRY(cm__ex_get(dev, __func__, &x));
+    CM_TRY(cm__context_guard(x->ordinal));
+    /* the old pool's CUDA streams are destroyed in the device's scope: entered before anything
+     * changes, so that a context that cannot be made current leaves the pool as it was (instead
+     * of dropping its streams without destroying them) */
+    cm__scope_t sc;
+    CM_TRY(cm__enter(x->ordinal, 1, &sc));
     const unsigned n[2] = {low, high};
     struct cm__stream *fresh[2] = {NULL, NULL};
-    if (!cm__ex_alloc_streams(x, fresh, n)) return cm__oom(x->ordinal, "the stream pool");
+    if (!cm__ex_alloc_streams(x, fresh, n)) {
+        cm__leave(&sc);
+        return cm__oom(x->ordinal, "the stream pool");
+    }
     cm__core_lock();
     if (x->acquired[0] + x->acquired[1] > 0) {
         unsigned busy = x->acquired[0] + x->acquired[1];
         cm__core_unlock();
         free(fresh[0]);
         free(fresh[1]);
+        cm__leave(&sc);
         return CM__FAIL(CM_ERROR_BUSY, x->ordinal,
                         "release every stream of the device (cm_stream_release()) before resizing "
                         "its pool, or size it right after cm_device_open()",
@@ -488,17 +581,14 @@ cm_status_t cm_stream_pool_configure(cm_device_t *dev, const cm_stream_pool_conf
     cm__core_unlock();
     /* no stream of the old pool is acquired, so no handle names one and no thread uses one:
      * destroy their CUDA streams and free their scratch on the device */
-    bool cuda = false;
-    for (int c = 0; c < 2; ++c)
-        for (unsigned i = 0; i < old_cap[c]; ++i) cuda = cuda || old[c][i].cs != NULL;
-    cm__scope_t sc;
-    if (cuda && cm__enter(x->ordinal, 1, &sc) != CM_OK) {
-        cm_last_error_clear();
-        cuda = false;
-    }
-    for (int c = 0; c < 2; ++c) cm__streams_free(old[c], old_cap[c], cuda);
-    if (cuda) cm__leave(&sc);
-    return CM_OK;
+    cm__ex_left_t left;
+    memset(&left, 0, sizeof left);
+    for (int c = 0; c < 2; ++c) cm__streams_free(old[c], old_cap[c], true, &left);
+    cm__leave(&sc);
+    char what[96];
+    snprintf(what, sizeof what, "the stream pool of device %d was resized, but its old pool",
+             x->ordinal);
+    return cm__ex_left_report(&left, what);
 }
 
 cm_status_t cm_stream_pool_stats(cm_device_t *dev, cm_stream_pool_stats_t *out) {
@@ -609,13 +699,24 @@ cm_status_t cm_stream_acquire_at(cm_device_t *dev, cm_stream_priority_t priority
 
 /* Free a stream's scratch after the work queued on the stream (device scope, no lock held): a
  * released wrapped stream's, or a block that lost the race for the first allocation (its
- * memset was queued on cs). */
-static void cm__scratch_drop(int ordinal, cudaStream_t cs, void *p) {
-    cm__scope_t sc;
-    if (cm__enter(ordinal, 1, &sc) != CM_OK) return;
-    (void)cm__cuda.stream_synchronize(cs);
-    (void)cm__cuda.device_free(p);
-    cm__leave(&sc);
+ * memset was queued on cs). While this thread captures a graph (CUDA would refuse the
+ * synchronising calls) or when the device cannot be made current, the free is deferred
+ * (cm__defer_free). Records nothing: the caller's detail stays. */
+static void cm__scratch_drop(struct cm__device *dev, int ordinal, cudaStream_t cs, void *p,
+                             size_t bytes) {
+    const cm_error_t reported = *cm_last_error();
+    if (cm__context_guard(ordinal) == CM_OK) { /* else it went with the lost context */
+        cm__scope_t sc;
+        if (cm__thread_captures == 0 && cm__enter(ordinal, 1, &sc) == CM_OK) {
+            cm__ex_wait(cm__cuda.stream_synchronize(cs));
+            if (cm__cuda.device_free(p) != cudaSuccess) /* stays with the driver */
+                (void)cm__cuda.get_last_error();
+            cm__leave(&sc);
+        } else {
+            (void)cm__defer_free(dev, p, bytes);
+        }
+    }
+    *cm__detail() = reported;
 }
 
 cm_status_t cm_stream_release(cm_stream_t *stream) {
@@ -645,7 +746,8 @@ cm_status_t cm_stream_release(cm_stream_t *stream) {
         }
         --x->n_wrapped;
         cm__core_unlock();
-        if (s->scratch != NULL) cm__scratch_drop(s->ordinal, s->cs, s->scratch);
+        if (s->scratch != NULL)
+            cm__scratch_drop(x->dev, s->ordinal, s->cs, s->scratch, s->scratch_bytes);
         free(s);
         return CM_OK;
     }
@@ -769,7 +871,8 @@ cm_status_t cm__stream_scratch(struct cm__device *dev, cm_stream_t *stream, cuda
         }
         *out = x->legacy_scratch_bytes >= bytes ? x->legacy_scratch : NULL;
         cm__core_unlock();
-        if (p != NULL) cm__scratch_drop(x->ordinal, cs, p); /* another thread was first */
+        if (p != NULL) /* another thread was first */
+            cm__scratch_drop(dev, x->ordinal, cs, p, bytes);
         return CM_OK;
     }
     cm__core_lock();
@@ -778,6 +881,7 @@ cm_status_t cm__stream_scratch(struct cm__device *dev, cm_stream_t *stream, cuda
     void *have = st == CM_OK && s->scratch_bytes >= bytes ? s->scratch : NULL;
     bool exists = st == CM_OK && s->scratch != NULL;
     int ordinal = st == CM_OK ? s->ordinal : -1;
+    struct cm__device *sdev = st == CM_OK ? s->ex->dev : NULL;
     cm__core_unlock();
     CM_TRY(st);
     if (exists) {
@@ -799,7 +903,7 @@ cm_status_t cm__stream_scratch(struct cm__device *dev, cm_stream_t *stream, cuda
         *out = s->scratch_bytes >= bytes ? s->scratch : NULL;
     }
     cm__core_unlock();
-    if (p != NULL) cm__scratch_drop(ordinal, cs, p);
+    if (p != NULL) cm__scratch_drop(sdev, ordinal, cs, p, bytes);
     return st;
 }
 
@@ -1440,6 +1544,8 @@ cm_status_t cm_graph_capture_begin(cm_stream_t *stream) {
         cm__core_lock();
         s->capturing = false;
         cm__core_unlock();
+    } else {
+        ++cm__thread_captures;
     }
     return st;
 }
@@ -1499,17 +1605,34 @@ cm_status_t cm_graph_capture_end(cm_stream_t *stream, cm_graph_t **out) {
                         "call cm_graph_capture_begin() on the stream first",
                         "the stream is not being captured");
     }
-    cudaStream_t cs = st == CM_OK ? s->cs : NULL;
     int ordinal = st == CM_OK ? s->ordinal : -1;
-    if (st == CM_OK) s->capturing = false;
     cm__core_unlock();
     CM_TRY(st);
-    /* instantiation allocates on the device: make it current */
+    /* instantiation allocates on the device: make it current. First, before the stream is marked
+     * as no longer capturing: a scope that cannot be entered ends nothing (CUDA still captures),
+     * and the end may be repeated */
     cm__scope_t sc;
     CM_TRY(cm__enter(ordinal, 1, &sc));
+    cm__core_lock();
+    st = cm__stream_check_locked(stream, "stream", __func__, &s);
+    const bool ended = st == CM_OK && !s->capturing; /* by another thread meanwhile */
+    cudaStream_t cs = st == CM_OK ? s->cs : NULL;
+    if (st == CM_OK) s->capturing = false;
+    cm__core_unlock();
+    if (ended)
+        st = CM__FAIL(CM_ERROR_INVALID_ARGUMENT, ordinal,
+                      "call cm_graph_capture_begin() on the stream first",
+                      "the stream is not being captured");
+    if (st != CM_OK) {
+        cm__leave(&sc);
+        return st;
+    }
+    if (cm__thread_captures > 0) --cm__thread_captures; /* ended below, whatever the outcome */
     struct cm__graph *gr = NULL;
     st = cm__capture_end(cs, ordinal, &gr);
     cm__leave(&sc);
+    /* frees deferred while this thread captured (a failed cudaFreeAsync) can run now */
+    cm__deferred_free_drain();
     CM_TRY(st);
     *out = (cm_graph_t *)gr->handle;
     return CM_OK;
@@ -1553,16 +1676,29 @@ cm_status_t cm_graph_node_count(const cm_graph_t *graph, size_t *count) {
 
 cm_status_t cm_graph_destroy(cm_graph_t *graph) {
     if (graph == NULL) return CM_OK;
-    struct cm__graph *g = cm__handle_end(graph, CM__KIND_GRAPH);
-    if (g == NULL) return cm__handle_fail(graph, CM__KIND_GRAPH, "graph", __func__);
+    struct cm__graph *g = NULL;
+    CM__GET(g, graph, CM__KIND_GRAPH, "graph");
+    /* the destroys are runtime calls: the device's scope is entered before the handle ends, so
+     * that a context that cannot be made current leaves the graph alive (the destroy may be
+     * repeated) instead of destroying it with no context current; a lost context skips them */
+    const int ordinal = g->ordinal;
+    const bool alive = cm__context_guard(ordinal) == CM_OK;
+    if (!alive) cm_last_error_clear();
     cm__scope_t sc;
-    bool entered = cm__enter(g->ordinal, 0, &sc) == CM_OK;
-    cudaError_t e1 = cm__cuda.graph_exec_destroy(g->exec);
-    cudaError_t e2 = cm__cuda.graph_destroy(g->graph);
+    if (alive) CM_TRY(cm__enter(ordinal, 0, &sc));
+    g = cm__handle_end(graph, CM__KIND_GRAPH);
+    if (g == NULL) { /* raced */
+        if (alive) cm__leave(&sc);
+        return cm__handle_fail(graph, CM__KIND_GRAPH, "graph", __func__);
+    }
     cm_status_t st = CM_OK;
-    if (e1 != cudaSuccess) st = cm__cuda_fail(e1, __FILE__, __LINE__, "cudaGraphExecDestroy");
-    else if (e2 != cudaSuccess) st = cm__cuda_fail(e2, __FILE__, __LINE__, "cudaGraphDestroy");
-    if (entered) cm__leave(&sc);
+    if (alive) {
+        cudaError_t e1 = cm__cuda.graph_exec_destroy(g->exec);
+        cudaError_t e2 = cm__cuda.graph_destroy(g->graph);
+        if (e1 != cudaSuccess) st = cm__cuda_fail(e1, __FILE__, __LINE__, "cudaGraphExecDestroy");
+        else if (e2 != cudaSuccess) st = cm__cuda_fail(e2, __FILE__, __LINE__, "cudaGraphDestroy");
+        cm__leave(&sc);
+    }
     free(g);
     return st;
 }

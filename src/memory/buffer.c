@@ -136,33 +136,87 @@ static int cm__memory_scope(bool on_stream, cudaStream_t stream) {
     return !on_stream || cm__stream_is_default(stream) ? 1 : CM__CTX_NONE;
 }
 
-/* Free a buffer's memory: cudaFreeAsync on stream, or cudaFree, in a scope of the buffer's
- * device (cm__memory_scope). */
-static cm_status_t cm__free_memory(int ordinal, void *ptr, bool ordered, cudaStream_t stream,
-                                   const char *func) {
-    CM_TRY(cm__context_guard(ordinal));
-    cm__scope_t sc;
-    CM_TRY(cm__enter(ordinal, cm__memory_scope(ordered, stream), &sc));
-    cm_status_t status = CM_OK;
+/* Memory whose free cannot happen now: kept on the device's deferred-free list (cm__defer_free),
+ * which the detail of the failure being reported says. */
+static void cm__free_later(struct cm__device *dev, void *ptr, size_t bytes) {
+    const bool kept = cm__defer_free(dev, ptr, bytes);
+    cm_error_t *e = cm__detail();
+    const size_t len = strlen(e->message);
+    cm__strlcpy(e->message + len,
+                kept ? "; the buffer is gone and its memory is freed later (when this thread "
+                       "captures no graph any more, or when the device is closed)"
+                     : "; the buffer is gone and its memory stays with the driver (no host "
+                       "memory to keep it for later)",
+                sizeof e->message - len);
+}
+
+/* Free a buffer's memory (cudaFreeAsync on stream, or cudaFree) inside a scope of the buffer's
+ * device that the caller entered (cm__memory_scope). What cannot be freed now goes on the
+ * device's deferred-free list. */
+static cm_status_t cm__free_in_scope(struct cm__device *dev, int ordinal, void *ptr, size_t bytes,
+                                     bool ordered, cudaStream_t stream, const char *func) {
     if (ordered) {
         cudaError_t err = cm__cuda.free_async(ptr, stream);
-        if (err != cudaSuccess) {
-            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaFreeAsync(buffer, stream) in %s",
-                                   func);
-            /* do not leak the memory: free it synchronously (unless the context is gone) */
-            if (!cm_cuda_error_is_sticky(err)) {
-                cm__scope_t cur;
-                if (cm__enter(ordinal, 1, &cur) == CM_OK) {
-                    (void)cm__cuda.device_free(ptr);
-                    cm__leave(&cur);
+        if (err == cudaSuccess) return CM_OK;
+        cm_status_t status = cm__cuda_fail(err, __FILE__, __LINE__,
+                                           "cudaFreeAsync(buffer, stream) in %s", func);
+        if (cm_cuda_error_is_sticky(err)) return status; /* the memory went with the context */
+        /* do not leak the memory: free it synchronously, unless this thread captures a graph
+         * (CUDA would refuse the cudaFree and invalidate the capture) or the device cannot be
+         * made current: then later */
+        if (cm__thread_captures == 0) {
+            const cm_error_t reported = *cm_last_error();
+            cm__scope_t cur;
+            cm_status_t st = cm__enter(ordinal, 1, &cur);
+            if (st == CM_OK) {
+                cudaError_t ferr = cm__cuda.device_free(ptr);
+                if (ferr != cudaSuccess) /* recorded: a sticky one loses the device */
+                    (void)cm__cuda_fail(ferr, __FILE__, __LINE__,
+                                        "cudaFree(buffer) after a failed cudaFreeAsync in %s",
+                                        func);
+                cm__leave(&cur);
+                *cm__detail() = reported;
+                if (ferr != cudaSuccess) {
+                    cm_error_t *e = cm__detail();
+                    const size_t len = strlen(e->message);
+                    cm__strlcpy(e->message + len,
+                                "; the synchronous free failed too: the memory stays with the "
+                                "driver", sizeof e->message - len);
                 }
+                return status;
             }
+            *cm__detail() = reported;
         }
-    } else {
-        cudaError_t err = cm__cuda.device_free(ptr);
-        if (err != cudaSuccess)
-            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaFree(buffer) in %s", func);
+        cm__free_later(dev, ptr, bytes);
+        return status;
     }
+    if (cm__thread_captures > 0) {
+        /* a buffer of the library's own (cm_buffer_destroy refuses this): CUDA would refuse the
+         * cudaFree and invalidate the capture */
+        if (cm__defer_free(dev, ptr, bytes)) return CM_OK;
+        return cm__fail(CM_ERROR_HOST_OUT_OF_MEMORY, ordinal, __FILE__, __LINE__, func,
+                        "free host memory",
+                        "cannot keep a buffer's free for after the capture (host malloc failed): "
+                        "its %zu bytes stay with the driver", bytes);
+    }
+    cudaError_t err = cm__cuda.device_free(ptr);
+    if (err != cudaSuccess)
+        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaFree(buffer) in %s", func);
+    return CM_OK;
+}
+
+/* Free a buffer's memory, in a scope of the buffer's device (cm__memory_scope); a scope that
+ * cannot be entered defers the free. */
+static cm_status_t cm__free_memory(struct cm__device *dev, int ordinal, void *ptr, size_t bytes,
+                                   bool ordered, cudaStream_t stream, const char *func) {
+    CM_TRY(cm__context_guard(ordinal));
+    cm__scope_t sc;
+    cm_status_t status = cm__enter(ordinal, cm__memory_scope(ordered, stream), &sc);
+    if (status != CM_OK) {
+        cm__free_later(dev, ptr, bytes);
+        return status;
+    }
+    status = cm__free_in_scope(dev, ordinal, ptr, bytes, ordered, stream, func);
     cm__leave(&sc);
     return status;
 }
@@ -244,14 +298,23 @@ cm_status_t cm__buffer_create_q(const cm__queue_t *q, cm_device_t *dev_h, size_t
     }
     if (status != CM_OK) {
         if (b != NULL) cm__buffer_obj_free(b);
-        if (ptr != NULL) (void)cm__free_memory(ordinal, ptr, on_stream, stream, func);
+        if (ptr != NULL) {
+            const cm_error_t reported = *cm_last_error();
+            (void)cm__free_memory(dev, ordinal, ptr, bytes, on_stream, stream, func);
+            *cm__detail() = reported;
+        }
         return status;
     }
     *out = (cm_buffer_t *)b->a.handle;
     return CM_OK;
 }
 
-cm_status_t cm__buffer_destroy_q(const cm__queue_t *q, cm_buffer_t *buf, const char *func) {
+/* keep: refuse (the buffer stays alive, the destroy may be repeated) what would lose the memory
+ * once the handle is ended, a capture of this thread or a device scope that cannot be entered;
+ * without it (the library's own buffers, which no caller could destroy again) the handle ends
+ * whatever happens, the failure reported. */
+static cm_status_t cm__buffer_destroy_impl(const cm__queue_t *q, cm_buffer_t *buf,
+                                           const char *func, bool keep) {
     const bool on_stream = q != NULL && q->handle != NULL;
     const cudaStream_t stream = on_stream ? q->cs : 0;
     if (buf == NULL) return CM_OK;
@@ -260,6 +323,27 @@ cm_status_t cm__buffer_destroy_q(const cm__queue_t *q, cm_buffer_t *buf, const c
     /* a stream of another device is refused before anything is released (the stream the
      * buffer was created on was checked then) */
     if (on_stream) CM_TRY(cm__check_queue(q, b->a.dev->ordinal, func));
+    /* cudaFree is refused while this thread captures a graph (thread-local capture mode): refuse
+     * before anything is released, instead of ending the handle and losing the memory */
+    if (keep && !b->stream_ordered && b->ptr != NULL && cm__thread_captures > 0) {
+        return cm__fail(CM_ERROR_BUSY, b->a.dev->ordinal, __FILE__, __LINE__, func,
+                        "destroy the buffer once the capture has ended, or create buffers that "
+                        "live and die inside a capture stream-ordered",
+                        "a synchronous buffer cannot be freed while this thread captures a graph "
+                        "(CUDA refuses cudaFree during a capture); the buffer is still alive");
+    }
+    /* the memory's device scope is entered before anything is released: when the device's
+     * context cannot be made current the buffer stays alive (the destroy may be repeated)
+     * instead of its memory becoming unreachable; a lost context skips it (the memory went
+     * with the context, and the free reports the loss) */
+    const int scope_ordinal = b->a.dev->ordinal;
+    const cudaStream_t scope_stream = on_stream ? stream : b->stream;
+    cm__scope_t sc;
+    bool entered = false;
+    if (keep && b->ptr != NULL && cm__context_guard(scope_ordinal) == CM_OK) {
+        CM_TRY(cm__enter(scope_ordinal, cm__memory_scope(b->stream_ordered, scope_stream), &sc));
+        entered = true;
+    }
     /* one locked step: end the handle, leave the device's list */
     int ordinal = -1;
     cm__core_lock();
@@ -269,13 +353,32 @@ cm_status_t cm__buffer_destroy_q(const cm__queue_t *q, cm_buffer_t *buf, const c
         cm__alloc_untrack_locked(&b->a);
     }
     cm__core_unlock();
-    if (b == NULL) return cm__handle_fail(buf, CM__KIND_BUFFER, "buf", func); /* raced */
+    if (b == NULL) { /* raced */
+        if (entered) cm__leave(&sc);
+        return cm__handle_fail(buf, CM__KIND_BUFFER, "buf", func);
+    }
     void *ptr = b->ptr;
+    struct cm__device *dev = b->a.dev;
+    size_t bytes = b->a.bytes;
     bool ordered = b->stream_ordered;
     cudaStream_t free_stream = on_stream ? stream : b->stream;
     cm__buffer_obj_free(b);
-    if (ptr == NULL) return CM_OK;
-    return cm__free_memory(ordinal, ptr, ordered, free_stream, func);
+    cm_status_t status = CM_OK;
+    if (ptr != NULL) {
+        status = entered
+                     ? cm__free_in_scope(dev, ordinal, ptr, bytes, ordered, free_stream, func)
+                     : cm__free_memory(dev, ordinal, ptr, bytes, ordered, free_stream, func);
+    }
+    if (entered) cm__leave(&sc);
+    return status;
+}
+
+cm_status_t cm__buffer_destroy_q(const cm__queue_t *q, cm_buffer_t *buf, const char *func) {
+    return cm__buffer_destroy_impl(q, buf, func, true);
+}
+
+cm_status_t cm__buffer_release(cm_buffer_t *buf, const char *func) {
+    return cm__buffer_destroy_impl(NULL, buf, func, false);
 }
 
 cm_status_t cm_buffer_destroy(cm_buffer_t *buf) {

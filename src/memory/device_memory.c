@@ -64,6 +64,7 @@ cm_status_t cm__alloc_track(cm__alloc_t *a, const void *dev_handle, int ordinal,
     }
     if (a->handle != NULL) {
         if (dev->mem.busy_locked == NULL) dev->mem.busy_locked = cm__close_busy_locked;
+        if (dev->mem.release == NULL) dev->mem.release = cm__memory_release;
         a->serial = ++dev->serial;
         a->link.prev = dev->live.prev;
         a->link.next = &dev->live;
@@ -321,11 +322,12 @@ cm_status_t cm_device_pool_set_release_threshold(cm_device_t *h, unsigned long l
     cm__scope_t sc;
     CM_TRY(cm__enter(dev->ordinal, 0, &sc));
     cudaError_t err = cm__cuda.mem_pool_set_attribute(dev->pool, cudaMemPoolAttrReleaseThreshold, &v);
+    cm_status_t st = CM_OK; /* recorded inside the scope: charged to the pool's device */
+    if (err != cudaSuccess)
+        st = cm__cuda_fail(err, __FILE__, __LINE__,
+                           "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold, %llu)", bytes);
     cm__leave(&sc);
-    if (err != cudaSuccess) {
-        return cm__cuda_fail(err, __FILE__, __LINE__,
-                             "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold, %llu)", bytes);
-    }
+    CM_TRY(st);
     cm__core_lock();
     dev->release_threshold = bytes;
     cm__core_unlock();
@@ -340,10 +342,11 @@ cm_status_t cm_device_pool_trim(cm_device_t *h, size_t keep_bytes) {
     cm__scope_t sc;
     CM_TRY(cm__enter(dev->ordinal, 0, &sc));
     cudaError_t err = cm__cuda.mem_pool_trim_to(dev->pool, keep_bytes);
-    cm__leave(&sc);
+    cm_status_t st = CM_OK; /* recorded inside the scope: charged to the pool's device */
     if (err != cudaSuccess)
-        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolTrimTo(pool, %zu)", keep_bytes);
-    return CM_OK;
+        st = cm__cuda_fail(err, __FILE__, __LINE__, "cudaMemPoolTrimTo(pool, %zu)", keep_bytes);
+    cm__leave(&sc);
+    return st;
 }
 
 /* ------------------------------------------------------------------ across device objects */
@@ -378,20 +381,204 @@ static void cm__unpin(struct cm__device **devs, size_t n) {
     cm__core_unlock();
 }
 
+/* ------------------------------------------------------------------ deferred frees */
+
+/* A free that could not happen when its buffer was destroyed (cm__defer_free): a list per device
+ * object in dev->mem.state, under cm__core_lock(). */
+typedef struct cm__deferred {
+    struct cm__deferred *next;
+    void *ptr;
+    size_t bytes;
+} cm__deferred_t;
+
+/* Entries on every list: the capture end looks at the lists only when there are some. */
+static atomic_size_t cm__n_deferred;
+
+bool cm__defer_free(struct cm__device *dev, void *ptr, size_t bytes) {
+    cm__deferred_t *d = malloc(sizeof *d);
+    if (d == NULL) return false;
+    d->ptr = ptr;
+    d->bytes = bytes;
+    bool open = false;
+    cm__core_lock();
+    /* compared, not read, until found open: a close on another thread may have freed it */
+    for (struct cm__device *o = cm__device_first_open_locked(); o != NULL && !open;
+         o = o->next_open)
+        open = o == dev;
+    if (open) {
+        d->next = dev->mem.state;
+        dev->mem.state = d;
+        atomic_fetch_add_explicit(&cm__n_deferred, 1, memory_order_relaxed);
+    }
+    cm__core_unlock();
+    if (!open) free(d);
+    return open;
+}
+
+static void cm__deferred_forget(cm__deferred_t *d) {
+    free(d);
+    atomic_fetch_sub_explicit(&cm__n_deferred, 1, memory_order_relaxed);
+}
+
+/* cudaFree every entry of list in a scope of ordinal (a synchronous free: after the work queued
+ * before it, as the buffer's stream-ordered free would have been). Returns the entries left
+ * (no scope, or a failed cudaFree: still the driver's), *failed the first failure (recorded;
+ * CM_OK when none). A lost context drops them all: the memory went with it. */
+static cm__deferred_t *cm__deferred_free_list(int ordinal, cm__deferred_t *list,
+                                              cm_status_t *failed) {
+    *failed = CM_OK;
+    cm_error_t first = {0};
+    cm__scope_t sc;
+    bool entered = false;
+    cm__deferred_t *left = NULL;
+    while (list != NULL) {
+        cm__deferred_t *d = list;
+        list = d->next;
+        if (cm__context_guard(ordinal) != CM_OK) { /* lost, maybe by the free before */
+            cm_last_error_clear();
+            cm__deferred_forget(d);
+            continue;
+        }
+        if (!entered) {
+            cm_status_t st = cm__enter(ordinal, 1, &sc);
+            if (st != CM_OK) { /* keep them all for later */
+                *failed = st;
+                d->next = list;
+                list = d;
+                while (list != NULL) {
+                    d = list;
+                    list = d->next;
+                    d->next = left;
+                    left = d;
+                }
+                return left;
+            }
+            entered = true;
+        }
+        cudaError_t err = cm__cuda.device_free(d->ptr);
+        if (err == cudaSuccess) {
+            cm__deferred_forget(d);
+            continue;
+        }
+        cm_status_t st = cm__cuda_fail(err, __FILE__, __LINE__,
+                                       "cudaFree(%zu bytes whose free was deferred)", d->bytes);
+        if (*failed == CM_OK) {
+            *failed = st;
+            first = *cm_last_error();
+        }
+        if (cm_cuda_error_is_sticky(err)) { /* the context is lost: so is the memory */
+            cm__deferred_forget(d);
+            continue;
+        }
+        d->next = left;
+        left = d;
+    }
+    if (entered) cm__leave(&sc);
+    if (*failed != CM_OK) *cm__detail() = first;
+    return left;
+}
+
+void cm__deferred_free_drain(void) {
+    if (atomic_load_explicit(&cm__n_deferred, memory_order_relaxed) == 0 ||
+        cm__thread_captures > 0)
+        return;
+    const cm_error_t reported = *cm_last_error();
+    struct cm__device *devs[CM__PIN_MAX];
+    cm__deferred_t *lists[CM__PIN_MAX];
+    size_t n = 0;
+    cm__core_lock();
+    for (struct cm__device *d = cm__device_first_open_locked(); d != NULL && n < CM__PIN_MAX;
+         d = d->next_open) {
+        if (d->mem.state == NULL) continue;
+        ++d->pins; /* a close waits for the entries to be back */
+        devs[n] = d;
+        lists[n++] = d->mem.state;
+        d->mem.state = NULL;
+    }
+    cm__core_unlock();
+    for (size_t i = 0; i < n; ++i) {
+        cm_status_t failed;
+        cm__deferred_t *left = cm__deferred_free_list(devs[i]->ordinal, lists[i], &failed);
+        cm__core_lock();
+        while (left != NULL) { /* for the next capture end, or the close */
+            cm__deferred_t *d = left;
+            left = d->next;
+            d->next = devs[i]->mem.state;
+            devs[i]->mem.state = d;
+        }
+        --devs[i]->pins;
+        cm__core_unlock();
+    }
+    *cm__detail() = reported;
+}
+
+cm_status_t cm__memory_release(struct cm__device *dev) {
+    cm__core_lock();
+    cm__deferred_t *list = dev->mem.state;
+    dev->mem.state = NULL;
+    cm__core_unlock();
+    cm_status_t status = CM_OK;
+    if (list != NULL) {
+        cm__deferred_t *left = cm__deferred_free_list(dev->ordinal, list, &status);
+        size_t count = 0, bytes = 0;
+        while (left != NULL) {
+            cm__deferred_t *d = left;
+            left = d->next;
+            ++count;
+            bytes += d->bytes;
+            cm__deferred_forget(d);
+        }
+        if (count > 0) {
+            cm_error_t *e = cm__detail();
+            char why[CM_ERROR_MESSAGE_MAX];
+            cm__strlcpy(why, e->message, sizeof why);
+            cm__text_t t = {e->message, sizeof e->message, 0};
+            cm__text_printf(&t,
+                            "%zu buffer%s of device %d whose free was deferred (%zu bytes) not "
+                            "freed (%s)", count, count == 1 ? "" : "s", dev->ordinal, bytes, why);
+        } else {
+            status = CM_OK; /* a sticky failure: the memory went with the context */
+            cm_last_error_clear();
+        }
+    }
+    if (status == CM_OK) return cm__staging_release(dev);
+    const cm_error_t first = *cm_last_error();
+    cm_status_t staging = cm__staging_release(dev);
+    if (staging != CM_OK) { /* both: one message */
+        char more[CM_ERROR_MESSAGE_MAX];
+        cm__strlcpy(more, cm_last_error()->message, sizeof more);
+        *cm__detail() = first;
+        cm_error_t *e = cm__detail();
+        cm__text_t t = {e->message, sizeof e->message, strlen(e->message)};
+        cm__text_printf(&t, "; %s", more);
+    } else {
+        *cm__detail() = first;
+    }
+    return status;
+}
+
 void cm__ordinal_holdings(int ordinal, size_t *live_bytes, size_t *live_buffers,
                           size_t *cached_bytes) {
     struct cm__device *devs[CM__PIN_MAX];
     size_t n = cm__pin_pools(ordinal, devs, live_bytes, live_buffers);
     size_t cached = 0;
-    for (size_t i = 0; i < n; ++i) {
+    /* the pool queries are runtime calls: in a scope of ordinal (the caller's may have failed,
+     * as in the out-of-memory report), never on a thread with no context (implicit binding);
+     * a scope that cannot be entered leaves the cache unknown (0), as a failed query does */
+    cm__scope_t sc;
+    const bool in = n > 0 && cm__enter(ordinal, 1, &sc) == CM_OK;
+    for (size_t i = 0; in && i < n; ++i) {
         unsigned long long reserved = 0, used = 0;
         if (cm__cuda.mem_pool_get_attribute(devs[i]->pool, cudaMemPoolAttrReservedMemCurrent,
                                              &reserved) == cudaSuccess &&
             cm__cuda.mem_pool_get_attribute(devs[i]->pool, cudaMemPoolAttrUsedMemCurrent,
-                                             &used) == cudaSuccess &&
-            reserved > used)
-            cached += (size_t)(reserved - used);
+                                             &used) == cudaSuccess) {
+            if (reserved > used) cached += (size_t)(reserved - used);
+        } else {
+            (void)cm__cuda.get_last_error(); /* not the caller's failure */
+        }
     }
+    if (in) cm__leave(&sc);
     cm__unpin(devs, n);
     *cached_bytes = cached;
 }
@@ -441,15 +628,17 @@ cm_status_t cm__peer_prepare(struct cm__device *a, struct cm__device *b) {
         cm__scope_t sc;
         CM_TRY(cm__enter(self->ordinal, 1, &sc));
         err = cm__cuda.device_enable_peer_access(peer->ordinal, 0);
-        cm__leave(&sc);
+        cm_status_t st = CM_OK; /* recorded inside the scope: charged to self's device */
         if (err == cudaErrorPeerAccessAlreadyEnabled) {
             (void)cm__cuda.get_last_error(); /* not an error here */
         } else if (err != cudaSuccess) {
-            return cm__cuda_fail(err, __FILE__, __LINE__, "cudaDeviceEnablePeerAccess(%d) on device %d",
-                                 peer->ordinal, self->ordinal);
+            st = cm__cuda_fail(err, __FILE__, __LINE__,
+                               "cudaDeviceEnablePeerAccess(%d) on device %d", peer->ordinal,
+                               self->ordinal);
         }
-        /* self may access peer's memory: let it reach the peer's pool allocations as well */
-        if (peer->pool != NULL) {
+        /* self may access peer's memory: let it reach the peer's pool allocations as well (in
+         * the same scope: a runtime call needs a current context) */
+        if (st == CM_OK && peer->pool != NULL) {
             struct cudaMemAccessDesc desc;
             memset(&desc, 0, sizeof desc);
             desc.location.type = cudaMemLocationTypeDevice;
@@ -457,11 +646,13 @@ cm_status_t cm__peer_prepare(struct cm__device *a, struct cm__device *b) {
             desc.flags = cudaMemAccessFlagsProtReadWrite;
             err = cm__cuda.mem_pool_set_access(peer->pool, &desc, 1);
             if (err != cudaSuccess) {
-                return cm__cuda_fail(err, __FILE__, __LINE__,
-                                     "cudaMemPoolSetAccess(pool of device %d, device %d)",
-                                     peer->ordinal, self->ordinal);
+                st = cm__cuda_fail(err, __FILE__, __LINE__,
+                                   "cudaMemPoolSetAccess(pool of device %d, device %d)",
+                                   peer->ordinal, self->ordinal);
             }
         }
+        cm__leave(&sc);
+        CM_TRY(st);
     }
     if (cacheable) {
         cm__core_lock();

@@ -161,30 +161,47 @@ cm_status_t cm_host_buffer_register_at(cm_device_t *dev, void *ptr, size_t bytes
 
 cm_status_t cm_host_buffer_destroy(cm_host_buffer_t *buf) {
     if (buf == NULL) return CM_OK;
+    struct cm__host_buffer *h;
+    CM_TRY(cm__host_buffer_get(buf, "buf", __func__, &h));
+    /* the device scope first: a context that cannot be made current leaves the buffer alive
+     * (the destroy may be repeated) instead of its pinned memory unreachable; a lost context
+     * skips it (the release reports the loss) */
+    const int scope_ordinal = h->a.dev->ordinal;
+    cm__scope_t sc;
+    bool entered = false;
+    if (h->ptr != NULL && cm__context_guard(scope_ordinal) == CM_OK) {
+        CM_TRY(cm__enter(scope_ordinal, 1, &sc));
+        entered = true;
+    }
     /* one locked step: end the handle, leave the device's list */
     int ordinal = -1;
     cm__core_lock();
-    struct cm__host_buffer *h = cm__handle_end_locked(buf, CM__KIND_HOST_BUFFER);
+    h = cm__handle_end_locked(buf, CM__KIND_HOST_BUFFER);
     if (h != NULL) {
         ordinal = h->a.dev->ordinal; /* read while the device object is surely alive */
         cm__alloc_untrack_locked(&h->a);
     }
     cm__core_unlock();
-    if (h == NULL) return cm__handle_fail(buf, CM__KIND_HOST_BUFFER, "buf", __func__);
+    if (h == NULL) {
+        if (entered) cm__leave(&sc);
+        return cm__handle_fail(buf, CM__KIND_HOST_BUFFER, "buf", __func__);
+    }
     void *ptr = h->ptr;
     bool registered = h->registered;
     free(h);
     if (ptr == NULL) return CM_OK;
-    CM_TRY(cm__context_guard(ordinal));
-    cm__scope_t sc;
-    CM_TRY(cm__enter(ordinal, 1, &sc));
-    cudaError_t err = registered ? cm__cuda.host_unregister(ptr) : cm__cuda.free_host(ptr);
-    cm__leave(&sc);
-    if (err != cudaSuccess) {
-        return cm__cuda_fail(err, __FILE__, __LINE__, "%s(host buffer) in %s",
-                             registered ? "cudaHostUnregister" : "cudaFreeHost", __func__);
+    if (!entered) {
+        CM_TRY(cm__context_guard(ordinal));
+        CM_TRY(cm__enter(ordinal, 1, &sc));
     }
-    return CM_OK;
+    cudaError_t err = registered ? cm__cuda.host_unregister(ptr) : cm__cuda.free_host(ptr);
+    cm_status_t st = CM_OK; /* recorded inside the scope: charged to the buffer's device */
+    if (err != cudaSuccess) {
+        st = cm__cuda_fail(err, __FILE__, __LINE__, "%s(host buffer) in %s",
+                           registered ? "cudaHostUnregister" : "cudaFreeHost", __func__);
+    }
+    cm__leave(&sc);
+    return st;
 }
 
 cm_status_t cm_host_buffer_data(const cm_host_buffer_t *buf, void **ptr) {

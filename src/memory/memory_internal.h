@@ -12,7 +12,8 @@
  *
  * The memory part registers two functions in its device object (dev->mem, core/device.h) so
  * that cm_device_close() in the core never calls up into this module: busy_locked (refuses the
- * close while buffers live, listing them) and release (frees the staging buffers and threads).
+ * close while buffers live, listing them) and release (frees the deferred frees, the staging
+ * buffers and threads). Its state is the deferred-free list (cm__defer_free).
  */
 #ifndef CUDAMODEL_SRC_MEMORY_INTERNAL_H
 #define CUDAMODEL_SRC_MEMORY_INTERNAL_H
@@ -106,6 +107,26 @@ void cm__alloc_set_label(cm__alloc_t *a, const char *label);
  *  caller ends its handle in the same section). */
 void cm__alloc_untrack_locked(cm__alloc_t *a);
 
+/** The memory part's release (dev->mem.release, registered by the device's first buffer or host
+ *  buffer, cm__alloc_track): the deferred frees, then the staging (cm__staging_release). No lock held; no other thread can reach dev. CM_OK, or a recorded
+ *  failure saying what stays with the driver. */
+cm_status_t cm__memory_release(struct cm__device *dev);
+
+/**
+ * Device memory that cannot be freed now (a failed cudaFreeAsync while this thread captures a
+ * graph, whose cudaFree fallback CUDA would refuse; a device scope that cannot be entered): keep
+ * it on dev's deferred-free list, freed by cudaFree at the end of this thread's capture
+ * (cm__deferred_free_drain) or at the device's close. False when it cannot be kept (no host
+ * memory for the entry, or dev was closed meanwhile): the memory stays with the driver.
+ * Takes the core lock; dev is compared with the open device objects before it is used.
+ */
+bool cm__defer_free(struct cm__device *dev, void *ptr, size_t bytes);
+
+/** Free what the open device objects' deferred-free lists hold, when this thread captures no
+ *  graph (cm_graph_capture_end); what cannot be freed yet stays listed. The caller's detail is
+ *  kept. Cheap when no free is deferred. */
+void cm__deferred_free_drain(void);
+
 /** One line describing an allocation: "device buffer of 4.00 MiB (4194304 bytes), created at
  *  a.c:10 \"weights\"". */
 void cm__describe_alloc(const cm__alloc_t *a, cm__text_t *t);
@@ -189,10 +210,11 @@ void cm__split_range(size_t bytes, unsigned parts, unsigned k, size_t *offset, s
 /** Resolve a configuration (defaults for 0 fields) into out, checking ranges. */
 cm_status_t cm__staging_resolve(const cm_staging_config_t *in, cm_staging_config_t *out);
 
-/** The memory part's release (dev->mem.release, registered by the first staged copy or staging
- *  configuration): wait for pending staging DMA, free the staging buffers and events, stop the
- *  workers. No lock held; no other thread can reach dev. */
-void cm__staging_release(struct cm__device *dev);
+/** The staging part of the memory part's release (cm__memory_release): wait for pending
+ *  staging DMA, free the staging buffers and events in a scope of the device, stop the workers.
+ *  No lock held; no other thread can reach dev. CM_OK, or a recorded failure saying what stays
+ *  with the driver (a failed free, or no scope of the device). */
+cm_status_t cm__staging_release(struct cm__device *dev);
 
 /** The device's staging configuration, resolved (a device object starts with all fields 0:
  *  the defaults). Takes the staging lock. */
@@ -284,7 +306,12 @@ cm_status_t cm__check_queue(const cm__queue_t *q, int ordinal, const char *func)
 cm_status_t cm__buffer_create_q(const cm__queue_t *q, cm_device_t *dev, size_t bytes,
                                 cm_buffer_t **out, const char *label, const char *file, int line,
                                 const char *func);
+/** Destroy buf (cm_buffer_destroy, _on_stream): a capture of this thread or a device scope that
+ *  cannot be entered is refused before anything is released (the buffer stays alive). */
 cm_status_t cm__buffer_destroy_q(const cm__queue_t *q, cm_buffer_t *buf, const char *func);
+/** Destroy a buffer the library made for itself (a split's parts, a measurement's): the handle
+ *  ends whatever happens (nobody could destroy it again), a failure reported. */
+cm_status_t cm__buffer_release(cm_buffer_t *buf, const char *func);
 cm_status_t cm__buffer_h2d(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_offset,
                            const void *src, size_t bytes, const char *func);
 cm_status_t cm__buffer_d2h(const cm__queue_t *q, const cm_buffer_t *src, size_t src_offset,

@@ -218,8 +218,10 @@ static void cm__parallel_copy(cm__copy_workers_t *w, void *dst, const void *src,
 
 /* ------------------------------------------------------------------ staging buffers */
 
-/* Resolve the device's configuration on first use (a device object starts with zeros) and
- * register the memory part's release. st->lock held. */
+/* Resolve the device's configuration on first use (a device object starts with zeros). st->lock
+ * held. The memory part's release, which frees the staging buffers at the close, was registered
+ * by the first buffer of the device (cm__alloc_track): staging is allocated by copies of
+ * buffers only. */
 static void cm__staging_ready(struct cm__device *dev) {
     cm__staging_t *st = &dev->staging;
     if (st->cfg.chunk_bytes != 0) return;
@@ -227,35 +229,90 @@ static void cm__staging_ready(struct cm__device *dev) {
     st->cfg.buffers = CM__DEFAULT_BUFFERS;
     st->cfg.host_threads = cm__default_threads();
     st->cfg.min_bytes = CM__DEFAULT_MIN_BYTES;
-    dev->mem.release = cm__staging_release;
 }
 
-/* Free the staging buffers and events (waiting for their DMA). Called with st->lock held or
- * when no other thread can reach st. Never fails: errors of a lost context are ignored. */
-static void cm__staging_free_slots(cm__staging_t *st) {
+/* Free the staging buffers and events (waiting for their DMA), in the caller's scope of the
+ * device. Called with st->lock held or when no other thread can reach st. CM_OK, or the first
+ * failure recorded, its message counting what stays with the driver (a failed cudaEventDestroy
+ * or cudaFreeHost); the slots are forgotten either way. */
+static cm_status_t cm__staging_free_slots(cm__staging_t *st, int ordinal) {
+    cm_status_t status = CM_OK;
+    cm_error_t first = {0};
+    unsigned events = 0, buffers = 0;
     for (unsigned i = 0; i < st->n_slots; ++i) {
-        if (st->event_pending[i]) (void)cm__cuda.event_synchronize(st->event[i]);
+        /* a failed wait is the free's business: no later call is blamed for it */
+        if (st->event_pending[i] && cm__cuda.event_synchronize(st->event[i]) != cudaSuccess)
+            (void)cm__cuda.get_last_error();
         st->event_pending[i] = false;
-        if (st->event[i] != NULL) (void)cm__cuda.event_destroy(st->event[i]);
-        if (st->slot[i] != NULL) (void)cm__cuda.free_host(st->slot[i]);
+        cudaError_t err[2] = {cudaSuccess, cudaSuccess};
+        if (st->event[i] != NULL) err[0] = cm__cuda.event_destroy(st->event[i]);
+        if (st->slot[i] != NULL) err[1] = cm__cuda.free_host(st->slot[i]);
+        for (int k = 0; k < 2; ++k) {
+            if (err[k] == cudaSuccess) continue;
+            if (k == 0) ++events;
+            else ++buffers;
+            cm_status_t s = cm__cuda_fail(err[k], __FILE__, __LINE__, "%s(staging %s %u)",
+                                          k == 0 ? "cudaEventDestroy" : "cudaFreeHost",
+                                          k == 0 ? "event" : "buffer", i);
+            if (status == CM_OK) {
+                status = s;
+                first = *cm_last_error();
+            }
+        }
         st->event[i] = NULL;
         st->slot[i] = NULL;
     }
     st->n_slots = 0;
     st->slot_bytes = 0;
+    if (status == CM_OK) return CM_OK;
+    cm_error_t *e = cm__detail();
+    *e = first;
+    cm__text_t t = {e->message, sizeof e->message, 0};
+    cm__text_printf(&t,
+                    "the staging of device %d: %u pinned buffer%s and %u event%s not freed (%s)",
+                    ordinal, buffers, buffers == 1 ? "" : "s", events, events == 1 ? "" : "s",
+                    first.message);
+    return status;
 }
 
-void cm__staging_release(struct cm__device *dev) {
+/* cm__staging_free_slots on a failure path: the failure being reported keeps its detail. */
+static void cm__staging_free_slots_keep(cm__staging_t *st, int ordinal) {
+    const cm_error_t reported = *cm_last_error();
+    (void)cm__staging_free_slots(st, ordinal);
+    *cm__detail() = reported;
+}
+
+cm_status_t cm__staging_release(struct cm__device *dev) {
     cm__staging_t *st = &dev->staging;
+    cm_status_t status = CM_OK;
     if (st->n_slots > 0) {
-        /* the events and pinned buffers belong to the device's context */
-        cm__scope_t sc;
-        bool in = cm__enter(dev->ordinal, 1, &sc) == CM_OK;
-        cm__staging_free_slots(st);
-        if (in) cm__leave(&sc);
+        if (cm__context_guard(dev->ordinal) != CM_OK) {
+            /* the events and pinned buffers went with the lost context */
+            cm_last_error_clear();
+            st->n_slots = 0;
+        } else {
+            /* the events and pinned buffers belong to the device's context */
+            cm__scope_t sc;
+            status = cm__enter(dev->ordinal, 1, &sc);
+            if (status == CM_OK) {
+                status = cm__staging_free_slots(st, dev->ordinal);
+                cm__leave(&sc);
+            } else {
+                /* never freed outside the device's scope (a context would be bound) */
+                cm_error_t *e = cm__detail();
+                char why[CM_ERROR_MESSAGE_MAX];
+                cm__strlcpy(why, e->message, sizeof why);
+                cm__text_t t = {e->message, sizeof e->message, 0};
+                cm__text_printf(&t,
+                                "the staging of device %d: %u pinned buffers and events not freed "
+                                "(no scope of the device: %s)", dev->ordinal, st->n_slots, why);
+                st->n_slots = 0;
+            }
+        }
     }
     cm__workers_stop(st->workers);
     st->workers = NULL;
+    return status;
 }
 
 size_t cm__staging_bytes(struct cm__device *dev) {
@@ -285,15 +342,33 @@ cm_status_t cm_device_staging_configure(cm_device_t *h, const cm_staging_config_
     cm__staging_t *st = &dev->staging;
     pthread_mutex_lock(&st->lock);
     cm__staging_ready(dev);
-    if (c.chunk_bytes != st->cfg.chunk_bytes || c.buffers != st->cfg.buffers)
-        cm__staging_free_slots(st);
+    cm_status_t status = CM_OK;
+    if ((c.chunk_bytes != st->cfg.chunk_bytes || c.buffers != st->cfg.buffers) && st->n_slots > 0) {
+        /* the events and pinned buffers belong to the device's context (as in the release):
+         * a lost one or a scope that cannot be entered changes nothing */
+        cm__scope_t sc;
+        status = cm__context_guard(dev->ordinal);
+        if (status == CM_OK) status = cm__enter(dev->ordinal, 1, &sc);
+        if (status != CM_OK) {
+            pthread_mutex_unlock(&st->lock);
+            return status;
+        }
+        status = cm__staging_free_slots(st, dev->ordinal);
+        cm__leave(&sc);
+    }
     if (c.host_threads != st->cfg.host_threads) {
         cm__workers_stop(st->workers);
         st->workers = NULL;
     }
     st->cfg = c;
     pthread_mutex_unlock(&st->lock);
-    return CM_OK;
+    if (status != CM_OK) {
+        cm_error_t *e = cm__detail();
+        const size_t len = strlen(e->message);
+        cm__strlcpy(e->message + len, "; the new configuration is in force",
+                    sizeof e->message - len);
+    }
+    return status;
 }
 
 cm_status_t cm_device_staging_config(const cm_device_t *h, cm_staging_config_t *out) {
@@ -311,7 +386,7 @@ static cm_status_t cm__staging_ensure(struct cm__device *dev) {
     if (st->workers == NULL && st->cfg.host_threads > 1)
         st->workers = cm__workers_start(st->cfg.host_threads);
     if (st->n_slots == st->cfg.buffers && st->slot_bytes == st->cfg.chunk_bytes) return CM_OK;
-    cm__staging_free_slots(st);
+    (void)cm__staging_free_slots(st, dev->ordinal); /* what fails to free stays with the driver */
     for (unsigned i = 0; i < st->cfg.buffers; ++i) {
         cudaError_t err = cm__cuda.host_alloc(&st->slot[i], st->cfg.chunk_bytes,
                                                cudaHostAllocPortable);
@@ -334,7 +409,7 @@ static cm_status_t cm__staging_ensure(struct cm__device *dev) {
                             "(cm_device_staging_configure()), or copy from a cm_host_buffer_t",
                             sizeof e->hint);
             }
-            cm__staging_free_slots(st);
+            cm__staging_free_slots_keep(st, dev->ordinal);
             return s;
         }
         err = cm__cuda.event_create(&st->event[i], cudaEventDisableTiming);
@@ -344,7 +419,7 @@ static cm_status_t cm__staging_ensure(struct cm__device *dev) {
             st->slot_bytes = st->cfg.chunk_bytes;
             cm_status_t s = cm__cuda_fail(err, __FILE__, __LINE__,
                                           "cudaEventCreateWithFlags(staging event %u)", i);
-            cm__staging_free_slots(st);
+            cm__staging_free_slots_keep(st, dev->ordinal);
             return s;
         }
         st->event_pending[i] = false;
@@ -444,7 +519,11 @@ cm_status_t cm__staged_d2h(struct cm__device *dev, void *dst, const void *src, s
             CM_TRY_GOTO(cm__d2h_enqueue(st, src, bytes, i + st->n_slots, count, s), status, out);
     }
 out:
-    if (status != CM_OK) (void)cm__wait_all(st); /* leave no DMA into staging behind */
+    if (status != CM_OK) { /* leave no DMA into staging behind; the first failure is the report */
+        cm_error_t first = *cm__detail();
+        (void)cm__wait_all(st);
+        *cm__detail() = first;
+    }
     pthread_mutex_unlock(&st->lock);
     return status;
 }

@@ -100,11 +100,11 @@ static void cm__set_release(struct cm__device_set *set, cm__first_t *f) {
         if (s == CM_OK) s = cm__enter(set->ordinals[0], 1, &sc);
         if (s == CM_OK) {
             cudaError_t err = cm__cuda.free_host(set->slots);
-            cm__leave(&sc);
-            if (err != cudaSuccess)
+            if (err != cudaSuccess) /* recorded inside the scope: charged to the slots' device */
                 s = cm__cuda_fail(err, __FILE__, __LINE__,
                                   "cudaFreeHost(the set's result slots, device %d)",
                                   set->ordinals[0]);
+            cm__leave(&sc);
         }
         cm__first_note(f, s);
         set->slots = NULL;
@@ -112,7 +112,7 @@ static void cm__set_release(struct cm__device_set *set, cm__first_t *f) {
     for (int k = 0; k < set->count; ++k) {
         if (set->streams[k] != NULL) cm__first_note(f, cm_stream_release(set->streams[k]));
         set->streams[k] = NULL;
-        if (set->devs[k] != NULL) cm__first_note(f, cm_device_close(set->devs[k]));
+        if (set->devs[k] != NULL) cm__first_note(f, cm__device_release(set->devs[k]));
         set->devs[k] = NULL;
     }
 }
@@ -497,8 +497,8 @@ cm_status_t cm_device_set_peer_matrix(cm_device_set_t *set_h, unsigned flags,
         }
         cm_error_t detail = *cm_last_error();
         for (int k = 0; k < n; ++k) {
-            (void)cm_buffer_destroy(src[k]);
-            (void)cm_buffer_destroy(dst[k]);
+            (void)cm__buffer_release(src[k], __func__);
+            (void)cm__buffer_release(dst[k], __func__);
         }
         if (status != CM_OK) {
             *cm__detail() = detail;
@@ -645,7 +645,7 @@ cm_status_t cm_split_create_at(cm_device_set_t *set_h, size_t n, size_t elem_byt
     }
     if (status != CM_OK) {
         cm_error_t detail = *cm_last_error();
-        for (int k = 0; k < set->count; ++k) (void)cm_buffer_destroy(sp->bufs[k]);
+        for (int k = 0; k < set->count; ++k) (void)cm__buffer_release(sp->bufs[k], __func__);
         free(sp);
         *cm__detail() = detail;
         return status;
@@ -659,13 +659,22 @@ cm_status_t cm_split_destroy(cm_split_t *split_h) {
     if (split_h == NULL) return CM_OK;
     struct cm__split *split;
     CM__GET(split, split_h, CM__KIND_SPLIT, "split");
+    /* cudaFree is refused while this thread captures a graph: refuse before anything is
+     * released, as cm_buffer_destroy does, instead of losing the parts' memory */
+    if (cm__thread_captures > 0) {
+        return CM__FAIL(CM_ERROR_BUSY, split->set->ordinals[0],
+                        "destroy the split once the capture has ended",
+                        "a split's buffers cannot be freed while this thread captures a graph "
+                        "(CUDA refuses cudaFree during a capture); the split is still alive");
+    }
     (void)cm__handle_end(split_h, CM__KIND_SPLIT);
     struct cm__device_set *set = split->set;
     cm__first_t f;
     memset(&f, 0, sizeof f);
     /* released all the same after a fault (a lost member's buffers are freed host-side) */
     cm__first_note(&f, cm__set_sync_all(set));
-    for (int k = 0; k < set->count; ++k) cm__first_note(&f, cm_buffer_destroy(split->bufs[k]));
+    for (int k = 0; k < set->count; ++k)
+        cm__first_note(&f, cm__buffer_release(split->bufs[k], __func__));
     atomic_fetch_sub_explicit(&set->n_splits, 1, memory_order_acq_rel);
     free(split);
     return cm__first_result(&f);

@@ -31,9 +31,11 @@
  * handles are refused) and the end compare them (the simulation stores device memory in host
  * memory, so device contents are checked directly as well). At the end everything is destroyed,
  * the shared devices close without a leak report, no handle of any kind is live, the simulation
- * holds nothing of the library's and saw no call outside its objects. Library issues found and
- * not fixed yet are counted instead of failing (each is marked "Known library issue" below, with
- * an input in tests/fuzz/regressions-pending/), unless CMFZ_STRICT=1.
+ * holds nothing of the library's (memory whose free CUDA refused during a capture included: the
+ * library frees it later, at the end of the capture or at the device's close) and saw no call
+ * outside its objects. A library issue found and not fixed yet may be counted instead of failing
+ * (marked "Known library issue" here, with an input in tests/fuzz/regressions-pending/), unless
+ * CMFZ_STRICT=1; none is at present.
  *
  * Never calls a path that runs a real kernel launcher of kernels/ (they bypass the call table):
  * no cm_vector other than CM_VECTOR_COPY, no reductions, GEMM, split vector operations or
@@ -74,11 +76,8 @@
 #define TRACE 24
 #define MAX_THREADS 3
 
-static atomic_ullong cmfz_calls_all, cmfz_inputs_all, cmfz_capture_leaks_all, cmfz_enter_leaks_all,
-    cmfz_staging_binds_all, cmfz_unknown_ctx_binds_all, cmfz_detail_overwrites_all,
-    cmfz_close_pool_leaks_all, cmfz_peer_binds_all, cmfz_sticky_leaks_all, cmfz_oom_binds_all,
-    cmfz_capture_stuck_all, cmfz_pool_stream_leaks_all;
-static int cmfz_strict = -1; /* CMFZ_STRICT=1: the known issues are failures too */
+static atomic_ullong cmfz_calls_all, cmfz_inputs_all;
+static int cmfz_strict = -1; /* CMFZ_STRICT=1: the known issues (none at present) fail too */
 /* a sticky error fired: every device may be lost from then on (process-wide in the library) */
 static atomic_int cmfz_lost;
 
@@ -90,74 +89,13 @@ unsigned long long cmfz_total_inputs(void) {
     return atomic_load(&cmfz_inputs_all);
 }
 
-unsigned long long cmfz_total_capture_leaks(void) {
-    return atomic_load(&cmfz_capture_leaks_all);
-}
-
 void cmfz_print_known_issues(FILE *out, const char *prefix) {
-    fprintf(out, "%sknown library issues hit (counted, not failures unless CMFZ_STRICT=1): %llu "
-            "inputs with a cudaFree refused (or a cudaFreeAsync failed) inside a capture, %llu destroys whose device scope "
-            "could not be entered, %llu staging reconfigurations outside a device scope, %llu "
-            "implicit bindings after a failed cuCtxGetCurrent, %llu details overwritten by a "
-            "cleanup step, %llu device closes that left their pool, %llu peer setups outside a "
-            "device scope, %llu inputs whose sticky error was charged to another device, %llu "
-            "out-of-memory reports that queried the pools outside a device scope, %llu captures "
-            "left running by a failed end, %llu stream pool resizes that dropped their streams\n",
-            prefix, cmfz_total_capture_leaks(), cmfz_total_enter_leaks(), cmfz_total_staging_binds(),
-            cmfz_total_unknown_ctx_binds(), cmfz_total_detail_overwrites(),
-            cmfz_total_close_pool_leaks(), cmfz_total_peer_binds(),
-            (unsigned long long)atomic_load(&cmfz_sticky_leaks_all),
-            (unsigned long long)atomic_load(&cmfz_oom_binds_all),
-            (unsigned long long)atomic_load(&cmfz_capture_stuck_all),
-            (unsigned long long)atomic_load(&cmfz_pool_stream_leaks_all));
+    fprintf(out, "%sknown library issues tolerated: none (every invariant is checked in full)\n",
+            prefix);
 }
 
 void cmfz_set_strict(int on) {
     cmfz_strict = on;
-}
-
-unsigned long long cmfz_total_peer_binds(void) {
-    return atomic_load(&cmfz_peer_binds_all);
-}
-
-unsigned long long cmfz_total_close_pool_leaks(void) {
-    return atomic_load(&cmfz_close_pool_leaks_all);
-}
-
-unsigned long long cmfz_total_detail_overwrites(void) {
-    return atomic_load(&cmfz_detail_overwrites_all);
-}
-
-unsigned long long cmfz_total_unknown_ctx_binds(void) {
-    return atomic_load(&cmfz_unknown_ctx_binds_all);
-}
-
-unsigned long long cmfz_total_staging_binds(void) {
-    return atomic_load(&cmfz_staging_binds_all);
-}
-
-unsigned long long cmfz_total_enter_leaks(void) {
-    return atomic_load(&cmfz_enter_leaks_all);
-}
-
-/* Known library issue, reported with a proposed fix: cm_buffer_destroy / cm_host_buffer_destroy
- * end the handle first, then enter the memory's device scope; when that fails (the context cannot
- * be made current: cuCtxPushCurrent or cuDevicePrimaryCtxRetain failed) the memory is never
- * freed. Tolerated (the memory is marked as the failure's, and counted) unless CMFZ_STRICT=1. */
-/* Failures injected so far into the calls that make a device's context current. */
-static unsigned long long cmfz_enter_fails(void) {
-    return atomic_load(&cmf_fails[CMF_IDX_ctx_push_current]) +
-           atomic_load(&cmf_fails[CMF_IDX_primary_ctx_retain]);
-}
-
-static bool known_enter_leak(cm_status_t st, const void *mem, const cm_error_t *e) {
-    if (st == CM_OK || mem == NULL || cmfz_strict > 0) return false;
-    const char *call = e->call;
-    if (strncmp(call, "cuCtxPushCurrent", 16) != 0 && strncmp(call, "cuDevicePrimaryCtxRetain", 24) != 0)
-        return false;
-    cmf_orphan_alloc(mem);
-    atomic_fetch_add(&cmfz_enter_leaks_all, 1);
-    return true;
 }
 
 /* ---------------------------------------------------------------- per-thread state */
@@ -257,7 +195,6 @@ typedef struct zthread {
     int arm_err, arm_nccl;
     long faults;
     bool fault_now;            /* a fault fired during the current operation */
-    unsigned long ctx_get_fails; /* cmf_fails[ctx_get_current] when the operation began */
     int callbacks;
     unsigned long calls;
     uint64_t rng;
@@ -334,63 +271,12 @@ static cm_status_t zcheck(zthread_t *t, cm_status_t st, unsigned allowed, const 
     }
     if (st != CM_OK) {
         const cm_error_t *e = cm_last_error();
-        /* Known library issue, reported with a proposed fix: after a failed staged copy device to
-         * host, cm__staged_d2h waits for the staging events (cm__wait_all) and a failure there
-         * overwrites the detail of the first failure, whose status is returned. Tolerated unless
-         * CMFZ_STRICT=1. */
-        /* Known library issue, reported with a proposed fix: after a failed synchronisation,
-         * cm__attribute_fault (exec/stream.c) enters the device's scope to name the last kernel;
-         * when that enter fails its failure replaces the detail of the status returned. */
-        bool attribution = (strncmp(e->call, "cuCtxPushCurrent", 16) == 0 ||
-                            strncmp(e->call, "cuDevicePrimaryCtxRetain", 24) == 0) &&
-                           (strstr(e->message, "queued on this stream") != NULL ||
-                            strstr(e->message, "its stream was released since") != NULL);
-        if (e->status != st && cmfz_strict <= 0 &&
-            (strstr(e->call, "staging event") != NULL || attribution)) {
-            atomic_fetch_add(&cmfz_detail_overwrites_all, 1);
-        } else if (e->status != st)
+        if (e->status != st)
             fail(t, "%s returned %s but cm_last_error() says %s (%s)", what, cm_status_name(st),
                  cm_status_name(e->status), e->message);
         if (e->message[0] == '\0') fail(t, "%s returned %s with an empty message", what, cm_status_name(st));
         if (st == CM_ERROR_CONTEXT_LOST && !atomic_load(&cmfz_lost))
             fail(t, "%s: context lost without a sticky error: %s", what, e->message);
-    }
-    /* Known library issue, reported with a proposed fix: cm_device_staging_configure frees the
-     * staging buffers and events (cudaFreeHost, cudaEventDestroy...) outside a device scope, so
-     * a thread with no current context gets the runtime's implicit binding (a context on the
-     * runtime's current device, which the caller never named). Tolerated unless CMFZ_STRICT=1. */
-    if (cmf_ctx_depth() == 0 && cmf_ctx_bound() != -1 && cmfz_strict <= 0 &&
-        strstr(what, "cm_device_staging_configure") != NULL) {
-        cmf_forgive_implicit();
-        atomic_fetch_add(&cmfz_staging_binds_all, 1);
-    }
-    /* Known library issue, reported with a proposed fix: when cuCtxGetCurrent fails, cm__enter
-     * without make_current pushes nothing (it skips the push unless it knows that no context is
-     * current), so the runtime call that follows binds one implicitly. Tolerated unless
-     * CMFZ_STRICT=1, when a failure of cuCtxGetCurrent was injected in this operation. */
-    if (cmf_ctx_depth() == 0 && cmf_ctx_bound() != -1 && cmfz_strict <= 0 &&
-        atomic_load(&cmf_fails[CMF_IDX_ctx_get_current]) != t->ctx_get_fails) {
-        cmf_forgive_implicit();
-        atomic_fetch_add(&cmfz_unknown_ctx_binds_all, 1);
-    }
-    /* Known library issue, reported with a proposed fix: cm__peer_prepare (the first copy between
-     * two devices, cm_device_set_enable_peer_access) calls cudaMemPoolSetAccess outside any
-     * device scope, so a thread with no current context gets the runtime's implicit binding.
-     * Tolerated unless CMFZ_STRICT=1. */
-    if (cmf_ctx_depth() == 0 && cmf_ctx_bound() != -1 && cmfz_strict <= 0 &&
-        cmf_implicit_call() != NULL && strcmp(cmf_implicit_call(), "cudaMemPoolSetAccess") == 0) {
-        cmf_forgive_implicit();
-        atomic_fetch_add(&cmfz_peer_binds_all, 1);
-    }
-    /* Known library issue, reported with a proposed fix: the out-of-memory report of a buffer
-     * create (memory/oom_report.c) reads the pools' cached bytes (cm__ordinal_holdings,
-     * cudaMemPoolGetAttribute) also when it could not enter the device's scope, so a thread with
-     * no current context gets the runtime's implicit binding. Tolerated unless CMFZ_STRICT=1. */
-    if (cmf_ctx_depth() == 0 && cmf_ctx_bound() != -1 && cmfz_strict <= 0 &&
-        st == CM_ERROR_DEVICE_OUT_OF_MEMORY && cmf_implicit_call() != NULL &&
-        strcmp(cmf_implicit_call(), "cudaMemPoolGetAttribute") == 0) {
-        cmf_forgive_implicit();
-        atomic_fetch_add(&cmfz_oom_binds_all, 1);
     }
     if (cmf_ctx_depth() != 0 || cmf_ctx_bound() != -1)
         fail(t, "%s left the thread's context stack changed (depth %d, bound %d)", what,
@@ -632,8 +518,6 @@ static void buf_forget_slot(zthread_t *t, int i) {
 static void buf_destroy(zthread_t *t, int i, int how) {
     zbuf_t *b = &t->b[i];
     cm_status_t st;
-    void *mem = NULL;
-    (void)cm_buffer_device_ptr(b->h, &mem);
     int slot = -1;
     cm_stream_t *s = how ? pick_stream(t, (unsigned)how | 1u, &slot) : NULL;
     if (s != NULL) {
@@ -644,11 +528,10 @@ static void buf_destroy(zthread_t *t, int i, int how) {
         st = CALL(cm_buffer_destroy(b->h), A_OK);
     }
     /* refused before anything was released (a synchronous buffer while the thread captures,
-     * or a device scope that cannot be entered, once the library refuses those): still alive */
-    const cm_error_t detail = *cm_last_error();
+     * or a device scope that cannot be entered): still alive, the destroy may be repeated */
     if (st != CM_OK && cm_buffer_info(b->h, &(cm_buffer_info_t){0}) == CM_OK) return;
-    (void)known_enter_leak(st, mem, &detail);
-    /* released whatever the status (a refused stream aside) */
+    /* released whatever the status: the memory freed, kept for later by the library (a free
+     * that cannot happen now) or kept by the failed free itself (the simulation's orphan) */
     cm_buffer_info_t info;
     if (cm_buffer_info(b->h, &info) != CM_ERROR_INVALID_ARGUMENT)
         fail(t, "a destroyed buffer (status %s) is still a live handle", cm_status_name(st));
@@ -925,9 +808,6 @@ static void op_vector_copy(zthread_t *t) {
     int i = live_buf(t, v), j = live_buf(t, w);
     if (i < 0 || j < 0) return;
     zbuf_t *o = &t->b[i], *x = &t->b[j];
-    /* Known library issue (clang's UBSan): cm_vector on a zero-byte buffer computes NULL + 0
-     * (kernels_api.c, cm__operand_check). Left out unless CMFZ_STRICT=1. */
-    if ((o->size == 0 || x->size == 0) && cmfz_strict <= 0) return;
     size_t n = nb % 512, ooff = (size_t)(ob % 256) * 4, xoff = (size_t)(xb % 256) * 4;
     if (v & 0x80) ooff += 2; /* not a multiple of the element */
     bool valid = ooff % 4 == 0 && ooff + n * 4 <= o->size && xoff + n * 4 <= x->size &&
@@ -959,9 +839,7 @@ static void host_destroy(zthread_t *t, int k) {
     zhost_t *h = &t->hb[k];
     cm_status_t st = CALL(cm_host_buffer_destroy(h->h), A_OK);
     /* refused before anything was released: still alive (the caller may destroy it again) */
-    const cm_error_t detail = *cm_last_error();
     if (st != CM_OK && cm_host_buffer_info(h->h, &(cm_host_buffer_info_t){0}) == CM_OK) return;
-    if (known_enter_leak(st, h->size > 0 ? h->mem : NULL, &detail)) st = CM_ERROR_CUDA;
     cm_host_buffer_info_t info;
     if (cm_host_buffer_info(h->h, &info) != CM_ERROR_INVALID_ARGUMENT)
         fail(t, "a destroyed host buffer is still a live handle");
@@ -1239,7 +1117,10 @@ static void op_timer(zthread_t *t) {
 /* ---------------------------------------------------------------- graphs */
 
 static void graph_destroy(zthread_t *t, int k) {
-    CALL(cm_graph_destroy(t->g[k].h), A_OK);
+    cm_status_t st = CALL(cm_graph_destroy(t->g[k].h), A_OK);
+    /* refused before anything was destroyed (the device's scope could not be entered): still
+     * alive, the destroy may be repeated */
+    if (st != CM_OK && cm__handle_obj(t->g[k].h, CM__KIND_GRAPH) != NULL) return;
     grave_add(t, t->g[k].h, CM__KIND_GRAPH);
     memset(&t->g[k], 0, sizeof t->g[k]);
 }
@@ -1258,16 +1139,10 @@ static void capture_end(zthread_t *t, int k) {
                   A_OK | A(CM_ERROR_INVALID_ARGUMENT) /* ended by the failure after all */);
         note(t, "capture end again slot %d: %s", t->cap_slot, cm_status_name(st));
     }
-    /* Known library issue, reported with a proposed fix: cm_graph_capture_end marks the stream
-     * as no longer capturing before it enters the device's scope; when the enter fails, CUDA
-     * still captures but the library refuses to end the capture ("not being captured"): the
-     * stream and the thread stay in capture mode for good. Tolerated unless CMFZ_STRICT=1 (the
-     * simulation's capture is ended here). */
+    /* a capture the library can no longer end (CUDA still captures, the end is refused) would
+     * leave the stream and the thread in capture mode for good (the simulation's is ended here) */
     if (st != CM_OK && cmf_thread_captures() > 0) {
-        if (cmfz_strict > 0)
-            fail(t, "a failed cm_graph_capture_end left the capture running and cannot end it");
-        else
-            atomic_fetch_add(&cmfz_capture_stuck_all, 1);
+        fail(t, "a failed cm_graph_capture_end left the capture running and cannot end it");
         (void)cmf_abort_thread_captures();
     }
     s->capturing = false;
@@ -1278,6 +1153,16 @@ static void capture_end(zthread_t *t, int k) {
         return;
     }
     if (t->g[k].h != NULL) graph_destroy(t, k);
+    for (int j = 0; j < NG && t->g[k].h != NULL; ++j) /* its destroy was refused: another slot */
+        if (t->g[j].h == NULL) k = j;
+    if (t->g[k].h != NULL) { /* every slot taken: the new graph goes, with no fault armed */
+        t->faults += cmf_disarm();
+        CALL(cm_graph_destroy(g), A_OK);
+        grave_add(t, g, CM__KIND_GRAPH);
+        t->n_cap_touched = 0;
+        t->cap_stale = false;
+        return;
+    }
     t->g[k].h = g;
     t->g[k].ord = s->ord;
     memcpy(t->g[k].touched, t->cap_touched, sizeof t->cap_touched);
@@ -1418,23 +1303,7 @@ static void op_close(zthread_t *t) {
     cm_device_t *d = t->tdev[k];
     if (d == NULL) return;
     bool busy = held_on(t, d) > 0;
-    cudaMemPool_t pool = NULL;
-    (void)cm_device_memory_pool(d, &pool);
-    cm_last_error_clear();
     cm_status_t st = CALL(cm_device_close(d), busy ? A_BUSY : A_OK);
-    /* Known library issue, reported with a proposed fix: cm_device_close skips the pool's destroy
-     * when the device scope cannot be entered (cuCtxPushCurrent / cuDevicePrimaryCtxRetain
-     * failed) and still returns CM_OK; the failure is only in the detail. Tolerated unless
-     * CMFZ_STRICT=1. */
-    const bool scope_failed = cm_last_error()->status != CM_OK &&
-                              (strncmp(cm_last_error()->call, "cuCtxPushCurrent", 16) == 0 ||
-                               strncmp(cm_last_error()->call, "cuDevicePrimaryCtxRetain", 24) == 0);
-    if (pool != NULL && scope_failed && st != CM_OK && st != CM_ERROR_BUSY) {
-        cmf_orphan_obj(pool); /* reported: the pool stays with the driver, like a failed free */
-    } else if (st == CM_OK && cmfz_strict <= 0 && pool != NULL && scope_failed) {
-        cmf_orphan_obj(pool);
-        atomic_fetch_add(&cmfz_close_pool_leaks_all, 1);
-    }
     note(t, "device close own %d (busy %d): %s", k, busy, cm_status_name(st));
     if (st == CM_ERROR_BUSY) {
         if (!busy && !relaxed(t)) fail(t, "close refused with nothing held");
@@ -1447,6 +1316,14 @@ static void op_close(zthread_t *t) {
         return;
     }
     int o = -1;
+    /* refused before anything was released (the device's scope could not be entered): still
+     * open, the close may be repeated; any other failure closed it (and listed what it could
+     * not release: the failed destroys kept those objects, the simulation's orphans) */
+    if (st != CM_OK && cm_device_ordinal(d, &o) == CM_OK) {
+        if (!relaxed(t))
+            fail(t, "a failed close (%s) left the device open without a fault", cm_status_name(st));
+        return;
+    }
     if (cm_device_ordinal(d, &o) != CM_ERROR_INVALID_ARGUMENT) fail(t, "a closed device is still live");
     grave_add(t, d, CM__KIND_DEVICE);
     t->tdev[k] = NULL;
@@ -1491,16 +1368,7 @@ static void op_pool(zthread_t *t) {
         unsigned allowed = c.low_streams > CM_STREAM_POOL_MAX ? A_INV
                            : own ? (acquired_on(t, d) > 0 ? A_BUSY : A_OK)
                                  : A_OK | A_BUSY;
-        const unsigned long long enter_fails = cmfz_enter_fails();
         st = CALL(cm_stream_pool_configure(d, (w & 0x40) ? NULL : &c), (w & 0x40) ? (own ? (acquired_on(t, d) > 0 ? A_BUSY : A_OK) : A_OK | A_BUSY) : allowed);
-        /* Known library issue, reported with a proposed fix: when the device's scope cannot be
-         * entered, cm_stream_pool_configure drops the old pool's streams without destroying
-         * them and returns CM_OK. Tolerated (the device's streams are left out of the final
-         * leak check, and counted) unless CMFZ_STRICT=1. */
-        if (st == CM_OK && cmfz_enter_fails() != enter_fails && cmfz_strict <= 0) {
-            cmf.ignore_stream_devs |= 1u << ord;
-            atomic_fetch_add(&cmfz_pool_stream_leaks_all, 1);
-        }
         break;
     }
     case 5: {
@@ -1899,7 +1767,6 @@ static void run_ops(zthread_t *t) {
     while (t->pos < t->len && !t->failed) {
         unsigned op = u8(t);
         t->fault_now = false;
-        t->ctx_get_fails = atomic_load(&cmf_fails[CMF_IDX_ctx_get_current]);
         if (op % 20 != 19) arm_now(t);
         switch (op % 20) {
         case 0: case 1: op_buf_create(t); break;
@@ -1942,10 +1809,9 @@ int cmfz_run(const uint8_t *data, size_t size, cmfz_result_t *out) {
     if (size == 0) return 0;
     if (cmfz_verbose < 0) cmfz_verbose = getenv("CMFZ_VERBOSE") != NULL;
     if (cmfz_strict < 0) {
-        /* CMFZ_STRICT=1: every known issue fails; CMFZ_STRICT=2: all but the memory a capture
-         * loses (cmf.capture_leaks), which the proposed fixes leave for a deferred-free list */
+        /* CMFZ_STRICT=1: every known issue fails (none is tolerated at present) */
         const char *v = getenv("CMFZ_STRICT");
-        cmfz_strict = v == NULL || v[0] == '\0' || strcmp(v, "0") == 0 ? 0 : strcmp(v, "2") == 0 ? 2 : 1;
+        cmfz_strict = v == NULL || v[0] == '\0' || strcmp(v, "0") == 0 ? 0 : 1;
     }
     cmf_trace_calls = getenv("CMFZ_TRACE_CUDA") != NULL;
     const unsigned head = data[0];
@@ -2041,18 +1907,6 @@ int cmfz_run(const uint8_t *data, size_t size, cmfz_result_t *out) {
     }
     char what[256];
     int left = cmf_outstanding(what, sizeof what);
-    /* Known library issue, reported with a proposed fix: a few calls record a CUDA failure after
-     * leaving their device scope (cm_device_memory_info, the pool settings, the peer setup, the
-     * host buffer destroy, the device set's release), so a sticky error is charged to the
-     * runtime's current device instead; and cm_record_cuda_error leaves a sticky error in the
-     * runtime's last error (cudaGetLastError), so the next launch check, on another device too,
-     * reports it again and charges it to its own device. Either way a healthy device is then
-     * "lost" and the library keeps its memory. After a sticky error the leak check is counted,
-     * not failed, unless CMFZ_STRICT=1. */
-    if (rc == 0 && left != 0 && atomic_load(&cmfz_lost) && cmfz_strict <= 0) {
-        atomic_fetch_add(&cmfz_sticky_leaks_all, 1);
-        left = 0;
-    }
     if (rc == 0 && left != 0) {
         rc = 1;
         snprintf(out->why, sizeof out->why, "the library still holds %d simulated resources: %s", left, what);
@@ -2066,21 +1920,22 @@ int cmfz_run(const uint8_t *data, size_t size, cmfz_result_t *out) {
         snprintf(out->why, sizeof out->why, "%lu runtime call(s) with no current context (first: %s)",
                  cmf.implicit_ctx, cmf.implicit_what);
     }
-    /* Known library issue, reported with a proposed fix: cm_buffer_destroy of a synchronous
-     * buffer while the calling thread captures a graph ends the handle although CUDA refused the
-     * cudaFree (cudaErrorStreamCaptureUnsupported), so the memory is never freed; the same for
-     * a stream-ordered buffer whose cudaFreeAsync fails during a capture (the synchronous
-     * fallback is refused too). Counted, not fatal, unless CMFZ_STRICT=1
-     * (tests/fuzz/regressions-pending/ holds inputs that show it). */
-    out->capture_leaks = cmf.capture_leaks;
-    if (cmf.capture_leaks != 0) {
-        atomic_fetch_add(&cmfz_capture_leaks_all, 1);
-        if (rc == 0 && cmfz_strict == 1) {
-            rc = 1;
-            snprintf(out->why, sizeof out->why, "%lu cudaFree(s) refused (or cudaFreeAsync "
-                     "failed) inside a capture: the buffer's handle was ended and its memory "
-                     "dropped", cmf.capture_leaks);
-        }
+    /* Memory whose free CUDA refused during a capture (a cudaFree, or a failed cudaFreeAsync
+     * whose fallback would be refused): cmf_outstanding leaves it out, so it is counted here.
+     * The library refuses such a destroy or frees the memory later (at the end of the capture
+     * or at the device's close): none may be left once everything is closed. */
+    size_t held_bytes = 0;
+    out->capture_leaks = 0;
+    for (const cmf_alloc_t *a = cmf.allocs; a != NULL; a = a->next) {
+        if (!a->refused_in_capture || a->orphan || cmf.lost[a->device]) continue;
+        ++out->capture_leaks;
+        held_bytes += a->n;
+    }
+    if (rc == 0 && out->capture_leaks != 0) {
+        rc = 1;
+        snprintf(out->why, sizeof out->why, "%lu allocation(s) (%zu bytes) whose free CUDA refused "
+                 "inside a capture were never freed (%lu refusal(s) in all)", out->capture_leaks,
+                 held_bytes, cmf.capture_leaks);
     }
     out->threads = nthreads;
     out->cuda_calls = (unsigned long)atomic_load(&cmf_gated_calls);

@@ -20,8 +20,8 @@ typedef struct cmfz_result {
     unsigned long cuda_calls;  /* calls through the CUDA-call table (simulated) */
     unsigned long faults;      /* injected failures that fired */
     int threads;               /* threads that ran the input */
-    unsigned long capture_leaks; /* known issue (see fuzz_driver.c): device memory dropped by a
-                                    cm_buffer_destroy that CUDA refused inside a capture */
+    unsigned long capture_leaks; /* allocations whose free CUDA refused inside a capture and that
+                                    were never freed (an invariant: 0 when it holds) */
     char why[2048];            /* the broken invariant, with the last operations ("" when none) */
 } cmfz_result_t;
 
@@ -37,32 +37,13 @@ unsigned long long cmfz_total_calls(void);
 /** Inputs run so far. */
 unsigned long long cmfz_total_inputs(void);
 
-/** Inputs that hit the known capture-leak issue so far (0 once the library is fixed). */
-unsigned long long cmfz_total_capture_leaks(void);
-
-/** Destroys that hit the known enter-leak issue so far (0 once the library is fixed). */
-unsigned long long cmfz_total_enter_leaks(void);
-
-/** Staging reconfigurations that hit the known implicit-binding issue so far. */
-unsigned long long cmfz_total_staging_binds(void);
-
-/** Operations that hit the known unknown-context binding issue so far. */
-unsigned long long cmfz_total_unknown_ctx_binds(void);
-
-/** Failures whose detail a later cleanup or report step overwrote (known issues) so far. */
-unsigned long long cmfz_total_detail_overwrites(void);
-
-/** Device closes that left their pool behind and returned CM_OK (known issue) so far. */
-unsigned long long cmfz_total_close_pool_leaks(void);
-
-/** Peer setups whose cudaMemPoolSetAccess ran with no current context (known issue) so far. */
-unsigned long long cmfz_total_peer_binds(void);
-
-/** Print how often each known issue was hit (one line, after prefix). */
+/** Print which known library issues the driver tolerates (one line, after prefix; none at
+ *  present: every invariant is checked in full). */
 void cmfz_print_known_issues(FILE *out, const char *prefix);
 
-/** 1: the known issues (fuzz_driver.c: capture leak, enter leak) are failures like any broken
- *  invariant; 0: they are counted only. The default comes from CMFZ_STRICT in the environment. */
+/** 1: the known library issues (fuzz_driver.c, "Known library issue"; none at present) are
+ *  failures like any broken invariant; 0: they are counted only. The default comes from
+ *  CMFZ_STRICT in the environment. */
 void cmfz_set_strict(int on);
 
 #endif /* CM_FUZZ_DRIVER_H */

@@ -1009,8 +1009,7 @@ static const row_t rows[] = {
     {"priority_range", reach_stream_acquire, FAILS, E, NULL, 0, 0, 0, 0, NULL},
     {"stream_create", reach_stream_acquire, FAILS, E, "cudaStreamCreateWithPriority", 0, 0, 0,
      0, NULL},
-    {"stream_destroy", reach_stream_destroy, TOLERATED, CM_OK, NULL, 0, 0, 0, 0,
-     "cm_device_close ignores the pools' destroy errors (the stream is left to CUDA)"},
+    {"stream_destroy", reach_stream_destroy, FAILS, E, "cudaStreamDestroy", 0, 0, 0, 0, NULL},
     {"stream_get_device", reach_stream_get_device, FAILS, E, "cudaStreamGetDevice", 0, 0, 0, 0,
      NULL},
     {"stream_synchronize", reach_stream_synchronize, FAILS, E, NULL, 0, 0, 0, 0, NULL},
@@ -1022,8 +1021,7 @@ static const row_t rows[] = {
      "the stream check falls back to asking the stream's device"},
     {"launch_host_func", reach_launch_host_func, FAILS, E, NULL, 0, 0, 0, 0, NULL},
     {"event_create", reach_event_create, FAILS, E, "cudaEventCreateWithFlags", 0, 0, 0, 0, NULL},
-    {"event_destroy", reach_event_destroy, TOLERATED, CM_OK, NULL, 0, 0, 0, 0,
-     "cm_device_close ignores the pools' destroy errors (the event is left to CUDA)"},
+    {"event_destroy", reach_event_destroy, FAILS, E, "cudaEventDestroy", 0, 0, 0, 0, NULL},
     {"event_record", reach_event_record, FAILS, E, NULL, 0, 0, 0, 0, NULL},
     {"event_synchronize", reach_event_synchronize, FAILS, E, NULL, 0, 0, 0, 0, NULL},
     {"event_query", reach_event_query, FAILS, E, NULL, 0, 0, 0, 0, NULL},
@@ -1216,15 +1214,6 @@ static void test_entry(void **state) {
     if (left != 0) fail_msg("%s: the library still holds %d simulated resources (%s)", member, left, what);
     if (cmf.violations != 0) fail_msg("%s: simulation violation: %s", member, cmf.last_violation);
     if (cmf.capture_leaks != 0) fail_msg("%s: a free refused during a capture", member);
-    /* Known library issue, reported with a proposed fix: cm__peer_prepare calls
-     * cudaMemPoolSetAccess outside any device scope, so a thread with no current context gets
-     * the runtime's implicit binding. Tolerated (and printed) unless CM_WALK_STRICT=1. */
-    if (cmf.implicit_ctx == 1 && strcmp(cmf.implicit_what, "cudaMemPoolSetAccess") == 0 &&
-        getenv("CM_WALK_STRICT") == NULL) {
-        print_message("KNOWN ISSUE (tolerated): %s: cudaMemPoolSetAccess ran with no current "
-                      "context (cm__peer_prepare, outside a device scope)\n", member);
-        cmf_forgive_implicit();
-    }
     if (cmf.implicit_ctx != 0)
         fail_msg("%s: %lu runtime call(s) made with no current context (first: %s)", member,
                  cmf.implicit_ctx, cmf.implicit_what);

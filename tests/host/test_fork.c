@@ -9,11 +9,11 @@
  *     returns a cm_status_t, a failure's cm_last_error() has that status and a message, and the
  *     parent's handles and data are untouched by whatever the child did;
  *   - a process that exits with live handles (exit(), or returning from main) exits cleanly.
- * What the issue expects (test_fork_expected, run with CM_FORK_EXPECTED=1; disabled in ctest
- * until the library detects a fork, see the proposed pthread_atfork patch): in the child, EVERY
- * call with a parent's handle is refused, including those that make no CUDA call (info
- * accessors, device pointers, destroys), with a message that says the handle belongs to the
- * parent process, and opening a device says CUDA cannot be used after fork().
+ * What the issue expects (test_fork_expected, run with CM_FORK_EXPECTED=1; the library detects
+ * a fork with a pthread_atfork hook in core/handle.c): in the child, EVERY call with a parent's
+ * handle is refused, including those that make no CUDA call (info accessors, device pointers,
+ * destroys), with a message that says the handle belongs to the parent process, and opening a
+ * device says CUDA cannot be used after fork().
  */
 #define _POSIX_C_SOURCE 200809L
 #define _GNU_SOURCE

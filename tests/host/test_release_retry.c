@@ -1,0 +1,391 @@
+/*
+ * FAULT INJECTION: what a destroy, release or close does when it cannot finish (issue #17), on
+ * the simulated CUDA of test_full_fake.h. The API fuzzer's inputs in tests/fuzz/regressions/
+ * show each case inside a longer sequence; these tests state the rules one by one:
+ *   - a destroy whose device scope cannot be entered (cuCtxPushCurrent fails) is refused before
+ *     anything is released: the object stays alive and the destroy may be repeated (buffers,
+ *     host buffers, graphs, device objects);
+ *   - a synchronous buffer (and a split) is not destroyed while the thread captures a graph
+ *     (CUDA would refuse the cudaFree and invalidate the capture): CM_ERROR_BUSY, still alive;
+ *   - memory whose free cannot happen now (a failed cudaFreeAsync during a capture, whose
+ *     cudaFree fallback CUDA would refuse) goes on the device's deferred-free list: freed at the
+ *     end of the capture, or when the device is closed;
+ *   - cm_graph_capture_end may be repeated after it failed to enter the device's scope;
+ *   - cm_device_close reports what it could not release (a failed cudaStreamDestroy);
+ *   - cm_device_staging_configure changes nothing when the device's scope cannot be entered;
+ *   - a sticky error recorded on one device leaves no runtime error behind for another.
+ * Every test ends with nothing leaked and no runtime call made without a current context.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cm_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cudamodel/buffer.h>
+#include <cudamodel/device.h>
+#include <cudamodel/multi.h>
+#include <cudamodel/stream.h>
+
+#include "handle.h"
+#include "test_full_fake.h"
+
+#define KiB ((size_t)1 << 10)
+
+static int setup(void **state) {
+    (void)state;
+    cmf_install(2, 64 * KiB * 1024);
+    return 0;
+}
+
+/* Nothing live, nothing held, no implicit context, no violation. */
+static void expect_clean(void) {
+    for (int k = 1; k < CM__KIND_COUNT; ++k) {
+        size_t live = cm__handle_live_count((cm__kind_t)k);
+        if (live != 0) fail_msg("%zu live %s handle(s) left", live, cm__kind_name((cm__kind_t)k));
+    }
+    char why[256];
+    if (cmf_outstanding(why, sizeof why) != 0) fail_msg("the library still holds %s", why);
+    for (const cmf_alloc_t *a = cmf.allocs; a != NULL; a = a->next)
+        if (a->refused_in_capture && !a->orphan)
+            fail_msg("%zu bytes whose free was refused in a capture were never freed", a->n);
+    if (cmf.violations != 0) fail_msg("simulation violation: %s", cmf.last_violation);
+    if (cmf.implicit_ctx != 0)
+        fail_msg("runtime call with no current context: %s", cmf.implicit_what);
+    assert_int_equal(cmf_ctx_depth(), 0);
+    assert_int_equal(cmf_ctx_bound(), -1);
+}
+
+static int teardown(void **state) {
+    (void)state;
+    cmf_disarm();
+    cmf_uninstall();
+    return 0;
+}
+
+/* Fail the next cuCtxPushCurrent of this thread (a device scope that cannot be entered). */
+static void fail_next_push(void) {
+    cmf_arm(CMF_IDX_ctx_push_current, 0, 1, cudaErrorUnknown);
+}
+
+/* The simulated allocation of a buffer (NULL: none). */
+static cmf_alloc_t *alloc_of(cm_buffer_t *b) {
+    void *p = NULL;
+    CM_ASSERT_OK(cm_buffer_device_ptr(b, &p));
+    return cmf_find_exact(p);
+}
+
+static bool buffer_alive(const cm_buffer_t *b) {
+    cm_buffer_info_t info;
+    return cm_buffer_info(b, &info) == CM_OK;
+}
+
+/* ---------------------------------------------------------------- scope failures */
+
+static void test_buffer_destroy_scope_failure_keeps_it(void **state) {
+    (void)state;
+    cm_device_t *dev = NULL;
+    cm_buffer_t *buf = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    CM_ASSERT_OK(cm_buffer_create(dev, 4 * KiB, &buf));
+    fail_next_push();
+    cm_status_t st = cm_buffer_destroy(buf);
+    assert_int_not_equal(cmf_disarm(), 0);
+    assert_int_equal(st, CM_ERROR_CUDA);
+    assert_non_null(strstr(cm_last_error()->call, "cuCtxPushCurrent"));
+    assert_true(buffer_alive(buf)); /* nothing released: the destroy may be repeated */
+    assert_non_null(alloc_of(buf));
+    CM_ASSERT_OK(cm_buffer_destroy(buf));
+    CM_ASSERT_OK(cm_device_close(dev));
+    expect_clean();
+}
+
+static void test_host_buffer_destroy_scope_failure_keeps_it(void **state) {
+    (void)state;
+    cm_device_t *dev = NULL;
+    cm_host_buffer_t *h = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    CM_ASSERT_OK(cm_host_buffer_create(dev, 4 * KiB, 0, &h));
+    fail_next_push();
+    assert_int_equal(cm_host_buffer_destroy(h), CM_ERROR_CUDA);
+    cmf_disarm();
+    void *p = NULL;
+    CM_ASSERT_OK(cm_host_buffer_data(h, &p));
+    CM_ASSERT_OK(cm_host_buffer_destroy(h));
+    CM_ASSERT_OK(cm_device_close(dev));
+    expect_clean();
+}
+
+static void test_graph_destroy_scope_failure_keeps_it(void **state) {
+    (void)state;
+    cm_device_t *dev = NULL;
+    cm_stream_t *s = NULL;
+    cm_buffer_t *buf = NULL;
+    cm_graph_t *g = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    CM_ASSERT_OK(cm_buffer_create(dev, KiB, &buf));
+    CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
+    CM_ASSERT_OK(cm_graph_capture_begin(s));
+    CM_ASSERT_OK(cm_buffer_set(s, buf, 0, KiB, 7));
+    CM_ASSERT_OK(cm_graph_capture_end(s, &g));
+    fail_next_push();
+    assert_int_equal(cm_graph_destroy(g), CM_ERROR_CUDA);
+    cmf_disarm();
+    size_t nodes = 0;
+    CM_ASSERT_OK(cm_graph_node_count(g, &nodes)); /* still alive */
+    CM_ASSERT_OK(cm_graph_destroy(g));
+    CM_ASSERT_OK(cm_stream_release(s));
+    CM_ASSERT_OK(cm_buffer_destroy(buf));
+    CM_ASSERT_OK(cm_device_close(dev));
+    expect_clean();
+}
+
+static void test_device_close_scope_failure_keeps_it(void **state) {
+    (void)state;
+    cm_device_t *dev = NULL;
+    cm_stream_t *s = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s)); /* a CUDA stream made */
+    CM_ASSERT_OK(cm_stream_release(s));
+    fail_next_push();
+    assert_int_equal(cm_device_close(dev), CM_ERROR_CUDA);
+    cmf_disarm();
+    int ordinal = -1;
+    CM_ASSERT_OK(cm_device_ordinal(dev, &ordinal)); /* still open: nothing was released */
+    CM_ASSERT_OK(cm_device_close(dev));
+    expect_clean(); /* the pool and the pooled stream were destroyed by the second close */
+}
+
+static void test_device_close_lists_what_it_left(void **state) {
+    (void)state;
+    cm_device_t *dev = NULL;
+    cm_stream_t *s = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
+    CM_ASSERT_OK(cm_stream_release(s));
+    cmf_arm(CMF_IDX_stream_destroy, 0, 1, cudaErrorUnknown);
+    cm_status_t st = cm_device_close(dev);
+    cmf_disarm();
+    assert_int_equal(st, CM_ERROR_CUDA);
+    const cm_error_t *e = cm_last_error();
+    assert_non_null(strstr(e->message, "is closed, but not everything"));
+    assert_non_null(strstr(e->message, "1 CUDA stream"));
+    assert_non_null(strstr(e->message, "cudaStreamDestroy"));
+    int ordinal = -1;
+    assert_int_equal(cm_device_ordinal(dev, &ordinal), CM_ERROR_INVALID_ARGUMENT); /* closed */
+    expect_clean(); /* the stream the failed destroy kept is the driver's (an orphan) */
+}
+
+static void test_staging_configure_scope_failure_changes_nothing(void **state) {
+    (void)state;
+    cm_device_t *dev = NULL;
+    cm_buffer_t *buf = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    const cm_staging_config_t small = {4 * KiB, 2, 1, 1};
+    CM_ASSERT_OK(cm_device_staging_configure(dev, &small));
+    CM_ASSERT_OK(cm_buffer_create(dev, 16 * KiB, &buf));
+    unsigned char *host = calloc(16 * KiB, 1);
+    assert_non_null(host);
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, buf, 0, host, 16 * KiB)); /* staged */
+    const cm_staging_config_t other = {8 * KiB, 3, 1, 1};
+    fail_next_push();
+    assert_int_equal(cm_device_staging_configure(dev, &other), CM_ERROR_CUDA);
+    cmf_disarm();
+    cm_staging_config_t now;
+    CM_ASSERT_OK(cm_device_staging_config(dev, &now));
+    assert_int_equal(now.chunk_bytes, small.chunk_bytes);
+    assert_int_equal(now.buffers, small.buffers);
+    CM_ASSERT_OK(cm_device_staging_configure(dev, &other));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, buf, 0, host, 16 * KiB));
+    free(host);
+    CM_ASSERT_OK(cm_buffer_destroy(buf));
+    CM_ASSERT_OK(cm_device_close(dev));
+    expect_clean();
+}
+
+/* ---------------------------------------------------------------- captures */
+
+static void test_capture_end_repeatable_after_scope_failure(void **state) {
+    (void)state;
+    cm_device_t *dev = NULL;
+    cm_stream_t *s = NULL;
+    cm_buffer_t *buf = NULL;
+    cm_graph_t *g = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    CM_ASSERT_OK(cm_buffer_create(dev, KiB, &buf));
+    CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
+    CM_ASSERT_OK(cm_graph_capture_begin(s));
+    CM_ASSERT_OK(cm_buffer_set(s, buf, 0, KiB, 3));
+    fail_next_push();
+    assert_int_equal(cm_graph_capture_end(s, &g), CM_ERROR_CUDA);
+    cmf_disarm();
+    assert_null(g);
+    assert_int_equal(cmf_thread_captures(), 1); /* CUDA still captures */
+    CM_ASSERT_OK(cm_graph_capture_end(s, &g)); /* the end is repeated */
+    assert_int_equal(cmf_thread_captures(), 0);
+    size_t nodes = 0;
+    CM_ASSERT_OK(cm_graph_node_count(g, &nodes));
+    assert_int_equal(nodes, 1);
+    CM_ASSERT_OK(cm_graph_destroy(g));
+    CM_ASSERT_OK(cm_stream_release(s));
+    CM_ASSERT_OK(cm_buffer_destroy(buf));
+    CM_ASSERT_OK(cm_device_close(dev));
+    expect_clean();
+}
+
+static void test_sync_buffer_destroy_refused_in_capture(void **state) {
+    (void)state;
+    cm_device_t *dev = NULL;
+    cm_stream_t *s = NULL;
+    cm_buffer_t *buf = NULL;
+    cm_graph_t *g = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    CM_ASSERT_OK(cm_buffer_create(dev, KiB, &buf));
+    CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
+    CM_ASSERT_OK(cm_graph_capture_begin(s));
+    assert_int_equal(cm_buffer_destroy(buf), CM_ERROR_BUSY);
+    assert_non_null(strstr(cm_last_error()->message, "still alive"));
+    assert_true(buffer_alive(buf));
+    assert_int_equal(cmf.capture_leaks, 0); /* no cudaFree was tried: the capture is intact */
+    CM_ASSERT_OK(cm_graph_capture_end(s, &g));
+    CM_ASSERT_OK(cm_buffer_destroy(buf)); /* once the capture has ended */
+    CM_ASSERT_OK(cm_graph_destroy(g));
+    CM_ASSERT_OK(cm_stream_release(s));
+    CM_ASSERT_OK(cm_device_close(dev));
+    expect_clean();
+}
+
+/* A stream-ordered buffer destroyed during a capture whose cudaFreeAsync fails: its memory is
+ * kept on the device's deferred-free list and freed when the capture ends. */
+static void test_deferred_free_at_capture_end(void **state) {
+    (void)state;
+    cm_device_t *dev = NULL;
+    cm_stream_t *s = NULL, *cap = NULL;
+    cm_buffer_t *buf = NULL;
+    cm_graph_t *g = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
+    CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &cap));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(s, dev, 4 * KiB, &buf));
+    cmf_alloc_t *a = alloc_of(buf);
+    assert_non_null(a);
+    void *mem = a->p;
+    CM_ASSERT_OK(cm_graph_capture_begin(cap));
+    cmf_arm(CMF_IDX_free_async, 0, 1, cudaErrorUnknown);
+    cm_status_t st = cm_buffer_destroy(buf);
+    cmf_disarm();
+    assert_int_equal(st, CM_ERROR_CUDA);
+    assert_non_null(strstr(cm_last_error()->message, "freed later"));
+    assert_false(buffer_alive(buf)); /* the handle ended; the memory did not get lost */
+    assert_non_null(cmf_find_exact(mem));
+    CM_ASSERT_OK(cm_graph_capture_end(cap, &g)); /* the capture survived (no cudaFree tried) */
+    assert_null(cmf_find_exact(mem));            /* freed at its end */
+    CM_ASSERT_OK(cm_graph_destroy(g));
+    CM_ASSERT_OK(cm_stream_release(cap));
+    CM_ASSERT_OK(cm_stream_release(s));
+    CM_ASSERT_OK(cm_device_close(dev));
+    expect_clean();
+}
+
+/* The same free deferred outside a capture (its fallback cudaFree had no scope): freed when the
+ * device is closed, before its pool is destroyed. */
+static void test_deferred_free_at_close(void **state) {
+    (void)state;
+    cm_device_t *dev = NULL;
+    cm_stream_t *s = NULL;
+    cm_buffer_t *buf = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(s, dev, 4 * KiB, &buf));
+    void *mem = alloc_of(buf)->p;
+    cmf_arm(CMF_IDX_free_async, 0, 1, cudaErrorUnknown);
+    fail_next_push(); /* the synchronous fallback cannot enter the device's scope */
+    assert_int_equal(cm_buffer_destroy(buf), CM_ERROR_CUDA);
+    cmf_disarm();
+    assert_false(buffer_alive(buf));
+    assert_non_null(cmf_find_exact(mem)); /* kept, not lost */
+    CM_ASSERT_OK(cm_stream_release(s));
+    CM_ASSERT_OK(cm_device_close(dev));
+    assert_null(cmf_find_exact(mem));
+    expect_clean();
+}
+
+static void test_split_destroy_refused_in_capture(void **state) {
+    (void)state;
+    int ords[2] = {0, 1};
+    cm_device_set_t *set = NULL;
+    cm_split_t *split = NULL;
+    cm_device_t *dev = NULL;
+    cm_stream_t *s = NULL;
+    cm_graph_t *g = NULL;
+    CM_ASSERT_OK(cm_device_set_open(ords, 2, &set));
+    CM_ASSERT_OK(cm_split_create(set, 1000, 4, &split));
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
+    CM_ASSERT_OK(cm_graph_capture_begin(s));
+    assert_int_equal(cm_split_destroy(split), CM_ERROR_BUSY);
+    size_t n = 0;
+    CM_ASSERT_OK(cm_split_info(split, &n, NULL, NULL));
+    assert_int_equal(n, 1000);
+    CM_ASSERT_OK(cm_graph_capture_end(s, &g));
+    CM_ASSERT_OK(cm_split_destroy(split));
+    CM_ASSERT_OK(cm_graph_destroy(g));
+    CM_ASSERT_OK(cm_stream_release(s));
+    CM_ASSERT_OK(cm_device_close(dev));
+    CM_ASSERT_OK(cm_device_set_close(set));
+    expect_clean();
+}
+
+/* ---------------------------------------------------------------- sticky errors */
+
+/* A sticky error recorded on device 0 is cleared from the runtime's last error, so the next
+ * checked call on device 1 does not read it and lose device 1 as well. */
+static void test_sticky_error_stays_with_its_device(void **state) {
+    (void)state;
+    cm_device_t *d0 = NULL, *d1 = NULL;
+    cm_buffer_t *b0 = NULL, *b1 = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &d0));
+    CM_ASSERT_OK(cm_device_open(1, &d1));
+    CM_ASSERT_OK(cm_buffer_create(d0, KiB, &b0));
+    CM_ASSERT_OK(cm_buffer_create(d1, KiB, &b1));
+    cmf_arm(CMF_IDX_device_free, 0, 1, cudaErrorIllegalAddress);
+    assert_int_equal(cm_buffer_destroy(b0), CM_ERROR_CONTEXT_LOST);
+    cmf_disarm();
+    assert_int_equal(cm_last_error()->device, 0);
+    assert_int_equal(cmf_tl_last_error, 0); /* nothing left for cudaGetLastError */
+    size_t free_bytes = 0, total = 0;
+    CM_ASSERT_OK(cm_device_memory_info(1, &free_bytes, &total)); /* device 1 is healthy */
+    unsigned char host[64] = {0};
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b1, 0, host, sizeof host));
+    CM_ASSERT_OK(cm_buffer_destroy(b1));
+    CM_ASSERT_OK(cm_device_close(d1));
+    assert_int_equal(cm_device_close(d0), CM_OK); /* a lost context's objects went with it */
+    cm__context_reset_for_tests();
+    for (int k = 1; k < CM__KIND_COUNT; ++k)
+        assert_int_equal(cm__handle_live_count((cm__kind_t)k), 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_buffer_destroy_scope_failure_keeps_it, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_host_buffer_destroy_scope_failure_keeps_it, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_graph_destroy_scope_failure_keeps_it, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_device_close_scope_failure_keeps_it, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_device_close_lists_what_it_left, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_staging_configure_scope_failure_changes_nothing, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_capture_end_repeatable_after_scope_failure, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_sync_buffer_destroy_refused_in_capture, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_deferred_free_at_capture_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deferred_free_at_close, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_split_destroy_refused_in_capture, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sticky_error_stays_with_its_device, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
