@@ -18,6 +18,11 @@
 #                     executable of build/, when valgrind is installed; tests/valgrind.supp is
 #                     used when it exists (none is needed today: without a driver libcudart
 #                     runs clean under memcheck)
+#   5. fuzz           the API fuzzer (scripts/fuzz.sh: libFuzzer, clang, build-fuzz/), when
+#                     clang is installed (as root it is, with its libFuzzer runtime), in rounds
+#                     until it has made at least CUDAMODEL_FUZZ_MIN_CALLS public library calls
+#                     (default 1000000); prints the count. A crash (a broken invariant or a
+#                     sanitizer report) fails the run.
 # The exit status is non-zero when any build or test failed. The last lines are a summary with
 # each stage's time, ctest's own summary lines and a "total: N passed, N failed, N skipped"
 # line, which adds up the ctest runs and the valgrind runs (a failed build counts as one
@@ -34,6 +39,8 @@
 #   CUDAMODEL_CUDA_ARCHITECTURES  build/'s CUDA architectures instead (CMake syntax, e.g. "90";
 #                                 "default" for the project's full list)
 #   CUDAMODEL_TEST_JOBS           parallel build and test jobs (default: nproc)
+#   CUDAMODEL_FUZZ_MIN_CALLS      library calls the fuzz stage makes at least (default 1000000;
+#                                 0 skips the stage)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -45,7 +52,9 @@ say() { printf '\n==> %s\n' "$*"; }
 
 say "checking build dependencies"
 if [ "$(id -u)" -eq 0 ]; then
-    cm_deps_ensure --optional valgrind:valgrind --optional doxygen:doxygen || exit 1
+    # clang and its libFuzzer runtime (the fuzz stage): the runtime is installed with clang
+    cm_deps_ensure --optional valgrind:valgrind --optional doxygen:doxygen \
+        --optional clang:clang --optional libclang-rt-dev:clang || exit 1
 else
     cm_deps_ensure || exit 1
 fi
@@ -236,6 +245,56 @@ if [ "$build_ok" -eq 1 ] && command -v valgrind >/dev/null 2>&1; then
     fi
 elif [ "$build_ok" -eq 1 ]; then
     summary+=("build/       valgrind       not run (valgrind is not installed: apt-get install valgrind)")
+fi
+
+# ------------------------------------------------------------------ the API fuzzer
+# scripts/fuzz.sh runs for a given time; the stage runs it in rounds (the corpus grows in
+# build-fuzz/corpus from one round to the next) until the rounds add up to the calls asked for,
+# each round's time from the rate of the ones before (the first: 30 s, about 1.5 million calls
+# on 2 cores; the build of build-fuzz/ before it takes a few minutes).
+fuzz_min="${CUDAMODEL_FUZZ_MIN_CALLS:-1000000}"
+if [ "$fuzz_min" -gt 0 ] && command -v clang >/dev/null 2>&1; then
+    say "the API fuzzer (scripts/fuzz.sh) until it has made $fuzz_min library calls"
+    fuzz_calls=0 fuzz_secs=0 fuzz_round=0 fuzz_rc=0 secs=30
+    mkdir -p build-fuzz
+    while [ "$fuzz_calls" -lt "$fuzz_min" ] && [ "$fuzz_round" -lt 6 ]; do
+        fuzz_round=$((fuzz_round + 1))
+        rc=0
+        bash scripts/fuzz.sh "$secs" 2>&1 | tee build-fuzz/test-round.log || rc=$?
+        # "cudamodel fuzzer: N inputs, M library calls executed" (fuzz_main.c, at exit)
+        n="$(sed -nE 's/^cudamodel fuzzer: [0-9]+ inputs, ([0-9]+) library calls executed.*/\1/p' \
+             build-fuzz/test-round.log | tail -n 1)"
+        fuzz_calls=$((fuzz_calls + ${n:-0}))
+        fuzz_secs=$((fuzz_secs + secs))
+        if [ "$rc" -ne 0 ]; then
+            fuzz_rc=$rc
+            break
+        fi
+        if [ -z "$n" ] || [ "$n" -eq 0 ]; then
+            fuzz_rc=1
+            echo "fuzz: round $fuzz_round reported no library calls"
+            break
+        fi
+        # the rest at the rate seen so far, with a margin; at least 30 s a round
+        secs=$(( ( (fuzz_min - fuzz_calls) * fuzz_secs * 12 / 10 ) / fuzz_calls + 1 ))
+        [ "$secs" -ge 30 ] || secs=30
+    done
+    echo "fuzz: $fuzz_calls library calls in $fuzz_round round(s), ${fuzz_secs}s of fuzzing"
+    stage_end
+    if [ "$fuzz_rc" -eq 0 ] && [ "$fuzz_calls" -ge "$fuzz_min" ]; then
+        total_passed=$((total_passed + 1))
+        summary+=("build-fuzz/  fuzz           PASS ($stage_t, $fuzz_calls library calls, 0 crashes)")
+    else
+        status=1
+        total_failed=$((total_failed + 1))
+        if [ "$fuzz_rc" -ne 0 ]; then
+            summary+=("build-fuzz/  fuzz           FAIL ($stage_t, exit $fuzz_rc after $fuzz_calls library calls; build-fuzz/crashes/)")
+        else
+            summary+=("build-fuzz/  fuzz           FAIL ($stage_t, $fuzz_calls library calls, fewer than $fuzz_min)")
+        fi
+    fi
+elif [ "$fuzz_min" -gt 0 ]; then
+    summary+=("build-fuzz/  fuzz           not run (clang is not installed: apt-get install clang libclang-rt-dev)")
 fi
 
 # ------------------------------------------------------------------ summary
