@@ -412,7 +412,9 @@ static cm_status_t cm__gemm_mat_check(cm__gemm_mat_t *x, int row_major, const ch
     }
     const char *tn = x->elem == 2 ? "cm_bf16_t" : "float";
     if (!overflow && x->offset <= cap && x->extent <= cap - x->offset) {
-        x->ptr = (unsigned char *)x->obj->ptr + x->offset * x->elem;
+        /* an empty buffer has no address: NULL + 0 would be undefined behaviour */
+        x->ptr = x->obj->ptr == NULL ? NULL
+                                     : (unsigned char *)x->obj->ptr + x->offset * x->elem;
         return CM_OK;
     }
     char hint[CM_ERROR_HINT_MAX];
