@@ -323,8 +323,9 @@ CM_API cm_status_t cm_buffer_create_at(cm_stream_t *stream, cm_device_t *dev, si
  * @return CM_OK;
  *         CM_ERROR_INVALID_ARGUMENT when buf was already destroyed or is not a buffer handle
  *         (nothing is touched);
- *         CM_ERROR_BUSY for a synchronous buffer while this thread captures a graph (the buffer
- *         is still alive);
+ *         CM_ERROR_BUSY for a synchronous buffer while this thread captures a graph, or while a
+ *         texture (memspace.h) reads the buffer (the message names the texture and where it was
+ *         created); the buffer is still alive;
  *         a CUDA failure of cuCtxPushCurrent or cuDevicePrimaryCtxRetain when the device's
  *         context cannot be made current (the buffer is still alive);
  *         CM_ERROR_CONTEXT_LOST or other CUDA failures of the free, as recorded: the handle is
@@ -343,10 +344,10 @@ CM_API cm_status_t cm_buffer_destroy(cm_buffer_t *buf);
  *                    a buffer without a stream use cm_buffer_destroy()).
  * @param[in] buf     the buffer, or NULL (a no-op returning CM_OK).
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or released stream, a stream of another
- *         device or a destroyed buffer (the buffer is then left alive); CM_ERROR_BUSY and a
- *         failure to make the device's context current as for cm_buffer_destroy() (the buffer
- *         is left alive); CUDA failures of the free as recorded (the handle is released all the
- *         same).
+ *         device or a destroyed buffer (the buffer is then left alive); CM_ERROR_BUSY (a
+ *         capture of this thread, or a texture reading the buffer) and a failure to make the
+ *         device's context current as for cm_buffer_destroy() (the buffer is left alive); CUDA
+ *         failures of the free as recorded (the handle is released all the same).
  */
 CM_API cm_status_t cm_buffer_destroy_on_stream(cm_stream_t *stream, cm_buffer_t *buf);
 

@@ -12,6 +12,7 @@
 #include <cudamodel/export.h>
 #include <cudamodel/kernels.h>
 #include <cudamodel/launch.h>
+#include <cudamodel/memspace.h>
 #include <cudamodel/multi.h>
 #include <cudamodel/status.h>
 #include <cudamodel/stream.h>

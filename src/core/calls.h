@@ -140,6 +140,23 @@ const char *cm__nvml_load_error(void);
     X(memcpy_peer_async, cudaMemcpyPeerAsync)                                                \
     X(memset_async, cudaMemsetAsync)                                                         \
     X(fill_async, cm__kernel_fill)                                                           \
+    /* memory spaces (memspace.h): symbols, pitched buffers, arrays, textures, managed */    \
+    X(get_symbol_size, cudaGetSymbolSize)                                                    \
+    X(get_symbol_address, cudaGetSymbolAddress)                                              \
+    X(memcpy_to_symbol_async, cudaMemcpyToSymbolAsync)                                       \
+    X(memcpy_from_symbol_async, cudaMemcpyFromSymbolAsync)                                   \
+    X(malloc_pitch, cudaMallocPitch)                                                         \
+    X(malloc_array, cudaMallocArray)                                                         \
+    X(free_array, cudaFreeArray)                                                             \
+    X(memcpy_2d_to_array_async, cudaMemcpy2DToArrayAsync)                                    \
+    X(memcpy_2d_from_array_async, cudaMemcpy2DFromArrayAsync)                                \
+    X(create_texture_object, cudaCreateTextureObject)                                        \
+    X(destroy_texture_object, cudaDestroyTextureObject)                                      \
+    X(create_surface_object, cudaCreateSurfaceObject)                                        \
+    X(destroy_surface_object, cudaDestroySurfaceObject)                                      \
+    X(malloc_managed, cudaMallocManaged)                                                     \
+    X(mem_prefetch_async, cudaMemPrefetchAsync)                                              \
+    X(mem_advise, cudaMemAdvise)                                                             \
     /* streams, events, graphs */                                                            \
     X(priority_range, cudaDeviceGetStreamPriorityRange)                                      \
     X(stream_create, cudaStreamCreateWithPriority)                                           \

@@ -3,8 +3,9 @@
  * keeps per device in three parts, created by cm_device_open() and destroyed by
  * cm_device_close() (core/device.c):
  *   facts      ordinal, name, properties read at open;
- *   memory     the memory pool, the live list and counters of buffers and host buffers, the
- *              staging buffers (memory/, which registers its busy check and release in mem);
+ *   memory     the memory pool, the live list and counters of buffers, host buffers and the
+ *              objects of memspace.h, the staging buffers (memory/, which registers its busy
+ *              check and release in mem);
  *   execution  the stream and event pools and per-stream scratch (exec/), created on first use.
  * Every module reaches its part through this struct, never through a side list keyed by the
  * device. A part that a module above core creates registers its busy check and its release
@@ -80,6 +81,10 @@ struct cm__device {
     cm__link_t live;                    /* sentinel of the live list */
     size_t n_buffers, buffer_bytes, peak_buffer_bytes;
     size_t n_host_buffers, host_bytes;
+    /* the objects of memspace.h (memory/memspace_internal.h): pitched buffers, arrays, managed
+     * buffers, textures and surfaces, and their bytes; n_views counts the textures and surfaces
+     * among them (a destroy of memory looks for its views only while it is not 0) */
+    size_t n_spaces, space_bytes, n_views;
     uint64_t serial;
     uint64_t peer_ready;                /* bit d: peer access with ordinal d was set up */
     struct cm__device *next_open;       /* the list of open device objects */

@@ -1,7 +1,7 @@
 /*
  * The one generational handle table of the library (private). Every handle the library hands
  * out (device objects, buffers, host buffers, streams, events, timers, graphs, device sets,
- * splits, communicators) is a value, not a pointer: 8 bits of kind, 24 bits of generation and
+ * splits, communicators, pitched buffers, arrays, textures, surfaces, managed buffers) is a value, not a pointer: 8 bits of kind, 24 bits of generation and
  * 32 bits of slot index. The object behind it is found through the table in O(1) without a
  * lock; ending a handle bumps its slot's generation, so every later use of the old value is
  * reported as a stale handle of its kind, forever: a slot whose generation is exhausted is
@@ -39,7 +39,12 @@ typedef enum cm__kind {
     CM__KIND_DEVICE_SET = 8,
     CM__KIND_SPLIT = 9,
     CM__KIND_COMM = 10,
-    CM__KIND_COUNT = 11
+    CM__KIND_PITCHED = 11,
+    CM__KIND_ARRAY = 12,
+    CM__KIND_TEXTURE = 13,
+    CM__KIND_SURFACE = 14,
+    CM__KIND_MANAGED = 15,
+    CM__KIND_COUNT = 16
 } cm__kind_t;
 
 /* Encoding: kind << 56 | generation << 32 | index. */

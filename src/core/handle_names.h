@@ -20,6 +20,11 @@ static const char *const cm__kind_names[CM__KIND_COUNT] = {
     [CM__KIND_DEVICE_SET] = "device set",
     [CM__KIND_SPLIT] = "split array",
     [CM__KIND_COMM] = "communicator",
+    [CM__KIND_PITCHED] = "pitched buffer",
+    [CM__KIND_ARRAY] = "CUDA array",
+    [CM__KIND_TEXTURE] = "texture",
+    [CM__KIND_SURFACE] = "surface",
+    [CM__KIND_MANAGED] = "managed buffer",
 };
 
 /* How a handle of each kind is obtained and ended, for hints. */
@@ -35,6 +40,11 @@ static const char *const cm__kind_create[CM__KIND_COUNT] = {
     [CM__KIND_DEVICE_SET] = "cm_device_set_open()",
     [CM__KIND_SPLIT] = "cm_split_create()",
     [CM__KIND_COMM] = "cm_comm_create()",
+    [CM__KIND_PITCHED] = "cm_pitched_create()",
+    [CM__KIND_ARRAY] = "cm_array_create()",
+    [CM__KIND_TEXTURE] = "cm_texture_create_from_array() (or _from_pitched, _from_buffer)",
+    [CM__KIND_SURFACE] = "cm_surface_create()",
+    [CM__KIND_MANAGED] = "cm_managed_create()",
 };
 static const char *const cm__kind_end[CM__KIND_COUNT] = {
     [CM__KIND_NONE] = "it was released",
@@ -48,6 +58,11 @@ static const char *const cm__kind_end[CM__KIND_COUNT] = {
     [CM__KIND_DEVICE_SET] = "cm_device_set_close()",
     [CM__KIND_SPLIT] = "cm_split_destroy()",
     [CM__KIND_COMM] = "cm_comm_destroy()",
+    [CM__KIND_PITCHED] = "cm_pitched_destroy()",
+    [CM__KIND_ARRAY] = "cm_array_destroy()",
+    [CM__KIND_TEXTURE] = "cm_texture_destroy()",
+    [CM__KIND_SURFACE] = "cm_surface_destroy()",
+    [CM__KIND_MANAGED] = "cm_managed_destroy()",
 };
 
 static const char *const cm__kind_types[CM__KIND_COUNT] = {
@@ -62,6 +77,11 @@ static const char *const cm__kind_types[CM__KIND_COUNT] = {
     [CM__KIND_DEVICE_SET] = "cm_device_set_t",
     [CM__KIND_SPLIT] = "cm_split_t",
     [CM__KIND_COMM] = "cm_comm_t",
+    [CM__KIND_PITCHED] = "cm_pitched_t",
+    [CM__KIND_ARRAY] = "cm_array_t",
+    [CM__KIND_TEXTURE] = "cm_texture_t",
+    [CM__KIND_SURFACE] = "cm_surface_t",
+    [CM__KIND_MANAGED] = "cm_managed_t",
 };
 /* What ending a handle of each kind is called in messages. */
 static const char *const cm__kind_ended[CM__KIND_COUNT] = {
@@ -76,6 +96,11 @@ static const char *const cm__kind_ended[CM__KIND_COUNT] = {
     [CM__KIND_DEVICE_SET] = "closed",
     [CM__KIND_SPLIT] = "destroyed",
     [CM__KIND_COMM] = "destroyed",
+    [CM__KIND_PITCHED] = "destroyed",
+    [CM__KIND_ARRAY] = "destroyed",
+    [CM__KIND_TEXTURE] = "destroyed",
+    [CM__KIND_SURFACE] = "destroyed",
+    [CM__KIND_MANAGED] = "destroyed",
 };
 
 #endif /* CUDAMODEL_SRC_CORE_HANDLE_NAMES_H */

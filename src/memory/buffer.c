@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "memory_internal.h"
+#include "memspace_internal.h"
 
 /* ------------------------------------------------------------------ checks */
 
@@ -344,18 +345,29 @@ static cm_status_t cm__buffer_destroy_impl(const cm__queue_t *q, cm_buffer_t *bu
         CM_TRY(cm__enter(scope_ordinal, cm__memory_scope(b->stream_ordered, scope_stream), &sc));
         entered = true;
     }
-    /* one locked step: end the handle, leave the device's list */
+    /* one locked step: end the handle, leave the device's list; refused while a texture
+     * reads the buffer (memspace.h), which then stays alive */
     int ordinal = -1;
+    char viewer[CM__VIEWER_MAX];
+    bool viewed = false;
     cm__core_lock();
-    b = cm__handle_end_locked(buf, CM__KIND_BUFFER);
+    if (cm__memspace_viewer_locked(buf, CM__KIND_BUFFER, viewer, sizeof viewer)) {
+        viewed = true;
+        ordinal = b->a.dev->ordinal;
+        b = NULL;
+    } else {
+        b = cm__handle_end_locked(buf, CM__KIND_BUFFER);
+    }
     if (b != NULL) {
         ordinal = b->a.dev->ordinal; /* read while the device object is surely alive */
         cm__alloc_untrack_locked(&b->a);
     }
     cm__core_unlock();
-    if (b == NULL) { /* raced */
+    if (b == NULL) {
         if (entered) cm__leave(&sc);
-        return cm__handle_fail(buf, CM__KIND_BUFFER, "buf", func);
+        if (viewed)
+            return cm__memspace_refuse_destroy("buf", CM__KIND_BUFFER, ordinal, viewer, func);
+        return cm__handle_fail(buf, CM__KIND_BUFFER, "buf", func); /* raced */
     }
     void *ptr = b->ptr;
     struct cm__device *dev = b->a.dev;

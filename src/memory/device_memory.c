@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "memory_internal.h"
+#include "memspace_internal.h"
 
 /* ------------------------------------------------------------------ accounting */
 
@@ -24,6 +25,10 @@ void cm__describe_alloc(const cm__alloc_t *a, cm__text_t *t) {
     cm__format_bytes(a->bytes, size, sizeof size);
     const char *what = "device buffer";
     char extra[64] = "";
+    if (cm__memspace_kind(a->kind)) {
+        cm__memspace_describe(a, t); /* pitched buffers, arrays, textures... (memspace_list.c) */
+        return;
+    }
     if (a->kind == CM__KIND_BUFFER) {
         const struct cm__buffer *b = (const struct cm__buffer *)a;
         if (b->stream_ordered) snprintf(extra, sizeof extra, ", stream-ordered");
@@ -75,9 +80,11 @@ cm_status_t cm__alloc_track(cm__alloc_t *a, const void *dev_handle, int ordinal,
             dev->buffer_bytes += a->bytes;
             if (dev->buffer_bytes > dev->peak_buffer_bytes)
                 dev->peak_buffer_bytes = dev->buffer_bytes;
-        } else {
+        } else if (a->kind == CM__KIND_HOST_BUFFER) {
             ++dev->n_host_buffers;
             dev->host_bytes += a->bytes;
+        } else {
+            cm__memspace_count_locked(dev, a, +1);
         }
     }
     cm__core_unlock();
@@ -100,20 +107,22 @@ void cm__alloc_untrack_locked(cm__alloc_t *a) {
     if (a->kind == CM__KIND_BUFFER) {
         --dev->n_buffers;
         dev->buffer_bytes -= a->bytes;
-    } else {
+    } else if (a->kind == CM__KIND_HOST_BUFFER) {
         --dev->n_host_buffers;
         dev->host_bytes -= a->bytes;
+    } else {
+        cm__memspace_count_locked(dev, a, -1);
     }
 }
 
 /* The memory part's busy check of cm_device_close (dev->mem.busy_locked, core lock held): the
  * detail of a refused close names counts, bytes and the first buffers. */
 static cm_status_t cm__close_busy_locked(struct cm__device *dev) {
-    if (dev->n_buffers + dev->n_host_buffers == 0) return CM_OK;
+    if (dev->n_buffers + dev->n_host_buffers + dev->n_spaces == 0) return CM_OK;
     char msg[CM_ERROR_MESSAGE_MAX];
     cm__text_t t = {msg, sizeof msg, 0};
-    size_t count = dev->n_buffers + dev->n_host_buffers;
-    size_t bytes = dev->buffer_bytes + dev->host_bytes;
+    size_t count = dev->n_buffers + dev->n_host_buffers + dev->n_spaces;
+    size_t bytes = dev->buffer_bytes + dev->host_bytes + dev->space_bytes;
     char size[32];
     cm__format_bytes(bytes, size, sizeof size);
     cm__text_printf(&t, "cannot close device %d (%s): %zu buffer%s still alive, %s (%zu bytes): ",
@@ -197,16 +206,20 @@ cm_status_t cm_device_leak_report(const cm_device_t *h, char *buf, size_t size, 
     cm__text_t t = {buf, size, 0};
     if (buf != NULL && size > 0) buf[0] = '\0';
     cm__core_lock();
-    size_t count = dev->n_buffers + dev->n_host_buffers;
-    size_t bytes = dev->buffer_bytes + dev->host_bytes;
+    size_t count = dev->n_buffers + dev->n_host_buffers + dev->n_spaces;
+    size_t bytes = dev->buffer_bytes + dev->host_bytes + dev->space_bytes;
     if (count == 0) {
         cm__text_printf(&t, "device %d (%s): no live buffers\n", dev->ordinal, dev->name);
     } else {
         char total[32];
         cm__format_bytes(bytes, total, sizeof total);
         cm__text_printf(&t, "device %d (%s): %zu live buffer%s, %s (%zu bytes): %zu on the device, "
-                        "%zu pinned on the host\n", dev->ordinal, dev->name, count,
+                        "%zu pinned on the host", dev->ordinal, dev->name, count,
                         count == 1 ? "" : "s", total, bytes, dev->n_buffers, dev->n_host_buffers);
+        if (dev->n_spaces > 0)
+            cm__text_printf(&t, ", %zu of memspace.h (pitched, arrays, managed, textures, "
+                            "surfaces)", dev->n_spaces);
+        cm__text_printf(&t, "\n");
         for (const cm__link_t *l = dev->live.next; l != &dev->live; l = l->next) {
             const cm__alloc_t *a =
                 (const cm__alloc_t *)((const char *)l - offsetof(cm__alloc_t, link));

@@ -45,7 +45,8 @@ typedef struct cm__alloc {
      * caller gives one, last */
     void *handle;                   /* this object's handle value */
     struct cm__device *dev;
-    cm__kind_t kind;                /* CM__KIND_BUFFER or CM__KIND_HOST_BUFFER */
+    cm__kind_t kind;                /* CM__KIND_BUFFER, CM__KIND_HOST_BUFFER, or a kind of
+                                       memspace.h's objects (memspace_internal.h) */
     int line;
     size_t bytes;
     uint64_t serial;                /* n-th allocation of its device */
@@ -283,7 +284,9 @@ size_t cm__probe_largest(size_t limit, int max_probes, bool *known);
 
 #define CM__HINT_CLOSE_WITH_BUFFERS                                                          \
     "destroy every buffer of the device before closing it (cm_buffer_destroy(), "             \
-    "cm_host_buffer_destroy()); cm_device_leak_report() lists them all"
+    "cm_host_buffer_destroy(), and for memspace.h's objects cm_texture_destroy(), "           \
+    "cm_surface_destroy(), cm_pitched_destroy(), cm_array_destroy(), cm_managed_destroy()); " \
+    "cm_device_leak_report() lists them all"
 
 /* ------------------------------------------------------------------ buffer operations
  * The bodies of buffer.h's calls; the exec layer's entry points (src/exec/buffer_ops.c) resolve

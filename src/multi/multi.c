@@ -252,9 +252,9 @@ static cm_status_t cm__set_close_check(struct cm__device_set *set, const char *f
         size_t buffers = 0, bytes = 0, host_buffers = 0;
         cm__core_lock();
         struct cm__device *dev = cm__device_obj(set->devs[k]);
-        if (dev != NULL) {
-            buffers = dev->n_buffers;
-            bytes = dev->buffer_bytes;
+        if (dev != NULL) { /* memspace.h's objects (pitched, arrays, textures...) count too */
+            buffers = dev->n_buffers + dev->n_spaces;
+            bytes = dev->buffer_bytes + dev->space_bytes;
             host_buffers = dev->n_host_buffers;
         }
         cm__core_unlock();

@@ -39,6 +39,7 @@
 #include <cudamodel/interop.h>
 #include <cudamodel/kernels.h>
 #include <cudamodel/launch.h>
+#include <cudamodel/memspace.h>
 #include <cudamodel/multi.h>
 #include <cudamodel/stream.h>
 #include <cudamodel/version.h>
@@ -939,6 +940,236 @@ static void reach_all_gather(walk_t *w) {
 }
 #endif
 
+/* ---------------------------------------------------------------- memory spaces (memspace.h) */
+
+static void reach_symbol_copy(walk_t *w, bool on_stream) {
+    cm_device_t *d = dev_open(0);
+    cm_stream_t *s = on_stream ? stream_get(d) : NULL;
+    const void *sym = cmf_symbol(64);
+    float v[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    TARGET(cm_symbol_copy_from_host(s, d, sym, 8, v, sizeof v));
+    AGAIN(cm_symbol_copy_from_host(s, d, sym, 8, v, sizeof v));
+    if (s != NULL) OK(cm_stream_synchronize(s));
+    assert_memory_equal(cmf_symbol_data(sym, 0) + 8, v, sizeof v);
+    OK(cm_stream_release(s));
+    OK(cm_device_close(d));
+}
+static void reach_get_symbol_size(walk_t *w) {
+    reach_symbol_copy(w, false);
+}
+static void reach_memcpy_to_symbol_async(walk_t *w) {
+    reach_symbol_copy(w, true);
+}
+
+static void reach_get_symbol_address(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    const void *sym = cmf_symbol(64);
+    void *p = (void *)(uintptr_t)0x1;
+    size_t n = 7;
+    TARGET(cm_symbol_address(d, sym, &p, &n));
+    assert_ptr_equal(p, (void *)(uintptr_t)0x1); /* outputs untouched */
+    assert_int_equal(n, 7);
+    AGAIN(cm_symbol_address(d, sym, &p, &n));
+    assert_ptr_equal(p, cmf_symbol_data(sym, 0));
+    assert_int_equal(n, 64);
+    OK(cm_device_close(d));
+}
+
+static void reach_memcpy_from_symbol_async(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    const void *sym = cmf_symbol(16);
+    memset(cmf_symbol_data(sym, 0), 0x5a, 16);
+    unsigned char out[16] = {0};
+    TARGET(cm_symbol_copy_to_host(NULL, d, sym, 0, out, sizeof out));
+    AGAIN(cm_symbol_copy_to_host(NULL, d, sym, 0, out, sizeof out));
+    for (int i = 0; i < 16; ++i) assert_int_equal(out[i], 0x5a);
+    OK(cm_device_close(d));
+}
+
+static void reach_malloc_pitch(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    cm_pitched_t *p = NULL;
+    TARGET(cm_pitched_create(d, 100, 10, CM_FORMAT_F32, &p));
+    assert_null(p);
+    AGAIN(cm_pitched_create(d, 100, 10, CM_FORMAT_F32, &p));
+    OK(cm_pitched_destroy(p));
+    OK(cm_device_close(d));
+}
+
+static void reach_malloc_array(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    cm_array_t *a = NULL;
+    TARGET(cm_array_create(d, 64, 32, CM_FORMAT_U8X4, 0, &a));
+    assert_null(a);
+    AGAIN(cm_array_create(d, 64, 32, CM_FORMAT_U8X4, 0, &a));
+    OK(cm_array_destroy(a));
+    OK(cm_device_close(d));
+}
+
+static void reach_free_array(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    cm_array_t *a = NULL;
+    OK(cm_array_create(d, 64, 32, CM_FORMAT_U8X4, 0, &a));
+    TARGET(cm_array_destroy(a));
+    /* the handle is released all the same */
+    assert_int_equal(cm_array_destroy(a), CM_ERROR_INVALID_ARGUMENT);
+    OK(cm_array_create(d, 64, 32, CM_FORMAT_U8X4, 0, &a));
+    AGAIN(cm_array_destroy(a));
+    OK(cm_device_close(d));
+}
+
+/* A 16 x 8 rectangle of floats from the host into a pitched buffer (2-D copy), and back. */
+static void reach_memcpy_2d_async(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    cm_stream_t *s = stream_get(d);
+    cm_pitched_t *p = NULL;
+    OK(cm_pitched_create(d, 20, 10, CM_FORMAT_F32, &p));
+    float in[8][16], out[8][16];
+    for (int y = 0; y < 8; ++y)
+        for (int x = 0; x < 16; ++x) in[y][x] = (float)(y * 100 + x);
+    TARGET(cm_copy_2d(s, cm_place_pitched(p, 2, 1), cm_place_host(in, 0), 16, 8));
+    AGAIN(cm_copy_2d(s, cm_place_pitched(p, 2, 1), cm_place_host(in, 0), 16, 8));
+    OK(cm_copy_2d(NULL, cm_place_host(out, sizeof out[0]), cm_place_pitched(p, 2, 1), 16, 8));
+    assert_memory_equal(out, in, sizeof in);
+    OK(cm_stream_release(s));
+    OK(cm_pitched_destroy(p));
+    OK(cm_device_close(d));
+}
+
+static cm_array_t *array_with(cm_device_t *d, unsigned char *in, size_t w, size_t h) {
+    cm_array_t *a = NULL;
+    OK(cm_array_create(d, w, h, CM_FORMAT_U8, CM_ARRAY_SURFACE_LOAD_STORE, &a));
+    for (size_t i = 0; i < w * h; ++i) in[i] = (unsigned char)(i * 7 + 1);
+    OK(cm_copy_2d(NULL, cm_place_array(a, 0, 0), cm_place_host(in, 0), w, h));
+    return a;
+}
+
+static void reach_memcpy_2d_to_array_async(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    cm_array_t *a = NULL;
+    OK(cm_array_create(d, 32, 4, CM_FORMAT_U16, 0, &a));
+    unsigned short in[4][32];
+    for (int y = 0; y < 4; ++y)
+        for (int x = 0; x < 32; ++x) in[y][x] = (unsigned short)(y * 1000 + x);
+    TARGET(cm_copy_2d(NULL, cm_place_array(a, 0, 0), cm_place_host(in, 0), 32, 4));
+    AGAIN(cm_copy_2d(NULL, cm_place_array(a, 0, 0), cm_place_host(in, 0), 32, 4));
+    cm_array_info_t info;
+    OK(cm_array_info(a, &info));
+    size_t row = 0;
+    const unsigned char *data = cmf_array_data(info.cuda_array, &row);
+    assert_int_equal(row, sizeof in[0]);
+    assert_memory_equal(data, in, sizeof in);
+    OK(cm_array_destroy(a));
+    OK(cm_device_close(d));
+}
+
+static void reach_memcpy_2d_from_array_async(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    unsigned char in[24 * 6], out[24 * 6];
+    cm_array_t *a = array_with(d, in, 24, 6);
+    TARGET(cm_copy_2d(NULL, cm_place_host(out, 0), cm_place_array(a, 0, 0), 24, 6));
+    AGAIN(cm_copy_2d(NULL, cm_place_host(out, 0), cm_place_array(a, 0, 0), 24, 6));
+    assert_memory_equal(out, in, sizeof in);
+    OK(cm_array_destroy(a));
+    OK(cm_device_close(d));
+}
+
+static void reach_create_texture_object(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    unsigned char in[16 * 16];
+    cm_array_t *a = array_with(d, in, 16, 16);
+    cm_texture_desc_t desc = CM_TEXTURE_DESC_INIT;
+    desc.filter_mode = CM_FILTER_LINEAR;
+    desc.read_mode = CM_READ_NORMALIZED_FLOAT;
+    cm_texture_t *t = NULL;
+    TARGET(cm_texture_create_from_array(a, &desc, &t));
+    assert_null(t);
+    AGAIN(cm_texture_create_from_array(a, &desc, &t));
+    OK(cm_texture_destroy(t));
+    OK(cm_array_destroy(a));
+    OK(cm_device_close(d));
+}
+
+static void reach_destroy_texture_object(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    cm_buffer_t *b = buf_new(d, 4096);
+    cm_texture_desc_t desc = CM_TEXTURE_DESC_INIT;
+    desc.format = CM_FORMAT_F32;
+    cm_texture_t *t = NULL;
+    OK(cm_texture_create_from_buffer(b, 0, 4096, &desc, &t));
+    TARGET(cm_texture_destroy(t));
+    assert_int_equal(cm_texture_destroy(t), CM_ERROR_INVALID_ARGUMENT); /* released anyway */
+    OK(cm_texture_create_from_buffer(b, 0, 4096, &desc, &t));
+    AGAIN(cm_texture_destroy(t));
+    OK(cm_buffer_destroy(b));
+    OK(cm_device_close(d));
+}
+
+static void reach_create_surface_object(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    unsigned char in[8 * 8];
+    cm_array_t *a = array_with(d, in, 8, 8);
+    cm_surface_t *sf = NULL;
+    TARGET(cm_surface_create(a, &sf));
+    assert_null(sf);
+    AGAIN(cm_surface_create(a, &sf));
+    OK(cm_surface_destroy(sf));
+    OK(cm_array_destroy(a));
+    OK(cm_device_close(d));
+}
+
+static void reach_destroy_surface_object(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    unsigned char in[8 * 8];
+    cm_array_t *a = array_with(d, in, 8, 8);
+    cm_surface_t *sf = NULL;
+    OK(cm_surface_create(a, &sf));
+    TARGET(cm_surface_destroy(sf));
+    assert_int_equal(cm_surface_destroy(sf), CM_ERROR_INVALID_ARGUMENT);
+    OK(cm_surface_create(a, &sf));
+    AGAIN(cm_surface_destroy(sf));
+    OK(cm_array_destroy(a));
+    OK(cm_device_close(d));
+}
+
+static void reach_malloc_managed(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    cm_managed_t *m = NULL;
+    TARGET(cm_managed_create(d, 4096, &m));
+    assert_null(m);
+    AGAIN(cm_managed_create(d, 4096, &m));
+    OK(cm_managed_destroy(m));
+    OK(cm_device_close(d));
+}
+
+static void reach_mem_prefetch_async(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    cm_stream_t *s = stream_get(d);
+    cm_managed_t *m = NULL;
+    OK(cm_managed_create(d, 1 << 16, &m));
+    TARGET(cm_managed_prefetch(s, m, 4096, 8192, 0));
+    AGAIN(cm_managed_prefetch(s, m, 4096, 8192, 0));
+    void *p = NULL;
+    OK(cm_managed_data(m, &p));
+    assert_ptr_equal(cmf.last_prefetch_ptr, (unsigned char *)p + 4096);
+    assert_int_equal(cmf.last_prefetch_n, 8192);
+    OK(cm_stream_release(s));
+    OK(cm_managed_destroy(m));
+    OK(cm_device_close(d));
+}
+
+static void reach_mem_advise(walk_t *w) {
+    cm_device_t *d = dev_open(0);
+    cm_managed_t *m = NULL;
+    OK(cm_managed_create(d, 1 << 16, &m));
+    TARGET(cm_managed_advise(m, 0, 1 << 16, CM_ADVISE_PREFERRED_LOCATION, 1));
+    AGAIN(cm_managed_advise(m, 0, 1 << 16, CM_ADVISE_PREFERRED_LOCATION, 1));
+    assert_int_equal(cmf.last_advice, cudaMemAdviseSetPreferredLocation);
+    assert_int_equal(cmf.last_advice_loc.id, 1);
+    OK(cm_managed_destroy(m));
+    OK(cm_device_close(d));
+}
+
 /* ---------------------------------------------------------------- the table of rows */
 
 #define E CM_ERROR_CUDA
@@ -1005,6 +1236,25 @@ static const row_t rows[] = {
     {"memcpy_peer_async", reach_peer_stream, FAILS, E, NULL, 0, 0, 0, 0, NULL},
     {"memset_async", reach_memset_async, FAILS, E, NULL, 0, 0, 0, 0, NULL},
     {"fill_async", reach_fill_async, FAILS, E, "fill kernel", 0, 0, 0, 0, NULL},
+    /* memory spaces (memspace.h) */
+    {"memcpy_2d_async", reach_memcpy_2d_async, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"get_symbol_size", reach_get_symbol_size, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"get_symbol_address", reach_get_symbol_address, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"memcpy_to_symbol_async", reach_memcpy_to_symbol_async, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"memcpy_from_symbol_async", reach_memcpy_from_symbol_async, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"malloc_pitch", reach_malloc_pitch, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"malloc_array", reach_malloc_array, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"free_array", reach_free_array, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"memcpy_2d_to_array_async", reach_memcpy_2d_to_array_async, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"memcpy_2d_from_array_async", reach_memcpy_2d_from_array_async, FAILS, E, NULL, 0, 0, 0, 0,
+     NULL},
+    {"create_texture_object", reach_create_texture_object, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"destroy_texture_object", reach_destroy_texture_object, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"create_surface_object", reach_create_surface_object, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"destroy_surface_object", reach_destroy_surface_object, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"malloc_managed", reach_malloc_managed, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"mem_prefetch_async", reach_mem_prefetch_async, FAILS, E, NULL, 0, 0, 0, 0, NULL},
+    {"mem_advise", reach_mem_advise, FAILS, E, NULL, 0, 0, 0, 0, NULL},
     /* streams, events, graphs */
     {"priority_range", reach_stream_acquire, FAILS, E, NULL, 0, 0, 0, 0, NULL},
     {"stream_create", reach_stream_acquire, FAILS, E, "cudaStreamCreateWithPriority", 0, 0, 0,
@@ -1073,9 +1323,6 @@ static const struct {
     {"primary_ctx_state", "no file of src/ calls cuDevicePrimaryCtxGetState"},
     {"func_set_attribute", "no file of src/ calls cudaFuncSetAttribute (kernels/ raise their "
                            "shared-memory limits themselves)"},
-    {"memcpy_2d_async", "called only by cm_gemm's Hopper packing path (CM_HAVE_GEMM_SM90 builds "
-                        "on an sm_90 device), between launches of kernels/ that bypass the call "
-                        "table: a host test would run real kernels on simulated pointers"},
 };
 
 /* Entries that a host path reaches but that this walk does not fail yet, each named by the

@@ -90,7 +90,8 @@ static inline int cmf_member_index(const char *name) {
 /* ---------------------------------------------------------------- state */
 
 typedef enum cmf_kind {
-    CMF_STREAM = 1, CMF_EVENT, CMF_GRAPH, CMF_EXEC, CMF_POOL, CMF_COMM
+    CMF_STREAM = 1, CMF_EVENT, CMF_GRAPH, CMF_EXEC, CMF_POOL, CMF_COMM,
+    CMF_ARRAY, CMF_TEXTURE, CMF_SURFACE, CMF_SYMBOL
 } cmf_kind_t;
 
 /* Work recorded by a capture (and held by graphs): replayed by cudaGraphLaunch. */
@@ -123,9 +124,23 @@ typedef struct cmf_obj {
     unsigned long long threshold;
     /* communicators */
     int rank, nranks, async_error;
+    /* arrays: rows x row_bytes bytes of data (not addressable memory: no cmf_alloc) */
+    unsigned char *data;
+    size_t row_bytes, rows, elem;
+    unsigned array_flags;
+    struct cudaChannelFormatDesc array_desc;
+    /* textures and surfaces: what they read (an array, or n bytes of device memory at p) */
+    struct cmf_obj *ref_array;
+    const unsigned char *ref_p;
+    size_t ref_n;
+    /* symbols (the test's): size, and each device's storage */
+    size_t sym_size;
+    unsigned char *sym_data[CMF_MAX_DEV];
 } cmf_obj_t;
 
-typedef enum cmf_mem { CMF_MEM_DEV = 1, CMF_MEM_POOL, CMF_MEM_PINNED, CMF_MEM_REGISTERED } cmf_mem_t;
+typedef enum cmf_mem {
+    CMF_MEM_DEV = 1, CMF_MEM_POOL, CMF_MEM_PINNED, CMF_MEM_REGISTERED, CMF_MEM_MANAGED
+} cmf_mem_t;
 
 typedef struct cmf_alloc {
     unsigned char *p;
@@ -135,6 +150,8 @@ typedef struct cmf_alloc {
     cmf_obj_t *pool;  /* CMF_MEM_POOL */
     int mapped;
     int orphan;
+    int user;               /* the test's (a symbol's storage): not a leak */
+    int counted;            /* managed memory counted in sync_used (no concurrent access) */
     int refused_in_capture; /* its cudaFree was refused: the freeing thread was capturing */
     struct cmf_alloc *next;
 } cmf_alloc_t;
@@ -174,6 +191,19 @@ static struct cmf_state {
                                            (a test tolerating a known leak of them) */
     unsigned char uid;
     float elapsed_ms;
+    /* device attributes the simulation answers (cmf_set_attr; the memory-space ones are set by
+     * cmf_install), by cudaDeviceAttr value */
+    int attr_val[CMF_MAX_DEV][256];
+    unsigned char attr_has[CMF_MAX_DEV][256];
+    size_t pitch_align;                 /* cudaMallocPitch rounds rows up to it */
+    size_t managed_limit;               /* managed bytes with concurrent access (host memory) */
+    size_t managed_used;
+    /* the last prefetch and advice (tests check what reached CUDA) */
+    const void *last_prefetch_ptr;
+    size_t last_prefetch_n;
+    struct cudaMemLocation last_prefetch_loc;
+    int last_advice;
+    struct cudaMemLocation last_advice_loc;
     cm__cuda_t under;                   /* the simulation, beneath the gates */
     cm__cuda_t saved;                   /* cm__cuda before cmf_install */
     const char *fail_text[CMF_N_MEMBERS]; /* what a failed text call returns */
@@ -405,10 +435,11 @@ static inline void cmf_remove(cmf_alloc_t *x) {
     free(x);
 }
 
-/* Device memory: 256-byte aligned like cudaMalloc's; not zeroed (the first 64 KiB say so) */
+/* Device memory: 512-byte aligned like cudaMalloc's on the GPUs the library supports (their
+ * textureAlignment: a texture may start at any allocation); not zeroed (the first 64 KiB say so) */
 static inline void *cmf_memory(size_t n) {
     void *p = NULL;
-    if (posix_memalign(&p, 256, n ? n : 1) != 0) return NULL;
+    if (posix_memalign(&p, 512, n ? n : 1) != 0) return NULL;
     memset(p, 0xcd, n < 65536 ? (n ? n : 1) : 65536);
     return p;
 }
@@ -548,6 +579,10 @@ static inline cudaError_t cmf_get_device_properties(struct cudaDeviceProp *p, in
 static inline cudaError_t cmf_device_get_attribute(int *v, enum cudaDeviceAttr attr, int d) {
     CMF_LOCK();
     if (d < 0 || d >= cmf.devices) return cmf_err(cudaErrorInvalidDevice);
+    if ((unsigned)attr < 256u && cmf.attr_has[d][attr]) {
+        *v = cmf.attr_val[d][attr];
+        return cudaSuccess;
+    }
     switch (attr) {
     case cudaDevAttrMemoryPoolsSupported: *v = cmf.pools_supported[d]; break;
     case cudaDevAttrComputeCapabilityMajor: *v = 9; break;
@@ -667,8 +702,26 @@ static inline cudaError_t cmf_device_malloc(void **p, size_t n) {
     *p = m;
     return cudaSuccess;
 }
+/* A live texture or surface object reads memory of [p, p + n) (the library promises never to free
+ * memory under one): its description, or NULL. */
+static inline const cmf_obj_t *cmf_reader_of(const unsigned char *p, size_t n, const cmf_obj_t *array) {
+    for (const cmf_obj_t *o = cmf.objs; o != NULL; o = o->all_next) {
+        /* (an object whose destroy an injected fault failed is unreachable: not a reader) */
+        if (!o->live || o->orphan || (o->kind != CMF_TEXTURE && o->kind != CMF_SURFACE)) continue;
+        if (array != NULL ? o->ref_array == array
+                          : (o->ref_p != NULL && o->ref_p < p + n && p < o->ref_p + o->ref_n))
+            return o;
+    }
+    return NULL;
+}
 static inline void cmf_release_dev_alloc(cmf_alloc_t *a) {
-    if (a->kind == CMF_MEM_DEV) cmf.sync_used[a->device] -= a->n;
+    if (cmf_reader_of(a->p, a->n, NULL) != NULL)
+        cmf_violation("memory of %zu bytes at %p freed while a texture object reads it", a->n,
+                      (void *)a->p);
+    if (a->kind == CMF_MEM_MANAGED) {
+        if (a->counted) cmf.sync_used[a->device] -= a->n;
+        else cmf.managed_used -= a->n;
+    } else if (a->kind == CMF_MEM_DEV) cmf.sync_used[a->device] -= a->n;
     else if (a->pool != NULL) a->pool->used -= a->n; /* the memory stays reserved: cached */
     cmf_remove(a);
 }
@@ -676,7 +729,7 @@ static inline cudaError_t cmf_device_free(void *p) {
     CMF_LOCK();
     if (p == NULL) return cudaSuccess;
     cmf_alloc_t *a = cmf_find_exact(p);
-    if (!cmf_is_dev_mem(a)) {
+    if (!cmf_is_dev_mem(a) && (a == NULL || a->kind != CMF_MEM_MANAGED)) {
         cmf_violation("cudaFree(%p): not a device allocation", p);
         return cmf_err(cudaErrorInvalidValue);
     }
@@ -866,7 +919,9 @@ static inline cudaError_t cmf_pointer_get_attributes(struct cudaPointerAttribute
         attr->type = cudaMemoryTypeUnregistered;
         attr->device = -2;
     } else {
-        attr->type = cmf_is_dev_mem(a) ? cudaMemoryTypeDevice : cudaMemoryTypeHost;
+        attr->type = cmf_is_dev_mem(a)              ? cudaMemoryTypeDevice
+                     : a->kind == CMF_MEM_MANAGED ? cudaMemoryTypeManaged
+                                                  : cudaMemoryTypeHost;
         attr->device = a->device;
         attr->devicePointer = (void *)(uintptr_t)p;
         if (!cmf_is_dev_mem(a)) attr->hostPointer = (void *)(uintptr_t)p;
@@ -1487,6 +1542,354 @@ static inline ncclResult_t cmf_nccl_all_gather(const void *send, void *recv, siz
 }
 #endif /* CM_HAVE_NCCL */
 
+/* ---------------------------------------------------------------- memory spaces (memspace.h) */
+
+/* Bytes of one element of a channel description. */
+static inline size_t cmf_desc_bytes(const struct cudaChannelFormatDesc *d) {
+    return (size_t)(d->x + d->y + d->z + d->w) / 8u;
+}
+static inline cudaError_t cmf_symbol_of(const void *sym, cmf_obj_t **out) {
+    cmf_obj_t *o = cmf_any(sym, CMF_SYMBOL);
+    if (o == NULL || !o->live) return cmf_err(cudaErrorInvalidSymbol);
+    *out = o;
+    return cudaSuccess;
+}
+static inline cudaError_t cmf_get_symbol_size(size_t *n, const void *sym) {
+    CMF_LOCK();
+    int d = cmf_need_ctx("cudaGetSymbolSize");
+    CMF_LOST(d);
+    cmf_obj_t *o;
+    cudaError_t e = cmf_symbol_of(sym, &o);
+    if (e != cudaSuccess) return e;
+    *n = o->sym_size;
+    return cudaSuccess;
+}
+static inline cudaError_t cmf_get_symbol_address(void **p, const void *sym) {
+    CMF_LOCK();
+    int d = cmf_need_ctx("cudaGetSymbolAddress");
+    CMF_LOST(d);
+    cmf_obj_t *o;
+    cudaError_t e = cmf_symbol_of(sym, &o);
+    if (e != cudaSuccess) return e;
+    *p = o->sym_data[d];
+    return cudaSuccess;
+}
+/* A copy to (to_sym) or from a symbol of the stream's device: the range is the library's to
+ * check (a copy past the symbol is a violation, never followed). */
+static inline cudaError_t cmf_symbol_copy(const void *sym, void *other, size_t n, size_t off,
+                                          enum cudaMemcpyKind k, cudaStream_t s, int to_sym,
+                                          const char *what) {
+    cmf_obj_t *so = NULL;
+    int d = cmf_stream_dev(s, what, &so);
+    if (d < 0) return cmf_err(cudaErrorInvalidResourceHandle);
+    CMF_LOST(d);
+    cmf_obj_t *o;
+    cudaError_t e = cmf_symbol_of(sym, &o);
+    if (e != cudaSuccess) return e;
+    if (off > o->sym_size || n > o->sym_size - off) {
+        cmf_violation("%s: %zu bytes at offset %zu of a %zu-byte symbol", what, n, off, o->sym_size);
+        return cmf_err(cudaErrorInvalidValue);
+    }
+    unsigned char *at = o->sym_data[d] + off;
+    if (!(to_sym ? cmf_copy_ok(at, other, n, k, d, what) : cmf_copy_ok(other, at, n, k, d, what)))
+        return cmf_err(cudaErrorInvalidValue);
+    cmf_op_t op = {CMF_OP_COPY, to_sym ? at : (unsigned char *)other,
+                   to_sym ? (const unsigned char *)other : at, n, 0, {0}};
+    cmf_queue(so, &op);
+    return cudaSuccess;
+}
+static inline cudaError_t cmf_memcpy_to_symbol_async(const void *sym, const void *src, size_t n,
+                                                     size_t off, enum cudaMemcpyKind k,
+                                                     cudaStream_t s) {
+    CMF_LOCK();
+    return cmf_symbol_copy(sym, (void *)(uintptr_t)src, n, off, k, s, 1, "cudaMemcpyToSymbolAsync");
+}
+static inline cudaError_t cmf_memcpy_from_symbol_async(void *dst, const void *sym, size_t n,
+                                                       size_t off, enum cudaMemcpyKind k,
+                                                       cudaStream_t s) {
+    CMF_LOCK();
+    return cmf_symbol_copy(sym, dst, n, off, k, s, 0, "cudaMemcpyFromSymbolAsync");
+}
+static inline cudaError_t cmf_malloc_pitch(void **p, size_t *pitch, size_t w, size_t h) {
+    CMF_LOCK();
+    int d = cmf_need_ctx("cudaMallocPitch");
+    CMF_LOST(d);
+    if (cmf_tl_capturing) return cmf_err(cmf_capture_violation());
+    if (w == 0 || h == 0) return cmf_err(cudaErrorInvalidValue);
+    size_t pt = (w + cmf.pitch_align - 1) / cmf.pitch_align * cmf.pitch_align;
+    if (h > cmf.total / pt || pt * h > cmf_free_bytes(d)) return cmf_err(cudaErrorMemoryAllocation);
+    void *m = cmf_memory(pt * h);
+    if (m == NULL) return cmf_err(cudaErrorMemoryAllocation);
+    cmf_add(m, pt * h, CMF_MEM_DEV, d);
+    cmf.sync_used[d] += pt * h;
+    *p = m;
+    *pitch = pt;
+    return cudaSuccess;
+}
+static inline cudaError_t cmf_malloc_array(cudaArray_t *arr, const struct cudaChannelFormatDesc *desc,
+                                           size_t w, size_t h, unsigned flags) {
+    CMF_LOCK();
+    int d = cmf_need_ctx("cudaMallocArray");
+    CMF_LOST(d);
+    if (cmf_tl_capturing) return cmf_err(cmf_capture_violation());
+    size_t elem = desc != NULL ? cmf_desc_bytes(desc) : 0;
+    if (elem == 0 || w == 0 || (flags & ~(unsigned)cudaArraySurfaceLoadStore) != 0)
+        return cmf_err(cudaErrorInvalidValue);
+    size_t rows = h ? h : 1, bytes = w * elem * rows;
+    if (bytes > cmf_free_bytes(d)) return cmf_err(cudaErrorMemoryAllocation);
+    cmf_obj_t *o = cmf_new(CMF_ARRAY, d);
+    o->data = calloc(1, bytes);
+    if (o->data == NULL) abort();
+    o->row_bytes = w * elem;
+    o->rows = rows;
+    o->elem = elem;
+    o->array_flags = flags;
+    o->array_desc = *desc;
+    cmf.sync_used[d] += bytes;
+    *arr = (cudaArray_t)(void *)o;
+    return cudaSuccess;
+}
+static inline cudaError_t cmf_free_array(cudaArray_t arr) {
+    CMF_LOCK();
+    cmf_obj_t *o = cmf_live(arr, CMF_ARRAY, "cudaFreeArray");
+    if (o == NULL) return cmf_err(cudaErrorInvalidValue);
+    (void)cmf_need_ctx("cudaFreeArray");
+    CMF_LOST(o->device);
+    if (cmf_tl_capturing) return cmf_err(cmf_capture_violation());
+    if (cmf_reader_of(NULL, 0, o) != NULL)
+        cmf_violation("cudaFreeArray while a texture or surface object reads the array");
+    cmf.sync_used[o->device] -= o->row_bytes * o->rows;
+    free(o->data);
+    o->data = NULL;
+    o->live = 0;
+    return cudaSuccess;
+}
+/* A rectangle of a 2-D copy on the side that is not an array: rows of width bytes, pitch apart. */
+static inline int cmf_rows_ok(const void *p, size_t pitch, size_t width, size_t height,
+                              enum cudaMemcpyKind k, int is_dst, int dev, const char *what) {
+    if (width > pitch) {
+        cmf_violation("%s: width %zu over pitch %zu", what, width, pitch);
+        return 0;
+    }
+    int device_side = k == cudaMemcpyDeviceToDevice ||
+                      (is_dst ? k == cudaMemcpyHostToDevice : k == cudaMemcpyDeviceToHost);
+    if (k == cudaMemcpyDefault) device_side = cmf_is_dev_mem(cmf_find_byte(p));
+    for (size_t r = 0; r < height; ++r) {
+        const unsigned char *row = (const unsigned char *)p + r * pitch;
+        if (device_side ? !cmf_dev_range(row, width, dev, what) : !cmf_host_range(row, width, what))
+            return 0;
+    }
+    return 1;
+}
+/* The rectangle within an array (x in bytes). */
+static inline int cmf_array_rect_ok(const cmf_obj_t *o, size_t x, size_t y, size_t width,
+                                    size_t height, const char *what) {
+    if (x > o->row_bytes || width > o->row_bytes - x || y > o->rows || height > o->rows - y) {
+        cmf_violation("%s: %zu x %zu bytes at (%zu, %zu) outside a %zu x %zu array", what, width,
+                      height, x, y, o->row_bytes, o->rows);
+        return 0;
+    }
+    return 1;
+}
+static inline cudaError_t cmf_memcpy_2d_to_array_async(cudaArray_t arr, size_t x, size_t y,
+                                                       const void *src, size_t sp, size_t width,
+                                                       size_t height, enum cudaMemcpyKind k,
+                                                       cudaStream_t s) {
+    CMF_LOCK();
+    cmf_obj_t *so = NULL;
+    int d = cmf_stream_dev(s, "cudaMemcpy2DToArrayAsync", &so);
+    if (d < 0) return cmf_err(cudaErrorInvalidResourceHandle);
+    CMF_LOST(d);
+    cmf_obj_t *o = cmf_live(arr, CMF_ARRAY, "cudaMemcpy2DToArrayAsync");
+    if (o == NULL) return cmf_err(cudaErrorInvalidResourceHandle);
+    if (!cmf_array_rect_ok(o, x, y, width, height, "cudaMemcpy2DToArrayAsync") ||
+        !cmf_rows_ok(src, sp, width, height, k, 0, d, "cudaMemcpy2DToArrayAsync"))
+        return cmf_err(cudaErrorInvalidValue);
+    for (size_t r = 0; r < height; ++r) {
+        cmf_op_t op = {CMF_OP_COPY, o->data + (y + r) * o->row_bytes + x,
+                       (const unsigned char *)src + r * sp, width, 0, {0}};
+        cmf_run_op(&op); /* array data is not addressable memory: copied at once */
+    }
+    return cudaSuccess;
+}
+static inline cudaError_t cmf_memcpy_2d_from_array_async(void *dst, size_t dp, cudaArray_const_t arr,
+                                                         size_t x, size_t y, size_t width,
+                                                         size_t height, enum cudaMemcpyKind k,
+                                                         cudaStream_t s) {
+    CMF_LOCK();
+    cmf_obj_t *so = NULL;
+    int d = cmf_stream_dev(s, "cudaMemcpy2DFromArrayAsync", &so);
+    if (d < 0) return cmf_err(cudaErrorInvalidResourceHandle);
+    CMF_LOST(d);
+    cmf_obj_t *o = cmf_live(arr, CMF_ARRAY, "cudaMemcpy2DFromArrayAsync");
+    if (o == NULL) return cmf_err(cudaErrorInvalidResourceHandle);
+    if (!cmf_array_rect_ok(o, x, y, width, height, "cudaMemcpy2DFromArrayAsync") ||
+        !cmf_rows_ok(dst, dp, width, height, k, 1, d, "cudaMemcpy2DFromArrayAsync"))
+        return cmf_err(cudaErrorInvalidValue);
+    for (size_t r = 0; r < height; ++r) {
+        cmf_op_t op = {CMF_OP_COPY, (unsigned char *)dst + r * dp,
+                       o->data + (y + r) * o->row_bytes + x, width, 0, {0}};
+        cmf_run_op(&op);
+    }
+    return cudaSuccess;
+}
+/* CUDA's own refusals of a texture: what the library must have refused before asking. */
+static inline int cmf_texture_desc_ok(const struct cudaChannelFormatDesc *cd,
+                                      const struct cudaTextureDesc *td, int linear) {
+    int integer = cd->f != cudaChannelFormatKindFloat;
+    if (!linear && td->filterMode == cudaFilterModeLinear && integer &&
+        (td->readMode != cudaReadModeNormalizedFloat || cd->x == 32))
+        return 0; /* linear filtering returns floats */
+    if (!linear && !td->normalizedCoords &&
+        (td->addressMode[0] == cudaAddressModeWrap || td->addressMode[0] == cudaAddressModeMirror))
+        return 0; /* CUDA would clamp silently: the library refuses it */
+    return 1;
+}
+static inline cudaError_t cmf_create_texture_object(cudaTextureObject_t *t,
+                                                    const struct cudaResourceDesc *r,
+                                                    const struct cudaTextureDesc *td,
+                                                    const struct cudaResourceViewDesc *v) {
+    CMF_LOCK();
+    int d = cmf_need_ctx("cudaCreateTextureObject");
+    CMF_LOST(d);
+    if (r == NULL || td == NULL || v != NULL) return cmf_err(cudaErrorInvalidValue);
+    cmf_obj_t *arr = NULL;
+    const unsigned char *p = NULL;
+    size_t n = 0;
+    struct cudaChannelFormatDesc cd;
+    memset(&cd, 0, sizeof cd);
+    switch (r->resType) {
+    case cudaResourceTypeArray:
+        arr = cmf_live(r->res.array.array, CMF_ARRAY, "cudaCreateTextureObject");
+        if (arr == NULL) return cmf_err(cudaErrorInvalidResourceHandle);
+        cd = arr->array_desc;
+        break;
+    case cudaResourceTypeLinear:
+        p = r->res.linear.devPtr;
+        n = r->res.linear.sizeInBytes;
+        cd = r->res.linear.desc;
+        if (!cmf_dev_range(p, n, d, "cudaCreateTextureObject (linear)")) return cmf_err(cudaErrorInvalidValue);
+        break;
+    case cudaResourceTypePitch2D: {
+        const size_t rowb = r->res.pitch2D.width * cmf_desc_bytes(&r->res.pitch2D.desc);
+        p = r->res.pitch2D.devPtr;
+        n = r->res.pitch2D.pitchInBytes * (r->res.pitch2D.height - 1) + rowb;
+        cd = r->res.pitch2D.desc;
+        if (r->res.pitch2D.height == 0 || rowb == 0 || rowb > r->res.pitch2D.pitchInBytes ||
+            !cmf_dev_range(p, n, d, "cudaCreateTextureObject (pitch 2-D)"))
+            return cmf_err(cudaErrorInvalidValue);
+        break;
+    }
+    default: return cmf_err(cudaErrorInvalidValue);
+    }
+    if (!cmf_texture_desc_ok(&cd, td, r->resType == cudaResourceTypeLinear)) {
+        cmf_violation("cudaCreateTextureObject with a descriptor CUDA refuses or changes");
+        return cmf_err(cudaErrorInvalidValue);
+    }
+    cmf_obj_t *o = cmf_new(CMF_TEXTURE, d);
+    o->ref_array = arr;
+    o->ref_p = p;
+    o->ref_n = n;
+    *t = (cudaTextureObject_t)(uintptr_t)o;
+    return cudaSuccess;
+}
+static inline cudaError_t cmf_destroy_view(unsigned long long h, cmf_kind_t kind, const char *what) {
+    CMF_LOCK();
+    (void)cmf_need_ctx(what);
+    cmf_obj_t *o = cmf_live((const void *)(uintptr_t)h, kind, what);
+    if (o == NULL) return cmf_err(cudaErrorInvalidValue);
+    o->live = 0;
+    return cudaSuccess;
+}
+static inline cudaError_t cmf_destroy_texture_object(cudaTextureObject_t t) {
+    return cmf_destroy_view(t, CMF_TEXTURE, "cudaDestroyTextureObject");
+}
+static inline cudaError_t cmf_create_surface_object(cudaSurfaceObject_t *sf,
+                                                    const struct cudaResourceDesc *r) {
+    CMF_LOCK();
+    int d = cmf_need_ctx("cudaCreateSurfaceObject");
+    CMF_LOST(d);
+    if (r == NULL || r->resType != cudaResourceTypeArray) return cmf_err(cudaErrorInvalidValue);
+    cmf_obj_t *arr = cmf_live(r->res.array.array, CMF_ARRAY, "cudaCreateSurfaceObject");
+    if (arr == NULL) return cmf_err(cudaErrorInvalidResourceHandle);
+    if (!(arr->array_flags & cudaArraySurfaceLoadStore)) {
+        cmf_violation("cudaCreateSurfaceObject on an array without cudaArraySurfaceLoadStore");
+        return cmf_err(cudaErrorInvalidValue);
+    }
+    cmf_obj_t *o = cmf_new(CMF_SURFACE, d);
+    o->ref_array = arr;
+    *sf = (cudaSurfaceObject_t)(uintptr_t)o;
+    return cudaSuccess;
+}
+static inline cudaError_t cmf_destroy_surface_object(cudaSurfaceObject_t sf) {
+    return cmf_destroy_view(sf, CMF_SURFACE, "cudaDestroySurfaceObject");
+}
+static inline cudaError_t cmf_malloc_managed(void **p, size_t n, unsigned flags) {
+    CMF_LOCK();
+    int d = cmf_need_ctx("cudaMallocManaged");
+    CMF_LOST(d);
+    if (cmf_tl_capturing) return cmf_err(cmf_capture_violation());
+    if (n == 0 || flags != cudaMemAttachGlobal) return cmf_err(cudaErrorInvalidValue);
+    /* with concurrent access managed memory is host memory that migrates; without, it takes
+     * device memory at once */
+    int concurrent = cmf.attr_val[d][cudaDevAttrConcurrentManagedAccess];
+    if (concurrent ? n > cmf.managed_limit - cmf.managed_used : n > cmf_free_bytes(d))
+        return cmf_err(cudaErrorMemoryAllocation);
+    void *m = cmf_memory(n);
+    if (m == NULL) return cmf_err(cudaErrorMemoryAllocation);
+    cmf_alloc_t *a = cmf_add(m, n, CMF_MEM_MANAGED, d);
+    a->counted = !concurrent;
+    if (concurrent) cmf.managed_used += n;
+    else cmf.sync_used[d] += n;
+    *p = m;
+    return cudaSuccess;
+}
+/* n bytes at p lie in one managed allocation. */
+static inline int cmf_managed_range(const void *p, size_t n, const char *what) {
+    cmf_alloc_t *a = cmf_find(p, n);
+    if (a != NULL && a->kind == CMF_MEM_MANAGED) return 1;
+    cmf_violation("%s: %zu bytes at %p are not managed memory", what, n, p);
+    return 0;
+}
+static inline int cmf_location_ok(struct cudaMemLocation loc) {
+    if (loc.type == cudaMemLocationTypeHost) return 1;
+    return loc.type == cudaMemLocationTypeDevice && loc.id >= 0 && loc.id < cmf.devices;
+}
+static inline cudaError_t cmf_mem_prefetch_async(const void *p, size_t n, struct cudaMemLocation loc,
+                                                 unsigned flags, cudaStream_t s) {
+    CMF_LOCK();
+    int d = cmf_stream_dev(s, "cudaMemPrefetchAsync", NULL);
+    if (d < 0) return cmf_err(cudaErrorInvalidResourceHandle);
+    CMF_LOST(d);
+    if (flags != 0 || !cmf_location_ok(loc) || !cmf_managed_range(p, n, "cudaMemPrefetchAsync"))
+        return cmf_err(cudaErrorInvalidValue);
+    if (!cmf.attr_val[d][cudaDevAttrConcurrentManagedAccess] ||
+        (loc.type == cudaMemLocationTypeDevice &&
+         !cmf.attr_val[loc.id][cudaDevAttrConcurrentManagedAccess]))
+        return cmf_err(cudaErrorInvalidDevice);
+    cmf.last_prefetch_ptr = p;
+    cmf.last_prefetch_n = n;
+    cmf.last_prefetch_loc = loc;
+    return cudaSuccess;
+}
+static inline cudaError_t cmf_mem_advise(const void *p, size_t n, enum cudaMemoryAdvise a,
+                                         struct cudaMemLocation loc) {
+    CMF_LOCK();
+    int d = cmf_need_ctx("cudaMemAdvise");
+    CMF_LOST(d);
+    if ((int)a < 1 || (int)a > 6 || !cmf_location_ok(loc) ||
+        !cmf_managed_range(p, n, "cudaMemAdvise"))
+        return cmf_err(cudaErrorInvalidValue);
+    int needs_device = a == cudaMemAdviseSetPreferredLocation || a == cudaMemAdviseSetAccessedBy;
+    if (needs_device && loc.type == cudaMemLocationTypeDevice &&
+        !cmf.attr_val[loc.id][cudaDevAttrConcurrentManagedAccess])
+        return cmf_err(cudaErrorInvalidDevice);
+    cmf.last_advice = (int)a;
+    cmf.last_advice_loc = loc;
+    return cudaSuccess;
+}
+
+
 /* ---------------------------------------------------------------- orphans (failed frees) */
 
 static inline void cmf_orphan_alloc(const void *p) {
@@ -1702,6 +2105,45 @@ static inline ncclResult_t cmf_fail_ncclResult_t(int m, int err) {
       CMF_NOTHING)                                                                             \
     G(fill_async, cudaError_t, (void *a, size_t b, const void *c, size_t d, cudaStream_t e),   \
       (a, b, c, d, e), CMF_NOTHING)                                                            \
+    G(get_symbol_size, cudaError_t, (size_t *a, const void *b), (a, b), CMF_NOTHING)         \
+    G(get_symbol_address, cudaError_t, (void **a, const void *b), (a, b), CMF_NOTHING)         \
+    G(memcpy_to_symbol_async, cudaError_t,                                                     \
+      (const void *a, const void *b, size_t c, size_t d, enum cudaMemcpyKind e, cudaStream_t f), \
+      (a, b, c, d, e, f), CMF_NOTHING)                                                         \
+    G(memcpy_from_symbol_async, cudaError_t,                                                   \
+      (void *a, const void *b, size_t c, size_t d, enum cudaMemcpyKind e, cudaStream_t f),     \
+      (a, b, c, d, e, f), CMF_NOTHING)                                                         \
+    G(malloc_pitch, cudaError_t, (void **a, size_t *b, size_t c, size_t d), (a, b, c, d),      \
+      CMF_NOTHING)                                                                             \
+    G(malloc_array, cudaError_t,                                                               \
+      (cudaArray_t *a, const struct cudaChannelFormatDesc *b, size_t c, size_t d, unsigned int e), \
+      (a, b, c, d, e), CMF_NOTHING)                                                            \
+    G(free_array, cudaError_t, (cudaArray_t a), (a), cmf_orphan_obj(a))                        \
+    G(memcpy_2d_to_array_async, cudaError_t,                                                   \
+      (cudaArray_t a, size_t b, size_t c, const void *d, size_t e, size_t f, size_t g,         \
+       enum cudaMemcpyKind h, cudaStream_t i),                                                 \
+      (a, b, c, d, e, f, g, h, i), CMF_NOTHING)                                                \
+    G(memcpy_2d_from_array_async, cudaError_t,                                                 \
+      (void *a, size_t b, cudaArray_const_t c, size_t d, size_t e, size_t f, size_t g,         \
+       enum cudaMemcpyKind h, cudaStream_t i),                                                 \
+      (a, b, c, d, e, f, g, h, i), CMF_NOTHING)                                                \
+    G(create_texture_object, cudaError_t,                                                      \
+      (cudaTextureObject_t *a, const struct cudaResourceDesc *b, const struct cudaTextureDesc *c, \
+       const struct cudaResourceViewDesc *d),                                                  \
+      (a, b, c, d), CMF_NOTHING)                                                               \
+    G(destroy_texture_object, cudaError_t, (cudaTextureObject_t a), (a),                       \
+      cmf_orphan_obj((const void *)(uintptr_t)a))                                              \
+    G(create_surface_object, cudaError_t,                                                      \
+      (cudaSurfaceObject_t *a, const struct cudaResourceDesc *b), (a, b), CMF_NOTHING)         \
+    G(destroy_surface_object, cudaError_t, (cudaSurfaceObject_t a), (a),                       \
+      cmf_orphan_obj((const void *)(uintptr_t)a))                                              \
+    G(malloc_managed, cudaError_t, (void **a, size_t b, unsigned int c), (a, b, c), CMF_NOTHING) \
+    G(mem_prefetch_async, cudaError_t,                                                         \
+      (const void *a, size_t b, struct cudaMemLocation c, unsigned int d, cudaStream_t e),     \
+      (a, b, c, d, e), CMF_NOTHING)                                                            \
+    G(mem_advise, cudaError_t,                                                                 \
+      (const void *a, size_t b, enum cudaMemoryAdvise c, struct cudaMemLocation d), (a, b, c, d), \
+      CMF_NOTHING)                                                                             \
     G(priority_range, cudaError_t, (int *a, int *b), (a, b), CMF_NOTHING)                      \
     G(stream_create, cudaError_t, (cudaStream_t *a, unsigned int b, int c), (a, b, c),         \
       CMF_NOTHING)                                                                             \
@@ -1836,6 +2278,22 @@ static inline void cmf_install(int devices, size_t total) {
     cmf.peer_ok = 1;
     cmf.driver_version = 13000;
     cmf.elapsed_ms = 1.0f;
+    cmf.pitch_align = 512;
+    cmf.managed_limit = (size_t)4 * total;
+    for (int d = 0; d < CMF_MAX_DEV; ++d) { /* an H200's texture limits, managed memory on Linux */
+        static const struct { enum cudaDeviceAttr a; int v; } attrs[] = {
+            {cudaDevAttrTextureAlignment, 512}, {cudaDevAttrTexturePitchAlignment, 32},
+            {cudaDevAttrMaxTexture1DLinearWidth, 1 << 28},
+            {cudaDevAttrMaxTexture2DLinearWidth, 131072}, {cudaDevAttrMaxTexture2DLinearHeight, 65000},
+            {cudaDevAttrMaxTexture2DLinearPitch, 2097120}, {cudaDevAttrMaxTexture2DWidth, 131072},
+            {cudaDevAttrMaxTexture2DHeight, 65536}, {cudaDevAttrMaxSurface2DWidth, 131072},
+            {cudaDevAttrMaxSurface2DHeight, 65536}, {cudaDevAttrManagedMemory, 1},
+            {cudaDevAttrConcurrentManagedAccess, 1}, {cudaDevAttrPageableMemoryAccess, 0}};
+        for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
+            cmf.attr_val[d][attrs[i].a] = attrs[i].v;
+            cmf.attr_has[d][attrs[i].a] = 1;
+        }
+    }
     for (int m = 0; m < CMF_N_MEMBERS; ++m) {
         cmf.fail_text[m] = "unrecognized error code";
         atomic_store(&cmf_hits[m], 0);
@@ -1876,15 +2334,17 @@ static inline int cmf_outstanding(char *why, size_t size) {
     int n = 0;
     if (why != NULL && size > 0) why[0] = '\0';
     for (cmf_alloc_t *a = cmf.allocs; a != NULL; a = a->next) {
-        if (a->orphan || a->refused_in_capture || cmf.lost[a->device]) continue;
+        if (a->orphan || a->user || a->refused_in_capture || cmf.lost[a->device]) continue;
         if (n++ == 0 && why != NULL)
             snprintf(why, size, "%s of %zu bytes on device %d",
                      a->kind == CMF_MEM_DEV ? "device memory" : a->kind == CMF_MEM_POOL ? "pool memory"
-                     : a->kind == CMF_MEM_PINNED ? "pinned memory" : "a host registration",
+                     : a->kind == CMF_MEM_PINNED ? "pinned memory"
+                     : a->kind == CMF_MEM_MANAGED ? "managed memory" : "a host registration",
                      a->n, a->device);
     }
     static const char *const kinds[] = {"?", "stream", "event", "graph", "graph executable",
-                                        "memory pool", "NCCL communicator"};
+                                        "memory pool", "NCCL communicator", "CUDA array",
+                                        "texture object", "surface object", "symbol"};
     for (cmf_obj_t *o = cmf.objs; o != NULL; o = o->all_next) {
         if (!o->live || o->orphan || o->user || cmf.lost[o->device]) continue;
         if (o->kind == CMF_STREAM && ((cmf.ignore_stream_devs >> o->device) & 1u)) continue;
@@ -1906,6 +2366,7 @@ static inline void cmf_uninstall(void) {
         cmf_obj_t *o = cmf.objs;
         cmf.objs = o->all_next;
         free(o->ops);
+        free(o->data);
         free(o);
     }
     free(cmf.set);
@@ -1970,6 +2431,52 @@ static inline int cmf_ctx_depth(void) {
 }
 static inline int cmf_ctx_bound(void) {
     return cmf_tl_bound;
+}
+
+/* ---------------------------------------------------------------- memory spaces: the test's side */
+
+/* A __constant__ / __device__ symbol of `size` bytes on every simulated device (its storage is
+ * device memory of the test, zeroed): the address to pass as the symbol. */
+static inline const void *cmf_symbol(size_t size) {
+    CMF_LOCK();
+    cmf_obj_t *o = cmf_new(CMF_SYMBOL, 0);
+    o->user = 1;
+    o->sym_size = size;
+    for (int d = 0; d < cmf.devices; ++d) {
+        void *m = cmf_memory(size);
+        if (m == NULL) abort();
+        memset(m, 0, size ? size : 1);
+        cmf_add(m, size, CMF_MEM_DEV, d)->user = 1;
+        o->sym_data[d] = m;
+    }
+    return o;
+}
+/* The storage of a symbol on device d. */
+static inline unsigned char *cmf_symbol_data(const void *sym, int d) {
+    CMF_LOCK();
+    cmf_obj_t *o = cmf_any(sym, CMF_SYMBOL);
+    return o != NULL ? o->sym_data[d] : NULL;
+}
+/* Set a device attribute the simulation answers. */
+static inline void cmf_set_attr(int d, enum cudaDeviceAttr a, int v) {
+    CMF_LOCK();
+    cmf.attr_val[d][a] = v;
+    cmf.attr_has[d][a] = 1;
+}
+/* Live simulated objects of a kind (arrays, textures...), the library's and the test's. */
+static inline int cmf_live_objects(cmf_kind_t kind) {
+    CMF_LOCK();
+    int n = 0;
+    for (cmf_obj_t *o = cmf.objs; o != NULL; o = o->all_next) n += o->live && o->kind == kind;
+    return n;
+}
+/* The data of a simulated array (rows of row_bytes), for checks. */
+static inline const unsigned char *cmf_array_data(const void *cuda_array, size_t *row_bytes) {
+    CMF_LOCK();
+    cmf_obj_t *o = cmf_any(cuda_array, CMF_ARRAY);
+    if (o == NULL) return NULL;
+    if (row_bytes != NULL) *row_bytes = o->row_bytes;
+    return o->data;
 }
 
 #endif /* CM_TEST_FULL_FAKE_H */

@@ -40,6 +40,9 @@ static const char *const kind_word[CM__KIND_COUNT] = {
     [CM__KIND_EVENT] = "event",          [CM__KIND_TIMER] = "timer",
     [CM__KIND_GRAPH] = "graph",          [CM__KIND_DEVICE_SET] = "device set",
     [CM__KIND_SPLIT] = "split",          [CM__KIND_COMM] = "communicator",
+    [CM__KIND_PITCHED] = "pitched buffer", [CM__KIND_ARRAY] = "CUDA array",
+    [CM__KIND_TEXTURE] = "texture",      [CM__KIND_SURFACE] = "surface",
+    [CM__KIND_MANAGED] = "managed buffer",
 };
 
 static uint32_t gen_of(const void *h) {
