@@ -323,9 +323,9 @@ static cm_status_t cm__side_bounds(const cm__side_t *s, size_t width, size_t hei
     return cm__fail(CM_ERROR_INVALID_ARGUMENT, s->ordinal, __FILE__, __LINE__, func, hint,
                     "%s rectangle out of bounds: %zu x %zu elements at column %zu, row %zu %s "
                     "the %s's %zu x %zu; nothing was copied", s->name, width, height, s->x, s->y,
-                    !cols && !rows ? "pass both the width and the height of"
-                    : !cols        ? "pass the width of"
-                                   : "pass the height of",
+                    !cols && !rows ? "run past both the width and the height of"
+                    : !cols        ? "run past the width of"
+                                   : "run past the height of",
                     what, s->width, s->height);
 }
 

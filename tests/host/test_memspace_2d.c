@@ -206,14 +206,14 @@ static void test_copy_2d_rules(void **state) {
     /* rectangles against each handle */
     MS_FAIL_HINT(cm_copy_2d(NULL, cm_place_pitched(p, 10, 0), cm_place_host(host, 0), 60, 4),
                  CM_ERROR_INVALID_ARGUMENT,
-                 "dst rectangle out of bounds: 60 x 4 elements at column 10, row 0 pass the "
+                 "dst rectangle out of bounds: 60 x 4 elements at column 10, row 0 run past the "
                  "width of the pitched buffer's 64 x 16", "from (10, 0) at most 54 x 16 fit");
     MS_FAIL(cm_copy_2d(NULL, cm_place_host(host, 0), cm_place_array(a, 0, 15), 8, 2),
             CM_ERROR_INVALID_ARGUMENT,
-            "src rectangle out of bounds: 8 x 2 elements at column 0, row 15 pass the height of "
-            "the CUDA array's 64 x 16");
+            "src rectangle out of bounds: 8 x 2 elements at column 0, row 15 run past the height "
+            "of the CUDA array's 64 x 16");
     MS_FAIL(cm_copy_2d(NULL, cm_place_pitched(p, 70, 20), cm_place_host(host, 0), 1, 1),
-            CM_ERROR_INVALID_ARGUMENT, "pass both the width and the height");
+            CM_ERROR_INVALID_ARGUMENT, "run past both the width and the height");
     MS_FAIL(cm_copy_2d(NULL, cm_place_pitched(p, SIZE_MAX, 0), cm_place_host(host, 0), 2, 1),
             CM_ERROR_INVALID_ARGUMENT, "dst rectangle out of bounds");
     MS_FAIL(cm_copy_2d(NULL, cm_place_pitched(p, 0, 0), cm_place_host(host, 0), SIZE_MAX / 2, 1),
