@@ -25,8 +25,20 @@ extern "C" {
 /** Element types of A and B, and of C. */
 enum { CM__GEMM_F32 = 0, CM__GEMM_BF16 = 1 };
 
-/** One normalised problem (see above). m, n, k >= 0 and each < 2^31; the pointers are device
- *  addresses of the current device; every element the problem touches lies inside its buffer. */
+/** One normalised problem (see above), or a strided batch of them. m, n, k >= 0 and each
+ *  < 2^31; the pointers are device addresses of the current device; every element the problem
+ *  touches lies inside its buffer.
+ *
+ *  Batch: matrix z (0 <= z < batch) of the batch is the problem above with a, b, c moved by
+ *  z * stride_a, z * stride_b, z * stride_c ELEMENTS (of in_type for a and b, of out_type for c;
+ *  the strides of the normalised operands: cm__gemm_normalize swaps A and B for a column-major
+ *  C, and so must the caller swap stride_a and stride_b). batch 0 or 1 is one matrix and the
+ *  strides are ignored (a zero-initialised struct is the single problem it always was);
+ *  batch > 1 needs strides >= 0 (0: every matrix reads the same operand; the C matrices must not
+ *  overlap, which the caller checked). Every launcher below runs the whole batch: one launch per
+ *  65535 matrices (CM__GEMM_MAX_BATCH_PER_LAUNCH, grid.z), in order; a 16-byte (or 8-byte)
+ *  vector path is taken only where every matrix's base keeps the alignment (base aligned and
+ *  stride * element size a multiple of it). */
 typedef struct cm__gemm_args {
     int m, n, k;
     float alpha, beta;
@@ -40,7 +52,12 @@ typedef struct cm__gemm_args {
     int64_t ldc;
     int in_type;  /* CM__GEMM_F32 or CM__GEMM_BF16 (A and B) */
     int out_type; /* CM__GEMM_F32 or CM__GEMM_BF16 (C) */
+    int batch;    /* matrices; 0 or 1: one */
+    int64_t stride_a, stride_b, stride_c; /* elements between consecutive matrices (batch > 1) */
 } cm__gemm_args_t;
+
+/** Matrices one launch takes (gridDim.z); the launchers split larger batches. */
+#define CM__GEMM_MAX_BATCH_PER_LAUNCH 65535
 
 /* ---------------------------------------------------------------- FFMA (CUDA cores, any sm) */
 
@@ -155,7 +172,13 @@ int cm__gemm_ffma_fallback(int config);
  *  compiled (cm__gemm_ffma_built(); cudaErrorNotSupported, nothing launched, for another one);
  *  BF16 input (the sm_75 fallback of the BF16 precisions) runs the CM__FFMA_128x128x8 or the
  *  CM__FFMA_64x64x16 tile (smaller block tiles than 128 x 128 the latter). m, n or k == 0 is the
- *  caller's business (it never calls with m or n == 0; k == 0 is valid: C = beta C). */
+ *  caller's business (it never calls with m or n == 0; k == 0 is valid: C = beta C).
+ *  A batch (p->batch > 1) takes any configuration and any strides: every form has a batch
+ *  dimension (a FAST configuration runs its general kernel for a batch, its fast-interior one for
+ *  one matrix only; a PIPE one its pipelined kernel where every matrix keeps the 16-byte
+ *  alignment, else its fallback's kernels); 16-byte (bf16: 8-byte) vector loads and stores only
+ *  where every matrix keeps that alignment. The first failing launch's error is returned (the
+ *  launches before it stay queued). */
 cudaError_t cm__gemm_ffma(const cm__gemm_args_t *p, int config, cudaStream_t stream);
 
 /* ---------------------------------------------------------------- mma.sync (sm_80+) */
@@ -172,20 +195,25 @@ void cm__gemm_mma_tile(int config, int *bm, int *bn);
 
 /** Whether the mma.sync kernel takes p: the device is sm_80+ and built for it (checked by the
  *  launcher), A and B 16-byte aligned with leading dimensions a multiple of 16 bytes (cp.async
- *  of 16 bytes). Pure (no device query): alignment only. */
+ *  of 16 bytes) and, for a batch (p->batch > 1), stride_a and stride_b too (every matrix's base
+ *  16-byte aligned); C any. Pure (no device query): alignment only. */
 int cm__gemm_mma_aligned(const cm__gemm_args_t *p);
 
 /** Launch the mma.sync kernel: tf32 != 0 rounds FP32 inputs to TF32 (m16n8k8); in_type BF16
  *  uses m16n8k16. Returns cudaErrorNotSupported (launching nothing) when the device is older than
- *  sm_80 or the library carries no sm_80+ image. */
+ *  sm_80, the library carries no sm_80+ image or cm__gemm_mma_aligned(p) is 0 (for a batch whose
+ *  strides alone break the alignment, the caller may still run it one matrix at a time, with
+ *  batch 1 and the pointers moved, or take FFMA). A batch runs whole otherwise. */
 cudaError_t cm__gemm_mma(const cm__gemm_args_t *p, int tf32, int config, cudaStream_t stream);
 
 /* ---------------------------------------------------------------- matrix-vector (kernels/gemv.cu) */
 
 /** Launch the matrix-vector kernel for a problem with m == 1 or n == 1 (and k >= 1): FP32
  *  arithmetic for every precision (in_type F32 or BF16; out_type F32, or BF16 with BF16 input),
- *  deterministic, no scratch. sm_count picks how many warps share a row. cudaErrorInvalidValue
- *  (nothing launched) for any other shape; else the launch's error. */
+ *  deterministic, no scratch. sm_count picks how many warps share a row (counting the rows of
+ *  every product of a batch). A batch takes any strides (16-byte loads only where every product
+ *  keeps the alignment). cudaErrorInvalidValue (nothing launched) for any other shape; else the
+ *  first failing launch's error. */
 cudaError_t cm__gemm_gemv(const cm__gemm_args_t *p, int sm_count, cudaStream_t stream);
 
 /* ---------------------------------------------------------------- packing (kernels/gemm_pack.cu) */

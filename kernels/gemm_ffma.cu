@@ -49,6 +49,7 @@
 
 #include "func_attr.cuh"
 #include "gemm.h"
+#include "gemm_batch.cuh"
 
 namespace {
 
@@ -97,7 +98,9 @@ struct Params {
     long long ldb;
     void *c;
     long long ldc;
-    int veca, vecb, vecc; // 4-element vector accesses allowed (alignment and leading dimension)
+    long long sa, sb, sc; // elements between the batch's matrices (matrix blockIdx.z)
+    int veca, vecb, vecc; // 4-element vector accesses allowed (alignment and leading dimension,
+                          // of every matrix of the batch)
     int fasta, fastb;     // veca / vecb and every in-tile offset of the slab fits in 32 bits
     int tiles_m, tiles_n;
 };
@@ -201,9 +204,15 @@ __device__ __forceinline__ void store_out(uint16_t *c, long long i, const float 
 
 // ALL_FAST: the launcher checked that every block's tile and every K tile is whole and that
 // both operands take the fast loads (C::FAST, p.fasta, p.fastb): no general path compiled in.
-template <class C, bool A_KMAJOR, bool B_KMAJOR, bool ALL_FAST, typename TIn, typename TOut>
+// BATCHED: matrix blockIdx.z of a strided batch (pointers moved once, at the start and in the
+// epilogue). The single-matrix instantiation has no batch offsets at all: with them the
+// kernels at their register cap spill (nvcc 13.0: the bf16-input 128x128x8 ones on sm_75 and
+// sm_80, ALL_FAST on sm_90). A batch runs the general form, never ALL_FAST.
+template <class C, bool A_KMAJOR, bool B_KMAJOR, bool ALL_FAST, bool BATCHED, typename TIn,
+          typename TOut>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Params p) {
     static_assert(C::FAST || !ALL_FAST, "the fast-interior form only for FAST configurations");
+    static_assert(!(ALL_FAST && BATCHED), "the fast-interior form runs single matrices");
     __shared__ __align__(16) float As[2][C::BK][C::PA];
     __shared__ __align__(16) float Bs[2][C::BK][C::PB];
 
@@ -222,8 +231,10 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
     const int tx = (warp % C::WARPS_N) * C::WTX + (lane % C::WTX);
     const int ty = (warp / C::WARPS_N) * C::WTY + (lane / C::WTX);
 
-    const TIn *A = static_cast<const TIn *>(p.a);
-    const TIn *B = static_cast<const TIn *>(p.b);
+    // matrix blockIdx.z of the batch
+    const long long z = BATCHED ? (long long)blockIdx.z : 0;
+    const TIn *A = static_cast<const TIn *>(p.a) + (BATCHED ? z * p.sa : 0);
+    const TIn *B = static_cast<const TIn *>(p.b) + (BATCHED ? z * p.sb : 0);
     // operand slabs as (rows of the tile, k): A rows are m (from m0), B rows are n (from n0)
     const TIn *Ab = A + (A_KMAJOR ? (long long)m0 * p.lda : (long long)m0);
     const TIn *Bb = B + (B_KMAJOR ? (long long)n0 * p.ldb : (long long)n0);
@@ -356,7 +367,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
     }
 
     // epilogue
-    TOut *Cp = static_cast<TOut *>(p.c);
+    TOut *Cp = static_cast<TOut *>(p.c) + (BATCHED ? (long long)blockIdx.z * p.sc : 0);
 #pragma unroll
     for (int ci = 0; ci < C::CM; ++ci) {
 #pragma unroll
@@ -441,7 +452,10 @@ template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4 = false> struct 
     static constexpr size_t BYTES = sizeof(float) * (size_t)(AS + BS + RA + RB);
 };
 
-template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4>
+// BATCHED: matrix blockIdx.z of a strided batch. The single-matrix instantiation has no batch
+// offsets at all: with them ptxas schedules this loop's integer work differently (4 more
+// instructions a K tile for the K-contiguous pair, nvcc 13.0 sm_90a).
+template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4, bool BATCHED>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(const Params p) {
     static_assert(R >= 2, "two stages at least");
     static_assert(C::THREADS % C::BK == 0, "T4: whole rows per pass of the block");
@@ -472,6 +486,11 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
                       (A_KMAJOR ? (long long)m0 * p.lda : (long long)m0);
     const float *Bb = static_cast<const float *>(p.b) +
                       (B_KMAJOR ? (long long)n0 * p.ldb : (long long)n0);
+    if (BATCHED) {   // matrix blockIdx.z of the batch
+        const long long z = (long long)blockIdx.z;
+        Ab += z * p.sa;
+        Bb += z * p.sb;
+    }
     const int lda = (int)p.lda, ldb = (int)p.ldb;
     const int stepa = A_KMAJOR ? C::BK : C::BK * lda;   // per K tile
     const int stepb = B_KMAJOR ? C::BK : C::BK * ldb;
@@ -611,7 +630,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
         __syncthreads();
     }
 
-    float *Cp = static_cast<float *>(p.c);
+    float *Cp = static_cast<float *>(p.c) + (BATCHED ? (long long)blockIdx.z * p.sc : 0);
 #pragma unroll
     for (int ci = 0; ci < C::CM; ++ci) {
 #pragma unroll
@@ -629,8 +648,9 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     }
 }
 
-template <class C, typename TIn, typename TOut>
-cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
+// The kernel's parameters of one launch g (cm__gemm_for_each_launch: batch >= 1, strides 0 for
+// one matrix), vector flags unset.
+static Params make_params(const cm__gemm_args_t *g) {
     Params p;
     p.m = g->m;
     p.n = g->n;
@@ -643,10 +663,39 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     p.ldb = g->ldb;
     p.c = g->c;
     p.ldc = g->ldc;
-    const uintptr_t in_align = sizeof(TIn) * 4, out_align = sizeof(TOut) * 4;
-    p.veca = g->lda % 4 == 0 && (uintptr_t)g->a % in_align == 0;
-    p.vecb = g->ldb % 4 == 0 && (uintptr_t)g->b % in_align == 0;
-    p.vecc = g->ldc % 4 == 0 && (uintptr_t)g->c % out_align == 0;
+    p.sa = g->stride_a;
+    p.sb = g->stride_b;
+    p.sc = g->stride_c;
+    p.veca = p.vecb = p.vecc = 0;
+    p.fasta = p.fastb = 0;
+    p.tiles_m = p.tiles_n = 0;
+    return p;
+}
+
+// The kernel of tile G (ALL_FAST, BATCHED as gemm_ffma_kernel) for g's layout (the launch's
+// error left to the caller).
+template <class G, bool AF, bool BATCHED, typename TIn, typename TOut>
+void launch_layout(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 block,
+                   cudaStream_t stream) {
+    if (g->a_kmajor && g->b_kmajor)
+        gemm_ffma_kernel<G, true, true, AF, BATCHED, TIn, TOut><<<grid, block, 0, stream>>>(p);
+    else if (g->a_kmajor)
+        gemm_ffma_kernel<G, true, false, AF, BATCHED, TIn, TOut><<<grid, block, 0, stream>>>(p);
+    else if (g->b_kmajor)
+        gemm_ffma_kernel<G, false, true, AF, BATCHED, TIn, TOut><<<grid, block, 0, stream>>>(p);
+    else
+        gemm_ffma_kernel<G, false, false, AF, BATCHED, TIn, TOut><<<grid, block, 0, stream>>>(p);
+}
+
+// One launch (g->batch matrices, at most CM__GEMM_MAX_BATCH_PER_LAUNCH) of tile C's kernels.
+template <class C, typename TIn, typename TOut>
+cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
+    Params p = make_params(g);
+    // 4-element vectors: 16 bytes (float) or 8 (bf16), in every matrix of the batch
+    const uint64_t in_align = sizeof(TIn) * 4, out_align = sizeof(TOut) * 4;
+    p.veca = g->lda % 4 == 0 && cm__gemm_batch_aligned(g->a, g->stride_a, sizeof(TIn), in_align);
+    p.vecb = g->ldb % 4 == 0 && cm__gemm_batch_aligned(g->b, g->stride_b, sizeof(TIn), in_align);
+    p.vecc = g->ldc % 4 == 0 && cm__gemm_batch_aligned(g->c, g->stride_c, sizeof(TOut), out_align);
     // the fast path's 32-bit offsets reach (rows - 1) * ld + columns: K-contiguous, BM (BN)
     // rows of K + 2 BK; else K + 2 BK rows of BM (BN)
     const long long k2 = (long long)g->k + 2 * C::BK;
@@ -659,19 +708,13 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
     p.tiles_m = (int)tm;
     p.tiles_n = (int)tn;
-    const dim3 grid((unsigned)(tm * tn)), block(C::THREADS);
+    const dim3 grid((unsigned)(tm * tn), 1, (unsigned)g->batch), block(C::THREADS);
     if constexpr (C::FAST) {
+        // one matrix: the ALL_FAST kernel has no batch dimension (a batch runs the general one)
         const bool all_fast = p.fasta && p.fastb && g->m % C::BM == 0 && g->n % C::BN == 0 &&
-                              g->k % C::BK == 0;
+                              g->k % C::BK == 0 && g->batch == 1;
         if (all_fast) {
-            if (g->a_kmajor && g->b_kmajor)
-                gemm_ffma_kernel<C, true, true, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
-            else if (g->a_kmajor)
-                gemm_ffma_kernel<C, true, false, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
-            else if (g->b_kmajor)
-                gemm_ffma_kernel<C, false, true, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
-            else
-                gemm_ffma_kernel<C, false, false, true, TIn, TOut><<<grid, block, 0, stream>>>(p);
+            launch_layout<C, true, false, TIn, TOut>(g, p, grid, block, stream);
             return cudaGetLastError();
         }
     }
@@ -679,14 +722,10 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     // per multiprocessor (nvcc 13.0, sm_90), so it runs at 1 there
     using G = Cfg<C::BM, C::BN, C::BK, C::TM, C::TN, (C::FAST && C::BK > 8 ? 1 : C::MINB), false,
                   C::WTX>;
-    if (g->a_kmajor && g->b_kmajor)
-        gemm_ffma_kernel<G, true, true, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
-    else if (g->a_kmajor)
-        gemm_ffma_kernel<G, true, false, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
-    else if (g->b_kmajor)
-        gemm_ffma_kernel<G, false, true, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
+    if (g->batch > 1)
+        launch_layout<G, false, true, TIn, TOut>(g, p, grid, block, stream);
     else
-        gemm_ffma_kernel<G, false, false, false, TIn, TOut><<<grid, block, 0, stream>>>(p);
+        launch_layout<G, false, false, TIn, TOut>(g, p, grid, block, stream);
     return cudaGetLastError();
 }
 
@@ -697,10 +736,14 @@ cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 
                      cudaStream_t stream) {
     constexpr size_t bytes = PipeSmem<C, R, AK, BK, T4>::BYTES;
     // above 48 KB only after raising the function's limit, once per device; a device that
-    // cannot give that much (sm_75: 64 KB) runs FB's kernels, and is not asked again
+    // cannot give that much (sm_75: 64 KB) runs FB's kernels, and is not asked again (both
+    // instantiations: single matrix and batch)
     static cm__once_per_device once;
     const cudaError_t err = cm__prepare_once(once, [](int) {
-        if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4>,
+        if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)bytes) == cudaSuccess &&
+            cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, true>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)bytes) == cudaSuccess)
             return cudaSuccess;
@@ -709,7 +752,10 @@ cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 
     });
     if (err == cudaErrorNotSupported) return launch<FB, float, float>(g, stream);
     if (err != cudaSuccess) return err;
-    gemm_ffma_pipe_kernel<C, R, AK, BK, T4><<<grid, block, bytes, stream>>>(p);
+    if (grid.z > 1)
+        gemm_ffma_pipe_kernel<C, R, AK, BK, T4, true><<<grid, block, bytes, stream>>>(p);
+    else
+        gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false><<<grid, block, bytes, stream>>>(p);
     return cudaGetLastError();
 }
 
@@ -719,8 +765,8 @@ cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 
 template <class C, int S, bool T4 = false, class FB = C>
 cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     static_assert(C::FAST, "pipelined: FAST tile");
-    const bool veca = g->lda % 4 == 0 && (uintptr_t)g->a % 16 == 0;
-    const bool vecb = g->ldb % 4 == 0 && (uintptr_t)g->b % 16 == 0;
+    const bool veca = g->lda % 4 == 0 && cm__gemm_batch_aligned(g->a, g->stride_a, 4, 16);
+    const bool vecb = g->ldb % 4 == 0 && cm__gemm_batch_aligned(g->b, g->stride_b, 4, 16);
     const long long k2 = (long long)g->k + 2 * C::BK;
     const bool fasta = veca && (g->a_kmajor ? (C::BM - 1) * g->lda + k2 : k2 * g->lda + C::BM) <
                                    0x7fffffffLL;
@@ -730,28 +776,17 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
                           g->k % C::BK == 0 && g->k > 0 && g->in_type == CM__GEMM_F32 &&
                           g->out_type == CM__GEMM_F32;
     if (!all_fast) return launch<FB, float, float>(g, stream);
-    Params p;
-    p.m = g->m;
-    p.n = g->n;
-    p.k = g->k;
-    p.alpha = g->alpha;
-    p.beta = g->beta;
-    p.a = g->a;
-    p.lda = g->lda;
-    p.b = g->b;
-    p.ldb = g->ldb;
-    p.c = g->c;
-    p.ldc = g->ldc;
+    Params p = make_params(g);
     p.veca = 1;
     p.vecb = 1;
-    p.vecc = g->ldc % 4 == 0 && (uintptr_t)g->c % 16 == 0;
+    p.vecc = g->ldc % 4 == 0 && cm__gemm_batch_aligned(g->c, g->stride_c, 4, 16);
     p.fasta = 1;
     p.fastb = 1;
     const long long tm = g->m / C::BM, tn = g->n / C::BN;
     if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
     p.tiles_m = (int)tm;
     p.tiles_n = (int)tn;
-    const dim3 grid((unsigned)(tm * tn)), block(C::THREADS);
+    const dim3 grid((unsigned)(tm * tn), 1, (unsigned)g->batch), block(C::THREADS);
     if (g->a_kmajor && g->b_kmajor)
         return run_pipe<C, S, true, true, T4, FB>(g, p, grid, block, stream);
     if (g->a_kmajor) return run_pipe<C, S, true, false, T4, FB>(g, p, grid, block, stream);
@@ -819,10 +854,8 @@ extern "C" int cm__gemm_ffma_fallback(int config) {
     }
 }
 
-extern "C" cudaError_t cm__gemm_ffma(const cm__gemm_args_t *g, int config, cudaStream_t stream) {
-    if (g == NULL || g->m <= 0 || g->n <= 0 || g->k < 0) return cudaErrorInvalidValue;
-    if (config < 0 || config >= CM__FFMA_COUNT) return cudaErrorInvalidValue;
-    if (!cm__gemm_ffma_built(config)) return cudaErrorNotSupported;
+// One launch of configuration `config` (g: batch 1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH).
+static cudaError_t ffma_one_launch(const cm__gemm_args_t *g, int config, cudaStream_t stream) {
     if (g->in_type == CM__GEMM_BF16) {
         // widened bf16 inputs: two tiles only (block tiles below 128 x 128 take 64 x 64)
         int bm = 0, bn = 0;
@@ -844,4 +877,13 @@ extern "C" cudaError_t cm__gemm_ffma(const cm__gemm_args_t *g, int config, cudaS
 #undef CM__FFMA_LAUNCH_CASE_
     default: return cudaErrorInvalidValue;
     }
+}
+
+extern "C" cudaError_t cm__gemm_ffma(const cm__gemm_args_t *g, int config, cudaStream_t stream) {
+    if (g == NULL || g->m <= 0 || g->n <= 0 || g->k < 0) return cudaErrorInvalidValue;
+    if (config < 0 || config >= CM__FFMA_COUNT) return cudaErrorInvalidValue;
+    if (!cm__gemm_ffma_built(config)) return cudaErrorNotSupported;
+    return cm__gemm_for_each_launch(g, [&](const cm__gemm_args_t *q) {
+        return ffma_one_launch(q, config, stream);
+    });
 }

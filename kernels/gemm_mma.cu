@@ -9,8 +9,9 @@
 // orientation (K-contiguous or M/N-contiguous rows, padded by 16 bytes so fragment reads do not
 // conflict); BF16 fragments come through ldmatrix (.trans for M/N-contiguous tiles), TF32
 // fragments through 32-bit shared loads (ldmatrix moves 16-bit elements only) rounded with
-// cvt.rna.tf32.f32. Needs A and B 16-byte aligned with leading dimensions a multiple of 16
-// bytes (cm__gemm_mma_aligned); C any.
+// cvt.rna.tf32.f32. Needs A and B 16-byte aligned with leading dimensions (and, for a batch,
+// strides) a multiple of 16 bytes (cm__gemm_mma_aligned); C any. A strided batch runs as
+// gridDim.z, matrix blockIdx.z.
 #include <stdint.h>
 
 #include <atomic>
@@ -18,6 +19,7 @@
 
 #include "func_attr.cuh"
 #include "gemm.h"
+#include "gemm_batch.cuh"
 
 namespace cm_gemm_mma_detail {
 
@@ -56,6 +58,7 @@ struct MParams {
     long long ldb;
     void *c;
     long long ldc;
+    long long sa, sb, sc;  // elements between the batch's matrices (matrix blockIdx.z)
     int c_bf16;
     int tiles_m, tiles_n;
 };
@@ -138,7 +141,10 @@ __device__ __forceinline__ uint16_t f2bf(float f) {
     return (uint16_t)(u >> 16);
 }
 
-template <class C, bool A_K, bool B_K>
+// BATCHED: matrix blockIdx.z of a strided batch (pointers moved once, at the start and in the
+// epilogue). The single-matrix instantiation has no batch offsets at all, so that its code is
+// what it was before batches existed (with them ptxas allocates up to 34 more registers here).
+template <class C, bool A_K, bool B_K, bool BATCHED>
 __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     extern __shared__ __align__(16) unsigned char smem[];
@@ -156,8 +162,9 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
     const int wm0 = (warp / C::WN) * C::WTM, wn0 = (warp % C::WN) * C::WTN;
     const int g = lane >> 2, t = lane & 3;
 
-    const T *A = static_cast<const T *>(p.a);
-    const T *B = static_cast<const T *>(p.b);
+    // matrix blockIdx.z of the batch
+    const T *A = static_cast<const T *>(p.a) + (BATCHED ? (long long)blockIdx.z * p.sa : 0);
+    const T *B = static_cast<const T *>(p.b) + (BATCHED ? (long long)blockIdx.z * p.sb : 0);
 
     auto sA = [&](int s) { return reinterpret_cast<T *>(smem + s * C::STAGE_BYTES); };
     auto sB = [&](int s) {
@@ -311,13 +318,14 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
     cp_wait<0>();
 
     // epilogue: fragment (g, 2t..2t+1) and (g+8, ...)
+    const long long c0 = BATCHED ? (long long)blockIdx.z * p.sc : 0;
 #pragma unroll
     for (int mt = 0; mt < C::MT; ++mt) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int gm = m0 + wm0 + mt * 16 + g + h * 8;
             if (gm >= p.m) continue;
-            const long long row = (long long)gm * p.ldc;
+            const long long row = c0 + (long long)gm * p.ldc;
 #pragma unroll
             for (int nt = 0; nt < C::NT; ++nt) {
 #pragma unroll
@@ -351,19 +359,28 @@ using M128x64_B = MCfg<128, 64, 2, 2, true>;
 using M64x64_B = MCfg<64, 64, 2, 2, true>;
 
 // The dynamic shared-memory limit of an instantiation, raised once per device.
+// (both instantiations: single matrix and batch)
 template <class C, bool A_K, bool B_K>
-cudaError_t launch_one(const MParams &p, cudaStream_t stream) {
+cudaError_t launch_one(const MParams &p, int batch, cudaStream_t stream) {
     static cm__once_per_device once;
     const cudaError_t err = cm__prepare_once(once, [](int) {
-        return cudaFuncSetAttribute(gemm_mma_kernel<C, A_K, B_K>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
+        cudaError_t e = cudaFuncSetAttribute(gemm_mma_kernel<C, A_K, B_K, false>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute(gemm_mma_kernel<C, A_K, B_K, true>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
+        return e;
     });
     if (err != cudaSuccess) return err;
-    const unsigned grid = (unsigned)((long long)p.tiles_m * p.tiles_n);
-    gemm_mma_kernel<C, A_K, B_K><<<grid, C::THREADS, C::SMEM, stream>>>(p);
+    const dim3 grid((unsigned)((long long)p.tiles_m * p.tiles_n), 1, (unsigned)batch);
+    if (batch > 1)
+        gemm_mma_kernel<C, A_K, B_K, true><<<grid, C::THREADS, C::SMEM, stream>>>(p);
+    else
+        gemm_mma_kernel<C, A_K, B_K, false><<<grid, C::THREADS, C::SMEM, stream>>>(p);
     return cudaGetLastError();
 }
 
+// One launch: g->batch matrices (at most CM__GEMM_MAX_BATCH_PER_LAUNCH).
 template <class C>
 cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     MParams p;
@@ -378,16 +395,19 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     p.ldb = g->ldb;
     p.c = g->c;
     p.ldc = g->ldc;
+    p.sa = g->stride_a;
+    p.sb = g->stride_b;
+    p.sc = g->stride_c;
     p.c_bf16 = g->out_type == CM__GEMM_BF16;
     const long long tm = ((long long)g->m + C::BM - 1) / C::BM;
     const long long tn = ((long long)g->n + C::BN - 1) / C::BN;
     if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
     p.tiles_m = (int)tm;
     p.tiles_n = (int)tn;
-    if (g->a_kmajor && g->b_kmajor) return launch_one<C, true, true>(p, stream);
-    if (g->a_kmajor) return launch_one<C, true, false>(p, stream);
-    if (g->b_kmajor) return launch_one<C, false, true>(p, stream);
-    return launch_one<C, false, false>(p, stream);
+    if (g->a_kmajor && g->b_kmajor) return launch_one<C, true, true>(p, g->batch, stream);
+    if (g->a_kmajor) return launch_one<C, true, false>(p, g->batch, stream);
+    if (g->b_kmajor) return launch_one<C, false, true>(p, g->batch, stream);
+    return launch_one<C, false, false>(p, g->batch, stream);
 }
 
 // Whether the current device runs the mma kernels: sm_80+, and the image it runs was built for
@@ -405,7 +425,7 @@ cudaError_t mma_usable(void) {
     int ok = 0;
     if (major >= 8) {
         cudaFuncAttributes attr;
-        err = cudaFuncGetAttributes(&attr, gemm_mma_kernel<M64x64_T, true, true>);
+        err = cudaFuncGetAttributes(&attr, gemm_mma_kernel<M64x64_T, true, true, false>);
         if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
             (void)cudaGetLastError();
             ok = 0;
@@ -439,9 +459,11 @@ extern "C" void cm__gemm_mma_tile(int config, int *bm, int *bn) {
 
 extern "C" int cm__gemm_mma_aligned(const cm__gemm_args_t *p) {
     if (p == NULL) return 0;
-    const long long e = p->in_type == CM__GEMM_BF16 ? 8 : 4;
+    const long long e = p->in_type == CM__GEMM_BF16 ? 8 : 4; // elements per 16 bytes
+    // a batch: every matrix's base too (stride_a, stride_b in whole 16-byte units)
+    const bool strides = p->batch <= 1 || (p->stride_a % e == 0 && p->stride_b % e == 0);
     return (uintptr_t)p->a % 16u == 0 && (uintptr_t)p->b % 16u == 0 && p->lda % e == 0 &&
-           p->ldb % e == 0;
+           p->ldb % e == 0 && strides;
 }
 
 extern "C" cudaError_t cm__gemm_mma(const cm__gemm_args_t *g, int tf32, int config,
@@ -452,13 +474,15 @@ extern "C" cudaError_t cm__gemm_mma(const cm__gemm_args_t *g, int tf32, int conf
     if (!bf16 && !tf32) return cudaErrorNotSupported; // FP32 never runs on tensor cores
     cudaError_t err = mma_usable();
     if (err != cudaSuccess) return err;
-    switch (config) {
-    case CM__MMA_128x128:
-        return bf16 ? launch<M128x128_B>(g, stream) : launch<M128x128_T>(g, stream);
-    case CM__MMA_128x64:
-        return bf16 ? launch<M128x64_B>(g, stream) : launch<M128x64_T>(g, stream);
-    case CM__MMA_64x64:
-        return bf16 ? launch<M64x64_B>(g, stream) : launch<M64x64_T>(g, stream);
-    default: return cudaErrorInvalidValue;
-    }
+    if (config < 0 || config >= CM__MMA_COUNT) return cudaErrorInvalidValue;
+    return cm__gemm_for_each_launch(g, [&](const cm__gemm_args_t *q) {
+        switch (config) {
+        case CM__MMA_128x128:
+            return bf16 ? launch<M128x128_B>(q, stream) : launch<M128x128_T>(q, stream);
+        case CM__MMA_128x64:
+            return bf16 ? launch<M128x64_B>(q, stream) : launch<M128x64_T>(q, stream);
+        default:
+            return bf16 ? launch<M64x64_B>(q, stream) : launch<M64x64_T>(q, stream);
+        }
+    });
 }

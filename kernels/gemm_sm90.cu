@@ -22,6 +22,11 @@
 // and partial M/N tiles compute zeros there; only the epilogue predicates its stores.
 // Block order: tiles are grouped by GROUP_M row-blocks so that blocks running together share
 // A and B panels in L2.
+// Strided batches: matrix blockIdx.z (gridDim.z matrices a launch, blockIdx.x the tile within
+// the matrix, in the order above). An operand that differs between matrices has a 3-D tensor
+// map {K, rows, batch} whose third stride is its batch stride, and the producer copies box
+// (k, row, z); one the whole batch shares (stride 0), and every operand of a single matrix,
+// keeps the 2-D map and copy. The epilogue writes C at z * stride_c.
 //
 // Device code exists only in the sm_90a compilation (__CUDA_ARCH_FEAT_SM90_ALL); an sm_90
 // compilation without the arch-specific features is an error, so an image for cc 9.0 is always
@@ -36,6 +41,7 @@
 #include <cudaTypedefs.h>  // CUtensorMap and PFN_cuTensorMapEncodeTiled: types only, no libcuda
 
 #include "func_attr.cuh"
+#include "gemm.h"  // CM__GEMM_MAX_BATCH_PER_LAUNCH
 #include "gemm_sm90.h"
 
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -114,6 +120,15 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap *map
         "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
         " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
         "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+        : "memory");
+}
+// The same from a 3-D map: c2 is the matrix of the batch.
+__device__ __forceinline__ void tma_load_3d(uint32_t dst, const CUtensorMap *map, int c0, int c1,
+                                            int c2, uint32_t bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(dst),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
         : "memory");
 }
 __device__ __forceinline__ void wgmma_fence() {
@@ -261,11 +276,13 @@ template <> struct Wgmma<256, kTf32> {
 #endif  // CM__SM90A_DEVICE
 
 // ------------------------------------------------------------------ the kernel
-template <int BN, int STAGES, int IT, int MINB>
+// BATCHED: matrix blockIdx.z of a strided batch (maps3d, stride_c); the single-matrix
+// instantiation reads neither, so that its code is what it was before batches existed.
+template <int BN, int STAGES, int IT, int MINB, bool BATCHED>
 __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
     gemm_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                 void *__restrict__ c, long long ldc, int m, int n, int k, float alpha, float beta,
-                int c_bf16, int c_vec) {
+                int c_bf16, int c_vec, int maps3d, long long stride_c) {
 #ifdef CM__SM90A_DEVICE
     using C = Cfg<BN, STAGES, IT, MINB>;
     extern __shared__ __align__(1024) uint8_t smem_raw[];
@@ -305,12 +322,22 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
         // ---------------- producer
         if (MINB == 1) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(C::kProducerRegs));
         if (threadIdx.x == (MINB == 1 ? 0u : 256u)) {
+            // maps3d: bit 0 A's map is 3-D, bit 1 B's (matrix z of the batch)
+            const int z = (int)blockIdx.z;
             for (int i = 0; i < k_steps; ++i) {
                 const int s = i % STAGES;
                 if (i >= STAGES) mbar_wait(empty_bar + 8 * s, (uint32_t)((i / STAGES) - 1) & 1u);
                 mbar_expect_tx(full_bar + 8 * s, (uint32_t)C::kStageBytes);
-                tma_load_2d(a_base + s * C::kABytes, &tma_a, i * C::kBK, m0, full_bar + 8 * s);
-                tma_load_2d(b_base + s * C::kBBytes, &tma_b, i * C::kBK, n0, full_bar + 8 * s);
+                if (BATCHED && (maps3d & 1))
+                    tma_load_3d(a_base + s * C::kABytes, &tma_a, i * C::kBK, m0, z,
+                                full_bar + 8 * s);
+                else
+                    tma_load_2d(a_base + s * C::kABytes, &tma_a, i * C::kBK, m0, full_bar + 8 * s);
+                if (BATCHED && (maps3d & 2))
+                    tma_load_3d(b_base + s * C::kBBytes, &tma_b, i * C::kBK, n0, z,
+                                full_bar + 8 * s);
+                else
+                    tma_load_2d(b_base + s * C::kBBytes, &tma_b, i * C::kBK, n0, full_bar + 8 * s);
             }
         }
     } else {
@@ -345,11 +372,12 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
         const int row_base = m0 + cw * 64 + warp * 16 + lane / 4;
         const int col_base = n0 + 2 * (lane % 4);
         const bool read_c = beta != 0.0f;
+        const long long c0 = BATCHED ? (long long)blockIdx.z * stride_c : 0;  // matrix z
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int row = row_base + 8 * h;
             if (row >= m) continue;
-            const long long roff = (long long)row * ldc;
+            const long long roff = c0 + (long long)row * ldc;
 #pragma unroll
             for (int j = 0; j < BN / 8; ++j) {
                 const int col = col_base + 8 * j;
@@ -397,7 +425,7 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
     }
 #else
     (void)tma_a; (void)tma_b; (void)c; (void)ldc; (void)m; (void)n; (void)k;
-    (void)alpha; (void)beta; (void)c_bf16; (void)c_vec;
+    (void)alpha; (void)beta; (void)c_bf16; (void)c_vec; (void)maps3d; (void)stride_c;
 #endif
 }
 
@@ -418,16 +446,19 @@ static PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
 }
 
 // Tensor map of a rows x cols (cols contiguous, ld elements apart) matrix, box of
-// box_rows x (128 bytes of cols), 128-byte swizzle, zero fill out of bounds.
+// box_rows x (128 bytes of cols), 128-byte swizzle, zero fill out of bounds. batch > 1: a 3-D
+// map of `batch` such matrices `stride` elements apart (box depth 1), the kernel's 3-D copy.
 static bool encode_operand(CUtensorMap *map, CUtensorMapDataType dt, size_t elem, const void *ptr,
-                           int rows, int cols, int64_t ld, int box_rows) {
+                           int rows, int cols, int64_t ld, int box_rows, int batch = 1,
+                           int64_t stride = 0) {
     PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
     if (fn == nullptr) return false;
-    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-    const cuuint64_t strides[1] = {(cuuint64_t)ld * elem};
-    const cuuint32_t box[2] = {(cuuint32_t)(kRowBytes / elem), (cuuint32_t)box_rows};
-    const cuuint32_t estr[2] = {1, 1};
-    return fn(map, dt, 2, const_cast<void *>(ptr), dims, strides, box, estr,
+    const cuuint32_t rank = batch > 1 ? 3 : 2;
+    const cuuint64_t dims[3] = {(cuuint64_t)cols, (cuuint64_t)rows, (cuuint64_t)batch};
+    const cuuint64_t strides[2] = {(cuuint64_t)ld * elem, (cuuint64_t)stride * elem};
+    const cuuint32_t box[3] = {(cuuint32_t)(kRowBytes / elem), (cuuint32_t)box_rows, 1};
+    const cuuint32_t estr[3] = {1, 1, 1};
+    return fn(map, dt, rank, const_cast<void *>(ptr), dims, strides, box, estr,
               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
@@ -460,41 +491,65 @@ static cudaError_t device_ok(F *fn, int dev) {
 // 5e-4 bound. A variable only so that the harness can time the other one.
 static CUtensorMapDataType g_tf32_map_type = CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
 
-// Launch one configuration (the caller has checked the operands with supported()).
+// Launch one configuration on `batch` matrices (1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH), matrix z
+// at a + z * sa, b + z * sb, c + z * sc elements (the caller has checked the operands with
+// cm__gemm_sm90_batched_supported()).
+template <int BN, int STAGES, int IT, int MINB>
+static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, const void *a,
+                                int64_t lda, const void *b, int64_t ldb, float beta, void *c,
+                                int64_t ldc, int batch, int64_t sa, int64_t sb, int64_t sc,
+                                cudaStream_t stream) {
+    using Cf = Cfg<BN, STAGES, IT, MINB>;
+    auto kern1 = gemm_kernel<BN, STAGES, IT, MINB, false>;
+    auto kernz = gemm_kernel<BN, STAGES, IT, MINB, true>;
+    // once per device: whether it runs the kernel (remembered either way) and, if so, the
+    // kernels' dynamic shared-memory limit raised (single matrix and batch)
+    static cm__once_per_device once;
+    cudaError_t e = cm__prepare_once(once, [kern1, kernz](int dev) {
+        const cudaError_t ok = device_ok(kern1, dev);
+        if (ok != cudaSuccess) return ok;
+        const cudaError_t e1 =
+            cudaFuncSetAttribute(kern1, cudaFuncAttributeMaxDynamicSharedMemorySize, Cf::kSmem);
+        if (e1 != cudaSuccess) return e1;
+        return cudaFuncSetAttribute(kernz, cudaFuncAttributeMaxDynamicSharedMemorySize, Cf::kSmem);
+    });
+    if (e != cudaSuccess) return e;
+    const CUtensorMapDataType dt = IT == kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : g_tf32_map_type;
+    if (batch < 1) batch = 1;
+    // an operand the whole batch shares (stride 0) keeps the 2-D map, as a single matrix does
+    const int a3 = batch > 1 && sa != 0, b3 = batch > 1 && sb != 0;
+    alignas(64) CUtensorMap ta;
+    alignas(64) CUtensorMap tb;
+    if (!encode_operand(&ta, dt, Cf::kElem, a, m, k, lda, kBM, a3 ? batch : 1, sa) ||
+        !encode_operand(&tb, dt, Cf::kElem, b, n, k, ldb, BN, b3 ? batch : 1, sb))
+        return cudaErrorNotSupported;
+    const long long tiles = (long long)((m + kBM - 1) / kBM) * ((n + BN - 1) / BN);
+    const size_t celem = c_bf16 ? 2 : 4;
+    const long long stride_c = batch > 1 ? (long long)sc : 0;
+    // pairs of C elements in one store: every matrix's rows start at even elements
+    const int c_vec = (ldc % 2 == 0) && (stride_c % 2 == 0) && ((uintptr_t)c % (2 * celem) == 0);
+    const dim3 grid((unsigned)tiles, 1, (unsigned)batch);
+    (batch > 1 ? kernz : kern1)<<<grid, Cf::kThreads, Cf::kSmem, stream>>>(
+        ta, tb, c, (long long)ldc, m, n, k, alpha, beta, c_bf16, c_vec, a3 | (b3 << 1), stride_c);
+    return cudaGetLastError();
+}
+
+// One matrix (bench/gemm_sm90_harness.cu times the configurations through this form).
 template <int BN, int STAGES, int IT, int MINB>
 static cudaError_t launch(int c_bf16, int m, int n, int k, float alpha, const void *a, int64_t lda,
                           const void *b, int64_t ldb, float beta, void *c, int64_t ldc,
                           cudaStream_t stream) {
-    using Cf = Cfg<BN, STAGES, IT, MINB>;
-    auto kern = gemm_kernel<BN, STAGES, IT, MINB>;
-    // once per device: whether it runs the kernel (remembered either way) and, if so, the
-    // kernel's dynamic shared-memory limit raised
-    static cm__once_per_device once;
-    cudaError_t e = cm__prepare_once(once, [kern](int dev) {
-        const cudaError_t ok = device_ok(kern, dev);
-        if (ok != cudaSuccess) return ok;
-        return cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, Cf::kSmem);
-    });
-    if (e != cudaSuccess) return e;
-    const CUtensorMapDataType dt = IT == kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : g_tf32_map_type;
-    alignas(64) CUtensorMap ta;
-    alignas(64) CUtensorMap tb;
-    if (!encode_operand(&ta, dt, Cf::kElem, a, m, k, lda, kBM) ||
-        !encode_operand(&tb, dt, Cf::kElem, b, n, k, ldb, BN))
-        return cudaErrorNotSupported;
-    const long long tiles = (long long)((m + kBM - 1) / kBM) * ((n + BN - 1) / BN);
-    const size_t celem = c_bf16 ? 2 : 4;
-    const int c_vec = (ldc % 2 == 0) && ((uintptr_t)c % (2 * celem) == 0);
-    kern<<<(unsigned)tiles, Cf::kThreads, Cf::kSmem, stream>>>(ta, tb, c, (long long)ldc, m, n, k, alpha,
-                                                          beta, c_bf16, c_vec);
-    return cudaGetLastError();
+    return launch_batch<BN, STAGES, IT, MINB>(c_bf16, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                                              ldc, 1, 0, 0, 0, stream);
 }
 
 }  // namespace cm__sm90
 
-extern "C" int cm__gemm_sm90_supported(int in_type, int c_bf16, int m, int n, int k, const void *a,
-                                       int64_t lda, const void *b, int64_t ldb, const void *c,
-                                       int64_t ldc) {
+extern "C" int cm__gemm_sm90_batched_supported(int in_type, int c_bf16, int m, int n, int k,
+                                               const void *a, int64_t lda, const void *b,
+                                               int64_t ldb, const void *c, int64_t ldc, int batch,
+                                               int64_t stride_a, int64_t stride_b,
+                                               int64_t stride_c) {
     if (in_type != CM__GEMM_SM90_BF16 && in_type != CM__GEMM_SM90_TF32) return 0;
     if (c_bf16 != 0 && c_bf16 != 1) return 0;
     if (m < 1 || n < 1 || k < 1 || a == nullptr || b == nullptr || c == nullptr) return 0;
@@ -507,16 +562,41 @@ extern "C" int cm__gemm_sm90_supported(int in_type, int c_bf16, int m, int n, in
     if ((lda * elem) % 16 != 0 || (ldb * elem) % 16 != 0) return 0;
     const long long tiles = (long long)((m + cm__sm90::kBM - 1) / cm__sm90::kBM) * ((n + 127) / 128);
     if (tiles > INT_MAX) return 0;
+    if (batch > 1) {
+        // the 3-D maps' batch strides: bytes a multiple of 16 and below 2^40 (0: shared operand)
+        if (stride_a < 0 || stride_b < 0 || stride_c < 0) return 0;
+        if (stride_a >= max_ld || stride_b >= max_ld) return 0;
+        if ((stride_a * elem) % 16 != 0 || (stride_b * elem) % 16 != 0) return 0;
+    }
     return 1;
 }
 
-extern "C" cudaError_t cm__gemm_sm90(int in_type, int c_bf16, int m, int n, int k, float alpha,
-                                    const void *a, int64_t lda, const void *b, int64_t ldb,
-                                    float beta, void *c, int64_t ldc, cudaStream_t stream) {
+extern "C" cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int n, int k,
+                                             float alpha, const void *a, int64_t lda,
+                                             const void *b, int64_t ldb, float beta, void *c,
+                                             int64_t ldc, int batch, int64_t stride_a,
+                                             int64_t stride_b, int64_t stride_c,
+                                             cudaStream_t stream) {
     using namespace cm__sm90;
-    if (!cm__gemm_sm90_supported(in_type, c_bf16, m, n, k, a, lda, b, ldb, c, ldc))
+    if (!cm__gemm_sm90_batched_supported(in_type, c_bf16, m, n, k, a, lda, b, ldb, c, ldc, batch,
+                                         stride_a, stride_b, stride_c))
         return cudaErrorNotSupported;
-    if (in_type == CM__GEMM_SM90_BF16)
-        return launch<256, 4, kBf16, 1>(c_bf16, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
-    return launch<256, 4, kTf32, 1>(c_bf16, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+    if (batch < 1) batch = 1;
+    const int64_t elem = in_type == CM__GEMM_SM90_BF16 ? 2 : 4, celem = c_bf16 ? 2 : 4;
+    // one launch per CM__GEMM_MAX_BATCH_PER_LAUNCH matrices (gridDim.z), in order
+    for (int z0 = 0; z0 < batch; z0 += CM__GEMM_MAX_BATCH_PER_LAUNCH) {
+        const int nb = batch - z0 < CM__GEMM_MAX_BATCH_PER_LAUNCH ? batch - z0
+                                                                  : CM__GEMM_MAX_BATCH_PER_LAUNCH;
+        const void *az = static_cast<const char *>(a) + (int64_t)z0 * stride_a * elem;
+        const void *bz = static_cast<const char *>(b) + (int64_t)z0 * stride_b * elem;
+        void *cz = static_cast<char *>(c) + (int64_t)z0 * stride_c * celem;
+        const cudaError_t e =
+            in_type == CM__GEMM_SM90_BF16
+                ? launch_batch<256, 4, kBf16, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta,
+                                                 cz, ldc, nb, stride_a, stride_b, stride_c, stream)
+                : launch_batch<256, 4, kTf32, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta,
+                                                 cz, ldc, nb, stride_a, stride_b, stride_c, stream);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
 }

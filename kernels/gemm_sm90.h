@@ -2,7 +2,8 @@
  * The Hopper (sm_90a) tensor-core GEMM of kernels/gemm_sm90.cu: wgmma fed by bulk tensor copies
  * (TMA). An internal interface, called by the GEMM entry point in src/ after it has validated
  * every argument; it records no status detail itself. When the library is built without
- * architecture 90, src/gemm_sm90_stub.c provides both functions (0 / cudaErrorNotSupported).
+ * architecture 90, src/compute/gemm_sm90_stub.c provides both functions (0 /
+ * cudaErrorNotSupported).
  */
 #ifndef CUDAMODEL_KERNELS_GEMM_SM90_H
 #define CUDAMODEL_KERNELS_GEMM_SM90_H
@@ -21,23 +22,50 @@ enum { CM__GEMM_SM90_BF16 = 0, CM__GEMM_SM90_TF32 = 1 };
  * A row-major M x K (lda, K contiguous), B stored N x K row-major (ldb, K contiguous):
  *   C[m*ldc+n] = alpha * sum_k A[m*lda+k]*B[n*ldb+k] + beta*C[m*ldc+n]; beta == 0: C never read.
  * in_type: CM__GEMM_SM90_BF16 (A, B are uint16_t bf16) or CM__GEMM_SM90_TF32 (float).
- * c_bf16: 0 = C float, 1 = C bf16.  Returns cudaErrorNotSupported (launching nothing) when the
- * current device is not cc 9.0, the code was not built for sm_90a, or the operands miss its
- * alignment needs (cm__gemm_sm90_supported says which), so the caller falls back.
+ * c_bf16: 0 = C float, 1 = C bf16.
  *
- * cm__gemm_sm90_supported returns 1 when cm__gemm_sm90 would run these operands, else 0. It
- * needs: in_type and c_bf16 as above; m, n, k >= 1; a and b 16-byte aligned; lda*elem and
- * ldb*elem multiples of 16 bytes (elem = 2 for bf16, 4 for tf32), lda >= k, ldb >= k,
- * ldc >= n, and below 2^40 bytes; c aligned to its element; ceil(m/128)*ceil(n/256) tiles
- * fit in an int. It checks no device (cm__gemm_sm90 does: current device cc 9.0 and an sm_90a
- * image of the kernel). TF32: the float operands are rounded to nearest tf32 by the copy
- * engine (tensor-map type TFLOAT32), as cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32 does.
- * cm__gemm_sm90 runs on `stream` (asynchronous); it returns the launch's error. */
-int cm__gemm_sm90_supported(int in_type, int c_bf16, int m, int n, int k, const void *a, int64_t lda,
-                            const void *b, int64_t ldb, const void *c, int64_t ldc);
-cudaError_t cm__gemm_sm90(int in_type, int c_bf16, int m, int n, int k, float alpha,
-                          const void *a, int64_t lda, const void *b, int64_t ldb, float beta,
-                          void *c, int64_t ldc, cudaStream_t stream);
+ * Strided batch: batch matrices (0 or 1: one, and the strides are ignored), matrix z at
+ * a + z*stride_a, b + z*stride_b (elements of in_type) and c + z*stride_c (elements of C), all
+ * in one launch per 65535 matrices (CM__GEMM_MAX_BATCH_PER_LAUNCH of kernels/gemm.h, gridDim.z).
+ *
+ * cm__gemm_sm90_batched returns cudaErrorNotSupported (launching nothing) when the current
+ * device is not cc 9.0, the code was not built for sm_90a, or the operands miss its alignment
+ * needs (cm__gemm_sm90_batched_supported says which), so the caller falls back (for a batch
+ * refused for its strides alone: one cm__gemm_sm90 call per matrix still runs, or another
+ * kernel). It runs on `stream` (asynchronous) and returns the first launch's error.
+ *
+ * cm__gemm_sm90_batched_supported returns 1 when cm__gemm_sm90_batched would run these
+ * operands, else 0. It needs: in_type and c_bf16 as above; m, n, k >= 1; a and b 16-byte
+ * aligned; lda*elem and ldb*elem multiples of 16 bytes (elem = 2 for bf16, 4 for tf32),
+ * lda >= k, ldb >= k, ldc >= n, and below 2^40 bytes; c aligned to its element;
+ * ceil(m/128)*ceil(n/256) tiles fit in an int; and for batch > 1 (the 3-D tensor maps): every
+ * stride >= 0, stride_a*elem and stride_b*elem multiples of 16 bytes and below 2^40 bytes
+ * (0 is allowed: every matrix reads the same operand; stride_c takes any value). It checks no
+ * device (cm__gemm_sm90_batched does: current device cc 9.0 and an sm_90a image of the kernel).
+ * TF32: the float operands are rounded to nearest tf32 by the copy engine (tensor-map type
+ * TFLOAT32), as cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32 does. */
+int cm__gemm_sm90_batched_supported(int in_type, int c_bf16, int m, int n, int k, const void *a,
+                                    int64_t lda, const void *b, int64_t ldb, const void *c,
+                                    int64_t ldc, int batch, int64_t stride_a, int64_t stride_b,
+                                    int64_t stride_c);
+cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int n, int k, float alpha,
+                                  const void *a, int64_t lda, const void *b, int64_t ldb,
+                                  float beta, void *c, int64_t ldc, int batch, int64_t stride_a,
+                                  int64_t stride_b, int64_t stride_c, cudaStream_t stream);
+
+/* One matrix (batch 1): the forms above without the batch arguments. */
+static inline int cm__gemm_sm90_supported(int in_type, int c_bf16, int m, int n, int k,
+                                          const void *a, int64_t lda, const void *b,
+                                          int64_t ldb, const void *c, int64_t ldc) {
+    return cm__gemm_sm90_batched_supported(in_type, c_bf16, m, n, k, a, lda, b, ldb, c, ldc, 1, 0,
+                                           0, 0);
+}
+static inline cudaError_t cm__gemm_sm90(int in_type, int c_bf16, int m, int n, int k, float alpha,
+                                        const void *a, int64_t lda, const void *b, int64_t ldb,
+                                        float beta, void *c, int64_t ldc, cudaStream_t stream) {
+    return cm__gemm_sm90_batched(in_type, c_bf16, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1,
+                                 0, 0, 0, stream);
+}
 
 #ifdef __cplusplus
 }

@@ -19,9 +19,17 @@
 // through shared memory. Every sum is formed in a fixed order (the
 // order depends on the shape, the alignment and the multiprocessor count only), so results are
 // bit-identical run to run, without atomics or scratch memory.
+// A strided batch runs as gridDim.z: block z moves mat, x and y by z times their strides
+// (smat, sx, sy elements) before anything else. Each kernel has a single-product instantiation
+// (BATCHED false) without those offsets, so that its code is what it was before batches existed
+// (with them these kernels take 6 to 8 more registers: 38 instead of 32 costs a quarter of the
+// resident warps of the 256-thread rows kernels).
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "gemm.h"
+#include "gemm_batch.cuh"
 
 namespace cm_gemv_detail {
 
@@ -68,11 +76,18 @@ __device__ __forceinline__ void epilogue(TO *y, float acc, float alpha, float be
 }
 
 // rows: WARPS warps per block, WPR of them per row (WARPS / WPR rows per block).
-template <typename TI, typename TO, int WARPS, int WPR>
+template <typename TI, typename TO, int WARPS, int WPR, bool BATCHED>
 __global__ void __launch_bounds__(WARPS * 32)
 gemv_rows(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__restrict__ x,
-          int64_t incx, TO *y, int64_t incy, float alpha, float beta, int vec) {
+          int64_t incx, TO *y, int64_t incy, float alpha, float beta, int vec, int64_t smat,
+          int64_t sx, int64_t sy) {
     constexpr int VE = 16 / (int)sizeof(TI); // elements per 16-byte vector
+    if (BATCHED) {                           // product blockIdx.z of the batch
+        const int64_t z = (int64_t)blockIdx.z;
+        mat += z * smat;
+        x += z * sx;
+        y += z * sy;
+    }
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int row = blockIdx.x * (WARPS / WPR) + warp / WPR;
     const int part = warp % WPR;
@@ -116,10 +131,17 @@ gemv_rows(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__r
 // cols: blocks of 32 x KG threads; lane i of every warp owns column i of the block's 32, warp w
 // takes k = w, w + KG, ... (eight loads in flight per lane), then the block adds the KG sums in
 // warp order.
-template <typename TI, typename TO, int KG>
+template <typename TI, typename TO, int KG, bool BATCHED>
 __global__ void __launch_bounds__(32 * KG)
 gemv_cols(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__restrict__ x,
-          int64_t incx, TO *y, int64_t incy, float alpha, float beta) {
+          int64_t incx, TO *y, int64_t incy, float alpha, float beta, int64_t smat, int64_t sx,
+          int64_t sy) {
+    if (BATCHED) { // product blockIdx.z of the batch
+        const int64_t z = (int64_t)blockIdx.z;
+        mat += z * smat;
+        x += z * sx;
+        y += z * sy;
+    }
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int i = blockIdx.x * 32 + lane;
     float acc = 0.0f;
@@ -152,11 +174,17 @@ gemv_cols(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__r
 // cols for bf16 with 4-byte aligned pairs (base and leading dimension even): lane l owns the two
 // columns 2l, 2l + 1 of the block's 64 and reads them with one 32-bit load (a warp reads 128
 // contiguous bytes of a row of the matrix, as the float kernel does), otherwise as gemv_cols.
-template <typename TO, int KG>
+template <typename TO, int KG, bool BATCHED>
 __global__ void __launch_bounds__(32 * KG)
 gemv_cols_bf16x2(int rows, int K, const uint16_t *__restrict__ mat, int64_t ld,
                  const uint16_t *__restrict__ x, int64_t incx, TO *y, int64_t incy, float alpha,
-                 float beta) {
+                 float beta, int64_t smat, int64_t sx, int64_t sy) {
+    if (BATCHED) { // product blockIdx.z of the batch
+        const int64_t z = (int64_t)blockIdx.z;
+        mat += z * smat;
+        x += z * sx;
+        y += z * sy;
+    }
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int i = blockIdx.x * 64 + 2 * lane;
     float acc0 = 0.0f, acc1 = 0.0f;
@@ -201,49 +229,57 @@ gemv_cols_bf16x2(int rows, int K, const uint16_t *__restrict__ mat, int64_t ld,
     if (i + 1 < rows) epilogue(y + (int64_t)(i + 1) * incy, acc1, alpha, beta);
 }
 
-template <typename TI, typename TO>
+// One launch: `batch` products (at most CM__GEMM_MAX_BATCH_PER_LAUNCH) as gridDim.z, product
+// z on mat, x, y moved by z * smat, z * sx, z * sy elements (all 0 for one product).
+template <typename TI, typename TO, bool BATCHED>
 cudaError_t run(int rows, int K, const void *mat_, int64_t ld, int mat_kmajor, const void *x_,
                 int64_t incx, void *y_, int64_t incy, float alpha, float beta, int sm_count,
-                cudaStream_t stream) {
+                int batch, int64_t smat, int64_t sx, int64_t sy, cudaStream_t stream) {
     const TI *mat = static_cast<const TI *>(mat_);
     const TI *x = static_cast<const TI *>(x_);
     TO *y = static_cast<TO *>(y_);
+    const unsigned nz = (unsigned)batch;
     if (mat_kmajor) {
         constexpr int VE = 16 / (int)sizeof(TI);
-        const int vec = (uintptr_t)mat % 16u == 0 && ld % VE == 0 && incx == 1 &&
-                        (uintptr_t)x % 16u == 0;
-        // one warp per row when the rows alone fill the GPU (>= 4 warps per multiprocessor of
-        // 64 resident), else eight warps share a row, or 32 for a handful of rows
-        if (rows >= 32 * sm_count) {
-            gemv_rows<TI, TO, 8, 1><<<(rows + 7) / 8, 256, 0, stream>>>(
-                rows, K, mat, ld, x, incx, y, incy, alpha, beta, vec);
-        } else if (rows >= 2 * sm_count) {
-            gemv_rows<TI, TO, 8, 8><<<rows, 256, 0, stream>>>(rows, K, mat, ld, x, incx, y, incy,
-                                                              alpha, beta, vec);
+        // 16-byte vectors of every product's rows and x
+        const int vec = ld % VE == 0 && incx == 1 &&
+                        cm__gemm_batch_aligned(mat, smat, (int64_t)sizeof(TI), 16) &&
+                        cm__gemm_batch_aligned(x, sx, (int64_t)sizeof(TI), 16);
+        // one warp per row when the rows (of every product) alone fill the GPU (>= 4 warps per
+        // multiprocessor of 64 resident), else eight warps share a row, or 32 for a handful
+        const long long work = (long long)rows * batch;
+        if (work >= 32LL * sm_count) {
+            const dim3 grid((unsigned)(rows + 7) / 8, 1, nz);
+            gemv_rows<TI, TO, 8, 1, BATCHED><<<grid, 256, 0, stream>>>(
+                rows, K, mat, ld, x, incx, y, incy, alpha, beta, vec, smat, sx, sy);
+        } else if (work >= 2LL * sm_count) {
+            gemv_rows<TI, TO, 8, 8, BATCHED><<<dim3((unsigned)rows, 1, nz), 256, 0, stream>>>(
+                rows, K, mat, ld, x, incx, y, incy, alpha, beta, vec, smat, sx, sy);
         } else {
-            gemv_rows<TI, TO, 32, 32><<<rows, 1024, 0, stream>>>(rows, K, mat, ld, x, incx, y,
-                                                                 incy, alpha, beta, vec);
+            gemv_rows<TI, TO, 32, 32, BATCHED><<<dim3((unsigned)rows, 1, nz), 1024, 0, stream>>>(
+                rows, K, mat, ld, x, incx, y, incy, alpha, beta, vec, smat, sx, sy);
         }
-    } else if (sizeof(TI) == 2 && (uintptr_t)mat % 4u == 0 && ld % 2 == 0) {
-        gemv_cols_bf16x2<TO, 32><<<(rows + 63) / 64, 1024, 0, stream>>>(
+    } else if (sizeof(TI) == 2 && ld % 2 == 0 && cm__gemm_batch_aligned(mat, smat, 2, 4)) {
+        const dim3 grid((unsigned)(rows + 63) / 64, 1, nz);
+        gemv_cols_bf16x2<TO, 32, BATCHED><<<grid, 1024, 0, stream>>>(
             rows, K, reinterpret_cast<const uint16_t *>(mat), ld,
-            reinterpret_cast<const uint16_t *>(x), incx, y, incy, alpha, beta);
+            reinterpret_cast<const uint16_t *>(x), incx, y, incy, alpha, beta, smat, sx, sy);
     } else {
-        gemv_cols<TI, TO, 32><<<(rows + 31) / 32, 1024, 0, stream>>>(rows, K, mat, ld, x, incx,
-                                                                     y, incy, alpha, beta);
+        const dim3 grid((unsigned)(rows + 31) / 32, 1, nz);
+        gemv_cols<TI, TO, 32, BATCHED><<<grid, 1024, 0, stream>>>(
+            rows, K, mat, ld, x, incx, y, incy, alpha, beta, smat, sx, sy);
     }
     return cudaGetLastError();
 }
 
 } // namespace cm_gemv_detail
 
-extern "C" cudaError_t cm__gemm_gemv(const cm__gemm_args_t *p, int sm_count, cudaStream_t stream) {
+// One launch of p (batch 1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH; strides 0 for one product).
+static cudaError_t gemv_one_launch(const cm__gemm_args_t *p, int sm_count, cudaStream_t stream) {
     using namespace cm_gemv_detail;
-    if (p == NULL || p->k <= 0 || (p->m != 1 && p->n != 1) || p->m <= 0 || p->n <= 0)
-        return cudaErrorInvalidValue;
     int rows;
     const void *mat, *x;
-    int64_t ld, incx, incy;
+    int64_t ld, incx, incy, smat, sx;
     int kmajor;
     if (p->n == 1) { // y = C's column, Mat = A, x = B's column
         rows = p->m;
@@ -253,6 +289,8 @@ extern "C" cudaError_t cm__gemm_gemv(const cm__gemm_args_t *p, int sm_count, cud
         x = p->b;
         incx = p->b_kmajor ? 1 : p->ldb;
         incy = p->ldc;
+        smat = p->stride_a;
+        sx = p->stride_b;
     } else { // m == 1: y = C's row, Mat = B (row n of Mat is column n of B), x = A's row
         rows = p->n;
         mat = p->b;
@@ -261,17 +299,35 @@ extern "C" cudaError_t cm__gemm_gemv(const cm__gemm_args_t *p, int sm_count, cud
         x = p->a;
         incx = p->a_kmajor ? 1 : p->lda;
         incy = 1;
+        smat = p->stride_b;
+        sx = p->stride_a;
     }
-    if (sm_count < 1) sm_count = 1;
     const bool bf16_in = p->in_type == CM__GEMM_BF16, bf16_out = p->out_type == CM__GEMM_BF16;
-    if (!bf16_in && !bf16_out)
-        return run<float, float>(rows, p->k, mat, ld, kmajor, x, incx, p->c, incy, p->alpha,
-                                 p->beta, sm_count, stream);
-    if (bf16_in && !bf16_out)
-        return run<uint16_t, float>(rows, p->k, mat, ld, kmajor, x, incx, p->c, incy, p->alpha,
-                                    p->beta, sm_count, stream);
-    if (bf16_in && bf16_out)
-        return run<uint16_t, uint16_t>(rows, p->k, mat, ld, kmajor, x, incx, p->c, incy,
-                                       p->alpha, p->beta, sm_count, stream);
-    return cudaErrorInvalidValue; // float in, bf16 out: no precision asks for it
+    // the kernels of one product, or of a batch
+    auto go = [&](auto batched) {
+        constexpr bool B = decltype(batched)::value;
+        if (!bf16_in && !bf16_out)
+            return run<float, float, B>(rows, p->k, mat, ld, kmajor, x, incx, p->c, incy,
+                                        p->alpha, p->beta, sm_count, p->batch, smat, sx,
+                                        p->stride_c, stream);
+        if (bf16_in && !bf16_out)
+            return run<uint16_t, float, B>(rows, p->k, mat, ld, kmajor, x, incx, p->c, incy,
+                                           p->alpha, p->beta, sm_count, p->batch, smat, sx,
+                                           p->stride_c, stream);
+        return run<uint16_t, uint16_t, B>(rows, p->k, mat, ld, kmajor, x, incx, p->c, incy,
+                                          p->alpha, p->beta, sm_count, p->batch, smat, sx,
+                                          p->stride_c, stream);
+    };
+    return p->batch > 1 ? go(std::true_type{}) : go(std::false_type{});
+}
+
+extern "C" cudaError_t cm__gemm_gemv(const cm__gemm_args_t *p, int sm_count, cudaStream_t stream) {
+    if (p == NULL || p->k <= 0 || (p->m != 1 && p->n != 1) || p->m <= 0 || p->n <= 0)
+        return cudaErrorInvalidValue;
+    // float in, bf16 out: no precision asks for it
+    if (p->in_type != CM__GEMM_BF16 && p->out_type == CM__GEMM_BF16) return cudaErrorInvalidValue;
+    if (sm_count < 1) sm_count = 1;
+    return cm__gemm_for_each_launch(p, [&](const cm__gemm_args_t *q) {
+        return gemv_one_launch(q, sm_count, stream);
+    });
 }

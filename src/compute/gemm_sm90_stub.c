@@ -9,18 +9,23 @@
 
 #if !CM_HAVE_GEMM_SM90
 
-int cm__gemm_sm90_supported(int in_type, int c_bf16, int m, int n, int k, const void *a, int64_t lda,
-                            const void *b, int64_t ldb, const void *c, int64_t ldc) {
+int cm__gemm_sm90_batched_supported(int in_type, int c_bf16, int m, int n, int k, const void *a,
+                                    int64_t lda, const void *b, int64_t ldb, const void *c,
+                                    int64_t ldc, int batch, int64_t stride_a, int64_t stride_b,
+                                    int64_t stride_c) {
     (void)in_type, (void)c_bf16, (void)m, (void)n, (void)k, (void)a, (void)lda;
-    (void)b, (void)ldb, (void)c, (void)ldc;
+    (void)b, (void)ldb, (void)c, (void)ldc, (void)batch, (void)stride_a, (void)stride_b;
+    (void)stride_c;
     return 0;
 }
 
-cudaError_t cm__gemm_sm90(int in_type, int c_bf16, int m, int n, int k, float alpha,
-                          const void *a, int64_t lda, const void *b, int64_t ldb, float beta,
-                          void *c, int64_t ldc, cudaStream_t stream) {
+cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int n, int k, float alpha,
+                                  const void *a, int64_t lda, const void *b, int64_t ldb,
+                                  float beta, void *c, int64_t ldc, int batch, int64_t stride_a,
+                                  int64_t stride_b, int64_t stride_c, cudaStream_t stream) {
     (void)in_type, (void)c_bf16, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda;
-    (void)b, (void)ldb, (void)beta, (void)c, (void)ldc, (void)stream;
+    (void)b, (void)ldb, (void)beta, (void)c, (void)ldc, (void)batch, (void)stride_a;
+    (void)stride_b, (void)stride_c, (void)stream;
     return cudaErrorNotSupported;
 }
 
