@@ -225,6 +225,12 @@ cudaError_t cm__gemm_gemv(const cm__gemm_args_t *p, int sm_count, cudaStream_t s
  *  element size; else the launch's error. */
 cudaError_t cm__gemm_pack(int elem_bytes, const void *src, int64_t ld, int kdim, int rdim,
                           void *dst, int64_t ldd, cudaStream_t stream);
+/** The same for `batch` matrices (< 1: one): matrix z reads src + z * src_stride and writes
+ *  dst + z * dst_stride (elements; strides >= 0), one launch per CM__GEMM_MAX_BATCH_PER_LAUNCH
+ *  matrices. */
+cudaError_t cm__gemm_pack_batched(int elem_bytes, const void *src, int64_t ld, int kdim,
+                                  int rdim, void *dst, int64_t ldd, int batch,
+                                  int64_t src_stride, int64_t dst_stride, cudaStream_t stream);
 
 /** The 3xTF32 pre-pass (CM_GEMM_FP32_3XTF32, kernels/gemm_pack.cu): each float x of the
  *  rdim x kdim operand is split into big = tf32(x) (round to nearest) and small = tf32(x - big),

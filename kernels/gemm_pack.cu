@@ -17,13 +17,18 @@ namespace {
 
 constexpr int TILE = 32, ROWS = 8;
 
+// blockIdx.z: matrix z of a batch, src + z * src_stride, dst + z * dst_stride
 template <typename T>
 __global__ void __launch_bounds__(TILE *ROWS) gemm_pack_kernel(const T *__restrict__ src,
                                                                long long ld, int kdim, int rdim,
                                                                T *__restrict__ dst,
-                                                               long long ldd, int k_tiles) {
+                                                               long long ldd, int k_tiles,
+                                                               long long src_stride,
+                                                               long long dst_stride) {
     constexpr int PAD = TILE + (int)(4 / sizeof(T));
     __shared__ T tile[TILE][PAD];
+    src += (long long)blockIdx.z * src_stride;
+    dst += (long long)blockIdx.z * dst_stride;
     const int r0 = (int)blockIdx.x * TILE;
     const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
     for (int kt = (int)blockIdx.y; kt < k_tiles; kt += (int)gridDim.y) {
@@ -45,24 +50,43 @@ __global__ void __launch_bounds__(TILE *ROWS) gemm_pack_kernel(const T *__restri
 
 }  // namespace
 
-extern "C" cudaError_t cm__gemm_pack(int elem_bytes, const void *src, int64_t ld, int kdim,
-                                     int rdim, void *dst, int64_t ldd, cudaStream_t stream) {
+extern "C" cudaError_t cm__gemm_pack_batched(int elem_bytes, const void *src, int64_t ld,
+                                             int kdim, int rdim, void *dst, int64_t ldd,
+                                             int batch, int64_t src_stride, int64_t dst_stride,
+                                             cudaStream_t stream) {
     if (src == NULL || dst == NULL || kdim < 0 || rdim < 0 || ld < rdim || ldd < kdim ||
-        (elem_bytes != 2 && elem_bytes != 4))
+        (elem_bytes != 2 && elem_bytes != 4) || src_stride < 0 || dst_stride < 0)
         return cudaErrorInvalidValue;
+    if (batch < 1) batch = 1;
     if (kdim == 0 || rdim == 0) return cudaSuccess;
     const int r_tiles = (rdim + TILE - 1) / TILE, k_tiles = (kdim + TILE - 1) / TILE;
-    const dim3 grid((unsigned)r_tiles, (unsigned)(k_tiles < 65535 ? k_tiles : 65535));
     const dim3 block(TILE, ROWS);
-    if (elem_bytes == 4)
-        gemm_pack_kernel<uint32_t><<<grid, block, 0, stream>>>(
-            static_cast<const uint32_t *>(src), (long long)ld, kdim, rdim,
-            static_cast<uint32_t *>(dst), (long long)ldd, k_tiles);
-    else
-        gemm_pack_kernel<uint16_t><<<grid, block, 0, stream>>>(
-            static_cast<const uint16_t *>(src), (long long)ld, kdim, rdim,
-            static_cast<uint16_t *>(dst), (long long)ldd, k_tiles);
-    return cudaGetLastError();
+    for (int z0 = 0; z0 < batch; z0 += CM__GEMM_MAX_BATCH_PER_LAUNCH) {
+        const int nb = batch - z0 < CM__GEMM_MAX_BATCH_PER_LAUNCH ? batch - z0
+                                                                  : CM__GEMM_MAX_BATCH_PER_LAUNCH;
+        const dim3 grid((unsigned)r_tiles, (unsigned)(k_tiles < 65535 ? k_tiles : 65535),
+                        (unsigned)nb);
+        const char *s0 = static_cast<const char *>(src) + (int64_t)z0 * src_stride * elem_bytes;
+        char *d0 = static_cast<char *>(dst) + (int64_t)z0 * dst_stride * elem_bytes;
+        if (elem_bytes == 4)
+            gemm_pack_kernel<uint32_t><<<grid, block, 0, stream>>>(
+                reinterpret_cast<const uint32_t *>(s0), (long long)ld, kdim, rdim,
+                reinterpret_cast<uint32_t *>(d0), (long long)ldd, k_tiles,
+                (long long)src_stride, (long long)dst_stride);
+        else
+            gemm_pack_kernel<uint16_t><<<grid, block, 0, stream>>>(
+                reinterpret_cast<const uint16_t *>(s0), (long long)ld, kdim, rdim,
+                reinterpret_cast<uint16_t *>(d0), (long long)ldd, k_tiles,
+                (long long)src_stride, (long long)dst_stride);
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+extern "C" cudaError_t cm__gemm_pack(int elem_bytes, const void *src, int64_t ld, int kdim,
+                                     int rdim, void *dst, int64_t ldd, cudaStream_t stream) {
+    return cm__gemm_pack_batched(elem_bytes, src, ld, kdim, rdim, dst, ldd, 1, 0, 0, stream);
 }
 
 // ---------------------------------------------------------------- the 3xTF32 split (kernels/gemm.h)

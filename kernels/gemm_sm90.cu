@@ -33,6 +33,7 @@
 // the real one. Any other architecture compiles an empty kernel that the host never launches
 // (cm__gemm_sm90 checks the device's compute capability and the kernel's image first).
 #include <limits.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -77,7 +78,7 @@ struct Cfg {
     // producer down, consumers up, the block's total unchanged or less.
     static constexpr int kProducerRegs = 40;
     static constexpr int kConsumerRegs = 232;
-    static_assert(BN == 128 || BN == 256, "BN is 128 or 256");
+    static_assert(BN == 128 || BN == 192 || BN == 256, "BN is 128, 192 or 256");
     static_assert(kSmem <= 227 * 1024, "shared memory per block");
     static_assert(MINB == 1 || 2 * (kSmem + 1024) <= 228 * 1024, "two blocks per multiprocessor");
     static_assert(MINB == 2 || 128 * kProducerRegs + 256 * kConsumerRegs <= 384 * 168,
@@ -238,6 +239,28 @@ template <> struct Wgmma<128, kTf32> {
     }
 };
 
+template <> struct Wgmma<192, kTf32> {
+    static __device__ __forceinline__ void mma(float (&d)[96], uint64_t da, uint64_t db, int accumulate) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32.tf32\n"
+            "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, %96, %97, p, 1, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+              "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+              "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+              "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+              "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+              "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+              "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+            : "l"(da), "l"(db), "r"(accumulate));
+    }
+};
+
 template <> struct Wgmma<256, kTf32> {
     static __device__ __forceinline__ void mma(float (&d)[128], uint64_t da, uint64_t db, int accumulate) {
         asm volatile(
@@ -278,7 +301,11 @@ template <> struct Wgmma<256, kTf32> {
 // ------------------------------------------------------------------ the kernel
 // BATCHED: matrix blockIdx.z of a strided batch (maps3d, stride_c); the single-matrix
 // instantiation reads neither, so that its code is what it was before batches existed.
-template <int BN, int STAGES, int IT, int MINB, bool BATCHED>
+// PROMO > 0 (the 3xTF32 path): two-level accumulation. The wgmma accumulator restarts every
+// PROMO K steps and is added into a second register set with ordinary FP32 additions (round to
+// nearest), because the tensor cores' own accumulation into a large accumulator drops low bits
+// (bench/NOTES-gemm.md: 10x the FP32 error over long K without it). Needs 2 x BN/2 registers.
+template <int BN, int STAGES, int IT, int MINB, bool BATCHED, int PROMO = 0>
 __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
     gemm_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                 void *__restrict__ c, long long ldc, int m, int n, int k, float alpha, float beta,
@@ -345,8 +372,11 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
         if (MINB == 1) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(C::kConsumerRegs));
         const int cw = MINB == 1 ? wg - 1 : wg;  // which 64 rows of the tile
         float acc[BN / 2];
+        float tot[PROMO > 0 ? BN / 2 : 1];
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+#pragma unroll
+        for (int i = 0; i < (PROMO > 0 ? BN / 2 : 1); ++i) tot[i] = 0.0f;
 
         for (int i = 0; i < k_steps; ++i) {
             const int s = i % STAGES;
@@ -354,16 +384,28 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
             const uint64_t da = smem_desc(a_base + s * C::kABytes + cw * 64 * kRowBytes);
             const uint64_t db = smem_desc(b_base + s * C::kBBytes);
             wgmma_fence();
+            // PROMO: the first wgmma of a block of PROMO steps starts the accumulator afresh
+            const int fresh = PROMO > 0 && i % (PROMO > 0 ? PROMO : 1) == 0;
 #pragma unroll
             for (int kk = 0; kk < C::kBK / C::kKW; ++kk) {
                 // K offset kk * kKW elements = kk * 32 bytes = 2 units of the address field
-                Wgmma<BN, IT>::mma(acc, da + 2 * kk, db + 2 * kk, 1);
+                Wgmma<BN, IT>::mma(acc, da + 2 * kk, db + 2 * kk, kk > 0 || !fresh ? 1 : 0);
             }
             wgmma_commit();
-            wgmma_wait<1>();  // step i-1's group is done: its stage can be refilled
+            if (PROMO > 0 && ((i + 1) % (PROMO > 0 ? PROMO : 1) == 0 || i + 1 == k_steps)) {
+                wgmma_wait<0>();  // the block's products are in acc: add them to tot
+#pragma unroll
+                for (int j = 0; j < (PROMO > 0 ? BN / 2 : 1); ++j) tot[j] += acc[j];
+            } else {
+                wgmma_wait<1>();  // step i-1's group is done: its stage can be refilled
+            }
             if (i > 0) mbar_arrive(empty_bar + 8 * ((i - 1) % STAGES));
         }
         wgmma_wait<0>();
+        if (PROMO > 0) {
+#pragma unroll
+            for (int j = 0; j < (PROMO > 0 ? BN / 2 : 1); ++j) acc[j] = tot[j];
+        }
 
         // ---------------- epilogue: acc[4j + 2h + e] is row 16*warp + lane/4 + 8h,
         // column 8j + 2*(lane%4) + e of this warpgroup's 64 x BN block
@@ -494,14 +536,14 @@ static CUtensorMapDataType g_tf32_map_type = CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
 // Launch one configuration on `batch` matrices (1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH), matrix z
 // at a + z * sa, b + z * sb, c + z * sc elements (the caller has checked the operands with
 // cm__gemm_sm90_batched_supported()).
-template <int BN, int STAGES, int IT, int MINB>
+template <int BN, int STAGES, int IT, int MINB, int PROMO = 0>
 static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, const void *a,
                                 int64_t lda, const void *b, int64_t ldb, float beta, void *c,
                                 int64_t ldc, int batch, int64_t sa, int64_t sb, int64_t sc,
                                 cudaStream_t stream) {
     using Cf = Cfg<BN, STAGES, IT, MINB>;
-    auto kern1 = gemm_kernel<BN, STAGES, IT, MINB, false>;
-    auto kernz = gemm_kernel<BN, STAGES, IT, MINB, true>;
+    auto kern1 = gemm_kernel<BN, STAGES, IT, MINB, false, PROMO>;
+    auto kernz = gemm_kernel<BN, STAGES, IT, MINB, true, PROMO>;
     // once per device: whether it runs the kernel (remembered either way) and, if so, the
     // kernels' dynamic shared-memory limit raised (single matrix and batch)
     static cm__once_per_device once;
@@ -543,6 +585,20 @@ static cudaError_t launch(int c_bf16, int m, int n, int k, float alpha, const vo
                                               ldc, 1, 0, 0, 0, stream);
 }
 
+// The 3xTF32 kernel (CM__GEMM_SM90_TF32X3): the wgmma accumulator is added into the FP32 one
+// every kPromoSteps K steps (kPromoSteps x 32 = 256 K elements).
+constexpr int kPromoSteps = 8;
+
+// Its tile width: 192 (96 + 96 accumulator registers a consumer thread) unless the environment
+// variable CM_SM90_X3_TILE=128 asks for 128 x 128 (an experiment of the tuning run, read once).
+static int cm__sm90_x3_tile() {
+    static const int tile = [] {
+        const char *v = getenv("CM_SM90_X3_TILE");
+        return v != nullptr && strcmp(v, "128") == 0 ? 128 : 192;
+    }();
+    return tile;
+}
+
 }  // namespace cm__sm90
 
 extern "C" int cm__gemm_sm90_batched_supported(int in_type, int c_bf16, int m, int n, int k,
@@ -550,7 +606,10 @@ extern "C" int cm__gemm_sm90_batched_supported(int in_type, int c_bf16, int m, i
                                                int64_t ldb, const void *c, int64_t ldc, int batch,
                                                int64_t stride_a, int64_t stride_b,
                                                int64_t stride_c) {
-    if (in_type != CM__GEMM_SM90_BF16 && in_type != CM__GEMM_SM90_TF32) return 0;
+    if (in_type != CM__GEMM_SM90_BF16 && in_type != CM__GEMM_SM90_TF32 &&
+        in_type != CM__GEMM_SM90_TF32X3)
+        return 0;
+    if (in_type == CM__GEMM_SM90_TF32X3 && c_bf16) return 0;
     if (c_bf16 != 0 && c_bf16 != 1) return 0;
     if (m < 1 || n < 1 || k < 1 || a == nullptr || b == nullptr || c == nullptr) return 0;
     const int64_t elem = in_type == CM__GEMM_SM90_BF16 ? 2 : 4;
@@ -590,12 +649,21 @@ extern "C" cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int
         const void *az = static_cast<const char *>(a) + (int64_t)z0 * stride_a * elem;
         const void *bz = static_cast<const char *>(b) + (int64_t)z0 * stride_b * elem;
         void *cz = static_cast<char *>(c) + (int64_t)z0 * stride_c * celem;
-        const cudaError_t e =
-            in_type == CM__GEMM_SM90_BF16
-                ? launch_batch<256, 4, kBf16, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta,
-                                                 cz, ldc, nb, stride_a, stride_b, stride_c, stream)
-                : launch_batch<256, 4, kTf32, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta,
-                                                 cz, ldc, nb, stride_a, stride_b, stride_c, stream);
+        cudaError_t e;
+        if (in_type == CM__GEMM_SM90_BF16)
+            e = launch_batch<256, 4, kBf16, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
+                                               ldc, nb, stride_a, stride_b, stride_c, stream);
+        else if (in_type == CM__GEMM_SM90_TF32)
+            e = launch_batch<256, 4, kTf32, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
+                                               ldc, nb, stride_a, stride_b, stride_c, stream);
+        else if (cm__sm90_x3_tile() == 128)
+            e = launch_batch<128, 6, kTf32, 1, kPromoSteps>(c_bf16, m, n, k, alpha, az, lda, bz,
+                                                            ldb, beta, cz, ldc, nb, stride_a,
+                                                            stride_b, stride_c, stream);
+        else
+            e = launch_batch<192, 5, kTf32, 1, kPromoSteps>(c_bf16, m, n, k, alpha, az, lda, bz,
+                                                            ldb, beta, cz, ldc, nb, stride_a,
+                                                            stride_b, stride_c, stream);
         if (e != cudaSuccess) return e;
     }
     return cudaSuccess;

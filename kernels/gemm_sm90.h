@@ -16,12 +16,16 @@
 extern "C" {
 #endif
 
-enum { CM__GEMM_SM90_BF16 = 0, CM__GEMM_SM90_TF32 = 1 };
+enum { CM__GEMM_SM90_BF16 = 0, CM__GEMM_SM90_TF32 = 1, CM__GEMM_SM90_TF32X3 = 2 };
 
 /* "TN" GEMM on sm_90a tensor cores: C row-major M x N (ldc elements),
  * A row-major M x K (lda, K contiguous), B stored N x K row-major (ldb, K contiguous):
  *   C[m*ldc+n] = alpha * sum_k A[m*lda+k]*B[n*ldb+k] + beta*C[m*ldc+n]; beta == 0: C never read.
- * in_type: CM__GEMM_SM90_BF16 (A, B are uint16_t bf16) or CM__GEMM_SM90_TF32 (float).
+ * in_type: CM__GEMM_SM90_BF16 (A, B are uint16_t bf16) or CM__GEMM_SM90_TF32 (float), or
+ * CM__GEMM_SM90_TF32X3: float operands already split for 3xTF32 (cm__gemm_split_tf32 of
+ * kernels/gemm.h: TF32 values, so the copy engine's rounding keeps them) run by a 128 x 192
+ * tile with two-level accumulation (the tensor cores' accumulator is added into a second FP32
+ * one every 256 K elements, round to nearest), C float only.
  * c_bf16: 0 = C float, 1 = C bf16.
  *
  * Strided batch: batch matrices (0 or 1: one, and the strides are ignored), matrix z at

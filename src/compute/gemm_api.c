@@ -190,18 +190,30 @@ int cm__gemm_parse_name(const char *name, cm__gemm_choice_t *out) {
     return 0;
 }
 
+/* A and B (every matrix of a batch) start on 16 bytes with rows of whole 16 bytes */
 static int cm__aligned16(const cm__gemm_args_t *p) {
     const int64_t e = p->in_type == CM__GEMM_BF16 ? 8 : 4; /* elements per 16 bytes */
     return (uintptr_t)p->a % 16u == 0 && (uintptr_t)p->b % 16u == 0 && p->lda % e == 0 &&
-           p->ldb % e == 0;
+           p->ldb % e == 0 && (p->batch <= 1 || (p->stride_a % e == 0 && p->stride_b % e == 0));
+}
+
+/* The shape class of p as the table sees it: a strided batch fills the multiprocessors with all
+ * its matrices' tiles (as one matrix on sm_count / batch of them), and a batch of matrices of
+ * at most 128 x 128 takes the tiny class's small tiles (a 128 x 256 tile would run mostly
+ * empty). */
+static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
+    const int batch = p->batch > 1 ? p->batch : 1;
+    if (batch == 1) return cm__gemm_shape_class(p->m, p->n, p->k, sm_count);
+    if (p->m <= 128 && p->n <= 128) return CM__GEMM_SHAPE_TINY;
+    const int sms = sm_count < 1 ? 1 : sm_count;
+    return cm__gemm_shape_class(p->m, p->n, p->k, (sms + batch - 1) / batch);
 }
 
 cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,
                                   const cm__gemm_args_t *p, int have_sm90, const char *override) {
     const int arch = cm__gemm_arch_class(major, minor);
     const int fam = cm__gemm_family(precision);
-    cm__gemm_choice_t c = cm__gemm_table_entry(arch, fam, cm__gemm_shape_class(p->m, p->n, p->k,
-                                                                               sm_count));
+    cm__gemm_choice_t c = cm__gemm_table_entry(arch, fam, cm__gemm_select_shape(p, sm_count));
     cm__gemm_choice_t forced;
     /* an FFMA configuration this build did not compile (CUDAMODEL_BUILD_TUNING=OFF) is ignored
      * like an unknown name: the table decides */
@@ -214,15 +226,16 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     if (vector_shape && (!is_forced || c.kernel == CM__GEMM_KERNEL_GEMV))
         return (cm__gemm_choice_t){CM__GEMM_KERNEL_GEMV, 0};
     if (c.kernel == CM__GEMM_KERNEL_GEMV)
-        c = cm__gemm_table_entry(arch, fam, cm__gemm_shape_class(p->m, p->n, p->k, sm_count));
+        c = cm__gemm_table_entry(arch, fam, cm__gemm_select_shape(p, sm_count));
     /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
     if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
     if (precision == CM_GEMM_FP32_3XTF32) {
         /* FP32 accuracy: the split-TF32 Hopper path where it fills the GPU (or is forced),
          * else the FP32 kernels (the same accuracy); never a TF32-only tensor-core kernel */
-        const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
-        const int shape = cm__gemm_shape_class(p->m, p->n, p->k, sm_count);
+        const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256) *
+                              (p->batch > 1 ? p->batch : 1);
+        const int shape = cm__gemm_select_shape(p, sm_count);
         const int fills = shape == CM__GEMM_SHAPE_LARGE ||
                           (shape == CM__GEMM_SHAPE_SKINNY && tiles >= sm_count);
         const int want = is_forced ? c.kernel == CM__GEMM_KERNEL_SM90 : fills;
@@ -241,7 +254,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         else if (p->a_kmajor && p->b_kmajor && cm__aligned16(p))
             c.config = 0;
         else if (c.config == CM__GEMM_SM90_PACK ||
-                 cm__gemm_shape_class(p->m, p->n, p->k, sm_count) == CM__GEMM_SHAPE_LARGE)
+                 cm__gemm_select_shape(p, sm_count) == CM__GEMM_SHAPE_LARGE)
             /* transposing pre-pass: O((m + n) k) bytes against O(m n k) flops pays off on the
              * large class only (measured: bench/NOTES-gemm.md); a forced "sm90" packs anywhere */
             c.config = CM__GEMM_SM90_PACK;
@@ -482,22 +495,57 @@ static cm_status_t cm__gemm_dims(size_t m, size_t n, size_t k, const char *func)
 
 /* ====================================================================== cm_gemm */
 
+#if CM_HAVE_GEMM_SM90
+/* One operand of the pre-pass: `rows` x K stored K-contiguous (kmajor) or rows-contiguous at
+ * src (ld), `count` matrices `stride` apart (count 1 when the batch shares it), into dst
+ * (ldk, dst_stride apart): a transpose, or a pitched copy of a K-contiguous but misaligned one. */
+static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld, int kmajor,
+                                         int k, int rows, int count, int64_t stride, void *dst,
+                                         int64_t ldk, int64_t dst_stride, cudaStream_t cs) {
+    if (!kmajor)
+        return cm__gemm_pack_batched((int)e, src, ld, k, rows, dst, ldk, count, stride,
+                                     dst_stride, cs);
+    if (count == 1 || stride == (int64_t)rows * ld) /* the matrices follow each other: one copy */
+        return cm__cuda.memcpy_2d_async(dst, (size_t)(ldk * e), src, (size_t)(ld * e),
+                                        (size_t)((int64_t)k * e), (size_t)rows * (size_t)count,
+                                        cudaMemcpyDeviceToDevice, cs);
+    cudaError_t err = cudaSuccess;
+    for (int z = 0; z < count && err == cudaSuccess; ++z)
+        err = cm__cuda.memcpy_2d_async((unsigned char *)dst + (int64_t)z * dst_stride * e,
+                                       (size_t)(ldk * e),
+                                       (const unsigned char *)src + (int64_t)z * stride * e,
+                                       (size_t)(ld * e), (size_t)((int64_t)k * e), (size_t)rows,
+                                       cudaMemcpyDeviceToDevice, cs);
+    return err;
+}
+#endif
+
 /* The Hopper kernel for a problem that is not "TN" (choice "sm90+pack"): every operand that is not
  * K-contiguous with 16-byte rows is first transposed (or, K-contiguous but misaligned, copied)
  * into stream-ordered scratch from the device's memory pool, with K rounded up to 16 bytes; the
  * scratch is freed on the stream after the GEMM. cudaErrorNotSupported with nothing queued when
- * there is no pool or no memory for the scratch: the caller then runs the mma.sync path. */
+ * there is no pool or no memory for the scratch: the caller then runs the mma.sync path.
+ * A batch packs every matrix of each operand (one when the batch shares it) and runs one
+ * batched launch. */
 static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t pool,
                                         cudaStream_t cs) {
 #if CM_HAVE_GEMM_SM90
     if (pool == NULL) return cudaErrorNotSupported;
+    const int batch = p->batch > 1 ? p->batch : 1;
     const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
     const int64_t ldk = ((int64_t)p->k + 16 / e - 1) / (16 / e) * (16 / e);
-    const int pack_a = !(p->a_kmajor && (uintptr_t)p->a % 16u == 0 && p->lda * e % 16 == 0);
-    const int pack_b = !(p->b_kmajor && (uintptr_t)p->b % 16u == 0 && p->ldb * e % 16 == 0);
+    /* an operand the kernel cannot read as it is (not K-contiguous, or a base, leading
+     * dimension or batch stride off 16 bytes) goes through scratch */
+    const int pack_a = !(p->a_kmajor && (uintptr_t)p->a % 16u == 0 && p->lda * e % 16 == 0 &&
+                         (batch == 1 || p->stride_a * e % 16 == 0));
+    const int pack_b = !(p->b_kmajor && (uintptr_t)p->b % 16u == 0 && p->ldb * e % 16 == 0 &&
+                         (batch == 1 || p->stride_b * e % 16 == 0));
+    /* matrices of each operand in scratch: one when the batch shares it (stride 0) */
+    const int na = batch > 1 && p->stride_a != 0 ? batch : 1;
+    const int nb = batch > 1 && p->stride_b != 0 ? batch : 1;
     const size_t bytes_a =
-        pack_a ? ((size_t)p->m * (size_t)ldk * (size_t)e + 255u) / 256u * 256u : 0;
-    const size_t bytes_b = pack_b ? (size_t)p->n * (size_t)ldk * (size_t)e : 0;
+        pack_a ? ((size_t)na * (size_t)p->m * (size_t)ldk * (size_t)e + 255u) / 256u * 256u : 0;
+    const size_t bytes_b = pack_b ? (size_t)nb * (size_t)p->n * (size_t)ldk * (size_t)e : 0;
     void *scratch = NULL;
     if (bytes_a + bytes_b == 0 ||
         cm__cuda.malloc_from_pool_async(&scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
@@ -509,29 +557,25 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t 
     unsigned char *const base = scratch;
     if (pack_a) {
         q.a = base;
-        err = p->a_kmajor ? cm__cuda.memcpy_2d_async(base, (size_t)(ldk * e), p->a,
-                                                     (size_t)(p->lda * e),
-                                                     (size_t)((int64_t)p->k * e), (size_t)p->m,
-                                                     cudaMemcpyDeviceToDevice, cs)
-                          : cm__gemm_pack((int)e, p->a, p->lda, p->k, p->m, base, ldk, cs);
         q.lda = ldk;
         q.a_kmajor = 1;
+        q.stride_a = na > 1 ? (int64_t)p->m * ldk : 0;
+        err = cm__gemm_pack_operand(e, p->a, p->lda, p->a_kmajor, p->k, p->m, na, p->stride_a,
+                                    base, ldk, q.stride_a, cs);
     }
     if (pack_b && err == cudaSuccess) {
         q.b = base + bytes_a;
-        err = p->b_kmajor ? cm__cuda.memcpy_2d_async(base + bytes_a, (size_t)(ldk * e), p->b,
-                                                     (size_t)(p->ldb * e),
-                                                     (size_t)((int64_t)p->k * e), (size_t)p->n,
-                                                     cudaMemcpyDeviceToDevice, cs)
-                          : cm__gemm_pack((int)e, p->b, p->ldb, p->k, p->n, base + bytes_a, ldk,
-                                          cs);
         q.ldb = ldk;
         q.b_kmajor = 1;
+        q.stride_b = nb > 1 ? (int64_t)p->n * ldk : 0;
+        err = cm__gemm_pack_operand(e, p->b, p->ldb, p->b_kmajor, p->k, p->n, nb, p->stride_b,
+                                    base + bytes_a, ldk, q.stride_b, cs);
     }
     if (err == cudaSuccess) {
         const int in = q.in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16 : CM__GEMM_SM90_TF32;
-        err = cm__gemm_sm90(in, q.out_type == CM__GEMM_BF16, q.m, q.n, q.k, q.alpha, q.a, q.lda,
-                            q.b, q.ldb, q.beta, q.c, q.ldc, cs);
+        err = cm__gemm_sm90_batched(in, q.out_type == CM__GEMM_BF16, q.m, q.n, q.k, q.alpha, q.a,
+                                    q.lda, q.b, q.ldb, q.beta, q.c, q.ldc, batch, q.stride_a,
+                                    q.stride_b, q.stride_c, cs);
     }
     /* stream-ordered: after the GEMM; the packing already queued is harmless if it failed */
     const cudaError_t ferr = cm__cuda.free_async(scratch, cs);
@@ -555,8 +599,8 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t 
  * caller then runs the FP32 kernels (the same accuracy). */
 #define CM__GEMM_3X_SCRATCH ((size_t)1 << 30)
 
-static cudaError_t cm__gemm_sm90_3xtf32(const cm__gemm_args_t *p, cudaMemPool_t pool,
-                                        cudaStream_t cs) {
+static cudaError_t cm__gemm_sm90_3xtf32_one(const cm__gemm_args_t *p, cudaMemPool_t pool,
+                                            cudaStream_t cs) {
 #if CM_HAVE_GEMM_SM90
     if (pool == NULL || p->k < 1 || p->in_type != CM__GEMM_F32 || p->out_type != CM__GEMM_F32)
         return cudaErrorNotSupported;
@@ -590,7 +634,7 @@ static cudaError_t cm__gemm_sm90_3xtf32(const cm__gemm_args_t *p, cudaMemPool_t 
             err = cm__gemm_split_tf32(p->b, p->ldb, p->b_kmajor, (int)k0, kd, p->n, order_b, sb,
                                       kp, 3 * kp, cs);
         if (err == cudaSuccess)
-            err = cm__gemm_sm90(CM__GEMM_SM90_TF32, 0, p->m, p->n, (int)(3 * kp), p->alpha, sa,
+            err = cm__gemm_sm90(CM__GEMM_SM90_TF32X3, 0, p->m, p->n, (int)(3 * kp), p->alpha, sa,
                                 3 * kp, sb, 3 * kp, beta, p->c, p->ldc, cs);
         /* a refusal of the first pass has written nothing: the caller's fallback runs it all;
          * a later pass cannot be refused (same operands, fewer K) */
@@ -606,6 +650,24 @@ static cudaError_t cm__gemm_sm90_3xtf32(const cm__gemm_args_t *p, cudaMemPool_t 
     (void)cs;
     return cudaErrorNotSupported;
 #endif
+}
+
+/* A batch of 3xTF32 products: one matrix at a time (the split pre-pass and its scratch are per
+ * matrix); a refusal (cudaErrorNotSupported) can only come from the first, before anything is
+ * written, since every matrix has the same shape and the scratch is given back in between. */
+static cudaError_t cm__gemm_sm90_3xtf32(const cm__gemm_args_t *p, cudaMemPool_t pool,
+                                        cudaStream_t cs) {
+    const int batch = p->batch > 1 ? p->batch : 1;
+    cm__gemm_args_t q = *p;
+    q.batch = 1;
+    cudaError_t err = cudaSuccess;
+    for (int z = 0; z < batch && err == cudaSuccess; ++z) {
+        q.a = (const float *)p->a + (int64_t)z * p->stride_a;
+        q.b = (const float *)p->b + (int64_t)z * p->stride_b;
+        q.c = (float *)p->c + (int64_t)z * p->stride_c;
+        err = cm__gemm_sm90_3xtf32_one(&q, pool, cs);
+    }
+    return err;
 }
 
 /* Run choice *ch for one matrix; when a kernel cannot take the operands (cudaErrorNotSupported,
@@ -624,8 +686,10 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
         } else {
 #if CM_HAVE_GEMM_SM90
             const int in = p->in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16 : CM__GEMM_SM90_TF32;
-            err = cm__gemm_sm90(in, p->out_type == CM__GEMM_BF16, p->m, p->n, p->k, p->alpha,
-                                p->a, p->lda, p->b, p->ldb, p->beta, p->c, p->ldc, cs);
+            err = cm__gemm_sm90_batched(in, p->out_type == CM__GEMM_BF16, p->m, p->n, p->k,
+                                        p->alpha, p->a, p->lda, p->b, p->ldb, p->beta, p->c,
+                                        p->ldc, p->batch, p->stride_a, p->stride_b, p->stride_c,
+                                        cs);
 #endif
         }
         if (err != cudaErrorNotSupported) return err;
@@ -720,50 +784,42 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
     CM_TRY(cm__gemm_device_facts(ordinal, &major, &minor, &sms, func));
 
     cm__gemm_args_t p;
-    cm__gemm_normalize((int)layout, (int)op_a, (int)op_b, (int)m, (int)n, (int)k, A.ptr,
-                       (int64_t)lda, B.ptr, (int64_t)ldb, C.ptr, (int64_t)ldc, &p);
-    p.alpha = k == 0 ? 0.0f : alpha; /* K = 0: C = beta C, even for an infinite alpha */
-    p.beta = beta;
-    p.in_type = in_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
-    p.out_type = out_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
-    cm__gemm_choice_t ch = cm__gemm_select((int)precision, major, minor, sms, &p,
-                                           CM_HAVE_GEMM_SM90, cm__gemm_config_override());
     cm__scope_t sc;
     CM_TRY(cm__enter(ordinal, 1, &sc));
     CM__NVTX_PUSH("cm_gemm");
     cudaError_t err = cudaSuccess;
-    size_t bi = 0;
-    for (; bi < batch && err == cudaSuccess; ++bi) {
-        /* matrix bi of the batch: the kernels' pointers moved by the strides (the choice holds:
-         * the shape is the same and the strides keep or break 16-byte alignment alike for the
-         * kernels that check it per call) */
-        if (bi > 0) {
-            cm__gemm_normalize((int)layout, (int)op_a, (int)op_b, (int)m, (int)n, (int)k,
-                               A.ptr + bi * stride_a * in_elem, (int64_t)lda,
-                               B.ptr + bi * stride_b * in_elem, (int64_t)ldb,
-                               C.ptr + bi * stride_c * out_elem, (int64_t)ldc, &p);
-            p.alpha = k == 0 ? 0.0f : alpha;
-            p.beta = beta;
-            p.in_type = in_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
-            p.out_type = out_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
-        }
-        /* a later matrix whose operands lost (or gained) the alignment the choice needs gets
-         * the choice the selection makes for it (pure: no device query) */
-        cm__gemm_choice_t use = ch;
-        if (bi > 0 && use.kernel != CM__GEMM_KERNEL_FFMA && use.kernel != CM__GEMM_KERNEL_GEMV)
-            use = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
-                                  cm__gemm_config_override());
+    cm__gemm_choice_t ch = {CM__GEMM_KERNEL_FFMA, 0};
+    /* the whole batch in one launcher call (each kernel has a batch grid dimension), in pieces
+     * of at most INT_MAX matrices; the batch strides follow the normalised operands (a
+     * column-major C swaps A and B) */
+    const size_t piece = (size_t)INT32_MAX;
+    for (size_t b0 = 0; b0 < batch && err == cudaSuccess; b0 += piece) {
+        const size_t nb = batch - b0 < piece ? batch - b0 : piece;
+        /* (an empty operand, K = 0, has no address: no NULL + offset) */
+        cm__gemm_normalize((int)layout, (int)op_a, (int)op_b, (int)m, (int)n, (int)k,
+                           A.ptr ? A.ptr + b0 * stride_a * in_elem : NULL, (int64_t)lda,
+                           B.ptr ? B.ptr + b0 * stride_b * in_elem : NULL, (int64_t)ldb,
+                           C.ptr + b0 * stride_c * out_elem, (int64_t)ldc, &p);
+        p.alpha = k == 0 ? 0.0f : alpha; /* K = 0: C = beta C, even for an infinite alpha */
+        p.beta = beta;
+        p.in_type = in_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
+        p.out_type = out_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
+        p.batch = (int)nb;
+        p.stride_a = (int64_t)(row ? stride_a : stride_b);
+        p.stride_b = (int64_t)(row ? stride_b : stride_a);
+        p.stride_c = (int64_t)stride_c;
+        ch = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
+                             cm__gemm_config_override());
         /* the pool of C's device object (set when the device was opened, never changed): the
          * Hopper pre-passes' scratch */
-        err = cm__gemm_launch(&use, (int)precision, &p, sms, C.obj->a.dev->pool, cs);
-        if (err != cudaSuccess) ch = use;
+        err = cm__gemm_launch(&ch, (int)precision, &p, sms, C.obj->a.dev->pool, cs);
     }
     cm_status_t status = CM_OK;
     if (err != cudaSuccess)
         status = cm__cuda_fail(err, __FILE__, __LINE__,
-                               "GEMM kernel %s (%s, %zu x %zu x %zu, matrix %zu of %zu) in %s",
+                               "GEMM kernel %s (%s, %zu x %zu x %zu, batch of %zu) in %s",
                                cm__gemm_choice_name(ch), cm__gemm_prec_name((int)precision), m, n,
-                               k, bi - 1, batch, func);
+                               k, batch, func);
     else if (stream == NULL)
         status = cm__finish_sync(func);
     CM__NVTX_POP();

@@ -478,6 +478,32 @@ static void test_dispatch(void **state) {
     assert_true(cm__gemm_parse_name("sm90+3xtf32", &x3));
     assert_string_equal(cm__gemm_choice_name(x3), "sm90+3xtf32");
 
+    /* a strided batch: the classes count the whole batch's tiles; matrices of at most
+     * 128 x 128 take the tiny class's small tiles; strides off 16 bytes keep the direct
+     * Hopper kernel away */
+    cm__gemm_args_t b512 = args(512, 512, 512, 1, 1, CM__GEMM_F32, 512);
+    b512.ldb = 512;
+    b512.batch = 64;
+    b512.stride_a = b512.stride_b = b512.stride_c = 512 * 512;
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, b512, 1, NULL), "sm90");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, b512, 1, NULL), "ffma:128x128x16q3");
+    b512.batch = 1;
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, b512, 1, NULL), "mma:64x64"); /* one: tiny */
+    b512.batch = 64;
+    b512.a_kmajor = 0;
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, b512, 1, NULL), "sm90+pack");
+    b512.a_kmajor = 1;
+    b512.stride_a = 512 * 512 + 1; /* matrix 1 off 16 bytes: packed (copied aligned) */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, b512, 1, NULL), "sm90+pack");
+    cm__gemm_args_t b64 = args(64, 64, 64, 1, 1, CM__GEMM_F32, 64);
+    b64.ldb = 64;
+    b64.batch = 1024;
+    b64.stride_a = b64.stride_b = b64.stride_c = 64 * 64;
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, b64, 1, NULL), "mma:64x64");
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, b64, 1, NULL), "mma:64x64");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, b64, 1, NULL), "ffma:32x64x16");
+    assert_string_equal(NAME(CM_GEMM_FP32_3XTF32, 9, b64, 1, NULL), "ffma:32x64x16");
+
     /* a vector side of C (m or n == 1, k >= 1): the matrix-vector kernel, every precision and
      * architecture, operands aligned or not; an override of another kernel is respected there,
      * "gemv" forced elsewhere runs the table's choice; k == 0 stays C = beta C (FFMA) */
