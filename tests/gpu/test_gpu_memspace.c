@@ -892,8 +892,9 @@ static void test_surfaces(void **state) {
     CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, out, 0, tgot, n * sizeof(float)));
     assert_memory_equal(tgot, got, n * sizeof(float));
 
-    /* the array cannot go while the texture or the surface uses it */
-    EXPECT_FAIL(cm_array_destroy(a), CM_ERROR_BUSY, "is read by"); /* the texture or the surface, whichever the library names first */
+    /* the array cannot go while the texture or the surface uses it (the message names
+     * whichever the library finds first) */
+    EXPECT_FAIL(cm_array_destroy(a), CM_ERROR_BUSY, "is read by");
     CM_ASSERT_OK(cm_texture_destroy(tex));
     EXPECT_FAIL(cm_array_destroy(a), CM_ERROR_BUSY, "surface");
     /* and still holds the data */
