@@ -11,6 +11,8 @@
 // odd) for 2-byte ones.
 #include <stdint.h>
 
+#include <cuda_bf16.h>
+
 #include "gemm.h"
 
 namespace {
@@ -195,5 +197,48 @@ extern "C" cudaError_t cm__gemm_split_tf32(const float *src, int64_t ld, int kma
         gemm_split_rmajor<<<grid, dim3(TILE, ROWS), 0, stream>>>(
             src, (long long)ld, k0, kdim, rdim, o, dst, (long long)kpad, (long long)ldd, k_tiles);
     }
+    return cudaGetLastError();
+}
+
+// ---------------------------------------------------------------- split-K reduction (kernels/gemm.h)
+//
+// C = alpha * sum over the parts of P + beta * C, element by element, the parts summed in
+// order 0, 1, ... (deterministic). P holds `parts` row-major m x n float matrices, mn apart.
+namespace {
+
+__global__ void __launch_bounds__(256) gemm_splitk_reduce_kernel(
+    const float *__restrict__ P, int parts, long long mn, int n, float alpha, float beta,
+    void *__restrict__ c, long long ldc, int c_bf16) {
+    for (long long idx = (long long)blockIdx.x * 256 + threadIdx.x; idx < mn;
+         idx += (long long)gridDim.x * 256) {
+        float s = 0.0f;
+        for (int q = 0; q < parts; ++q) s += P[(long long)q * mn + idx];
+        const long long i = idx / n, j = idx - i * n;
+        float v = alpha * s;
+        if (c_bf16) {
+            __nv_bfloat16 *p = static_cast<__nv_bfloat16 *>(c) + i * ldc + j;
+            if (beta != 0.0f) v = fmaf(beta, __bfloat162float(*p), v);
+            *p = __float2bfloat16_rn(v);
+        } else {
+            float *p = static_cast<float *>(c) + i * ldc + j;
+            if (beta != 0.0f) v = fmaf(beta, *p, v);
+            *p = v;
+        }
+    }
+}
+
+}  // namespace
+
+extern "C" cudaError_t cm__gemm_splitk_reduce(const float *partials, int parts, int m, int n,
+                                              float alpha, float beta, void *c, int64_t ldc,
+                                              int c_bf16, cudaStream_t stream) {
+    if (partials == NULL || c == NULL || parts < 1 || m < 0 || n < 0 || ldc < n)
+        return cudaErrorInvalidValue;
+    const long long mn = (long long)m * n;
+    if (mn == 0) return cudaSuccess;
+    long long blocks = (mn + 255) / 256;
+    if (blocks > 132LL * 16) blocks = 132LL * 16;  // grid-stride beyond ~16 blocks a multiprocessor
+    gemm_splitk_reduce_kernel<<<(unsigned)blocks, 256, 0, stream>>>(
+        partials, parts, mn, n, alpha, beta, c, (long long)ldc, c_bf16);
     return cudaGetLastError();
 }

@@ -33,7 +33,6 @@
 // the real one. Any other architecture compiles an empty kernel that the host never launches
 // (cm__gemm_sm90 checks the device's compute capability and the kernel's image first).
 #include <limits.h>
-#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -589,15 +588,9 @@ static cudaError_t launch(int c_bf16, int m, int n, int k, float alpha, const vo
 // every kPromoSteps K steps (kPromoSteps x 32 = 256 K elements).
 constexpr int kPromoSteps = 8;
 
-// Its tile width: 192 (96 + 96 accumulator registers a consumer thread) unless the environment
-// variable CM_SM90_X3_TILE=128 asks for 128 x 128 (an experiment of the tuning run, read once).
-static int cm__sm90_x3_tile() {
-    static const int tile = [] {
-        const char *v = getenv("CM_SM90_X3_TILE");
-        return v != nullptr && strcmp(v, "128") == 0 ? 128 : 192;
-    }();
-    return tile;
-}
+// Its tile is 128 x 192: 96 + 96 accumulator registers a consumer thread fit the 232 of
+// setmaxnreg (128 x 256 would need 256). Measured on the H200 against 128 x 128 with the same
+// promotion: 2.09-2.19x cublasSgemm at 4096^3 / 8192^3 against 1.70-1.73x (bench/NOTES-gemm.md).
 
 }  // namespace cm__sm90
 
@@ -656,10 +649,6 @@ extern "C" cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int
         else if (in_type == CM__GEMM_SM90_TF32)
             e = launch_batch<256, 4, kTf32, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
                                                ldc, nb, stride_a, stride_b, stride_c, stream);
-        else if (cm__sm90_x3_tile() == 128)
-            e = launch_batch<128, 6, kTf32, 1, kPromoSteps>(c_bf16, m, n, k, alpha, az, lda, bz,
-                                                            ldb, beta, cz, ldc, nb, stride_a,
-                                                            stride_b, stride_c, stream);
         else
             e = launch_batch<192, 5, kTf32, 1, kPromoSteps>(c_bf16, m, n, k, alpha, az, lda, bz,
                                                             ldb, beta, cz, ldc, nb, stride_a,

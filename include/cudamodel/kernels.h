@@ -461,8 +461,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  *   fills the GPU (the large class, or a small K with at least one 128 x 256 tile of C per
  *   multiprocessor) runs a split pre-pass (kernels/gemm_pack.cu: A and B become K-contiguous
  *   TF32 operands of 3 x K, K rounded up to 32; scratch of 12 (M + N) K bytes at most
- *   1 GiB per pass from the device object's pool, longer K in several passes) and then the
- *   wgmma kernel ("sm90+3xtf32"). Everywhere else (other architectures, small problems, no
+ *   1 GiB per pass from the device object's pool, longer K in several passes) and then a
+ *   wgmma kernel of its own ("sm90+3xtf32": 128 x 192 tiles whose tensor-core accumulator is
+ *   added into a second FP32 accumulator every 256 K elements, because the tensor cores'
+ *   accumulation alone loses low bits over a long K). Everywhere else (other architectures, small problems, no
  *   memory for the scratch, matrix-vector shapes) it runs the FP32 kernels: the same accuracy,
  *   never an error of its own. Infinities and NaN in the inputs propagate as in FP32; the
  *   small parts of inputs below about 2^-114 (and tensor-core subnormals) are flushed, a
@@ -498,8 +500,15 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * ... (see cm_gemm_config_name()); a name that cannot serve the call, or an FFMA tile this build
  * did not compile (only a -DCUDAMODEL_BUILD_TUNING=ON build carries every one), is ignored.
  *
+ * Split-K: a single product whose C gives the chosen kernel's tiles to fewer than half the
+ * multiprocessors while K is at least 512 (64 x 64 x 4096, 7 x 3001 x 3001 ...) runs as a batch
+ * over K ranges of at least 256 (at most 32 parts) into float scratch from the device object's
+ * pool, then an ordered reduction applies alpha and beta (without the scratch memory it runs
+ * whole). CM_GEMM_FP32_3XTF32 and matrix-vector products are never split.
+ *
  * On a stream: returns once the work is queued (NULL stream: complete on return).
- * Deterministic: the same inputs, shapes and device give the same bits (no atomics, no split-K reduction order that varies).
+ * Deterministic: the same inputs, shapes and device give the same bits (no atomics; split-K
+ * sums its parts in a fixed order).
  * Threading: as the rest of this header.
  */
 
@@ -615,9 +624,12 @@ CM_API cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision,
  * before anything is queued: the last one must lie inside its buffer, C matrices may not
  * overlap each other (stride_c at least the elements one C spans, (outer - 1) * ldc + inner)
  * and the C range of the batch may not overlap the A or B range of the batch in the same buffer.
- * One kernel choice serves the batch (a later matrix whose operands lose the alignment the
- * tensor-core paths need takes the choice made for it); the products are queued one after
- * another on the stream.
+ * One kernel launch runs the whole batch (each kernel has a batch grid dimension; one launch
+ * per 65535 matrices): the choice counts the batch's tiles together (a batch of matrices of
+ * at most 128 x 128 takes small tiles), and the 16-byte tensor-core paths need every matrix
+ * aligned (base and stride; otherwise a batch of TF32 / BF16 products is packed for the Hopper
+ * kernel on the large class, or runs mma.sync or FFMA). CM_GEMM_FP32_3XTF32 batches run one
+ * matrix after another on the stream.
  *
  * @param stream, precision, layout, op_a, op_b, m, n, k, alpha, beta  as for cm_gemm().
  * @param a, a_offset, lda, stride_a  A: buffer, byte offset of the first matrix, leading

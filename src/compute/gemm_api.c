@@ -711,6 +711,95 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
     return cm__gemm_ffma(p, ch->config, cs);
 }
 
+/* ---------------------------------------------------------------------- split-K
+ * A single product whose C gives the chosen kernel fewer than half a wave of tiles but whose K
+ * is long (64 x 64 x 4096, 7 x 3001 x 3001, 1000^3 TF32 on 132 multiprocessors...) runs as a
+ * strided batch over K: part q multiplies the K range [q kc, (q + 1) kc) into its own float
+ * m x n matrix of scratch (alpha 1, beta 0), and cm__gemm_splitk_reduce adds the parts in order
+ * and applies alpha and beta (deterministic: the same bits every call). The parts run every
+ * kernel's batch dimension, with the kernel the selection makes for them. */
+
+/* Parts for p under choice ch: 1 (no split) unless the tiles of C fill less than half the
+ * multiprocessors and K gives every part at least CM__SPLITK_MIN_K; at most CM__SPLITK_MAX. */
+#define CM__SPLITK_MIN_K 256
+#define CM__SPLITK_MAX 32
+static int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision,
+                                 int sms) {
+    if (p->batch > 1 || p->k < 2 * CM__SPLITK_MIN_K || p->m < 1 || p->n < 1 ||
+        ch.kernel == CM__GEMM_KERNEL_GEMV || precision == CM_GEMM_FP32_3XTF32)
+        return 1;
+    int bm = 128, bn = 256; /* the Hopper kernel's tile */
+    if (ch.kernel == CM__GEMM_KERNEL_FFMA) cm__gemm_ffma_tile(ch.config, &bm, &bn);
+    if (ch.kernel == CM__GEMM_KERNEL_MMA) cm__gemm_mma_tile(ch.config, &bm, &bn);
+    if (bm < 1 || bn < 1) return 1;
+    const int64_t tiles = ((int64_t)p->m + bm - 1) / bm * (((int64_t)p->n + bn - 1) / bn);
+    if (2 * tiles > sms) return 1;
+    int64_t parts = ((int64_t)sms + tiles - 1) / tiles; /* about one wave */
+    if (parts > p->k / CM__SPLITK_MIN_K) parts = p->k / CM__SPLITK_MIN_K;
+    if (parts > CM__SPLITK_MAX) parts = CM__SPLITK_MAX;
+    return parts < 2 ? 1 : (int)parts;
+}
+
+/* Run p (batch 1) split over K in `parts`; cudaErrorNotSupported with nothing queued when the
+ * scratch cannot be had (the caller runs it whole). *ch: what the parts ran. */
+static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const cm__gemm_args_t *p,
+                                   int parts, int major, int minor, int sms, cudaMemPool_t pool,
+                                   cudaStream_t cs) {
+    if (pool == NULL) return cudaErrorNotSupported;
+    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
+    /* chunk: a multiple of 32 elements along K, so a K-contiguous operand's 16-byte alignment
+     * holds in every part */
+    int64_t kc = ((int64_t)p->k + parts - 1) / parts;
+    kc = (kc + 31) / 32 * 32;
+    const int full = (int)(p->k / kc);
+    const int64_t rem = p->k - (int64_t)full * kc;
+    const int total = full + (rem > 0);
+    const int64_t mn = (int64_t)p->m * p->n;
+    void *scratch = NULL;
+    if (full < 1 ||
+        cm__cuda.malloc_from_pool_async(&scratch, (size_t)total * (size_t)mn * 4u, pool, cs) !=
+            cudaSuccess) {
+        (void)cm__cuda.get_last_error();
+        return cudaErrorNotSupported;
+    }
+    float *const part = scratch;
+    cm__gemm_args_t q = *p;
+    q.k = (int)kc;
+    q.alpha = 1.0f;
+    q.beta = 0.0f;
+    q.c = part;
+    q.ldc = p->n;
+    q.out_type = CM__GEMM_F32;
+    q.batch = full;
+    q.stride_a = p->a_kmajor ? kc : kc * p->lda; /* K moves along a row, or down the rows */
+    q.stride_b = p->b_kmajor ? kc : kc * p->ldb;
+    q.stride_c = mn;
+    /* the parts' product is FP32 out whatever C is: a BF16-out problem's parts are BF16 */
+    const int part_prec = precision == CM_GEMM_BF16_OUT_BF16 ? CM_GEMM_BF16 : precision;
+    *ch = cm__gemm_select(part_prec, major, minor, sms, &q, CM_HAVE_GEMM_SM90,
+                          cm__gemm_config_override());
+    cudaError_t err = cm__gemm_launch(ch, part_prec, &q, sms, pool, cs);
+    if (err == cudaSuccess && rem > 0) {
+        cm__gemm_args_t r = q;
+        r.k = (int)rem;
+        r.batch = 1;
+        r.a = (const unsigned char *)p->a + (int64_t)full * q.stride_a * e;
+        r.b = (const unsigned char *)p->b + (int64_t)full * q.stride_b * e;
+        r.c = part + (int64_t)full * mn;
+        cm__gemm_choice_t rc = cm__gemm_select(part_prec, major, minor, sms, &r,
+                                               CM_HAVE_GEMM_SM90, cm__gemm_config_override());
+        err = cm__gemm_launch(&rc, part_prec, &r, sms, pool, cs);
+        if (err != cudaSuccess) *ch = rc;
+    }
+    if (err == cudaSuccess)
+        err = cm__gemm_splitk_reduce(part, total, p->m, p->n, p->alpha, p->beta, p->c, p->ldc,
+                                     p->out_type == CM__GEMM_BF16, cs);
+    /* stream-ordered: after the reduction */
+    const cudaError_t ferr = cm__cuda.free_async(scratch, cs);
+    if (err == cudaSuccess && ferr != cudaSuccess) err = ferr;
+    return err;
+}
+
 /* cm_gemm (batch 1) and cm_gemm_strided_batched: every matrix of the batch checked before
  * anything is queued, then one product per matrix on the stream with one kernel choice. */
 static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precision,
@@ -811,8 +900,13 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
         ch = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
                              cm__gemm_config_override());
         /* the pool of C's device object (set when the device was opened, never changed): the
-         * Hopper pre-passes' scratch */
-        err = cm__gemm_launch(&ch, (int)precision, &p, sms, C.obj->a.dev->pool, cs);
+         * Hopper pre-passes' and split-K's scratch */
+        cudaMemPool_t pool = C.obj->a.dev->pool;
+        const int parts = cm__gemm_splitk_parts(&p, ch, (int)precision, sms);
+        err = parts > 1 ? cm__gemm_splitk(&ch, (int)precision, &p, parts, major, minor, sms,
+                                          pool, cs)
+                        : cudaErrorNotSupported;
+        if (err == cudaErrorNotSupported) err = cm__gemm_launch(&ch, (int)precision, &p, sms, pool, cs);
     }
     cm_status_t status = CM_OK;
     if (err != cudaSuccess)

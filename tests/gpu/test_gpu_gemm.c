@@ -433,6 +433,41 @@ static void test_large_sampled(void **state) {
     run_case(&g, 0);
 }
 
+/* split-K: shapes whose C leaves most multiprocessors idle while K is long run as a batch over
+ * K plus an ordered reduction (src/compute/gemm_api.c). Every precision, layout and op on the
+ * smallest, misaligned / padded operands, beta over NaN and beta != 0, a chunk remainder
+ * (K not a multiple of the chunk) and a bf16 C. */
+static void test_split_k(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    size_t idx = 0;
+    for (int p = 0; p < CM_GEMM_FP32_3XTF32; ++p)
+        for (int l = 0; l < 2; ++l)
+            for (int oa = 0; oa < 2; ++oa)
+                for (int ob = 0; ob < 2; ++ob)
+                    for (int v = 0; v < 2; ++v) {
+                        gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l,
+                                     (cm_gemm_op_t)oa, (cm_gemm_op_t)ob, 64, 64, 4096, 1.25f,
+                                     -0.5f, 0, 0, NULL, 0};
+                        if (v) { /* padded, misaligned, K with a remainder, beta 0 over NaN */
+                            g.k = 4001;
+                            g.pad = 3;
+                            g.off = 1;
+                            g.beta = 0.0f;
+                        }
+                        run_case(&g, idx++);
+                    }
+    static const size_t sh[][3] = {{7, 3001, 3001}, {127, 1000, 3001}, {300, 200, 2500}};
+    for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i)
+        for (int p = 0; p < CM_GEMM_FP32_3XTF32; ++p) {
+            if (cm_test_under_sanitizer() && i > 0) break;
+            gcase_t g = {(cm_gemm_precision_t)p, i % 2 ? CM_GEMM_COL_MAJOR : CM_GEMM_ROW_MAJOR,
+                         CM_GEMM_OP_N, i == 2 ? CM_GEMM_OP_T : CM_GEMM_OP_N, sh[i][0], sh[i][1],
+                         sh[i][2], 1.0f, 0.75f, 0, 0, NULL, 2048};
+            run_case(&g, idx++);
+        }
+}
+
 /* CM_GEMM_FP32_3XTF32 against CM_GEMM_FP32 (FFMA, the cublasSgemm contract) on the same data:
  * the split-TF32 result must be as accurate. Shapes the default selection sends to the Hopper
  * path (large, every layout) plus a long odd K; on other devices both run FFMA. */
@@ -555,6 +590,7 @@ int main(void) {
         cmocka_unit_test(test_every_config),
         cmocka_unit_test(test_large_sampled),
         cmocka_unit_test(test_3xtf32_accuracy),
+        cmocka_unit_test(test_split_k),
         cmocka_unit_test(test_reproducible),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
