@@ -500,8 +500,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * ... (see cm_gemm_config_name()); a name that cannot serve the call, or an FFMA tile this build
  * did not compile (only a -DCUDAMODEL_BUILD_TUNING=ON build carries every one), is ignored.
  *
- * Split-K: a single product whose C gives the chosen kernel's tiles to fewer than half the
- * multiprocessors while K is at least 512 (64 x 64 x 4096, 7 x 3001 x 3001 ...) runs as a batch
+ * Split-K: a single product whose C gives the chosen kernel's tiles to at most a quarter of the
+ * multiprocessors (an eighth for the Hopper kernel) while K is at least 512 (64 x 64 x 4096, 7 x 3001 x 3001 ...) runs as a batch
  * over K ranges of at least 256 (at most 32 parts) into float scratch from the device object's
  * pool, then an ordered reduction applies alpha and beta (without the scratch memory it runs
  * whole). CM_GEMM_FP32_3XTF32 and matrix-vector products are never split.

@@ -719,8 +719,13 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * and applies alpha and beta (deterministic: the same bits every call). The parts run every
  * kernel's batch dimension, with the kernel the selection makes for them. */
 
-/* Parts for p under choice ch: 1 (no split) unless the tiles of C fill less than half the
- * multiprocessors and K gives every part at least CM__SPLITK_MIN_K; at most CM__SPLITK_MAX. */
+/* Parts for p under choice ch: 1 (no split) unless the tiles of C fill at most a quarter of
+ * the multiprocessors (an eighth for the Hopper kernel, whose 128 x 256 tiles run a short K
+ * poorly) and K gives every part at least CM__SPLITK_MIN_K; at most CM__SPLITK_MAX. H200, the
+ * sweep of bench_gemm at 209c2ab with "fewer than half" for every kernel: 64 x 64 x 4096 went
+ * 0.10-0.21x -> 0.70-1.07x cuBLAS, 127 x 1000 x 3001 0.04-0.17x -> 0.09-0.34x, but 32-64 tiles
+ * lost (1000^3 TF32 / BF16 on sm90 0.91-0.97x -> 0.47-0.60x, 512^3 BF16 on mma 1.15x ->
+ * 0.87x), hence the tighter thresholds. */
 #define CM__SPLITK_MIN_K 256
 #define CM__SPLITK_MAX 32
 static int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision,
@@ -733,7 +738,7 @@ static int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch,
     if (ch.kernel == CM__GEMM_KERNEL_MMA) cm__gemm_mma_tile(ch.config, &bm, &bn);
     if (bm < 1 || bn < 1) return 1;
     const int64_t tiles = ((int64_t)p->m + bm - 1) / bm * (((int64_t)p->n + bn - 1) / bn);
-    if (2 * tiles > sms) return 1;
+    if ((ch.kernel == CM__GEMM_KERNEL_SM90 ? 8 : 4) * tiles > sms) return 1;
     int64_t parts = ((int64_t)sms + tiles - 1) / tiles; /* about one wave */
     if (parts > p->k / CM__SPLITK_MIN_K) parts = p->k / CM__SPLITK_MIN_K;
     if (parts > CM__SPLITK_MAX) parts = CM__SPLITK_MAX;
