@@ -53,6 +53,32 @@
  * them. Work is queued on every member before any is waited for, so the GPUs run concurrently
  * from the caller's single thread.
  *
+ * ## Collectives that fail instead of hang
+ * A collective finishes only when every rank joins it: a rank that died, hangs or called a
+ * different collective leaves the others' NCCL kernels waiting forever. So every wait of the
+ * collectives (cm_comm_synchronize(), cm_comm_destroy(), the synchronous debug mode) polls the
+ * communicator's streams (cudaStreamQuery) together with NCCL's asynchronous error state
+ * (ncclCommGetAsyncError) under a **collective timeout**: CM_COLLECTIVE_TIMEOUT_DEFAULT_MS
+ * (10 minutes), or the environment variable CUDAMODEL_COLLECTIVE_TIMEOUT_MS (milliseconds, 0 for
+ * no limit) read when the set or the rank's communicator is made, or
+ * cm_device_set_set_collective_timeout() / cm_comm_set_timeout(). When the time runs out, or NCCL
+ * reports an asynchronous error (e.g. ncclRemoteError: a peer exited), the library aborts every
+ * local rank of the communicator (ncclCommAbort, which also ends NCCL's kernels in flight) and
+ * returns a status naming the cause: CM_ERROR_BUSY "did not finish within the collective
+ * timeout of N ms", or NCCL's error (usually CM_ERROR_CUDA) with NCCL's text. From then on the
+ * communicator, and for a set's communicator the whole set, is **unusable**: collectives,
+ * cm_comm_synchronize(), cm_device_set_synchronize(), new communicators and splits and every
+ * split operation fail at once with the same status and a message that repeats the cause.
+ * cm_comm_destroy(), cm_split_destroy() and cm_device_set_close() still work and release
+ * everything without waiting longer than the timeout (a communicator already aborted is destroyed
+ * at once and returns CM_OK). Recovery: destroy the communicator, close the set, open a new set
+ * and make a new communicator on every rank.
+ *
+ * Not covered: ncclCommInitAll / ncclCommInitRank themselves (cm_comm_create(),
+ * cm_comm_create_rank()) block until every rank has joined; a rank that never joins holds the
+ * others there (NCCL's non-blocking initialisation is not used). The collectives return once
+ * queued; only waits are bounded.
+ *
  * ## Threading
  * The pure functions (cm_split_plan(), the id text helpers, the names) are thread-safe. A device
  * set, a split array and a communicator are used by one thread at a time (they share the set's
@@ -189,9 +215,54 @@ CM_API cm_status_t cm_device_set_stream(const cm_device_set_t *set, int index,
  * @param[in] set  the set.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or closed set; the status of an
  *         asynchronous fault (the first member's in member order; every stream is waited for
- *         all the same), naming the last library launch on that stream.
+ *         all the same), naming the last library launch on that stream; on a set made unusable
+ *         by an aborted collective, the status of that failure (nothing is waited for).
  */
 CM_API cm_status_t cm_device_set_synchronize(cm_device_set_t *set);
+
+/** @brief The collective timeout when CUDAMODEL_COLLECTIVE_TIMEOUT_MS is not set: 10 minutes
+ *         (as long as PyTorch's default for NCCL process groups: long collectives over slow
+ *         links stay well inside it). */
+#define CM_COLLECTIVE_TIMEOUT_DEFAULT_MS 600000u
+
+/** @brief A collective timeout of 0 means no limit: waits block until the work ends. */
+#define CM_COLLECTIVE_TIMEOUT_NONE 0u
+
+/**
+ * @brief Set how long a wait on the set's collectives may take before the communicator is
+ *        aborted and the set made unusable ("Collectives that fail instead of hang" above).
+ *
+ * A set starts with CUDAMODEL_COLLECTIVE_TIMEOUT_MS when that variable holds a decimal number of
+ * milliseconds (0: no limit; anything else is ignored), else CM_COLLECTIVE_TIMEOUT_DEFAULT_MS.
+ * The setting applies to every communicator of the set, those alive now included, from their
+ * next wait on; cm_comm_set_timeout() on a set's communicator changes this same setting.
+ *
+ * @param[in] set         the set.
+ * @param[in] timeout_ms  milliseconds, or CM_COLLECTIVE_TIMEOUT_NONE (0) for no limit.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or closed set. No CUDA call.
+ */
+CM_API cm_status_t cm_device_set_set_collective_timeout(cm_device_set_t *set,
+                                                        uint32_t timeout_ms);
+
+/**
+ * @brief The set's collective timeout (cm_device_set_set_collective_timeout()).
+ * @param[in]  set         the set.
+ * @param[out] timeout_ms  receives the milliseconds (0: no limit); unchanged on failure.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a closed set.
+ */
+CM_API cm_status_t cm_device_set_collective_timeout(const cm_device_set_t *set,
+                                                    uint32_t *timeout_ms);
+
+/**
+ * @brief Whether the set can still run work: false once a collective of one of its
+ *        communicators was aborted (timeout or NCCL error).
+ * @param[in]  set     the set.
+ * @param[out] usable  receives true while the set is usable; unchanged on failure.
+ * @return CM_OK (the set's cause, when unusable, is recorded nowhere by this call: the next call
+ *         that is refused reports it); CM_ERROR_INVALID_ARGUMENT for NULL arguments or a closed
+ *         set.
+ */
+CM_API cm_status_t cm_device_set_usable(const cm_device_set_t *set, bool *usable);
 
 /* ============================================================================ peer access */
 
@@ -718,10 +789,14 @@ CM_API cm_status_t cm_comm_create_rank(cm_device_t *dev, const cm_comm_id_t *id,
                                        int rank, cm_comm_t **out);
 
 /**
- * @brief Destroy a communicator: wait for its streams, then free NCCL's resources.
+ * @brief Destroy a communicator: wait for its streams (within the collective timeout), then
+ *        free NCCL's resources (ncclCommDestroy; ncclCommAbort for a rank that failed or timed
+ *        out, so that destroy never blocks on a dead peer).
  * @param[in] comm  the communicator, or NULL (a no-op returning CM_OK).
- * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a destroyed communicator or a pointer that is
- *         not one; the status of a fault in queued work or of NCCL (released all the same).
+ * @return CM_OK (also for a communicator an earlier failure aborted: it is released at once);
+ *         CM_ERROR_INVALID_ARGUMENT for a destroyed communicator or a pointer that is not one;
+ *         the status of a fault in queued work, of a timeout (CM_ERROR_BUSY) or of NCCL
+ *         (released all the same).
  */
 CM_API cm_status_t cm_comm_destroy(cm_comm_t *comm);
 
@@ -758,13 +833,42 @@ CM_API cm_status_t cm_comm_size(const cm_comm_t *comm, int *nranks, int *local, 
 CM_API cm_status_t cm_comm_stream(const cm_comm_t *comm, int local, cm_stream_t **stream);
 
 /**
- * @brief Wait for the collectives queued on the communicator's streams and check NCCL's
- *        asynchronous error state (ncclCommGetAsyncError).
+ * @brief Wait for the collectives queued on the communicator's streams, polling the streams
+ *        (cudaStreamQuery) and NCCL's asynchronous error state (ncclCommGetAsyncError), for at
+ *        most the collective timeout (cm_comm_timeout()).
+ *
+ * On a timeout or an NCCL error every local rank is aborted (ncclCommAbort) and the
+ * communicator (and its set) becomes unusable: see "Collectives that fail instead of hang".
+ *
  * @param[in] comm  the communicator.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or destroyed communicator;
- *         CM_ERROR_NOT_SUPPORTED without NCCL; the status of a fault or NCCL error.
+ *         CM_ERROR_NOT_SUPPORTED without NCCL; CM_ERROR_BUSY when the collectives did not
+ *         finish within the timeout (the message names the rank, device and milliseconds); the
+ *         status of a fault or of an NCCL error (NCCL's text); on a communicator aborted before,
+ *         or one whose set was made unusable, the status of that failure again.
  */
 CM_API cm_status_t cm_comm_synchronize(cm_comm_t *comm);
+
+/**
+ * @brief Set the collective timeout of a communicator. A set's communicator shares its set's
+ *        setting (this is cm_device_set_set_collective_timeout() on its set); a rank's
+ *        communicator (cm_comm_create_rank()) starts with CUDAMODEL_COLLECTIVE_TIMEOUT_MS or
+ *        CM_COLLECTIVE_TIMEOUT_DEFAULT_MS, as a set does.
+ * @param[in] comm        the communicator.
+ * @param[in] timeout_ms  milliseconds, or CM_COLLECTIVE_TIMEOUT_NONE (0) for no limit.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or destroyed communicator;
+ *         CM_ERROR_NOT_SUPPORTED without NCCL. No CUDA call.
+ */
+CM_API cm_status_t cm_comm_set_timeout(cm_comm_t *comm, uint32_t timeout_ms);
+
+/**
+ * @brief The collective timeout of a communicator (cm_comm_set_timeout()).
+ * @param[in]  comm        the communicator.
+ * @param[out] timeout_ms  receives the milliseconds (0: no limit); unchanged on failure.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a destroyed communicator;
+ *         CM_ERROR_NOT_SUPPORTED without NCCL.
+ */
+CM_API cm_status_t cm_comm_timeout(const cm_comm_t *comm, uint32_t *timeout_ms);
 
 /*
  * The collectives. Each takes one buffer per local rank (arrays of `local` entries, in local
@@ -776,7 +880,9 @@ CM_API cm_status_t cm_comm_synchronize(cm_comm_t *comm);
  * Return: CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL or destroyed communicator, NULL arrays or
  * entries, a buffer of the wrong device or too small, an unknown dtype or op, or a root out of
  * range; CM_ERROR_NOT_SUPPORTED without NCCL (the message says how to build with it); NCCL
- * failures with NCCL's message; CM_ERROR_CONTEXT_LOST.
+ * failures with NCCL's message; CM_ERROR_CONTEXT_LOST; on a communicator aborted by an earlier
+ * timeout or NCCL error (or whose set was made unusable), the status of that failure, with
+ * nothing queued.
  */
 
 /**

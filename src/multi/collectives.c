@@ -22,6 +22,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +169,18 @@ cm_status_t cm_comm_synchronize(cm_comm_t *comm) {
     return cm__nccl_not_built(__func__);
 }
 
+cm_status_t cm_comm_set_timeout(cm_comm_t *comm, uint32_t timeout_ms) {
+    (void)comm;
+    (void)timeout_ms;
+    return cm__nccl_not_built(__func__);
+}
+
+cm_status_t cm_comm_timeout(const cm_comm_t *comm, uint32_t *timeout_ms) {
+    (void)comm;
+    (void)timeout_ms;
+    return cm__nccl_not_built(__func__);
+}
+
 cm_status_t cm_comm_all_reduce(cm_comm_t *comm, cm_buffer_t *const *send, cm_buffer_t *const *recv,
                                size_t count, cm_dtype_t dtype, cm_comm_op_t op) {
     (void)comm;
@@ -215,8 +228,32 @@ struct cm__comm {
     cm_stream_t *streams[CM_DEVICE_SET_MAX];
     cudaStream_t cuda_streams[CM_DEVICE_SET_MAX];
     bool own_stream;            /* rank mode: the stream was acquired for the communicator */
-    ncclComm_t comms[CM_DEVICE_SET_MAX];
+    ncclComm_t comms[CM_DEVICE_SET_MAX]; /* NULL once freed or aborted */
+    _Atomic uint32_t timeout_ms; /* rank mode; a set's communicator uses its set's */
+    /* CM_OK while usable; the status of the timeout / NCCL error that aborted every rank */
+    cm_status_t dead;
+    cm_error_t dead_detail;
 };
+
+static uint32_t cm__comm_timeout_ms(const struct cm__comm *c) {
+    return c->set != NULL ? atomic_load_explicit(&c->set->timeout_ms, memory_order_relaxed)
+                          : atomic_load_explicit(&c->timeout_ms, memory_order_relaxed);
+}
+
+#define CM__HINT_ABORTED                                                                      \
+    "the communicator's ranks were aborted after a collective timed out or NCCL reported an " \
+    "error: destroy it (cm_comm_destroy() returns at once) and make a new one on every rank " \
+    "(for a set's communicator the set is unusable too: close it and open a new one)"
+
+/* CM_OK while comm (and its set) can run collectives; else the recorded cause, again. */
+static cm_status_t cm__comm_usable(const struct cm__comm *c, const char *func) {
+    if (c->dead != CM_OK)
+        return cm__fail(c->dead, c->dead_detail.device, __FILE__, __LINE__, func,
+                        CM__HINT_ABORTED, "%s refused: the communicator was aborted: %s", func,
+                        c->dead_detail.message);
+    if (c->set != NULL) return cm__set_usable_check(c->set, func);
+    return CM_OK;
+}
 
 static cm_status_t cm__nccl_status(ncclResult_t r) {
     switch (r) {
@@ -306,6 +343,7 @@ static cm_status_t cm__comm_new(struct cm__comm **out, const char *func) {
  */
 static cm_status_t cm__comm_free_rank(struct cm__comm *c, int i, bool abort_it) {
     const int ordinal = c->ordinals[i];
+    if (c->comms[i] == NULL) return CM_OK; /* aborted before */
     cm__scope_t sc;
     const bool entered = cm__enter(ordinal, 1, &sc) == CM_OK;
     ncclResult_t r = abort_it ? cm__cuda.nccl_comm_abort(c->comms[i])
@@ -332,6 +370,7 @@ cm_status_t cm_comm_create(cm_device_set_t *set_h, cm_comm_t **out) {
                 "out is NULL");
     struct cm__device_set *set;
     CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
+    CM_TRY(cm__set_usable_check(set, __func__));
     for (int k = 0; k < set->count; ++k) CM_TRY(cm__context_guard(set->ordinals[k]));
     struct cm__comm *c = NULL;
     CM_TRY(cm__comm_new(&c, __func__));
@@ -389,6 +428,7 @@ cm_status_t cm_comm_create_rank(cm_device_t *dev, const cm_comm_id_t *id, int nr
     c->first_rank = rank;
     c->ordinals[0] = ordinal;
     c->own_stream = true;
+    atomic_init(&c->timeout_ms, cm__collective_timeout_default());
     cm_status_t s = cm_stream_acquire_at(dev, CM_STREAM_PRIORITY_LOW, &c->streams[0], __FILE__,
                                          __LINE__);
     if (s == CM_OK) s = cm_stream_cuda(c->streams[0], &c->cuda_streams[0]);
@@ -421,35 +461,83 @@ cm_status_t cm_comm_create_rank(cm_device_t *dev, const cm_comm_id_t *id, int nr
     return CM_OK;
 }
 
-/*
- * Wait for every local rank's stream and read NCCL's asynchronous error; the first failure (in
- * rank order) is returned. bad, when not NULL, receives per rank whether it failed (its device
- * lost its context or NCCL reported an error: such a rank is aborted, not destroyed).
- */
-static cm_status_t cm__comm_sync(struct cm__comm *c, const char *func, bool *bad) {
-    cm_status_t first = CM_OK;
-    cm_error_t detail;
-    memset(&detail, 0, sizeof detail);
+/* What a polling round of cm__comm_sync checks: NCCL's asynchronous error of every rank. */
+typedef struct cm__comm_poll {
+    struct cm__comm *c;
+    const char *func;
+    bool nccl_failed; /* the failure is NCCL's (abort every rank), not a stream's */
+} cm__comm_poll_t;
+
+static cm_status_t cm__comm_poll_async(void *user) {
+    cm__comm_poll_t *p = user;
+    struct cm__comm *c = p->c;
     for (int i = 0; i < c->local; ++i) {
-        cm_status_t s = cm__context_guard(c->ordinals[i]);
-        if (s == CM_OK) s = cm_stream_synchronize(c->streams[i]);
-        if (s == CM_OK) {
-            ncclResult_t async = ncclSuccess;
-            ncclResult_t r = cm__cuda.nccl_comm_get_async_error(c->comms[i], &async);
-            if (r != ncclSuccess) async = r;
-            if (async != ncclSuccess)
-                s = CM__NCCL_FAIL(async, c->comms[i], c->ordinals[i], "ncclCommGetAsyncError",
-                                  "a collective of rank %d (device %d) in %s",
-                                  c->first_rank + i, c->ordinals[i], func);
-        }
-        if (bad != NULL) bad[i] = s != CM_OK;
-        if (s != CM_OK && first == CM_OK) {
-            first = s;
-            detail = *cm_last_error();
+        if (c->comms[i] == NULL) continue;
+        ncclResult_t async = ncclSuccess;
+        ncclResult_t r = cm__cuda.nccl_comm_get_async_error(c->comms[i], &async);
+        if (r != ncclSuccess) async = r;
+        if (async != ncclSuccess && async != ncclInProgress) {
+            p->nccl_failed = true;
+            return CM__NCCL_FAIL(async, c->comms[i], c->ordinals[i], "ncclCommGetAsyncError",
+                                 "a collective of rank %d (device %d) in %s (NCCL's "
+                                 "asynchronous error; every local rank was aborted)",
+                                 c->first_rank + i, c->ordinals[i], p->func);
         }
     }
-    if (first != CM_OK) *cm__detail() = detail;
-    return first;
+    return CM_OK;
+}
+
+/*
+ * Abort every rank still alive (ncclCommAbort: NCCL's kernels in flight end too) and make the
+ * communicator, and its set, refuse further work with the current detail as the cause.
+ */
+static void cm__comm_abort_all(struct cm__comm *c, cm_status_t cause) {
+    const cm_error_t detail = *cm_last_error();
+    for (int i = 0; i < c->local; ++i) (void)cm__comm_free_rank(c, i, true);
+    c->dead = cause;
+    c->dead_detail = detail;
+    if (c->set != NULL) cm__set_break(c->set, cause, &detail);
+    *cm__detail() = detail;
+}
+
+/*
+ * Wait for every local rank's stream while polling NCCL's asynchronous error, for at most the
+ * collective timeout. A timeout or an NCCL error aborts every rank (cm__comm_abort_all) and is
+ * returned; a stream's own failure (a fault, a lost context) is returned with bad[i] set for
+ * that rank when bad is not NULL (destroy aborts such a rank instead of destroying it).
+ */
+static cm_status_t cm__comm_sync(struct cm__comm *c, const char *func, bool *bad) {
+    if (bad != NULL)
+        for (int i = 0; i < c->local; ++i) bad[i] = false;
+    CM_TRY(cm__comm_usable(c, func));
+    cm__comm_poll_t poll = {.c = c, .func = func, .nccl_failed = false};
+    const uint32_t timeout = cm__comm_timeout_ms(c);
+    int pending = -1, failed = -1;
+    cm_status_t s = cm__wait_streams(c->streams, c->ordinals, c->local, timeout,
+                                     cm__comm_poll_async, &poll, &pending, &failed);
+    if (s == CM_OK) return CM_OK;
+    if (poll.nccl_failed) {
+        cm__comm_abort_all(c, s);
+        return s;
+    }
+    if (pending >= 0) {
+        (void)cm__fail(CM_ERROR_BUSY, c->ordinals[pending], __FILE__, __LINE__,
+                       "cudaStreamQuery / ncclCommGetAsyncError",
+                       "another rank did not join the collective (it exited, hangs, or called "
+                       "different collectives or counts): look at the other ranks' errors; then "
+                       "destroy this communicator and make a new one on every rank. If the "
+                       "collectives are merely slow, raise the timeout "
+                       "(CUDAMODEL_COLLECTIVE_TIMEOUT_MS, or the setters of multi.h)",
+                       "%s: the collectives of rank %d (device %d) did not finish within the "
+                       "collective timeout of %u ms: every local rank was aborted "
+                       "(ncclCommAbort) and the communicator%s refuses further work",
+                       func, c->first_rank + pending, c->ordinals[pending], timeout,
+                       c->set != NULL ? " and its device set" : "");
+        cm__comm_abort_all(c, CM_ERROR_BUSY);
+        return CM_ERROR_BUSY;
+    }
+    if (bad != NULL && failed >= 0) bad[failed] = true;
+    return s;
 }
 
 cm_status_t cm_comm_destroy(cm_comm_t *comm_h) {
@@ -457,9 +545,20 @@ cm_status_t cm_comm_destroy(cm_comm_t *comm_h) {
     struct cm__comm *comm;
     CM__GET(comm, comm_h, CM__KIND_COMM, "comm");
     (void)cm__handle_end(comm_h, CM__KIND_COMM);
-    bool bad[CM_DEVICE_SET_MAX];
-    cm_status_t first = cm__comm_sync(comm, __func__, bad);
-    cm_error_t detail = *cm_last_error();
+    bool bad[CM_DEVICE_SET_MAX] = {false};
+    /* an aborted communicator is released at once: its failure was reported when it happened,
+     * and its streams are not waited for (the aborted kernels end on their own) */
+    cm_status_t first = CM_OK;
+    cm_error_t detail;
+    memset(&detail, 0, sizeof detail);
+    if (comm->dead == CM_OK) {
+        if (comm->set != NULL && cm__set_broken(comm->set) != CM_OK) {
+            for (int i = 0; i < comm->local; ++i) bad[i] = true; /* abort, never wait */
+        } else {
+            first = cm__comm_sync(comm, __func__, bad);
+            detail = *cm_last_error();
+        }
+    }
     for (int i = 0; i < comm->local; ++i) {
         cm_status_t s = cm__comm_free_rank(comm, i, bad[i]);
         if (s != CM_OK && first == CM_OK) {
@@ -504,6 +603,24 @@ cm_status_t cm_comm_synchronize(cm_comm_t *comm_h) {
     struct cm__comm *comm;
     CM__GET(comm, comm_h, CM__KIND_COMM, "comm");
     return cm__comm_sync(comm, __func__, NULL);
+}
+
+cm_status_t cm_comm_set_timeout(cm_comm_t *comm_h, uint32_t timeout_ms) {
+    struct cm__comm *comm;
+    CM__GET(comm, comm_h, CM__KIND_COMM, "comm");
+    if (comm->set != NULL)
+        atomic_store_explicit(&comm->set->timeout_ms, timeout_ms, memory_order_relaxed);
+    else
+        atomic_store_explicit(&comm->timeout_ms, timeout_ms, memory_order_relaxed);
+    return CM_OK;
+}
+
+cm_status_t cm_comm_timeout(const cm_comm_t *comm_h, uint32_t *timeout_ms) {
+    CM__REQUIRE(timeout_ms != NULL, "pass the address of a uint32_t", "timeout_ms is NULL");
+    struct cm__comm *comm;
+    CM__GET(comm, comm_h, CM__KIND_COMM, "comm");
+    *timeout_ms = cm__comm_timeout_ms(comm);
+    return CM_OK;
 }
 
 /* ---------------------------------------------------------------- the collectives */
@@ -609,6 +726,7 @@ static cm_status_t cm__collective(int kind, cm_comm_t *comm_h, cm_buffer_t *cons
         CM_TRY(cm__coll_buffer(comm, i, send[i], "send", bytes, count, &sp[i], func));
     }
     for (int i = 0; i < comm->local; ++i) CM_TRY(cm__context_guard(comm->ordinals[i]));
+    CM_TRY(cm__comm_usable(comm, func));
     if (count == 0) return CM_OK;
 
     /* NCCL switches to each rank's device inside the group and back to the one it found */

@@ -50,8 +50,16 @@ static cm_status_t cm__buffer_live(const cm_buffer_t *b, const char *arg, const 
     return cm__handle_get(b, CM__KIND_BUFFER, arg, func, &obj);
 }
 
-/* Wait for every member's set stream; the first failure (in member order) is returned. */
+/* Wait for every member's set stream; the first failure (in member order) is returned. On a set
+ * an aborted collective made unusable, the wait polls within the collective timeout (the aborted
+ * kernels end on their own; a stream still busy after that is reported, never waited for). */
 static cm_status_t cm__set_sync_all(struct cm__device_set *set) {
+    if (cm__set_broken(set) != CM_OK) {
+        uint32_t t = atomic_load_explicit(&set->timeout_ms, memory_order_relaxed);
+        return cm__wait_streams(set->streams, set->ordinals, set->count,
+                                t != 0 ? t : CM_COLLECTIVE_TIMEOUT_DEFAULT_MS, NULL, NULL, NULL,
+                                NULL);
+    }
     cm_status_t first = CM_OK;
     cm_error_t saved;
     memset(&saved, 0, sizeof saved);
@@ -187,6 +195,8 @@ static cm_status_t cm__set_open(const int *ordinals, int count, cm_device_set_t 
     set->count = count;
     atomic_init(&set->n_splits, 0);
     atomic_init(&set->n_comms, 0);
+    atomic_init(&set->timeout_ms, cm__collective_timeout_default());
+    atomic_init(&set->broken, 0);
     cm__first_t f;
     memset(&f, 0, sizeof f);
     cm_status_t status = CM_OK;
@@ -337,7 +347,31 @@ cm_status_t cm_device_set_stream(const cm_device_set_t *set_h, int index, cm_str
 cm_status_t cm_device_set_synchronize(cm_device_set_t *set_h) {
     struct cm__device_set *set;
     CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
+    CM_TRY(cm__set_usable_check(set, __func__));
     return cm__set_sync_all(set);
+}
+
+cm_status_t cm_device_set_set_collective_timeout(cm_device_set_t *set_h, uint32_t timeout_ms) {
+    struct cm__device_set *set;
+    CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
+    atomic_store_explicit(&set->timeout_ms, timeout_ms, memory_order_relaxed);
+    return CM_OK;
+}
+
+cm_status_t cm_device_set_collective_timeout(const cm_device_set_t *set_h, uint32_t *timeout_ms) {
+    CM__REQUIRE(timeout_ms != NULL, "pass the address of a uint32_t", "timeout_ms is NULL");
+    struct cm__device_set *set;
+    CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
+    *timeout_ms = atomic_load_explicit(&set->timeout_ms, memory_order_relaxed);
+    return CM_OK;
+}
+
+cm_status_t cm_device_set_usable(const cm_device_set_t *set_h, bool *usable) {
+    CM__REQUIRE(usable != NULL, "pass the address of a bool", "usable is NULL");
+    struct cm__device_set *set;
+    CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
+    *usable = cm__set_broken(set) == CM_OK;
+    return CM_OK;
 }
 
 /* ================================================================== peer access */
@@ -364,6 +398,7 @@ static cm_status_t cm__can_access(int from, int to, bool *can, const char *func)
 cm_status_t cm_device_set_enable_peer_access(cm_device_set_t *set_h, int *pairs_enabled) {
     struct cm__device_set *set;
     CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
+    CM_TRY(cm__set_usable_check(set, __func__));
     int pairs = 0;
     for (int i = 0; i < set->count; ++i) CM_TRY(cm__context_guard(set->ordinals[i]));
     for (int i = 0; i < set->count; ++i) {
@@ -439,6 +474,7 @@ cm_status_t cm_device_set_peer_matrix(cm_device_set_t *set_h, unsigned flags,
                                       cm_peer_info_t *matrix, size_t entries) {
     struct cm__device_set *set;
     CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
+    CM_TRY(cm__set_usable_check(set, __func__));
     CM__REQUIRE(matrix != NULL, "pass an array of count * count cm_peer_info_t",
                 "matrix is NULL");
     CM__REQUIRE((flags & ~CM_PEER_MEASURE_BANDWIDTH) == 0u,
@@ -615,6 +651,7 @@ cm_status_t cm_split_create_at(cm_device_set_t *set_h, size_t n, size_t elem_byt
                 "out is NULL");
     struct cm__device_set *set;
     CM__GET(set, set_h, CM__KIND_DEVICE_SET, "set");
+    CM_TRY(cm__set_usable_check(set, __func__));
     CM__REQUIRE(elem_bytes >= 1, "pass the size of one element (e.g. sizeof(float))",
                 "elem_bytes is 0");
     CM__REQUIRE(n <= SIZE_MAX / elem_bytes, "split fewer elements",
@@ -757,6 +794,7 @@ static cm_status_t cm__part_to_buffer(const struct cm__split *sp, int k, void *d
 cm_status_t cm_split_scatter_from_host(cm_split_t *split_h, const void *src, size_t n) {
     struct cm__split *split;
     CM__GET(split, split_h, CM__KIND_SPLIT, "split");
+    CM_TRY(cm__set_usable_check(split->set, __func__));
     CM__REQUIRE(src != NULL || n == 0, "pass host memory of n elements", "src is NULL but n is %zu",
                 n);
     CM_TRY(cm__split_length(split, n, __func__));
@@ -766,6 +804,7 @@ cm_status_t cm_split_scatter_from_host(cm_split_t *split_h, const void *src, siz
 cm_status_t cm_split_gather_to_host(const cm_split_t *split_h, void *dst, size_t n) {
     struct cm__split *split;
     CM__GET(split, split_h, CM__KIND_SPLIT, "split");
+    CM_TRY(cm__set_usable_check(split->set, __func__));
     CM__REQUIRE(dst != NULL || n == 0, "pass host memory of n elements", "dst is NULL but n is %zu",
                 n);
     CM_TRY(cm__split_length(split, n, __func__));
@@ -813,6 +852,7 @@ static cm_status_t cm__split_buffer_arg(const struct cm__split *sp, const cm_buf
 cm_status_t cm_split_scatter(cm_split_t *split_h, const cm_buffer_t *src, size_t src_offset) {
     struct cm__split *split;
     CM__GET(split, split_h, CM__KIND_SPLIT, "split");
+    CM_TRY(cm__set_usable_check(split->set, __func__));
     CM_TRY(cm__split_buffer_arg(split, src, "src", src_offset, __func__));
     return cm__split_copy_all(split, cm__part_from_buffer, (void *)(uintptr_t)src, src_offset);
 }
@@ -820,6 +860,7 @@ cm_status_t cm_split_scatter(cm_split_t *split_h, const cm_buffer_t *src, size_t
 cm_status_t cm_split_gather(const cm_split_t *split_h, cm_buffer_t *dst, size_t dst_offset) {
     struct cm__split *split;
     CM__GET(split, split_h, CM__KIND_SPLIT, "split");
+    CM_TRY(cm__set_usable_check(split->set, __func__));
     CM_TRY(cm__split_buffer_arg(split, dst, "dst", dst_offset, __func__));
     return cm__split_copy_all(split, cm__part_to_buffer, dst, dst_offset);
 }
@@ -832,6 +873,7 @@ static cm_status_t cm__split_operand(const cm_split_t *h, const char *arg, size_
     void *obj = NULL;
     CM_TRY(cm__handle_get(h, CM__KIND_SPLIT, arg, func, &obj));
     const struct cm__split *sp = obj;
+    CM_TRY(cm__set_usable_check(sp->set, func));
     *out = sp;
     if (sp->elem_bytes == elem) return CM_OK;
     char hint[CM_ERROR_HINT_MAX];
@@ -1213,6 +1255,7 @@ cm_status_t cm_split_reduce(cm_reduce_op_t op, cm_dtype_t dtype, const cm_split_
 cm_status_t cm_split_for_each(cm_split_t *split_h, cm_split_part_fn_t fn, void *user) {
     struct cm__split *split;
     CM__GET(split, split_h, CM__KIND_SPLIT, "split");
+    CM_TRY(cm__set_usable_check(split->set, __func__));
     CM__REQUIRE(fn != NULL, "pass the function to run on each part", "fn is NULL");
     struct cm__device_set *set = split->set;
     for (int k = 0; k < set->count; ++k) {

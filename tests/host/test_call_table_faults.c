@@ -883,10 +883,16 @@ static void reach_nccl_comm_abort(walk_t *w) {
     reach_comm_destroy(w, true);
 }
 
+/* A failing ncclCommGetAsyncError is NCCL's error: the wait aborts the communicator, which then
+ * refuses further work with the same cause, is destroyed at once, and a new one works. */
 static void reach_nccl_comm_get_async_error(walk_t *w) {
     cm_device_t *d = dev_open(0);
     cm_comm_t *c = rank_comm(d);
-    TARGET(cm_comm_synchronize(c));
+    cm_status_t s = TARGET(cm_comm_synchronize(c));
+    assert_int_equal(cm_comm_synchronize(c), s);
+    assert_non_null(strstr(cm_last_error()->message, "the communicator was aborted"));
+    OK(cm_comm_destroy(c));
+    c = rank_comm(d);
     AGAIN(cm_comm_synchronize(c));
     OK(cm_comm_destroy(c));
     OK(cm_device_close(d));
