@@ -374,6 +374,16 @@ cm_status_t cm_record_cuda_error(cudaError_t err, const char *call, const char *
     if (entry->sticky) {
         e->context_lost = true;
         cm__mark_lost(e);
+    } else if (err == cudaErrorCudartUnloading) {
+        /* the runtime was torn down (process exit: a call from an atexit handler or a static
+         * destructor after cudart's own): no device can be used again, and the driver frees
+         * every context's memory itself. Every device is marked lost, so that destroys and
+         * closes release their objects on the host side instead of failing to enter a scope
+         * for ever (README "Troubleshooting") */
+        e->context_lost = true;
+        cm_error_t all = *e;
+        all.device = -1;
+        cm__mark_lost(&all);
     }
     /* clear CUDA's own last error (the thread's record, also of a sticky error: the library
      * keeps the loss in its own state and refuses the lost device's work) so the next call, maybe
