@@ -23,7 +23,14 @@
 #               a benchmark named in bench_extra_runs below runs again once per word there, with
 #               that word as its argument (bench_gemm --sweep: the shape sweep of issue #15), each
 #               run a process of its own under the same timeout
-# Full logs go to ${OUT:-/tmp}/gpu-check-<stage>.log (6 logs, plus h200.jsonl from the benchmarks).
+#   soak        build-gpu/bench/soak (bench/soak.c, issue #17): 8 threads hammer the public API at
+#               random on GPU 0 for CM_SOAK_SECONDS (default 60) checking every result, then no
+#               leak and the free memory back; its ops/s rows go to h200.jsonl like a benchmark's.
+#               Then again for CM_SOAK_SANITIZER_SECONDS (default 10) under compute-sanitizer
+#               --tool memcheck --error-exitcode 1 --report-api-errors no (no rows recorded).
+#               Each run under the per-run timeout, raised to the soak's seconds + 120 (plain) or
+#               + 240 (memcheck) when that is longer. About 1.5-2.5 minutes on an H200.
+# Full logs go to ${OUT:-/tmp}/gpu-check-<stage>.log (7 logs, plus h200.jsonl from the benchmarks).
 # The last lines printed are the summary table; the exit status is non-zero when a stage failed.
 #
 # CMocka comes from .deps/debs/*.deb (unpacked with dpkg -x into .deps/root, nothing installed
@@ -43,6 +50,9 @@
 #                                 "test_gpu_core|test_gpu_buffer$"; a targeted run, the check fails
 #   CM_GPU_CHECK_BENCHES          names of the benchmarks to run, e.g. "bench_buffer bench_stream"
 #                                 (the others are not run; a targeted run, the check fails)
+#   CM_SOAK_SECONDS               seconds of the plain soak run (default 60; whole seconds)
+#   CM_SOAK_SANITIZER_SECONDS     seconds of the soak under memcheck (default 10; whole seconds)
+#                                 (bench/soak.c lists its other knobs: CM_SOAK_SEED, _THREADS...)
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
@@ -59,14 +69,16 @@ log_sanitizer="$logdir/gpu-check-sanitizer.log"
 log_doctor="$logdir/gpu-check-doctor.log"
 log_examples="$logdir/gpu-check-examples.log"
 log_bench="$logdir/gpu-check-bench.log"
+log_soak="$logdir/gpu-check-soak.log"
 : >"$log_build"; : >"$log_tests"; : >"$log_sanitizer"; : >"$log_doctor"; : >"$log_examples"; : >"$log_bench"
+: >"$log_soak"
 
 say() { printf '\n==> %s\n' "$*"; }
 # Print the end of a log to stdout (the full log is in $logdir).
 show_tail() { echo "--- last $2 lines of $1:"; tail -n "$2" "$1"; echo "---"; }
 
 declare -A stage_result stage_detail stage_seconds
-stages=(build tests sanitizer racecheck doctor examples bench)
+stages=(build tests sanitizer racecheck doctor examples bench soak)
 overall=0
 record() {  # record STAGE PASS|FAIL|N/A DETAIL SECONDS
     stage_result[$1]="$2"; stage_detail[$1]="$3"; stage_seconds[$1]="$4"
@@ -462,6 +474,64 @@ elif [ "$b_fail" -eq 0 ]; then
     record bench PASS "$b_pass of $b_runs runs (${#benches[@]} benchmarks) passed${OUT:+; results in h200.jsonl}" $((SECONDS - t0))
 else
     record bench FAIL "$b_fail of $b_runs runs failed: ${b_failed_names[*]}" $((SECONDS - t0))
+fi
+
+fi
+# ------------------------------------------------------------------ soak
+if stage_on soak; then
+soak_secs="${CM_SOAK_SECONDS:-60}"
+soak_san_secs="${CM_SOAK_SANITIZER_SECONDS:-10}"
+say "soak: build-gpu/bench/soak for $soak_secs s, then $soak_san_secs s under compute-sanitizer memcheck"
+t0=$SECONDS
+soak="$bdir/bench/soak"
+if [ ! -x "$soak" ]; then
+    record soak FAIL "$soak was not built" $((SECONDS - t0))
+elif ! [[ "$soak_secs" =~ ^[0-9]+$ && "$soak_san_secs" =~ ^[0-9]+$ ]]; then
+    record soak FAIL "CM_SOAK_SECONDS=$soak_secs / CM_SOAK_SANITIZER_SECONDS=$soak_san_secs: whole seconds expected" 0
+else
+    soak_timeout=$per_run_timeout
+    [ $((soak_secs + 120)) -gt "$soak_timeout" ] && soak_timeout=$((soak_secs + 120))
+    echo "===== soak, $soak_secs s (timeout $soak_timeout s)" >>"$log_soak"
+    src=0
+    (cd "$bdir/bench" && env "${bench_env[@]}" CM_SOAK_SECONDS="$soak_secs" \
+        timeout "$soak_timeout" "$soak") 2>&1 | tee -a "$log_soak" || src=$?
+    echo "(exit $src)" >>"$log_soak"
+    soak_summary="$(sed -nE 's/^soak: ([0-9.]+ s), [0-9]+ threads, seed ([0-9]+): ([0-9]+ operations, [0-9]+ failures?).*/\1, seed \2, \3/p' "$log_soak" | head -n 1)"
+
+    [ -z "${sanitizer:-}" ] && sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+    msrc=0 mdetail=""
+    if [ ! -x "$sanitizer" ]; then
+        msrc=1 mdetail="compute-sanitizer not found"
+    else
+        san_timeout=$per_run_timeout
+        [ $((soak_san_secs + 240)) -gt "$san_timeout" ] && san_timeout=$((soak_san_secs + 240))
+        echo "===== soak under memcheck, $soak_san_secs s (timeout $san_timeout s)" >>"$log_soak"
+        out="$(mktemp)"
+        (cd "$bdir/bench" && env -u CM_BENCH_RESULTS CM_SOAK_SECONDS="$soak_san_secs" \
+            CM_TEST_UNDER_SANITIZER=1 timeout "$san_timeout" "$sanitizer" --tool memcheck \
+            --error-exitcode 1 --report-api-errors no "$soak") >"$out" 2>&1 || msrc=$?
+        cat "$out" >>"$log_soak"
+        echo "(exit $msrc)" >>"$log_soak"
+        if [ "$msrc" -eq 0 ]; then
+            mdetail="memcheck clean"
+        elif grep -q 'Device not supported' "$out"; then
+            msrc=-1 mdetail="compute-sanitizer refused the device"
+        else
+            mdetail="memcheck run FAILED (exit $msrc)"
+            grep -E '=========|FAILED' "$out" | head -n 30
+        fi
+        rm -f "$out"
+    fi
+    echo "  soak under memcheck: $mdetail"
+    detail="plain: exit $src${soak_summary:+ ($soak_summary)}; $mdetail"
+    if [ "$src" -ne 0 ] || [ "$msrc" -gt 0 ]; then
+        show_tail "$log_soak" 40
+        record soak FAIL "$detail" $((SECONDS - t0))
+    elif [ "$msrc" -lt 0 ]; then
+        record soak N/A "$detail" $((SECONDS - t0))
+    else
+        record soak PASS "$detail" $((SECONDS - t0))
+    fi
 fi
 
 fi
