@@ -32,7 +32,8 @@
  * (CM_SOAK_BUDGET_MB, default 1024 MiB in all). At the end every thread has released all its
  * objects; the device must then report no live buffers, no lent streams or events, close with
  * CM_OK, and the device's free memory (cudaMemGetInfo) must be back within CM_SOAK_SLACK_MB
- * (default 128 MiB; 512 MiB under compute-sanitizer, which holds memory of its own) of what it
+ * (default 256 MiB, room for modules and local memory first reserved during the soak; 768 MiB
+ * under compute-sanitizer, which holds memory of its own) of what it
  * was before the soak (measured after a one-thread warm-up pass, device closed, so modules the
  * operations load are not counted).
  *
@@ -97,7 +98,7 @@ static double g_seconds = 60.0;
 static int g_threads = 8;
 static uint64_t g_seed;
 static size_t g_budget = 1024 * MIB;
-static size_t g_slack = 128 * MIB;
+static size_t g_slack = 256 * MIB;
 static int g_ordinal = 0;
 static cm_device_t *g_dev;
 static double g_deadline_us;
@@ -132,6 +133,8 @@ typedef struct worker {
     unsigned long long count[K_COUNT];
     atomic_uint callbacks;
     unsigned callbacks_queued;
+    int gemm_prec;          /* warm-up: force this precision (-1: random) */
+    bool gemm_vec;          /* warm-up: force a matrix-vector shape (m = 1) */
     int failed;
     char fail[4096];
 } worker_t;
@@ -852,11 +855,12 @@ static size_t at(cm_gemm_layout_t l, size_t i, size_t j, size_t ld) {
 static int op_gemm(worker_t *w) {
     static const cm_gemm_precision_t precs[] = {CM_GEMM_FP32, CM_GEMM_TF32, CM_GEMM_FP32_3XTF32,
                                                 CM_GEMM_BF16};
-    cm_gemm_precision_t prec = precs[rnd_below(w, 4)];
+    cm_gemm_precision_t prec = w->gemm_prec >= 0 ? precs[w->gemm_prec % 4] : precs[rnd_below(w, 4)];
     cm_gemm_layout_t lay = chance(w, 50) ? CM_GEMM_ROW_MAJOR : CM_GEMM_COL_MAJOR;
     cm_gemm_op_t oa = chance(w, 50) ? CM_GEMM_OP_T : CM_GEMM_OP_N;
     cm_gemm_op_t ob = chance(w, 50) ? CM_GEMM_OP_T : CM_GEMM_OP_N;
     size_t m = 1 + rnd_below(w, 48), n = 1 + rnd_below(w, 48), k = 1 + rnd_below(w, 48);
+    if (w->gemm_vec) m = 1;
     size_t ein = prec == CM_GEMM_BF16 ? 2 : 4;
     /* stored shapes and leading dimensions (padded at times) */
     size_t ra = oa == CM_GEMM_OP_N ? m : k, ca = oa == CM_GEMM_OP_N ? k : m;
@@ -1270,9 +1274,16 @@ static int warm_up(worker_t *w) {
             if (op_create(w)) break;
             if (run_op(w, k)) break;
         }
-    /* every GEMM precision once more, for its modules */
-    for (int i = 0; i < 8 && !w->failed; ++i)
+    /* every GEMM precision, matrix and matrix-vector shapes, in both layouts and transposes (at
+     * random), for their modules */
+    for (int i = 0; i < 32 && !w->failed; ++i) {
+        w->gemm_prec = i % 4;
+        w->gemm_vec = (i / 4) % 2;
+        if (pick_slot(w, 64 * 1024) < 0 && op_create(w)) break;
         if (op_gemm(w)) break;
+    }
+    w->gemm_prec = -1;
+    w->gemm_vec = false;
     worker_cleanup(w);
     return w->failed ? -1 : 0;
 }
@@ -1302,7 +1313,7 @@ static int report_row(const char *case_name, const char *unit, double ours, cons
 int main(void) {
     double d;
     bool under_sanitizer = getenv("CM_TEST_UNDER_SANITIZER") && !strcmp(getenv("CM_TEST_UNDER_SANITIZER"), "1");
-    if (under_sanitizer) g_slack = 512 * MIB;
+    if (under_sanitizer) g_slack = 768 * MIB;
     int r;
     if ((r = env_number("CM_SOAK_SECONDS", 1, 86400, &d)) < 0) return 2;
     if (r) g_seconds = d;
@@ -1354,6 +1365,7 @@ int main(void) {
     }
     uint64_t sm = g_seed ^ 0xA5A5A5A5u;
     warm->id = -1;
+    warm->gemm_prec = -1;
     warm->rng = splitmix(&sm) | 1;
     warm->budget = g_budget;
     g_deadline_us = cm_bench_now_us() + 1e12;
@@ -1401,6 +1413,7 @@ int main(void) {
         ws[i].id = i;
         ws[i].rng = splitmix(&sm) | 1;
         ws[i].budget = g_budget / (size_t)g_threads;
+        ws[i].gemm_prec = -1;
         atomic_init(&ws[i].callbacks, 0u);
         if (pthread_create(&tids[i], NULL, worker_main, &ws[i]) != 0) {
             fprintf(stderr, "soak: pthread_create failed\n");
