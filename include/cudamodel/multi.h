@@ -766,7 +766,9 @@ CM_API cm_status_t cm_comm_id_from_hex(const char *hex, cm_comm_id_t *out);
  * @param[out] out  receives the communicator; unchanged on failure.
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for NULL arguments or a closed set;
  *         CM_ERROR_NOT_SUPPORTED without NCCL; NCCL failures with NCCL's message;
- *         CM_ERROR_CONTEXT_LOST.
+ *         CM_ERROR_CONTEXT_LOST; on a set made unusable by an aborted collective, the status of
+ *         that failure.
+ * The communicator uses the set's collective timeout (cm_device_set_set_collective_timeout()).
  * Ownership: the caller owns it and destroys it with cm_comm_destroy() before closing the set.
  */
 CM_API cm_status_t cm_comm_create(cm_device_set_t *set, cm_comm_t **out);
