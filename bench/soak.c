@@ -278,7 +278,7 @@ static int compare(worker_t *w, int si, size_t off, const uint8_t *got, size_t l
 /* Read a range back (stream NULL or home; pageable or pinned) and compare with the shadow. */
 static int verify_range(worker_t *w, int si, size_t off, size_t len, const char *what) {
     slot_t *s = &w->slot[si];
-    cm_stream_t *st;
+    cm_stream_t *st = NULL;
     if (pick_stream(w, &st)) return -1;
     uint8_t *dst = w->tmp;
     int way = (int)rnd_below(w, len <= HB_BYTES ? 3 : 1);
@@ -397,7 +397,7 @@ static int op_h2d(worker_t *w, int si) {
     slot_t *s = &w->slot[si];
     size_t off, len;
     if (!pick_range(w, s->bytes, 4, MAX_RANGE, &off, &len)) return 0;
-    cm_stream_t *st;
+    cm_stream_t *st = NULL;
     if (drain(w) || pick_stream(w, &st)) return -1; /* hb may still be read by queued work */
     int way = (int)rnd_below(w, 3);
     uint8_t *src = way == 0 ? w->tmp : w->hb_data;
@@ -442,7 +442,7 @@ static int op_d2d(worker_t *w) {
         doff = rnd_below(w, d->bytes - len + 1);
         soff = rnd_below(w, src->bytes - len + 1);
     }
-    cm_stream_t *st;
+    cm_stream_t *st = NULL;
     if (pick_stream(w, &st)) return -1;
     CHECK(w, cm_buffer_copy(st, d->buf, doff, src->buf, soff, len));
     memmove(d->shadow + doff, src->shadow + soff, len);
@@ -455,7 +455,7 @@ static int op_set(worker_t *w, int si) {
     slot_t *s = &w->slot[si];
     size_t off, len;
     if (!pick_range(w, s->bytes, 1, MAX_RANGE, &off, &len)) return 0;
-    cm_stream_t *st;
+    cm_stream_t *st = NULL;
     if (pick_stream(w, &st)) return -1;
     int v = (int)rnd_below(w, 256);
     CHECK(w, cm_buffer_set(st, s->buf, off, len, v));
@@ -475,7 +475,7 @@ static int op_fill(worker_t *w, int si) {
     if (!pick_range(w, s->bytes, ps, MAX_RANGE, &off, &len)) return 0;
     uint8_t pat[8];
     rnd_bytes(w, pat, sizeof pat);
-    cm_stream_t *st;
+    cm_stream_t *st = NULL;
     if (pick_stream(w, &st)) return -1;
     CHECK(w, cm_buffer_fill(st, s->buf, off, len, pat, ps));
     fill_shadow(s->shadow + off, len, pat, ps);
@@ -724,7 +724,7 @@ static int op_vector(worker_t *w) {
     double *xv = (double *)w->tmp2, *yv = xv + n, fillv = nice(w);
     for (size_t i = 0; i < n; ++i) xv[i] = nice(w);
     for (size_t i = 0; i < n; ++i) yv[i] = x_is_y ? xv[i] : nice(w);
-    cm_stream_t *st;
+    cm_stream_t *st = NULL;
     if (pick_stream(w, &st)) return -1;
     uint8_t *hx = w->tmp, *hy = w->tmp + span;
     for (size_t i = 0; i < n; ++i) {
@@ -818,7 +818,7 @@ static int op_reduce(worker_t *w) {
     pick_range(w, s->bytes, 4, 4 * MIB, &xo, &xl);
     if (chance(w, 5)) xl = 0; /* the identity */
     size_t n = xl / 4;
-    cm_stream_t *st;
+    cm_stream_t *st = NULL;
     if (pick_stream(w, &st)) return -1;
     int64_t sum;
     int32_t mm;
@@ -901,7 +901,7 @@ static int op_gemm(worker_t *w) {
         memcpy(ha, af, na * 4);
         memcpy(hbm, bf, nb * 4);
     }
-    cm_stream_t *st;
+    cm_stream_t *st = NULL;
     if (pick_stream(w, &st)) return -1;
     CHECK(w, cm_buffer_copy_from_host(st, s->buf, ao, ha, na * ein));
     CHECK(w, cm_buffer_copy_from_host(st, s->buf, bo, hbm, nb * ein));
