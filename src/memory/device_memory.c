@@ -402,16 +402,18 @@ typedef struct cm__deferred {
     struct cm__deferred *next;
     void *ptr;
     size_t bytes;
+    bool host; /* pinned host memory (cudaFreeHost), else device memory (cudaFree) */
 } cm__deferred_t;
 
 /* Entries on every list: the capture end looks at the lists only when there are some. */
 static atomic_size_t cm__n_deferred;
 
-bool cm__defer_free(struct cm__device *dev, void *ptr, size_t bytes) {
+static bool cm__defer(struct cm__device *dev, void *ptr, size_t bytes, bool host) {
     cm__deferred_t *d = malloc(sizeof *d);
     if (d == NULL) return false;
     d->ptr = ptr;
     d->bytes = bytes;
+    d->host = host;
     bool open = false;
     cm__core_lock();
     /* compared, not read, until found open: a close on another thread may have freed it */
@@ -421,11 +423,22 @@ bool cm__defer_free(struct cm__device *dev, void *ptr, size_t bytes) {
     if (open) {
         d->next = dev->mem.state;
         dev->mem.state = d;
+        /* the device's close frees the list (a device that never held a buffer has no memory
+         * release registered yet: a set's result slots) */
+        if (dev->mem.release == NULL) dev->mem.release = cm__memory_release;
         atomic_fetch_add_explicit(&cm__n_deferred, 1, memory_order_relaxed);
     }
     cm__core_unlock();
     if (!open) free(d);
     return open;
+}
+
+bool cm__defer_free(struct cm__device *dev, void *ptr, size_t bytes) {
+    return cm__defer(dev, ptr, bytes, false);
+}
+
+bool cm__defer_free_host(struct cm__device *dev, void *ptr, size_t bytes) {
+    return cm__defer(dev, ptr, bytes, true);
 }
 
 static void cm__deferred_forget(cm__deferred_t *d) {
@@ -468,13 +481,14 @@ static cm__deferred_t *cm__deferred_free_list(int ordinal, cm__deferred_t *list,
             }
             entered = true;
         }
-        cudaError_t err = cm__cuda.device_free(d->ptr);
+        cudaError_t err = d->host ? cm__cuda.free_host(d->ptr) : cm__cuda.device_free(d->ptr);
         if (err == cudaSuccess) {
             cm__deferred_forget(d);
             continue;
         }
         cm_status_t st = cm__cuda_fail(err, __FILE__, __LINE__,
-                                       "cudaFree(%zu bytes whose free was deferred)", d->bytes);
+                                       "%s(%zu bytes whose free was deferred)",
+                                       d->host ? "cudaFreeHost" : "cudaFree", d->bytes);
         if (*failed == CM_OK) {
             *failed = st;
             first = *cm_last_error();

@@ -123,6 +123,10 @@ cm_status_t cm__memory_release(struct cm__device *dev);
  */
 bool cm__defer_free(struct cm__device *dev, void *ptr, size_t bytes);
 
+/** The same for pinned host memory of dev's context (cudaHostAlloc): freed by cudaFreeHost in a
+ *  scope of dev, at the end of this thread's capture or at dev's close. */
+bool cm__defer_free_host(struct cm__device *dev, void *ptr, size_t bytes);
+
 /** Free what the open device objects' deferred-free lists hold, when this thread captures no
  *  graph (cm_graph_capture_end); what cannot be freed yet stays listed. The caller's detail is
  *  kept. Cheap when no free is deferred. */

@@ -104,6 +104,7 @@ static cm_status_t cm__first_result(const cm__first_t *f) {
 static void cm__set_release(struct cm__device_set *set, cm__first_t *f) {
     if (set->slots != NULL) {
         cm_status_t s = cm__context_guard(set->ordinals[0]);
+        const bool lost = s != CM_OK;
         cm__scope_t sc;
         if (s == CM_OK) s = cm__enter(set->ordinals[0], 1, &sc);
         if (s == CM_OK) {
@@ -113,6 +114,13 @@ static void cm__set_release(struct cm__device_set *set, cm__first_t *f) {
                                   "cudaFreeHost(the set's result slots, device %d)",
                                   set->ordinals[0]);
             cm__leave(&sc);
+        } else if (!lost) {
+            /* the scope could not be entered but the context lives: the first member's device
+             * object frees the slots at its close (or at a capture end), in a scope of its own */
+            struct cm__device *d0 = cm__device_obj(set->devs[0]);
+            if (d0 != NULL)
+                (void)cm__defer_free_host(d0, set->slots,
+                                          (size_t)set->count * CM__SET_SLOT_BYTES);
         }
         cm__first_note(f, s);
         set->slots = NULL;
