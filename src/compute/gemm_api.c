@@ -190,11 +190,18 @@ int cm__gemm_parse_name(const char *name, cm__gemm_choice_t *out) {
     return 0;
 }
 
-/* A and B (every matrix of a batch) start on 16 bytes with rows of whole 16 bytes */
+/* One operand (every matrix of a batch of p->batch) starts on 16 bytes with rows of whole
+ * 16 bytes: what the Hopper kernel's tensor copies read without a pre-pass */
+static int cm__operand_aligned16(const cm__gemm_args_t *p, const void *x, int64_t ld,
+                                 int64_t stride) {
+    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4; /* bytes per element */
+    return (uintptr_t)x % 16u == 0 && ld * e % 16 == 0 && (p->batch <= 1 || stride * e % 16 == 0);
+}
+
+/* A and B both */
 static int cm__aligned16(const cm__gemm_args_t *p) {
-    const int64_t e = p->in_type == CM__GEMM_BF16 ? 8 : 4; /* elements per 16 bytes */
-    return (uintptr_t)p->a % 16u == 0 && (uintptr_t)p->b % 16u == 0 && p->lda % e == 0 &&
-           p->ldb % e == 0 && (p->batch <= 1 || (p->stride_a % e == 0 && p->stride_b % e == 0));
+    return cm__operand_aligned16(p, p->a, p->lda, p->stride_a) &&
+           cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
 }
 
 /* The shape class of p as the table sees it: a strided batch fills the multiprocessors with all
@@ -536,10 +543,8 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t 
     const int64_t ldk = ((int64_t)p->k + 16 / e - 1) / (16 / e) * (16 / e);
     /* an operand the kernel cannot read as it is (not K-contiguous, or a base, leading
      * dimension or batch stride off 16 bytes) goes through scratch */
-    const int pack_a = !(p->a_kmajor && (uintptr_t)p->a % 16u == 0 && p->lda * e % 16 == 0 &&
-                         (batch == 1 || p->stride_a * e % 16 == 0));
-    const int pack_b = !(p->b_kmajor && (uintptr_t)p->b % 16u == 0 && p->ldb * e % 16 == 0 &&
-                         (batch == 1 || p->stride_b * e % 16 == 0));
+    const int pack_a = !(p->a_kmajor && cm__operand_aligned16(p, p->a, p->lda, p->stride_a));
+    const int pack_b = !(p->b_kmajor && cm__operand_aligned16(p, p->b, p->ldb, p->stride_b));
     /* matrices of each operand in scratch: one when the batch shares it (stride 0) */
     const int na = batch > 1 && p->stride_a != 0 ? batch : 1;
     const int nb = batch > 1 && p->stride_b != 0 ? batch : 1;
@@ -911,7 +916,8 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
         err = parts > 1 ? cm__gemm_splitk(&ch, (int)precision, &p, parts, major, minor, sms,
                                           pool, cs)
                         : cudaErrorNotSupported;
-        if (err == cudaErrorNotSupported) err = cm__gemm_launch(&ch, (int)precision, &p, sms, pool, cs);
+        if (err == cudaErrorNotSupported)
+            err = cm__gemm_launch(&ch, (int)precision, &p, sms, pool, cs);
     }
     cm_status_t status = CM_OK;
     if (err != cudaSuccess)

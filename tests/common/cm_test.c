@@ -6,7 +6,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cudamodel/device.h>
 #include <cudamodel/status.h>
+#include <cudamodel/stream.h>
 
 bool cm_test_gpu_required(void) {
     const char *v = getenv("CUDAMODEL_REQUIRE_GPU");
@@ -66,4 +68,22 @@ void cm_test_assert_status(int status, int expected, const char *expr, const cha
                     report);
         _fail(file, line);
     }
+}
+
+int cm_test_gpu_setup(cm_device_t **dev, cm_stream_t **stream) {
+    *dev = NULL;
+    *stream = NULL;
+    char reason[256];
+    if (!cm_test_have_gpu(reason, sizeof reason)) return 0;
+    if (cm_device_open(0, dev) != CM_OK) return -1;
+    if (cm_stream_acquire(*dev, CM_STREAM_PRIORITY_LOW, stream) != CM_OK) return -1;
+    return 0;
+}
+
+int cm_test_gpu_teardown(cm_device_t **dev, cm_stream_t **stream) {
+    if (*dev == NULL) return 0;
+    int bad = cm_stream_release(*stream) | cm_device_close(*dev);
+    *dev = NULL;
+    *stream = NULL;
+    return bad ? -1 : 0;
 }

@@ -17,6 +17,16 @@
 
 #include <cmocka.h>
 
+struct cm_device;
+struct cm_stream;
+
+/** The GPU tests' fixture: device 0 opened and one low-priority pooled stream, for a cmocka
+ *  group setup (0 without a GPU, leaving both NULL: the tests skip themselves; -1 when the
+ *  open or the acquire fails). cm_test_gpu_teardown releases them (a no-op after a setup
+ *  without a GPU) and sets both to NULL. */
+int cm_test_gpu_setup(struct cm_device **dev, struct cm_stream **stream);
+int cm_test_gpu_teardown(struct cm_device **dev, struct cm_stream **stream);
+
 /** true when cudaGetDeviceCount() reports at least one device; else reason says why. */
 bool cm_test_have_gpu(char *reason, size_t size);
 

@@ -59,19 +59,12 @@ static ctx_t c;
 
 static int setup(void **state) {
     (void)state;
-    char reason[256];
-    if (!cm_test_have_gpu(reason, sizeof reason)) return 0;
-    if (cm_device_open(0, &c.dev) != CM_OK) return -1;
-    if (cm_stream_acquire(c.dev, CM_STREAM_PRIORITY_LOW, &c.stream) != CM_OK) return -1;
-    return 0;
+    return cm_test_gpu_setup(&c.dev, &c.stream);
 }
 
 static int teardown(void **state) {
     (void)state;
-    if (c.dev == NULL) return 0;
-    int bad = cm_stream_release(c.stream) | cm_device_close(c.dev);
-    c.dev = NULL;
-    return bad ? -1 : 0;
+    return cm_test_gpu_teardown(&c.dev, &c.stream);
 }
 
 static size_t round8(size_t x) { return (x + 7) / 8 * 8; }
