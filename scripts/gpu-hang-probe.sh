@@ -29,7 +29,7 @@ watch & wpid=$!
 echo "== alone, 3 times"
 for i in 1 2 3; do
     s=$SECONDS
-    CUDAMODEL_REQUIRE_GPU=1 timeout 90 "$exe" >>"$out/probe-alone.log" 2>&1
+    CUDAMODEL_REQUIRE_GPU=1 timeout 45 "$exe" >>"$out/probe-alone.log" 2>&1
     echo "run $i: exit $? in $((SECONDS - s)) s"
 done
 echo "== every gpu test, -j$(nproc)"
