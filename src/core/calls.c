@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cuda.h>
+#include <cudaTypedefs.h> /* PFN_<name>_v<version>: the ABI of each driver entry point */
 
 #include "calls.h"
 
@@ -104,19 +105,22 @@ void **cm__nvml_member_slot(size_t i) {
 /* ------------------------------------------------------------------ driver entry points */
 
 /*
- * The driver's context calls, found once through cudart (no link against libcuda). A missing
- * driver or entry point answers cudaErrorInsufficientDriver / cudaErrorNotSupported.
+ * The driver calls the library makes without linking libcuda: each entry point is found once
+ * through cudart (cudaGetDriverEntryPointByVersion). A missing driver or entry point answers
+ * cudaErrorInsufficientDriver / cudaErrorNotSupported.
+ *
+ * The version asked for selects the ABI of the entry point, and it is not the prototype of the
+ * plain name in cuda.h: asked with CUDA_VERSION 13000, "cuStreamGetCtx" answers the 12.5 form
+ * cuStreamGetCtx_v2(stream, ctx *, green ctx *), a third pointer that a two-argument call leaves
+ * as whatever the register held, and the driver writes through it (it zeroed half of a static
+ * pointer next to the cache). So every wrapper names the ABI it calls as the function-pointer
+ * type of cudaTypedefs.h, PFN_<name>_v<version>, and asks for exactly that version: the type and
+ * the version are the same two tokens (CM__DRV_FN below), so they cannot disagree.
  */
-typedef CUresult (*cm__fn_ctx_get)(CUcontext *);
-typedef CUresult (*cm__fn_ctx_set)(CUcontext);
-typedef CUresult (*cm__fn_primary_state)(CUdevice, unsigned int *, int *);
-
-static cudaError_t cm__drv_entry(const char *symbol, void **fn) {
+static cudaError_t cm__drv_entry(const char *symbol, int version, void **fn) {
     enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    /* the version of the cuda.h this file was compiled with: the entry point then has exactly
-     * the prototype declared there (cuStreamGetDevice exists from 12.8 on) */
-    cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, fn, CUDA_VERSION, cudaEnableDefault,
-                                                       &q);
+    cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, fn, (unsigned int)version,
+                                                       cudaEnableDefault, &q);
     if (err != cudaSuccess) {
         *fn = NULL;
         (void)cudaGetLastError();
@@ -169,10 +173,11 @@ static char cm__drv_absent;
 
 /* The entry point `symbol`, looked up on first use and kept in *cache (a racing first use looks
  * it up twice and gets the same answer). */
-static cudaError_t cm__drv_fn(void *_Atomic *cache, const char *symbol, void **fn) {
+static cudaError_t cm__drv_fn(void *_Atomic *cache, const char *symbol, int version,
+                              void **fn) {
     void *f = atomic_load_explicit(cache, memory_order_acquire);
     if (f == NULL) {
-        cudaError_t err = cm__drv_entry(symbol, &f);
+        cudaError_t err = cm__drv_entry(symbol, version, &f);
         if (err == cudaErrorNotSupported) {
             atomic_store_explicit(cache, (void *)&cm__drv_absent, memory_order_release);
             return err;
@@ -185,20 +190,22 @@ static cudaError_t cm__drv_fn(void *_Atomic *cache, const char *symbol, void **f
     return cudaSuccess;
 }
 
-/* In a wrapper: `call` becomes the entry point `symbol` of type `type`, or the wrapper returns
- * why there is none. */
-#define CM__DRV_FN(type, symbol, call)                                                       \
+/* In a wrapper: `call` becomes the entry point `name` in the ABI of CUDA `version` (the type
+ * PFN_<name>_v<version> of cudaTypedefs.h, asked for with that version), or the wrapper returns
+ * why there is none. name and version are only pasted and stringified, never macro-expanded
+ * (cuda.h defines some names as macros). */
+#define CM__DRV_FN(name, version, call)                                                      \
     static void *_Atomic call##_cache;                                                       \
     void *call##_ptr = NULL;                                                                 \
     do {                                                                                     \
-        cudaError_t lookup_ = cm__drv_fn(&call##_cache, symbol, &call##_ptr);                \
+        cudaError_t lookup_ = cm__drv_fn(&call##_cache, #name, version, &call##_ptr);        \
         if (lookup_ != cudaSuccess) return lookup_;                                          \
     } while (0);                                                                             \
-    type call;                                                                               \
+    PFN_##name##_v##version call;                                                            \
     memcpy(&call, &call##_ptr, sizeof call) /* object to function pointer, as for dlsym */
 
 cudaError_t cm__drv_ctx_get_current(void **ctx) {
-    CM__DRV_FN(cm__fn_ctx_get, "cuCtxGetCurrent", f);
+    CM__DRV_FN(cuCtxGetCurrent, 4000, f);
     CUcontext c = NULL;
     cudaError_t err = cm__drv_result(f(&c));
     *ctx = (void *)c;
@@ -206,21 +213,20 @@ cudaError_t cm__drv_ctx_get_current(void **ctx) {
 }
 
 cudaError_t cm__drv_ctx_push_current(void *ctx) {
-    CM__DRV_FN(cm__fn_ctx_set, "cuCtxPushCurrent", f);
+    CM__DRV_FN(cuCtxPushCurrent, 4000, f);
     return cm__drv_result(f((CUcontext)ctx));
 }
 
 cudaError_t cm__drv_ctx_pop_current(void **ctx) {
-    CM__DRV_FN(cm__fn_ctx_get, "cuCtxPopCurrent", f);
+    CM__DRV_FN(cuCtxPopCurrent, 4000, f);
     CUcontext c = NULL;
     cudaError_t err = cm__drv_result(f(&c));
     if (ctx != NULL) *ctx = (void *)c;
     return err;
 }
 
-typedef CUresult (*cm__fn_retain)(CUcontext *, CUdevice);
 cudaError_t cm__drv_primary_ctx_retain(void **ctx, int device) {
-    CM__DRV_FN(cm__fn_retain, "cuDevicePrimaryCtxRetain", f);
+    CM__DRV_FN(cuDevicePrimaryCtxRetain, 7000, f);
     CUcontext c = NULL;
     cudaError_t err = cm__drv_result(f(&c, (CUdevice)device));
     *ctx = (void *)c;
@@ -228,16 +234,15 @@ cudaError_t cm__drv_primary_ctx_retain(void **ctx, int device) {
 }
 
 cudaError_t cm__drv_primary_ctx_state(int device, unsigned int *flags, int *active) {
-    CM__DRV_FN(cm__fn_primary_state, "cuDevicePrimaryCtxGetState", f);
+    CM__DRV_FN(cuDevicePrimaryCtxGetState, 7000, f);
     return cm__drv_result(f((CUdevice)device, flags, active));
 }
 
 /* Stream queries through the driver (same meaning as cudaStreamGetDevice / cudaStreamIsCapturing
  * for a stream the runtime created: runtime streams are driver streams). The special streams
  * (0, cudaStreamLegacy, cudaStreamPerThread) are the driver's too. */
-typedef CUresult (*cm__fn_stream_device)(CUstream, CUdevice *);
 static cudaError_t cm__drv_stream_device(cudaStream_t stream, int *device) {
-    CM__DRV_FN(cm__fn_stream_device, "cuStreamGetDevice", f);
+    CM__DRV_FN(cuStreamGetDevice, 12080, f);
     CUdevice d = -1;
     cudaError_t err = cm__drv_result(f((CUstream)stream, &d));
     *device = (int)d;
@@ -250,9 +255,8 @@ cudaError_t cm__drv_stream_get_device(cudaStream_t stream, int *device) {
     return err == cudaErrorNotSupported ? cudaStreamGetDevice(stream, device) : err;
 }
 
-typedef CUresult (*cm__fn_stream_ctx)(CUstream, CUcontext *);
 cudaError_t cm__drv_stream_get_ctx(cudaStream_t stream, void **ctx) {
-    CM__DRV_FN(cm__fn_stream_ctx, "cuStreamGetCtx", f);
+    CM__DRV_FN(cuStreamGetCtx, 9020, f);
     CUcontext c = NULL;
     cudaError_t err = cm__drv_result(f((CUstream)stream, &c));
     *ctx = (void *)c;
@@ -265,10 +269,9 @@ cudaError_t cm__drv_stream_get_ctx(cudaStream_t stream, void **ctx) {
  * call would first bind the current device's primary context to the thread). Stream 0 is the
  * legacy default stream of the current context, as in the runtime built without per-thread
  * default streams. */
-typedef CUresult (*cm__fn_alloc_pool_async)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
 static cudaError_t cm__drv_alloc_pool_async(void **ptr, size_t bytes, cudaMemPool_t pool,
                                             cudaStream_t stream) {
-    CM__DRV_FN(cm__fn_alloc_pool_async, "cuMemAllocFromPoolAsync", f);
+    CM__DRV_FN(cuMemAllocFromPoolAsync, 11020, f);
     CUdeviceptr p = 0;
     cudaError_t err = cm__drv_result(f(&p, bytes, (CUmemoryPool)pool, (CUstream)stream));
     *ptr = (void *)(uintptr_t)p;
@@ -281,9 +284,8 @@ cudaError_t cm__drv_malloc_from_pool_async(void **ptr, size_t bytes, cudaMemPool
     return err == cudaErrorNotSupported ? cudaMallocFromPoolAsync(ptr, bytes, pool, stream) : err;
 }
 
-typedef CUresult (*cm__fn_free_async)(CUdeviceptr, CUstream);
 static cudaError_t cm__drv_free(void *ptr, cudaStream_t stream) {
-    CM__DRV_FN(cm__fn_free_async, "cuMemFreeAsync", f);
+    CM__DRV_FN(cuMemFreeAsync, 11020, f);
     return cm__drv_result(f((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream));
 }
 
@@ -292,9 +294,8 @@ cudaError_t cm__drv_free_async(void *ptr, cudaStream_t stream) {
     return err == cudaErrorNotSupported ? cudaFreeAsync(ptr, stream) : err;
 }
 
-typedef CUresult (*cm__fn_stream_capturing)(CUstream, CUstreamCaptureStatus *);
 cudaError_t cm__drv_stream_is_capturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status) {
-    CM__DRV_FN(cm__fn_stream_capturing, "cuStreamIsCapturing", f);
+    CM__DRV_FN(cuStreamIsCapturing, 10000, f);
     CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
     cudaError_t err = cm__drv_result(f((CUstream)stream, &st));
     *status = st == CU_STREAM_CAPTURE_STATUS_ACTIVE ? cudaStreamCaptureStatusActive
