@@ -17,6 +17,16 @@
  * - all-gather, every element checked;
  * and destroys the communicator. The parent waits for both with a 180-second limit (killing its
  * own children by pid when it runs out) and passes when both exit 0.
+ *
+ * test_rank_dies_mid_all_reduce (issue #17, "collectives that fail instead of hang"): the same
+ * two ranks join and run one checked all-reduce; rank 0 sets a collective timeout of
+ * DIES_TIMEOUT_MS, queues a second all-reduce, marks the file <id>.in and waits in
+ * cm_comm_synchronize(); rank 1 waits for that mark and kills itself (SIGKILL) instead of
+ * joining the all-reduce. Rank 0 must get a failure (the timeout, CM_ERROR_BUSY, or NCCL's
+ * error about the dead peer) within the timeout plus DIES_SLACK_MS, have every later collective
+ * refused at once, destroy the communicator within DIES_SLACK_MS, and still use its device
+ * (a set and a copy back, checked) before it closes it. The parent passes when rank 0 exits 0
+ * and rank 1 died of SIGKILL.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -47,6 +57,14 @@ extern char **environ;
 
 #define N (((size_t)1 << 20) + 3)
 #define WAIT_S 180
+#define DIES_TIMEOUT_MS 5000u /* rank 0's collective timeout in the dying-rank test */
+#define DIES_SLACK_MS 15000.0 /* what the failure, and then the destroy, may take beyond it */
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 static void sleep_ms(long ms) {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -97,7 +115,9 @@ static int32_t int_of(int rank, size_t i) {
                     "the current device is %d, the caller's was %d", d_, other);             \
     } while (0)
 
-static int child(int rank, const char *id_path) {
+/* Join the two-rank communicator (rank 0 publishes the id in id_path, rank 1 reads it), with
+ * the other rank's device current. 0 on success, else 1 with the failure printed. */
+static int join(int rank, const char *id_path, cm_device_t **devp, cm_comm_t **commp) {
     const int other = 1 - rank;
     CHILD_CHECK(cudaSetDevice(other) == cudaSuccess, "cudaSetDevice(%d)", other);
     cm_comm_id_t id;
@@ -120,11 +140,17 @@ static int child(int rank, const char *id_path) {
         hex[got] = '\0';
         CHILD_OK(cm_comm_id_from_hex(hex, &id));
     }
-    cm_device_t *dev = NULL;
-    CHILD_OK(cm_device_open(rank, &dev));
-    cm_comm_t *comm = NULL;
-    CHILD_OK(cm_comm_create_rank(dev, &id, 2, rank, &comm));
+    CHILD_OK(cm_device_open(rank, devp));
+    CHILD_OK(cm_comm_create_rank(*devp, &id, 2, rank, commp));
     CHILD_HOME();
+    return 0;
+}
+
+static int child(int rank, const char *id_path) {
+    const int other = 1 - rank;
+    cm_device_t *dev = NULL;
+    cm_comm_t *comm = NULL;
+    if (join(rank, id_path, &dev, &comm) != 0) return 1;
     int nranks = 0, local = 0, first = -1;
     CHILD_OK(cm_comm_size(comm, &nranks, &local, &first));
     CHILD_CHECK(nranks == 2 && local == 1 && first == rank, "size %d %d %d", nranks, local, first);
@@ -200,11 +226,90 @@ static int child(int rank, const char *id_path) {
     return 0;
 }
 
+/* The dying-rank scenario (see the top of the file). */
+static int child_dies(int rank, const char *id_path) {
+    cm_device_t *dev = NULL;
+    cm_comm_t *comm = NULL;
+    if (join(rank, id_path, &dev, &comm) != 0) return 1;
+    char mark[4096];
+    snprintf(mark, sizeof mark, "%s.in", id_path);
+    const size_t n = ((size_t)1 << 16) + 5;
+    float *h = malloc(n * 4), *out = malloc(n * 4);
+    CHILD_CHECK(h && out, "out of host memory");
+    for (size_t i = 0; i < n; ++i) h[i] = value_of(rank, i);
+    cm_buffer_t *send = NULL, *recv = NULL;
+    CHILD_OK(cm_buffer_create(dev, n * 4, &send));
+    CHILD_OK(cm_buffer_create(dev, n * 4, &recv));
+    CHILD_OK(cm_buffer_copy_from_host(NULL, send, 0, h, n * 4));
+    /* one all-reduce that both ranks join: the communicator works */
+    CHILD_OK(cm_comm_all_reduce(comm, &send, &recv, n, CM_DTYPE_F32, CM_COMM_SUM));
+    CHILD_OK(cm_comm_synchronize(comm));
+    CHILD_OK(cm_buffer_copy_to_host(NULL, recv, 0, out, n * 4));
+    for (size_t i = 0; i < n; ++i) {
+        double a = value_of(0, i), b = value_of(1, i);
+        CHILD_CHECK(fabs((double)out[i] - (a + b)) <= ldexp(fabs(a) + fabs(b), -23),
+                    "sum element %zu: %g, want %g", i, out[i], a + b);
+    }
+    if (rank == 1) {
+        /* die while rank 0 waits inside the next all-reduce */
+        bool marked = false;
+        for (int i = 0; i < 60 * 20 && !marked; ++i) {
+            marked = access(mark, F_OK) == 0;
+            if (!marked) sleep_ms(50);
+        }
+        CHILD_CHECK(marked, "rank 0 never marked %s", mark);
+        sleep_ms(200);
+        fprintf(stderr, "rank 1: killing itself in the middle of the all-reduce\n");
+        raise(SIGKILL);
+        return 1; /* not reached */
+    }
+    CHILD_OK(cm_comm_set_timeout(comm, DIES_TIMEOUT_MS));
+    CHILD_OK(cm_comm_all_reduce(comm, &send, &recv, n, CM_DTYPE_F32, CM_COMM_SUM));
+    FILE *f = fopen(mark, "w");
+    CHILD_CHECK(f != NULL && fclose(f) == 0, "cannot mark %s: %s", mark, strerror(errno));
+    double t0 = now_ms();
+    cm_status_t st = cm_comm_synchronize(comm);
+    double waited = now_ms() - t0;
+    char report[2048];
+    cm_error_format(NULL, report, sizeof report);
+    fprintf(stderr, "rank 0: cm_comm_synchronize after the peer died: status %d after %.0f ms:\n%s\n",
+            (int)st, waited, report);
+    CHILD_CHECK(st != CM_OK, "the all-reduce with a dead peer reported success");
+    CHILD_CHECK(cm_last_error()->status == st && cm_last_error()->message[0] != '\0',
+                "cm_last_error() does not describe the failure");
+    CHILD_CHECK(waited <= DIES_TIMEOUT_MS + DIES_SLACK_MS,
+                "the failure took %.0f ms (timeout %u ms)", waited, DIES_TIMEOUT_MS);
+    /* the aborted communicator refuses further collectives at once */
+    t0 = now_ms();
+    cm_status_t again = cm_comm_all_reduce(comm, &send, &recv, n, CM_DTYPE_F32, CM_COMM_SUM);
+    if (again == CM_OK) again = cm_comm_synchronize(comm);
+    CHILD_CHECK(again != CM_OK, "a collective on the aborted communicator succeeded");
+    CHILD_CHECK(now_ms() - t0 <= 1000.0, "the refusal took %.0f ms", now_ms() - t0);
+    t0 = now_ms();
+    st = cm_comm_destroy(comm);
+    double destroy_ms = now_ms() - t0;
+    fprintf(stderr, "rank 0: cm_comm_destroy: status %d after %.0f ms\n", (int)st, destroy_ms);
+    CHILD_CHECK(destroy_ms <= DIES_SLACK_MS, "the destroy took %.0f ms", destroy_ms);
+    /* the device object still works */
+    CHILD_OK(cm_buffer_set(NULL, recv, 0, n * 4, 0x3f));
+    CHILD_OK(cm_buffer_copy_to_host(NULL, recv, 0, out, n * 4));
+    uint32_t bits;
+    memcpy(&bits, &out[n - 1], 4);
+    CHILD_CHECK(bits == 0x3f3f3f3fu, "the device's memory after the abort: %08x", bits);
+    CHILD_OK(cm_buffer_destroy(send));
+    CHILD_OK(cm_buffer_destroy(recv));
+    CHILD_OK(cm_device_close(dev));
+    free(h);
+    free(out);
+    fprintf(stderr, "rank 0: the dead peer was reported in bounded time; all checks passed\n");
+    return 0;
+}
+
 /* ---------------------------------------------------------------- the parent */
 
-static void test_two_processes(void **state) {
-    (void)state;
-    CM_REQUIRE_GPU();
+/* Start both ranks (--child or --child-dies), wait for them (WAIT_S at most), and return their
+ * wait statuses in status[]. Skips without two GPUs or NCCL. */
+static void run_ranks(const char *mode, int status[2]) {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
     if (n < 2) {
@@ -225,11 +330,11 @@ static void test_two_processes(void **state) {
     for (int r = 0; r < 2; ++r) {
         char rank_arg[16];
         snprintf(rank_arg, sizeof rank_arg, "%d", r);
-        char *argv[] = {(char *)"test_gpu_multi_ranks", (char *)"--child", rank_arg, id_path, NULL};
+        char *argv[] = {(char *)"test_gpu_multi_ranks", (char *)mode, rank_arg, id_path, NULL};
         int rc = posix_spawn(&pids[r], "/proc/self/exe", NULL, NULL, argv, environ);
         if (rc != 0) fail_msg("posix_spawn of rank %d: %s", r, strerror(rc));
     }
-    int status[2] = {-1, -1};
+    status[0] = status[1] = -1;
     bool done[2] = {false, false};
     for (int waited_ms = 0; !(done[0] && done[1]); waited_ms += 100) {
         for (int r = 0; r < 2; ++r) {
@@ -252,19 +357,43 @@ static void test_two_processes(void **state) {
     snprintf(tmp, sizeof tmp, "%s.tmp", id_path);
     (void)unlink(id_path);
     (void)unlink(tmp);
+    snprintf(tmp, sizeof tmp, "%s.in", id_path);
+    (void)unlink(tmp);
     (void)rmdir(dir);
-    for (int r = 0; r < 2; ++r) {
-        if (!WIFEXITED(status[r]) || WEXITSTATUS(status[r]) != 0)
-            fail_msg("rank %d %s %d (its report is above)", r,
-                     WIFEXITED(status[r]) ? "exited with" : "was killed by signal",
-                     WIFEXITED(status[r]) ? WEXITSTATUS(status[r]) : WTERMSIG(status[r]));
-    }
+}
+
+static void expect_exit_0(int r, int status) {
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("rank %d %s %d (its report is above)", r,
+                 WIFEXITED(status) ? "exited with" : "was killed by signal",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+static void test_two_processes(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    int status[2];
+    run_ranks("--child", status);
+    for (int r = 0; r < 2; ++r) expect_exit_0(r, status[r]);
+}
+
+static void test_rank_dies_mid_all_reduce(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    int status[2];
+    run_ranks("--child-dies", status);
+    expect_exit_0(0, status[0]);
+    if (!WIFSIGNALED(status[1]) || WTERMSIG(status[1]) != SIGKILL)
+        fail_msg("rank 1 should have died of SIGKILL; its wait status is %d", status[1]);
 }
 
 int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[1], "--child") == 0) return child(atoi(argv[2]), argv[3]);
+    if (argc == 4 && strcmp(argv[1], "--child-dies") == 0)
+        return child_dies(atoi(argv[2]), argv[3]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_processes),
+        cmocka_unit_test(test_rank_dies_mid_all_reduce),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
