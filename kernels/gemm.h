@@ -216,6 +216,19 @@ cudaError_t cm__gemm_mma(const cm__gemm_args_t *p, int tf32, int config, cudaStr
  *  first failing launch's error. */
 cudaError_t cm__gemm_gemv(const cm__gemm_args_t *p, int sm_count, cudaStream_t stream);
 
+/* ---------------------------------------------------------------- skinny (kernels/gemm_skinny.cu) */
+
+/** The largest small side (min(m, n)) cm__gemm_skinny takes. */
+#define CM__GEMM_SKINNY_MAX 16
+
+/** Launch the skinny kernel for a problem whose smaller side of C, min(m, n), is at most
+ *  CM__GEMM_SKINNY_MAX (and k >= 1): one bandwidth-bound pass over the large operand that keeps
+ *  min(m, n) sums per row of it, FP32 arithmetic for every precision (in_type F32 or BF16;
+ *  out_type F32, or BF16 with BF16 input), deterministic, no scratch. A batch takes any strides
+ *  (16-byte loads only where every product keeps the alignment). cudaErrorInvalidValue (nothing
+ *  launched) for any other shape; else the first failing launch's error. */
+cudaError_t cm__gemm_skinny(const cm__gemm_args_t *p, cudaStream_t stream);
+
 /* ---------------------------------------------------------------- packing (kernels/gemm_pack.cu) */
 
 /** Transposing copy on `stream`: element (k, r) of a kdim x rdim matrix stored r-contiguous,

@@ -30,22 +30,13 @@
 
 #include "gemm.h"
 #include "gemm_batch.cuh"
+#include "gemm_elem.cuh"
 
 namespace cm_gemv_detail {
 
-__device__ __forceinline__ float to_f(float v) { return v; }
-__device__ __forceinline__ float to_f(uint16_t h) { return __uint_as_float((uint32_t)h << 16); }
-
-// float -> bf16 bits, round to nearest even; NaN stays NaN (quiet).
-__device__ __forceinline__ uint16_t f2bf(float f) {
-    uint32_t u = __float_as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
-__device__ __forceinline__ void store(float *p, float v) { *p = v; }
-__device__ __forceinline__ void store(uint16_t *p, float v) { *p = f2bf(v); }
+using cm_gemm_elem::epilogue;
+using cm_gemm_elem::store;
+using cm_gemm_elem::to_f;
 
 // Dot product of one 16-byte vector of each operand, added to acc.
 __device__ __forceinline__ float dot16(const float *a, const float *b, float acc) {
@@ -66,13 +57,6 @@ __device__ __forceinline__ float dot16(const uint16_t *a, const uint16_t *b, flo
         acc = fmaf(__uint_as_float(uw[j] & 0xffff0000u), __uint_as_float(vw[j] & 0xffff0000u), acc);
     }
     return acc;
-}
-
-template <typename TO>
-__device__ __forceinline__ void epilogue(TO *y, float acc, float alpha, float beta) {
-    float o = alpha * acc;
-    if (beta != 0.0f) o = fmaf(beta, to_f(*y), o);
-    store(y, o);
 }
 
 // rows: WARPS warps per block, WPR of them per row (WARPS / WPR rows per block).

@@ -158,6 +158,7 @@ const char *cm__gemm_choice_name(cm__gemm_choice_t c) {
                : c.config == CM__GEMM_SM90_3XTF32 ? "sm90+3xtf32"
                                                    : "sm90";
     if (c.kernel == CM__GEMM_KERNEL_GEMV) return "gemv";
+    if (c.kernel == CM__GEMM_KERNEL_SKINNY) return "skinny";
     return "?";
 }
 
@@ -175,6 +176,10 @@ int cm__gemm_parse_name(const char *name, cm__gemm_choice_t *out) {
         }
     if (strcmp(name, "gemv") == 0) {
         *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_GEMV, 0};
+        return 1;
+    }
+    if (strcmp(name, "skinny") == 0) {
+        *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SKINNY, 0};
         return 1;
     }
     if (strcmp(name, "sm90+3xtf32") == 0) {
@@ -232,7 +237,15 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     const int vector_shape = p->k > 0 && (p->m == 1 || p->n == 1);
     if (vector_shape && (!is_forced || c.kernel == CM__GEMM_KERNEL_GEMV))
         return (cm__gemm_choice_t){CM__GEMM_KERNEL_GEMV, 0};
-    if (c.kernel == CM__GEMM_KERNEL_GEMV)
+    /* a side of 2 .. 16 (and enough rows on the other): the one-pass skinny kernel, any arch */
+    const int small = p->m < p->n ? p->m : p->n, large = p->m < p->n ? p->n : p->m;
+    const int64_t skinny_rows = (int64_t)large * (p->batch > 1 ? p->batch : 1);
+    const int skinny_fits = p->k > 0 && small >= 1 && small <= CM__GEMM_SKINNY_MAX;
+    const int skinny_shape = skinny_fits && small >= 2 && skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS;
+    /* forced, it takes any shape it can run (a vector side, few rows) */
+    if (is_forced ? c.kernel == CM__GEMM_KERNEL_SKINNY && skinny_fits : skinny_shape)
+        return (cm__gemm_choice_t){CM__GEMM_KERNEL_SKINNY, 0};
+    if (c.kernel == CM__GEMM_KERNEL_GEMV || c.kernel == CM__GEMM_KERNEL_SKINNY)
         c = cm__gemm_table_entry(arch, fam, cm__gemm_select_shape(p, sm_count));
     /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
     if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
@@ -682,6 +695,7 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
                                    const cm__gemm_args_t *p, int sms, cudaMemPool_t pool,
                                    cudaStream_t cs) {
     if (ch->kernel == CM__GEMM_KERNEL_GEMV) return cm__gemm_gemv(p, sms, cs);
+    if (ch->kernel == CM__GEMM_KERNEL_SKINNY) return cm__gemm_skinny(p, cs);
     cudaError_t err = cudaErrorNotSupported;
     if (ch->kernel == CM__GEMM_KERNEL_SM90) {
         if (precision == CM_GEMM_FP32_3XTF32) {
@@ -736,7 +750,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 static int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision,
                                  int sms) {
     if (p->batch > 1 || p->k < 2 * CM__SPLITK_MIN_K || p->m < 1 || p->n < 1 ||
-        ch.kernel == CM__GEMM_KERNEL_GEMV || precision == CM_GEMM_FP32_3XTF32)
+        ch.kernel == CM__GEMM_KERNEL_GEMV || ch.kernel == CM__GEMM_KERNEL_SKINNY ||
+        precision == CM_GEMM_FP32_3XTF32)
         return 1;
     int bm = 128, bn = 256; /* the Hopper kernel's tile */
     if (ch.kernel == CM__GEMM_KERNEL_FFMA) cm__gemm_ffma_tile(ch.config, &bm, &bn);

@@ -16,13 +16,20 @@
 #  define CM_HAVE_GEMM_SM90 0
 #endif
 
-/** Kernels cm_gemm() can run (GEMV: the matrix-vector kernel, m == 1 or n == 1). */
+/** Kernels cm_gemm() can run (GEMV: the matrix-vector kernel, m == 1 or n == 1; SKINNY: the
+ *  one-pass kernel for 2 <= min(m, n) <= CM__GEMM_SKINNY_MAX, kernels/gemm_skinny.cu). */
 enum {
     CM__GEMM_KERNEL_FFMA = 0,
     CM__GEMM_KERNEL_MMA = 1,
     CM__GEMM_KERNEL_SM90 = 2,
-    CM__GEMM_KERNEL_GEMV = 3
+    CM__GEMM_KERNEL_GEMV = 3,
+    CM__GEMM_KERNEL_SKINNY = 4
 };
+
+/** The skinny kernel runs a problem whose small side is 2 .. CM__GEMM_SKINNY_MAX when its large
+ *  side (times the batch) has at least this many rows: 8 of its 32-column blocks; below that a
+ *  tile kernel's few tiles are as good. */
+#define CM__GEMM_SKINNY_MIN_ROWS 256
 
 /** Shape classes (cm__gemm_shape_class). */
 enum {
@@ -82,8 +89,10 @@ cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape);
  * major.minor with sm_count multiprocessors: the override (a CUDAMODEL_GEMM_CONFIG name; NULL,
  * an unknown name, an FFMA configuration this build did not compile (cm__gemm_ffma_built) or one
  * that cannot serve the problem: ignored), else the matrix-vector kernel ("gemv") when
- * m == 1 or n == 1 and k >= 1, else the table's entry ("gemv" forced on another shape: the
- * table's entry), then demoted to what can run: K = 0 always runs FFMA 64x64x16 (C = beta C only); SM90 needs arch sm_90, have_sm90
+ * m == 1 or n == 1 and k >= 1, else the skinny kernel ("skinny") when 2 <= min(m, n) <=
+ * CM__GEMM_SKINNY_MAX, k >= 1 and max(m, n) x batch >= CM__GEMM_SKINNY_MIN_ROWS ("skinny"
+ * forced: any 1 <= min(m, n) <= CM__GEMM_SKINNY_MAX with k >= 1), else the table's entry ("gemv"
+ * or "skinny" forced on a shape it cannot take: the table's entry), then demoted to what can run: K = 0 always runs FFMA 64x64x16 (C = beta C only); SM90 needs arch sm_90, have_sm90
  * (the library carries the kernel) and a TF32/BF16 precision, else MMA; a problem that is not
  * "TN" (a_kmajor and b_kmajor) with 16-byte aligned operands takes SM90 with the transposing
  * pre-pass ("sm90+pack") on the large shape class or when forced, else MMA;

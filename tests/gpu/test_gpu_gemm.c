@@ -397,6 +397,48 @@ static void test_matrix_vector(void **state) {
     run_case(&g, idx++);
 }
 
+/* skinny shapes (the small side of C 2 .. 16, the other long): the "skinny" kernel, every
+ * precision, layout and transpose (so both of its orientations, the long operand K-contiguous
+ * or not, the small one either way), aligned and misaligned (scalar loads), K with a tail after
+ * the 256-element chunks, R = 2, 7, 16; then forced on shapes the dispatch leaves to the tiles
+ * (a vector side, few rows) */
+static void test_skinny(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const size_t shapes[][3] = {{7, 700, 300},  {700, 7, 300},  {2, 300, 1029},
+                                       {300, 16, 513}, {16, 520, 33},  {3, 2049, 2000}};
+    size_t idx = 0;
+    for (int p = 0; p <= CM_GEMM_FP32_3XTF32; ++p)
+        for (int l = 0; l < 2; ++l)
+            for (int oa = 0; oa < 2; ++oa)
+                for (int ob = 0; ob < 2; ++ob)
+                    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+                        for (int v = 0; v < 2; ++v) {
+                            gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l,
+                                         (cm_gemm_op_t)oa, (cm_gemm_op_t)ob, shapes[s][0],
+                                         shapes[s][1], shapes[s][2], 1.25f, -0.5f, 0, 0, NULL, 0};
+                            if (v) { /* padded leading dimensions, misaligned, beta 0 over NaN */
+                                g.pad = 3;
+                                g.off = 1;
+                                g.beta = 0.0f;
+                            }
+                            if (shapes[s][2] >= 2000) g.samples = 2048;
+                            const char *name = NULL;
+                            CM_ASSERT_OK(cm_gemm_config_name(0, g.prec, g.layout, g.oa, g.ob, g.m,
+                                                             g.n, g.k, &name));
+                            assert_string_equal(name, "skinny");
+                            run_case(&g, idx++);
+                        }
+    /* forced on shapes the dispatch does not give it: a vector side, few rows, one element */
+    static const size_t forced[][3] = {{1, 300, 77}, {300, 1, 600}, {5, 40, 300}, {1, 1, 9}};
+    for (int p = 0; p <= CM_GEMM_BF16_OUT_BF16; ++p)
+        for (size_t s = 0; s < sizeof forced / sizeof forced[0]; ++s) {
+            gcase_t g = {(cm_gemm_precision_t)p, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N,
+                         forced[s][0], forced[s][1], forced[s][2], 0.5f, 2.0f, 1, 0, "skinny", 0};
+            run_case(&g, idx++);
+        }
+}
+
 static void test_large_sampled(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
@@ -580,6 +622,7 @@ int main(void) {
         cmocka_unit_test(test_small_all_combinations),
         cmocka_unit_test(test_medium_odd),
         cmocka_unit_test(test_matrix_vector),
+        cmocka_unit_test(test_skinny),
         cmocka_unit_test(test_every_config),
         cmocka_unit_test(test_large_sampled),
         cmocka_unit_test(test_3xtf32_accuracy),

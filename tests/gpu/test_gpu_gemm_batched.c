@@ -361,7 +361,7 @@ static void test_batched_refusals(void **state) {
 
 /* ====================================================================== the launchers */
 
-enum { K_FFMA, K_MMA, K_GEMV, K_SM90 };
+enum { K_FFMA, K_MMA, K_GEMV, K_SM90, K_SKINNY };
 /* strides: aligned (multiples of 16 bytes), odd (matrices >= 1 of A, B and C lose the 16-byte
  * alignment), A or B shared by the whole batch (stride 0), only C's stride odd */
 enum { S_ALIGNED, S_ODD, S_BCAST_A, S_BCAST_B, S_ODD_C };
@@ -378,7 +378,8 @@ typedef struct kcase {
 } kcase_t;
 
 static const char *kind_name(int k) {
-    return k == K_FFMA ? "ffma" : k == K_MMA ? "mma" : k == K_GEMV ? "gemv" : "sm90";
+    return k == K_FFMA ? "ffma" : k == K_MMA ? "mma" : k == K_GEMV ? "gemv"
+           : k == K_SKINNY ? "skinny" : "sm90";
 }
 
 static int sm_count(void) {
@@ -460,6 +461,7 @@ static int run_kernel_case(const kcase_t *t) {
     case K_FFMA: err = cm__gemm_ffma(&args, t->config, 0); break;
     case K_MMA: err = cm__gemm_mma(&args, t->tf32, t->config, 0); break;
     case K_GEMV: err = cm__gemm_gemv(&args, sm_count(), 0); break;
+    case K_SKINNY: err = cm__gemm_skinny(&args, 0); break;
     default:
         err = cm__gemm_sm90_batched(t->in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16
                                                                : CM__GEMM_SM90_TF32,
@@ -653,6 +655,33 @@ static void test_kernels_gemv(void **state) {
     assert_true(run_kernel_case(&u));
 }
 
+/* the skinny kernel (small side 2 .. 16; also 1, which it runs when forced) in both
+ * orientations, every type pair and layout, batches with every stride kind, then a batch past
+ * one launch's grid.z */
+static void test_kernels_skinny(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const int shapes[][3] = {{3, 100, 50}, {70, 2, 300}, {16, 40, 260}, {1, 33, 17}};
+    static const int types[3][2] = {{CM__GEMM_F32, CM__GEMM_F32},
+                                     {CM__GEMM_BF16, CM__GEMM_F32},
+                                     {CM__GEMM_BF16, CM__GEMM_BF16}};
+    static const int strides[] = {S_ALIGNED, S_ODD, S_BCAST_A, S_BCAST_B};
+    static const int batches[] = {0, 1, 3};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int ty = 0; ty < 3; ++ty)
+            for (int lay = 0; lay < 4; ++lay)
+                for (int b = 0; b < 3; ++b)
+                    for (int st = 0; st < 4; ++st) {
+                        kcase_t t = {K_SKINNY, 0, 0, types[ty][0], types[ty][1], shapes[s][0],
+                                     shapes[s][1], shapes[s][2], lay & 1, lay >> 1, batches[b],
+                                     strides[st], 1.5f, st == 0 ? 0.0f : -0.5f};
+                        assert_true(run_kernel_case(&t));
+                    }
+    kcase_t t = {K_SKINNY, 0, 0, CM__GEMM_F32, CM__GEMM_F32, 4, 5, 8, 1, 0, 70000, S_ODD, 1.0f,
+                 0.25f};
+    assert_true(run_kernel_case(&t));
+}
+
 static void test_kernels_sm90(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
@@ -718,6 +747,7 @@ int main(void) {
         cmocka_unit_test(test_kernels_ffma),
         cmocka_unit_test(test_kernels_mma),
         cmocka_unit_test(test_kernels_gemv),
+        cmocka_unit_test(test_kernels_skinny),
         cmocka_unit_test(test_kernels_sm90),
         cmocka_unit_test(test_batched_shapes),
         cmocka_unit_test(test_batched_forced),

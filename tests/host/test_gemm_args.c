@@ -527,6 +527,44 @@ static void test_dispatch(void **state) {
     assert_true(cm__gemm_parse_name("gemv", &gv));
     assert_int_equal(gv.kernel, CM__GEMM_KERNEL_GEMV);
 
+    /* a side of 2 .. CM__GEMM_SKINNY_MAX (k >= 1) with at least CM__GEMM_SKINNY_MIN_ROWS rows on
+     * the other (times the batch): the skinny kernel, every precision and architecture; an
+     * override of another kernel is respected there, "skinny" forced elsewhere runs the
+     * table's choice; 17 rows, too few large rows, or k == 0 keep the table */
+    cm__gemm_args_t sk_m = args(7, 4096, 4096, 1, 0, CM__GEMM_F32, 4096);
+    cm__gemm_args_t sk_n = args(4096, CM__GEMM_SKINNY_MAX, 3001, 0, 1, CM__GEMM_BF16, 4093);
+    cm__gemm_args_t sk_2 = args(2, CM__GEMM_SKINNY_MIN_ROWS, 64, 1, 1, CM__GEMM_F32, 64);
+    for (int prec = 0; prec <= CM_GEMM_FP32_3XTF32; ++prec)
+        for (int maj = 7; maj <= 9; ++maj) {
+            assert_string_equal(NAME(prec, maj, sk_m, 1, NULL), "skinny");
+            assert_string_equal(NAME(prec, maj, sk_n, 0, NULL), "skinny");
+            assert_string_equal(NAME(prec, maj, sk_2, 1, NULL), "skinny");
+        }
+    cm__gemm_args_t wide17 = args(CM__GEMM_SKINNY_MAX + 1, 4096, 4096, 1, 1, CM__GEMM_F32, 4096);
+    cm__gemm_args_t few = args(7, CM__GEMM_SKINNY_MIN_ROWS - 1, 4096, 1, 1, CM__GEMM_F32, 4096);
+    cm__gemm_args_t sk_k0 = args(7, 4096, 0, 1, 1, CM__GEMM_F32, 4096);
+    assert_string_not_equal(NAME(CM_GEMM_FP32, 9, wide17, 1, NULL), "skinny");
+    assert_string_not_equal(NAME(CM_GEMM_FP32, 9, few, 1, NULL), "skinny");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, sk_k0, 1, NULL), "ffma:32x64x16");
+    /* a batch counts its rows: 64 matrices of 7 x 8 take it */
+    cm__gemm_args_t sk_batch = args(7, 8, 512, 1, 1, CM__GEMM_F32, 512);
+    sk_batch.batch = 64;
+    sk_batch.stride_a = 7 * 512;
+    sk_batch.stride_b = 8 * 4096;
+    sk_batch.stride_c = 7 * 8;
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, sk_batch, 1, NULL), "skinny");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, sk_m, 1, "ffma:64x64x16"), "ffma:64x64x16");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, sk_m, 1, "skinny"), "skinny");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "skinny"), "ffma:128x128x16q3");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "skinny"), "sm90");
+    /* forced, it takes any shape whose small side is 1 .. 16 (k >= 1): a vector side, few rows */
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, row_vec, 1, "skinny"), "skinny");
+    assert_string_equal(NAME(CM_GEMM_BF16, 8, few, 1, "skinny"), "skinny");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, sk_k0, 1, "skinny"), "ffma:32x64x16");
+    cm__gemm_choice_t skc = {-1, -1};
+    assert_true(cm__gemm_parse_name("skinny", &skc));
+    assert_int_equal(skc.kernel, CM__GEMM_KERNEL_SKINNY);
+
     /* names round-trip; unknown names are refused */
     for (int i = 0; i < CM__FFMA_COUNT; ++i) {
         cm__gemm_choice_t c = {CM__GEMM_KERNEL_FFMA, i}, d = {-1, -1};

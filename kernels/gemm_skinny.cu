@@ -1,0 +1,303 @@
+// Skinny products behind cm_gemm(): one side of C has 2 .. CM__GEMM_SKINNY_MAX rows or columns
+// (normalised M or N, kernels/gemm.h). A tile kernel would spend most of a 32- to 128-row tile
+// on nothing and, with few tiles, leave multiprocessors idle; the product is a handful of
+// matrix-vector products that read the large operand once, so it runs as one pass over it,
+// bandwidth-bound, in FP32 arithmetic for every precision (TF32 problems get at least TF32
+// accuracy; BF16 inputs are widened exactly; a BF16 output is rounded once at the end).
+//
+// The problem in this file's terms: R vectors (R = the small side),
+//   Y(i, r) = alpha * sum_k Mat(i, k) X(k, r) + beta * Y(i, r),  i < rows, r < R  (beta == 0: Y
+// never read), with X(k, r) = x[k * xk + r * xr], Y(i, r) = y[i * yi + r * yr] and Mat in one of
+// two orientations:
+//   rows: Mat(i, k) = mat[i * ld + k]  (K contiguous)
+//   cols: Mat(i, k) = mat[k * ld + i]  (i contiguous)
+// Small M: i runs over N, Mat is B, X(k, r) = A(r, k), Y(i, r) = C(r, i). Small N: i runs over
+// M, Mat is A, X(k, r) = B(k, r), Y(i, r) = C(i, r).
+//
+// cols: blocks of 32 x KG threads; lane l of every warp owns column i = 32 * block + l and keeps
+// R running sums; warp w takes k = w, w + KG, ... (four matrix loads in flight per lane), and
+// reads X(k, r) as a warp-uniform load (one transaction, from L1). The block then adds its KG
+// warps' sums in warp order through shared memory, warp r finishing output r.
+// rows: blocks of 8 warps, each warp two rows (16 rows a block). The block stages X for a chunk
+// of KC values of k in shared memory as floats (once, for all its rows), then each lane reads
+// 16-byte vectors of its rows (two of 4 floats at k0 + 4 l and k0 + 128 + 4 l, or one of 8 bf16
+// at k0 + 8 l; scalar loads when the rows are not 16-byte aligned) and adds them times the staged
+// X into 2 x R sums. At the end the warp adds its lanes' sums with shuffles.
+// Every sum is formed in a fixed order (it depends on the shape and the alignment only): results
+// are bit-identical run to run, without atomics or scratch memory.
+// A strided batch runs as gridDim.z: block z moves mat, x and y by z times their strides (smat,
+// sx, sy elements) first.
+#include <stdint.h>
+
+#include "gemm.h"
+#include "gemm_batch.cuh"
+#include "gemm_elem.cuh"
+
+namespace cm_skinny_detail {
+
+using cm_gemm_elem::epilogue;
+using cm_gemm_elem::to_f;
+
+constexpr int RMAX = CM__GEMM_SKINNY_MAX; // sums per lane (and row): R <= RMAX
+
+// ---------------------------------------------------------------- cols (Mat i-contiguous)
+
+constexpr int COLS_KG = 16; // warps per block, splitting K
+static_assert(COLS_KG >= RMAX, "warp r finishes output r");
+
+template <typename TI, typename TO>
+__global__ void __launch_bounds__(32 * COLS_KG)
+skinny_cols(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
+            const TI *__restrict__ x, int64_t xk, int64_t xr, TO *y, int64_t yi, int64_t yr,
+            float alpha, float beta, int64_t smat, int64_t sx, int64_t sy) {
+    {
+        const int64_t z = (int64_t)blockIdx.z; // product z of the batch (0 for one)
+        mat += z * smat;
+        x += z * sx;
+        y += z * sy;
+    }
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int i = blockIdx.x * 32 + lane;
+    float acc[RMAX];
+#pragma unroll
+    for (int r = 0; r < RMAX; ++r) acc[r] = 0.0f;
+    if (i < rows) {
+        constexpr int U = 4;
+        const TI *c = mat + i;
+        int k = w;
+        for (; k + (U - 1) * COLS_KG < K; k += U * COLS_KG) {
+            float m[U];
+#pragma unroll
+            for (int j = 0; j < U; ++j) m[j] = to_f(__ldg(c + (int64_t)(k + j * COLS_KG) * ld));
+#pragma unroll
+            for (int j = 0; j < U; ++j) {
+                const TI *xp = x + (int64_t)(k + j * COLS_KG) * xk;
+#pragma unroll
+                for (int r = 0; r < RMAX; ++r)
+                    if (r < R) acc[r] = fmaf(m[j], to_f(__ldg(xp + (int64_t)r * xr)), acc[r]);
+            }
+        }
+        for (; k < K; k += COLS_KG) {
+            const float m = to_f(__ldg(c + (int64_t)k * ld));
+            const TI *xp = x + (int64_t)k * xk;
+#pragma unroll
+            for (int r = 0; r < RMAX; ++r)
+                if (r < R) acc[r] = fmaf(m, to_f(__ldg(xp + (int64_t)r * xr)), acc[r]);
+        }
+    }
+    __shared__ float sums[COLS_KG][RMAX][33];
+#pragma unroll
+    for (int r = 0; r < RMAX; ++r)
+        if (r < R) sums[w][r][lane] = acc[r];
+    __syncthreads();
+    if (w >= R || i >= rows) return;
+    float s = 0.0f;
+#pragma unroll
+    for (int j = 0; j < COLS_KG; ++j) s += sums[j][w][lane];
+    epilogue(y + (int64_t)i * yi + (int64_t)w * yr, s, alpha, beta);
+}
+
+// ---------------------------------------------------------------- rows (Mat K-contiguous)
+
+constexpr int ROWS_WARPS = 8; // warps per block
+constexpr int ROWS_RPW = 2;   // rows per warp
+constexpr int KC = 256;       // k values staged per chunk
+constexpr int XS_LD = KC + 4; // staged row pitch (floats): 16-byte rows, fewer bank conflicts
+
+// 8 consecutive elements of a row as floats (two float4 of float, one uint4 of bf16), or the
+// 4 of a float segment; `full`: all inside the row and 16-byte aligned (vector loads).
+__device__ __forceinline__ void load_seg(const float *p, int n_left, bool vec, float *v) {
+    if (vec && n_left >= 4) {
+        const float4 u = __ldg(reinterpret_cast<const float4 *>(p));
+        v[0] = u.x;
+        v[1] = u.y;
+        v[2] = u.z;
+        v[3] = u.w;
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) v[e] = e < n_left ? __ldg(p + e) : 0.0f;
+    }
+}
+__device__ __forceinline__ void load_seg(const uint16_t *p, int n_left, bool vec, float *v) {
+    if (vec && n_left >= 8) {
+        const uint4 u = __ldg(reinterpret_cast<const uint4 *>(p));
+        const uint32_t wv[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            v[2 * j] = __uint_as_float(wv[j] << 16);
+            v[2 * j + 1] = __uint_as_float(wv[j] & 0xffff0000u);
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) v[e] = e < n_left ? to_f(__ldg(p + e)) : 0.0f;
+    }
+}
+
+template <typename TI, typename TO>
+__global__ void __launch_bounds__(32 * ROWS_WARPS)
+skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
+            const TI *__restrict__ x, int64_t xk, int64_t xr, TO *y, int64_t yi, int64_t yr,
+            float alpha, float beta, int vec, int64_t smat, int64_t sx, int64_t sy) {
+    // a lane's k of a chunk: SEGS segments of SE elements at k0 + s * 32 * SE + lane * SE
+    constexpr int SE = sizeof(TI) == 4 ? 4 : 8;
+    constexpr int SEGS = KC / (32 * SE);
+    static_assert(SEGS * 32 * SE == KC, "a chunk is whole segments");
+    __shared__ __align__(16) float xs[RMAX][XS_LD];
+    {
+        const int64_t z = (int64_t)blockIdx.z; // product z of the batch (0 for one)
+        mat += z * smat;
+        x += z * sx;
+        y += z * sy;
+    }
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int row0 = (blockIdx.x * ROWS_WARPS + w) * ROWS_RPW;
+    float acc[ROWS_RPW][RMAX];
+#pragma unroll
+    for (int p = 0; p < ROWS_RPW; ++p)
+#pragma unroll
+        for (int r = 0; r < RMAX; ++r) acc[p][r] = 0.0f;
+    const bool k_contig = xk == 1; // X(k, r) k-contiguous: stage along k, else along r
+    for (int k0 = 0; k0 < K; k0 += KC) {
+        const int kc = K - k0 < KC ? K - k0 : KC;
+        __syncthreads(); // the previous chunk's reads are done
+        for (int e = threadIdx.x; e < R * KC; e += 32 * ROWS_WARPS) {
+            const int r = k_contig ? e / KC : e % R;
+            const int kk = k_contig ? e % KC : e / R;
+            xs[r][kk] = kk < kc ? to_f(x[(int64_t)(k0 + kk) * xk + (int64_t)r * xr]) : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int s = 0; s < SEGS; ++s) {
+            const int kk = s * 32 * SE + lane * SE; // first k of the segment in the chunk
+            float m[ROWS_RPW][SE];
+#pragma unroll
+            for (int p = 0; p < ROWS_RPW; ++p) {
+                const int i = row0 + p;
+                if (i < rows && kk < kc)
+                    load_seg(mat + (int64_t)i * ld + k0 + kk, kc - kk, vec != 0, m[p]);
+                else
+#pragma unroll
+                    for (int e = 0; e < SE; ++e) m[p][e] = 0.0f;
+            }
+#pragma unroll
+            for (int r = 0; r < RMAX; ++r) {
+                if (r >= R) continue;
+                float xv[SE];
+#pragma unroll
+                for (int q = 0; q < SE / 4; ++q) {
+                    const float4 t = *reinterpret_cast<const float4 *>(&xs[r][kk + 4 * q]);
+                    xv[4 * q] = t.x;
+                    xv[4 * q + 1] = t.y;
+                    xv[4 * q + 2] = t.z;
+                    xv[4 * q + 3] = t.w;
+                }
+#pragma unroll
+                for (int p = 0; p < ROWS_RPW; ++p)
+#pragma unroll
+                    for (int e = 0; e < SE; ++e) acc[p][r] = fmaf(m[p][e], xv[e], acc[p][r]);
+            }
+        }
+    }
+    // every lane ends with the warp's totals; lane l writes output l (row l / R, vector l % R)
+#pragma unroll
+    for (int p = 0; p < ROWS_RPW; ++p)
+#pragma unroll
+        for (int r = 0; r < RMAX; ++r) {
+            if (r >= R) continue;
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1)
+                acc[p][r] += __shfl_xor_sync(0xffffffffu, acc[p][r], o);
+        }
+    static_assert(ROWS_RPW * RMAX <= 32, "one output per lane");
+    const int p = lane / R, r = lane % R;
+    if (p >= ROWS_RPW || row0 + p >= rows) return;
+    float total = 0.0f;
+#pragma unroll
+    for (int q = 0; q < ROWS_RPW; ++q)
+#pragma unroll
+        for (int t = 0; t < RMAX; ++t)
+            if (q == p && t == r) total = acc[q][t]; // registers: no dynamic indexing
+    epilogue(y + (int64_t)(row0 + p) * yi + (int64_t)r * yr, total, alpha, beta);
+}
+
+// One launch: `batch` products (at most CM__GEMM_MAX_BATCH_PER_LAUNCH) as gridDim.z.
+template <typename TI, typename TO>
+cudaError_t run(int rows, int K, int R, const void *mat_, int64_t ld, int mat_kmajor,
+                const void *x_, int64_t xk, int64_t xr, void *y_, int64_t yi, int64_t yr,
+                float alpha, float beta, int batch, int64_t smat, int64_t sx, int64_t sy,
+                cudaStream_t stream) {
+    const TI *mat = static_cast<const TI *>(mat_);
+    const TI *x = static_cast<const TI *>(x_);
+    TO *y = static_cast<TO *>(y_);
+    const unsigned nz = (unsigned)batch;
+    if (mat_kmajor) {
+        const int64_t ve = 16 / (int64_t)sizeof(TI); // elements per 16-byte vector
+        const int vec = ld % ve == 0 && cm__gemm_batch_aligned(mat, smat, (int64_t)sizeof(TI), 16);
+        const int per_block = ROWS_WARPS * ROWS_RPW;
+        const dim3 grid((unsigned)((rows + per_block - 1) / per_block), 1, nz);
+        skinny_rows<TI, TO><<<grid, 32 * ROWS_WARPS, 0, stream>>>(
+            rows, K, R, mat, ld, x, xk, xr, y, yi, yr, alpha, beta, vec, smat, sx, sy);
+    } else {
+        const dim3 grid((unsigned)((rows + 31) / 32), 1, nz);
+        skinny_cols<TI, TO><<<grid, 32 * COLS_KG, 0, stream>>>(
+            rows, K, R, mat, ld, x, xk, xr, y, yi, yr, alpha, beta, smat, sx, sy);
+    }
+    return cudaGetLastError();
+}
+
+} // namespace cm_skinny_detail
+
+// One launch of p (batch 1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH; strides 0 for one product).
+static cudaError_t skinny_one_launch(const cm__gemm_args_t *p, cudaStream_t stream) {
+    using namespace cm_skinny_detail;
+    int rows, R, kmajor;
+    const void *mat, *x;
+    int64_t ld, xk, xr, yi, yr, smat, sx;
+    if (p->m <= p->n) { // small M: Y(i, r) = C(r, i), Mat = B, X(k, r) = A(r, k)
+        R = p->m;
+        rows = p->n;
+        mat = p->b;
+        ld = p->ldb;
+        kmajor = p->b_kmajor;
+        smat = p->stride_b;
+        x = p->a;
+        xk = p->a_kmajor ? 1 : p->lda;
+        xr = p->a_kmajor ? p->lda : 1;
+        sx = p->stride_a;
+        yi = 1;
+        yr = p->ldc;
+    } else { // small N: Y(i, r) = C(i, r), Mat = A, X(k, r) = B(k, r)
+        R = p->n;
+        rows = p->m;
+        mat = p->a;
+        ld = p->lda;
+        kmajor = p->a_kmajor;
+        smat = p->stride_a;
+        x = p->b;
+        xk = p->b_kmajor ? 1 : p->ldb;
+        xr = p->b_kmajor ? p->ldb : 1;
+        sx = p->stride_b;
+        yi = p->ldc;
+        yr = 1;
+    }
+    const bool bf16_in = p->in_type == CM__GEMM_BF16, bf16_out = p->out_type == CM__GEMM_BF16;
+    if (!bf16_in && !bf16_out)
+        return run<float, float>(rows, p->k, R, mat, ld, kmajor, x, xk, xr, p->c, yi, yr, p->alpha,
+                                 p->beta, p->batch, smat, sx, p->stride_c, stream);
+    if (bf16_in && !bf16_out)
+        return run<uint16_t, float>(rows, p->k, R, mat, ld, kmajor, x, xk, xr, p->c, yi, yr,
+                                    p->alpha, p->beta, p->batch, smat, sx, p->stride_c, stream);
+    return run<uint16_t, uint16_t>(rows, p->k, R, mat, ld, kmajor, x, xk, xr, p->c, yi, yr,
+                                   p->alpha, p->beta, p->batch, smat, sx, p->stride_c, stream);
+}
+
+extern "C" cudaError_t cm__gemm_skinny(const cm__gemm_args_t *p, cudaStream_t stream) {
+    if (p == NULL || p->k <= 0 || p->m <= 0 || p->n <= 0) return cudaErrorInvalidValue;
+    const int small = p->m <= p->n ? p->m : p->n;
+    if (small > CM__GEMM_SKINNY_MAX) return cudaErrorInvalidValue;
+    // float in, bf16 out: no precision asks for it
+    if (p->in_type != CM__GEMM_BF16 && p->out_type == CM__GEMM_BF16) return cudaErrorInvalidValue;
+    return cm__gemm_for_each_launch(p, [&](const cm__gemm_args_t *q) {
+        return skinny_one_launch(q, stream);
+    });
+}
