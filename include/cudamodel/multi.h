@@ -697,6 +697,47 @@ typedef cm_status_t (*cm_split_part_fn_t)(void *user, int index, cm_stream_t *st
  */
 CM_API cm_status_t cm_split_for_each(cm_split_t *split, cm_split_part_fn_t fn, void *user);
 
+/**
+ * @brief C = alpha A op(B) + beta C over a device set by row blocks: every member multiplies the
+ *        rows of A it holds by its own copy of B into the same rows of C (cm_gemm() on its part).
+ *
+ * Row-major throughout. A (m x k) and C (m x n) are split arrays of the same set with one row per
+ * element, so that each member holds a block of whole rows, packed:
+ *   cm_split_create(set, m, k * in_bytes, &a);   cm_split_create(set, m, n * out_bytes, &c);
+ * with in_bytes 4 (float) for CM_GEMM_FP32, CM_GEMM_TF32 and CM_GEMM_FP32_3XTF32 and 2
+ * (cm_bf16_t) for CM_GEMM_BF16 and CM_GEMM_BF16_OUT_BF16, out_bytes 2 for CM_GEMM_BF16_OUT_BF16
+ * and 4 otherwise. Both must hold the same rows on every member (cm_split_part(): the same first
+ * and count; two splits of m elements get the same parts when both elements are at least 256
+ * bytes, or of one size). B is k x n (op_b CM_GEMM_OP_N, ldb >= n) or stored n x k (op_b
+ * CM_GEMM_OP_T, ldb >= k), one copy per member: b[i] is a buffer of member i's device
+ * (cm_device_set_device()) holding B from byte 0, e.g. written with cm_buffer_copy_from_host().
+ *
+ * Every argument is checked before anything is queued; then member i's GEMM is queued on the
+ * set's stream of member i (members with no rows are skipped) and the call returns without
+ * waiting: cm_device_set_synchronize() waits for all. Two members run their halves at once, so
+ * the product takes about half the time of one GPU (the B copies are the caller's).
+ *
+ * @param[in]     precision  as cm_gemm().
+ * @param[in]     op_b       CM_GEMM_OP_N or CM_GEMM_OP_T.
+ * @param[in]     n, k       columns of C and of A; each >= 1.
+ * @param[in]     alpha      scale of the product.
+ * @param[in]     a          the split of A's rows.
+ * @param[in]     b          the set's member count of buffers, b[i] on member i's device.
+ * @param[in]     ldb        B's leading dimension (elements).
+ * @param[in]     beta       scale of C's old value (0: C is not read, may hold NaN).
+ * @param[in,out] c          the split of C's rows.
+ * @return CM_OK; CM_ERROR_INVALID_ARGUMENT (nothing queued) for an unknown precision or op, a
+ *         NULL or destroyed split, splits of different sets or lengths, an element size that is
+ *         not a row (k * in_bytes for a, n * out_bytes for c), different parts, n or k 0, a
+ *         NULL b or b[i], a b[i] of another device or too small for B, or ldb below B's stored
+ *         row; the status of a set made unusable by an aborted collective; a member's GEMM
+ *         failure as cm_gemm() reports it, with the part and device added (the members before
+ *         it are queued).
+ */
+CM_API cm_status_t cm_split_gemm(cm_gemm_precision_t precision, cm_gemm_op_t op_b, size_t n,
+                                 size_t k, float alpha, const cm_split_t *a,
+                                 cm_buffer_t *const *b, size_t ldb, float beta, cm_split_t *c);
+
 /* ============================================================================ collectives (NCCL) */
 
 /** @brief Bytes of a communicator id (NCCL_UNIQUE_ID_BYTES). */

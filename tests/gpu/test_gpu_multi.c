@@ -17,6 +17,8 @@
  *   empty input, the same bits on repeated calls, and the single-device kernels.h result on the
  *   whole array as a second witness;
  * - cm_split_for_each() with the member's device current inside, work of the callback checked;
+ * - cm_split_gemm(): row blocks of A and C over the set, B copied to every member, FP32 / BF16 /
+ *   BF16 out, op N and T, beta 0 over NaN, every element against a float64 reference;
  * - the caller's current device is unchanged after every call (the last device is made current
  *   first, so a library that switched to member 0 and stayed there is caught on two GPUs);
  * - NCCL through a set communicator: all-reduce (sum, max in place, avg, int32 sum), broadcast
@@ -587,6 +589,130 @@ static cm_buffer_t *member_buffer(int k, size_t bytes) {
     return b;
 }
 
+/* bf16 bits of x, round to nearest even (finite inputs) */
+static uint16_t to_bf16(float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+static float from_bf16(uint16_t h) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* cm_split_gemm over the set: C = alpha A op(B) + beta C by row blocks, A and C split by rows,
+ * B copied to every member; FP32 and BF16 (float and bf16 out), op N and T, m not a multiple of
+ * anything, C poisoned where beta = 0; every element against a float64 reference within
+ * K * 2^-22 * sum |a b| (FP32) or 2^-7 relative to sum |a b| (bf16 out; inputs rounded first) */
+static void test_split_gemm(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    go_home();
+    const size_t m = 1031, n = 200, k = 300;
+    const int precs[3] = {CM_GEMM_FP32, CM_GEMM_BF16, CM_GEMM_BF16_OUT_BF16};
+    for (int pi = 0; pi < 3; ++pi)
+        for (int opb = 0; opb < 2; ++opb) {
+            const cm_gemm_precision_t prec = (cm_gemm_precision_t)precs[pi];
+            const bool bf_in = prec != CM_GEMM_FP32, bf_out = prec == CM_GEMM_BF16_OUT_BF16;
+            const size_t ib = bf_in ? 2 : 4, ob = bf_out ? 2 : 4;
+            const cm_gemm_op_t op_b = opb ? CM_GEMM_OP_T : CM_GEMM_OP_N;
+            const size_t ldb = op_b == CM_GEMM_OP_N ? n + 3 : k + 5;
+            const size_t b_rows = op_b == CM_GEMM_OP_N ? k : n;
+            const float alpha = 0.75f, beta = opb ? 0.5f : 0.0f;
+            /* operands as the device sees them (bf16-rounded when bf16) */
+            double *A = xmalloc(m * k * 8), *B = xmalloc(k * n * 8), *C0 = xmalloc(m * n * 8);
+            unsigned char *ha = xmalloc(m * k * ib), *hb = xmalloc(b_rows * ldb * ib),
+                          *hc = xmalloc(m * n * ob), *out = xmalloc(m * n * ob);
+            for (size_t i = 0; i < m * k; ++i) {
+                float v = (float)rnd_unit();
+                if (bf_in) {
+                    uint16_t h = to_bf16(v);
+                    memcpy(ha + i * 2, &h, 2);
+                    A[i] = from_bf16(h);
+                } else {
+                    memcpy(ha + i * 4, &v, 4);
+                    A[i] = v;
+                }
+            }
+            memset(hb, 0, b_rows * ldb * ib);
+            for (size_t r = 0; r < k; ++r)
+                for (size_t j = 0; j < n; ++j) { /* B(r, j) */
+                    float v = (float)rnd_unit();
+                    const size_t at = op_b == CM_GEMM_OP_N ? r * ldb + j : j * ldb + r;
+                    if (bf_in) {
+                        uint16_t h = to_bf16(v);
+                        memcpy(hb + at * 2, &h, 2);
+                        B[r * n + j] = from_bf16(h);
+                    } else {
+                        memcpy(hb + at * 4, &v, 4);
+                        B[r * n + j] = v;
+                    }
+                }
+            for (size_t i = 0; i < m * n; ++i) {
+                float v = beta != 0.0f ? (float)rnd_unit() : NAN;
+                if (bf_out) {
+                    uint16_t h = beta != 0.0f ? to_bf16(v) : 0x7fc0u;
+                    memcpy(hc + i * 2, &h, 2);
+                    C0[i] = from_bf16(h);
+                } else {
+                    memcpy(hc + i * 4, &v, 4);
+                    C0[i] = v;
+                }
+            }
+            cm_split_t *sa = NULL, *sc = NULL;
+            CM_ASSERT_OK(cm_split_create(c.set, m, k * ib, &sa));
+            CM_ASSERT_OK(cm_split_create(c.set, m, n * ob, &sc));
+            CM_ASSERT_OK(cm_split_scatter_from_host(sa, ha, m));
+            CM_ASSERT_OK(cm_split_scatter_from_host(sc, hc, m));
+            cm_buffer_t *bs[CM_DEVICE_SET_MAX];
+            for (int d = 0; d < c.count; ++d) {
+                bs[d] = member_buffer(d, b_rows * ldb * ib);
+                CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, bs[d], 0, hb, b_rows * ldb * ib));
+            }
+            go_home();
+            CM_ASSERT_OK(cm_split_gemm(prec, op_b, n, k, alpha, sa, bs, ldb, beta, sc));
+            check_home();
+            CM_ASSERT_OK(cm_device_set_synchronize(c.set));
+            CM_ASSERT_OK(cm_split_gather_to_host(sc, out, m));
+            size_t bad = 0;
+            for (size_t i = 0; i < m && bad < 5; ++i)
+                for (size_t j = 0; j < n && bad < 5; ++j) {
+                    double ref = 0.0, mag = 0.0;
+                    for (size_t r = 0; r < k; ++r) {
+                        ref += A[i * k + r] * B[r * n + j];
+                        mag += fabs(A[i * k + r] * B[r * n + j]);
+                    }
+                    ref = alpha * ref + (beta != 0.0f ? beta * C0[i * n + j] : 0.0);
+                    mag = fabs(alpha) * mag + (beta != 0.0f ? fabs(beta * C0[i * n + j]) : 0.0);
+                    double got;
+                    if (bf_out) {
+                        uint16_t h;
+                        memcpy(&h, out + (i * n + j) * 2, 2);
+                        got = from_bf16(h);
+                    } else {
+                        float f;
+                        memcpy(&f, out + (i * n + j) * 4, 4);
+                        got = f;
+                    }
+                    const double tol = bf_out ? ldexp(mag, -7) : (double)k * ldexp(mag, -22);
+                    if (!(fabs(got - ref) <= tol)) {
+                        print_message("%s op_b %s: C(%zu, %zu) = %.9g, want %.9g (tolerance "
+                                      "%.3g)\n", bf_in ? (bf_out ? "BF16->BF16" : "BF16") : "FP32",
+                                      opb ? "T" : "N", i, j, got, ref, tol);
+                        ++bad;
+                    }
+                }
+            assert_int_equal(bad, 0);
+            for (int d = 0; d < c.count; ++d) CM_ASSERT_OK(cm_buffer_destroy(bs[d]));
+            CM_ASSERT_OK(cm_split_destroy(sa));
+            CM_ASSERT_OK(cm_split_destroy(sc));
+            free(A); free(B); free(C0); free(ha); free(hb); free(hc); free(out);
+        }
+}
+
 static void test_nccl_collectives(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
@@ -775,6 +901,7 @@ int main(void) {
         cmocka_unit_test(test_vector_ops),
         cmocka_unit_test(test_reductions),
         cmocka_unit_test(test_for_each_and_close),
+        cmocka_unit_test(test_split_gemm),
         cmocka_unit_test(test_nccl_collectives),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -866,6 +866,96 @@ static void test_split_operation_arguments(void **state) {
     CM_ASSERT_OK(cm_device_set_close(other));
 }
 
+/* cm_split_gemm: every argument rule, each refused with nothing queued (a member's GEMM queued
+ * before a later member's check failed would have reached the simulated devices' kernel launch
+ * and failed with a CUDA error instead), and an empty split, which queues nothing */
+static void test_split_gemm_arguments(void **state) {
+    (void)state;
+    const int ord[2] = {1, 2}, other_ord[2] = {0, 1};
+    cm_device_set_t *set = open_set(ord, 2), *other = open_set(other_ord, 2);
+    const size_t m = 300, n = 96, k = 80;
+    cm_split_t *a = NULL, *c = NULL, *c16 = NULL, *a16 = NULL, *cshort = NULL, *cforeign = NULL,
+               *craggy = NULL, *aragged = NULL;
+    CM_ASSERT_OK(cm_split_create(set, m, k * 4, &a));      /* rows of A, float */
+    CM_ASSERT_OK(cm_split_create(set, m, n * 4, &c));      /* rows of C, float */
+    CM_ASSERT_OK(cm_split_create(set, m, n * 2, &c16));    /* rows of C, bf16 */
+    CM_ASSERT_OK(cm_split_create(set, m, k * 2, &a16));    /* rows of A, bf16 */
+    CM_ASSERT_OK(cm_split_create(set, m - 1, n * 4, &cshort));
+    CM_ASSERT_OK(cm_split_create(other, m, n * 4, &cforeign));
+    /* rows of 16 floats (64 bytes: a granule of 4 rows) against rows of 100 floats (granule 1):
+     * 7 rows cut 4 / 3 in one and 4 / 3 in the other, 9 rows 8 / 1 against 5 / 4 */
+    CM_ASSERT_OK(cm_split_create(set, 9, 16 * 4, &craggy));
+    CM_ASSERT_OK(cm_split_create(set, 9, 100 * 4, &aragged));
+    cm_device_t *d0 = NULL, *d1 = NULL;
+    CM_ASSERT_OK(cm_device_set_device(set, 0, &d0));
+    CM_ASSERT_OK(cm_device_set_device(set, 1, &d1));
+    cm_buffer_t *b0 = NULL, *b1 = NULL, *b1small = NULL, *dead = NULL;
+    CM_ASSERT_OK(cm_buffer_create(d0, k * n * 4, &b0));
+    CM_ASSERT_OK(cm_buffer_create(d1, k * n * 4, &b1));
+    CM_ASSERT_OK(cm_buffer_create(d1, k * n * 4 - 4, &b1small));
+    CM_ASSERT_OK(cm_buffer_create(d1, 16, &dead));
+    CM_ASSERT_OK(cm_buffer_destroy(dead));
+    cm_buffer_t *b[2] = {b0, b1}, *swapped[2] = {b1, b0}, *small[2] = {b0, b1small},
+                *with_null[2] = {b0, NULL}, *with_dead[2] = {b0, dead};
+    const cm_gemm_op_t N = CM_GEMM_OP_N, T = CM_GEMM_OP_T;
+
+    EXPECT_FAIL(cm_split_gemm((cm_gemm_precision_t)9, N, n, k, 1, a, b, n, 0, c), INV,
+                "precision 9 is not a cm_gemm_precision_t");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, (cm_gemm_op_t)5, n, k, 1, a, b, n, 0, c), INV,
+                "op_b 5 is not a cm_gemm_op_t");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, 0, k, 1, a, b, n, 0, c), INV, "n is 0");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, 0, 1, a, b, n, 0, c), INV, "k is 0");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, NULL, b, n, 0, c), INV, "a is NULL");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a, b, n, 0, NULL), INV, "c is NULL");
+    /* element sizes that are not rows, for the precision's types */
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a16, b, n, 0, c), INV,
+                "a has elements of 160 bytes, but a row of k = 80 float elements is 320 bytes");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_BF16, N, n, k, 1, a, b, n, 0, c), INV,
+                "a row of k = 80 cm_bf16_t elements is 160 bytes");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_BF16_OUT_BF16, N, n, k, 1, a16, b, n, 0, c), INV,
+                "c has elements of 384 bytes, but a row of n = 96 cm_bf16_t elements is 192");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n + 1, k, 1, a, b, n + 1, 0, c), INV,
+                "a row of n = 97 float elements");
+    /* sets, lengths, parts */
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a, b, n, 0, cforeign), INV,
+                "different device sets");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a, b, n, 0, cshort), INV,
+                "a has 300 rows but c has 299");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, 16, 100, 1, aragged, b, 16, 0, craggy), INV,
+                "member 0 holds rows [0, 5) of a but rows [0, 8) of c");
+    /* B */
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a, b, n - 1, 0, c), INV,
+                "ldb = 95 is less than 96, the columns of the stored B");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, T, n, k, 1, a, b, k - 1, 0, c), INV,
+                "ldb = 79 is less than 80");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a, NULL, n, 0, c), INV, "b is NULL");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a, with_null, n, 0, c), INV,
+                "b[1] is NULL, but member 1 (device 2) holds 150 rows");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a, with_dead, n, 0, c), INV,
+                "(b[1] of cm_split_gemm; nothing was queued)");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a, swapped, n, 0, c), INV,
+                "b[0] is a buffer of device 2, but member 0 is device 1");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a, small, n, 0, c), INV,
+                "b[1] holds 30716 bytes, less than the 30720 bytes B spans");
+    EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, T, n, k, 1, a, b, SIZE_MAX / 2, 0, c), INV,
+                "B's extent overflows size_t");
+    /* an empty split: no member holds rows, nothing is queued, b is not read */
+    cm_split_t *ea = NULL, *ec = NULL;
+    CM_ASSERT_OK(cm_split_create(set, 0, k * 4, &ea));
+    CM_ASSERT_OK(cm_split_create(set, 0, n * 4, &ec));
+    cm_buffer_t *none[2] = {NULL, NULL};
+    CM_ASSERT_OK(cm_split_gemm(CM_GEMM_TF32, N, n, k, 1, ea, none, n, 0, ec));
+    CM_ASSERT_OK(cm_split_destroy(ea));
+    CM_ASSERT_OK(cm_split_destroy(ec));
+
+    cm_buffer_t *bufs[] = {b0, b1, b1small};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) CM_ASSERT_OK(cm_buffer_destroy(bufs[i]));
+    cm_split_t *all[] = {a, c, c16, a16, cshort, cforeign, craggy, aragged};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) CM_ASSERT_OK(cm_split_destroy(all[i]));
+    CM_ASSERT_OK(cm_device_set_close(set));
+    CM_ASSERT_OK(cm_device_set_close(other));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_rule_exhaustive),
@@ -883,6 +973,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_split_layout_and_for_each, setup, teardown),
         cmocka_unit_test_setup_teardown(test_split_create_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_split_operation_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_split_gemm_arguments, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
