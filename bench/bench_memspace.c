@@ -28,6 +28,13 @@
  *                             median of 9 after 2 warm-ups.          goal: >= 0.9x (peer / ours)
  *   managed_on_demand_vs_pageable_memcpy  the same managed round trip without prefetch (pages
  *                             fault to the device and back). info only
+ *   managed_prefetch_vs_raw_prefetch  ours against the same round trip on a cudaMallocManaged
+ *                             allocation with cudaMemPrefetchAsync called directly: what the
+ *                             library's checks add.                goal: >= 0.95x
+ *   managed_prefetch_accessed_by_host_vs_pinned_memcpy  ours on a buffer advised
+ *                             CM_ADVISE_ACCESSED_BY the host (cm_managed_advise, set once before
+ *                             timing), against pinned cudaMemcpyAsync: whether keeping the host's
+ *                             mappings saves the host's page faults after the prefetch back. info
  *
  * Managed memory: at most 64 MiB and never more than 1/8 of the device's free memory.
  * Outputs are checked (the texture against the hand-written kernel and a float64 CPU sample,
@@ -334,11 +341,23 @@ done:
 
 /* ------------------------------------------------------------------ managed round trip */
 
-enum rt_way { RT_MANAGED_PREFETCH, RT_MANAGED_ON_DEMAND, RT_PAGEABLE, RT_PINNED, RT_WAYS };
+enum rt_way {
+    RT_MANAGED_PREFETCH,
+    RT_MANAGED_ON_DEMAND,
+    RT_PAGEABLE,
+    RT_PINNED,
+    RT_RAW_PREFETCH,     /* cudaMallocManaged + cudaMemPrefetchAsync, no library */
+    RT_ADVISED_PREFETCH, /* ours on a second buffer advised ACCESSED_BY the host */
+    RT_WAYS
+};
 
 typedef struct rt_ctx {
     cm_managed_t *m;
     float *managed;   /* its address */
+    cm_managed_t *m2; /* the advised one */
+    float *managed2;
+    float *raw;       /* cudaMallocManaged */
+    int ordinal;      /* the device's */
     float *pageable;  /* malloc */
     float *pinned;    /* cudaMallocHost */
     float *d;         /* cudaMalloc */
@@ -351,7 +370,11 @@ typedef struct rt_ctx {
 
 /* One round trip; *ms its host-clock time, *wrong the elements the host found wrong. */
 static int round_trip(rt_ctx_t *c, enum rt_way way, double *ms, unsigned long long *wrong) {
-    float *h = way == RT_PAGEABLE ? c->pageable : way == RT_PINNED ? c->pinned : c->managed;
+    float *h = way == RT_PAGEABLE           ? c->pageable
+               : way == RT_PINNED           ? c->pinned
+               : way == RT_RAW_PREFETCH     ? c->raw
+               : way == RT_ADVISED_PREFETCH ? c->managed2
+                                            : c->managed;
     for (unsigned long long i = 0; i < c->n; ++i) h[i] = (float)(i & 4095u); /* the host last */
     double t0 = cm_bench_now_us();
     cudaError_t e = cudaSuccess;
@@ -364,6 +387,23 @@ static int round_trip(rt_ctx_t *c, enum rt_way way, double *ms, unsigned long lo
             return report_error("cm_managed_prefetch to the host");
         if (cm_stream_synchronize(c->ls) != CM_OK) return report_error("cm_stream_synchronize");
         break;
+    case RT_ADVISED_PREFETCH:
+        if (cm_managed_prefetch(c->ls, c->m2, 0, c->bytes, 0) != CM_OK)
+            return report_error("cm_managed_prefetch to the device");
+        if ((e = bm_scale_add(c->managed2, c->n, c->blocks, c->s)) != cudaSuccess) break;
+        if (cm_managed_prefetch(c->ls, c->m2, 0, c->bytes, CM_LOCATION_HOST) != CM_OK)
+            return report_error("cm_managed_prefetch to the host");
+        if (cm_stream_synchronize(c->ls) != CM_OK) return report_error("cm_stream_synchronize");
+        break;
+    case RT_RAW_PREFETCH: {
+        struct cudaMemLocation dev = {cudaMemLocationTypeDevice, c->ordinal};
+        struct cudaMemLocation host = {cudaMemLocationTypeHost, 0};
+        if ((e = cudaMemPrefetchAsync(c->raw, c->bytes, dev, 0, c->s)) != cudaSuccess) break;
+        if ((e = bm_scale_add(c->raw, c->n, c->blocks, c->s)) != cudaSuccess) break;
+        if ((e = cudaMemPrefetchAsync(c->raw, c->bytes, host, 0, c->s)) != cudaSuccess) break;
+        e = cudaStreamSynchronize(c->s);
+        break;
+    }
     case RT_MANAGED_ON_DEMAND:
         if ((e = bm_scale_add(c->managed, c->n, c->blocks, c->s)) != cudaSuccess) break;
         e = cudaStreamSynchronize(c->s);
@@ -398,7 +438,7 @@ static int bench_managed(cm_device_t *dev, const cm_device_limits_t *lim, cm_ben
     size_t free_b = 0, total_b = 0;
     CUDA_TRY_RET(cudaMemGetInfo(&free_b, &total_b));
     c.bytes = 64 * MiB;
-    while (c.bytes > MiB && c.bytes > free_b / 8) c.bytes /= 2;
+    while (c.bytes > MiB && c.bytes > free_b / 24) c.bytes /= 2; /* 3 managed buffers: 1/8 */
     c.n = c.bytes / sizeof(float);
     c.blocks = (unsigned)lim->multiprocessor_count * 8u;
     cm_managed_info_t mi;
@@ -408,8 +448,23 @@ static int bench_managed(cm_device_t *dev, const cm_device_limits_t *lim, cm_ben
         cm_stream_cuda(c.ls, &c.s) != CM_OK)
         return report_error("creating the managed buffer");
     int rc = 1;
-    c.pageable = malloc(c.bytes);
     cudaError_t ce;
+    c.ordinal = mi.ordinal;
+    if (cm_managed_create(dev, c.bytes, &c.m2) != CM_OK ||
+        cm_managed_data(c.m2, (void **)&c.managed2) != CM_OK) {
+        report_error("creating the second managed buffer");
+        goto done;
+    }
+    if (mi.concurrent_access &&
+        cm_managed_advise(c.m2, 0, c.bytes, CM_ADVISE_ACCESSED_BY, CM_LOCATION_HOST) != CM_OK) {
+        report_error("cm_managed_advise(CM_ADVISE_ACCESSED_BY, host)");
+        goto done;
+    }
+    if ((ce = cudaMallocManaged((void **)&c.raw, c.bytes, cudaMemAttachGlobal)) != cudaSuccess) {
+        cuda_error("cudaMallocManaged", ce);
+        goto done;
+    }
+    c.pageable = malloc(c.bytes);
     if (c.pageable == NULL) {
         fprintf(stderr, "bench_memspace: no host memory\n");
         goto done;
@@ -419,12 +474,15 @@ static int bench_managed(cm_device_t *dev, const cm_device_limits_t *lim, cm_ben
         cuda_error("allocating the peers' memory", ce);
         goto done;
     }
-    const char *names[RT_WAYS] = {"managed + prefetch", "managed, on demand", "pageable cudaMemcpy",
-                                  "pinned cudaMemcpyAsync"};
-    double med[RT_WAYS] = {0, 0, 0, 0};
-    bool ran[RT_WAYS] = {false, false, false, false};
+    const char *names[RT_WAYS] = {"managed + prefetch",    "managed, on demand",
+                                  "pageable cudaMemcpy",   "pinned cudaMemcpyAsync",
+                                  "raw managed prefetch",  "managed + prefetch, advised"};
+    double med[RT_WAYS] = {0};
+    bool ran[RT_WAYS] = {false};
     for (int w = 0; w < RT_WAYS; ++w) {
-        if (!mi.concurrent_access && (w == RT_MANAGED_PREFETCH)) {
+        const bool prefetches = w == RT_MANAGED_PREFETCH || w == RT_RAW_PREFETCH ||
+                                w == RT_ADVISED_PREFETCH;
+        if (!mi.concurrent_access && prefetches) {
             printf("  device 0 has no concurrent managed access: no prefetch, no managed_prefetch rows\n");
             continue;
         }
@@ -455,6 +513,18 @@ static int bench_managed(cm_device_t *dev, const cm_device_limits_t *lim, cm_ben
                                              cm_bench_ratio_time(o, med[RT_PINNED]), ">= 0.9x",
                                              cm_bench_ratio_time(o, med[RT_PINNED]) >= 0.9};
     }
+    if (ran[RT_MANAGED_PREFETCH] && ran[RT_RAW_PREFETCH]) {
+        const double o = med[RT_MANAGED_PREFETCH], r = cm_bench_ratio_time(o, med[RT_RAW_PREFETCH]);
+        rows[(*n_rows)++] = (cm_bench_row_t){"memspace", "managed_prefetch_vs_raw_prefetch", "ms",
+                                             o, med[RT_RAW_PREFETCH],
+                                             "cudaMallocManaged + cudaMemPrefetchAsync", r,
+                                             ">= 0.95x", r >= 0.95};
+    }
+    if (ran[RT_ADVISED_PREFETCH])
+        rows[(*n_rows)++] = (cm_bench_row_t){
+            "memspace", "managed_prefetch_accessed_by_host_vs_pinned_memcpy", "ms",
+            med[RT_ADVISED_PREFETCH], med[RT_PINNED], "cudaMemcpyAsync, pinned host memory",
+            cm_bench_ratio_time(med[RT_ADVISED_PREFETCH], med[RT_PINNED]), "info", true};
     rows[(*n_rows)++] = (cm_bench_row_t){"memspace", "managed_on_demand_vs_pageable_memcpy", "ms",
                                          med[RT_MANAGED_ON_DEMAND], med[RT_PAGEABLE],
                                          "cudaMemcpy, pageable host memory",
@@ -462,8 +532,10 @@ static int bench_managed(cm_device_t *dev, const cm_device_limits_t *lim, cm_ben
                                          "info", true};
     rc = 0;
 done:
-    if (cm_stream_release(c.ls) != CM_OK || cm_managed_destroy(c.m) != CM_OK)
-        rc = report_error("releasing the managed buffer");
+    if (cm_stream_release(c.ls) != CM_OK || cm_managed_destroy(c.m) != CM_OK ||
+        cm_managed_destroy(c.m2) != CM_OK)
+        rc = report_error("releasing the managed buffers");
+    if (c.raw != NULL) cudaFree(c.raw);
     if (c.pinned != NULL) cudaFreeHost(c.pinned);
     cudaFree(c.d);
     free(c.pageable);
@@ -482,7 +554,7 @@ int main(void) {
     printf("bench_memspace on %s (sm_%d%d, %d SMs): CUDA events (median of 20 after 3 warm-ups) "
            "for the kernels, host clock (median of %d after 2 warm-ups) for the round trips\n",
            lim.name, lim.cc_major, lim.cc_minor, lim.multiprocessor_count, RT_REPS);
-    cm_bench_row_t rows[8];
+    cm_bench_row_t rows[12]; /* constant 2, texture 2, managed up to 5 */
     memset(rows, 0, sizeof rows);
     int n_rows = 0, n_managed = 0;
     int rc = bench_constant(dev, &lim, s, rows);
