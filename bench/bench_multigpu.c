@@ -10,6 +10,10 @@
  *   peer_copy_0to1 /     cm_buffer_copy on a stream, 256 MiB between the GPUs (peer access on)
  *   peer_copy_1to0       vs cudaMemcpyPeerAsync of the same buffers on the same stream, CUDA
  *                        events: goal >= 0.95x bandwidth
+ *   gemm_tf32_16384x8192x8192_split2  cm_split_gemm (TF32, C = A B^T: A and C split by rows over
+ *                        GPUs 0 and 1, B copied to both) + cm_device_set_synchronize vs cm_gemm of
+ *                        the whole product + cm_stream_synchronize on GPU 0 alone, TFLOP/s:
+ *                        goal >= 1.8x (issue #15's cm_split_gemm)
  *   allreduce_1GiB       cm_comm_all_reduce (sum, 2^28 floats) + cm_comm_synchronize, reported as
  *                        NCCL's bus bandwidth 2 (n - 1) / n x bytes / time, vs the raw
  *                        ncclGroupStart / ncclAllReduce x2 / ncclGroupEnd + cudaStreamSynchronize
@@ -22,7 +26,9 @@
  * adds bit-identical on the first and last 2^20 elements.
  *
  * With fewer than two GPUs it prints why the 2-GPU rows are skipped and exits 0.
- * Usage: bench_multigpu   (needs about 19 GiB free on GPU 0 and 7 GiB on GPU 1)
+ * Usage: bench_multigpu   (needs about 19 GiB free on GPU 0 and 7 GiB on GPU 1; the GEMM case
+ *                        about 2 GiB more on GPU 0 and 0.75 GiB on GPU 1, after the split case
+ *                        freed its arrays)
  *
  * Predictions before the first H200 run: one H200 reduces at about 4.4 TB/s (bench_vector, CUB),
  * 4 GiB in ~0.98 ms; two in ~0.49 ms plus one extra synchronisation (~10-20 us): ~1.9x. The add
@@ -240,6 +246,125 @@ static int bench_split(ctx_t *c) {
     return 0;
 }
 
+/* ---------------------------------------------------------------- row-block GEMM */
+
+#define SG_M ((size_t)16384)
+#define SG_N ((size_t)8192)
+#define SG_K ((size_t)8192)
+
+typedef struct gctx {
+    cm_device_set_t *pair, *one;
+    cm_stream_t *s0;
+    cm_split_t *a, *c;          /* rows of A and C over the pair */
+    cm_buffer_t *b[2];          /* B (SG_N x SG_K, row-major: op T) on each member */
+    cm_buffer_t *wa, *wb, *wc;  /* the whole problem on GPU 0 */
+} gctx_t;
+
+typedef struct rows_fill {
+    uint32_t seed;
+    size_t cols;
+} rows_fill_t;
+
+/* cm_split_for_each: a part of `count` rows of `cols` floats gets the whole matrix's values */
+static cm_status_t fill_rows(void *user, int index, cm_stream_t *stream, cm_buffer_t *part,
+                             size_t first, size_t count) {
+    (void)index;
+    const rows_fill_t *f = user;
+    cudaStream_t cs = NULL;
+    void *p = NULL;
+    CM_TRY(cm_stream_cuda(stream, &cs));
+    CM_TRY(cm_buffer_device_ptr(part, &p));
+    cudaError_t err = bench_mg_random_fill(p, count * f->cols, first * f->cols, f->seed, cs);
+    return err == cudaSuccess ? CM_OK : cm_record_cuda_error(err, "bench_mg_random_fill", __FILE__, __LINE__);
+}
+
+static int fill_on(int device, cm_buffer_t *b, size_t n, uint32_t seed) {
+    void *p = NULL;
+    TRY(cm_buffer_device_ptr(b, &p));
+    CUDA_TRY(cudaSetDevice(device));
+    CUDA_TRY(bench_mg_random_fill(p, n, 0, seed, 0));
+    CUDA_TRY(cudaDeviceSynchronize());
+    return 0;
+}
+
+static int run_split_gemm(void *v) {
+    gctx_t *g = v;
+    if (cm_split_gemm(CM_GEMM_TF32, CM_GEMM_OP_T, SG_N, SG_K, 1.0f, g->a, g->b, SG_K, 0.0f,
+                      g->c) != CM_OK)
+        return fail_report("cm_split_gemm");
+    return cm_device_set_synchronize(g->pair) == CM_OK ? 0 : fail_report("synchronize");
+}
+static int run_one_gemm(void *v) {
+    gctx_t *g = v;
+    if (cm_gemm(g->s0, CM_GEMM_TF32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, SG_M, SG_N,
+                SG_K, 1.0f, g->wa, 0, SG_K, g->wb, 0, SG_K, 0.0f, g->wc, 0, SG_N) != CM_OK)
+        return fail_report("cm_gemm");
+    return cm_stream_synchronize(g->s0) == CM_OK ? 0 : fail_report("synchronize");
+}
+
+static int bench_split_gemm(cm_device_set_t *pair) {
+    gctx_t g;
+    memset(&g, 0, sizeof g);
+    g.pair = pair;
+    int dev_one[1] = {0};
+    TRY(cm_device_set_open(dev_one, 1, &g.one));
+    TRY(cm_device_set_stream(g.one, 0, &g.s0));
+    cm_device_t *d0 = NULL;
+    TRY(cm_device_set_device(g.one, 0, &d0));
+    TRY(cm_split_create(pair, SG_M, SG_K * 4, &g.a));
+    TRY(cm_split_create(pair, SG_M, SG_N * 4, &g.c));
+    rows_fill_t fa = {33, SG_K};
+    TRY(cm_split_for_each(g.a, fill_rows, &fa));
+    for (int k = 0; k < 2; ++k) {
+        cm_device_t *d = NULL;
+        TRY(cm_device_set_device(pair, k, &d));
+        TRY(cm_buffer_create(d, SG_N * SG_K * 4, &g.b[k]));
+        if (fill_on(k, g.b[k], SG_N * SG_K, 44) != 0) return -1;
+    }
+    TRY(cm_device_set_synchronize(pair));
+    TRY(cm_buffer_create(d0, SG_M * SG_K * 4, &g.wa));
+    TRY(cm_buffer_create(d0, SG_N * SG_K * 4, &g.wb));
+    TRY(cm_buffer_create(d0, SG_M * SG_N * 4, &g.wc));
+    if (fill_on(0, g.wa, SG_M * SG_K, 33) != 0 || fill_on(0, g.wb, SG_N * SG_K, 44) != 0)
+        return -1;
+    /* check once: the first and the last row of C agree between the split and the whole
+     * product within 2^-10 of K (TF32 inputs, FP32 sums of K products of magnitude <= 1) */
+    if (run_split_gemm(&g) != 0 || run_one_gemm(&g) != 0) return -1;
+    float *x = malloc(SG_N * 4), *y = malloc(SG_N * 4);
+    int bad = x == NULL || y == NULL;
+    cm_buffer_t *part = NULL;
+    size_t first = 0, count = 0;
+    for (int k = 0; k < 2 && !bad; ++k) {
+        bad |= cm_split_part(g.c, k, &part, &first, &count) != CM_OK || count == 0;
+        if (bad) break;
+        const size_t row = k == 0 ? 0 : count - 1; /* first row of part 0, last of part 1 */
+        bad |= cm_buffer_copy_to_host(NULL, part, row * SG_N * 4, x, SG_N * 4) != CM_OK;
+        bad |= cm_buffer_copy_to_host(NULL, g.wc, (first + row) * SG_N * 4, y, SG_N * 4) != CM_OK;
+        for (size_t j = 0; j < SG_N && !bad; ++j)
+            bad |= !(fabsf(x[j] - y[j]) <= (float)SG_K / 1024.0f);
+    }
+    free(x);
+    free(y);
+    if (bad) {
+        fprintf(stderr, "bench_multigpu: the split GEMM and the one-GPU GEMM differ\n");
+        return -1;
+    }
+    const double t_split = host_median_ms(run_split_gemm, &g), t_one = host_median_ms(run_one_gemm, &g);
+    if (t_split < 0 || t_one < 0) return -1;
+    const double tflop = 2.0 * (double)SG_M * (double)SG_N * (double)SG_K / 1e12;
+    row("gemm_tf32_16384x8192x8192_split2", "TFLOP/s", tflop / (t_split * 1e-3),
+        tflop / (t_one * 1e-3), "cm_gemm on 1 GPU", ">= 1.8x one GPU", 1.8);
+    TRY(cm_buffer_destroy(g.wa));
+    TRY(cm_buffer_destroy(g.wb));
+    TRY(cm_buffer_destroy(g.wc));
+    TRY(cm_buffer_destroy(g.b[0]));
+    TRY(cm_buffer_destroy(g.b[1]));
+    TRY(cm_split_destroy(g.a));
+    TRY(cm_split_destroy(g.c));
+    TRY(cm_device_set_close(g.one));
+    return 0;
+}
+
 /* ---------------------------------------------------------------- peer copies */
 
 typedef struct pctx {
@@ -386,6 +511,7 @@ int main(void) {
     memset(&c, 0, sizeof c);
     if (bench_split(&c) != 0) return 1;
     if (bench_peer(c.pair) != 0) return 1;
+    if (bench_split_gemm(c.pair) != 0) return 1;
 #if CM_BENCH_NCCL
     if (bench_allreduce(c.pair) != 0) return 1;
 #else
