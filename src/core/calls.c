@@ -111,11 +111,11 @@ void **cm__nvml_member_slot(size_t i) {
  *
  * The version asked for selects the ABI of the entry point, and it is not the prototype of the
  * plain name in cuda.h: asked with CUDA_VERSION 13000, "cuStreamGetCtx" answers the 12.5 form
- * cuStreamGetCtx_v2(stream, ctx *, green ctx *), a third pointer that a two-argument call leaves
- * as whatever the register held, and the driver writes through it (it zeroed half of a static
- * pointer next to the cache). So every wrapper names the ABI it calls as the function-pointer
- * type of cudaTypedefs.h, PFN_<name>_v<version>, and asks for exactly that version: the type and
- * the version are the same two tokens (CM__DRV_FN below), so they cannot disagree.
+ * cuStreamGetCtx_v2(stream, ctx *, green ctx *), whose third pointer a two-argument call leaves
+ * as whatever the register held, and the driver writes through it. So every wrapper names the
+ * ABI it calls as the function-pointer type of cudaTypedefs.h, PFN_<name>_v<version>, and asks
+ * for exactly that version: the type and the version are the same two tokens (CM__DRV_FN below),
+ * so they cannot disagree.
  */
 static cudaError_t cm__drv_entry(const char *symbol, int version, void **fn) {
     enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
