@@ -729,10 +729,10 @@ CM_API cm_status_t cm_split_for_each(cm_split_t *split, cm_split_part_fn_t fn, v
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT (nothing queued) for an unknown precision or op, a
  *         NULL or destroyed split, splits of different sets or lengths, an element size that is
  *         not a row (k * in_bytes for a, n * out_bytes for c), different parts, n or k 0, a
- *         NULL b or b[i], a b[i] of another device or too small for B, or ldb below B's stored
- *         row; the status of a set made unusable by an aborted collective; a member's GEMM
- *         failure as cm_gemm() reports it, with the part and device added (the members before
- *         it are queued).
+ *         NULL b or b[i], a b[i] of another device, too small for B or that is c's own part, or
+ *         ldb below B's stored row; the status of a set made unusable by an aborted collective;
+ *         a member's GEMM failure as cm_gemm() reports it, with the part and device added (the
+ *         members before it are queued).
  */
 CM_API cm_status_t cm_split_gemm(cm_gemm_precision_t precision, cm_gemm_op_t op_b, size_t n,
                                  size_t k, float alpha, const cm_split_t *a,

@@ -120,6 +120,12 @@ cm_status_t cm_split_gemm(cm_gemm_precision_t precision, cm_gemm_op_t op_b, size
                             "b[%d] is NULL, but member %d (device %d) holds %zu rows; nothing "
                             "was queued", i, i, set->ordinals[i], a->parts[i].count);
         }
+        if (b[i] == c->bufs[i]) {
+            return cm__fail(CM_ERROR_INVALID_ARGUMENT, set->ordinals[i], __FILE__, __LINE__,
+                            func, "keep B in a buffer of its own: C's rows are written while B "
+                            "is read",
+                            "b[%d] is member %d's part of c; nothing was queued", i, i);
+        }
         cm_buffer_info_t info;
         cm_status_t st = cm_buffer_info(b[i], &info);
         if (st != CM_OK) {

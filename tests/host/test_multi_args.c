@@ -933,6 +933,13 @@ static void test_split_gemm_arguments(void **state) {
                 "b[1] is NULL, but member 1 (device 2) holds 150 rows");
     EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a, with_dead, n, 0, c), INV,
                 "(b[1] of cm_split_gemm; nothing was queued)");
+    {
+        cm_buffer_t *cpart = NULL;
+        CM_ASSERT_OK(cm_split_part(c, 1, &cpart, NULL, NULL));
+        cm_buffer_t *into_c[2] = {b0, cpart};
+        EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a, into_c, n, 0, c), INV,
+                    "b[1] is member 1's part of c");
+    }
     EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a, swapped, n, 0, c), INV,
                 "b[0] is a buffer of device 2, but member 0 is device 1");
     EXPECT_FAIL(cm_split_gemm(CM_GEMM_FP32, N, n, k, 1, a, small, n, 0, c), INV,
