@@ -98,7 +98,6 @@ const char *cm__nvml_load_error(void);
     X(runtime_get_version, cudaRuntimeGetVersion)                                            \
     X(get_device_count, cudaGetDeviceCount)                                                  \
     X(get_device, cudaGetDevice)                                                             \
-    X(set_device, cudaSetDevice)                                                             \
     X(get_device_properties, cudaGetDeviceProperties)                                        \
     X(device_get_attribute, cudaDeviceGetAttribute)                                          \
     X(device_get_p2p_attribute, cudaDeviceGetP2PAttribute)                                   \
@@ -109,7 +108,6 @@ const char *cm__nvml_load_error(void);
     X(ctx_push_current, cm__drv_ctx_push_current)                                            \
     X(ctx_pop_current, cm__drv_ctx_pop_current)                                              \
     X(primary_ctx_retain, cm__drv_primary_ctx_retain)                                        \
-    X(primary_ctx_state, cm__drv_primary_ctx_state)                                          \
     /* errors */                                                                             \
     X(get_last_error, cudaGetLastError)                                                      \
     X(get_error_name, cudaGetErrorName)                                                      \
@@ -183,7 +181,6 @@ const char *cm__nvml_load_error(void);
     X(graph_exec_destroy, cudaGraphExecDestroy)                                              \
     /* kernels */                                                                            \
     X(func_get_attributes, cudaFuncGetAttributes)                                            \
-    X(func_set_attribute, cudaFuncSetAttribute)                                              \
     X(func_get_name, cudaFuncGetName)                                                        \
     X(launch_kernel_ex, cudaLaunchKernelExC)
 

@@ -169,8 +169,8 @@ static int child_only_device_1(void) {
     if (cm_device_close(d1) != CM_OK) return 6;
     unsigned flags = 0;
     int active0 = -1, active1 = -1;
-    if (cm__cuda.primary_ctx_state(0, &flags, &active0) != cudaSuccess) return 7;
-    if (cm__cuda.primary_ctx_state(1, &flags, &active1) != cudaSuccess) return 8;
+    if (cm__drv_primary_ctx_state(0, &flags, &active0) != cudaSuccess) return 7;
+    if (cm__drv_primary_ctx_state(1, &flags, &active1) != cudaSuccess) return 8;
     fprintf(stderr, "child: primary context active on device 0: %d, device 1: %d\n", active0,
             active1);
     return active0 == 0 && active1 == 1 ? 0 : 9;

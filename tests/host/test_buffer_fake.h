@@ -628,7 +628,6 @@ static inline void fake_install(int devices, size_t total) {
     fake.peer_ok = 1;
     cm__cuda.get_device_count = fake_get_device_count;
     cm__cuda.get_device = fake_get_device;
-    cm__cuda.set_device = fake_set_device;
     cm__cuda.primary_ctx_retain = fake_ctx_retain;
     cm__cuda.ctx_get_current = fake_ctx_get_current;
     cm__cuda.ctx_push_current = fake_ctx_push;

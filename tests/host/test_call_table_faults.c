@@ -8,9 +8,11 @@
  * graphs, device sets, communicators), then makes one public call (TARGET) during which the
  * entry fails (cudaErrorUnknown, or ncclSystemError for NCCL, unless the row says otherwise),
  * then makes the call again with the entry restored (AGAIN: the library still works), then
- * releases everything. An entry that no host path can reach is listed in `unreachable` with
- * the reason. An entry that has neither fails the walk (test "every entry is covered"), so a
- * new entry cannot be forgotten.
+ * releases everything. An entry without a row fails the walk (test "every entry is covered"), so
+ * a new entry cannot be forgotten; the table holds only calls the library makes (a call nothing
+ * makes is taken out of calls.h, not listed), and a source scan checks that no file of src/ but
+ * core/calls.c calls the CUDA runtime, the driver or NCCL by name, so the table is every call
+ * (test "src calls CUDA only through the table").
  *
  * For each row the walk checks:
  *   - the entry was reached and failed during TARGET (the gate counts it);
@@ -29,10 +31,14 @@
 
 #include "cm_test.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cudamodel/buffer.h>
 #include <cudamodel/device.h>
@@ -1318,19 +1324,6 @@ static const row_t rows[] = {
 };
 #undef E
 
-/* Entries that no public call on the host can reach, and why. */
-static const struct {
-    const char *member;
-    const char *reason;
-} unreachable[] = {
-    {"set_device", "no file of src/ calls cudaSetDevice: devices are switched through the "
-                   "driver's context stack (core/current.c), which never changes the runtime's "
-                   "current device"},
-    {"primary_ctx_state", "no file of src/ calls cuDevicePrimaryCtxGetState"},
-    {"func_set_attribute", "no file of src/ calls cudaFuncSetAttribute (kernels/ raise their "
-                           "shared-memory limits themselves)"},
-};
-
 /* Entries that a host path reaches but that this walk does not fail yet, each named by the
  * function it calls, with why (listed, so that the walk still fails for any entry nobody looked
  * at). Moving one of them to `rows` needs a gate and a simulation in test_full_fake.h (and, for
@@ -1364,12 +1357,6 @@ static int walk_results[256]; /* per table entry: 1 reached and checked, -1 fail
 static const row_t *row_of(const char *member) {
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
         if (strcmp(rows[i].member, member) == 0) return &rows[i];
-    return NULL;
-}
-
-static const char *unreachable_reason(const char *member) {
-    for (size_t i = 0; i < sizeof unreachable / sizeof unreachable[0]; ++i)
-        if (strcmp(unreachable[i].member, member) == 0) return unreachable[i].reason;
     return NULL;
 }
 
@@ -1407,23 +1394,16 @@ static void test_entry(void **state) {
     const char *function = cm__cuda_function_name(i);
     walk_results[i] = -1;
     const row_t *r = row_of(member);
-    const char *why = unreachable_reason(member);
-    if (r == NULL && why == NULL && pending_reason(function) != NULL) {
+    if (r == NULL && pending_reason(function) != NULL) {
         print_message("PENDING, not failed by this walk yet: %s (%s): %s\n", member, function,
                       pending_reason(function));
         walk_results[i] = 3;
         return;
     }
-    if (r == NULL) {
-        if (why == NULL)
-            fail_msg("call table entry %s (%s) has no reach function and is not listed as "
-                     "unreachable: add a row to tests/host/test_call_table_faults.c", member,
-                     function);
-        print_message("unreachable on the host: %s (%s): %s\n", member, function, why);
-        walk_results[i] = 2;
-        return;
-    }
-    if (why != NULL) fail_msg("%s has a row and is listed as unreachable", member);
+    if (r == NULL)
+        fail_msg("call table entry %s (%s) has no reach function: add a row to "
+                 "tests/host/test_call_table_faults.c (or take the entry out of calls.h when "
+                 "the library no longer makes the call)", member, function);
     const int m = cmf_member_index(member);
     if (m < 0 || !cmf_gated(m))
         fail_msg("%s: the simulation has no gate for it (tests/host/test_full_fake.h)", member);
@@ -1487,14 +1467,12 @@ extern const char *cm__nvml_function_name(size_t i) __attribute__((weak));
 static void test_every_entry_is_covered(void **state) {
     (void)state;
     const size_t n = cm__cuda_count();
-    size_t reached = 0, listed = 0, missing = 0, failed = 0, waiting = 0;
+    size_t reached = 0, missing = 0, failed = 0, waiting = 0;
     for (size_t i = 0; i < n; ++i) {
         const char *member = cm__cuda_member_name(i);
         if (walk_results[i] == 1) ++reached;
-        else if (walk_results[i] == 2) ++listed;
         else if (walk_results[i] == 3) ++waiting;
-        else if (row_of(member) == NULL && unreachable_reason(member) == NULL &&
-                 pending_reason(cm__cuda_function_name(i)) == NULL) {
+        else if (row_of(member) == NULL && pending_reason(cm__cuda_function_name(i)) == NULL) {
             ++missing;
             print_error("not covered: %s (%s)\n", member, cm__cuda_function_name(i));
         } else {
@@ -1519,28 +1497,154 @@ static void test_every_entry_is_covered(void **state) {
         for (size_t j = 0; j < n && !found; ++j) found = strcmp(cm__cuda_member_name(j), rows[i].member) == 0;
         if (!found) fail_msg("row %s names no entry of the call table", rows[i].member);
     }
-    for (size_t i = 0; i < sizeof unreachable / sizeof unreachable[0]; ++i) {
-        bool found = false;
-        for (size_t j = 0; j < n && !found; ++j)
-            found = strcmp(cm__cuda_member_name(j), unreachable[i].member) == 0;
-        if (!found) fail_msg("unreachable %s names no entry of the call table", unreachable[i].member);
-    }
     for (int m = 0; m < CMF_N_MEMBERS; ++m)
         if (strcmp(cmf_member_names[m], cm__cuda_member_name((size_t)m)) != 0)
             fail_msg("the X-macro order differs from the table's at %d", m);
     print_message("call table: %zu entries (+ %zu of the NVML table): %zu failed by a host test, "
-                  "%zu listed unreachable, %zu listed pending (not failed yet), %zu not covered, "
-                  "%zu failed their checks\n",
-                  n, nvml, reached, listed, waiting, missing, failed);
+                  "%zu listed pending (not failed yet), %zu not covered, %zu failed their "
+                  "checks\n",
+                  n, nvml, reached, waiting, missing, failed);
     assert_int_equal(missing, 0);
     assert_int_equal(failed, 0);
-    assert_int_equal(reached + listed + waiting, n + nvml);
+    assert_int_equal(reached + waiting, n + nvml);
+}
+
+/* ---------------------------------------------------------------- the source scan */
+
+/* Blank (to spaces, newlines kept) the comments and the string and character literals of C
+ * text t, so that only code is left. */
+static void blank_non_code(char *t) {
+    enum { CODE, LINE, BLOCK, STR, CHR } st = CODE;
+    for (char *p = t; *p; ++p) {
+        switch (st) {
+        case CODE:
+            if (p[0] == '/' && p[1] == '/') st = LINE, *p = ' ';
+            else if (p[0] == '/' && p[1] == '*') st = BLOCK, *p = ' ', *++p = ' ';
+            else if (*p == '"') st = STR;
+            else if (*p == '\'') st = CHR;
+            break;
+        case LINE:
+            if (*p == '\n') st = CODE;
+            else *p = ' ';
+            break;
+        case BLOCK:
+            if (p[0] == '*' && p[1] == '/') st = CODE, *p = ' ', *++p = ' ';
+            else if (*p != '\n') *p = ' ';
+            break;
+        case STR:
+        case CHR:
+            if (*p == '\\' && p[1] != '\0') *p = ' ', *++p = ' ';
+            else if (*p == (st == STR ? '"' : '\'')) st = CODE;
+            else if (*p != '\n') *p = ' ';
+            break;
+        }
+    }
+}
+
+/* Calls by name of a CUDA runtime (cuda...), driver (cu...) or NCCL (nccl...) function in one
+ * file: an identifier with such a prefix and an upper-case letter after it, followed by "(".
+ * Not counted: types (..._t, as in a function-pointer typedef) and the occupancy calculator
+ * (cudaOcc..., a header of inline functions, no CUDA call). Each hit is printed. */
+static int scan_file(const char *path, const char *shown) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) fail_msg("cannot read %s", path);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *t = malloc((size_t)len + 1);
+    assert_non_null(t);
+    size_t got = fread(t, 1, (size_t)len, f);
+    fclose(f);
+    t[got] = '\0';
+    blank_non_code(t);
+    int hits = 0, line = 1;
+    for (char *p = t; *p; ++p) {
+        if (*p == '\n') ++line;
+        if (p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        size_t pre = strncmp(p, "cuda", 4) == 0 ? 4 : strncmp(p, "nccl", 4) == 0 ? 4
+                     : strncmp(p, "cu", 2) == 0 ? 2 : 0;
+        if (pre == 0 || !isupper((unsigned char)p[pre])) continue;
+        char *e = p;
+        while (isalnum((unsigned char)*e) || *e == '_') ++e;
+        char *q = e;
+        while (*q == ' ' || *q == '\t' || *q == '\n') ++q;
+        const size_t n = (size_t)(e - p);
+        const bool type = n > 2 && e[-2] == '_' && e[-1] == 't';
+        if (*q == '(' && !type && strncmp(p, "cudaOcc", 7) != 0) {
+            print_error("%s:%d: %.*s( called by name, not through the call table\n", shown, line,
+                        (int)n, p);
+            ++hits;
+        }
+        p = e - 1;
+    }
+    free(t);
+    return hits;
+}
+
+static int scan_dir(const char *dir, const char *rel, int *files) {
+    DIR *d = opendir(dir);
+    if (d == NULL) fail_msg("cannot open %s", dir);
+    int hits = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.') continue;
+        char path[4096], shown[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        snprintf(shown, sizeof shown, "%s/%s", rel, de->d_name);
+        struct stat sb;
+        if (stat(path, &sb) != 0) continue;
+        if (S_ISDIR(sb.st_mode)) {
+            hits += scan_dir(path, shown, files);
+            continue;
+        }
+        const size_t len = strlen(de->d_name);
+        const bool c_or_h = len > 2 && de->d_name[len - 2] == '.' &&
+                            (de->d_name[len - 1] == 'c' || de->d_name[len - 1] == 'h');
+        /* core/calls.c is the table: the one file that names the functions */
+        if (!c_or_h || strcmp(shown, "src/core/calls.c") == 0) continue;
+        ++*files;
+        hits += scan_file(path, shown);
+    }
+    closedir(d);
+    return hits;
+}
+
+/* Every CUDA, driver and NCCL call of src/ goes through the table (so the walk above fails
+ * every call the library makes): no other file calls one by name. kernels/ (the device code and
+ * its launchers) is outside src/ and outside the table. The scanner itself is checked on a
+ * planted call first. */
+static void test_src_calls_cuda_only_through_the_table(void **state) {
+    (void)state;
+    char planted[] = "/* cudaMalloc(&p, 1) */ x = \"cudaFree(p)\"; cudaError_t (*f)(void);\n"
+                     "int y = cudaOccMaxActiveBlocksPerMultiprocessor(a);\n"
+                     "  err = cudaMemcpyAsync (d, s, n, k, st);\n";
+    blank_non_code(planted);
+    assert_null(strstr(planted, "cudaMalloc"));
+    assert_null(strstr(planted, "cudaFree"));
+    assert_non_null(strstr(planted, "cudaMemcpyAsync ("));
+    char tmp[] = "/tmp/cm_scan_XXXXXX";
+    int fd = mkstemp(tmp);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("/* cudaMalloc(&p, 1) */ x = \"cudaFree(p)\"; cudaError_t (*f)(void);\n"
+          "int y = cudaOccMaxActiveBlocksPerMultiprocessor(a);\n"
+          "  err = cudaMemcpyAsync (d, s, n, k, st);\n  r = ncclAllReduce(a);\n", f);
+    fclose(f);
+    assert_int_equal(scan_file(tmp, "planted.c"), 2); /* cudaMemcpyAsync and ncclAllReduce */
+    unlink(tmp);
+    int files = 0;
+    const int hits = scan_dir(CM_TEST_SOURCE_DIR "/src", "src", &files);
+    print_message("source scan: %d files of src/ besides core/calls.c, %d CUDA / NCCL calls by "
+                  "name\n", files, hits);
+    assert_true(files > 10);
+    assert_int_equal(hits, 0);
 }
 
 int main(void) {
     const size_t n = cm__cuda_count();
     assert_true(n < sizeof walk_results / sizeof walk_results[0]);
-    struct CMUnitTest *tests = calloc(n + 1, sizeof *tests);
+    struct CMUnitTest *tests = calloc(n + 2, sizeof *tests);
     char **names = calloc(n, sizeof *names);
     if (tests == NULL || names == NULL) return 1;
     for (size_t i = 0; i < n; ++i) {
@@ -1550,7 +1654,9 @@ int main(void) {
         tests[i] = (struct CMUnitTest){names[i], test_entry, setup, teardown, (void *)(uintptr_t)(i + 1)};
     }
     tests[n] = (struct CMUnitTest){"every entry is covered", test_every_entry_is_covered, NULL, NULL, NULL};
-    int rc = _cmocka_run_group_tests("call_table_faults", tests, n + 1, NULL, NULL);
+    tests[n + 1] = (struct CMUnitTest){"src calls CUDA only through the table",
+                                       test_src_calls_cuda_only_through_the_table, NULL, NULL, NULL};
+    int rc = _cmocka_run_group_tests("call_table_faults", tests, n + 2, NULL, NULL);
     for (size_t i = 0; i < n; ++i) free(names[i]);
     free(names);
     free(tests);

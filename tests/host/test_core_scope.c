@@ -28,14 +28,10 @@
 
 /* ---------------------------------------------------------------- observing the fake */
 
-static int set_device_calls, set_device_last = -1;
+/* The library has no cudaSetDevice to call: the call table carries none, and
+ * test_call_table_faults' source scan finds no direct CUDA call outside core/calls.c. */
 static unsigned pushed_mask; /* devices whose context was pushed */
 
-static cudaError_t w_set_device(int d) {
-    ++set_device_calls;
-    set_device_last = d;
-    return fake_set_device(d);
-}
 static cudaError_t w_ctx_push(void *ctx) {
     int d = (int)(uintptr_t)ctx - 1;
     if (d >= 0 && d < 32) pushed_mask |= 1u << d;
@@ -43,10 +39,7 @@ static cudaError_t w_ctx_push(void *ctx) {
 }
 
 static void observe(void) {
-    set_device_calls = 0;
-    set_device_last = -1;
     pushed_mask = 0;
-    cm__cuda.set_device = w_set_device;
     cm__cuda.ctx_push_current = w_ctx_push;
 }
 
@@ -136,7 +129,6 @@ static void test_enter_leave_nesting(void **state) {
     assert_int_equal(cm__scope_device(), -1);
     EXPECT_NO_CONTEXT();
     assert_int_equal(fake.ctx_created[0], 0);
-    assert_int_equal(set_device_calls, 0);
 
     /* nested scopes of one device: the inner one pushes nothing, and leaving it keeps the
      * outer one's device */
@@ -157,7 +149,6 @@ static void test_enter_leave_nesting(void **state) {
     cm__leave(&s1);
     assert_int_equal(cm__scope_device(), -1);
     EXPECT_NO_CONTEXT();
-    assert_int_equal(set_device_calls, 0);
     assert_int_equal(fake.ctx_created[0], 0);
 }
 
@@ -178,7 +169,6 @@ static void test_enter_restores_the_callers_device(void **state) {
     cm__leave(&a);
     assert_int_equal(fake.current, 1);
     assert_int_equal(fake.ctx_depth, 0);
-    assert_int_equal(set_device_calls, 0);
 }
 
 static void test_failed_enter_leaves_nothing_to_undo(void **state) {
@@ -287,8 +277,6 @@ static void test_no_current_context_is_restored_and_device_0_untouched(void **st
 
     for (int k = 0; k < 3; ++k)
         if (fake.ctx_created[k] != 0) fail_msg("a context was created on device %d", k);
-    if (set_device_calls != 0)
-        fail_msg("cudaSetDevice called %d times (last: device %d)", set_device_calls, set_device_last);
     if ((pushed_mask & ~(1u << 3)) != 0) fail_msg("contexts pushed: mask 0x%x", pushed_mask);
     EXPECT_CLEAN();
 }

@@ -2045,7 +2045,6 @@ static inline ncclResult_t cmf_fail_ncclResult_t(int m, int err) {
     G(runtime_get_version, cudaError_t, (int *a), (a), CMF_NOTHING)                            \
     G(get_device_count, cudaError_t, (int *a), (a), CMF_NOTHING)                               \
     G(get_device, cudaError_t, (int *a), (a), CMF_NOTHING)                                     \
-    G(set_device, cudaError_t, (int a), (a), CMF_NOTHING)                                      \
     G(get_device_properties, cudaError_t, (struct cudaDeviceProp *a, int b), (a, b), CMF_NOTHING) \
     G(device_get_attribute, cudaError_t, (int *a, enum cudaDeviceAttr b, int c), (a, b, c),    \
       CMF_NOTHING)                                                                             \
@@ -2058,7 +2057,6 @@ static inline ncclResult_t cmf_fail_ncclResult_t(int m, int err) {
     G(ctx_push_current, cudaError_t, (void *a), (a), CMF_NOTHING)                              \
     G(ctx_pop_current, cudaError_t, (void **a), (a), CMF_NOTHING)                              \
     G(primary_ctx_retain, cudaError_t, (void **a, int b), (a, b), CMF_NOTHING)                 \
-    G(primary_ctx_state, cudaError_t, (int a, unsigned int *b, int *c), (a, b, c), CMF_NOTHING) \
     G(get_last_error, cudaError_t, (void), (), CMF_NOTHING)                                    \
     G(get_error_name, cmf_cstr, (cudaError_t a), (a), CMF_NOTHING)                             \
     G(get_error_string, cmf_cstr, (cudaError_t a), (a), CMF_NOTHING)                           \
@@ -2177,8 +2175,6 @@ static inline ncclResult_t cmf_fail_ncclResult_t(int m, int err) {
     G(graph_exec_destroy, cudaError_t, (cudaGraphExec_t a), (a), cmf_orphan_obj(a))            \
     G(func_get_attributes, cudaError_t, (struct cudaFuncAttributes *a, const void *b), (a, b), \
       CMF_NOTHING)                                                                             \
-    G(func_set_attribute, cudaError_t, (const void *a, enum cudaFuncAttribute b, int c),       \
-      (a, b, c), CMF_NOTHING)                                                                  \
     G(func_get_name, cudaError_t, (const char **a, const void *b), (a, b), CMF_NOTHING)        \
     G(launch_kernel_ex, cudaError_t, (const cudaLaunchConfig_t *a, const void *b, void **c),   \
       (a, b, c), CMF_NOTHING)
