@@ -1324,32 +1324,6 @@ static const row_t rows[] = {
 };
 #undef E
 
-/* Entries that a host path reaches but that this walk does not fail yet, each named by the
- * function it calls, with why (listed, so that the walk still fails for any entry nobody looked
- * at). Moving one of them to `rows` needs a gate and a simulation in test_full_fake.h (and, for
- * the NVML table, a walk of cm__nvml like the one of cm__cuda). */
-static const struct {
-    const char *function;
-    const char *reason;
-} pending[] = {
-#define NVML_PENDING(f)                                                                        \
-    {f, "NVML (libnvidia-ml) call of core/nvml_query.c, in a table of its own (cm__nvml), added "  \
-        "while this walk was written: its simulation and rows belong with the NVML work (the "    \
-        "OOM report's process list, the device health queries), once that API settles"},
-    NVML_PENDING("cm__nvml_init") NVML_PENDING("cm__nvml_shutdown")
-    NVML_PENDING("cm__nvml_system_driver_version") NVML_PENDING("cm__nvml_handle_by_pci_bus_id")
-    NVML_PENDING("cm__nvml_compute_processes") NVML_PENDING("cm__nvml_persistence_mode")
-    NVML_PENDING("cm__nvml_compute_mode") NVML_PENDING("cm__nvml_mig_mode")
-    NVML_PENDING("cm__nvml_ecc_mode") NVML_PENDING("cm__nvml_total_ecc_errors")
-    NVML_PENDING("cm__nvml_retired_pages") NVML_PENDING("cm__nvml_retired_pages_pending")
-    NVML_PENDING("cm__nvml_remapped_rows") NVML_PENDING("cm__nvml_clocks_event_reasons")
-    NVML_PENDING("cm__nvml_temperature") NVML_PENDING("cm__nvml_power_usage")
-    NVML_PENDING("cm__nvml_power_limit") NVML_PENDING("cm__nvml_pcie_link_generation")
-    NVML_PENDING("cm__nvml_pcie_link_width") NVML_PENDING("cm__nvml_pcie_max_link_generation")
-    NVML_PENDING("cm__nvml_pcie_max_link_width")
-#undef NVML_PENDING
-};
-
 /* ---------------------------------------------------------------- the walk */
 
 static int walk_results[256]; /* per table entry: 1 reached and checked, -1 failed */
@@ -1357,12 +1331,6 @@ static int walk_results[256]; /* per table entry: 1 reached and checked, -1 fail
 static const row_t *row_of(const char *member) {
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
         if (strcmp(rows[i].member, member) == 0) return &rows[i];
-    return NULL;
-}
-
-static const char *pending_reason(const char *function) {
-    for (size_t i = 0; i < sizeof pending / sizeof pending[0]; ++i)
-        if (strcmp(pending[i].function, function) == 0) return pending[i].reason;
     return NULL;
 }
 
@@ -1394,12 +1362,6 @@ static void test_entry(void **state) {
     const char *function = cm__cuda_function_name(i);
     walk_results[i] = -1;
     const row_t *r = row_of(member);
-    if (r == NULL && pending_reason(function) != NULL) {
-        print_message("PENDING, not failed by this walk yet: %s (%s): %s\n", member, function,
-                      pending_reason(function));
-        walk_results[i] = 3;
-        return;
-    }
     if (r == NULL)
         fail_msg("call table entry %s (%s) has no reach function: add a row to "
                  "tests/host/test_call_table_faults.c (or take the entry out of calls.h when "
@@ -1462,34 +1424,23 @@ extern size_t cm__nvml_count(void) __attribute__((weak));
 extern const char *cm__nvml_member_name(size_t i) __attribute__((weak));
 extern const char *cm__nvml_function_name(size_t i) __attribute__((weak));
 
-/* Every entry of the table has a row or a reason, every row and reason names an entry, and the
- * X-macro list the gate knows is the table's. */
+/* Every entry of the table has a row, every row names an entry, and the X-macro list the gate
+ * knows is the table's. The NVML table (cm__nvml) has a walk of its own in test_nvml.c
+ * (test_every_nvml_entry_fails, on its fake NVML): counted here by name only. */
 static void test_every_entry_is_covered(void **state) {
     (void)state;
     const size_t n = cm__cuda_count();
-    size_t reached = 0, missing = 0, failed = 0, waiting = 0;
+    size_t reached = 0, missing = 0, failed = 0;
     for (size_t i = 0; i < n; ++i) {
         const char *member = cm__cuda_member_name(i);
-        if (walk_results[i] == 1) ++reached;
-        else if (walk_results[i] == 3) ++waiting;
-        else if (row_of(member) == NULL && pending_reason(cm__cuda_function_name(i)) == NULL) {
+        if (walk_results[i] == 1) {
+            ++reached;
+        } else if (row_of(member) == NULL) {
             ++missing;
             print_error("not covered: %s (%s)\n", member, cm__cuda_function_name(i));
         } else {
             ++failed;
             print_error("failed: %s\n", member);
-        }
-    }
-    size_t nvml = cm__nvml_count != NULL ? cm__nvml_count() : 0;
-    for (size_t i = 0; i < nvml; ++i) {
-        const char *member = cm__nvml_member_name(i);
-        if (pending_reason(cm__nvml_function_name(i)) != NULL) {
-            ++waiting;
-            print_message("PENDING, not failed by this walk yet: %s (%s, NVML table)\n", member,
-                          cm__nvml_function_name(i));
-        } else {
-            ++missing;
-            print_error("not covered: %s (%s, NVML table)\n", member, cm__nvml_function_name(i));
         }
     }
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
@@ -1500,13 +1451,12 @@ static void test_every_entry_is_covered(void **state) {
     for (int m = 0; m < CMF_N_MEMBERS; ++m)
         if (strcmp(cmf_member_names[m], cm__cuda_member_name((size_t)m)) != 0)
             fail_msg("the X-macro order differs from the table's at %d", m);
-    print_message("call table: %zu entries (+ %zu of the NVML table): %zu failed by a host test, "
-                  "%zu listed pending (not failed yet), %zu not covered, %zu failed their "
-                  "checks\n",
-                  n, nvml, reached, waiting, missing, failed);
+    print_message("call table: %zu entries: %zu failed by this walk, %zu not covered, %zu failed "
+                  "their checks (the %zu of the NVML table: test_nvml's walk)\n",
+                  n, reached, missing, failed, cm__nvml_count());
     assert_int_equal(missing, 0);
     assert_int_equal(failed, 0);
-    assert_int_equal(reached + waiting, n + nvml);
+    assert_int_equal(reached, n);
 }
 
 /* ---------------------------------------------------------------- the source scan */

@@ -10,7 +10,9 @@
  * verdict of the doctor; the out-of-memory report naming the holders (pure and on the simulated
  * device); initialisation once under threads; argument checks.
  *
- * FAULT INJECTION: replaces the call table's NVML and CUDA members.
+ * FAULT INJECTION: replaces the call table's NVML and CUDA members; every NVML member is failed
+ * in turn by test_every_nvml_entry_fails (the NVML table's walk; the CUDA table's is
+ * test_call_table_faults).
  */
 #define _GNU_SOURCE /* mkdtemp, nftw, open_memstream */
 
@@ -102,26 +104,43 @@ static struct fnvml {
     int attr_fail;
     char driver[80];
     char last_bus_id[64];
+    const char *fault;   /* the member (cm__nvml's name) that fails with fault_r, or NULL */
+    cm__nvml_return_t fault_r;
+    atomic_int fault_hits; /* calls of that member that failed */
 } fn;
+
+/* First statement of each fake NVML function: the walk (test_every_nvml_entry_fails) makes the
+ * member named fn.fault fail. */
+#define FN_FAULT(member)                                                                     \
+    do {                                                                                     \
+        if (fn.fault != NULL && strcmp(fn.fault, member) == 0) {                             \
+            atomic_fetch_add(&fn.fault_hits, 1);                                             \
+            return fn.fault_r;                                                               \
+        }                                                                                    \
+    } while (0)
 
 static fgpu_t *fgpu(cm__nvml_device_t d) {
     return (fgpu_t *)(void *)d;
 }
 
 static cm__nvml_return_t fn_init(void) {
+    FN_FAULT("init");
     atomic_fetch_add(&fn.inits, 1);
     if (fn.init_r == CM__NVML_SUCCESS) atomic_fetch_add(&fn.ok_inits, 1);
     return fn.init_r;
 }
 static cm__nvml_return_t fn_shutdown(void) {
-    atomic_fetch_add(&fn.shutdowns, 1);
+    atomic_fetch_add(&fn.shutdowns, 1); /* called is what the balance counts, failed or not */
+    FN_FAULT("shutdown");
     return CM__NVML_SUCCESS;
 }
 static cm__nvml_return_t fn_driver(char *v, unsigned len) {
+    FN_FAULT("driver_version");
     snprintf(v, len, "%s", fn.driver);
     return CM__NVML_SUCCESS;
 }
 static cm__nvml_return_t fn_by_bus(const char *id, cm__nvml_device_t *d) {
+    FN_FAULT("handle_by_pci_bus_id");
     unsigned dom = 0, bus = 0, dev = 0, func = 0;
     snprintf(fn.last_bus_id, sizeof fn.last_bus_id, "%s", id);
     if (sscanf(id, "%x:%x:%x.%x", &dom, &bus, &dev, &func) != 4)
@@ -139,6 +158,7 @@ static cm__nvml_return_t fn_by_bus(const char *id, cm__nvml_device_t *d) {
     if (g->fail) return g->fail
 static cm__nvml_return_t fn_processes(cm__nvml_device_t d, unsigned *count,
                                       cm__nvml_process_info_t *infos) {
+    FN_FAULT("compute_processes");
     FN_DEV(d);
     atomic_fetch_add(&fn.proc_queries, 1);
     if (g->procs_r) return g->procs_r;
@@ -151,16 +171,19 @@ static cm__nvml_return_t fn_processes(cm__nvml_device_t d, unsigned *count,
     return CM__NVML_SUCCESS;
 }
 static cm__nvml_return_t fn_persistence(cm__nvml_device_t d, unsigned *m) {
+    FN_FAULT("persistence_mode");
     FN_DEV(d);
     *m = g->persistence;
     return CM__NVML_SUCCESS;
 }
 static cm__nvml_return_t fn_compute_mode(cm__nvml_device_t d, unsigned *m) {
+    FN_FAULT("compute_mode");
     FN_DEV(d);
     *m = g->compute_mode;
     return CM__NVML_SUCCESS;
 }
 static cm__nvml_return_t fn_mig(cm__nvml_device_t d, unsigned *cur, unsigned *pend) {
+    FN_FAULT("mig_mode");
     FN_DEV(d);
     if (g->mig_r) return g->mig_r;
     *cur = g->mig;
@@ -168,6 +191,7 @@ static cm__nvml_return_t fn_mig(cm__nvml_device_t d, unsigned *cur, unsigned *pe
     return CM__NVML_SUCCESS;
 }
 static cm__nvml_return_t fn_ecc(cm__nvml_device_t d, unsigned *cur, unsigned *pend) {
+    FN_FAULT("ecc_mode");
     FN_DEV(d);
     if (g->ecc_r) return g->ecc_r;
     *cur = g->ecc;
@@ -176,6 +200,7 @@ static cm__nvml_return_t fn_ecc(cm__nvml_device_t d, unsigned *cur, unsigned *pe
 }
 static cm__nvml_return_t fn_ecc_errors(cm__nvml_device_t d, unsigned type, unsigned counter,
                                        unsigned long long *n) {
+    FN_FAULT("total_ecc_errors");
     FN_DEV(d);
     if (g->ecc_r) return g->ecc_r;
     if (type != CM__NVML_MEMORY_ERROR_TYPE_UNCORRECTED) return CM__NVML_ERROR_INVALID_ARGUMENT;
@@ -184,6 +209,7 @@ static cm__nvml_return_t fn_ecc_errors(cm__nvml_device_t d, unsigned type, unsig
 }
 static cm__nvml_return_t fn_retired(cm__nvml_device_t d, unsigned cause, unsigned *count,
                                     unsigned long long *addresses) {
+    FN_FAULT("retired_pages");
     FN_DEV(d);
     if (g->retired_r) return g->retired_r;
     unsigned n = cause == CM__NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR ? g->retired_dbe
@@ -196,6 +222,7 @@ static cm__nvml_return_t fn_retired(cm__nvml_device_t d, unsigned cause, unsigne
     return CM__NVML_SUCCESS;
 }
 static cm__nvml_return_t fn_retired_pending(cm__nvml_device_t d, unsigned *p) {
+    FN_FAULT("retired_pages_pending");
     FN_DEV(d);
     if (g->retired_r) return g->retired_r;
     *p = g->retired_pending;
@@ -203,6 +230,7 @@ static cm__nvml_return_t fn_retired_pending(cm__nvml_device_t d, unsigned *p) {
 }
 static cm__nvml_return_t fn_remap(cm__nvml_device_t d, unsigned *c, unsigned *u, unsigned *p,
                                   unsigned *f) {
+    FN_FAULT("remapped_rows");
     FN_DEV(d);
     if (g->remap_r) return g->remap_r;
     *c = g->remap_corr;
@@ -212,40 +240,45 @@ static cm__nvml_return_t fn_remap(cm__nvml_device_t d, unsigned *c, unsigned *u,
     return CM__NVML_SUCCESS;
 }
 static cm__nvml_return_t fn_clocks(cm__nvml_device_t d, unsigned long long *r) {
+    FN_FAULT("clocks_event_reasons");
     FN_DEV(d);
     if (g->clocks_r) return g->clocks_r;
     *r = g->reasons;
     return CM__NVML_SUCCESS;
 }
 static cm__nvml_return_t fn_temp(cm__nvml_device_t d, unsigned sensor, unsigned *t) {
+    FN_FAULT("temperature");
     FN_DEV(d);
     if (sensor != CM__NVML_TEMPERATURE_GPU) return CM__NVML_ERROR_INVALID_ARGUMENT;
     *t = g->temp;
     return CM__NVML_SUCCESS;
 }
 static cm__nvml_return_t fn_power(cm__nvml_device_t d, unsigned *p) {
+    FN_FAULT("power_usage");
     FN_DEV(d);
     if (g->power_r) return g->power_r;
     *p = g->power_mw;
     return CM__NVML_SUCCESS;
 }
 static cm__nvml_return_t fn_limit(cm__nvml_device_t d, unsigned *p) {
+    FN_FAULT("power_limit");
     FN_DEV(d);
     if (g->power_r) return g->power_r;
     *p = g->limit_mw;
     return CM__NVML_SUCCESS;
 }
-#define FN_PCIE(name, field)                                                                 \
+#define FN_PCIE(name, member, field)                                                         \
     static cm__nvml_return_t name(cm__nvml_device_t d, unsigned *v) {                        \
+        FN_FAULT(member);                                                                    \
         FN_DEV(d);                                                                           \
         if (g->pcie_r) return g->pcie_r;                                                     \
         *v = g->field;                                                                       \
         return CM__NVML_SUCCESS;                                                             \
     }
-FN_PCIE(fn_gen, gen)
-FN_PCIE(fn_gen_max, gen_max)
-FN_PCIE(fn_width, width)
-FN_PCIE(fn_width_max, width_max)
+FN_PCIE(fn_gen, "pcie_link_generation", gen)
+FN_PCIE(fn_gen_max, "pcie_max_link_generation", gen_max)
+FN_PCIE(fn_width, "pcie_link_width", width)
+FN_PCIE(fn_width_max, "pcie_max_link_width", width_max)
 
 /* The PCI attributes of the simulated CUDA devices; the rest from test_buffer_fake.h. */
 static cudaError_t fn_attr(int *v, enum cudaDeviceAttr a, int d) {
@@ -441,6 +474,82 @@ static void test_real_loader(void **state) {
     assert_string_equal(cm__nvml_error_name(CM__NVML_ERROR_NO_PERMISSION),
                         "NVML_ERROR_NO_PERMISSION");
     assert_string_equal(cm__nvml_error_name(12345), "NVML_ERROR_?");
+}
+
+/* ------------------------------------------------------------------ every entry fails */
+
+/* FAULT INJECTION over the NVML table (the CUDA table's walk is test_call_table_faults): each
+ * member in turn fails (NVML_ERROR_UNKNOWN, every call) while a process lists the GPU's
+ * processes, reads its health, runs out of memory and shuts NVML down. Each member is reached
+ * and failed; every call returns a documented status (the process list CM_OK or
+ * CM_ERROR_NOT_SUPPORTED with a message and a hint, the health CM_OK, the out-of-memory report
+ * CM_ERROR_DEVICE_OUT_OF_MEMORY naming nvidia-smi when NVML could not name the holders); the
+ * health reports an unknown value for what failed, never a made-up one; and with the member
+ * restored the process list works again. The teardown checks that every successful
+ * nvmlInit_v2 had its nvmlShutdown and that the simulated device holds nothing. */
+static void test_every_nvml_entry_fails(void **state) {
+    (void)state;
+    fake.external = 10 * MiB; /* memory held outside: the report looks for its holders */
+    fn.gpu[0].nprocs = 1;
+    fn.gpu[0].procs[0] = (cm__nvml_process_info_t){4541, 8 * MiB, 0xFFFFFFFFu, 0xFFFFFFFFu};
+    const size_t n = cm__nvml_count();
+    size_t failed_entries = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const char *member = cm__nvml_member_name(i);
+        cm__nvml_reset_for_tests(); /* NVML not initialised: the walk starts from nothing */
+        fn.fault = member;
+        fn.fault_r = CM__NVML_ERROR_UNKNOWN;
+        atomic_store(&fn.fault_hits, 0);
+
+        cm_process_info_t list[8];
+        size_t cnt = 99;
+        cm_status_t st = cm_device_processes(0, list, 8, &cnt);
+        if (st != CM_OK) {
+            if (st != CM_ERROR_NOT_SUPPORTED)
+                fail_msg("%s failing: cm_device_processes returned %d", member, (int)st);
+            assert_int_equal(cm_last_error()->status, st);
+            assert_true(cm_last_error()->message[0] != '\0' && cm_last_error()->hint[0] != '\0');
+            assert_int_equal(cnt, 0);
+        } else {
+            assert_int_equal(cnt, 1);
+            assert_int_equal(list[0].pid, 4541);
+        }
+        cm_device_health_t h;
+        memset(&h, 0x5a, sizeof h);
+        CM_ASSERT_OK(cm_device_health(0, &h));
+        if (strcmp(member, "persistence_mode") == 0)
+            assert_int_equal(h.persistence_mode, CM_HEALTH_UNKNOWN);
+        if (strcmp(member, "temperature") == 0)
+            assert_int_equal(h.temperature_c, CM_HEALTH_UNKNOWN);
+        if (strcmp(member, "pcie_link_width") == 0)
+            assert_int_equal(h.pcie_width, CM_HEALTH_UNKNOWN);
+        if (strcmp(member, "compute_processes") == 0) assert_int_equal(h.processes_known, 0);
+
+        cm_device_t *dev = NULL;
+        CM_ASSERT_OK(cm_device_open(0, &dev));
+        cm_buffer_t *held = NULL, *b = NULL;
+        CM_ASSERT_OK(cm_buffer_create(dev, 16 * MiB, &held));
+        assert_int_equal(cm_buffer_create(dev, 60 * MiB, &b), CM_ERROR_DEVICE_OUT_OF_MEMORY);
+        assert_null(b);
+        const cm_error_t *e = cm_last_error();
+        assert_int_equal(e->status, CM_ERROR_DEVICE_OUT_OF_MEMORY);
+        if (st != CM_OK) assert_contains(e->hint, "nvidia-smi");
+        else assert_not_contains(e->hint, "nvidia-smi");
+        CM_ASSERT_OK(cm_buffer_destroy(held));
+        CM_ASSERT_OK(cm_device_close(dev));
+
+        cm__nvml_reset_for_tests(); /* nvmlShutdown (failing or not) */
+        const int hits = atomic_load(&fn.fault_hits);
+        fn.fault = NULL;
+        if (hits == 0) fail_msg("NVML member %s was never called", member);
+        ++failed_entries;
+        /* restored: NVML works again */
+        cnt = 0;
+        CM_ASSERT_OK(cm_device_processes(0, list, 8, &cnt));
+        assert_int_equal(cnt, 1);
+    }
+    print_message("NVML table: %zu entries, %zu failed by this walk\n", n, failed_entries);
+    assert_int_equal(failed_entries, n);
 }
 
 /* ------------------------------------------------------------------ absent, failing */
@@ -1229,6 +1338,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_has_nvml),
         cmocka_unit_test(test_real_loader),
+        cmocka_unit_test_setup_teardown(test_every_nvml_entry_fails, setup1, teardown),
         cmocka_unit_test_setup_teardown(test_absent, setup1, teardown),
         cmocka_unit_test_setup_teardown(test_init_failures, setup1, teardown),
         cmocka_unit_test_setup_teardown(test_device_not_matched, setup2, teardown),
