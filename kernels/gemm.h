@@ -245,6 +245,14 @@ cudaError_t cm__gemm_pack_batched(int elem_bytes, const void *src, int64_t ld, i
                                   int rdim, void *dst, int64_t ldd, int batch,
                                   int64_t src_stride, int64_t dst_stride, cudaStream_t stream);
 
+/** Split-K's reduction on `stream`: C = alpha * (sum of the `parts` row-major m x n float
+ *  matrices at partials, m*n apart, summed in order) + beta * C (beta == 0: C not read); C
+ *  row-major with ldc, float or (c_bf16) bf16. Deterministic. cudaErrorInvalidValue (nothing
+ *  launched) for NULL pointers, parts < 1, negative sizes or ldc < n; else the launch's error. */
+cudaError_t cm__gemm_splitk_reduce(const float *partials, int parts, int m, int n, float alpha,
+                                   float beta, void *c, int64_t ldc, int c_bf16,
+                                   cudaStream_t stream);
+
 /** The 3xTF32 pre-pass (CM_GEMM_FP32_3XTF32, kernels/gemm_pack.cu): each float x of the
  *  rdim x kdim operand is split into big = tf32(x) (round to nearest) and small = tf32(x - big),
  *  and written K-contiguous as three segments of kpad elements per row r:
@@ -256,14 +264,6 @@ cudaError_t cm__gemm_pack_batched(int elem_bytes, const void *src, int64_t ld, i
  *  k0 moves the window: x(r, k0 + k) for k < kdim (chunks of a long K). cudaErrorInvalidValue
  *  (nothing launched) for NULL pointers, negative sizes, kpad < kdim, ldd < 3 kpad or ld below
  *  the stored extent; else the launch's error. */
-/** Split-K's reduction on `stream`: C = alpha * (sum of the `parts` row-major m x n float
- *  matrices at partials, m*n apart, summed in order) + beta * C (beta == 0: C not read); C
- *  row-major with ldc, float or (c_bf16) bf16. Deterministic. cudaErrorInvalidValue (nothing
- *  launched) for NULL pointers, parts < 1, negative sizes or ldc < n; else the launch's error. */
-cudaError_t cm__gemm_splitk_reduce(const float *partials, int parts, int m, int n, float alpha,
-                                   float beta, void *c, int64_t ldc, int c_bf16,
-                                   cudaStream_t stream);
-
 cudaError_t cm__gemm_split_tf32(const float *src, int64_t ld, int kmajor, int k0, int kdim,
                                 int rdim, const int order[3], float *dst, int64_t kpad,
                                 int64_t ldd, cudaStream_t stream);
