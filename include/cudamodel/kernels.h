@@ -482,7 +482,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * A matrix-vector product (M = 1 or N = 1, K >= 1) runs a bandwidth-bound kernel of its own
  * (kernels/gemv.cu, "gemv") in every precision: FP32 products and sums (TF32 problems get at
  * least TF32 accuracy, bf16 inputs are widened exactly, a bf16 C is rounded once), either
- * orientation of the matrix, any alignment. Other shapes are chosen
+ * orientation of the matrix, any alignment. A skinny product whose smaller side of C is 2 to
+ * 16 with at least 256 rows on the other side (counting a batch's matrices) runs another
+ * (kernels/gemm_skinny.cu, "skinny"): one pass over the large operand keeping one sum per row
+ * and column of the small side, with the same arithmetic as "gemv". Other shapes are chosen
  * by the device's compute capability and the shape class (small: fewer 128 x 128 tiles of C
  * than multiprocessors; skinny: min(M, N) <= 256 or K <= 256; large: the rest), from a table
  * in src/compute/gemm_api.c that `bench_gemm --tune` produced: FP32 runs the FFMA kernel
@@ -504,7 +507,7 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * multiprocessors (an eighth for the Hopper kernel) while K is at least 512 (64 x 64 x 4096, 7 x 3001 x 3001 ...) runs as a batch
  * over K ranges of at least 256 (at most 32 parts) into float scratch from the device object's
  * pool, then an ordered reduction applies alpha and beta (without the scratch memory it runs
- * whole). CM_GEMM_FP32_3XTF32 and matrix-vector products are never split.
+ * whole). CM_GEMM_FP32_3XTF32, matrix-vector and "skinny" products are never split.
  *
  * On a stream: returns once the work is queued (NULL stream: complete on return).
  * Deterministic: the same inputs, shapes and device give the same bits (no atomics; split-K
