@@ -241,7 +241,12 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     const int small = p->m < p->n ? p->m : p->n, large = p->m < p->n ? p->n : p->m;
     const int64_t skinny_rows = (int64_t)large * (p->batch > 1 ? p->batch : 1);
     const int skinny_fits = p->k > 0 && small >= 1 && small <= CM__GEMM_SKINNY_MAX;
-    const int skinny_shape = skinny_fits && small >= 2 && skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS;
+    /* enough rows for its blocks to fill the GPU, or a K short enough that few blocks finish
+     * quickly (a long K over few rows is the tiles' split-K's) */
+    const int skinny_fills = skinny_rows >= (int64_t)CM__GEMM_SKINNY_ROWS_PER_SM * sm_count ||
+                             p->k <= CM__GEMM_SKINNY_SHORT_K;
+    const int skinny_shape = skinny_fits && small >= 2 &&
+                             skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && skinny_fills;
     /* forced, it takes any shape it can run (a vector side, few rows) */
     if (is_forced ? c.kernel == CM__GEMM_KERNEL_SKINNY && skinny_fits : skinny_shape)
         return (cm__gemm_choice_t){CM__GEMM_KERNEL_SKINNY, 0};

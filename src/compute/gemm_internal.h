@@ -30,6 +30,11 @@ enum {
  *  side (times the batch) has at least this many rows: 8 of its 32-column blocks; below that a
  *  tile kernel's few tiles are as good. */
 #define CM__GEMM_SKINNY_MIN_ROWS 256
+/** ... and either at least this many rows per multiprocessor (16: a block of 16 warps per 32 of
+ *  them) or K at most CM__GEMM_SKINNY_SHORT_K: with fewer rows and a long K its few blocks
+ *  would each run the whole K, where the tiles split K over the multiprocessors. */
+#define CM__GEMM_SKINNY_ROWS_PER_SM 16
+#define CM__GEMM_SKINNY_SHORT_K 2048
 
 /** Shape classes (cm__gemm_shape_class). */
 enum {
@@ -90,7 +95,8 @@ cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape);
  * an unknown name, an FFMA configuration this build did not compile (cm__gemm_ffma_built) or one
  * that cannot serve the problem: ignored), else the matrix-vector kernel ("gemv") when
  * m == 1 or n == 1 and k >= 1, else the skinny kernel ("skinny") when 2 <= min(m, n) <=
- * CM__GEMM_SKINNY_MAX, k >= 1 and max(m, n) x batch >= CM__GEMM_SKINNY_MIN_ROWS ("skinny"
+ * CM__GEMM_SKINNY_MAX, k >= 1, max(m, n) x batch >= CM__GEMM_SKINNY_MIN_ROWS and either
+ * max(m, n) x batch >= CM__GEMM_SKINNY_ROWS_PER_SM x sm_count or k <= CM__GEMM_SKINNY_SHORT_K ("skinny"
  * forced: any 1 <= min(m, n) <= CM__GEMM_SKINNY_MAX with k >= 1), else the table's entry ("gemv"
  * or "skinny" forced on a shape it cannot take: the table's entry), then demoted to what can run: K = 0 always runs FFMA 64x64x16 (C = beta C only); SM90 needs arch sm_90, have_sm90
  * (the library carries the kernel) and a TF32/BF16 precision, else MMA; a problem that is not

@@ -534,6 +534,14 @@ static void test_dispatch(void **state) {
     cm__gemm_args_t sk_m = args(7, 4096, 4096, 1, 0, CM__GEMM_F32, 4096);
     cm__gemm_args_t sk_n = args(4096, CM__GEMM_SKINNY_MAX, 3001, 0, 1, CM__GEMM_BF16, 4093);
     cm__gemm_args_t sk_2 = args(2, CM__GEMM_SKINNY_MIN_ROWS, 64, 1, 1, CM__GEMM_F32, 64);
+    /* few rows (under 16 per SM of 132) and a long K: the tiles (split-K); K short: skinny */
+    cm__gemm_args_t sk_longk = args(7, 1000, 3001, 1, 1, CM__GEMM_F32, 3001);
+    cm__gemm_args_t sk_shortk = args(7, 1000, CM__GEMM_SKINNY_SHORT_K, 1, 1, CM__GEMM_F32, 4096);
+    assert_string_not_equal(NAME(CM_GEMM_FP32, 9, sk_longk, 1, NULL), "skinny");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, sk_shortk, 1, NULL), "skinny");
+    sk_longk.n = 16 * 132; /* 16 rows per SM: skinny again */
+    sk_longk.ldc = sk_longk.n;
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, sk_longk, 1, NULL), "skinny");
     for (int prec = 0; prec <= CM_GEMM_FP32_3XTF32; ++prec)
         for (int maj = 7; maj <= 9; ++maj) {
             assert_string_equal(NAME(prec, maj, sk_m, 1, NULL), "skinny");
