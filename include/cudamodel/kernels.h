@@ -483,7 +483,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * (kernels/gemv.cu, "gemv") in every precision: FP32 products and sums (TF32 problems get at
  * least TF32 accuracy, bf16 inputs are widened exactly, a bf16 C is rounded once), either
  * orientation of the matrix, any alignment. A skinny product whose smaller side of C is 2 to
- * 16 with at least 256 rows on the other side (counting a batch's matrices) runs another
+ * 16 with enough rows on the other side (counting a batch's matrices: at least 256, and 16 per
+ * multiprocessor unless K <= 2048) runs another
  * (kernels/gemm_skinny.cu, "skinny"): one pass over the large operand keeping one sum per row
  * and column of the small side, with the same arithmetic as "gemv". Other shapes are chosen
  * by the device's compute capability and the shape class (small: fewer 128 x 128 tiles of C
