@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Look for a GPU test that hangs when it runs beside the others (bench/NOTES-core.md, session 7:
-# test_gpu_core never finished inside the full check's ctest -j16). Run after
+# Look for a GPU test that hangs, alone and beside the others: every thread's backtrace of a
+# process that outlives a limit (bench/NOTES-core.md has the case it was written for). Run after
 # `CM_GPU_CHECK_TESTS=<none> bash scripts/gpu-check.sh` built build-gpu/.
 #   PROBE_TEST   the test to watch (default test_gpu_core)
 #   PROBE_AFTER  seconds its process may live before every thread's backtrace is taken (default 30)

@@ -5,10 +5,9 @@
  * ABI changed (cudaTypedefs.h lists each form as PFN_<name>_v<version>) it returns the newest form
  * not newer than the version asked for.
  *
- * The defect this guards: asked with CUDA_VERSION (13000), "cuStreamGetCtx" is the three-argument
- * form of 12.5 (cuStreamGetCtx_v2: ..., CUgreenCtx *), and the library called it with two
- * arguments; the driver wrote through the unset third one and cleared half of the library's
- * static list of open devices (test_gpu_core crashed in cm_device_close after cm_stream_wrap).
+ * What it guards: asked with CUDA_VERSION (13000), "cuStreamGetCtx" is the three-argument form
+ * of 12.5 (cuStreamGetCtx_v2: ..., CUgreenCtx *); a two-argument call leaves the third pointer
+ * undefined and the driver writes through it (bench/NOTES-core.md has the crash it caused).
  * Here every wrapper is called once; each must reach the form with its own arguments, and the
  * values the fake writes must come back through the wrapper.
  */
