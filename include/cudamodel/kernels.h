@@ -484,9 +484,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * least TF32 accuracy, bf16 inputs are widened exactly, a bf16 C is rounded once), either
  * orientation of the matrix, any alignment. A skinny product whose smaller side of C is 2 to
  * 16 with enough rows on the other side (counting a batch's matrices: at least 256, and 16 per
- * multiprocessor unless K <= 2048) runs another
- * (kernels/gemm_skinny.cu, "skinny"): one pass over the large operand keeping one sum per row
- * and column of the small side, with the same arithmetic as "gemv". Other shapes are chosen
+ * multiprocessor unless K <= 2048) is meant for another (kernels/gemm_skinny.cu, "skinny": one
+ * pass over the large operand keeping one sum per row and column of the small side, with the
+ * same arithmetic as "gemv"); until it has passed its GPU tests it runs only when forced
+ * (CUDAMODEL_GEMM_CONFIG=skinny) and those shapes take the tiles below. Other shapes are chosen
  * by the device's compute capability and the shape class (small: fewer 128 x 128 tiles of C
  * than multiprocessors; skinny: min(M, N) <= 256 or K <= 256; large: the rest), from a table
  * in src/compute/gemm_api.c that `bench_gemm --tune` produced: FP32 runs the FFMA kernel

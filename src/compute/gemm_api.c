@@ -245,7 +245,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
      * quickly (a long K over few rows is the tiles' split-K's) */
     const int skinny_fills = skinny_rows >= (int64_t)CM__GEMM_SKINNY_ROWS_PER_SM * sm_count ||
                              p->k <= CM__GEMM_SKINNY_SHORT_K;
-    const int skinny_shape = skinny_fits && small >= 2 &&
+    const int skinny_shape = CM__GEMM_SKINNY_DISPATCH && skinny_fits && small >= 2 &&
                              skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && skinny_fills;
     /* forced, it takes any shape it can run (a vector side, few rows) */
     if (is_forced ? c.kernel == CM__GEMM_KERNEL_SKINNY && skinny_fits : skinny_shape)

@@ -26,6 +26,11 @@ enum {
     CM__GEMM_KERNEL_SKINNY = 4
 };
 
+/** 1: cm__gemm_select gives skinny shapes to the skinny kernel; 0: only a forced "skinny" runs
+ *  it. 0 until the kernel has passed its GPU tests (test_skinny, test_kernels_skinny) and the
+ *  sweep on a GPU: a kernel no GPU has run is not the default path of a common shape. */
+#define CM__GEMM_SKINNY_DISPATCH 0
+
 /** The skinny kernel runs a problem whose small side is 2 .. CM__GEMM_SKINNY_MAX when its large
  *  side (times the batch) has at least this many rows: 8 of its 32-column blocks; below that a
  *  tile kernel's few tiles are as good. */
@@ -96,7 +101,8 @@ cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape);
  * that cannot serve the problem: ignored), else the matrix-vector kernel ("gemv") when
  * m == 1 or n == 1 and k >= 1, else the skinny kernel ("skinny") when 2 <= min(m, n) <=
  * CM__GEMM_SKINNY_MAX, k >= 1, max(m, n) x batch >= CM__GEMM_SKINNY_MIN_ROWS and either
- * max(m, n) x batch >= CM__GEMM_SKINNY_ROWS_PER_SM x sm_count or k <= CM__GEMM_SKINNY_SHORT_K ("skinny"
+ * max(m, n) x batch >= CM__GEMM_SKINNY_ROWS_PER_SM x sm_count or k <= CM__GEMM_SKINNY_SHORT_K
+ * (and CM__GEMM_SKINNY_DISPATCH is 1) ("skinny"
  * forced: any 1 <= min(m, n) <= CM__GEMM_SKINNY_MAX with k >= 1), else the table's entry ("gemv"
  * or "skinny" forced on a shape it cannot take: the table's entry), then demoted to what can run: K = 0 always runs FFMA 64x64x16 (C = beta C only); SM90 needs arch sm_90, have_sm90
  * (the library carries the kernel) and a TF32/BF16 precision, else MMA; a problem that is not
