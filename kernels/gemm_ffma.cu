@@ -50,6 +50,7 @@
 #include "func_attr.cuh"
 #include "gemm.h"
 #include "gemm_batch.cuh"
+#include "gemm_elem.cuh"
 
 namespace {
 
@@ -105,16 +106,8 @@ struct Params {
     int tiles_m, tiles_n;
 };
 
-__device__ __forceinline__ float to_f(float x) { return x; }
-__device__ __forceinline__ float to_f(uint16_t h) { return __uint_as_float((uint32_t)h << 16); }
-
-// float -> bf16 bits, round to nearest even; NaN stays NaN (quiet).
-__device__ __forceinline__ uint16_t f2bf(float f) {
-    uint32_t u = __float_as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
+using cm_gemm_elem::f2bf;
+using cm_gemm_elem::to_f;
 
 // Four consecutive elements as floats (vector load: caller checked alignment and range).
 __device__ __forceinline__ void load4(const float *p, float v[4]) {

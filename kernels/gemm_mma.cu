@@ -20,6 +20,7 @@
 #include "func_attr.cuh"
 #include "gemm.h"
 #include "gemm_batch.cuh"
+#include "gemm_elem.cuh"
 
 namespace cm_gemm_mma_detail {
 
@@ -134,12 +135,7 @@ __device__ __forceinline__ void mma_bf16(float d[4], const uint32_t a[4], const 
 #endif
 }
 
-__device__ __forceinline__ uint16_t f2bf(float f) {
-    uint32_t u = __float_as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
+using cm_gemm_elem::f2bf;
 
 // BATCHED: matrix blockIdx.z of a strided batch (pointers moved once, at the start and in the
 // epilogue). The single-matrix instantiation has no batch offsets at all, so that its code is

@@ -220,17 +220,19 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
     epilogue(y + (int64_t)(row0 + p) * yi + (int64_t)r * yr, total, alpha, beta);
 }
 
-// One launch: `batch` products (at most CM__GEMM_MAX_BATCH_PER_LAUNCH) as gridDim.z.
+// One launch of the vector view v (kernels/gemm_elem.cuh): `batch` products (at most
+// CM__GEMM_MAX_BATCH_PER_LAUNCH) as gridDim.z.
 template <typename TI, typename TO>
-cudaError_t run(int rows, int K, int R, const void *mat_, int64_t ld, int mat_kmajor,
-                const void *x_, int64_t xk, int64_t xr, void *y_, int64_t yi, int64_t yr,
-                float alpha, float beta, int batch, int64_t smat, int64_t sx, int64_t sy,
+cudaError_t run(const cm__gemm_vec_view &v, int K, float alpha, float beta, int batch,
                 cudaStream_t stream) {
-    const TI *mat = static_cast<const TI *>(mat_);
-    const TI *x = static_cast<const TI *>(x_);
-    TO *y = static_cast<TO *>(y_);
+    const int rows = v.rows, R = v.R;
+    const int64_t ld = v.ld, xk = v.xk, xr = v.xr, yi = v.yi, yr = v.yr, smat = v.smat,
+                  sx = v.sx, sy = v.sy;
+    const TI *mat = static_cast<const TI *>(v.mat);
+    const TI *x = static_cast<const TI *>(v.x);
+    TO *y = static_cast<TO *>(v.y);
     const unsigned nz = (unsigned)batch;
-    if (mat_kmajor) {
+    if (v.kmajor) {
         const int64_t ve = 16 / (int64_t)sizeof(TI); // elements per 16-byte vector
         const int vec = ld % ve == 0 && cm__gemm_batch_aligned(mat, smat, (int64_t)sizeof(TI), 16);
         const int per_block = ROWS_WARPS * ROWS_RPW;
@@ -247,48 +249,17 @@ cudaError_t run(int rows, int K, int R, const void *mat_, int64_t ld, int mat_km
 
 } // namespace cm_skinny_detail
 
-// One launch of p (batch 1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH; strides 0 for one product).
+// One launch of p (batch 1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH; strides 0 for one product): the
+// smaller side of C is the vectors.
 static cudaError_t skinny_one_launch(const cm__gemm_args_t *p, cudaStream_t stream) {
     using namespace cm_skinny_detail;
-    int rows, R, kmajor;
-    const void *mat, *x;
-    int64_t ld, xk, xr, yi, yr, smat, sx;
-    if (p->m <= p->n) { // small M: Y(i, r) = C(r, i), Mat = B, X(k, r) = A(r, k)
-        R = p->m;
-        rows = p->n;
-        mat = p->b;
-        ld = p->ldb;
-        kmajor = p->b_kmajor;
-        smat = p->stride_b;
-        x = p->a;
-        xk = p->a_kmajor ? 1 : p->lda;
-        xr = p->a_kmajor ? p->lda : 1;
-        sx = p->stride_a;
-        yi = 1;
-        yr = p->ldc;
-    } else { // small N: Y(i, r) = C(i, r), Mat = A, X(k, r) = B(k, r)
-        R = p->n;
-        rows = p->m;
-        mat = p->a;
-        ld = p->lda;
-        kmajor = p->a_kmajor;
-        smat = p->stride_a;
-        x = p->b;
-        xk = p->b_kmajor ? 1 : p->ldb;
-        xr = p->b_kmajor ? p->ldb : 1;
-        sx = p->stride_b;
-        yi = p->ldc;
-        yr = 1;
-    }
+    const cm__gemm_vec_view v = cm__gemm_vec_view_of(p, p->m <= p->n);
     const bool bf16_in = p->in_type == CM__GEMM_BF16, bf16_out = p->out_type == CM__GEMM_BF16;
     if (!bf16_in && !bf16_out)
-        return run<float, float>(rows, p->k, R, mat, ld, kmajor, x, xk, xr, p->c, yi, yr, p->alpha,
-                                 p->beta, p->batch, smat, sx, p->stride_c, stream);
+        return run<float, float>(v, p->k, p->alpha, p->beta, p->batch, stream);
     if (bf16_in && !bf16_out)
-        return run<uint16_t, float>(rows, p->k, R, mat, ld, kmajor, x, xk, xr, p->c, yi, yr,
-                                    p->alpha, p->beta, p->batch, smat, sx, p->stride_c, stream);
-    return run<uint16_t, uint16_t>(rows, p->k, R, mat, ld, kmajor, x, xk, xr, p->c, yi, yr,
-                                   p->alpha, p->beta, p->batch, smat, sx, p->stride_c, stream);
+        return run<uint16_t, float>(v, p->k, p->alpha, p->beta, p->batch, stream);
+    return run<uint16_t, uint16_t>(v, p->k, p->alpha, p->beta, p->batch, stream);
 }
 
 extern "C" cudaError_t cm__gemm_skinny(const cm__gemm_args_t *p, cudaStream_t stream) {

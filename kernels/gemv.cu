@@ -215,13 +215,15 @@ gemv_cols_bf16x2(int rows, int K, const uint16_t *__restrict__ mat, int64_t ld,
 
 // One launch: `batch` products (at most CM__GEMM_MAX_BATCH_PER_LAUNCH) as gridDim.z, product
 // z on mat, x, y moved by z * smat, z * sx, z * sy elements (all 0 for one product).
+// The vector view v (kernels/gemm_elem.cuh) with R = 1: x(k) = X(k, 0), y[i] = Y(i, 0).
 template <typename TI, typename TO, bool BATCHED>
-cudaError_t run(int rows, int K, const void *mat_, int64_t ld, int mat_kmajor, const void *x_,
-                int64_t incx, void *y_, int64_t incy, float alpha, float beta, int sm_count,
-                int batch, int64_t smat, int64_t sx, int64_t sy, cudaStream_t stream) {
-    const TI *mat = static_cast<const TI *>(mat_);
-    const TI *x = static_cast<const TI *>(x_);
-    TO *y = static_cast<TO *>(y_);
+cudaError_t run(const cm__gemm_vec_view &v, int K, float alpha, float beta, int sm_count,
+                int batch, cudaStream_t stream) {
+    const int rows = v.rows, mat_kmajor = v.kmajor;
+    const int64_t ld = v.ld, incx = v.xk, incy = v.yi, smat = v.smat, sx = v.sx, sy = v.sy;
+    const TI *mat = static_cast<const TI *>(v.mat);
+    const TI *x = static_cast<const TI *>(v.x);
+    TO *y = static_cast<TO *>(v.y);
     const unsigned nz = (unsigned)batch;
     if (mat_kmajor) {
         constexpr int VE = 16 / (int)sizeof(TI);
@@ -261,46 +263,19 @@ cudaError_t run(int rows, int K, const void *mat_, int64_t ld, int mat_kmajor, c
 // One launch of p (batch 1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH; strides 0 for one product).
 static cudaError_t gemv_one_launch(const cm__gemm_args_t *p, int sm_count, cudaStream_t stream) {
     using namespace cm_gemv_detail;
-    int rows;
-    const void *mat, *x;
-    int64_t ld, incx, incy, smat, sx;
-    int kmajor;
-    if (p->n == 1) { // y = C's column, Mat = A, x = B's column
-        rows = p->m;
-        mat = p->a;
-        ld = p->lda;
-        kmajor = p->a_kmajor;
-        x = p->b;
-        incx = p->b_kmajor ? 1 : p->ldb;
-        incy = p->ldc;
-        smat = p->stride_a;
-        sx = p->stride_b;
-    } else { // m == 1: y = C's row, Mat = B (row n of Mat is column n of B), x = A's row
-        rows = p->n;
-        mat = p->b;
-        ld = p->ldb;
-        kmajor = p->b_kmajor;
-        x = p->a;
-        incx = p->a_kmajor ? 1 : p->lda;
-        incy = 1;
-        smat = p->stride_b;
-        sx = p->stride_a;
-    }
+    // n == 1: y = C's column, Mat = A, x = B's column; m == 1: y = C's row, Mat = B, x = A's row
+    const cm__gemm_vec_view v = cm__gemm_vec_view_of(p, p->n != 1);
     const bool bf16_in = p->in_type == CM__GEMM_BF16, bf16_out = p->out_type == CM__GEMM_BF16;
     // the kernels of one product, or of a batch
     auto go = [&](auto batched) {
         constexpr bool B = decltype(batched)::value;
         if (!bf16_in && !bf16_out)
-            return run<float, float, B>(rows, p->k, mat, ld, kmajor, x, incx, p->c, incy,
-                                        p->alpha, p->beta, sm_count, p->batch, smat, sx,
-                                        p->stride_c, stream);
+            return run<float, float, B>(v, p->k, p->alpha, p->beta, sm_count, p->batch, stream);
         if (bf16_in && !bf16_out)
-            return run<uint16_t, float, B>(rows, p->k, mat, ld, kmajor, x, incx, p->c, incy,
-                                           p->alpha, p->beta, sm_count, p->batch, smat, sx,
-                                           p->stride_c, stream);
-        return run<uint16_t, uint16_t, B>(rows, p->k, mat, ld, kmajor, x, incx, p->c, incy,
-                                          p->alpha, p->beta, sm_count, p->batch, smat, sx,
-                                          p->stride_c, stream);
+            return run<uint16_t, float, B>(v, p->k, p->alpha, p->beta, sm_count, p->batch,
+                                           stream);
+        return run<uint16_t, uint16_t, B>(v, p->k, p->alpha, p->beta, sm_count, p->batch,
+                                          stream);
     };
     return p->batch > 1 ? go(std::true_type{}) : go(std::false_type{});
 }

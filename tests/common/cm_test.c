@@ -1,8 +1,12 @@
+#define _POSIX_C_SOURCE 200809L
+
 #include "cm_test.h"
 
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -86,4 +90,19 @@ int cm_test_gpu_teardown(cm_device_t **dev, cm_stream_t **stream) {
     *dev = NULL;
     *stream = NULL;
     return bad ? -1 : 0;
+}
+
+extern char **environ;
+
+int cm_test_spawn_self(const char *arg) {
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) fail_msg("readlink(/proc/self/exe) failed");
+    exe[n] = '\0';
+    char *argv[] = {exe, (char *)arg, NULL};
+    pid_t pid = 0;
+    fflush(NULL);
+    const int rc = posix_spawn(&pid, exe, NULL, NULL, argv, environ);
+    if (rc != 0) fail_msg("posix_spawn of %s %s: %s", exe, arg, strerror(rc));
+    return (int)pid;
 }

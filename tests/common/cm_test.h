@@ -38,6 +38,10 @@ bool cm_test_gpu_required(void);
  *  timing bounds; every correctness check still runs. */
 bool cm_test_under_sanitizer(void);
 
+/** Start this test executable again (posix_spawn of /proc/self/exe's target, the environment
+ *  inherited) with one argument; fails the test if it cannot. Returns the child's pid. */
+int cm_test_spawn_self(const char *arg);
+
 /** xorshift64 step of *state (never 0): the tests' reproducible random source. */
 uint64_t cm_test_rand(uint64_t *state);
 

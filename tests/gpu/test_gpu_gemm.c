@@ -361,6 +361,45 @@ static void test_every_config(void **state) {
             }
 }
 
+/* Each shape in every precision (under compute-sanitizer only FP32 and BF16 -> BF16 when
+ * sanitizer_subset: the float and the bf16-in / bf16-out instantiations), layout and transpose,
+ * first aligned, then with padded leading dimensions, misaligned and beta 0 over NaN. The
+ * dispatch must name `expect` for each (NULL: not checked); `force` (NULL: none) is forced;
+ * shapes with K >= sample_k (0: none) are checked on 2048 sampled entries. Returns idx. */
+static size_t run_every_layout(const size_t (*shapes)[3], size_t n_shapes, const char *expect,
+                               const char *force, bool sanitizer_subset, size_t sample_k,
+                               size_t idx) {
+    for (int p = 0; p <= CM_GEMM_FP32_3XTF32; ++p) {
+        if (sanitizer_subset && cm_test_under_sanitizer() && p != CM_GEMM_FP32 &&
+            p != CM_GEMM_BF16_OUT_BF16)
+            continue;
+        for (int l = 0; l < 2; ++l)
+            for (int oa = 0; oa < 2; ++oa)
+                for (int ob = 0; ob < 2; ++ob)
+                    for (size_t s = 0; s < n_shapes; ++s)
+                        for (int v = 0; v < 2; ++v) {
+                            gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l,
+                                         (cm_gemm_op_t)oa, (cm_gemm_op_t)ob, shapes[s][0],
+                                         shapes[s][1], shapes[s][2], 1.25f, -0.5f, 0, 0, NULL, 0};
+                            if (v) { /* padded leading dimensions, misaligned, beta 0 over NaN */
+                                g.pad = 3;
+                                g.off = 1;
+                                g.beta = 0.0f;
+                            }
+                            if (sample_k > 0 && shapes[s][2] >= sample_k) g.samples = 2048;
+                            if (expect != NULL) {
+                                const char *name = NULL;
+                                CM_ASSERT_OK(cm_gemm_config_name(0, g.prec, g.layout, g.oa, g.ob,
+                                                                 g.m, g.n, g.k, &name));
+                                assert_string_equal(name, expect);
+                            }
+                            g.config = force;
+                            run_case(&g, idx++);
+                        }
+    }
+    return idx;
+}
+
 /* matrix-vector shapes (m == 1 or n == 1): the "gemv" kernel, every precision, layout and
  * transpose (so both of its orientations, each operand contiguous or strided), aligned and
  * misaligned, with few rows (several warps per row), some, and many (a warp per row) */
@@ -370,71 +409,28 @@ static void test_matrix_vector(void **state) {
     static const size_t shapes[][3] = {{1, 300, 77},   {300, 1, 77},    {1, 1, 1000},
                                        {40, 1, 70000}, {1, 500, 9000},  {5000, 1, 333},
                                        {1, 8191, 64},  {1027, 1, 1031}, {1, 4096, 4096}};
-    size_t idx = 0;
-    for (int p = 0; p <= CM_GEMM_FP32_3XTF32; ++p)
-        for (int l = 0; l < 2; ++l)
-            for (int oa = 0; oa < 2; ++oa)
-                for (int ob = 0; ob < 2; ++ob)
-                    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
-                        for (int v = 0; v < 2; ++v) {
-                            gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l,
-                                         (cm_gemm_op_t)oa, (cm_gemm_op_t)ob, shapes[s][0],
-                                         shapes[s][1], shapes[s][2], 1.25f, -0.5f, 0, 0, NULL, 0};
-                            if (v) { /* padded leading dimensions, misaligned, beta 0 over NaN */
-                                g.pad = 3;
-                                g.off = 1;
-                                g.beta = 0.0f;
-                            }
-                            const char *name = NULL;
-                            CM_ASSERT_OK(cm_gemm_config_name(0, g.prec, g.layout, g.oa, g.ob, g.m,
-                                                             g.n, g.k, &name));
-                            assert_string_equal(name, "gemv");
-                            run_case(&g, idx++);
-                        }
+    size_t idx = run_every_layout(shapes, sizeof shapes / sizeof shapes[0], "gemv", NULL, false,
+                                  0, 0);
     /* "gemv" forced on a shape that is not a matrix-vector product runs the table's kernel */
     gcase_t g = {CM_GEMM_FP32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 70, 90, 33, 1.0f,
                  0.0f, 0, 0, "gemv", 0};
     run_case(&g, idx++);
 }
 
-/* skinny shapes (the small side of C 2 .. 16, the other long): the "skinny" kernel, every
- * precision, layout and transpose (so both of its orientations, the long operand K-contiguous
- * or not, the small one either way), aligned and misaligned (scalar loads), K with a tail after
- * the 256-element chunks, R = 2, 7, 16; then forced on shapes the dispatch leaves to the tiles
- * (a vector side, few rows) */
+/* skinny shapes (the small side of C 2 .. 16, the other long): the "skinny" kernel (forced: the
+ * dispatch gives it these shapes once CM__GEMM_SKINNY_DISPATCH is 1, and then must name it),
+ * every precision, layout and transpose (so both of its orientations, the long operand
+ * K-contiguous or not, the small one either way), aligned and misaligned (scalar loads), K with
+ * a tail after the 256-element chunks, R = 2, 7, 16; then forced on shapes the dispatch leaves
+ * to the tiles (a vector side, few rows) */
 static void test_skinny(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     static const size_t shapes[][3] = {{7, 700, 300},  {700, 7, 300},  {2, 300, 1029},
                                        {300, 16, 513}, {16, 520, 33},  {3, 2049, 2000}};
-    size_t idx = 0;
-    for (int p = 0; p <= CM_GEMM_FP32_3XTF32; ++p) {
-        /* under compute-sanitizer: the float and the bf16-in / bf16-out instantiations only */
-        if (cm_test_under_sanitizer() && p != CM_GEMM_FP32 && p != CM_GEMM_BF16_OUT_BF16)
-            continue;
-        for (int l = 0; l < 2; ++l)
-            for (int oa = 0; oa < 2; ++oa)
-                for (int ob = 0; ob < 2; ++ob)
-                    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
-                        for (int v = 0; v < 2; ++v) {
-                            gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l,
-                                         (cm_gemm_op_t)oa, (cm_gemm_op_t)ob, shapes[s][0],
-                                         shapes[s][1], shapes[s][2], 1.25f, -0.5f, 0, 0, NULL, 0};
-                            if (v) { /* padded leading dimensions, misaligned, beta 0 over NaN */
-                                g.pad = 3;
-                                g.off = 1;
-                                g.beta = 0.0f;
-                            }
-                            if (shapes[s][2] >= 2000) g.samples = 2048;
-                            const char *name = NULL;
-                            CM_ASSERT_OK(cm_gemm_config_name(0, g.prec, g.layout, g.oa, g.ob, g.m,
-                                                             g.n, g.k, &name));
-                            /* the dispatch gives it these shapes once it is on by default */
-                            if (CM__GEMM_SKINNY_DISPATCH) assert_string_equal(name, "skinny");
-                            g.config = "skinny";
-                            run_case(&g, idx++);
-                        }
-    }
+    size_t idx = run_every_layout(shapes, sizeof shapes / sizeof shapes[0],
+                                  CM__GEMM_SKINNY_DISPATCH ? "skinny" : NULL, "skinny", true,
+                                  2000, 0);
     /* forced on shapes the dispatch does not give it: a vector side, few rows, one element */
     static const size_t forced[][3] = {{1, 300, 77}, {300, 1, 600}, {5, 40, 300}, {1, 1, 9}};
     for (int p = 0; p <= CM_GEMM_BF16_OUT_BF16; ++p)

@@ -628,25 +628,31 @@ static void test_kernels_mma(void **state) {
     assert_true(run_kernel_case(&t));
 }
 
-static void test_kernels_gemv(void **state) {
-    (void)state;
-    CM_REQUIRE_GPU();
-    static const int shapes[][3] = {{1, 100, 50}, {70, 1, 33}, {1, 1, 40}, {1, 300, 16}};
+/* The vector-like kernels (kind K_GEMV or K_SKINNY) on each shape, every type pair and layout,
+ * batches of 0, 1 and 3 with every stride kind (beta 0 with aligned strides, -0.5 otherwise). */
+static void run_vector_kernel_cases(int kind, const int (*shapes)[3], size_t n_shapes) {
     static const int types[3][2] = {{CM__GEMM_F32, CM__GEMM_F32},
                                      {CM__GEMM_BF16, CM__GEMM_F32},
                                      {CM__GEMM_BF16, CM__GEMM_BF16}};
     static const int strides[] = {S_ALIGNED, S_ODD, S_BCAST_A, S_BCAST_B};
     static const int batches[] = {0, 1, 3};
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+    for (size_t s = 0; s < n_shapes; ++s)
         for (int ty = 0; ty < 3; ++ty)
             for (int lay = 0; lay < 4; ++lay)
                 for (int b = 0; b < 3; ++b)
                     for (int st = 0; st < 4; ++st) {
-                        kcase_t t = {K_GEMV, 0, 0, types[ty][0], types[ty][1], shapes[s][0],
+                        kcase_t t = {kind, 0, 0, types[ty][0], types[ty][1], shapes[s][0],
                                      shapes[s][1], shapes[s][2], lay & 1, lay >> 1, batches[b],
                                      strides[st], 1.5f, st == 0 ? 0.0f : -0.5f};
                         assert_true(run_kernel_case(&t));
                     }
+}
+
+static void test_kernels_gemv(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const int shapes[][3] = {{1, 100, 50}, {70, 1, 33}, {1, 1, 40}, {1, 300, 16}};
+    run_vector_kernel_cases(K_GEMV, shapes, sizeof shapes / sizeof shapes[0]);
     kcase_t t = {K_GEMV, 0, 0, CM__GEMM_F32, CM__GEMM_F32, 1, 5, 8, 1, 0, 70000, S_ODD, 1.0f,
                  0.25f};
     assert_true(run_kernel_case(&t));
@@ -662,21 +668,7 @@ static void test_kernels_skinny(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     static const int shapes[][3] = {{3, 100, 50}, {70, 2, 300}, {16, 40, 260}, {1, 33, 17}};
-    static const int types[3][2] = {{CM__GEMM_F32, CM__GEMM_F32},
-                                     {CM__GEMM_BF16, CM__GEMM_F32},
-                                     {CM__GEMM_BF16, CM__GEMM_BF16}};
-    static const int strides[] = {S_ALIGNED, S_ODD, S_BCAST_A, S_BCAST_B};
-    static const int batches[] = {0, 1, 3};
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
-        for (int ty = 0; ty < 3; ++ty)
-            for (int lay = 0; lay < 4; ++lay)
-                for (int b = 0; b < 3; ++b)
-                    for (int st = 0; st < 4; ++st) {
-                        kcase_t t = {K_SKINNY, 0, 0, types[ty][0], types[ty][1], shapes[s][0],
-                                     shapes[s][1], shapes[s][2], lay & 1, lay >> 1, batches[b],
-                                     strides[st], 1.5f, st == 0 ? 0.0f : -0.5f};
-                        assert_true(run_kernel_case(&t));
-                    }
+    run_vector_kernel_cases(K_SKINNY, shapes, sizeof shapes / sizeof shapes[0]);
     kcase_t t = {K_SKINNY, 0, 0, CM__GEMM_F32, CM__GEMM_F32, 4, 5, 8, 1, 0, 70000, S_ODD, 1.0f,
                  0.25f};
     assert_true(run_kernel_case(&t));

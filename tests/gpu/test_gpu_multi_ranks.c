@@ -115,6 +115,17 @@ static int32_t int_of(int rank, size_t i) {
                     "the current device is %d, the caller's was %d", d_, other);             \
     } while (0)
 
+/* The all-reduce sum of both ranks' first n values in out, each within one float rounding of
+ * the float64 sum. 0, or 1 with the first wrong element printed. */
+static int check_sum(int rank, const float *out, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        double a = value_of(0, i), b = value_of(1, i);
+        CHILD_CHECK(fabs((double)out[i] - (a + b)) <= ldexp(fabs(a) + fabs(b), -23),
+                    "sum element %zu: %g, want %g", i, out[i], a + b);
+    }
+    return 0;
+}
+
 /* Join the two-rank communicator (rank 0 publishes the id in id_path, rank 1 reads it), with
  * the other rank's device current. 0 on success, else 1 with the failure printed. */
 static int join(int rank, const char *id_path, cm_device_t **devp, cm_comm_t **commp) {
@@ -174,11 +185,7 @@ static int child(int rank, const char *id_path) {
     CHILD_HOME();
     CHILD_OK(cm_comm_synchronize(comm));
     CHILD_OK(cm_buffer_copy_to_host(NULL, recv, 0, out, N * 4));
-    for (size_t i = 0; i < N; ++i) {
-        double a = value_of(0, i), b = value_of(1, i);
-        CHILD_CHECK(fabs((double)out[i] - (a + b)) <= ldexp(fabs(a) + fabs(b), -23),
-                    "sum element %zu: %g, want %g", i, out[i], a + b);
-    }
+    if (check_sum(rank, out, N) != 0) return 1;
     /* all-reduce max, in place */
     CHILD_OK(cm_buffer_copy_from_host(NULL, recv, 0, h, N * 4));
     CHILD_OK(cm_comm_all_reduce(comm, &recv, &recv, N, CM_DTYPE_F32, CM_COMM_MAX));
@@ -245,11 +252,7 @@ static int child_dies(int rank, const char *id_path) {
     CHILD_OK(cm_comm_all_reduce(comm, &send, &recv, n, CM_DTYPE_F32, CM_COMM_SUM));
     CHILD_OK(cm_comm_synchronize(comm));
     CHILD_OK(cm_buffer_copy_to_host(NULL, recv, 0, out, n * 4));
-    for (size_t i = 0; i < n; ++i) {
-        double a = value_of(0, i), b = value_of(1, i);
-        CHILD_CHECK(fabs((double)out[i] - (a + b)) <= ldexp(fabs(a) + fabs(b), -23),
-                    "sum element %zu: %g, want %g", i, out[i], a + b);
-    }
+    if (check_sum(rank, out, n) != 0) return 1;
     if (rank == 1) {
         /* die while rank 0 waits inside the next all-reduce */
         bool marked = false;

@@ -24,7 +24,6 @@
 #include "cm_test.h"
 
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +40,6 @@
 #include "multi_internal.h"
 #include "test_full_fake.h"
 
-extern char **environ;
 
 #define MiB ((size_t)1 << 20)
 #define WATCHDOG_S 30
@@ -176,14 +174,7 @@ __attribute__((destructor)) static void release_in_destructor(void) {
 
 /* Run this binary with mode under the watchdog: exit status 0, no signal, no hang. */
 static void run_self(const char *mode) {
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    assert_true(n > 0);
-    exe[n] = '\0';
-    char *argv[] = {exe, (char *)mode, NULL};
-    pid_t pid;
-    fflush(NULL);
-    assert_int_equal(posix_spawn(&pid, exe, NULL, NULL, argv, environ), 0);
+    const pid_t pid = (pid_t)cm_test_spawn_self(mode);
     int status = 0;
     struct timespec start, now, nap = {0, 10 * 1000 * 1000};
     clock_gettime(CLOCK_MONOTONIC, &start);

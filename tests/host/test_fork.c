@@ -20,7 +20,6 @@
 
 #include "cm_test.h"
 
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +34,6 @@
 #include "handle.h"
 #include "test_full_fake.h"
 
-extern char **environ;
 
 #define KiB ((size_t)1 << 10)
 
@@ -190,14 +188,7 @@ static void test_child_with_parent_handles(void **state) {
 
 /* A process of its own (this test binary again) exits with live handles of every kind. */
 static void run_self(const char *mode) {
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    assert_true(n > 0);
-    exe[n] = '\0';
-    char *argv[] = {exe, (char *)mode, NULL};
-    pid_t pid;
-    fflush(NULL);
-    assert_int_equal(posix_spawn(&pid, exe, NULL, NULL, argv, environ), 0);
+    const pid_t pid = (pid_t)cm_test_spawn_self(mode);
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     if (WIFSIGNALED(status)) fail_msg("%s: killed by signal %d", mode, WTERMSIG(status));

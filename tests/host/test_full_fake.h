@@ -52,6 +52,7 @@
 #include <cudamodel/status.h>
 
 #include "calls.h"
+#include "handle.h"
 #include "internal.h"
 
 #if CM_HAVE_NCCL
@@ -2347,6 +2348,30 @@ static inline int cmf_outstanding(char *why, size_t size) {
         if (n++ == 0 && why != NULL) snprintf(why, size, "a %s of device %d", kinds[o->kind], o->device);
     }
     return n;
+}
+
+/* What the library left behind after a test, each printed: live handles of any kind, simulated
+ * resources it still holds, simulation violations. 0 when nothing (teardowns add their own). */
+static inline int cmf_leftovers_report(void) {
+    int bad = 0;
+    for (int k = 1; k < CM__KIND_COUNT; ++k) {
+        size_t live = cm__handle_live_count((cm__kind_t)k);
+        if (live != 0) {
+            fprintf(stderr, "%zu live %s handle(s) left\n", live, cm__kind_name((cm__kind_t)k));
+            bad = 1;
+        }
+    }
+    char what[256];
+    int left = cmf_outstanding(what, sizeof what);
+    if (left != 0) {
+        fprintf(stderr, "the library still holds %d simulated resources (%s)\n", left, what);
+        bad = 1;
+    }
+    if (cmf.violations != 0) {
+        fprintf(stderr, "simulation violation: %s\n", cmf.last_violation);
+        bad = 1;
+    }
+    return bad;
 }
 
 /* Restore the table, free the simulation, reset the library's caches. */

@@ -40,23 +40,7 @@ static inline int ms_setup(void **state) {
 
 static inline int ms_teardown(void **state) {
     (void)state;
-    int bad = 0;
-    for (int k = 1; k < CM__KIND_COUNT; ++k) {
-        size_t live = cm__handle_live_count((cm__kind_t)k);
-        if (live != 0) {
-            print_error("%zu live %s handle(s) left\n", live, cm__kind_name((cm__kind_t)k));
-            bad = 1;
-        }
-    }
-    char what[256];
-    if (cmf_outstanding(what, sizeof what) != 0) {
-        print_error("the library still holds simulated resources (%s)\n", what);
-        bad = 1;
-    }
-    if (cmf.violations != 0) {
-        print_error("simulation violation: %s\n", cmf.last_violation);
-        bad = 1;
-    }
+    int bad = cmf_leftovers_report();
     if (cmf_ctx_depth() != 0 || cmf.implicit_ctx != 0) {
         print_error("context stack depth %d, %lu implicit bindings (%s)\n", cmf_ctx_depth(),
                     cmf.implicit_ctx, cmf.implicit_what);

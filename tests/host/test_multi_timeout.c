@@ -116,24 +116,7 @@ static int setup(void **state) {
  * call that would have blocked forever on a GPU. */
 static int teardown(void **state) {
     (void)state;
-    int bad = 0;
-    for (int k = 1; k < CM__KIND_COUNT; ++k) {
-        size_t live = cm__handle_live_count((cm__kind_t)k);
-        if (live != 0) {
-            print_error("%zu live %s handle(s) left\n", live, cm__kind_name((cm__kind_t)k));
-            bad = -1;
-        }
-    }
-    char what[256];
-    int left = cmf_outstanding(what, sizeof what);
-    if (left != 0) {
-        print_error("the library still holds %d simulated resources (%s)\n", left, what);
-        bad = -1;
-    }
-    if (cmf.violations != 0) {
-        print_error("simulation violation: %s\n", cmf.last_violation);
-        bad = -1;
-    }
+    int bad = cmf_leftovers_report() ? -1 : 0;
     if (tw.blocking != 0) {
         print_error("%d call(s) that block forever on a hung GPU\n", tw.blocking);
         bad = -1;
