@@ -25,12 +25,16 @@
  *                             prefetched to the device and back on one stream
  *                             (cm_managed_prefetch). Peers: cudaMemcpy from and to pageable
  *                             memory, and cudaMemcpyAsync from and to pinned memory. ms,
- *                             median of 9 after 2 warm-ups.          goal: >= 0.9x (peer / ours)
+ *                             median of 9 after 2 warm-ups, the
+ *                             ways interleaved round by round.      goal: >= 0.9x (peer / ours)
  *   managed_on_demand_vs_pageable_memcpy  the same managed round trip without prefetch (pages
  *                             fault to the device and back). info only
  *   managed_prefetch_vs_raw_prefetch  ours against the same round trip on a cudaMallocManaged
  *                             allocation with cudaMemPrefetchAsync called directly: what the
  *                             library's checks add.                goal: >= 0.95x
+ *   managed_prefetch_vs_raw_calls_same_buffer  ours against cudaMemPrefetchAsync called
+ *                             directly on the same managed buffer: the calls alone, without
+ *                             the two buffers' placement. info
  *   managed_prefetch_accessed_by_host_vs_pinned_memcpy  ours on a buffer advised
  *                             CM_ADVISE_ACCESSED_BY the host (cm_managed_advise, set once before
  *                             timing), against pinned cudaMemcpyAsync: whether keeping the host's
@@ -348,6 +352,7 @@ enum rt_way {
     RT_PINNED,
     RT_RAW_PREFETCH,     /* cudaMallocManaged + cudaMemPrefetchAsync, no library */
     RT_ADVISED_PREFETCH, /* ours on a second buffer advised ACCESSED_BY the host */
+    RT_RAW_ON_OURS,      /* the raw calls on our buffer: the library's calls vs the buffer */
     RT_WAYS
 };
 
@@ -374,7 +379,7 @@ static int round_trip(rt_ctx_t *c, enum rt_way way, double *ms, unsigned long lo
                : way == RT_PINNED           ? c->pinned
                : way == RT_RAW_PREFETCH     ? c->raw
                : way == RT_ADVISED_PREFETCH ? c->managed2
-                                            : c->managed;
+                                            : c->managed; /* ours, on demand, raw on ours */
     for (unsigned long long i = 0; i < c->n; ++i) h[i] = (float)(i & 4095u); /* the host last */
     double t0 = cm_bench_now_us();
     cudaError_t e = cudaSuccess;
@@ -395,12 +400,13 @@ static int round_trip(rt_ctx_t *c, enum rt_way way, double *ms, unsigned long lo
             return report_error("cm_managed_prefetch to the host");
         if (cm_stream_synchronize(c->ls) != CM_OK) return report_error("cm_stream_synchronize");
         break;
-    case RT_RAW_PREFETCH: {
+    case RT_RAW_PREFETCH:
+    case RT_RAW_ON_OURS: {
         struct cudaMemLocation dev = {cudaMemLocationTypeDevice, c->ordinal};
         struct cudaMemLocation host = {cudaMemLocationTypeHost, 0};
-        if ((e = cudaMemPrefetchAsync(c->raw, c->bytes, dev, 0, c->s)) != cudaSuccess) break;
-        if ((e = bm_scale_add(c->raw, c->n, c->blocks, c->s)) != cudaSuccess) break;
-        if ((e = cudaMemPrefetchAsync(c->raw, c->bytes, host, 0, c->s)) != cudaSuccess) break;
+        if ((e = cudaMemPrefetchAsync(h, c->bytes, dev, 0, c->s)) != cudaSuccess) break;
+        if ((e = bm_scale_add(h, c->n, c->blocks, c->s)) != cudaSuccess) break;
+        if ((e = cudaMemPrefetchAsync(h, c->bytes, host, 0, c->s)) != cudaSuccess) break;
         e = cudaStreamSynchronize(c->s);
         break;
     }
@@ -476,31 +482,38 @@ static int bench_managed(cm_device_t *dev, const cm_device_limits_t *lim, cm_ben
     }
     const char *names[RT_WAYS] = {"managed + prefetch",    "managed, on demand",
                                   "pageable cudaMemcpy",   "pinned cudaMemcpyAsync",
-                                  "raw managed prefetch",  "managed + prefetch, advised"};
+                                  "raw managed prefetch",  "managed + prefetch, advised",
+                                  "raw calls on our buffer"};
     double med[RT_WAYS] = {0};
     bool ran[RT_WAYS] = {false};
+    bool runs[RT_WAYS];
+    for (int w = 0; w < RT_WAYS; ++w)
+        runs[w] = mi.concurrent_access || !(w == RT_MANAGED_PREFETCH || w == RT_RAW_PREFETCH ||
+                                            w == RT_ADVISED_PREFETCH || w == RT_RAW_ON_OURS);
+    if (!mi.concurrent_access)
+        printf("  device 0 has no concurrent managed access: no prefetch, no managed_prefetch rows\n");
+    /* the ways interleaved, repetition by repetition, so that a drift of the host (clocks, page
+     * cache, other tenants) over the minute of the run reaches every way alike */
+    double t[RT_WAYS][RT_REPS], warm = 0;
+    unsigned long long bad[RT_WAYS] = {0};
+    for (int r = -2; r < RT_REPS; ++r)
+        for (int w = 0; w < RT_WAYS; ++w) {
+            if (!runs[w]) continue;
+            unsigned long long wrong = 0;
+            if (round_trip(&c, (enum rt_way)w, r < 0 ? &warm : &t[w][r], &wrong) != 0) goto done;
+            bad[w] += wrong;
+        }
     for (int w = 0; w < RT_WAYS; ++w) {
-        const bool prefetches = w == RT_MANAGED_PREFETCH || w == RT_RAW_PREFETCH ||
-                                w == RT_ADVISED_PREFETCH;
-        if (!mi.concurrent_access && prefetches) {
-            printf("  device 0 has no concurrent managed access: no prefetch, no managed_prefetch rows\n");
-            continue;
-        }
-        double t[RT_REPS], warm = 0;
-        unsigned long long wrong = 0, bad = 0;
-        for (int r = -2; r < RT_REPS; ++r) {
-            if (round_trip(&c, (enum rt_way)w, r < 0 ? &warm : &t[r], &wrong) != 0) goto done;
-            bad += wrong;
-        }
-        if (bad > 0) {
-            fprintf(stderr, "bench_memspace: %s: %llu wrong element(s)\n", names[w], bad);
+        if (!runs[w]) continue;
+        if (bad[w] > 0) {
+            fprintf(stderr, "bench_memspace: %s: %llu wrong element(s)\n", names[w], bad[w]);
             goto done;
         }
-        qsort(t, RT_REPS, sizeof t[0], cm_bench_cmp_double);
-        med[w] = t[RT_REPS / 2];
+        qsort(t[w], RT_REPS, sizeof t[w][0], cm_bench_cmp_double);
+        med[w] = t[w][RT_REPS / 2];
         ran[w] = true;
-        printf("  round trip of %zu MiB, %-24s %8.3f ms (min %.3f, max %.3f), every element checked\n",
-               c.bytes >> 20, names[w], med[w], t[0], t[RT_REPS - 1]);
+        printf("  round trip of %zu MiB, %-27s %8.3f ms (min %.3f, max %.3f), every element checked\n",
+               c.bytes >> 20, names[w], med[w], t[w][0], t[w][RT_REPS - 1]);
     }
     if (ran[RT_MANAGED_PREFETCH]) {
         double o = med[RT_MANAGED_PREFETCH];
@@ -520,6 +533,12 @@ static int bench_managed(cm_device_t *dev, const cm_device_limits_t *lim, cm_ben
                                              "cudaMallocManaged + cudaMemPrefetchAsync", r,
                                              ">= 0.95x", r >= 0.95};
     }
+    if (ran[RT_MANAGED_PREFETCH] && ran[RT_RAW_ON_OURS])
+        rows[(*n_rows)++] = (cm_bench_row_t){
+            "memspace", "managed_prefetch_vs_raw_calls_same_buffer", "ms",
+            med[RT_MANAGED_PREFETCH], med[RT_RAW_ON_OURS],
+            "cudaMemPrefetchAsync on the same buffer",
+            cm_bench_ratio_time(med[RT_MANAGED_PREFETCH], med[RT_RAW_ON_OURS]), "info", true};
     if (ran[RT_ADVISED_PREFETCH])
         rows[(*n_rows)++] = (cm_bench_row_t){
             "memspace", "managed_prefetch_accessed_by_host_vs_pinned_memcpy", "ms",
@@ -554,7 +573,7 @@ int main(void) {
     printf("bench_memspace on %s (sm_%d%d, %d SMs): CUDA events (median of 20 after 3 warm-ups) "
            "for the kernels, host clock (median of %d after 2 warm-ups) for the round trips\n",
            lim.name, lim.cc_major, lim.cc_minor, lim.multiprocessor_count, RT_REPS);
-    cm_bench_row_t rows[12]; /* constant 2, texture 2, managed up to 5 */
+    cm_bench_row_t rows[12]; /* constant 2, texture 2, managed up to 6 */
     memset(rows, 0, sizeof rows);
     int n_rows = 0, n_managed = 0;
     int rc = bench_constant(dev, &lim, s, rows);

@@ -34,6 +34,7 @@
 // (cm__gemm_sm90 checks the device's compute capability and the kernel's image first).
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>  // getenv, atoi (CUDAMODEL_GEMM_3X_PROMO)
 #include <string.h>
 
 #include <cuda_bf16.h>
@@ -300,15 +301,21 @@ template <> struct Wgmma<256, kTf32> {
 // ------------------------------------------------------------------ the kernel
 // BATCHED: matrix blockIdx.z of a strided batch (maps3d, stride_c); the single-matrix
 // instantiation reads neither, so that its code is what it was before batches existed.
-// PROMO > 0 (the 3xTF32 path): two-level accumulation. The wgmma accumulator restarts every
-// PROMO K steps and is added into a second register set with ordinary FP32 additions (round to
-// nearest), because the tensor cores' own accumulation into a large accumulator drops low bits
-// (bench/NOTES-gemm.md: 10x the FP32 error over long K without it). Needs 2 x BN/2 registers.
+// PROMO > 0 (the 3xTF32 path): two-level accumulation. The wgmma accumulator restarts at the
+// start of every block of K steps and is added into a second register set with ordinary FP32
+// additions (round to nearest) at its end, because the tensor cores' own accumulation into a
+// large accumulator drops low bits (bench/NOTES-gemm.md: 10x the FP32 error over long K without
+// it). Needs 2 x BN/2 registers. With promo_big > 0, K is the three equal segments of the 3xTF32
+// split (small x big, big x small, big x big: gemm_api.c): blocks are PROMO steps long in the
+// first two, whose terms are ~2^-11 of the result so that their dropped bits do not matter, and
+// promo_big steps long in the last, whose dropped bits are the error floor of the result (each
+// block's error grows with its length). The first segments end on a block boundary, so the big
+// products start a fresh accumulator. promo_big <= 0: PROMO-step blocks throughout.
 template <int BN, int STAGES, int IT, int MINB, bool BATCHED, int PROMO = 0>
 __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
     gemm_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                 void *__restrict__ c, long long ldc, int m, int n, int k, float alpha, float beta,
-                int c_bf16, int c_vec, int maps3d, long long stride_c) {
+                int c_bf16, int c_vec, int maps3d, long long stride_c, int promo_big) {
 #ifdef CM__SM90A_DEVICE
     using C = Cfg<BN, STAGES, IT, MINB>;
     extern __shared__ __align__(1024) uint8_t smem_raw[];
@@ -377,21 +384,30 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
 #pragma unroll
         for (int i = 0; i < (PROMO > 0 ? BN / 2 : 1); ++i) tot[i] = 0.0f;
 
+        // PROMO: the step where the last segment (big x big) starts, and where the next block
+        // of steps starts (uniform over the block)
+        const int big_from = PROMO > 0 && promo_big > 0 ? 2 * (k_steps / 3) : k_steps;
+        int next_block = 0;
         for (int i = 0; i < k_steps; ++i) {
             const int s = i % STAGES;
             mbar_wait(full_bar + 8 * s, (uint32_t)(i / STAGES) & 1u);
             const uint64_t da = smem_desc(a_base + s * C::kABytes + cw * 64 * kRowBytes);
             const uint64_t db = smem_desc(b_base + s * C::kBBytes);
             wgmma_fence();
-            // PROMO: the first wgmma of a block of PROMO steps starts the accumulator afresh
-            const int fresh = PROMO > 0 && i % (PROMO > 0 ? PROMO : 1) == 0;
+            // PROMO: the first wgmma of a block starts the accumulator afresh
+            const int fresh = PROMO > 0 && i == next_block;
+            if (fresh) {
+                next_block = i + (i < big_from ? PROMO : promo_big);
+                if (i < big_from && next_block > big_from) next_block = big_from;
+                if (next_block > k_steps) next_block = k_steps;
+            }
 #pragma unroll
             for (int kk = 0; kk < C::kBK / C::kKW; ++kk) {
                 // K offset kk * kKW elements = kk * 32 bytes = 2 units of the address field
                 Wgmma<BN, IT>::mma(acc, da + 2 * kk, db + 2 * kk, kk > 0 || !fresh ? 1 : 0);
             }
             wgmma_commit();
-            if (PROMO > 0 && ((i + 1) % (PROMO > 0 ? PROMO : 1) == 0 || i + 1 == k_steps)) {
+            if (PROMO > 0 && i + 1 == next_block) {
                 wgmma_wait<0>();  // the block's products are in acc: add them to tot
 #pragma unroll
                 for (int j = 0; j < (PROMO > 0 ? BN / 2 : 1); ++j) tot[j] += acc[j];
@@ -535,6 +551,23 @@ static CUtensorMapDataType g_tf32_map_type = CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
 // Launch one configuration on `batch` matrices (1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH), matrix z
 // at a + z * sa, b + z * sb, c + z * sc elements (the caller has checked the operands with
 // cm__gemm_sm90_batched_supported()).
+// The 3xTF32 kernel (CM__GEMM_SM90_TF32X3): the wgmma accumulator is added into the FP32 one
+// every kPromoSteps K steps (kPromoSteps x 32 = 256 K elements) in the split's two cross-term
+// segments, every kPromoBigSteps (64 K elements) in its big x big segment. Two is the error /
+// speed balance measured on the H200 (bench/NOTES-gemm.md); CUDAMODEL_GEMM_3X_PROMO (1 to 64
+// steps, read once per process) overrides it, for that measurement.
+constexpr int kPromoSteps = 8;
+constexpr int kPromoBigSteps = 2;
+
+static int promo_big_steps() {
+    static const int steps = [] {
+        const char *v = getenv("CUDAMODEL_GEMM_3X_PROMO");
+        const int n = v != nullptr ? atoi(v) : 0;
+        return n >= 1 && n <= 64 ? n : kPromoBigSteps;
+    }();
+    return steps;
+}
+
 template <int BN, int STAGES, int IT, int MINB, int PROMO = 0>
 static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, const void *a,
                                 int64_t lda, const void *b, int64_t ldb, float beta, void *c,
@@ -571,7 +604,8 @@ static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, co
     const int c_vec = (ldc % 2 == 0) && (stride_c % 2 == 0) && ((uintptr_t)c % (2 * celem) == 0);
     const dim3 grid((unsigned)tiles, 1, (unsigned)batch);
     (batch > 1 ? kernz : kern1)<<<grid, Cf::kThreads, Cf::kSmem, stream>>>(
-        ta, tb, c, (long long)ldc, m, n, k, alpha, beta, c_bf16, c_vec, a3 | (b3 << 1), stride_c);
+        ta, tb, c, (long long)ldc, m, n, k, alpha, beta, c_bf16, c_vec, a3 | (b3 << 1), stride_c,
+        PROMO > 0 ? promo_big_steps() : 0);
     return cudaGetLastError();
 }
 
@@ -584,9 +618,6 @@ static cudaError_t launch(int c_bf16, int m, int n, int k, float alpha, const vo
                                               ldc, 1, 0, 0, 0, stream);
 }
 
-// The 3xTF32 kernel (CM__GEMM_SM90_TF32X3): the wgmma accumulator is added into the FP32 one
-// every kPromoSteps K steps (kPromoSteps x 32 = 256 K elements).
-constexpr int kPromoSteps = 8;
 
 // Its tile is 128 x 192: 96 + 96 accumulator registers a consumer thread fit the 232 of
 // setmaxnreg (128 x 256 would need 256). Measured on the H200 against 128 x 128 with the same

@@ -24,6 +24,11 @@ bool cm_test_under_sanitizer(void) {
     return v != NULL && strcmp(v, "1") == 0;
 }
 
+void cm_test_filter_from_env(void) {
+    const char *v = getenv("CM_TEST_FILTER");
+    if (v != NULL && v[0] != '\0') cmocka_set_test_filter(v);
+}
+
 uint64_t cm_test_rand(uint64_t *state) {
     uint64_t x = *state;
     x ^= x << 13;

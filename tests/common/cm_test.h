@@ -38,6 +38,11 @@ bool cm_test_gpu_required(void);
  *  timing bounds; every correctness check still runs. */
 bool cm_test_under_sanitizer(void);
 
+/** CM_TEST_FILTER=<pattern> (cmocka's '*' and '?' wildcards): run only the tests of this
+ *  executable whose names match (cmocka_set_test_filter), for a targeted run on a GPU machine.
+ *  Call before cmocka_run_group_tests; unset or empty: every test. */
+void cm_test_filter_from_env(void);
+
 /** Start this test executable again (posix_spawn of /proc/self/exe's target, the environment
  *  inherited) with one argument; fails the test if it cannot. Returns the child's pid. */
 int cm_test_spawn_self(const char *arg);
