@@ -25,7 +25,7 @@
  *                             prefetched to the device and back on one stream
  *                             (cm_managed_prefetch). Peers: cudaMemcpy from and to pageable
  *                             memory, and cudaMemcpyAsync from and to pinned memory. ms,
- *                             median of 9 after 2 warm-ups, the
+ *                             median of 21 after 2 warm-ups, the
  *                             ways interleaved round by round.      goal: >= 0.9x (peer / ours)
  *   managed_on_demand_vs_pageable_memcpy  the same managed round trip without prefetch (pages
  *                             fault to the device and back). info only
@@ -78,7 +78,7 @@ cudaError_t bm_scale_add(float *p, unsigned long long n, unsigned blocks, cudaSt
 #define IN_H 4096
 #define OUT_W 6144
 #define OUT_H 6144
-#define RT_REPS 9
+#define RT_REPS 21
 #define MiB ((size_t)1 << 20)
 
 static int report_error(const char *what) {

@@ -384,10 +384,10 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
 #pragma unroll
         for (int i = 0; i < (PROMO > 0 ? BN / 2 : 1); ++i) tot[i] = 0.0f;
 
-        // PROMO: the step where the last segment (big x big) starts, and where the next block
-        // of steps starts (uniform over the block)
+        // PROMO: the step where the last segment (big x big) starts; blocks are PROMO steps
+        // from step 0 before it and promo_big steps (a power of two) from it on
         const int big_from = PROMO > 0 && promo_big > 0 ? 2 * (k_steps / 3) : k_steps;
-        int next_block = 0;
+        const int big_mask = promo_big > 0 ? promo_big - 1 : 0;
         for (int i = 0; i < k_steps; ++i) {
             const int s = i % STAGES;
             mbar_wait(full_bar + 8 * s, (uint32_t)(i / STAGES) & 1u);
@@ -395,19 +395,18 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
             const uint64_t db = smem_desc(b_base + s * C::kBBytes);
             wgmma_fence();
             // PROMO: the first wgmma of a block starts the accumulator afresh
-            const int fresh = PROMO > 0 && i == next_block;
-            if (fresh) {
-                next_block = i + (i < big_from ? PROMO : promo_big);
-                if (i < big_from && next_block > big_from) next_block = big_from;
-                if (next_block > k_steps) next_block = k_steps;
-            }
+            const int fresh = PROMO > 0 && (i < big_from ? i % (PROMO > 0 ? PROMO : 1) == 0
+                                                         : ((i - big_from) & big_mask) == 0);
 #pragma unroll
             for (int kk = 0; kk < C::kBK / C::kKW; ++kk) {
                 // K offset kk * kKW elements = kk * 32 bytes = 2 units of the address field
                 Wgmma<BN, IT>::mma(acc, da + 2 * kk, db + 2 * kk, kk > 0 || !fresh ? 1 : 0);
             }
             wgmma_commit();
-            if (PROMO > 0 && i + 1 == next_block) {
+            const int last = i + 1 == k_steps ||
+                             (i < big_from ? (i + 1) % (PROMO > 0 ? PROMO : 1) == 0 || i + 1 == big_from
+                                           : ((i + 1 - big_from) & big_mask) == 0);
+            if (PROMO > 0 && last) {
                 wgmma_wait<0>();  // the block's products are in acc: add them to tot
 #pragma unroll
                 for (int j = 0; j < (PROMO > 0 ? BN / 2 : 1); ++j) tot[j] += acc[j];
@@ -554,8 +553,8 @@ static CUtensorMapDataType g_tf32_map_type = CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
 // The 3xTF32 kernel (CM__GEMM_SM90_TF32X3): the wgmma accumulator is added into the FP32 one
 // every kPromoSteps K steps (kPromoSteps x 32 = 256 K elements) in the split's two cross-term
 // segments, every kPromoBigSteps (64 K elements) in its big x big segment. Two is the error /
-// speed balance measured on the H200 (bench/NOTES-gemm.md); CUDAMODEL_GEMM_3X_PROMO (1 to 64
-// steps, read once per process) overrides it, for that measurement.
+// speed balance measured on the H200 (bench/NOTES-gemm.md); CUDAMODEL_GEMM_3X_PROMO (a power of
+// two from 1 to 64 steps, read once per process) overrides it, for that measurement.
 constexpr int kPromoSteps = 8;
 constexpr int kPromoBigSteps = 2;
 
@@ -563,7 +562,7 @@ static int promo_big_steps() {
     static const int steps = [] {
         const char *v = getenv("CUDAMODEL_GEMM_3X_PROMO");
         const int n = v != nullptr ? atoi(v) : 0;
-        return n >= 1 && n <= 64 ? n : kPromoBigSteps;
+        return n >= 1 && n <= 64 && (n & (n - 1)) == 0 ? n : kPromoBigSteps;
     }();
     return steps;
 }

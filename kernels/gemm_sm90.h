@@ -25,7 +25,8 @@ enum { CM__GEMM_SM90_BF16 = 0, CM__GEMM_SM90_TF32 = 1, CM__GEMM_SM90_TF32X3 = 2 
  * CM__GEMM_SM90_TF32X3: float operands already split for 3xTF32 (cm__gemm_split_tf32 of
  * kernels/gemm.h: TF32 values, so the copy engine's rounding keeps them) run by a 128 x 192
  * tile with two-level accumulation (the tensor cores' accumulator is added into a second FP32
- * one every 256 K elements, round to nearest), C float only.
+ * one, round to nearest, every 256 K elements of the first two thirds of K, the cross terms,
+ * and every 64 of the last third, big x big: k must be 3 x a multiple of 32), C float only.
  * c_bf16: 0 = C float, 1 = C bf16.
  *
  * Strided batch: batch matrices (0 or 1: one, and the strides are ignored), matrix z at

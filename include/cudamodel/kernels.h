@@ -458,15 +458,20 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  *   22 mantissa bits of the inputs, so the error against an exact product is that of FP32
  *   summation (the CM_GEMM_FP32 bound above; measured against cublasSgemm in bench_gemm), at
  *   tensor-core speed. On sm_90 where the library carries the Hopper kernel, a problem that
- *   fills the GPU (the large class, or a small K with at least one 128 x 256 tile of C per
- *   multiprocessor) runs a split pre-pass (kernels/gemm_pack.cu: A and B become K-contiguous
+ *   fills the GPU (the large class, or a skinny one with at least one 128 x 256 tile of C per
+ *   multiprocessor) with K >= 512 runs a split pre-pass (kernels/gemm_pack.cu: A and B become K-contiguous
  *   TF32 operands of 3 x K, K rounded up to 32; scratch of 12 (M + N) K bytes at most
  *   1 GiB per pass from the device object's pool, longer K in several passes) and then a
  *   wgmma kernel of its own ("sm90+3xtf32": 128 x 192 tiles whose tensor-core accumulator is
- *   added into a second FP32 accumulator every 256 K elements, because the tensor cores'
- *   accumulation alone loses low bits over a long K). Everywhere else (other architectures, small problems, no
- *   memory for the scratch, matrix-vector shapes) it runs the FP32 kernels: the same accuracy,
- *   never an error of its own. Infinities and NaN in the inputs propagate as in FP32; the
+ *   added into a second FP32 accumulator every 256 K elements of the cross terms and every 64
+ *   of big_A big_B, because the tensor cores' accumulation alone loses low bits; what it still
+ *   loses within those 64 is an error floor near 1.7e-7 relative that does not grow with K, so
+ *   below K = 512, where FP32's own error is smaller, the FP32 kernels run).
+ *   CUDAMODEL_GEMM_3X_PROMO=n (a power of two, 1 to 64) sets the 64 to 32 n elements, for
+ *   measurements.
+ *   Everywhere else (other architectures, small problems, K < 512, no memory for the scratch,
+ *   matrix-vector shapes) it runs the FP32 kernels: the same accuracy, never an error of its
+ *   own. Infinities and NaN in the inputs propagate as in FP32; the
  *   small parts of inputs below about 2^-114 (and tensor-core subnormals) are flushed, a
  *   relative effect under 2^-21 of the smallest normal products.
  *
@@ -484,10 +489,11 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * least TF32 accuracy, bf16 inputs are widened exactly, a bf16 C is rounded once), either
  * orientation of the matrix, any alignment. A skinny product whose smaller side of C is 2 to
  * 16 with enough rows on the other side (counting a batch's matrices: at least 256, and 16 per
- * multiprocessor unless K <= 2048) is meant for another (kernels/gemm_skinny.cu, "skinny": one
- * pass over the large operand keeping one sum per row and column of the small side, with the
- * same arithmetic as "gemv"); until it has passed its GPU tests it runs only when forced
- * (CUDAMODEL_GEMM_CONFIG=skinny) and those shapes take the tiles below. Other shapes are chosen
+ * multiprocessor unless K <= 2048), K >= 256 and the large side's matrix contiguous along K
+ * runs another (kernels/gemm_skinny.cu, "skinny": one pass over the large operand keeping one
+ * sum per row and column of the small side, with the same arithmetic as "gemv"), except bf16
+ * on sm_80+ with both operands contiguous along K in 16-byte rows (the tensor-core tiles are
+ * faster there); the other skinny layouts take the tiles below. Other shapes are chosen
  * by the device's compute capability and the shape class (small: fewer 128 x 128 tiles of C
  * than multiprocessors; skinny: min(M, N) <= 256 or K <= 256; large: the rest), from a table
  * in src/compute/gemm_api.c that `bench_gemm --tune` produced: FP32 runs the FFMA kernel

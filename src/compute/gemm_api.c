@@ -245,8 +245,17 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
      * quickly (a long K over few rows is the tiles' split-K's) */
     const int skinny_fills = skinny_rows >= (int64_t)CM__GEMM_SKINNY_ROWS_PER_SM * sm_count ||
                              p->k <= CM__GEMM_SKINNY_SHORT_K;
+    /* its orientation: the long side's matrix read along K (rows K-contiguous); across K it
+     * measured 0.06-0.22x cuBLAS where the tiles ran 0.43-0.55x (bench/NOTES-gemm.md) */
+    const int small_m = p->m <= p->n;
+    const int skinny_along_k = small_m ? p->b_kmajor : p->a_kmajor;
+    /* bf16 with both operands K-contiguous and 16-byte rows: the tensor-core tiles are faster
+     * (1.09x against its 0.81x cuBLAS at 7 x 4096 x 4096) */
+    const int skinny_tc_better = major >= 8 && p->in_type == CM__GEMM_BF16 && p->a_kmajor &&
+                                 p->b_kmajor && cm__gemm_mma_aligned(p);
     const int skinny_shape = CM__GEMM_SKINNY_DISPATCH && skinny_fits && small >= 2 &&
-                             skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && skinny_fills;
+                             skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && skinny_fills &&
+                             skinny_along_k && p->k >= CM__GEMM_SKINNY_MIN_K && !skinny_tc_better;
     /* forced, it takes any shape it can run (a vector side, few rows) */
     if (is_forced ? c.kernel == CM__GEMM_KERNEL_SKINNY && skinny_fits : skinny_shape)
         return (cm__gemm_choice_t){CM__GEMM_KERNEL_SKINNY, 0};
@@ -256,14 +265,16 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
     if (precision == CM_GEMM_FP32_3XTF32) {
-        /* FP32 accuracy: the split-TF32 Hopper path where it fills the GPU (or is forced),
-         * else the FP32 kernels (the same accuracy); never a TF32-only tensor-core kernel */
+        /* FP32 accuracy: the split-TF32 Hopper path where it fills the GPU and K is long enough
+         * (or is forced), else the FP32 kernels (the same accuracy); never a TF32-only
+         * tensor-core kernel */
         const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256) *
                               (p->batch > 1 ? p->batch : 1);
         const int shape = cm__gemm_select_shape(p, sm_count);
         const int fills = shape == CM__GEMM_SHAPE_LARGE ||
                           (shape == CM__GEMM_SHAPE_SKINNY && tiles >= sm_count);
-        const int want = is_forced ? c.kernel == CM__GEMM_KERNEL_SM90 : fills;
+        const int want = is_forced ? c.kernel == CM__GEMM_KERNEL_SM90
+                                   : fills && p->k >= CM__GEMM_3X_MIN_K;
         if (want && p->k > 0 && arch == CM__GEMM_ARCH_SM90 && have_sm90)
             return (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_3XTF32};
         if (c.kernel != CM__GEMM_KERNEL_FFMA)

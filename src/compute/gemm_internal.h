@@ -27,9 +27,9 @@ enum {
 };
 
 /** 1: cm__gemm_select gives skinny shapes to the skinny kernel; 0: only a forced "skinny" runs
- *  it. 0 until the kernel has passed its GPU tests (test_skinny, test_kernels_skinny) and the
- *  sweep on a GPU: a kernel no GPU has run is not the default path of a common shape. */
-#define CM__GEMM_SKINNY_DISPATCH 0
+ *  it (the setting while the kernel had not yet run on a GPU). 1 since its GPU tests and the
+ *  sweep passed on the H200 (bench/NOTES-gemm.md); host tests expect either setting. */
+#define CM__GEMM_SKINNY_DISPATCH 1
 
 /** The skinny kernel runs a problem whose small side is 2 .. CM__GEMM_SKINNY_MAX when its large
  *  side (times the batch) has at least this many rows: 8 of its 32-column blocks; below that a
@@ -40,6 +40,19 @@ enum {
  *  would each run the whole K, where the tiles split K over the multiprocessors. */
 #define CM__GEMM_SKINNY_ROWS_PER_SM 16
 #define CM__GEMM_SKINNY_SHORT_K 2048
+/** ... and K at least this long: at K = 64 the tiles measured faster (1.42-1.56x cuBLAS against
+ *  its 1.23-1.27x at 4096 x 7 x 64), the products too short for its one pass over K to pay. The
+ *  dispatch also needs the long side's matrix K-contiguous and, for bf16, not both operands
+ *  K-contiguous with 16-byte rows (the tensor-core tiles' case): cm__gemm_select. */
+#define CM__GEMM_SKINNY_MIN_K 256
+
+/** CM_GEMM_FP32_3XTF32 takes the split-TF32 Hopper path only from this K on. The split's error
+ *  has a floor that does not shrink with K (the tensor cores' truncated additions within each
+ *  promoted block: ~1.7e-7 relative on the H200), while FP32's own rounding error grows with K
+ *  (1.3e-7 at K = 64, 2.6e-7 at 300, 4.1e-7 at 777 on the test's data): from 512 on the split
+ *  is the more accurate with a margin; below, the FFMA kernels give FP32 accuracy by
+ *  definition (bench/NOTES-gemm.md). */
+#define CM__GEMM_3X_MIN_K 512
 
 /** Shape classes (cm__gemm_shape_class). */
 enum {

@@ -451,8 +451,8 @@ static void test_dispatch(void **state) {
     bigbf.b = (const void *)(uintptr_t)8200; /* base not 16-byte aligned */
     assert_string_equal(NAME(CM_GEMM_BF16, 8, bigbf, 1, NULL), "ffma:128x128x8");
 
-    /* CM_GEMM_FP32_3XTF32: the split-TF32 Hopper path where the problem fills the GPU, in
-     * every layout and alignment (the split pre-pass writes its own operands); else the FP32
+    /* CM_GEMM_FP32_3XTF32: the split-TF32 Hopper path where the problem fills the GPU and K is
+     * at least CM__GEMM_3X_MIN_K, in every layout and alignment (the split pre-pass writes its own operands); else the FP32
      * table (FFMA), never mma.sync or the plain TF32 kernel */
     const int X3 = CM_GEMM_FP32_3XTF32;
     assert_string_equal(NAME(X3, 9, big, 1, NULL), "sm90+3xtf32");
@@ -463,9 +463,15 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(X3, 7, big, 1, NULL), "ffma:128x128x8");
     assert_string_equal(NAME(X3, 9, tiny, 1, NULL), "ffma:32x64x16");
     assert_string_equal(NAME(X3, 9, small_tn, 1, NULL), "ffma:64x64x16");
-    /* skinny: K small with many tiles takes it; a narrow C (few 128 x 256 tiles) does not */
-    assert_string_equal(NAME(X3, 9, skinny_nn, 1, NULL), "sm90+3xtf32");
+    /* skinny: many tiles take it when K >= CM__GEMM_3X_MIN_K (below, FP32's own error is under
+     * the split's floor: FFMA); a narrow C (few 128 x 256 tiles) does not */
+    assert_string_equal(NAME(X3, 9, skinny_nn, 1, NULL), NAME(CM_GEMM_FP32, 9, skinny_nn, 1, NULL));
     cm__gemm_args_t narrow = args(65536, 128, 128, 1, 1, CM__GEMM_F32, 128);
+    assert_string_equal(NAME(X3, 9, narrow, 1, NULL), NAME(CM_GEMM_FP32, 9, narrow, 1, NULL));
+    narrow.k = CM__GEMM_3X_MIN_K - 1;
+    assert_string_equal(NAME(X3, 9, narrow, 1, NULL), NAME(CM_GEMM_FP32, 9, narrow, 1, NULL));
+    narrow.k = CM__GEMM_3X_MIN_K;
+    narrow.lda = narrow.ldb = CM__GEMM_3X_MIN_K;
     assert_string_equal(NAME(X3, 9, narrow, 1, NULL), "sm90+3xtf32"); /* 512 tiles */
     cm__gemm_args_t narrow2 = args(16384, 256, 8192, 1, 1, CM__GEMM_F32, 8192);
     assert_string_equal(NAME(X3, 9, narrow2, 1, NULL), "ffma:128x128x16q3"); /* 128 tiles */
@@ -535,13 +541,17 @@ static void test_dispatch(void **state) {
     assert_true(cm__gemm_parse_name("gemv", &gv));
     assert_int_equal(gv.kernel, CM__GEMM_KERNEL_GEMV);
 
-    /* a side of 2 .. CM__GEMM_SKINNY_MAX (k >= 1) with at least CM__GEMM_SKINNY_MIN_ROWS rows on
-     * the other (times the batch): the skinny kernel, every precision and architecture; an
-     * override of another kernel is respected there, "skinny" forced elsewhere runs the
-     * table's choice; 17 rows, too few large rows, or k == 0 keep the table */
-    cm__gemm_args_t sk_m = args(7, 4096, 4096, 1, 0, CM__GEMM_F32, 4096);
-    cm__gemm_args_t sk_n = args(4096, CM__GEMM_SKINNY_MAX, 3001, 0, 1, CM__GEMM_BF16, 4093);
-    cm__gemm_args_t sk_2 = args(2, CM__GEMM_SKINNY_MIN_ROWS, 64, 1, 1, CM__GEMM_F32, 64);
+    /* a side of 2 .. CM__GEMM_SKINNY_MAX with at least CM__GEMM_SKINNY_MIN_ROWS rows on the
+     * other (times the batch), K >= CM__GEMM_SKINNY_MIN_K and the long side's matrix
+     * K-contiguous: the skinny kernel, every precision and architecture; an override of another
+     * kernel is respected there, "skinny" forced elsewhere runs the table's choice; 17 rows, too
+     * few large rows, a short K, the long matrix across K, bf16 on tensor-core-ready operands
+     * (sm_80+) or k == 0 keep the table */
+    cm__gemm_args_t sk_m = args(7, 4096, 4096, 1, 1, CM__GEMM_F32, 4096);
+    /* bf16, both K-contiguous, but rows of 4093 elements: no tensor-core tiles, so skinny */
+    cm__gemm_args_t sk_n = args(4096, CM__GEMM_SKINNY_MAX, 3001, 1, 1, CM__GEMM_BF16, 4093);
+    cm__gemm_args_t sk_2 = args(2, CM__GEMM_SKINNY_MIN_ROWS, CM__GEMM_SKINNY_MIN_K, 0, 1,
+                                CM__GEMM_F32, 64);
     /* few rows (under 16 per SM of 132) and a long K: the tiles (split-K); K short: skinny */
     cm__gemm_args_t sk_longk = args(7, 1000, 3001, 1, 1, CM__GEMM_F32, 3001);
     cm__gemm_args_t sk_shortk = args(7, 1000, CM__GEMM_SKINNY_SHORT_K, 1, 1, CM__GEMM_F32, 4096);
@@ -559,6 +569,22 @@ static void test_dispatch(void **state) {
     cm__gemm_args_t wide17 = args(CM__GEMM_SKINNY_MAX + 1, 4096, 4096, 1, 1, CM__GEMM_F32, 4096);
     cm__gemm_args_t few = args(7, CM__GEMM_SKINNY_MIN_ROWS - 1, 4096, 1, 1, CM__GEMM_F32, 4096);
     cm__gemm_args_t sk_k0 = args(7, 4096, 0, 1, 1, CM__GEMM_F32, 4096);
+    /* the long side's matrix across K (small m: B; small n: A), either orientation */
+    cm__gemm_args_t across_m = args(7, 4096, 4096, 1, 0, CM__GEMM_F32, 4096);
+    cm__gemm_args_t across_n = args(4096, 7, 4096, 0, 1, CM__GEMM_F32, 4096);
+    cm__gemm_args_t short_k = args(7, 4096, CM__GEMM_SKINNY_MIN_K - 1, 1, 1, CM__GEMM_F32, 4096);
+    for (int prec = 0; prec <= CM_GEMM_FP32_3XTF32; ++prec) {
+        assert_string_not_equal(NAME(prec, 9, across_m, 1, NULL), "skinny");
+        assert_string_not_equal(NAME(prec, 9, across_n, 1, NULL), "skinny");
+        assert_string_not_equal(NAME(prec, 9, short_k, 1, NULL), "skinny");
+    }
+    /* bf16, both K-contiguous, 16-byte rows: the tensor-core tiles on sm_80+, skinny on sm_75 */
+    cm__gemm_args_t tc_ready = args(7, 4096, 4096, 1, 1, CM__GEMM_BF16, 4096);
+    assert_string_not_equal(NAME(CM_GEMM_BF16, 9, tc_ready, 1, NULL), "skinny");
+    assert_string_not_equal(NAME(CM_GEMM_BF16, 8, tc_ready, 0, NULL), "skinny");
+    EXPECT_SKINNY(NAME(CM_GEMM_BF16, 7, tc_ready, 0, NULL));
+    tc_ready.a_kmajor = 0; /* the small side across K: the tiles would need a pre-pass */
+    EXPECT_SKINNY(NAME(CM_GEMM_BF16, 9, tc_ready, 1, NULL));
     assert_string_not_equal(NAME(CM_GEMM_FP32, 9, wide17, 1, NULL), "skinny");
     assert_string_not_equal(NAME(CM_GEMM_FP32, 9, few, 1, NULL), "skinny");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, sk_k0, 1, NULL), "ffma:32x64x16");
