@@ -403,9 +403,10 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
                 Wgmma<BN, IT>::mma(acc, da + 2 * kk, db + 2 * kk, kk > 0 || !fresh ? 1 : 0);
             }
             wgmma_commit();
-            const int last = i + 1 == k_steps ||
-                             (i < big_from ? (i + 1) % (PROMO > 0 ? PROMO : 1) == 0 || i + 1 == big_from
-                                           : ((i + 1 - big_from) & big_mask) == 0);
+            const int last =
+                i + 1 == k_steps ||
+                (i < big_from ? (i + 1) % (PROMO > 0 ? PROMO : 1) == 0 || i + 1 == big_from
+                              : ((i + 1 - big_from) & big_mask) == 0);
             if (PROMO > 0 && last) {
                 wgmma_wait<0>();  // the block's products are in acc: add them to tot
 #pragma unroll
@@ -547,9 +548,6 @@ static cudaError_t device_ok(F *fn, int dev) {
 // 5e-4 bound. A variable only so that the harness can time the other one.
 static CUtensorMapDataType g_tf32_map_type = CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
 
-// Launch one configuration on `batch` matrices (1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH), matrix z
-// at a + z * sa, b + z * sb, c + z * sc elements (the caller has checked the operands with
-// cm__gemm_sm90_batched_supported()).
 // The 3xTF32 kernel (CM__GEMM_SM90_TF32X3): the wgmma accumulator is added into the FP32 one
 // every kPromoSteps K steps (kPromoSteps x 32 = 256 K elements) in the split's two cross-term
 // segments, every kPromoBigSteps (64 K elements) in its big x big segment. Two is the error /
@@ -567,6 +565,9 @@ static int promo_big_steps() {
     return steps;
 }
 
+// Launch one configuration on `batch` matrices (1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH), matrix z
+// at a + z * sa, b + z * sb, c + z * sc elements (the caller has checked the operands with
+// cm__gemm_sm90_batched_supported()).
 template <int BN, int STAGES, int IT, int MINB, int PROMO = 0>
 static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, const void *a,
                                 int64_t lda, const void *b, int64_t ldb, float beta, void *c,
@@ -616,7 +617,6 @@ static cudaError_t launch(int c_bf16, int m, int n, int k, float alpha, const vo
     return launch_batch<BN, STAGES, IT, MINB>(c_bf16, m, n, k, alpha, a, lda, b, ldb, beta, c,
                                               ldc, 1, 0, 0, 0, stream);
 }
-
 
 // Its tile is 128 x 192: 96 + 96 accumulator registers a consumer thread fit the 232 of
 // setmaxnreg (128 x 256 would need 256). Measured on the H200 against 128 x 128 with the same

@@ -452,8 +452,8 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_BF16, 8, bigbf, 1, NULL), "ffma:128x128x8");
 
     /* CM_GEMM_FP32_3XTF32: the split-TF32 Hopper path where the problem fills the GPU and K is
-     * at least CM__GEMM_3X_MIN_K, in every layout and alignment (the split pre-pass writes its own operands); else the FP32
-     * table (FFMA), never mma.sync or the plain TF32 kernel */
+     * at least CM__GEMM_3X_MIN_K, in every layout and alignment (the split pre-pass writes its
+     * own operands); else the FP32 table (FFMA), never mma.sync or the plain TF32 kernel */
     const int X3 = CM_GEMM_FP32_3XTF32;
     assert_string_equal(NAME(X3, 9, big, 1, NULL), "sm90+3xtf32");
     assert_string_equal(NAME(X3, 9, nn, 1, NULL), "sm90+3xtf32");
