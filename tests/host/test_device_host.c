@@ -16,17 +16,17 @@
 
 #include "internal.h"
 
-#define DEFAULT_ARCHS "75-real;80-real;86-real;87-real;89-real;90-real;100-real;103-real;110-real;120"
+#define DEFAULT_ARCHS "75-real;80-real;86-real;89-real;90-real;100-real;110-real;120"
 
 static void test_parse_default_list(void **state) {
     (void)state;
     cm_arch_list_t a;
     CM_ASSERT_OK(cm_arch_list_parse(DEFAULT_ARCHS, &a));
-    assert_int_equal(a.n_sass, 10);
+    assert_int_equal(a.n_sass, 8);
     assert_int_equal(a.n_ptx, 1);
     assert_int_equal(a.sass[0], 75);
-    assert_int_equal(a.sass[5], 90);
-    assert_int_equal(a.sass[9], 120);
+    assert_int_equal(a.sass[4], 90);
+    assert_int_equal(a.sass[7], 120);
     assert_int_equal(a.ptx[0], 120);
     for (int i = 0; i < a.n_sass; ++i) assert_int_equal(a.sass_specific[i], 0);
 }
@@ -92,9 +92,10 @@ static void test_image_prediction_table(void **state) {
     const image_case_t cases[] = {
         /* the default build on the GPUs people own */
         {DEFAULT_ARCHS, 75, CM_IMAGE_NATIVE, 75},  {DEFAULT_ARCHS, 80, CM_IMAGE_NATIVE, 80},
-        {DEFAULT_ARCHS, 86, CM_IMAGE_NATIVE, 86},  {DEFAULT_ARCHS, 87, CM_IMAGE_NATIVE, 87},
-        {DEFAULT_ARCHS, 89, CM_IMAGE_NATIVE, 89},  {DEFAULT_ARCHS, 90, CM_IMAGE_NATIVE, 90},
-        {DEFAULT_ARCHS, 100, CM_IMAGE_NATIVE, 100}, {DEFAULT_ARCHS, 103, CM_IMAGE_NATIVE, 103},
+        {DEFAULT_ARCHS, 86, CM_IMAGE_NATIVE, 86},  {DEFAULT_ARCHS, 89, CM_IMAGE_NATIVE, 89},
+        {DEFAULT_ARCHS, 90, CM_IMAGE_NATIVE, 90},  {DEFAULT_ARCHS, 100, CM_IMAGE_NATIVE, 100},
+        /* Jetson Orin (sm_87) and B300 (sm_103) run the sm_86 / sm_100 machine code */
+        {DEFAULT_ARCHS, 87, CM_IMAGE_NATIVE, 86},  {DEFAULT_ARCHS, 103, CM_IMAGE_NATIVE, 100},
         {DEFAULT_ARCHS, 110, CM_IMAGE_NATIVE, 110}, {DEFAULT_ARCHS, 120, CM_IMAGE_NATIVE, 120},
         /* sm_121 (DGX Spark) runs sm_120 machine code: same major, higher minor */
         {DEFAULT_ARCHS, 121, CM_IMAGE_NATIVE, 120},

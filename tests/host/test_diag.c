@@ -14,7 +14,7 @@
 
 #include <cudamodel/diag.h>
 
-#define H200_ARCHS "75-real;80-real;86-real;87-real;89-real;90-real;100-real;103-real;110-real;120"
+#define H200_ARCHS "75-real;80-real;86-real;89-real;90-real;100-real;110-real;120"
 
 static cm_diag_inputs_t g_in;
 static cm_diag_report_t g_report;
