@@ -487,7 +487,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * A matrix-vector product (M = 1 or N = 1, K >= 1) runs a bandwidth-bound kernel of its own
  * (kernels/gemv.cu, "gemv") in every precision: FP32 products and sums (TF32 problems get at
  * least TF32 accuracy, bf16 inputs are widened exactly, a bf16 C is rounded once), either
- * orientation of the matrix, any alignment. A skinny product whose smaller side of C is 2 to
+ * orientation of the matrix, any alignment; one product with K <= 128 over at least 16 rows
+ * per multiprocessor read along K runs "skinny" below instead (a warp per row of gemv has too
+ * few elements per lane there). A skinny product whose smaller side of C is 2 to
  * 16 with enough rows on the other side (counting a batch's matrices: at least 256, and 16 per
  * multiprocessor unless K <= 2048), K >= 256 and the large side's matrix contiguous along K
  * runs another (kernels/gemm_skinny.cu, "skinny": one pass over the large operand keeping one

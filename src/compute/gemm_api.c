@@ -233,31 +233,40 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         override != NULL && override[0] != '\0' && cm__gemm_parse_name(override, &forced) &&
         !(forced.kernel == CM__GEMM_KERNEL_FFMA && !cm__gemm_ffma_built(forced.config));
     if (is_forced) c = forced;
-    /* a vector side of C (m or n == 1): the bandwidth-bound matrix-vector kernel, any arch */
-    const int vector_shape = p->k > 0 && (p->m == 1 || p->n == 1);
-    if (vector_shape && (!is_forced || c.kernel == CM__GEMM_KERNEL_GEMV))
-        return (cm__gemm_choice_t){CM__GEMM_KERNEL_GEMV, 0};
-    /* a side of 2 .. 16 (and enough rows on the other): the one-pass skinny kernel, any arch */
     const int small = p->m < p->n ? p->m : p->n, large = p->m < p->n ? p->n : p->m;
+    /* the orientation of the gemv and skinny kernels: the long side's matrix read along K (its
+     * rows K-contiguous) or across */
+    const int small_m = p->m <= p->n;
+    const int along_k = small_m ? p->b_kmajor : p->a_kmajor;
+    /* a vector side of C (m or n == 1): the bandwidth-bound matrix-vector kernel, any arch;
+     * but a single product with a short K over many rows read along K takes the skinny kernel:
+     * gemv gives a row a warp, whose lanes then hold a few elements each (1 x 4096 x 127:
+     * skinny 1.11-1.40x cuBLAS, gemv 0.85-0.88x; bench/NOTES-gemm.md) */
+    const int vector_shape = p->k > 0 && (p->m == 1 || p->n == 1);
+    const int vector_short_k = CM__GEMM_SKINNY_DISPATCH && vector_shape && along_k &&
+                               p->batch <= 1 && p->k <= CM__GEMM_GEMV_SHORT_K &&
+                               large >= CM__GEMM_SKINNY_ROWS_PER_SM * sm_count;
+    if (vector_shape && (is_forced ? c.kernel == CM__GEMM_KERNEL_GEMV : !vector_short_k))
+        return (cm__gemm_choice_t){CM__GEMM_KERNEL_GEMV, 0};
+    /* a side of 2 .. 16 (and enough rows on the other): the one-pass skinny kernel, any arch,
+     * along K only (across K it measured 0.06-0.22x cuBLAS where the tiles ran 0.43-0.55x:
+     * bench/NOTES-gemm.md) */
     const int64_t skinny_rows = (int64_t)large * (p->batch > 1 ? p->batch : 1);
     const int skinny_fits = p->k > 0 && small >= 1 && small <= CM__GEMM_SKINNY_MAX;
     /* enough rows for its blocks to fill the GPU, or a K short enough that few blocks finish
      * quickly (a long K over few rows is the tiles' split-K's) */
     const int skinny_fills = skinny_rows >= (int64_t)CM__GEMM_SKINNY_ROWS_PER_SM * sm_count ||
                              p->k <= CM__GEMM_SKINNY_SHORT_K;
-    /* its orientation: the long side's matrix read along K (rows K-contiguous); across K it
-     * measured 0.06-0.22x cuBLAS where the tiles ran 0.43-0.55x (bench/NOTES-gemm.md) */
-    const int small_m = p->m <= p->n;
-    const int skinny_along_k = small_m ? p->b_kmajor : p->a_kmajor;
     /* bf16 with both operands K-contiguous and 16-byte rows: the tensor-core tiles are faster
      * (1.09x against its 0.81x cuBLAS at 7 x 4096 x 4096) */
     const int skinny_tc_better = major >= 8 && p->in_type == CM__GEMM_BF16 && p->a_kmajor &&
                                  p->b_kmajor && cm__gemm_mma_aligned(p);
     const int skinny_shape = CM__GEMM_SKINNY_DISPATCH && skinny_fits && small >= 2 &&
                              skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && skinny_fills &&
-                             skinny_along_k && p->k >= CM__GEMM_SKINNY_MIN_K && !skinny_tc_better;
+                             along_k && p->k >= CM__GEMM_SKINNY_MIN_K && !skinny_tc_better;
     /* forced, it takes any shape it can run (a vector side, few rows) */
-    if (is_forced ? c.kernel == CM__GEMM_KERNEL_SKINNY && skinny_fits : skinny_shape)
+    if (is_forced ? c.kernel == CM__GEMM_KERNEL_SKINNY && skinny_fits
+                  : skinny_shape || vector_short_k)
         return (cm__gemm_choice_t){CM__GEMM_KERNEL_SKINNY, 0};
     if (c.kernel == CM__GEMM_KERNEL_GEMV || c.kernel == CM__GEMM_KERNEL_SKINNY)
         c = cm__gemm_table_entry(arch, fam, cm__gemm_select_shape(p, sm_count));

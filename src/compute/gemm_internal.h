@@ -45,6 +45,10 @@ enum {
  *  dispatch also needs the long side's matrix K-contiguous and, for bf16, not both operands
  *  K-contiguous with 16-byte rows (the tensor-core tiles' case): cm__gemm_select. */
 #define CM__GEMM_SKINNY_MIN_K 256
+/** A matrix-vector product (m or n == 1, one matrix) with K at most this, read along K, over at
+ *  least CM__GEMM_SKINNY_ROWS_PER_SM rows per multiprocessor runs the skinny kernel instead of
+ *  gemv (measured at K = 127 and 4096 rows; K = 512 over 7 rows and K >= 1000 stay gemv's). */
+#define CM__GEMM_GEMV_SHORT_K 128
 
 /** CM_GEMM_FP32_3XTF32 takes the split-TF32 Hopper path only from this K on. The split's error
  *  has a floor that does not shrink with K (the tensor cores' truncated additions within each

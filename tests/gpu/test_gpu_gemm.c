@@ -400,17 +400,37 @@ static size_t run_every_layout(const size_t (*shapes)[3], size_t n_shapes, const
     return idx;
 }
 
-/* matrix-vector shapes (m == 1 or n == 1): the "gemv" kernel, every precision, layout and
- * transpose (so both of its orientations, each operand contiguous or strided), aligned and
- * misaligned, with few rows (several warps per row), some, and many (a warp per row) */
+/* matrix-vector shapes (m == 1 or n == 1): the "gemv" kernel (forced), every precision,
+ * layout and transpose (so both of its orientations, each operand contiguous or strided),
+ * aligned and misaligned, with few rows (several warps per row), some, and many (a warp per
+ * row) */
 static void test_matrix_vector(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     static const size_t shapes[][3] = {{1, 300, 77},   {300, 1, 77},    {1, 1, 1000},
                                        {40, 1, 70000}, {1, 500, 9000},  {5000, 1, 333},
                                        {1, 8191, 64},  {1027, 1, 1031}, {1, 4096, 4096}};
-    size_t idx = run_every_layout(shapes, sizeof shapes / sizeof shapes[0], "gemv", NULL, false,
+    /* forced: the dispatch gives a short K over many rows read along K ({1, 8191, 64} in some
+     * layouts) to the skinny kernel instead */
+    size_t idx = run_every_layout(shapes, sizeof shapes / sizeof shapes[0], NULL, "gemv", false,
                                   0, 0);
+    /* the dispatch's own choice on this GPU: gemv for a long K, skinny for a short K along K
+     * (row-major N,T: B's rows K-contiguous), gemv again across K (N,N) */
+    for (int p = 0; p <= CM_GEMM_FP32_3XTF32; ++p) {
+        gcase_t d = {(cm_gemm_precision_t)p, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, 1,
+                     8192, 127, 1.0f, 0.0f, 0, 0, NULL, 0};
+        const char *name = NULL;
+        CM_ASSERT_OK(cm_gemm_config_name(0, d.prec, d.layout, d.oa, d.ob, d.m, d.n, d.k, &name));
+        if (CM__GEMM_SKINNY_DISPATCH) assert_string_equal(name, "skinny");
+        run_case(&d, idx++);
+        d.ob = CM_GEMM_OP_N;
+        CM_ASSERT_OK(cm_gemm_config_name(0, d.prec, d.layout, d.oa, d.ob, d.m, d.n, d.k, &name));
+        assert_string_equal(name, "gemv");
+        d.ob = CM_GEMM_OP_T;
+        d.k = 4096;
+        CM_ASSERT_OK(cm_gemm_config_name(0, d.prec, d.layout, d.oa, d.ob, d.m, d.n, d.k, &name));
+        assert_string_equal(name, "gemv");
+    }
     /* "gemv" forced on a shape that is not a matrix-vector product runs the table's kernel */
     gcase_t g = {CM_GEMM_FP32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 70, 90, 33, 1.0f,
                  0.0f, 0, 0, "gemv", 0};

@@ -530,6 +530,34 @@ static void test_dispatch(void **state) {
             assert_string_equal(NAME(prec, maj, col_vec, 0, NULL), "gemv");
             assert_string_equal(NAME(prec, maj, dot, 1, NULL), "gemv");
         }
+    /* a short K (<= CM__GEMM_GEMV_SHORT_K) over 16 rows per SM read along K, one product:
+     * the skinny kernel; across K, a longer K, fewer rows, a batch, or "gemv" forced: gemv */
+    cm__gemm_args_t short_row = args(1, 16 * 132, CM__GEMM_GEMV_SHORT_K, 1, 1, CM__GEMM_F32, 128);
+    cm__gemm_args_t short_col = args(4096, 1, 127, 1, 0, CM__GEMM_F32, 127);
+    for (int prec = 0; prec <= CM_GEMM_FP32_3XTF32; ++prec) {
+        EXPECT_SKINNY(NAME(prec, 9, short_row, 1, NULL));
+        EXPECT_SKINNY(NAME(prec, 7, short_col, 0, NULL));
+    }
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, short_row, 1, "gemv"), "gemv");
+    cm__gemm_args_t v = short_row;
+    v.b_kmajor = 0; /* m == 1: the matrix is B */
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, v, 1, NULL), "gemv");
+    v = short_row;
+    v.k = CM__GEMM_GEMV_SHORT_K + 1;
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, v, 1, NULL), "gemv");
+    v = short_row;
+    v.n = 16 * 132 - 1;
+    v.ldc = v.n;
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, v, 1, NULL), "gemv");
+    v = short_row;
+    v.batch = 2;
+    v.stride_a = 128;
+    v.stride_b = 128 * 4096;
+    v.stride_c = v.n;
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, v, 1, NULL), "gemv");
+    v = short_col;
+    v.a_kmajor = 0; /* n == 1: the matrix is A */
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, v, 1, NULL), "gemv");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, row_vec, 1, "ffma:64x64x16"), "ffma:64x64x16");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, row_vec, 1, "gemv"), "gemv");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "gemv"), "ffma:128x128x16q3");
