@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The whole GPU check (scripts/gpu-check.sh) in two device calls: on the H200 it takes ~10
+# minutes, more than one call of the device tool may run (600 s). Run the parts back to back,
+# part b right after part a, so that it finds the warm machine and part a's build-gpu/ (a
+# machine idle for ~30 s is given back; a fresh one rebuilds, which part b does by itself):
+#
+#   scripts/gpu-check-part.sh a <commit>   build, tests, sanitizer, racecheck, doctor, examples
+#                                          (~450 s with the machine's start)
+#   scripts/gpu-check-part.sh b <commit>   build (cached), test_gpu_core, bench, soak (~120 s)
+#
+# <commit> is the commit measured (git rev-parse --short HEAD here, written literally into the
+# device command: the machine's copy has no usable history). Carry .deps (CMocka).
+# Into $OUT, at most 7 files, since the device tool brings back 8: check-<part>.txt (the
+# script's output and its summary table), the stage logs that have content, and h200.jsonl
+# (the benchmark and soak rows of part b, the streams_overlap example's of part a) to append to
+# bench/results/h200.jsonl. Each part's summary lists the other part's stages as SKIP; the check
+# passes when every stage that is not SKIP passed in both parts. Exit status: 0 when this
+# part's stages all passed, 1 otherwise, 2 on a usage error.
+set -uo pipefail
+
+usage() {
+    echo "usage: OUT=<dir> $0 a|b <commit>" >&2
+    exit 2
+}
+[ $# -eq 2 ] || usage
+part="$1"
+commit="$2"
+real_out="${OUT:-}"
+[ -n "$real_out" ] || { echo "$0: OUT is not set (the device tool sets it)" >&2; exit 2; }
+case "$part" in
+a)
+    only="sanitizer racecheck doctor examples"
+    tests=""
+    logs="build tests sanitizer doctor examples"
+    ;;
+b)
+    only="bench soak"
+    tests='^test_gpu_core$'
+    logs="build tests bench soak"
+    ;;
+*) usage ;;
+esac
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+work="$(mktemp -d)"
+summary="$real_out/check-$part.txt"
+env OUT="$work" CM_BENCH_COMMIT="$commit" CM_GPU_CHECK_ONLY="$only" \
+    ${tests:+CM_GPU_CHECK_TESTS="$tests"} bash scripts/gpu-check.sh >"$summary" 2>&1
+for l in $logs; do
+    [ -s "$work/gpu-check-$l.log" ] && cp "$work/gpu-check-$l.log" "$real_out/"
+done
+[ -s "$work/h200.jsonl" ] && cp "$work/h200.jsonl" "$real_out/"
+rm -rf "$work"
+# this part's verdict: a stage row of the summary table that is FAIL
+stage_re='^(build|tests|sanitizer|racecheck|doctor|examples|bench|soak)$'
+failed="$(sed -n '/^stage  *result/,$p' "$summary" |
+    awk -v re="$stage_re" '$1 ~ re && $2 == "FAIL" {print $1}' | tr '\n' ' ')"
+if [ -n "$failed" ]; then
+    echo "gpu-check part $part: FAIL ($failed) at $commit"
+    exit 1
+fi
+echo "gpu-check part $part: every stage of this part passed at $commit"
+exit 0
