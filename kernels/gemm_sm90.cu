@@ -153,9 +153,24 @@ __device__ __forceinline__ uint64_t smem_desc(uint32_t addr) {
     return d;
 }
 
+// The same for an MN-major (N-contiguous) B tile in the 128-byte swizzle layout, as the BT
+// kernels stage it: BN / 64 chunks of 64 N (128 bytes) x 64 K rows, 8 KiB apart, each one
+// bulk tensor copy. In 16-byte units the canonical MN-major form is ((8, n), (8, k)) :
+// ((1, LBO), (8, SBO)): 8 units (64 bf16) contiguous along N, the next 64 N at the leading
+// byte offset (the chunk stride, 8192 B); 8 K rows 128 bytes apart, the next 8 rows at the
+// stride byte offset (1024 B).
+__device__ __forceinline__ uint64_t smem_desc_mn(uint32_t addr) {
+    uint64_t d = (uint64_t)((addr & 0x3FFFFu) >> 4);
+    d |= (uint64_t)(8192 >> 4) << 16;
+    d |= (uint64_t)(1024 >> 4) << 32;
+    d |= (uint64_t)1 << 62;
+    return d;
+}
+
 // wgmma.mma_async with both operands from shared memory; d += A * B^T (K-major both),
-// d = A * B^T when accumulate == 0. Register lists written out per shape.
-template <int BN, int IT>
+// d = A * B^T when accumulate == 0. Register lists written out per shape. TB: B is MN-major
+// (the instruction's imm-trans-b = 1; 16-bit types only).
+template <int BN, int IT, bool TB = false>
 struct Wgmma;
 
 template <> struct Wgmma<128, kBf16> {
@@ -196,6 +211,41 @@ template <> struct Wgmma<256, kBf16> {
             "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
             "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
             "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+              "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+              "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+              "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+              "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+              "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+              "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+              "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+              "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+              "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+              "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+            : "l"(da), "l"(db), "r"(accumulate));
+    }
+};
+
+template <> struct Wgmma<256, kBf16, true> {
+    static __device__ __forceinline__ void mma(float (&d)[128], uint64_t da, uint64_t db, int accumulate) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16\n"
+            "{"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+            "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"
+            "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
+            "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"
+            "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
+            "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+            "}, %128, %129, p, 1, 1, 0, 1;\n}\n"
             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
               "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
               "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -311,7 +361,10 @@ template <> struct Wgmma<256, kTf32> {
 // promo_big steps long in the last, whose dropped bits are the error floor of the result (each
 // block's error grows with its length). The first segments end on a block boundary, so the big
 // products start a fresh accumulator. promo_big <= 0: PROMO-step blocks throughout.
-template <int BN, int STAGES, int IT, int MINB, bool BATCHED, int PROMO = 0>
+// BT (bf16 only): B is MN-major in memory (K rows of N contiguous elements, ldb apart, as in an
+// "NN" product) and is staged as it is, BN / 64 copies of 64 N x 64 K a stage, for wgmma's
+// transposed-B form: no transposing pre-pass (sm90+pack) for it.
+template <int BN, int STAGES, int IT, int MINB, bool BATCHED, int PROMO = 0, bool BT = false>
 __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
     gemm_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                 void *__restrict__ c, long long ldc, int m, int n, int k, float alpha, float beta,
@@ -366,11 +419,22 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
                                 full_bar + 8 * s);
                 else
                     tma_load_2d(a_base + s * C::kABytes, &tma_a, i * C::kBK, m0, full_bar + 8 * s);
-                if (BATCHED && (maps3d & 2))
+                if (BT) {
+                    // BN / 64 chunks of 64 N (the map's inner dimension) x kBK K rows
+#pragma unroll
+                    for (int j = 0; j < BN / 64; ++j) {
+                        const uint32_t dst = b_base + s * C::kBBytes + j * 64 * kRowBytes;
+                        if (BATCHED && (maps3d & 2))
+                            tma_load_3d(dst, &tma_b, n0 + 64 * j, i * C::kBK, z, full_bar + 8 * s);
+                        else
+                            tma_load_2d(dst, &tma_b, n0 + 64 * j, i * C::kBK, full_bar + 8 * s);
+                    }
+                } else if (BATCHED && (maps3d & 2)) {
                     tma_load_3d(b_base + s * C::kBBytes, &tma_b, i * C::kBK, n0, z,
                                 full_bar + 8 * s);
-                else
+                } else {
                     tma_load_2d(b_base + s * C::kBBytes, &tma_b, i * C::kBK, n0, full_bar + 8 * s);
+                }
             }
         }
     } else {
@@ -392,15 +456,18 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
             const int s = i % STAGES;
             mbar_wait(full_bar + 8 * s, (uint32_t)(i / STAGES) & 1u);
             const uint64_t da = smem_desc(a_base + s * C::kABytes + cw * 64 * kRowBytes);
-            const uint64_t db = smem_desc(b_base + s * C::kBBytes);
+            const uint64_t db = BT ? smem_desc_mn(b_base + s * C::kBBytes)
+                                   : smem_desc(b_base + s * C::kBBytes);
             wgmma_fence();
             // PROMO: the first wgmma of a block starts the accumulator afresh
             const int fresh = PROMO > 0 && (i < big_from ? i % (PROMO > 0 ? PROMO : 1) == 0
                                                          : ((i - big_from) & big_mask) == 0);
 #pragma unroll
             for (int kk = 0; kk < C::kBK / C::kKW; ++kk) {
-                // K offset kk * kKW elements = kk * 32 bytes = 2 units of the address field
-                Wgmma<BN, IT>::mma(acc, da + 2 * kk, db + 2 * kk, kk > 0 || !fresh ? 1 : 0);
+                // K offset kk * kKW elements: in a K-major tile kk * 32 bytes along the row = 2
+                // units of the address field; in the MN-major B kk * 16 rows of 128 bytes = 128
+                Wgmma<BN, IT, BT>::mma(acc, da + 2 * kk, db + (BT ? 128 : 2) * kk,
+                                       kk > 0 || !fresh ? 1 : 0);
             }
             wgmma_commit();
             const int last =
@@ -568,14 +635,15 @@ static int promo_big_steps() {
 // Launch one configuration on `batch` matrices (1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH), matrix z
 // at a + z * sa, b + z * sb, c + z * sc elements (the caller has checked the operands with
 // cm__gemm_sm90_batched_supported()).
-template <int BN, int STAGES, int IT, int MINB, int PROMO = 0>
+template <int BN, int STAGES, int IT, int MINB, int PROMO = 0, bool BT = false>
 static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, const void *a,
                                 int64_t lda, const void *b, int64_t ldb, float beta, void *c,
                                 int64_t ldc, int batch, int64_t sa, int64_t sb, int64_t sc,
                                 cudaStream_t stream) {
     using Cf = Cfg<BN, STAGES, IT, MINB>;
-    auto kern1 = gemm_kernel<BN, STAGES, IT, MINB, false, PROMO>;
-    auto kernz = gemm_kernel<BN, STAGES, IT, MINB, true, PROMO>;
+    static_assert(!BT || (IT == kBf16 && BN % 64 == 0 && PROMO == 0), "BT: bf16, BN of 64s");
+    auto kern1 = gemm_kernel<BN, STAGES, IT, MINB, false, PROMO, BT>;
+    auto kernz = gemm_kernel<BN, STAGES, IT, MINB, true, PROMO, BT>;
     // once per device: whether it runs the kernel (remembered either way) and, if so, the
     // kernels' dynamic shared-memory limit raised (single matrix and batch)
     static cm__once_per_device once;
@@ -594,8 +662,10 @@ static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, co
     const int a3 = batch > 1 && sa != 0, b3 = batch > 1 && sb != 0;
     alignas(64) CUtensorMap ta;
     alignas(64) CUtensorMap tb;
+    // B: N rows of K (box BN x 128 bytes of K), or BT: K rows of N (box kBK x 128 bytes of N)
     if (!encode_operand(&ta, dt, Cf::kElem, a, m, k, lda, kBM, a3 ? batch : 1, sa) ||
-        !encode_operand(&tb, dt, Cf::kElem, b, n, k, ldb, BN, b3 ? batch : 1, sb))
+        !(BT ? encode_operand(&tb, dt, Cf::kElem, b, k, n, ldb, Cf::kBK, b3 ? batch : 1, sb)
+             : encode_operand(&tb, dt, Cf::kElem, b, n, k, ldb, BN, b3 ? batch : 1, sb)))
         return cudaErrorNotSupported;
     const long long tiles = (long long)((m + kBM - 1) / kBM) * ((n + BN - 1) / BN);
     const size_t celem = c_bf16 ? 2 : 4;
@@ -630,17 +700,20 @@ extern "C" int cm__gemm_sm90_batched_supported(int in_type, int c_bf16, int m, i
                                                int64_t stride_a, int64_t stride_b,
                                                int64_t stride_c) {
     if (in_type != CM__GEMM_SM90_BF16 && in_type != CM__GEMM_SM90_TF32 &&
-        in_type != CM__GEMM_SM90_TF32X3)
+        in_type != CM__GEMM_SM90_TF32X3 && in_type != CM__GEMM_SM90_BF16_BT)
         return 0;
     if (in_type == CM__GEMM_SM90_TF32X3 && c_bf16) return 0;
     if (c_bf16 != 0 && c_bf16 != 1) return 0;
     if (m < 1 || n < 1 || k < 1 || a == nullptr || b == nullptr || c == nullptr) return 0;
-    const int64_t elem = in_type == CM__GEMM_SM90_BF16 ? 2 : 4;
+    const bool bt = in_type == CM__GEMM_SM90_BF16_BT;  // B: K rows of N (ldb >= n)
+    const int64_t elem = in_type == CM__GEMM_SM90_BF16 || bt ? 2 : 4;
     const int64_t celem = c_bf16 ? 2 : 4;
     if ((uintptr_t)a % 16 != 0 || (uintptr_t)b % 16 != 0 || (uintptr_t)c % (uintptr_t)celem != 0)
         return 0;
     const int64_t max_ld = ((int64_t)1 << 40) / 4;  // strides below 2^40 bytes
-    if (lda < k || ldb < k || ldc < n || lda >= max_ld || ldb >= max_ld || ldc >= max_ld) return 0;
+    if (lda < k || ldb < (bt ? n : k) || ldc < n || lda >= max_ld || ldb >= max_ld ||
+        ldc >= max_ld)
+        return 0;
     if ((lda * elem) % 16 != 0 || (ldb * elem) % 16 != 0) return 0;
     const long long tiles = (long long)((m + cm__sm90::kBM - 1) / cm__sm90::kBM) * ((n + 127) / 128);
     if (tiles > INT_MAX) return 0;
@@ -664,7 +737,8 @@ extern "C" cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int
                                          stride_a, stride_b, stride_c))
         return cudaErrorNotSupported;
     if (batch < 1) batch = 1;
-    const int64_t elem = in_type == CM__GEMM_SM90_BF16 ? 2 : 4, celem = c_bf16 ? 2 : 4;
+    const int64_t elem = in_type == CM__GEMM_SM90_TF32 || in_type == CM__GEMM_SM90_TF32X3 ? 4 : 2;
+    const int64_t celem = c_bf16 ? 2 : 4;
     // one launch per CM__GEMM_MAX_BATCH_PER_LAUNCH matrices (gridDim.z), in order
     for (int z0 = 0; z0 < batch; z0 += CM__GEMM_MAX_BATCH_PER_LAUNCH) {
         const int nb = batch - z0 < CM__GEMM_MAX_BATCH_PER_LAUNCH ? batch - z0
@@ -676,6 +750,10 @@ extern "C" cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int
         if (in_type == CM__GEMM_SM90_BF16)
             e = launch_batch<256, 4, kBf16, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
                                                ldc, nb, stride_a, stride_b, stride_c, stream);
+        else if (in_type == CM__GEMM_SM90_BF16_BT)
+            e = launch_batch<256, 4, kBf16, 1, 0, true>(c_bf16, m, n, k, alpha, az, lda, bz, ldb,
+                                                        beta, cz, ldc, nb, stride_a, stride_b,
+                                                        stride_c, stream);
         else if (in_type == CM__GEMM_SM90_TF32)
             e = launch_batch<256, 4, kTf32, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
                                                ldc, nb, stride_a, stride_b, stride_c, stream);

@@ -156,6 +156,7 @@ const char *cm__gemm_choice_name(cm__gemm_choice_t c) {
     if (c.kernel == CM__GEMM_KERNEL_SM90)
         return c.config == CM__GEMM_SM90_PACK     ? "sm90+pack"
                : c.config == CM__GEMM_SM90_3XTF32 ? "sm90+3xtf32"
+               : c.config == CM__GEMM_SM90_BT     ? "sm90+bt"
                                                    : "sm90";
     if (c.kernel == CM__GEMM_KERNEL_GEMV) return "gemv";
     if (c.kernel == CM__GEMM_KERNEL_SKINNY) return "skinny";
@@ -185,6 +186,11 @@ int cm__gemm_parse_name(const char *name, cm__gemm_choice_t *out) {
     if (strcmp(name, "sm90+3xtf32") == 0) {
         /* CM_GEMM_FP32_3XTF32's Hopper path; on another precision, as "sm90" */
         *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_3XTF32};
+        return 1;
+    }
+    if (strcmp(name, "sm90+bt") == 0) {
+        /* as "sm90+pack", a bf16 MN-major B read as it is */
+        *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_BT};
         return 1;
     }
     if (strcmp(name, "sm90") == 0 || strcmp(name, "sm90+pack") == 0) {
@@ -298,13 +304,20 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
             c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
         else if (p->a_kmajor && p->b_kmajor && cm__aligned16(p))
             c.config = 0;
-        else if (c.config == CM__GEMM_SM90_PACK ||
-                 cm__gemm_select_shape(p, sm_count) == CM__GEMM_SHAPE_LARGE)
+        else if (c.config == CM__GEMM_SM90_PACK || c.config == CM__GEMM_SM90_BT ||
+                 cm__gemm_select_shape(p, sm_count) == CM__GEMM_SHAPE_LARGE) {
             /* transposing pre-pass: O((m + n) k) bytes against O(m n k) flops pays off on the
-             * large class only (measured: bench/NOTES-gemm.md); a forced "sm90" packs anywhere */
-            c.config = CM__GEMM_SM90_PACK;
-        else
+             * large class only (measured: bench/NOTES-gemm.md); a forced "sm90" packs anywhere.
+             * A bf16 B that is MN-major with 16-byte rows needs none with the transposed-B
+             * kernel: forced "sm90+bt", or by default with CM__GEMM_SM90_BT_DISPATCH */
+            const int b_as_is = fam == CM__GEMM_FAM_BF16 && !p->b_kmajor &&
+                                cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
+            c.config = b_as_is && (c.config == CM__GEMM_SM90_BT || CM__GEMM_SM90_BT_DISPATCH)
+                           ? CM__GEMM_SM90_BT
+                           : CM__GEMM_SM90_PACK;
+        } else {
             c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+        }
     }
     if (c.kernel == CM__GEMM_KERNEL_MMA &&
         !(arch != CM__GEMM_ARCH_SM75 && fam != CM__GEMM_FAM_FP32 && cm__gemm_mma_aligned(p))) {
@@ -571,18 +584,23 @@ static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld,
  * scratch is freed on the stream after the GEMM. cudaErrorNotSupported with nothing queued when
  * there is no pool or no memory for the scratch: the caller then runs the mma.sync path.
  * A batch packs every matrix of each operand (one when the batch shares it) and runs one
- * batched launch. */
-static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t pool,
-                                        cudaStream_t cs) {
+ * batched launch. b_as_is (choice "sm90+bt"): a bf16 B that is MN-major with 16-byte rows is not
+ * packed but read by the kernel's transposed-B form (CM__GEMM_SM90_BF16_BT). */
+static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, int b_as_is,
+                                        cudaMemPool_t pool, cudaStream_t cs) {
 #if CM_HAVE_GEMM_SM90
-    if (pool == NULL) return cudaErrorNotSupported;
     const int batch = p->batch > 1 ? p->batch : 1;
     const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
     const int64_t ldk = ((int64_t)p->k + 16 / e - 1) / (16 / e) * (16 / e);
     /* an operand the kernel cannot read as it is (not K-contiguous, or a base, leading
-     * dimension or batch stride off 16 bytes) goes through scratch */
+     * dimension or batch stride off 16 bytes) goes through scratch; with b_as_is ("sm90+bt") a
+     * bf16 B that is MN-major with 16-byte rows goes to the transposed-B kernel instead */
+    const int b_mn = b_as_is && p->in_type == CM__GEMM_BF16 && !p->b_kmajor &&
+                     cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
     const int pack_a = !(p->a_kmajor && cm__operand_aligned16(p, p->a, p->lda, p->stride_a));
-    const int pack_b = !(p->b_kmajor && cm__operand_aligned16(p, p->b, p->ldb, p->stride_b));
+    const int pack_b =
+        !b_mn && !(p->b_kmajor && cm__operand_aligned16(p, p->b, p->ldb, p->stride_b));
+    if ((pack_a || pack_b) && pool == NULL) return cudaErrorNotSupported;
     /* matrices of each operand in scratch: one when the batch shares it (stride 0) */
     const int na = batch > 1 && p->stride_a != 0 ? batch : 1;
     const int nb = batch > 1 && p->stride_b != 0 ? batch : 1;
@@ -590,7 +608,8 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t 
         pack_a ? ((size_t)na * (size_t)p->m * (size_t)ldk * (size_t)e + 255u) / 256u * 256u : 0;
     const size_t bytes_b = pack_b ? (size_t)nb * (size_t)p->n * (size_t)ldk * (size_t)e : 0;
     void *scratch = NULL;
-    if (bytes_a + bytes_b == 0 ||
+    if (bytes_a + bytes_b == 0 && !b_mn) return cudaErrorNotSupported; /* nothing to do here */
+    if (bytes_a + bytes_b > 0 &&
         cm__cuda.malloc_from_pool_async(&scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
         (void)cm__cuda.get_last_error();
         return cudaErrorNotSupported;
@@ -615,17 +634,22 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, cudaMemPool_t 
                                     base + bytes_a, ldk, q.stride_b, cs);
     }
     if (err == cudaSuccess) {
-        const int in = q.in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16 : CM__GEMM_SM90_TF32;
+        const int in = b_mn                             ? CM__GEMM_SM90_BF16_BT
+                       : q.in_type == CM__GEMM_BF16     ? CM__GEMM_SM90_BF16
+                                                        : CM__GEMM_SM90_TF32;
         err = cm__gemm_sm90_batched(in, q.out_type == CM__GEMM_BF16, q.m, q.n, q.k, q.alpha, q.a,
                                     q.lda, q.b, q.ldb, q.beta, q.c, q.ldc, batch, q.stride_a,
                                     q.stride_b, q.stride_c, cs);
     }
     /* stream-ordered: after the GEMM; the packing already queued is harmless if it failed */
-    const cudaError_t ferr = cm__cuda.free_async(scratch, cs);
-    if (err == cudaSuccess && ferr != cudaSuccess) err = ferr;
+    if (scratch != NULL) {
+        const cudaError_t ferr = cm__cuda.free_async(scratch, cs);
+        if (err == cudaSuccess && ferr != cudaSuccess) err = ferr;
+    }
     return err;
 #else
     (void)p;
+    (void)b_as_is;
     (void)pool;
     (void)cs;
     return cudaErrorNotSupported;
@@ -725,8 +749,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
     if (ch->kernel == CM__GEMM_KERNEL_SM90) {
         if (precision == CM_GEMM_FP32_3XTF32) {
             err = cm__gemm_sm90_3xtf32(p, pool, cs);
-        } else if (ch->config == CM__GEMM_SM90_PACK) {
-            err = cm__gemm_sm90_packed(p, pool, cs);
+        } else if (ch->config == CM__GEMM_SM90_PACK || ch->config == CM__GEMM_SM90_BT) {
+            err = cm__gemm_sm90_packed(p, ch->config == CM__GEMM_SM90_BT, pool, cs);
         } else {
 #if CM_HAVE_GEMM_SM90
             const int in = p->in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16 : CM__GEMM_SM90_TF32;

@@ -80,8 +80,16 @@ enum { CM__GEMM_FAM_FP32 = 0, CM__GEMM_FAM_TF32 = 1, CM__GEMM_FAM_BF16 = 2, CM__
 
 /** SM90's config: 0 the operands go straight to the kernel ("TN", aligned), CM__GEMM_SM90_PACK
  *  the transposing pre-pass first ("sm90+pack"; in an override: pack where needed),
- *  CM__GEMM_SM90_3XTF32 the 3xTF32 split pre-pass of CM_GEMM_FP32_3XTF32 ("sm90+3xtf32"). */
-enum { CM__GEMM_SM90_PACK = 1, CM__GEMM_SM90_3XTF32 = 2 };
+ *  CM__GEMM_SM90_3XTF32 the 3xTF32 split pre-pass of CM_GEMM_FP32_3XTF32 ("sm90+3xtf32"),
+ *  CM__GEMM_SM90_BT as PACK, but a bf16 B that is MN-major with 16-byte rows goes to the
+ *  kernel's transposed-B form as it is ("sm90+bt"; A is packed if it needs to be). */
+enum { CM__GEMM_SM90_PACK = 1, CM__GEMM_SM90_3XTF32 = 2, CM__GEMM_SM90_BT = 3 };
+
+/** 1: the default dispatch takes CM__GEMM_SM90_BT wherever it would pack only a bf16 B that the
+ *  kernel can read MN-major (bf16 "NN" on Hopper); 0: only a forced "sm90+bt" runs it. 0 until
+ *  the transposed-B kernel (kernels/gemm_sm90.cu, BT) has passed its GPU test
+ *  (test_gpu_gemm's test_sm90_mn_b) and bench_gemm's bf16 NN rows on the H200. */
+#define CM__GEMM_SM90_BT_DISPATCH 0
 
 typedef struct cm__gemm_choice {
     int kernel; /* CM__GEMM_KERNEL_* */

@@ -583,6 +583,56 @@ static void test_3xtf32_accuracy(void **state) {
     }
 }
 
+/* bf16 "NN" through the Hopper kernel's transposed-B form ("sm90+bt", forced while
+ * CM__GEMM_SM90_BT_DISPATCH is 0): B is read MN-major as it is, with wgmma's imm-trans-b and a
+ * descriptor of its own (kernels/gemm_sm90.cu). Both layouts of "NN" (A K-contiguous, B not),
+ * and op(A) transposed (A then packed, B still as it is); bf16 and bf16 C; sizes that are not
+ * multiples of the 128 x 256 tile or of the 64-element K step, K tails, beta != 0; padded and
+ * misaligned operands (the pack path then). On a GPU without the Hopper kernel the forced name
+ * runs the usual path, which is checked just the same. */
+static void test_sm90_mn_b(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const char *tn = NULL;
+    CM_ASSERT_OK(cm_gemm_config_name(0, CM_GEMM_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T,
+                                     CM_GEMM_OP_N, 4096, 4096, 4096, &tn));
+    const bool hopper = strcmp(tn, "sm90") == 0;
+    static const size_t shapes[][3] = {{256, 256, 64}, {296, 520, 200}, {136, 264, 1000},
+                                       {1000, 1024, 777}};
+    size_t idx = 0;
+    for (int p = CM_GEMM_BF16; p <= CM_GEMM_BF16_OUT_BF16; ++p)
+        for (int l = 0; l < 2; ++l)
+            for (int oa = 0; oa < 2; ++oa)
+                for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh)
+                    for (int v = 0; v < 2; ++v) {
+                        if (cm_test_under_sanitizer() && sh > 1) continue;
+                        gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l,
+                                     (cm_gemm_op_t)oa, CM_GEMM_OP_N, shapes[sh][0],
+                                     shapes[sh][1], shapes[sh][2], 1.25f, -0.5f, 0, 0,
+                                     "sm90+bt", 0};
+                        if (v) {
+                            g.pad = 3;
+                            g.off = 1;
+                            g.beta = 0.0f;
+                        }
+                        if (hopper && !v) { /* the choice is the transposed-B kernel */
+                            const char *name = NULL;
+                            cm__gemm_config_override_set_for_tests("sm90+bt");
+                            const cm_status_t st = cm_gemm_config_name(
+                                0, g.prec, g.layout, g.oa, g.ob, g.m, g.n, g.k, &name);
+                            cm__gemm_config_override_set_for_tests(NULL);
+                            CM_ASSERT_OK(st);
+                            assert_string_equal(name, "sm90+bt");
+                        }
+                        run_case(&g, idx++);
+                    }
+    if (cm_test_under_sanitizer()) return;
+    /* one large product, sampled, every element written */
+    gcase_t big = {CM_GEMM_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 2048, 2304,
+                   1536, 1.0f, 0.5f, 0, 0, "sm90+bt", 2048};
+    run_case(&big, idx++);
+}
+
 /* the same call twice: the same bits (no atomics, fixed order) */
 static void test_reproducible(void **state) {
     (void)state;
@@ -674,6 +724,7 @@ int main(void) {
         cmocka_unit_test(test_every_config),
         cmocka_unit_test(test_large_sampled),
         cmocka_unit_test(test_3xtf32_accuracy),
+        cmocka_unit_test(test_sm90_mn_b),
         cmocka_unit_test(test_split_k),
         cmocka_unit_test(test_reproducible),
     };

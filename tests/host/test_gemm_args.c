@@ -451,6 +451,31 @@ static void test_dispatch(void **state) {
     bigbf.b = (const void *)(uintptr_t)8200; /* base not 16-byte aligned */
     assert_string_equal(NAME(CM_GEMM_BF16, 8, bigbf, 1, NULL), "ffma:128x128x8");
 
+    /* "sm90+bt": a bf16 B that is MN-major with 16-byte rows read as it is by the transposed-B
+     * kernel (forced; by default once CM__GEMM_SM90_BT_DISPATCH is 1), every other case as
+     * "sm90+pack" or, TN and aligned, "sm90" */
+    cm__gemm_args_t nnbf = args(4096, 4096, 4096, 1, 0, CM__GEMM_BF16, 4096);
+    cm__gemm_choice_t btc = {-1, -1};
+    assert_true(cm__gemm_parse_name("sm90+bt", &btc));
+    assert_int_equal(btc.kernel, CM__GEMM_KERNEL_SM90);
+    assert_int_equal(btc.config, CM__GEMM_SM90_BT);
+    assert_string_equal(cm__gemm_choice_name(btc), "sm90+bt");
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, nnbf, 1, "sm90+bt"), "sm90+bt");
+    assert_string_equal(NAME(CM_GEMM_BF16_OUT_BF16, 9, nnbf, 1, "sm90+bt"), "sm90+bt");
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, nnbf, 1, NULL),
+                        CM__GEMM_SM90_BT_DISPATCH ? "sm90+bt" : "sm90+pack");
+    nnbf.a_kmajor = 0; /* A packed, B still as it is */
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, nnbf, 1, "sm90+bt"), "sm90+bt");
+    nnbf.a_kmajor = 1;
+    nnbf.ldb = 4093; /* rows off 16 bytes: packed */
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, nnbf, 1, "sm90+bt"), "sm90+pack");
+    nnbf.ldb = 4096;
+    nnbf.b_kmajor = 1; /* TN, aligned: straight to the kernel */
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, nnbf, 1, "sm90+bt"), "sm90");
+    cm__gemm_args_t nntf = args(4096, 4096, 4096, 1, 0, CM__GEMM_F32, 4096);
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nntf, 1, "sm90+bt"), "sm90+pack"); /* bf16 only */
+    assert_string_equal(NAME(CM_GEMM_BF16, 8, nnbf, 1, "sm90+bt"), "mma:128x128");
+
     /* CM_GEMM_FP32_3XTF32: the split-TF32 Hopper path where the problem fills the GPU and K is
      * at least CM__GEMM_3X_MIN_K, in every layout and alignment (the split pre-pass writes its
      * own operands); else the FP32 table (FFMA), never mma.sync or the plain TF32 kernel */
