@@ -553,10 +553,10 @@ static cm_status_t cm__gemm_dims(size_t m, size_t n, size_t k, const char *func)
 
 /* ====================================================================== cm_gemm */
 
-#if CM_HAVE_GEMM_SM90
 /* One operand of the pre-pass: `rows` x K stored K-contiguous (kmajor) or rows-contiguous at
  * src (ld), `count` matrices `stride` apart (count 1 when the batch shares it), into dst
- * (ldk, dst_stride apart): a transpose, or a pitched copy of a K-contiguous but misaligned one. */
+ * (ldk, dst_stride apart): a transpose, or a pitched copy of a K-contiguous but misaligned one.
+ * The columns K .. ldk of dst are left as they are: every kernel reads K elements of a row. */
 static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld, int kmajor,
                                          int k, int rows, int count, int64_t stride, void *dst,
                                          int64_t ldk, int64_t dst_stride, cudaStream_t cs) {
@@ -576,7 +576,100 @@ static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld,
                                        cudaMemcpyDeviceToDevice, cs);
     return err;
 }
-#endif
+
+/* ---------------------------------------------------------------------- realignment
+ * TF32 and BF16 run on tensor cores only from operands with 16-byte rows (mma.sync's 16-byte
+ * cp.async chunks, the Hopper kernel's tensor copies): the selection sends a problem whose A or
+ * B has an odd leading dimension (K = 3001, 127...) to the FFMA kernel, at FP32 speed (bf16
+ * 127 x 1000 x 3001 ran 0.09x cuBLAS on the H200, TF32 0.31x). When the same product with
+ * aligned operands would run on tensor cores and is large enough for a copy to pay, the
+ * misaligned operands are first copied into K-contiguous scratch with 16-byte rows (the Hopper
+ * pack's pre-pass, cm__gemm_pack_operand) and the product is selected and run on that. */
+#define CM__GEMM_REALIGN_MIN_FLOPS 268435456.0 /* 2^28: ~10 us of the FFMA kernel */
+#define CM__GEMM_REALIGN_MAX_BYTES ((size_t)1 << 30)
+
+/* K rounded up to whole 16 bytes of elements of p */
+static int64_t cm__gemm_ldk(const cm__gemm_args_t *p) {
+    const int64_t per16 = p->in_type == CM__GEMM_BF16 ? 8 : 4;
+    return ((int64_t)p->k + per16 - 1) / per16 * per16;
+}
+
+/* p with its misaligned operands as the realignment leaves them (scratch addresses aside) */
+static cm__gemm_args_t cm__gemm_realigned_form(const cm__gemm_args_t *p, int *pack_a,
+                                               int *pack_b) {
+    const int batch = p->batch > 1 ? p->batch : 1;
+    const int64_t ldk = cm__gemm_ldk(p);
+    cm__gemm_args_t q = *p;
+    *pack_a = !cm__operand_aligned16(p, p->a, p->lda, p->stride_a);
+    *pack_b = !cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
+    if (*pack_a) {
+        q.a = (const void *)(uintptr_t)256;
+        q.lda = ldk;
+        q.a_kmajor = 1;
+        q.stride_a = batch > 1 && p->stride_a != 0 ? (int64_t)p->m * ldk : 0;
+    }
+    if (*pack_b) {
+        q.b = (const void *)(uintptr_t)256;
+        q.ldb = ldk;
+        q.b_kmajor = 1;
+        q.stride_b = batch > 1 && p->stride_b != 0 ? (int64_t)p->n * ldk : 0;
+    }
+    return q;
+}
+
+int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
+                            const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
+                            const char *override) {
+    if (precision != CM_GEMM_TF32 && precision != CM_GEMM_BF16 &&
+        precision != CM_GEMM_BF16_OUT_BF16)
+        return 0;
+    if (override != NULL && override[0] != '\0') return 0; /* a forced kernel stays forced */
+    if (major < 8 || chosen.kernel != CM__GEMM_KERNEL_FFMA || p->k < 1) return 0;
+    const double batch = p->batch > 1 ? (double)p->batch : 1.0;
+    if (2.0 * p->m * (double)p->n * (double)p->k * batch < CM__GEMM_REALIGN_MIN_FLOPS) return 0;
+    int pa = 0, pb = 0;
+    const cm__gemm_args_t q = cm__gemm_realigned_form(p, &pa, &pb);
+    if (!pa && !pb) return 0; /* aligned already: FFMA is the table's own choice */
+    const cm__gemm_choice_t c = cm__gemm_select(precision, major, minor, sm_count, &q, have_sm90,
+                                                NULL);
+    return c.kernel == CM__GEMM_KERNEL_MMA || c.kernel == CM__GEMM_KERNEL_SM90;
+}
+
+/* The copies: *q is p on the scratch (*scratch, from the pool on cs; the caller frees it on cs
+ * after the product). cudaErrorNotSupported with nothing queued when there is no pool, the
+ * scratch would pass CM__GEMM_REALIGN_MAX_BYTES or cannot be had. */
+static cudaError_t cm__gemm_realign(const cm__gemm_args_t *p, cudaMemPool_t pool,
+                                    cudaStream_t cs, cm__gemm_args_t *q, void **scratch) {
+    *scratch = NULL;
+    if (pool == NULL) return cudaErrorNotSupported;
+    int pack_a = 0, pack_b = 0;
+    *q = cm__gemm_realigned_form(p, &pack_a, &pack_b);
+    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4, ldk = cm__gemm_ldk(p);
+    const int na = q->stride_a != 0 ? p->batch : 1, nb = q->stride_b != 0 ? p->batch : 1;
+    const size_t bytes_a =
+        pack_a ? ((size_t)na * (size_t)p->m * (size_t)ldk * (size_t)e + 255u) / 256u * 256u : 0;
+    const size_t bytes_b = pack_b ? (size_t)nb * (size_t)p->n * (size_t)ldk * (size_t)e : 0;
+    if (bytes_a + bytes_b == 0 || bytes_a + bytes_b > CM__GEMM_REALIGN_MAX_BYTES)
+        return cudaErrorNotSupported;
+    if (cm__cuda.malloc_from_pool_async(scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
+        (void)cm__cuda.get_last_error();
+        *scratch = NULL;
+        return cudaErrorNotSupported;
+    }
+    unsigned char *const base = *scratch;
+    cudaError_t err = cudaSuccess;
+    if (pack_a) {
+        q->a = base;
+        err = cm__gemm_pack_operand(e, p->a, p->lda, p->a_kmajor, p->k, p->m, na, p->stride_a,
+                                    base, ldk, q->stride_a, cs);
+    }
+    if (pack_b && err == cudaSuccess) {
+        q->b = base + bytes_a;
+        err = cm__gemm_pack_operand(e, p->b, p->ldb, p->b_kmajor, p->k, p->n, nb, p->stride_b,
+                                    base + bytes_a, ldk, q->stride_b, cs);
+    }
+    return err;
+}
 
 /* The Hopper kernel for a problem that is not "TN" (choice "sm90+pack"): every operand that is not
  * K-contiguous with 16-byte rows is first transposed (or, K-contiguous but misaligned, copied)
@@ -974,14 +1067,34 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
         ch = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
                              cm__gemm_config_override());
         /* the pool of C's device object (set when the device was opened, never changed): the
-         * Hopper pre-passes' and split-K's scratch */
+         * Hopper pre-passes', the realignment's and split-K's scratch */
         cudaMemPool_t pool = C.obj->a.dev->pool;
-        const int parts = cm__gemm_splitk_parts(&p, ch, (int)precision, sms);
-        err = parts > 1 ? cm__gemm_splitk(&ch, (int)precision, &p, parts, major, minor, sms,
-                                          pool, cs)
-                        : cudaErrorNotSupported;
-        if (err == cudaErrorNotSupported)
-            err = cm__gemm_launch(&ch, (int)precision, &p, sms, pool, cs);
+        void *realigned = NULL;
+        if (cm__gemm_realign_wanted((int)precision, major, minor, sms, &p, ch,
+                                    CM_HAVE_GEMM_SM90, cm__gemm_config_override())) {
+            cm__gemm_args_t q;
+            err = cm__gemm_realign(&p, pool, cs, &q, &realigned);
+            if (err == cudaSuccess) {
+                p = q;
+                ch = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
+                                     NULL);
+            } else if (err == cudaErrorNotSupported) {
+                err = cudaSuccess; /* nothing queued: the product runs as selected */
+            }
+        }
+        if (err == cudaSuccess) {
+            const int parts = cm__gemm_splitk_parts(&p, ch, (int)precision, sms);
+            err = parts > 1 ? cm__gemm_splitk(&ch, (int)precision, &p, parts, major, minor, sms,
+                                              pool, cs)
+                            : cudaErrorNotSupported;
+            if (err == cudaErrorNotSupported)
+                err = cm__gemm_launch(&ch, (int)precision, &p, sms, pool, cs);
+        }
+        /* stream-ordered: after the product (and the copies, if the product failed) */
+        if (realigned != NULL) {
+            const cudaError_t ferr = cm__cuda.free_async(realigned, cs);
+            if (err == cudaSuccess && ferr != cudaSuccess) err = ferr;
+        }
     }
     cm_status_t status = CM_OK;
     if (err != cudaSuccess)

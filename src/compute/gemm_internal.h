@@ -151,6 +151,17 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
 const char *cm__gemm_config_override(void);
 
 /**
+ * 1 when cm_gemm should first copy p's misaligned operands into K-contiguous scratch with
+ * 16-byte rows (gemm_api.c, "realignment"): a TF32 / BF16 product on sm_80+ that the selection
+ * gave `chosen` = the FFMA kernel only because an operand lacks 16-byte rows, whose aligned form
+ * the selection gives to a tensor-core kernel (mma.sync or the Hopper kernel), of at least
+ * 2^28 flops (times the batch), with no configuration forced (override NULL or ""). Pure.
+ */
+int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
+                            const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
+                            const char *override);
+
+/**
  * Tests only: force the configuration of every following cm_gemm() / cm_gemm_config_name() in
  * the process (a name as CUDAMODEL_GEMM_CONFIG takes; the string must stay valid until the
  * next call), or with NULL go back to CUDAMODEL_GEMM_CONFIG. The environment is read once, so

@@ -583,6 +583,43 @@ static void test_3xtf32_accuracy(void **state) {
     }
 }
 
+/* Realignment (gemm_api.c): TF32 / BF16 products whose operands lack 16-byte rows (K or the
+ * leading dimension odd) and are large enough are copied into aligned scratch and run on tensor
+ * cores instead of the FFMA kernel. Every layout and transpose, bf16 C, beta != 0, padded and
+ * misaligned bases. On sm_80+ a TF32 result must match the product of the TF32-rounded inputs
+ * (run_case's error, against them, under 1e-5): the tensor cores ran. The FFMA kernel would
+ * multiply the unrounded inputs and be ~1e-4 off them. */
+static void test_realigned(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    int dev = 0, major = 0;
+    assert_int_equal(cudaGetDevice(&dev), cudaSuccess);
+    assert_int_equal(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
+                     cudaSuccess);
+    static const size_t shapes[][3] = {{127, 1000, 3001}, {301, 700, 1001}, {1000, 129, 2047}};
+    size_t idx = 0;
+    for (int p = CM_GEMM_TF32; p <= CM_GEMM_BF16_OUT_BF16; ++p)
+        for (int l = 0; l < 2; ++l)
+            for (int oa = 0; oa < 2; ++oa)
+                for (int ob = 0; ob < 2; ++ob)
+                    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh) {
+                        if (cm_test_under_sanitizer() && (sh > 0 || ob != oa)) continue;
+                        gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l,
+                                     (cm_gemm_op_t)oa, (cm_gemm_op_t)ob, shapes[sh][0],
+                                     shapes[sh][1], shapes[sh][2], 0.75f, 0.5f, 0, 0, NULL,
+                                     2048};
+                        if ((sh + (size_t)oa) % 2) { /* padded, misaligned bases */
+                            g.pad = 1;
+                            g.off = 1;
+                        }
+                        const double err = run_case(&g, idx++);
+                        if (p == CM_GEMM_TF32 && major >= 8 && !(err < 1e-5))
+                            fail_msg("TF32 %zux%zux%zu layout %d ops %d%d: %.3g off the product "
+                                     "of the TF32-rounded inputs: the FFMA kernel ran, not the "
+                                     "tensor cores", g.m, g.n, g.k, l, oa, ob, err);
+                    }
+}
+
 /* bf16 "NN" through the Hopper kernel's transposed-B form ("sm90+bt", forced while
  * CM__GEMM_SM90_BT_DISPATCH is 0): B is read MN-major as it is, with wgmma's imm-trans-b and a
  * descriptor of its own (kernels/gemm_sm90.cu). Both layouts of "NN" (A K-contiguous, B not),
@@ -725,6 +762,7 @@ int main(void) {
         cmocka_unit_test(test_large_sampled),
         cmocka_unit_test(test_3xtf32_accuracy),
         cmocka_unit_test(test_sm90_mn_b),
+        cmocka_unit_test(test_realigned),
         cmocka_unit_test(test_split_k),
         cmocka_unit_test(test_reproducible),
     };

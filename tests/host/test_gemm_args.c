@@ -451,6 +451,43 @@ static void test_dispatch(void **state) {
     bigbf.b = (const void *)(uintptr_t)8200; /* base not 16-byte aligned */
     assert_string_equal(NAME(CM_GEMM_BF16, 8, bigbf, 1, NULL), "ffma:128x128x8");
 
+    /* realignment: TF32 / BF16 on sm_80+ whose operands lack 16-byte rows (K = 3001) and that
+     * the selection therefore gives to FFMA are copied aligned first when the aligned form runs
+     * on tensor cores and the product has at least 2^28 flops; FP32, sm_75, a forced kernel,
+     * small products and aligned operands are left as they are */
+    {
+        cm__gemm_args_t odd = args(127, 1000, 3001, 1, 1, CM__GEMM_F32, 3001);
+        odd.ldb = 3001;
+        cm__gemm_args_t oddbf = odd;
+        oddbf.in_type = CM__GEMM_BF16;
+#define WANT(prec, maj, q, sm90, ov)                                                           \
+    cm__gemm_realign_wanted((prec), (maj), 0, 132, &(q),                                     \
+                            cm__gemm_select((prec), (maj), 0, 132, &(q), (sm90), (ov)), (sm90), \
+                            (ov))
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, odd, 1, NULL), "ffma:64x64x16"); /* demoted */
+        assert_true(WANT(CM_GEMM_TF32, 9, odd, 1, NULL));
+        assert_true(WANT(CM_GEMM_TF32, 8, odd, 0, NULL));
+        assert_true(WANT(CM_GEMM_BF16, 9, oddbf, 1, NULL));
+        assert_true(WANT(CM_GEMM_BF16_OUT_BF16, 9, oddbf, 1, NULL));
+        assert_false(WANT(CM_GEMM_FP32, 9, odd, 1, NULL));
+        assert_false(WANT(CM_GEMM_FP32_3XTF32, 9, odd, 1, NULL));
+        assert_false(WANT(CM_GEMM_TF32, 7, odd, 0, NULL));
+        assert_false(WANT(CM_GEMM_TF32, 9, odd, 1, "ffma:32x64x16"));
+        cm__gemm_args_t small = args(64, 64, 301, 1, 1, CM__GEMM_F32, 301); /* 2.5 Mflop */
+        assert_false(WANT(CM_GEMM_TF32, 9, small, 1, NULL));
+        cm__gemm_args_t even = odd; /* 16-byte rows: already a tensor-core kernel */
+        even.lda = even.ldb = 3004;
+        assert_false(WANT(CM_GEMM_TF32, 9, even, 1, NULL));
+        cm__gemm_args_t one = odd; /* only A misaligned: still worth it */
+        one.ldb = 3004;
+        assert_true(WANT(CM_GEMM_TF32, 9, one, 1, NULL));
+        cm__gemm_args_t mnb = odd; /* B N-contiguous, misaligned: transposed into scratch */
+        mnb.b_kmajor = 0;
+        mnb.ldb = 1001;
+        assert_true(WANT(CM_GEMM_BF16, 9, mnb, 1, NULL));
+#undef WANT
+    }
+
     /* "sm90+bt": a bf16 B that is MN-major with 16-byte rows read as it is by the transposed-B
      * kernel (forced; by default once CM__GEMM_SM90_BT_DISPATCH is 1), every other case as
      * "sm90+pack" or, TN and aligned, "sm90" */
