@@ -508,11 +508,12 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * object's memory pool on the call's stream and given back there after the product (M x K and
  * N x K elements at most, K rounded up to 16 bytes; kept by the pool, so repeated calls do not
  * allocate anew). Without the memory (or a pool) the call runs the mma.sync kernel instead:
- * never an error of its own. Any other TF32 / BF16 product of at least 2^28 flops on sm_80+
- * whose operands lack 16-byte rows (an odd K or leading dimension), which the tensor-core
- * kernels cannot read and which would therefore run the FFMA kernel, first has those operands
- * copied into such scratch with aligned rows and then runs on tensor cores (not when a
- * configuration is forced). The environment variable CUDAMODEL_GEMM_CONFIG (read once per
+ * never an error of its own. Any other TF32 / BF16 product on sm_80+ whose operands lack
+ * 16-byte rows (an odd K or leading dimension) runs the FFMA kernel, which the tensor-core
+ * kernels' 16-byte copies cannot replace; a realignment that copies such operands of products
+ * of at least 2^28 flops into aligned scratch first is written but off until it has run on a
+ * GPU (CM__GEMM_REALIGN_DEFAULT in src/compute/gemm_internal.h). The environment variable
+ * CUDAMODEL_GEMM_CONFIG (read once per
  * process, for tuning and benchmarks only) forces one: "ffma:128x128x8", "mma:128x128", "sm90"
  * ... (see cm_gemm_config_name()); a name that cannot serve the call, or an FFMA tile this build
  * did not compile (only a -DCUDAMODEL_BUILD_TUNING=ON build carries every one), is ignored.

@@ -635,6 +635,16 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
     return c.kernel == CM__GEMM_KERNEL_MMA || c.kernel == CM__GEMM_KERNEL_SM90;
 }
 
+static int cm__gemm_realign_state = -1; /* -1: CM__GEMM_REALIGN_DEFAULT */
+
+void cm__gemm_realign_set_for_tests(int on) {
+    cm__gemm_realign_state = on < 0 ? -1 : (on != 0);
+}
+
+static int cm__gemm_realign_on(void) {
+    return cm__gemm_realign_state >= 0 ? cm__gemm_realign_state : CM__GEMM_REALIGN_DEFAULT;
+}
+
 /* The copies: *q is p on the scratch (*scratch, from the pool on cs; the caller frees it on cs
  * after the product). cudaErrorNotSupported with nothing queued when there is no pool, the
  * scratch would pass CM__GEMM_REALIGN_MAX_BYTES or cannot be had. */
@@ -1070,7 +1080,8 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
          * Hopper pre-passes', the realignment's and split-K's scratch */
         cudaMemPool_t pool = C.obj->a.dev->pool;
         void *realigned = NULL;
-        if (cm__gemm_realign_wanted((int)precision, major, minor, sms, &p, ch,
+        if (cm__gemm_realign_on() &&
+            cm__gemm_realign_wanted((int)precision, major, minor, sms, &p, ch,
                                     CM_HAVE_GEMM_SM90, cm__gemm_config_override())) {
             cm__gemm_args_t q;
             err = cm__gemm_realign(&p, pool, cs, &q, &realigned);

@@ -161,6 +161,17 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
                             const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
                             const char *override);
 
+/** 1: cm_gemm realigns where cm__gemm_realign_wanted says so; 0: never (FFMA runs those
+ *  products, as before). 0 until the realignment has passed its GPU test (test_gpu_gemm's
+ *  test_realigned turns it on through the hook below) and the sweep's odd-K rows on the H200:
+ *  its copies and scratch are new glue around verified kernels, and a wrong result costs more
+ *  than a slow one. */
+#define CM__GEMM_REALIGN_DEFAULT 0
+
+/** For tests: 1 or 0 turns the realignment on or off for the process, -1 goes back to
+ *  CM__GEMM_REALIGN_DEFAULT. Not synchronised: set it while no GEMM is being issued. */
+void cm__gemm_realign_set_for_tests(int on);
+
 /**
  * Tests only: force the configuration of every following cm_gemm() / cm_gemm_config_name() in
  * the process (a name as CUDAMODEL_GEMM_CONFIG takes; the string must stay valid until the

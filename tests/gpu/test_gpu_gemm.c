@@ -585,7 +585,8 @@ static void test_3xtf32_accuracy(void **state) {
 
 /* Realignment (gemm_api.c): TF32 / BF16 products whose operands lack 16-byte rows (K or the
  * leading dimension odd) and are large enough are copied into aligned scratch and run on tensor
- * cores instead of the FFMA kernel. Every layout and transpose, bf16 C, beta != 0, padded and
+ * cores instead of the FFMA kernel (turned on here whatever CM__GEMM_REALIGN_DEFAULT says; one
+ * case runs with it off too). Every layout and transpose, bf16 C, beta != 0, padded and
  * misaligned bases. On sm_80+ a TF32 result must match the product of the TF32-rounded inputs
  * (run_case's error, against them, under 1e-5): the tensor cores ran. The FFMA kernel would
  * multiply the unrounded inputs and be ~1e-4 off them. */
@@ -598,6 +599,11 @@ static void test_realigned(void **state) {
                      cudaSuccess);
     static const size_t shapes[][3] = {{127, 1000, 3001}, {301, 700, 1001}, {1000, 129, 2047}};
     size_t idx = 0;
+    cm__gemm_realign_set_for_tests(0);
+    gcase_t off = {CM_GEMM_BF16, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 127, 1000, 3001,
+                   1.0f, 0.0f, 0, 0, NULL, 2048};
+    run_case(&off, idx++);
+    cm__gemm_realign_set_for_tests(1);
     for (int p = CM_GEMM_TF32; p <= CM_GEMM_BF16_OUT_BF16; ++p)
         for (int l = 0; l < 2; ++l)
             for (int oa = 0; oa < 2; ++oa)
@@ -613,11 +619,14 @@ static void test_realigned(void **state) {
                             g.off = 1;
                         }
                         const double err = run_case(&g, idx++);
-                        if (p == CM_GEMM_TF32 && major >= 8 && !(err < 1e-5))
+                        if (p == CM_GEMM_TF32 && major >= 8 && !(err < 1e-5)) {
+                            cm__gemm_realign_set_for_tests(-1);
                             fail_msg("TF32 %zux%zux%zu layout %d ops %d%d: %.3g off the product "
                                      "of the TF32-rounded inputs: the FFMA kernel ran, not the "
                                      "tensor cores", g.m, g.n, g.k, l, oa, ob, err);
+                        }
                     }
+    cm__gemm_realign_set_for_tests(-1);
 }
 
 /* bf16 "NN" through the Hopper kernel's transposed-B form ("sm90+bt", forced while
