@@ -263,13 +263,15 @@ static void test_batched_shapes(void **state) {
 }
 
 /* Every kernel family forced on batches it takes whole (aligned, whole tiles) and on ones that
- * break its 16-byte paths: the choice falls back where it must, the results stay right. */
+ * break its 16-byte paths: the choice falls back where it must, the results stay right
+ * ("sm90+bt": bf16 NN batches through the transposed-B kernel's 3-D map). */
 static void test_batched_forced(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     static const char *const configs[] = {
         "ffma:32x64x16", "ffma:64x64x16", "ffma:128x128x8", "ffma:128x128x8f",
-        "ffma:128x128x16q3", "mma:64x64", "mma:128x64", "mma:128x128", "sm90", "gemv"};
+        "ffma:128x128x16q3", "mma:64x64", "mma:128x64", "mma:128x128", "sm90", "sm90+bt",
+        "gemv"};
     static const size_t shapes[][4] = {{128, 128, 64, 2}, {128, 128, 32, 1}, {70, 50, 40, 3},
                                        {1, 96, 64, 3}, {96, 1, 64, 3}};
     /* under compute-sanitizer (slow launches): one layout */
