@@ -536,8 +536,14 @@ static double goal_case(const char *name, const gcase_t *g, size_t batch, const 
     cm_bench_row_t row = {"gemm", name, "TFLOP/s", ours, peer, peer_name_of(&P.r), ratio,
                           ">=0.9", ratio >= 0.9 && !bad};
     cm_bench_report(&row);
-    printf("    %-30s %-7s kernel %-16s err ours %.2e cuBLAS %.2e%s\n", name, cls ? cls : "",
-           cfg, eo.frob, ep.frob, bad ? "  BAD" : "");
+    /* cm_gemm_config_name assumes leading dimensions rounded up to 16 bytes: with odd ones a
+     * tensor-core name is not what ran (FFMA, a pack pre-pass or the realignment did) */
+    const int tc = strncmp(cfg, "mma", 3) == 0 || strncmp(cfg, "sm90", 4) == 0;
+    const int odd_rows = ok && ((P.r.lda * P.r.in_elem) % 16 != 0 ||
+                                (P.r.ldb * P.r.in_elem) % 16 != 0);
+    printf("    %-30s %-7s kernel %-16s err ours %.2e cuBLAS %.2e%s%s\n", name, cls ? cls : "",
+           cfg, eo.frob, ep.frob, bad ? "  BAD" : "",
+           tc && odd_rows ? "  (named for 16-byte rows; these are not)" : "");
     release(&P);
     return bad ? NAN : ratio;
 }
