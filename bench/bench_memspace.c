@@ -385,21 +385,16 @@ static int round_trip(rt_ctx_t *c, enum rt_way way, double *ms, unsigned long lo
     cudaError_t e = cudaSuccess;
     switch (way) {
     case RT_MANAGED_PREFETCH:
-        if (cm_managed_prefetch(c->ls, c->m, 0, c->bytes, 0) != CM_OK)
+    case RT_ADVISED_PREFETCH: { /* ours, on the plain or the advised buffer (h) */
+        cm_managed_t *m = way == RT_ADVISED_PREFETCH ? c->m2 : c->m;
+        if (cm_managed_prefetch(c->ls, m, 0, c->bytes, 0) != CM_OK)
             return report_error("cm_managed_prefetch to the device");
-        if ((e = bm_scale_add(c->managed, c->n, c->blocks, c->s)) != cudaSuccess) break;
-        if (cm_managed_prefetch(c->ls, c->m, 0, c->bytes, CM_LOCATION_HOST) != CM_OK)
+        if ((e = bm_scale_add(h, c->n, c->blocks, c->s)) != cudaSuccess) break;
+        if (cm_managed_prefetch(c->ls, m, 0, c->bytes, CM_LOCATION_HOST) != CM_OK)
             return report_error("cm_managed_prefetch to the host");
         if (cm_stream_synchronize(c->ls) != CM_OK) return report_error("cm_stream_synchronize");
         break;
-    case RT_ADVISED_PREFETCH:
-        if (cm_managed_prefetch(c->ls, c->m2, 0, c->bytes, 0) != CM_OK)
-            return report_error("cm_managed_prefetch to the device");
-        if ((e = bm_scale_add(c->managed2, c->n, c->blocks, c->s)) != cudaSuccess) break;
-        if (cm_managed_prefetch(c->ls, c->m2, 0, c->bytes, CM_LOCATION_HOST) != CM_OK)
-            return report_error("cm_managed_prefetch to the host");
-        if (cm_stream_synchronize(c->ls) != CM_OK) return report_error("cm_stream_synchronize");
-        break;
+    }
     case RT_RAW_PREFETCH:
     case RT_RAW_ON_OURS: {
         struct cudaMemLocation dev = {cudaMemLocationTypeDevice, c->ordinal};

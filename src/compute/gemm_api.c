@@ -583,38 +583,82 @@ static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld,
  * B has an odd leading dimension (K = 3001, 127...) to the FFMA kernel, at FP32 speed (bf16
  * 127 x 1000 x 3001 ran 0.09x cuBLAS on the H200, TF32 0.31x). When the same product with
  * aligned operands would run on tensor cores and is large enough for a copy to pay, the
- * misaligned operands are first copied into K-contiguous scratch with 16-byte rows (the Hopper
- * pack's pre-pass, cm__gemm_pack_operand) and the product is selected and run on that. */
+ * misaligned operands are first staged into K-contiguous scratch with 16-byte rows (the
+ * staging below, which the Hopper pack uses too) and the product is selected and run on that. */
 #define CM__GEMM_REALIGN_MIN_FLOPS 268435456.0 /* 2^28: ~10 us of the FFMA kernel */
 #define CM__GEMM_REALIGN_MAX_BYTES ((size_t)1 << 30)
 
-/* K rounded up to whole 16 bytes of elements of p */
+/* K rounded up to whole 16 bytes of elements of p: the row length of a staged operand */
 static int64_t cm__gemm_ldk(const cm__gemm_args_t *p) {
     const int64_t per16 = p->in_type == CM__GEMM_BF16 ? 8 : 4;
     return ((int64_t)p->k + per16 - 1) / per16 * per16;
 }
 
-/* p with its misaligned operands as the realignment leaves them (scratch addresses aside) */
-static cm__gemm_args_t cm__gemm_realigned_form(const cm__gemm_args_t *p, int *pack_a,
-                                               int *pack_b) {
+/* Staging, shared by the Hopper pack ("sm90+pack") and the realignment: operand A (stage_a)
+ * and / or B (stage_b) copied K-contiguous into rows of cm__gemm_ldk(p) elements, one matrix
+ * per matrix of the batch (one when the batch shares it: stride 0). This is p as the kernels
+ * then see it, with the staged operands at a_at / b_at. */
+static cm__gemm_args_t cm__gemm_staged_form(const cm__gemm_args_t *p, int stage_a, int stage_b,
+                                            const void *a_at, const void *b_at) {
     const int batch = p->batch > 1 ? p->batch : 1;
     const int64_t ldk = cm__gemm_ldk(p);
     cm__gemm_args_t q = *p;
-    *pack_a = !cm__operand_aligned16(p, p->a, p->lda, p->stride_a);
-    *pack_b = !cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
-    if (*pack_a) {
-        q.a = (const void *)(uintptr_t)256;
+    if (stage_a) {
+        q.a = a_at;
         q.lda = ldk;
         q.a_kmajor = 1;
         q.stride_a = batch > 1 && p->stride_a != 0 ? (int64_t)p->m * ldk : 0;
     }
-    if (*pack_b) {
-        q.b = (const void *)(uintptr_t)256;
+    if (stage_b) {
+        q.b = b_at;
         q.ldb = ldk;
         q.b_kmajor = 1;
         q.stride_b = batch > 1 && p->stride_b != 0 ? (int64_t)p->n * ldk : 0;
     }
     return q;
+}
+
+/* The copies of the staging into scratch from the pool on cs: *q is p on it, *scratch the
+ * allocation (the caller frees it on cs after the product, whatever this returned).
+ * cudaErrorNotSupported with nothing queued and *scratch NULL when there is no pool, nothing to
+ * stage, the scratch would pass max_bytes or cannot be had; else the copies' status. */
+static cudaError_t cm__gemm_stage(const cm__gemm_args_t *p, int stage_a, int stage_b,
+                                  size_t max_bytes, cudaMemPool_t pool, cudaStream_t cs,
+                                  cm__gemm_args_t *q, void **scratch) {
+    *scratch = NULL;
+    *q = *p;
+    if (pool == NULL || (!stage_a && !stage_b)) return cudaErrorNotSupported;
+    const int batch = p->batch > 1 ? p->batch : 1;
+    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4, ldk = cm__gemm_ldk(p);
+    const int na = batch > 1 && p->stride_a != 0 ? batch : 1;
+    const int nb = batch > 1 && p->stride_b != 0 ? batch : 1;
+    const size_t bytes_a =
+        stage_a ? ((size_t)na * (size_t)p->m * (size_t)ldk * (size_t)e + 255u) / 256u * 256u : 0;
+    const size_t bytes_b = stage_b ? (size_t)nb * (size_t)p->n * (size_t)ldk * (size_t)e : 0;
+    if (bytes_a + bytes_b > max_bytes ||
+        cm__cuda.malloc_from_pool_async(scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
+        (void)cm__cuda.get_last_error();
+        *scratch = NULL;
+        return cudaErrorNotSupported;
+    }
+    unsigned char *const base = *scratch;
+    *q = cm__gemm_staged_form(p, stage_a, stage_b, base, base + bytes_a);
+    cudaError_t err = cudaSuccess;
+    if (stage_a)
+        err = cm__gemm_pack_operand(e, p->a, p->lda, p->a_kmajor, p->k, p->m, na, p->stride_a,
+                                    base, ldk, q->stride_a, cs);
+    if (stage_b && err == cudaSuccess)
+        err = cm__gemm_pack_operand(e, p->b, p->ldb, p->b_kmajor, p->k, p->n, nb, p->stride_b,
+                                    base + bytes_a, ldk, q->stride_b, cs);
+    return err;
+}
+
+/* the realignment stages the operands without 16-byte rows */
+static int cm__gemm_misaligned_a(const cm__gemm_args_t *p) {
+    return !cm__operand_aligned16(p, p->a, p->lda, p->stride_a);
+}
+static int cm__gemm_misaligned_b(const cm__gemm_args_t *p) {
+    return !cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
 }
 
 int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
@@ -627,9 +671,10 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
     if (major < 8 || chosen.kernel != CM__GEMM_KERNEL_FFMA || p->k < 1) return 0;
     const double batch = p->batch > 1 ? (double)p->batch : 1.0;
     if (2.0 * p->m * (double)p->n * (double)p->k * batch < CM__GEMM_REALIGN_MIN_FLOPS) return 0;
-    int pa = 0, pb = 0;
-    const cm__gemm_args_t q = cm__gemm_realigned_form(p, &pa, &pb);
+    const int pa = cm__gemm_misaligned_a(p), pb = cm__gemm_misaligned_b(p);
     if (!pa && !pb) return 0; /* aligned already: FFMA is the table's own choice */
+    const void *aligned_at = (const void *)(uintptr_t)256; /* where the scratch would be */
+    const cm__gemm_args_t q = cm__gemm_staged_form(p, pa, pb, aligned_at, aligned_at);
     const cm__gemm_choice_t c = cm__gemm_select(precision, major, minor, sm_count, &q, have_sm90,
                                                 NULL);
     return c.kernel == CM__GEMM_KERNEL_MMA || c.kernel == CM__GEMM_KERNEL_SM90;
@@ -645,42 +690,6 @@ static int cm__gemm_realign_on(void) {
     return cm__gemm_realign_state >= 0 ? cm__gemm_realign_state : CM__GEMM_REALIGN_DEFAULT;
 }
 
-/* The copies: *q is p on the scratch (*scratch, from the pool on cs; the caller frees it on cs
- * after the product). cudaErrorNotSupported with nothing queued when there is no pool, the
- * scratch would pass CM__GEMM_REALIGN_MAX_BYTES or cannot be had. */
-static cudaError_t cm__gemm_realign(const cm__gemm_args_t *p, cudaMemPool_t pool,
-                                    cudaStream_t cs, cm__gemm_args_t *q, void **scratch) {
-    *scratch = NULL;
-    if (pool == NULL) return cudaErrorNotSupported;
-    int pack_a = 0, pack_b = 0;
-    *q = cm__gemm_realigned_form(p, &pack_a, &pack_b);
-    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4, ldk = cm__gemm_ldk(p);
-    const int na = q->stride_a != 0 ? p->batch : 1, nb = q->stride_b != 0 ? p->batch : 1;
-    const size_t bytes_a =
-        pack_a ? ((size_t)na * (size_t)p->m * (size_t)ldk * (size_t)e + 255u) / 256u * 256u : 0;
-    const size_t bytes_b = pack_b ? (size_t)nb * (size_t)p->n * (size_t)ldk * (size_t)e : 0;
-    if (bytes_a + bytes_b == 0 || bytes_a + bytes_b > CM__GEMM_REALIGN_MAX_BYTES)
-        return cudaErrorNotSupported;
-    if (cm__cuda.malloc_from_pool_async(scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
-        (void)cm__cuda.get_last_error();
-        *scratch = NULL;
-        return cudaErrorNotSupported;
-    }
-    unsigned char *const base = *scratch;
-    cudaError_t err = cudaSuccess;
-    if (pack_a) {
-        q->a = base;
-        err = cm__gemm_pack_operand(e, p->a, p->lda, p->a_kmajor, p->k, p->m, na, p->stride_a,
-                                    base, ldk, q->stride_a, cs);
-    }
-    if (pack_b && err == cudaSuccess) {
-        q->b = base + bytes_a;
-        err = cm__gemm_pack_operand(e, p->b, p->ldb, p->b_kmajor, p->k, p->n, nb, p->stride_b,
-                                    base + bytes_a, ldk, q->stride_b, cs);
-    }
-    return err;
-}
-
 /* The Hopper kernel for a problem that is not "TN" (choice "sm90+pack"): every operand that is not
  * K-contiguous with 16-byte rows is first transposed (or, K-contiguous but misaligned, copied)
  * into stream-ordered scratch from the device's memory pool, with K rounded up to 16 bytes; the
@@ -693,8 +702,6 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, int b_as_is,
                                         cudaMemPool_t pool, cudaStream_t cs) {
 #if CM_HAVE_GEMM_SM90
     const int batch = p->batch > 1 ? p->batch : 1;
-    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
-    const int64_t ldk = ((int64_t)p->k + 16 / e - 1) / (16 / e) * (16 / e);
     /* an operand the kernel cannot read as it is (not K-contiguous, or a base, leading
      * dimension or batch stride off 16 bytes) goes through scratch; with b_as_is ("sm90+bt") a
      * bf16 B that is MN-major with 16-byte rows goes to the transposed-B kernel instead */
@@ -703,38 +710,14 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, int b_as_is,
     const int pack_a = !(p->a_kmajor && cm__operand_aligned16(p, p->a, p->lda, p->stride_a));
     const int pack_b =
         !b_mn && !(p->b_kmajor && cm__operand_aligned16(p, p->b, p->ldb, p->stride_b));
-    if ((pack_a || pack_b) && pool == NULL) return cudaErrorNotSupported;
-    /* matrices of each operand in scratch: one when the batch shares it (stride 0) */
-    const int na = batch > 1 && p->stride_a != 0 ? batch : 1;
-    const int nb = batch > 1 && p->stride_b != 0 ? batch : 1;
-    const size_t bytes_a =
-        pack_a ? ((size_t)na * (size_t)p->m * (size_t)ldk * (size_t)e + 255u) / 256u * 256u : 0;
-    const size_t bytes_b = pack_b ? (size_t)nb * (size_t)p->n * (size_t)ldk * (size_t)e : 0;
-    void *scratch = NULL;
-    if (bytes_a + bytes_b == 0 && !b_mn) return cudaErrorNotSupported; /* nothing to do here */
-    if (bytes_a + bytes_b > 0 &&
-        cm__cuda.malloc_from_pool_async(&scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
-        (void)cm__cuda.get_last_error();
-        return cudaErrorNotSupported;
-    }
     cm__gemm_args_t q = *p;
+    void *scratch = NULL;
     cudaError_t err = cudaSuccess;
-    unsigned char *const base = scratch;
-    if (pack_a) {
-        q.a = base;
-        q.lda = ldk;
-        q.a_kmajor = 1;
-        q.stride_a = na > 1 ? (int64_t)p->m * ldk : 0;
-        err = cm__gemm_pack_operand(e, p->a, p->lda, p->a_kmajor, p->k, p->m, na, p->stride_a,
-                                    base, ldk, q.stride_a, cs);
-    }
-    if (pack_b && err == cudaSuccess) {
-        q.b = base + bytes_a;
-        q.ldb = ldk;
-        q.b_kmajor = 1;
-        q.stride_b = nb > 1 ? (int64_t)p->n * ldk : 0;
-        err = cm__gemm_pack_operand(e, p->b, p->ldb, p->b_kmajor, p->k, p->n, nb, p->stride_b,
-                                    base + bytes_a, ldk, q.stride_b, cs);
+    if (pack_a || pack_b) {
+        err = cm__gemm_stage(p, pack_a, pack_b, SIZE_MAX, pool, cs, &q, &scratch);
+        if (err == cudaErrorNotSupported && scratch == NULL) return err; /* nothing queued */
+    } else if (!b_mn) {
+        return cudaErrorNotSupported; /* nothing to do here: "TN" and aligned */
     }
     if (err == cudaSuccess) {
         const int in = b_mn                             ? CM__GEMM_SM90_BF16_BT
@@ -1084,12 +1067,13 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
             cm__gemm_realign_wanted((int)precision, major, minor, sms, &p, ch,
                                     CM_HAVE_GEMM_SM90, cm__gemm_config_override())) {
             cm__gemm_args_t q;
-            err = cm__gemm_realign(&p, pool, cs, &q, &realigned);
+            err = cm__gemm_stage(&p, cm__gemm_misaligned_a(&p), cm__gemm_misaligned_b(&p),
+                                 CM__GEMM_REALIGN_MAX_BYTES, pool, cs, &q, &realigned);
             if (err == cudaSuccess) {
                 p = q;
                 ch = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
                                      NULL);
-            } else if (err == cudaErrorNotSupported) {
+            } else if (err == cudaErrorNotSupported && realigned == NULL) {
                 err = cudaSuccess; /* nothing queued: the product runs as selected */
             }
         }

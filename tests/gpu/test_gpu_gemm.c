@@ -92,6 +92,18 @@ typedef struct gcase {
     size_t samples;     /* 0: check every element; else that many sampled entries */
 } gcase_t;
 
+/* The kernel cm_gemm chooses for g's shape on device 0 (cm_gemm_config_name), under g->config
+ * when one is forced */
+static const char *chosen(const gcase_t *g) {
+    const char *name = NULL;
+    if (g->config) cm__gemm_config_override_set_for_tests(g->config);
+    const cm_status_t st =
+        cm_gemm_config_name(0, g->prec, g->layout, g->oa, g->ob, g->m, g->n, g->k, &name);
+    if (g->config) cm__gemm_config_override_set_for_tests(NULL);
+    CM_ASSERT_OK(st);
+    return name;
+}
+
 static double stored(const float *p, int layout, size_t ld, size_t i, size_t j) {
     return layout == CM_GEMM_ROW_MAJOR ? p[i * ld + j] : p[j * ld + i];
 }
@@ -387,12 +399,7 @@ static size_t run_every_layout(const size_t (*shapes)[3], size_t n_shapes, const
                                 g.beta = 0.0f;
                             }
                             if (sample_k > 0 && shapes[s][2] >= sample_k) g.samples = 2048;
-                            if (expect != NULL) {
-                                const char *name = NULL;
-                                CM_ASSERT_OK(cm_gemm_config_name(0, g.prec, g.layout, g.oa, g.ob,
-                                                                 g.m, g.n, g.k, &name));
-                                assert_string_equal(name, expect);
-                            }
+                            if (expect != NULL) assert_string_equal(chosen(&g), expect);
                             g.config = force;
                             run_case(&g, idx++);
                         }
@@ -419,17 +426,13 @@ static void test_matrix_vector(void **state) {
     for (int p = 0; p <= CM_GEMM_FP32_3XTF32; ++p) {
         gcase_t d = {(cm_gemm_precision_t)p, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, 1,
                      8192, 127, 1.0f, 0.0f, 0, 0, NULL, 0};
-        const char *name = NULL;
-        CM_ASSERT_OK(cm_gemm_config_name(0, d.prec, d.layout, d.oa, d.ob, d.m, d.n, d.k, &name));
-        if (CM__GEMM_SKINNY_DISPATCH) assert_string_equal(name, "skinny");
+        if (CM__GEMM_SKINNY_DISPATCH) assert_string_equal(chosen(&d), "skinny");
         run_case(&d, idx++);
         d.ob = CM_GEMM_OP_N;
-        CM_ASSERT_OK(cm_gemm_config_name(0, d.prec, d.layout, d.oa, d.ob, d.m, d.n, d.k, &name));
-        assert_string_equal(name, "gemv");
+        assert_string_equal(chosen(&d), "gemv");
         d.ob = CM_GEMM_OP_T;
         d.k = 4096;
-        CM_ASSERT_OK(cm_gemm_config_name(0, d.prec, d.layout, d.oa, d.ob, d.m, d.n, d.k, &name));
-        assert_string_equal(name, "gemv");
+        assert_string_equal(chosen(&d), "gemv");
     }
     /* "gemv" forced on a shape that is not a matrix-vector product runs the table's kernel */
     gcase_t g = {CM_GEMM_FP32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 70, 90, 33, 1.0f,
@@ -456,13 +459,10 @@ static void test_skinny(void **state) {
         if (p == CM_GEMM_BF16 || p == CM_GEMM_BF16_OUT_BF16) continue; /* TN bf16: the tiles */
         gcase_t g = {(cm_gemm_precision_t)p, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, 7,
                      4096, 1000, 1.0f, 0.0f, 0, 0, NULL, 0};
-        const char *name = NULL;
-        CM_ASSERT_OK(cm_gemm_config_name(0, g.prec, g.layout, g.oa, g.ob, g.m, g.n, g.k, &name));
-        if (CM__GEMM_SKINNY_DISPATCH) assert_string_equal(name, "skinny");
+        if (CM__GEMM_SKINNY_DISPATCH) assert_string_equal(chosen(&g), "skinny");
         run_case(&g, idx++);
         g.ob = CM_GEMM_OP_N;
-        CM_ASSERT_OK(cm_gemm_config_name(0, g.prec, g.layout, g.oa, g.ob, g.m, g.n, g.k, &name));
-        assert_string_not_equal(name, "skinny");
+        assert_string_not_equal(chosen(&g), "skinny");
     }
     /* forced on shapes the dispatch does not give it: a vector side, few rows, one element */
     static const size_t forced[][3] = {{1, 300, 77}, {300, 1, 600}, {5, 40, 300}, {1, 1, 9}};
@@ -567,9 +567,7 @@ static void test_3xtf32_accuracy(void **state) {
         gcase_t g = {CM_GEMM_FP32_3XTF32, (cm_gemm_layout_t)sh[i].layout,
                      (cm_gemm_op_t)sh[i].oa, (cm_gemm_op_t)sh[i].ob, sh[i].m, sh[i].n, sh[i].k,
                      1.0f, 0.0f, 0, 0, forced ? "sm90+3xtf32" : NULL, 2048};
-        const char *name = NULL;
-        CM_ASSERT_OK(cm_gemm_config_name(0, g.prec, g.layout, g.oa, g.ob, g.m, g.n, g.k, &name));
-        if (forced) name = "forced sm90+3xtf32";
+        const char *name = chosen(&g);
         const double e3 = run_case(&g, i);
         rng_state = seed; /* the same inputs for FP32 */
         g.prec = CM_GEMM_FP32;
@@ -670,13 +668,7 @@ static void test_sm90_mn_b(void **state) {
                             /* the transposed-B kernel where the normalised B (row-major: B,
                              * column-major: A) is N-contiguous; column-major T,N is "TN" */
                             const bool mn_b = l == CM_GEMM_ROW_MAJOR || oa == CM_GEMM_OP_N;
-                            const char *name = NULL;
-                            cm__gemm_config_override_set_for_tests("sm90+bt");
-                            const cm_status_t st = cm_gemm_config_name(
-                                0, g.prec, g.layout, g.oa, g.ob, g.m, g.n, g.k, &name);
-                            cm__gemm_config_override_set_for_tests(NULL);
-                            CM_ASSERT_OK(st);
-                            assert_string_equal(name, mn_b ? "sm90+bt" : "sm90");
+                            assert_string_equal(chosen(&g), mn_b ? "sm90+bt" : "sm90");
                         }
                         run_case(&g, idx++);
                     }
