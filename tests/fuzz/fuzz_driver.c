@@ -63,6 +63,7 @@
 #include <cudamodel/stream.h>
 
 #include "handle.h"
+#include "multi/multi_internal.h"
 #include "test_full_fake.h"
 
 #define NB 8    /* buffers per thread */
@@ -178,6 +179,7 @@ typedef struct zthread {
     bool cap_stale;
     int cap_slot;              /* stream slot being captured, -1 */
     cm_device_set_t *set;
+    bool set_broken;           /* the set was made unusable during an operation with a fault */
     cm_comm_t *set_comm;
     cm_split_t *split;
     size_t split_n;
@@ -281,6 +283,20 @@ static cm_status_t zcheck(zthread_t *t, cm_status_t st, unsigned allowed, const 
     if (cmf_ctx_depth() != 0 || cmf_ctx_bound() != -1)
         fail(t, "%s left the thread's context stack changed (depth %d, bound %d)", what,
              cmf_ctx_depth(), cmf_ctx_bound());
+    /* a collective aborted by an injected NCCL failure makes the set unusable for good (the
+     * library's documented refusal, with the status it broke with): noted while the fault is
+     * still in this operation, accepted as the refusal from then on; a set broken with no fault
+     * is a library defect */
+    const struct cm__device_set *ds =
+        t->set != NULL ? cm__handle_obj(t->set, CM__KIND_DEVICE_SET) : NULL;
+    const cm_status_t brk = ds != NULL ? cm__set_broken(ds) : CM_OK;
+    if (brk != CM_OK && !t->set_broken) {
+        if (relaxed(t)) t->set_broken = true;
+        else fail(t, "%s: the device set became unusable without an injected fault", what);
+    }
+    if (t->set_broken && st == brk && st != CM_OK &&
+        strstr(cm_last_error()->message, "the device set is unusable") != NULL)
+        return st;
     if (!relaxed(t) && !(allowed & A(st)))
         fail(t, "%s returned %s without an injected fault (%s)", what, cm_status_name(st),
              st != CM_OK ? cm_last_error()->message : "the call should have been refused");
@@ -1175,6 +1191,15 @@ static void capture_end(zthread_t *t, int k) {
                   A_OK | A(CM_ERROR_INVALID_ARGUMENT) /* ended by the failure after all */);
         note(t, "capture end again slot %d: %s", t->cap_slot, cm_status_name(st));
     }
+    /* a fault armed for good (every cuCtxPushCurrent fails) refuses every repetition, as the
+     * contract says (nothing ended, the end may be repeated): the last one runs with no fault
+     * armed, as a caller's repetition once the cause is gone */
+    if (st != CM_OK && cmf_thread_captures() > 0) {
+        if (g != NULL) fail(t, "a failed capture end wrote out");
+        t->faults += cmf_disarm();
+        st = CALL(cm_graph_capture_end(s->h, &g), A_OK | A(CM_ERROR_INVALID_ARGUMENT));
+        note(t, "capture end with no fault armed slot %d: %s", t->cap_slot, cm_status_name(st));
+    }
     /* a capture the library can no longer end (CUDA still captures, the end is refused) would
      * leave the stream and the thread in capture mode for good (the simulation's is ended here) */
     if (st != CM_OK && cmf_thread_captures() > 0) {
@@ -1474,6 +1499,7 @@ static void op_set(zthread_t *t) {
         if (st != CM_ERROR_BUSY) {
             grave_add(t, t->set, CM__KIND_DEVICE_SET);
             t->set = NULL;
+            t->set_broken = false;
         }
         break;
     }
