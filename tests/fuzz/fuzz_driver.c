@@ -1469,6 +1469,24 @@ static void op_pool(zthread_t *t) {
 
 /* ---------------------------------------------------------------- sets, splits, communicators */
 
+/* A buffer made for one collective goes at its end: a destroy refused under a fault (the
+ * device's scope could not be entered: nothing released, the destroy may be repeated) is
+ * repeated with no fault armed, else the buffer would keep the set's member busy for good. */
+static void set_buffer_destroy(zthread_t *t, cm_buffer_t *b) {
+    if (b == NULL) return;
+    cm_status_t st = CALL(cm_buffer_destroy(b), A_OK);
+    if (st != CM_OK && cm_buffer_info(b, &(cm_buffer_info_t){0}) == CM_OK) {
+        t->faults += cmf_disarm();
+        st = CALL(cm_buffer_destroy(b), A_OK);
+        if (st != CM_OK && cm_buffer_info(b, &(cm_buffer_info_t){0}) == CM_OK) {
+            fail(t, "a buffer's destroy, refused under a fault, was refused again with none "
+                    "armed (%s)", cm_status_name(st));
+            return;
+        }
+    }
+    grave_add(t, b, CM__KIND_BUFFER);
+}
+
 static void op_set(zthread_t *t) {
     unsigned v = u8(t), w = u8(t), x = u16(t);
     cm_status_t st = CM_OK;
@@ -1540,8 +1558,8 @@ static void op_set(zthread_t *t) {
             CALL(cm_comm_synchronize(t->set_comm), A_OK);
         }
         for (int k = 0; k < count; ++k) {
-            if (send[k] != NULL) CALL(cm_buffer_destroy(send[k]), A_OK);
-            if (recv[k] != NULL) CALL(cm_buffer_destroy(recv[k]), A_OK);
+            set_buffer_destroy(t, send[k]);
+            set_buffer_destroy(t, recv[k]);
         }
 #endif
         break;
