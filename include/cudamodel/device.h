@@ -195,6 +195,9 @@ typedef struct cm_device cm_device_t;
  *         fork before any CUDA call); every handle of the parent is refused there as well;
  *         CM_ERROR_CONTEXT_LOST; other CUDA failures as recorded.
  * A device without memory-pool support opens; only stream-ordered buffers are then refused.
+ * The open (and every close) of a device also releases what the library's own device objects
+ * of that device (a device set's members) left when their close could not make the context
+ * current (cm_device_set_close(), a failed cm_device_set_open()).
  * Ownership: the caller owns the handle and releases it with cm_device_close().
  */
 CM_API cm_status_t cm_device_open(int ordinal, cm_device_t **out);

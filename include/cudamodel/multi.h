@@ -134,7 +134,9 @@ CM_API cm_status_t cm_device_set_open_all(cm_device_set_t **out);
  *         that does not exist (the message names the device count) or one given twice (the
  *         message names both positions); the statuses of cm_device_open(), cm_stream_acquire()
  *         and of the pinned allocation (CM_ERROR_HOST_OUT_OF_MEMORY). Nothing is left open on
- *         failure.
+ *         failure: a member's device object that the failure leaves with no way to make its
+ *         context current is closed all the same, and its streams and memory pool are
+ *         released at the next cm_device_open() or cm_device_close() of that device.
  * Ownership: the caller owns the set and closes it with cm_device_set_close().
  */
 CM_API cm_status_t cm_device_set_open(const int *ordinals, int count, cm_device_set_t **out);
@@ -152,7 +154,9 @@ CM_API cm_status_t cm_device_set_open(const int *ordinals, int count, cm_device_
  * @return CM_OK; CM_ERROR_BUSY as above; CM_ERROR_INVALID_ARGUMENT for a closed set or a
  *         pointer that is not a set; the status of a fault in queued work, or of a member's
  *         close that could not release everything (its message lists what; the set is closed
- *         all the same).
+ *         all the same). A member whose context could not be made current (cuCtxPushCurrent
+ *         failed) is closed with its streams and memory pool released at the next
+ *         cm_device_open() or cm_device_close() of that device; the status is the failure's.
  * Ownership: on any status but CM_ERROR_BUSY and CM_ERROR_INVALID_ARGUMENT the handle is gone.
  */
 CM_API cm_status_t cm_device_set_close(cm_device_set_t *set);

@@ -42,6 +42,10 @@ cm_status_t cm__device_get(const cm_device_t *h, const char *arg, const char *fu
 
 /* ------------------------------------------------------------------ open, close */
 
+/* device objects a close parked (below, with the close) */
+static bool cm__parked_any(int ordinal);
+static void cm__parked_finish(int ordinal, bool alive);
+
 /* Create the device's memory pool (cudaMemPoolCreate needs no current device, but setting its
  * attribute may: both run with the device current). */
 static cm_status_t cm__pool_create(struct cm__device *dev) {
@@ -125,6 +129,18 @@ cm_status_t cm_device_open(int ordinal, cm_device_t **out) {
                           "cannot grow the handle table: host malloc failed");
         goto fail;
     }
+    /* device objects of this ordinal that an earlier close had to park: released now, with
+     * the device current (a scope that cannot be entered leaves them for a later open or
+     * close; the open itself succeeded) */
+    if (cm__parked_any(ordinal)) {
+        const cm_error_t kept = *cm_last_error();
+        cm__scope_t sc;
+        if (cm__enter(ordinal, 1, &sc) == CM_OK) {
+            cm__parked_finish(ordinal, true);
+            cm__leave(&sc);
+        }
+        *cm__detail() = kept;
+    }
     *out = (cm_device_t *)dev->handle;
     return CM_OK;
 
@@ -164,60 +180,19 @@ static cm_status_t cm__parts_busy_locked(struct cm__device *dev) {
     return busy;
 }
 
-/*
- * Close h. The device's scope is entered before anything is released, so that every CUDA
- * destroy of the parts and of the pool runs with the device's context current. keep: a scope
- * that cannot be entered refuses the close (nothing changed, the device stays open and the close
- * may be repeated); without it (the library's own device objects) the object is closed all the
- * same and each part tries a scope of its own, what is left reported.
- */
-static cm_status_t cm__device_close_q(cm_device_t *h, bool keep, const char *func) {
-    if (h == NULL) return CM_OK;
-    cm__core_lock();
-    struct cm__device *dev = cm__handle_obj(h, CM__KIND_DEVICE);
-    cm_status_t busy = dev != NULL ? cm__parts_busy_locked(dev) : CM_OK;
-    const int ordinal = dev != NULL ? dev->ordinal : -1;
-    cm__core_unlock();
-    if (dev == NULL) return cm__handle_fail(h, CM__KIND_DEVICE, "dev", func);
-    if (busy != CM_OK) return busy;
-    /* a lost context is no failure of the close: its objects went with it */
-    const bool alive = cm__context_guard(ordinal) == CM_OK;
-    if (!alive) cm_last_error_clear();
-    cm__scope_t sc;
-    bool entered = false;
-    cm__close_report_t r;
-    memset(&r, 0, sizeof r);
-    r.t = (cm__text_t){r.list, sizeof r.list, 0};
-    if (alive) {
-        cm_status_t st = cm__enter(ordinal, 1, &sc);
-        if (st != CM_OK && keep) return st; /* still open: nothing was released */
-        entered = st == CM_OK;
-        if (!entered) cm_last_error_clear(); /* the parts report what they could not release */
-    }
-    /* one locked step: check again that no part is busy (another thread may have used the
-     * device meanwhile), end the handle, leave the open list */
-    cm__core_lock();
-    if (cm__handle_obj(h, CM__KIND_DEVICE) != dev) {
-        dev = NULL; /* closed by another thread meanwhile */
-    } else {
-        busy = cm__parts_busy_locked(dev);
-        if (busy == CM_OK) {
-            (void)cm__handle_end_locked(h, CM__KIND_DEVICE);
-            for (struct cm__device **p = &cm__open_devices; *p != NULL; p = &(*p)->next_open) {
-                if (*p == dev) {
-                    *p = dev->next_open;
-                    break;
-                }
-            }
-            dev->next_open = NULL;
-        }
-    }
-    cm__core_unlock();
-    if (dev == NULL || busy != CM_OK) {
-        if (entered) cm__leave(&sc);
-        return dev == NULL ? cm__handle_fail(h, CM__KIND_DEVICE, "dev", func) : busy;
-    }
+/* Device objects that were closed while their context lived but could not be made current (the
+ * library's own device objects close all the same: a device set's members, a failed set open):
+ * ended and unlinked, their streams, events, scratch and memory pool not released yet. The next
+ * open or close of a device object of that ordinal that enters its scope releases them, instead
+ * of leaving them with the driver until the process exits. Under cm__core_lock(), linked
+ * through next_open. */
+static struct cm__device *cm__parked_devices;
 
+/* Release what dev holds and free it: its parts (each in a scope of its own, nested in the
+ * caller's), its staging lock and its pool (in a scope of its own, when the context is alive);
+ * r collects what could not be released. */
+static void cm__device_finish(struct cm__device *dev, bool alive, cm__close_report_t *r) {
+    const int ordinal = dev->ordinal;
     /* unreachable now but for the pins of a trim or report running on another thread */
     for (;;) {
         cm__core_lock();
@@ -226,9 +201,8 @@ static cm_status_t cm__device_close_q(cm_device_t *h, bool keep, const char *fun
         if (pins == 0) break;
         sched_yield();
     }
-    /* each part enters a scope of its own (nested in the close's: current already) */
-    if (dev->exec.release != NULL) cm__close_note(&r, dev->exec.release(dev));
-    if (dev->mem.release != NULL) cm__close_note(&r, dev->mem.release(dev));
+    if (dev->exec.release != NULL) cm__close_note(r, dev->exec.release(dev));
+    if (dev->mem.release != NULL) cm__close_note(r, dev->mem.release(dev));
     pthread_mutex_destroy(&dev->staging.lock);
     if (dev->pool != NULL && alive) {
         cm__scope_t ps;
@@ -252,12 +226,142 @@ static cm_status_t cm__device_close_q(cm_device_t *h, bool keep, const char *fun
             cm__text_printf(&t, "the memory pool was not destroyed (no scope of device %d: %s "
                             "failed)", ordinal, call);
         }
-        cm__close_note(&r, st);
+        cm__close_note(r, st);
     }
-    if (entered) cm__leave(&sc);
+    free(dev);
+}
+
+static void cm__report_init(cm__close_report_t *r) {
+    memset(r, 0, sizeof *r);
+    r->t = (cm__text_t){r->list, sizeof r->list, 0};
+}
+
+/* Release the parked device objects of ordinal, in the caller's scope of that device (alive) or
+ * after its context was lost (alive false: their CUDA objects went with it). Nobody waits for
+ * what these releases report: the caller's error detail is kept. */
+static void cm__parked_finish(int ordinal, bool alive) {
+    for (;;) {
+        cm__core_lock();
+        struct cm__device *dev = NULL;
+        for (struct cm__device **p = &cm__parked_devices; *p != NULL; p = &(*p)->next_open) {
+            if ((*p)->ordinal == ordinal) {
+                dev = *p;
+                *p = dev->next_open;
+                dev->next_open = NULL;
+                break;
+            }
+        }
+        cm__core_unlock();
+        if (dev == NULL) return;
+        const cm_error_t kept = *cm_last_error();
+        cm__close_report_t r;
+        cm__report_init(&r);
+        cm__device_finish(dev, alive, &r);
+        *cm__detail() = kept;
+    }
+}
+
+static bool cm__parked_any(int ordinal) {
+    cm__core_lock();
+    bool any = false;
+    for (const struct cm__device *d = cm__parked_devices; d != NULL && !any; d = d->next_open)
+        any = d->ordinal == ordinal;
+    cm__core_unlock();
+    return any;
+}
+
+void cm__parked_devices_forget_for_tests(void) {
+    cm__core_lock();
+    while (cm__parked_devices != NULL) { /* their simulated CUDA objects are gone already */
+        struct cm__device *d = cm__parked_devices;
+        cm__parked_devices = d->next_open;
+        pthread_mutex_destroy(&d->staging.lock);
+        free(d);
+    }
+    cm__core_unlock();
+}
+
+/*
+ * Close h. The device's scope is entered before anything is released, so that every CUDA
+ * destroy of the parts and of the pool runs with the device's context current. keep: a scope
+ * that cannot be entered refuses the close (nothing changed, the device stays open and the close
+ * may be repeated); without it (the library's own device objects) the object is closed all the
+ * same: its handle ends, and what it holds is parked until the next open or close of the device
+ * that enters the scope (cm__parked_finish). A lost context releases everything on the host
+ * side at once (its CUDA objects went with it).
+ */
+static cm_status_t cm__device_close_q(cm_device_t *h, bool keep, const char *func) {
+    if (h == NULL) return CM_OK;
+    cm__core_lock();
+    struct cm__device *dev = cm__handle_obj(h, CM__KIND_DEVICE);
+    cm_status_t busy = dev != NULL ? cm__parts_busy_locked(dev) : CM_OK;
+    const int ordinal = dev != NULL ? dev->ordinal : -1;
+    cm__core_unlock();
+    if (dev == NULL) return cm__handle_fail(h, CM__KIND_DEVICE, "dev", func);
+    if (busy != CM_OK) return busy;
+    /* a lost context is no failure of the close: its objects went with it */
+    const bool alive = cm__context_guard(ordinal) == CM_OK;
+    if (!alive) cm_last_error_clear();
+    cm__scope_t sc;
+    cm_status_t entered_st = CM_OK;
+    if (alive) {
+        entered_st = cm__enter(ordinal, 1, &sc);
+        if (entered_st != CM_OK && keep) return entered_st; /* still open: nothing released */
+    }
+    const bool entered = alive && entered_st == CM_OK;
+    /* one locked step: check again that no part is busy (another thread may have used the
+     * device meanwhile), end the handle, leave the open list; parked when the scope could not
+     * be entered */
+    cm__core_lock();
+    if (cm__handle_obj(h, CM__KIND_DEVICE) != dev) {
+        dev = NULL; /* closed by another thread meanwhile */
+    } else {
+        busy = cm__parts_busy_locked(dev);
+        if (busy == CM_OK) {
+            (void)cm__handle_end_locked(h, CM__KIND_DEVICE);
+            for (struct cm__device **p = &cm__open_devices; *p != NULL; p = &(*p)->next_open) {
+                if (*p == dev) {
+                    *p = dev->next_open;
+                    break;
+                }
+            }
+            dev->next_open = NULL;
+            if (alive && !entered) {
+                dev->next_open = cm__parked_devices;
+                cm__parked_devices = dev;
+            }
+        }
+    }
+    cm__core_unlock();
+    if (dev == NULL || busy != CM_OK) {
+        if (entered) cm__leave(&sc);
+        return dev == NULL ? cm__handle_fail(h, CM__KIND_DEVICE, "dev", func) : busy;
+    }
+    if (alive && !entered) {
+        /* the enter's failure, said of the close: nothing is lost, only later */
+        cm_error_t *e = cm__detail();
+        char was[CM_ERROR_MESSAGE_MAX];
+        cm__strlcpy(was, e->message, sizeof was);
+        cm__text_t t = {e->message, sizeof e->message, 0};
+        cm__text_printf(&t, "device %d is closed, but its streams, events and memory pool are "
+                        "released only at the next open or close of device %d: its context "
+                        "could not be made current now (%s)", ordinal, ordinal, was);
+        cm__strlcpy(e->hint,
+                    "nothing to repeat: the device object is gone (do not close it again); the "
+                    "next cm_device_open() or cm_device_close() of this device releases what it "
+                    "held",
+                    sizeof e->hint);
+        return entered_st;
+    }
+
+    cm__close_report_t r;
+    cm__report_init(&r);
     char name[sizeof dev->name];
     cm__strlcpy(name, dev->name, sizeof name);
-    free(dev);
+    cm__device_finish(dev, alive, &r);
+    /* device objects of this ordinal that an earlier close had to park */
+    cm__parked_finish(ordinal, alive);
+    if (entered) cm__leave(&sc);
     if (r.status == CM_OK) return CM_OK;
     cm_error_t *e = cm__detail();
     *e = r.first;

@@ -186,6 +186,10 @@ char *cm__format_bytes(size_t bytes, char *buf, size_t size);
 /** Forget every recorded sticky error (tests only; a real lost context never comes back). */
 void cm__context_reset_for_tests(void);
 
+/** Free the device objects that closes parked for a later open or close without releasing
+ *  their CUDA objects (tests only: the simulated CUDA they belonged to is reinstalled). */
+void cm__parked_devices_forget_for_tests(void);
+
 /** Forget every cached kernel attribute and device limit of cm_launch (tests only). */
 void cm__launch_cache_reset_for_tests(void);
 

@@ -2320,6 +2320,7 @@ static inline void cmf_install(int devices, size_t total) {
     cm__context_reset_for_tests();
     cm__primary_reset_for_tests();
     cm__launch_cache_reset_for_tests();
+    cm__parked_devices_forget_for_tests();
     cm_last_error_clear();
 }
 
@@ -2401,6 +2402,7 @@ static inline void cmf_uninstall(void) {
     cm__context_reset_for_tests();
     cm__primary_reset_for_tests();
     cm__launch_cache_reset_for_tests();
+    cm__parked_devices_forget_for_tests();
     cm_last_error_clear();
 }
 

@@ -12,6 +12,8 @@
  *     end of the capture, or when the device is closed;
  *   - cm_graph_capture_end may be repeated after it failed to enter the device's scope;
  *   - cm_device_close reports what it could not release (a failed cudaStreamDestroy);
+ *   - a memory pool that a close of the library's own device object (a set's member) could not
+ *     destroy is destroyed at the next open or close of that device;
  *   - cm_device_staging_configure changes nothing when the device's scope cannot be entered;
  *   - a sticky error recorded on one device leaves no runtime error behind for another.
  * Every test ends with nothing leaked and no runtime call made without a current context.
@@ -367,6 +369,34 @@ static void test_sticky_error_stays_with_its_device(void **state) {
         assert_int_equal(cm__handle_live_count((cm__kind_t)k), 0);
 }
 
+/* A device set's open that fails after its member's device object was made closes that object
+ * all the same; with every cuCtxPushCurrent failing from some point on, the close cannot enter
+ * the device's scope and its memory pool cannot be destroyed then: it is left to the next open
+ * or close of the device, not to the driver until exit. Every point of failure is tried; at
+ * least one leaves a pool (the case this is about). */
+static void test_failed_set_open_pool_left_to_next_open(void **state) {
+    (void)state;
+    const int ord[1] = {0};
+    int left_over = 0;
+    for (long skip = 0; skip < 12; ++skip) {
+        cm_device_set_t *set = NULL;
+        cmf_arm(CMF_IDX_ctx_push_current, skip, -1, cudaErrorUnknown);
+        cm_status_t st = cm_device_set_open(ord, 1, &set);
+        cmf_disarm();
+        if (st == CM_OK) {
+            CM_ASSERT_OK(cm_device_set_close(set));
+        } else {
+            assert_null(set);
+            if (cmf_outstanding(NULL, 0) != 0) ++left_over; /* the member's pool, for now */
+        }
+        cm_device_t *d = NULL;
+        CM_ASSERT_OK(cm_device_open(0, &d)); /* destroys what an earlier close left */
+        CM_ASSERT_OK(cm_device_close(d));
+        expect_clean();
+    }
+    assert_true(left_over > 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_buffer_destroy_scope_failure_keeps_it, setup,
@@ -386,6 +416,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_deferred_free_at_close, setup, teardown),
         cmocka_unit_test_setup_teardown(test_split_destroy_refused_in_capture, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sticky_error_stays_with_its_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_set_open_pool_left_to_next_open, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
