@@ -157,7 +157,11 @@ CM_API cm_status_t cm_device_set_open(const int *ordinals, int count, cm_device_
  *         all the same). A member whose context could not be made current (cuCtxPushCurrent
  *         failed) is closed with its streams and memory pool released at the next
  *         cm_device_open() or cm_device_close() of that device; the status is the failure's.
- * Ownership: on any status but CM_ERROR_BUSY and CM_ERROR_INVALID_ARGUMENT the handle is gone.
+ * Ownership: the handle is gone once the close went ahead, whatever it returns; only a refusal
+ * leaves the set open: CM_ERROR_BUSY whose message says "nothing was closed", and
+ * CM_ERROR_INVALID_ARGUMENT. A CM_ERROR_BUSY of the waits (the collective timeout ran out, or
+ * a CUDA failure that reads as busy, cudaErrorNotReady) comes after the close went ahead:
+ * cm_device_set_count() tells whether a set is still open (CM_ERROR_INVALID_ARGUMENT: closed).
  */
 CM_API cm_status_t cm_device_set_close(cm_device_set_t *set);
 

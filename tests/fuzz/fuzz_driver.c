@@ -1514,7 +1514,16 @@ static void op_set(zthread_t *t) {
     case 0: { /* close */
         bool busy = t->set_comm != NULL || t->split != NULL;
         st = CALL(cm_device_set_close(t->set), busy ? A_BUSY : A_OK);
-        if (st != CM_ERROR_BUSY) {
+        /* refused ("nothing was closed"), still open; a CM_ERROR_BUSY of the waits (a fault
+         * read as busy: cudaErrorNotReady) comes after the close went ahead (multi.h) */
+        const bool open = cm__handle_obj(t->set, CM__KIND_DEVICE_SET) != NULL;
+        if (open && st == CM_OK) fail(t, "a set close returned CM_OK and left the set open");
+        if (open && st != CM_ERROR_BUSY && st != CM_ERROR_INVALID_ARGUMENT)
+            fail(t, "a set close returned %s and left the set open", cm_status_name(st));
+        if (!open && st == CM_ERROR_BUSY &&
+            strstr(cm_last_error()->message, "nothing was closed") != NULL)
+            fail(t, "a set close said that nothing was closed and closed the set");
+        if (!open) {
             grave_add(t, t->set, CM__KIND_DEVICE_SET);
             t->set = NULL;
             t->set_broken = false;
