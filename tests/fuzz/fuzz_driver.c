@@ -180,6 +180,7 @@ typedef struct zthread {
     int cap_slot;              /* stream slot being captured, -1 */
     cm_device_set_t *set;
     bool set_broken;           /* the set was made unusable during an operation with a fault */
+    cm_status_t rank_aborted;  /* the status rank_comm was aborted with under a fault, or CM_OK */
     cm_comm_t *set_comm;
     cm_split_t *split;
     size_t split_n;
@@ -294,9 +295,20 @@ static cm_status_t zcheck(zthread_t *t, cm_status_t st, unsigned allowed, const 
         if (relaxed(t)) t->set_broken = true;
         else fail(t, "%s: the device set became unusable without an injected fault", what);
     }
+    const char *msg = st != CM_OK ? cm_last_error()->message : "";
     if (t->set_broken && st == brk && st != CM_OK &&
-        strstr(cm_last_error()->message, "the device set is unusable") != NULL)
+        (strstr(msg, "the device set is unusable") != NULL ||
+         (strstr(what, "t->set_comm") != NULL &&
+          strstr(msg, "the communicator was aborted") != NULL)))
         return st;
+    /* likewise a rank's communicator aborted by an injected failure (NCCL's asynchronous error
+     * or a timeout aborted its ranks) refuses every later call with the status it died with */
+    if (strstr(what, "t->rank_comm") != NULL && st != CM_OK) {
+        if (t->rank_aborted == CM_OK && relaxed(t) && strstr(msg, "aborted") != NULL)
+            t->rank_aborted = st;
+        else if (t->rank_aborted == st && strstr(msg, "the communicator was aborted") != NULL)
+            return st;
+    }
     if (!relaxed(t) && !(allowed & A(st)))
         fail(t, "%s returned %s without an injected fault (%s)", what, cm_status_name(st),
              st != CM_OK ? cm_last_error()->message : "the call should have been refused");
@@ -1666,6 +1678,7 @@ static void op_rank_comm(zthread_t *t) {
         st = CALL(cm_comm_destroy(t->rank_comm), A_OK);
         grave_add(t, t->rank_comm, CM__KIND_COMM);
         t->rank_comm = NULL;
+        t->rank_aborted = CM_OK;
         t->rank_dev = NULL;
     } else {
         int nranks = 0, local = 0, first = 0;
