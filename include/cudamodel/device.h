@@ -210,7 +210,9 @@ CM_API cm_status_t cm_device_open(int ordinal, cm_device_t **out);
  * nothing, and the detail (cm_last_error()) says how many buffers, how many bytes, and where
  * the first ones were created; cm_device_leak_report() lists every one. Destroy them and close
  * again. Refused as well, releasing nothing, when the device's context cannot be made current
- * (the device stays open: close again).
+ * (the device stays open: close again), and with CM_ERROR_BUSY while the calling thread captures
+ * a graph (cm_graph_capture_begin(): CUDA refuses the frees and the pool's destroy of a close
+ * during a capture; end the capture, then close).
  *
  * Once the close goes ahead the handle is gone, whatever it returns. When a CUDA destroy fails
  * (cudaMemPoolDestroy, cudaStreamDestroy, cudaEventDestroy, a free), the close returns that
@@ -220,7 +222,8 @@ CM_API cm_status_t cm_device_open(int ordinal, cm_device_t **out);
  *
  * @param[in] dev  the device, or NULL (a no-op returning CM_OK).
  * @return CM_OK;
- *         CM_ERROR_BUSY with the leak report while buffers, streams or events are alive;
+ *         CM_ERROR_BUSY with the leak report while buffers, streams or events are alive, or
+ *         while the calling thread captures a graph (nothing was closed);
  *         CM_ERROR_INVALID_ARGUMENT when dev was already closed or is not a device handle;
  *         a CUDA failure of cuCtxPushCurrent or cuDevicePrimaryCtxRetain when the context
  *         cannot be made current (the device is still open);

@@ -148,7 +148,9 @@ CM_API cm_status_t cm_device_set_open(const int *ordinals, int count, cm_device_
  * or while any member's device object still has live buffers, lent streams (other than the
  * set's own) or lent events: the call then returns CM_ERROR_BUSY and the message names the
  * member and what is still alive (cm_device_leak_report() on cm_device_set_device() lists the
- * buffers). Work still queued on the set's streams is waited for first.
+ * buffers), or while the calling thread captures a graph (CUDA refuses the frees of the
+ * members' closes during a capture). Work still queued on the set's streams is waited for
+ * first.
  *
  * @param[in] set  the set, or NULL (a no-op returning CM_OK).
  * @return CM_OK; CM_ERROR_BUSY as above; CM_ERROR_INVALID_ARGUMENT for a closed set or a

@@ -132,7 +132,7 @@ cm_status_t cm_device_open(int ordinal, cm_device_t **out) {
     /* device objects of this ordinal that an earlier close had to park: released now, with
      * the device current (a scope that cannot be entered leaves them for a later open or
      * close; the open itself succeeded) */
-    if (cm__parked_any(ordinal)) {
+    if (cm__thread_captures == 0 && cm__parked_any(ordinal)) {
         const cm_error_t kept = *cm_last_error();
         cm__scope_t sc;
         if (cm__enter(ordinal, 1, &sc) == CM_OK) {
@@ -299,16 +299,27 @@ static cm_status_t cm__device_close_q(cm_device_t *h, bool keep, const char *fun
     cm__core_unlock();
     if (dev == NULL) return cm__handle_fail(h, CM__KIND_DEVICE, "dev", func);
     if (busy != CM_OK) return busy;
+    /* while this thread captures a graph, CUDA refuses (and the capture would not survive) the
+     * cudaFree of deferred frees and the pool's destroy: the caller's close is refused, the
+     * library's own objects are parked as below */
+    const bool capturing = cm__thread_captures > 0;
+    if (capturing && keep) {
+        return CM__FAIL(CM_ERROR_BUSY, ordinal,
+                        "end the graph capture of this thread first, then close the device",
+                        "device %d cannot be closed while this thread captures a graph (CUDA "
+                        "refuses the frees and the memory pool's destroy of a close during a "
+                        "capture); nothing was closed", ordinal);
+    }
     /* a lost context is no failure of the close: its objects went with it */
     const bool alive = cm__context_guard(ordinal) == CM_OK;
     if (!alive) cm_last_error_clear();
     cm__scope_t sc;
     cm_status_t entered_st = CM_OK;
-    if (alive) {
+    if (alive && !capturing) {
         entered_st = cm__enter(ordinal, 1, &sc);
         if (entered_st != CM_OK && keep) return entered_st; /* still open: nothing released */
     }
-    const bool entered = alive && entered_st == CM_OK;
+    const bool entered = alive && !capturing && entered_st == CM_OK;
     /* one locked step: check again that no part is busy (another thread may have used the
      * device meanwhile), end the handle, leave the open list; parked when the scope could not
      * be entered */
@@ -336,6 +347,16 @@ static cm_status_t cm__device_close_q(cm_device_t *h, bool keep, const char *fun
     if (dev == NULL || busy != CM_OK) {
         if (entered) cm__leave(&sc);
         return dev == NULL ? cm__handle_fail(h, CM__KIND_DEVICE, "dev", func) : busy;
+    }
+    if (alive && capturing) {
+        return CM__FAIL(CM_ERROR_BUSY, ordinal,
+                        "nothing to repeat: the device object is gone (do not close it again); "
+                        "the next cm_device_open() or cm_device_close() of this device after "
+                        "the capture releases what it held",
+                        "device %d is closed, but its streams, events and memory pool are "
+                        "released only at the next open or close of device %d: this thread "
+                        "captures a graph (CUDA refuses frees during a capture)", ordinal,
+                        ordinal);
     }
     if (alive && !entered) {
         /* the enter's failure, said of the close: nothing is lost, only later */

@@ -256,6 +256,13 @@ cm_status_t cm_device_set_open_all(cm_device_set_t **out) {
  * counts only (no CUDA call), so that a member whose context was lost does not block the close.
  */
 static cm_status_t cm__set_close_check(struct cm__device_set *set, const char *func) {
+    /* the members' closes free memory and destroy pools: CUDA refuses that during a capture */
+    if (cm__thread_captures > 0) {
+        return cm__fail(CM_ERROR_BUSY, set->ordinals[0], __FILE__, __LINE__, func,
+                        "end the capture (cm_graph_capture_end()), then close the set",
+                        "a set cannot be closed while this thread captures a graph (CUDA refuses "
+                        "the frees of its members' closes during a capture); nothing was closed");
+    }
     int splits = atomic_load_explicit(&set->n_splits, memory_order_acquire);
     int comms = atomic_load_explicit(&set->n_comms, memory_order_acquire);
     if (splits > 0 || comms > 0) {

@@ -12,6 +12,7 @@
  *     end of the capture, or when the device is closed;
  *   - cm_graph_capture_end may be repeated after it failed to enter the device's scope;
  *   - cm_device_close reports what it could not release (a failed cudaStreamDestroy);
+ *   - a device's or a set's close is refused while the thread captures a graph;
  *   - a memory pool that a close of the library's own device object (a set's member) could not
  *     destroy is destroyed at the next open or close of that device;
  *   - cm_device_staging_configure changes nothing when the device's scope cannot be entered;
@@ -397,6 +398,47 @@ static void test_failed_set_open_pool_left_to_next_open(void **state) {
     assert_true(left_over > 0);
 }
 
+/* A close frees deferred memory and destroys the pool: CUDA refuses both while the thread
+ * captures a graph, so a device's (and a set's) close is refused then, nothing closed, and
+ * works once the capture has ended. The deferred free here is that of a stream-ordered buffer
+ * of device 0 whose cudaFreeAsync failed while the thread captured a stream of device 1. */
+static void test_close_refused_in_capture(void **state) {
+    (void)state;
+    cm_device_t *d0 = NULL, *d1 = NULL;
+    cm_stream_t *s0 = NULL, *s1 = NULL;
+    cm_buffer_t *buf = NULL;
+    cm_graph_t *g = NULL;
+    const int ord[1] = {0};
+    cm_device_set_t *set = NULL;
+    CM_ASSERT_OK(cm_device_set_open(ord, 1, &set));
+    CM_ASSERT_OK(cm_device_open(0, &d0));
+    CM_ASSERT_OK(cm_device_open(1, &d1));
+    CM_ASSERT_OK(cm_stream_acquire(d0, CM_STREAM_PRIORITY_LOW, &s0));
+    CM_ASSERT_OK(cm_stream_acquire(d1, CM_STREAM_PRIORITY_LOW, &s1));
+    CM_ASSERT_OK(cm_buffer_create_on_stream(s0, d0, 4 * KiB, &buf));
+    CM_ASSERT_OK(cm_graph_capture_begin(s1));
+    cmf_arm(CMF_IDX_free_async, 0, 1, cudaErrorUnknown);
+    assert_int_not_equal(cm_buffer_destroy_on_stream(s0, buf), CM_OK); /* the free deferred */
+    cmf_disarm();
+    CM_ASSERT_OK(cm_stream_release(s0));
+    assert_int_equal(cm_device_close(d0), CM_ERROR_BUSY);
+    assert_non_null(strstr(cm_last_error()->message, "captures a graph"));
+    assert_non_null(strstr(cm_last_error()->message, "nothing was closed"));
+    int o = -1;
+    CM_ASSERT_OK(cm_device_ordinal(d0, &o)); /* still open */
+    assert_int_equal(cm_device_set_close(set), CM_ERROR_BUSY);
+    assert_non_null(strstr(cm_last_error()->message, "nothing was closed"));
+    int n = 0;
+    CM_ASSERT_OK(cm_device_set_count(set, &n)); /* still open */
+    CM_ASSERT_OK(cm_graph_capture_end(s1, &g));
+    CM_ASSERT_OK(cm_graph_destroy(g));
+    CM_ASSERT_OK(cm_stream_release(s1));
+    CM_ASSERT_OK(cm_device_close(d0));
+    CM_ASSERT_OK(cm_device_set_close(set));
+    CM_ASSERT_OK(cm_device_close(d1));
+    expect_clean(); /* the deferred free ran after the capture (none refused inside it) */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_buffer_destroy_scope_failure_keeps_it, setup,
@@ -418,6 +460,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_sticky_error_stays_with_its_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_set_open_pool_left_to_next_open, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_close_refused_in_capture, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
