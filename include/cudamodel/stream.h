@@ -393,7 +393,9 @@ CM_API cm_status_t cm_graph_capture_begin(cm_stream_t *stream);
  * @return CM_OK; CM_ERROR_INVALID_ARGUMENT for a NULL out, a stream that is not acquired or not
  *         being captured; a CUDA failure of cuCtxPushCurrent or cuDevicePrimaryCtxRetain when
  *         the device's context cannot be made current: nothing is ended (CUDA still captures)
- *         and the call may be repeated; CM_ERROR_NOT_SUPPORTED when the capture was invalidated
+ *         and the call may be repeated; CM_ERROR_CONTEXT_LOST when the device's context was
+ *         lost (a sticky error): the capture went with it and the stream is no longer being
+ *         captured; CM_ERROR_NOT_SUPPORTED when the capture was invalidated
  *         by a call that cannot be captured (the message says so; the capture is ended either
  *         way); CM_ERROR_HOST_OUT_OF_MEMORY; CUDA failures of instantiation as recorded (the
  *         capture is ended).

@@ -32,7 +32,16 @@ cm_status_t cm__enter_context(int ordinal, int make_current, cm__scope_t *sc) {
      * context current: on a thread with none, the runtime would bind its current device's
      * primary context for good. So "no current context" always gets the device's pushed. */
     void *cur = NULL;
-    int known = cm__cuda.ctx_get_current(&cur) == cudaSuccess;
+    const cudaError_t got = cm__cuda.ctx_get_current(&cur);
+    int known = got == cudaSuccess;
+    if (!known && cm_cuda_error_is_sticky(got)) {
+        /* the context is lost: recorded (charged to ordinal, the scope's device) like any
+         * other call's sticky error, instead of pushing into it */
+        cm_status_t st = cm__cuda_fail(got, __FILE__, __LINE__,
+                                       "cuCtxGetCurrent (entering device %d)", ordinal);
+        (void)cm__scope_device_swap(sc->prev_device);
+        return st;
+    }
     /* some context is current: enough without make_current; when that cannot be known, push
      * (a balanced push and pop change nothing; a missing context would be bound for good) */
     if (!make_current && known && cur != NULL) return CM_OK;

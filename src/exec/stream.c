@@ -1612,7 +1612,24 @@ cm_status_t cm_graph_capture_end(cm_stream_t *stream, cm_graph_t **out) {
      * as no longer capturing: a scope that cannot be entered ends nothing (CUDA still captures),
      * and the end may be repeated */
     cm__scope_t sc;
-    CM_TRY(cm__enter(ordinal, 1, &sc));
+    st = cm__enter(ordinal, 1, &sc);
+    if (st != CM_OK) {
+        /* a lost context took the capture with it: the stream and this thread capture nothing
+         * any more (nothing to repeat), else the thread would count a capture for good and
+         * refuse its closes */
+        const cm_error_t reported = *cm_last_error();
+        if (cm__context_guard(ordinal) != CM_OK) {
+            cm__core_lock();
+            if (cm__stream_check_locked(stream, "stream", __func__, &s) == CM_OK &&
+                s->capturing) {
+                s->capturing = false;
+                if (cm__thread_captures > 0) --cm__thread_captures;
+            }
+            cm__core_unlock();
+        }
+        *cm__detail() = reported;
+        return st;
+    }
     cm__core_lock();
     st = cm__stream_check_locked(stream, "stream", __func__, &s);
     const bool ended = st == CM_OK && !s->capturing; /* by another thread meanwhile */

@@ -439,6 +439,38 @@ static void test_close_refused_in_capture(void **state) {
     expect_clean(); /* the deferred free ran after the capture (none refused inside it) */
 }
 
+/* A capture whose device's context is lost (a sticky error) went with the context: its end
+ * reports CM_ERROR_CONTEXT_LOST and the thread no longer counts a capture, so its closes are not
+ * refused for one. */
+static void test_capture_end_after_context_lost(void **state) {
+    (void)state;
+    cm_device_t *d0 = NULL, *d1 = NULL;
+    cm_stream_t *s1 = NULL;
+    cm_buffer_t *b1 = NULL;
+    cm_graph_t *g = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &d0));
+    CM_ASSERT_OK(cm_device_open(1, &d1));
+    CM_ASSERT_OK(cm_stream_acquire(d1, CM_STREAM_PRIORITY_LOW, &s1));
+    CM_ASSERT_OK(cm_buffer_create(d1, KiB, &b1));
+    CM_ASSERT_OK(cm_graph_capture_begin(s1));
+    CM_ASSERT_OK(cm_buffer_set(s1, b1, 0, KiB, 1));
+    /* the end's own scope finds the context lost */
+    cmf_arm(CMF_IDX_ctx_push_current, 0, 1, cudaErrorIllegalAddress);
+    assert_int_equal(cm_graph_capture_end(s1, &g), CM_ERROR_CONTEXT_LOST);
+    cmf_disarm();
+    cmf_abort_thread_captures(); /* the simulation's capture went with the context too */
+    assert_null(g);
+    /* not "not being captured" from here on: the capture is over */
+    assert_int_equal(cm_graph_capture_end(s1, &g), CM_ERROR_INVALID_ARGUMENT);
+    CM_ASSERT_OK(cm_device_close(d0)); /* not refused as if the thread still captured */
+    (void)cm_buffer_destroy(b1);
+    (void)cm_stream_release(s1);
+    (void)cm_device_close(d1);
+    cm__context_reset_for_tests();
+    for (int k = 1; k < CM__KIND_COUNT; ++k)
+        assert_int_equal(cm__handle_live_count((cm__kind_t)k), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_buffer_destroy_scope_failure_keeps_it, setup,
@@ -461,6 +493,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_failed_set_open_pool_left_to_next_open, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_close_refused_in_capture, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_capture_end_after_context_lost, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
