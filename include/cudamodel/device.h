@@ -228,7 +228,8 @@ CM_API cm_status_t cm_device_open(int ordinal, cm_device_t **out);
  *         a CUDA failure of cuCtxPushCurrent or cuDevicePrimaryCtxRetain when the context
  *         cannot be made current (the device is still open);
  *         a CUDA failure of a destroy, the message listing what was not released (the device
- *         is closed).
+ *         is closed; a failure that would read as CM_ERROR_BUSY or CM_ERROR_INVALID_ARGUMENT,
+ *         e.g. cudaErrorNotReady, is CM_ERROR_CUDA there: those two always mean "still open").
  * Ownership: on CM_OK, and on a failure that lists what was not released, the handle is gone;
  * do not use it again (cm_device_ordinal() tells whether a device is still open).
  */

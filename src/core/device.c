@@ -231,6 +231,11 @@ static void cm__device_finish(struct cm__device *dev, bool alive, cm__close_repo
     free(dev);
 }
 
+/* The status of a close that went ahead: never one that says that nothing was closed. */
+static cm_status_t cm__closed_status(cm_status_t s) {
+    return s == CM_ERROR_BUSY || s == CM_ERROR_INVALID_ARGUMENT ? CM_ERROR_CUDA : s;
+}
+
 static void cm__report_init(cm__close_report_t *r) {
     memset(r, 0, sizeof *r);
     r->t = (cm__text_t){r->list, sizeof r->list, 0};
@@ -349,7 +354,7 @@ static cm_status_t cm__device_close_q(cm_device_t *h, bool keep, const char *fun
         return dev == NULL ? cm__handle_fail(h, CM__KIND_DEVICE, "dev", func) : busy;
     }
     if (alive && capturing) {
-        return CM__FAIL(CM_ERROR_BUSY, ordinal,
+        return CM__FAIL(CM_ERROR_CUDA, ordinal,
                         "nothing to repeat: the device object is gone (do not close it again); "
                         "the next cm_device_open() or cm_device_close() of this device after "
                         "the capture releases what it held",
@@ -372,7 +377,8 @@ static cm_status_t cm__device_close_q(cm_device_t *h, bool keep, const char *fun
                     "next cm_device_open() or cm_device_close() of this device releases what it "
                     "held",
                     sizeof e->hint);
-        return entered_st;
+        e->status = cm__closed_status(entered_st);
+        return e->status;
     }
 
     cm__close_report_t r;
@@ -386,7 +392,10 @@ static cm_status_t cm__device_close_q(cm_device_t *h, bool keep, const char *fun
     if (r.status == CM_OK) return CM_OK;
     cm_error_t *e = cm__detail();
     *e = r.first;
-    e->status = r.status;
+    /* CM_ERROR_BUSY and CM_ERROR_INVALID_ARGUMENT say that nothing was closed (device.h): a
+     * failed destroy that maps to one of them (cudaErrorNotReady is CM_ERROR_BUSY) is
+     * CM_ERROR_CUDA here, the device being closed */
+    e->status = cm__closed_status(r.status);
     cm__text_t t = {e->message, sizeof e->message, 0};
     cm__text_printf(&t, "device %d (%s) is closed, but not everything it held was released: %s",
                     ordinal, name, r.list);
@@ -394,7 +403,7 @@ static cm_status_t cm__device_close_q(cm_device_t *h, bool keep, const char *fun
                 "what is listed stays with the driver until the process exits; the device "
                 "object itself is gone (do not close it again)",
                 sizeof e->hint);
-    return r.status;
+    return e->status;
 }
 
 cm_status_t cm_device_close(cm_device_t *h) {
