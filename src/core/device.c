@@ -353,31 +353,28 @@ static cm_status_t cm__device_close_q(cm_device_t *h, bool keep, const char *fun
         if (entered) cm__leave(&sc);
         return dev == NULL ? cm__handle_fail(h, CM__KIND_DEVICE, "dev", func) : busy;
     }
-    if (alive && capturing) {
-        return CM__FAIL(CM_ERROR_CUDA, ordinal,
-                        "nothing to repeat: the device object is gone (do not close it again); "
-                        "the next cm_device_open() or cm_device_close() of this device after "
-                        "the capture releases what it held",
-                        "device %d is closed, but its streams, events and memory pool are "
-                        "released only at the next open or close of device %d: this thread "
-                        "captures a graph (CUDA refuses frees during a capture)", ordinal,
-                        ordinal);
-    }
-    if (alive && !entered) {
-        /* the enter's failure, said of the close: nothing is lost, only later */
+    if (alive && !entered) { /* parked: nothing is lost, only later */
+        char why[CM_ERROR_MESSAGE_MAX];
+        if (capturing) {
+            (void)CM__FAIL(CM_ERROR_CUDA, ordinal, "", "a graph capture");
+            cm__strlcpy(why, "this thread captures a graph (CUDA refuses frees during a capture)",
+                        sizeof why);
+        } else { /* the enter's failure (its call and place kept), said of the close */
+            cm__text_t w = {why, sizeof why, 0};
+            cm__text_printf(&w, "its context could not be made current now (%s)",
+                            cm_last_error()->message);
+        }
         cm_error_t *e = cm__detail();
-        char was[CM_ERROR_MESSAGE_MAX];
-        cm__strlcpy(was, e->message, sizeof was);
         cm__text_t t = {e->message, sizeof e->message, 0};
         cm__text_printf(&t, "device %d is closed, but its streams, events and memory pool are "
-                        "released only at the next open or close of device %d: its context "
-                        "could not be made current now (%s)", ordinal, ordinal, was);
+                        "released only at the next open or close of device %d: %s", ordinal,
+                        ordinal, why);
         cm__strlcpy(e->hint,
                     "nothing to repeat: the device object is gone (do not close it again); the "
                     "next cm_device_open() or cm_device_close() of this device releases what it "
                     "held",
                     sizeof e->hint);
-        e->status = cm__closed_status(entered_st);
+        e->status = capturing ? CM_ERROR_CUDA : cm__closed_status(entered_st);
         return e->status;
     }
 

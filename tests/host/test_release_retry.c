@@ -43,12 +43,17 @@ static int setup(void **state) {
     return 0;
 }
 
-/* Nothing live, nothing held, no implicit context, no violation. */
-static void expect_clean(void) {
+/* No live handle of any kind. */
+static void expect_no_handles(void) {
     for (int k = 1; k < CM__KIND_COUNT; ++k) {
         size_t live = cm__handle_live_count((cm__kind_t)k);
         if (live != 0) fail_msg("%zu live %s handle(s) left", live, cm__kind_name((cm__kind_t)k));
     }
+}
+
+/* Nothing live, nothing held, no implicit context, no violation. */
+static void expect_clean(void) {
+    expect_no_handles();
     char why[256];
     if (cmf_outstanding(why, sizeof why) != 0) fail_msg("the library still holds %s", why);
     for (const cmf_alloc_t *a = cmf.allocs; a != NULL; a = a->next)
@@ -366,8 +371,7 @@ static void test_sticky_error_stays_with_its_device(void **state) {
     CM_ASSERT_OK(cm_device_close(d1));
     assert_int_equal(cm_device_close(d0), CM_OK); /* a lost context's objects went with it */
     cm__context_reset_for_tests();
-    for (int k = 1; k < CM__KIND_COUNT; ++k)
-        assert_int_equal(cm__handle_live_count((cm__kind_t)k), 0);
+    expect_no_handles();
 }
 
 /* A device set's open that fails after its member's device object was made closes that object
@@ -460,15 +464,14 @@ static void test_capture_end_after_context_lost(void **state) {
     cmf_disarm();
     cmf_abort_thread_captures(); /* the simulation's capture went with the context too */
     assert_null(g);
-    /* not "not being captured" from here on: the capture is over */
+    /* the capture is over: a second end finds the stream not being captured */
     assert_int_equal(cm_graph_capture_end(s1, &g), CM_ERROR_INVALID_ARGUMENT);
     CM_ASSERT_OK(cm_device_close(d0)); /* not refused as if the thread still captured */
     (void)cm_buffer_destroy(b1);
     (void)cm_stream_release(s1);
     (void)cm_device_close(d1);
     cm__context_reset_for_tests();
-    for (int k = 1; k < CM__KIND_COUNT; ++k)
-        assert_int_equal(cm__handle_live_count((cm__kind_t)k), 0);
+    expect_no_handles();
 }
 
 int main(void) {
