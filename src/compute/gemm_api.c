@@ -305,9 +305,11 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         else if (p->a_kmajor && p->b_kmajor && cm__aligned16(p))
             c.config = 0;
         else if (c.config == CM__GEMM_SM90_PACK || c.config == CM__GEMM_SM90_BT ||
-                 cm__gemm_select_shape(p, sm_count) == CM__GEMM_SHAPE_LARGE) {
+                 cm__gemm_select_shape(p, sm_count) == CM__GEMM_SHAPE_LARGE ||
+                 p->k >= CM__GEMM_PACK_MIN_K) {
             /* transposing pre-pass: O((m + n) k) bytes against O(m n k) flops pays off on the
-             * large class only (measured: bench/NOTES-gemm.md); a forced "sm90" packs anywhere.
+             * large class, and on the small and skinny ones from K = CM__GEMM_PACK_MIN_K
+             * (measured: bench/NOTES-gemm.md); a forced "sm90" packs anywhere.
              * A bf16 B that is MN-major with 16-byte rows needs none with the transposed-B
              * kernel: forced "sm90+bt", or by default with CM__GEMM_SM90_BT_DISPATCH */
             const int b_as_is = fam == CM__GEMM_FAM_BF16 && !p->b_kmajor &&

@@ -86,10 +86,18 @@ enum { CM__GEMM_FAM_FP32 = 0, CM__GEMM_FAM_TF32 = 1, CM__GEMM_FAM_BF16 = 2, CM__
 enum { CM__GEMM_SM90_PACK = 1, CM__GEMM_SM90_3XTF32 = 2, CM__GEMM_SM90_BT = 3 };
 
 /** 1: the default dispatch takes CM__GEMM_SM90_BT wherever it would pack only a bf16 B that the
- *  kernel can read MN-major (bf16 "NN" on Hopper); 0: only a forced "sm90+bt" runs it. 0 until
- *  the transposed-B kernel (kernels/gemm_sm90.cu, BT) has passed its GPU test
- *  (test_gpu_gemm's test_sm90_mn_b) and bench_gemm's bf16 NN rows on the H200. */
-#define CM__GEMM_SM90_BT_DISPATCH 0
+ *  kernel can read MN-major (bf16 "NN" on Hopper); 0: only a forced "sm90+bt" runs it. On since
+ *  the transposed-B kernel (kernels/gemm_sm90.cu, BT) passed its GPU test (test_gpu_gemm's
+ *  test_sm90_mn_b) and beat the pack on the H200's bf16 NN rows (4096^3 0.96x cuBLAS against
+ *  0.81x; bench/NOTES-gemm.md). */
+#define CM__GEMM_SM90_BT_DISPATCH 1
+
+/** The shortest K at which a TF32 / BF16 product that is not "TN" (or lacks 16-byte rows) takes
+ *  the Hopper kernel after its pre-pass in the small and skinny classes too (the large class
+ *  always does): the pre-pass moves O((m + n) k) bytes, and from K = 64 the wgmma kernel wins
+ *  that back over mma.sync (H200: 1000^3 NN 1.23-1.38x, 4096 x 4096 x 64 NN 1.68-2.00x the
+ *  mma.sync figure); at K = 1 or 7 the pre-pass costs more than the product (0.4-0.6x). */
+#define CM__GEMM_PACK_MIN_K 64
 
 typedef struct cm__gemm_choice {
     int kernel; /* CM__GEMM_KERNEL_* */
@@ -162,11 +170,9 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
                             const char *override);
 
 /** 1: cm_gemm realigns where cm__gemm_realign_wanted says so; 0: never (FFMA runs those
- *  products, as before). 0 until the realignment has passed its GPU test (test_gpu_gemm's
- *  test_realigned turns it on through the hook below) and the sweep's odd-K rows on the H200:
- *  its copies and scratch are new glue around verified kernels, and a wrong result costs more
- *  than a slow one. */
-#define CM__GEMM_REALIGN_DEFAULT 0
+ *  products). On since the realignment passed its GPU test (test_gpu_gemm's test_realigned,
+ *  results checked against a float64 reference) on the H200. */
+#define CM__GEMM_REALIGN_DEFAULT 1
 
 /** For tests: 1 or 0 turns the realignment on or off for the process, -1 goes back to
  *  CM__GEMM_REALIGN_DEFAULT. Not synchronised: set it while no GEMM is being issued. */

@@ -421,7 +421,13 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_TF32, 9, mis, 1, NULL), "sm90+pack");
     cm__gemm_args_t skinny_nn = args(8192, 8192, 128, 0, 0, CM__GEMM_F32, 8192);
     cm__gemm_args_t tiny_nt = args(512, 512, 512, 0, 1, CM__GEMM_F32, 512);
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, skinny_nn, 1, NULL), "mma:128x128");
+    /* the small and skinny classes pack too once K >= CM__GEMM_PACK_MIN_K; below it, mma */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, skinny_nn, 1, NULL), "sm90+pack");
+    cm__gemm_args_t short_k_nn = args(8192, 8192, CM__GEMM_PACK_MIN_K - 1, 0, 0, CM__GEMM_F32,
+                                      8192);
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, short_k_nn, 1, NULL), "mma:128x128");
+    short_k_nn.k = CM__GEMM_PACK_MIN_K;
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, short_k_nn, 1, NULL), "sm90+pack");
     assert_string_equal(NAME(CM_GEMM_BF16, 9, tiny_nt, 1, "sm90"), "sm90+pack");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, nn, 1, "sm90+pack"), "ffma:128x128x8");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, big, 1, NULL), "mma:128x128");
@@ -431,7 +437,12 @@ static void test_dispatch(void **state) {
     cm__gemm_args_t small_tn = args(1024, 1024, 1024, 1, 1, CM__GEMM_F32, 1024);
     cm__gemm_args_t small_nn = args(1024, 1024, 1024, 0, 0, CM__GEMM_F32, 1024);
     assert_string_equal(NAME(CM_GEMM_TF32, 9, small_tn, 1, NULL), "sm90");
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, small_nn, 1, NULL), "mma:128x128");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, small_nn, 1, NULL), "sm90+pack");
+    cm__gemm_args_t small_nnbf = args(1024, 1024, 1024, 1, 0, CM__GEMM_BF16, 1024);
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, small_nnbf, 1, NULL),
+                        CM__GEMM_SM90_BT_DISPATCH ? "sm90+bt" : "sm90+pack");
+    small_nnbf.k = 7; /* a short K: the pre-pass would cost more than the product */
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, small_nnbf, 1, NULL), "mma:128x128");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, small_tn, 1, NULL), "mma:64x64");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "mma:128x64"), "mma:128x64");
     cm__gemm_args_t k0 = args(4096, 4096, 0, 1, 1, CM__GEMM_F32, 4096);
