@@ -474,6 +474,41 @@ static void test_skinny(void **state) {
         }
 }
 
+/* The small and skinny classes with operands that are not "TN": on Hopper, from K =
+ * CM__GEMM_PACK_MIN_K, the default dispatch runs the wgmma kernel after its pre-pass
+ * ("sm90+pack", or "sm90+bt" for a bf16 B contiguous along N); a shorter K runs mma.sync. Every
+ * precision, layout and transpose, padded / misaligned operands, beta over NaN; sampled
+ * entries against float64 (each case has 10^5-10^6 of them). */
+static void test_small_skinny_packed(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const char *tn = NULL;
+    CM_ASSERT_OK(cm_gemm_config_name(0, CM_GEMM_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T,
+                                     CM_GEMM_OP_N, 4096, 4096, 4096, &tn));
+    if (strcmp(tn, "sm90") == 0) { /* what the dispatch names on Hopper */
+        const char *name = NULL;
+        CM_ASSERT_OK(cm_gemm_config_name(0, CM_GEMM_TF32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N,
+                                         CM_GEMM_OP_N, 1000, 1000, 200, &name));
+        assert_string_equal(name, "sm90+pack");
+        CM_ASSERT_OK(cm_gemm_config_name(0, CM_GEMM_BF16, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N,
+                                         CM_GEMM_OP_N, 1000, 1000, 200, &name));
+        assert_string_equal(name, CM__GEMM_SM90_BT_DISPATCH ? "sm90+bt" : "sm90+pack");
+        CM_ASSERT_OK(cm_gemm_config_name(0, CM_GEMM_TF32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N,
+                                         CM_GEMM_OP_N, 8192, 300, 100, &name));
+        assert_string_equal(name, "sm90+pack");
+        CM_ASSERT_OK(cm_gemm_config_name(0, CM_GEMM_BF16, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N,
+                                         CM_GEMM_OP_N, 1000, 1000, CM__GEMM_PACK_MIN_K - 8,
+                                         &name));
+        assert_string_equal(name, "mma:128x128");
+    }
+    /* small class; skinny class (K <= 256); small class below the pre-pass's K */
+    static const size_t shapes[][3] = {
+        {1000, 1000, 200}, {8192, 300, 100}, {1000, 1000, CM__GEMM_PACK_MIN_K - 1}};
+    /* under compute-sanitizer: the small-class shape only (its time) */
+    const size_t n_shapes = cm_test_under_sanitizer() ? 1 : sizeof shapes / sizeof shapes[0];
+    (void)run_every_layout(shapes, n_shapes, NULL, NULL, true, 1, 0);
+}
+
 static void test_large_sampled(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
@@ -768,6 +803,7 @@ int main(void) {
         cmocka_unit_test(test_matrix_vector),
         cmocka_unit_test(test_skinny),
         cmocka_unit_test(test_every_config),
+        cmocka_unit_test(test_small_skinny_packed),
         cmocka_unit_test(test_large_sampled),
         cmocka_unit_test(test_3xtf32_accuracy),
         cmocka_unit_test(test_sm90_mn_b),
