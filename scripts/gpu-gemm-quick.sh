@@ -37,7 +37,7 @@ for f in 'test_s*' 'test_re*' 'test_large*' 'test_matrix*' 'test_medium*'; do
 done >"$R/t/gemm.txt" 2>&1
 grep -E '^filter|PASSED|FAILED' "$R/t/gemm.txt"
 S="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-CM_TEST_FILTER=test_small_skinny_packed "$S" --tool memcheck --error-exitcode 1 \
+CM_TEST_UNDER_SANITIZER=1 CM_TEST_FILTER=test_small_skinny_packed "$S" --tool memcheck --error-exitcode 1 \
     --report-api-errors no build-gpu/tests/test_gpu_gemm >"$R/t/san.txt" 2>&1
 rc=$?
 echo "memcheck test_small_skinny_packed: rc $rc"
