@@ -524,7 +524,8 @@ static void test_large_sampled(void **state) {
         run_case(&g, (size_t)p);
     }
     /* tensor cores on "NN" 4096^3 (not K-contiguous: the large class takes the transposing
-     * pre-pass on Hopper, "sm90+pack"; mma.sync elsewhere), row- and column-major */
+     * pre-pass on Hopper, "sm90+pack", or for a bf16 B contiguous along N "sm90+bt"; mma.sync
+     * elsewhere), row- and column-major */
     for (int p = 1; p < 3; ++p) {
         gcase_t g = {(cm_gemm_precision_t)p, p == 1 ? CM_GEMM_ROW_MAJOR : CM_GEMM_COL_MAJOR,
                      CM_GEMM_OP_N, CM_GEMM_OP_N, 4096, 4096, 4096, 1.0f, 0.0f, 0, 0, NULL, 4096};
