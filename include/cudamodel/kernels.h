@@ -504,20 +504,20 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * library carries it and the problem is "TN" (op(A) contiguous along K, op(B) contiguous
  * along K, 16-byte aligned rows). A TF32 / BF16 problem that is not (NN, NT, TT, or
  * misaligned operands) takes the Hopper kernel too, outside the tiny class, when its K is at
- * least 64 (always in the large class), after a transposing pre-pass ("sm90+pack"): each such operand is transposed (or copied) into
- * scratch memory taken from the device object's memory pool on the call's stream and given
- * back there after the product (M x K and N x K elements at most, K rounded up to 16 bytes;
- * kept by the pool, so repeated calls do not allocate anew). A BF16 op(B) that is contiguous
- * along N with 16-byte rows is read as it is by the kernel's transposed-B form ("sm90+bt"; only
- * A is packed if it needs to be). Without the memory (or a pool) the call runs the mma.sync
- * kernel instead: never an error of its own. A shorter K (where the pre-pass would cost more
- * than the product) and the tiny class run mma.sync. Any other TF32 / BF16 product on sm_80+ whose
- * operands lack 16-byte rows (an odd K or leading dimension) and that has at least 2^28 flops
- * is realigned: the operands without 16-byte rows are copied into aligned scratch from the
- * pool first, and the product runs on tensor cores; a smaller one (or one the scratch cannot be
- * had for) runs the FFMA kernel. The environment variable
- * CUDAMODEL_GEMM_CONFIG (read once per
- * process, for tuning and benchmarks only) forces one: "ffma:128x128x8", "mma:128x128", "sm90"
+ * least 64 (always in the large class), after a transposing pre-pass ("sm90+pack"): each such
+ * operand is transposed (or copied) into scratch memory taken from the device object's memory
+ * pool on the call's stream and given back there after the product (M x K and N x K elements
+ * at most, K rounded up to 16 bytes; kept by the pool, so repeated calls do not allocate anew).
+ * A BF16 op(B) that is contiguous along N with 16-byte rows is read as it is by the kernel's
+ * transposed-B form ("sm90+bt"; only A is packed if it needs to be). Without the memory (or a
+ * pool) the call runs the mma.sync kernel instead: never an error of its own. A shorter K
+ * (where the pre-pass would cost more than the product) and the tiny class run mma.sync. Any
+ * other TF32 / BF16 product on sm_80+ whose operands lack 16-byte rows (an odd K or leading
+ * dimension) and that has at least 2^28 flops is realigned: the operands without 16-byte rows
+ * are copied into aligned scratch from the pool first, and the product runs on tensor cores; a
+ * smaller one (or one the scratch cannot be had for) runs the FFMA kernel. The environment
+ * variable CUDAMODEL_GEMM_CONFIG (read once per process, for tuning and benchmarks only)
+ * forces one: "ffma:128x128x8", "mma:128x128", "sm90"
  * ... (see cm_gemm_config_name()); a name that cannot serve the call, or an FFMA tile this build
  * did not compile (only a -DCUDAMODEL_BUILD_TUNING=ON build carries every one), is ignored.
  *

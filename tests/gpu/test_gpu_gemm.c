@@ -667,8 +667,8 @@ static void test_realigned(void **state) {
 }
 
 /* bf16 "NN" through the Hopper kernel's transposed-B form ("sm90+bt", forced here; the
- * default dispatch's too with CM__GEMM_SM90_BT_DISPATCH): B is read MN-major as it is, with wgmma's imm-trans-b and a
- * descriptor of its own (kernels/gemm_sm90.cu). Both layouts of "NN" (A K-contiguous, B not),
+ * default dispatch's too with CM__GEMM_SM90_BT_DISPATCH): B is read MN-major as it is, with
+ * wgmma's imm-trans-b and a descriptor of its own (kernels/gemm_sm90.cu). Both layouts of "NN" (A K-contiguous, B not),
  * and op(A) transposed (A then packed, B still as it is); bf16 and bf16 C; sizes that are not
  * multiples of the 128 x 256 tile or of the 64-element K step, K tails, beta != 0; padded and
  * misaligned operands (the pack path then). On a GPU without the Hopper kernel the forced name
