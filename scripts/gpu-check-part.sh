@@ -52,9 +52,8 @@ done
 [ -s "$work/h200.jsonl" ] && cp "$work/h200.jsonl" "$real_out/"
 rm -rf "$work"
 # this part's verdict: a stage row of the summary table that is FAIL
-stage_re='^(build|tests|sanitizer|racecheck|doctor|examples|bench|soak)$'
-failed="$(sed -n '/^stage  *result/,$p' "$summary" |
-    awk -v re="$stage_re" '$1 ~ re && $2 == "FAIL" {print $1}' | tr '\n' ' ')"
+. scripts/gpu-stages.sh
+failed="$(cm_failed_stages "$summary")"
 if [ -n "$failed" ]; then
     echo "gpu-check part $part: FAIL ($failed) at $commit"
     exit 1

@@ -5,14 +5,14 @@
 #
 #   scripts/gpu-gemm-quick.sh <commit>
 #
-# 1. scripts/gpu-check.sh's build, test_gpu_gemm_batched and the doctor (into $OUT/t);
+# 1. scripts/gpu-check.sh's build, test_gpu_gemm_batched, the doctor and the bench stage with
+#    bench_gemm only (its --sweep too): check.txt, its logs and h200.jsonl in $OUT (append
+#    h200.jsonl to bench/results/h200.jsonl);
 # 2. test_gpu_gemm's dispatch tests by name (CM_TEST_FILTER): test_s* (small combinations,
 #    skinny, small/skinny packed, sm90 MN-major B, split-K), test_re* (realigned, reproducible),
 #    test_large*, test_matrix*, test_medium* -- not test_every_config / test_3xtf32_accuracy,
-#    whose kernels a dispatch change does not touch ($OUT/t/gemm.txt);
-# 3. test_small_skinny_packed under compute-sanitizer memcheck ($OUT/t/san.txt);
-# 4. scripts/gpu-check.sh's bench stage with bench_gemm only (its --sweep too) into $OUT/b
-#    (h200.jsonl there: append it to bench/results/h200.jsonl).
+#    whose kernels a dispatch change does not touch ($OUT/gemm.txt);
+# 3. test_small_skinny_packed under compute-sanitizer memcheck ($OUT/san.txt).
 # Exit status: 0 when every step passed. It is not the full check: a change to kernels/ or to
 # anything but the GEMM selection needs scripts/gpu-check-part.sh a and b.
 set -uo pipefail
@@ -20,19 +20,14 @@ set -uo pipefail
 commit="$1"
 R="${OUT:?OUT is not set (the device tool sets it)}"
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
-mkdir -p "$R/t" "$R/b"
+. scripts/gpu-stages.sh
 fail=0
-# a stage row of gpu-check's summary table that is FAIL (a targeted run exits non-zero by
-# design: its skipped stages are not a pass, so the exit status says nothing here)
-stage_failed() {
-    sed -n '/^stage  *result/,$p' "$1" |
-        awk '$1 ~ /^(build|tests|sanitizer|racecheck|doctor|examples|bench|soak)$/ &&
-             $2 == "FAIL" {f = 1} END {exit f ? 0 : 1}'
-}
-env OUT="$R/t" CM_BENCH_COMMIT="$commit" CM_GPU_CHECK_ONLY=doctor \
-    CM_GPU_CHECK_TESTS='^test_gpu_gemm_batched$' bash scripts/gpu-check.sh >"$R/t/check.txt" 2>&1
-stage_failed "$R/t/check.txt" && fail=1
-tail -12 "$R/t/check.txt"
+env OUT="$R" CM_BENCH_COMMIT="$commit" CM_GPU_CHECK_ONLY="doctor bench" \
+    CM_GPU_CHECK_TESTS='^test_gpu_gemm_batched$' CM_GPU_CHECK_BENCHES=bench_gemm \
+    bash scripts/gpu-check.sh >"$R/check.txt" 2>&1
+failed="$(cm_failed_stages "$R/check.txt")"
+[ -n "$failed" ] && fail=1
+tail -12 "$R/check.txt"
 M="$PWD/.deps/root/usr/lib/x86_64-linux-gnu"
 [ -d "$M" ] && export LD_LIBRARY_PATH="$M${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export CUDAMODEL_REQUIRE_GPU=1
@@ -41,21 +36,15 @@ for f in 'test_s*' 'test_re*' 'test_large*' 'test_matrix*' 'test_medium*'; do
     rc=$?
     echo "filter $f: rc $rc"
     [ $rc -eq 0 ] || fail=1
-done >"$R/t/gemm.txt" 2>&1
-grep -E '^filter|PASSED|FAILED' "$R/t/gemm.txt"
+done >"$R/gemm.txt" 2>&1
+grep -E '^filter|PASSED|FAILED' "$R/gemm.txt"
 S="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-CM_TEST_UNDER_SANITIZER=1 CM_TEST_FILTER=test_small_skinny_packed "$S" --tool memcheck --error-exitcode 1 \
-    --report-api-errors no build-gpu/tests/test_gpu_gemm >"$R/t/san.txt" 2>&1
+CM_TEST_UNDER_SANITIZER=1 CM_TEST_FILTER=test_small_skinny_packed "$S" --tool memcheck \
+    --error-exitcode 1 --report-api-errors no build-gpu/tests/test_gpu_gemm >"$R/san.txt" 2>&1
 rc=$?
 echo "memcheck test_small_skinny_packed: rc $rc"
 [ $rc -eq 0 ] || fail=1
-env OUT="$R/b" CM_BENCH_COMMIT="$commit" CM_GPU_CHECK_ONLY=bench \
-    CM_GPU_CHECK_TESTS='^test_gpu_gemm_batched$' CM_GPU_CHECK_BENCHES=bench_gemm \
-    bash scripts/gpu-check.sh >"$R/b/check.txt" 2>&1
-grep -E '^(bench) ' "$R/b/check.txt" | tail -1
-stage_failed "$R/b/check.txt" && fail=1
-# the device tool brings back 8 files: drop the empty logs and what step 4 repeats
+# the device tool brings back 8 files: drop the empty logs of the stages not run
 find "$R" -type f -empty -delete
-rm -f "$R/b/gpu-check-build.log" "$R/b/gpu-check-tests.log" "$R/t/gpu-check-doctor.log"
-echo "gpu-gemm-quick: $([ $fail -eq 0 ] && echo PASS || echo FAIL) at $commit"
+echo "gpu-gemm-quick: $([ $fail -eq 0 ] && echo PASS || echo "FAIL ${failed:-}") at $commit"
 exit $fail
