@@ -4,15 +4,16 @@
 # part b right after part a, so that it finds the warm machine and part a's build-gpu/ (a
 # machine idle for ~30 s is given back; a fresh one rebuilds, which part b does by itself):
 #
-#   scripts/gpu-check-part.sh a <commit>   build, tests, sanitizer, racecheck, doctor, examples
-#                                          (~450 s with the machine's start)
-#   scripts/gpu-check-part.sh b <commit>   build (cached), test_gpu_core, bench, soak (~120 s)
+#   scripts/gpu-check-part.sh a <commit>   build, tests, sanitizer, racecheck, doctor
+#                                          (~585 s of the call's 600 s)
+#   scripts/gpu-check-part.sh b <commit>   build (cached), test_gpu_core, examples, bench, soak
+#                                          (~140 s)
 #
 # <commit> is the commit measured (git rev-parse --short HEAD here, written literally into the
 # device command: the machine's copy has no usable history). Carry .deps (CMocka).
 # Into $OUT, at most 7 files, since the device tool brings back 8: check-<part>.txt (the
 # script's output and its summary table), the stage logs that have content, and h200.jsonl
-# (the benchmark and soak rows of part b, the streams_overlap example's of part a) to append to
+# (part b's: the streams_overlap example's, the benchmarks' and the soak's rows) to append to
 # bench/results/h200.jsonl. Each part's summary lists the other part's stages as SKIP; the check
 # passes when every stage that is not SKIP passed in both parts. Exit status: 0 when this
 # part's stages all passed, 1 otherwise, 2 on a usage error.
@@ -29,14 +30,14 @@ real_out="${OUT:-}"
 [ -n "$real_out" ] || { echo "$0: OUT is not set (the device tool sets it)" >&2; exit 2; }
 case "$part" in
 a)
-    only="sanitizer racecheck doctor examples"
+    only="sanitizer racecheck doctor"
     tests=""
-    logs="build tests sanitizer doctor examples"
+    logs="build tests sanitizer doctor"
     ;;
 b)
-    only="bench soak"
+    only="examples bench soak"
     tests='^test_gpu_core$'
-    logs="build tests bench soak"
+    logs="build tests examples bench soak"
     ;;
 *) usage ;;
 esac
