@@ -7,6 +7,9 @@
 #   scripts/gemm-sweep-configs.sh [config ...]   default list: sm90 sm90+bt skinny mma:64x64
 #                                                mma:128x128 ffma:32x64x16 ffma:64x64x16
 #
+# An entry "splitk=N" runs the default configuration with CUDAMODEL_GEMM_SPLITK=N instead (N
+# parts of K on every kernel, 1: never split); "<config>,splitk=N" both.
+#
 # Needs build-gpu/bench/bench_gemm (scripts/gpu-check.sh's build, or part a of
 # scripts/gpu-check-part.sh). Writes ${OUT:-/tmp}/sweeps.txt: "=== config <name>" before each
 # sweep ("default" first). About 7 s a sweep on the H200. A forced name a shape cannot take
@@ -21,10 +24,16 @@ configs=("$@")
     configs=(sm90 sm90+bt skinny mma:64x64 mma:128x128 ffma:32x64x16 ffma:64x64x16)
 {
     echo "=== config default"
-    env -u CUDAMODEL_GEMM_CONFIG -u CM_BENCH_RESULTS timeout 120 "$bench" --sweep
+    env -u CUDAMODEL_GEMM_CONFIG -u CUDAMODEL_GEMM_SPLITK -u CM_BENCH_RESULTS \
+        timeout 120 "$bench" --sweep
     for c in "${configs[@]}"; do
         echo "=== config $c"
-        env -u CM_BENCH_RESULTS CUDAMODEL_GEMM_CONFIG="$c" timeout 120 "$bench" --sweep
+        name="${c%%,splitk=*}" split=""
+        case "$c" in *splitk=*) split="${c##*splitk=}" ;; esac
+        case "$c" in splitk=*) name="" ;; esac
+        env -u CM_BENCH_RESULTS -u CUDAMODEL_GEMM_CONFIG -u CUDAMODEL_GEMM_SPLITK \
+            ${name:+CUDAMODEL_GEMM_CONFIG="$name"} ${split:+CUDAMODEL_GEMM_SPLITK="$split"} \
+            timeout 120 "$bench" --sweep
     done
 } >"$out" 2>&1
 echo "sweeps of ${#configs[@]} forced configurations and the default in $out"

@@ -875,20 +875,25 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * and applies alpha and beta (deterministic: the same bits every call). The parts run every
  * kernel's batch dimension, with the kernel the selection makes for them. */
 
-/* Parts for p under choice ch: 1 (no split) unless the tiles of C fill at most a quarter of
- * the multiprocessors (an eighth for the Hopper kernel, whose 128 x 256 tiles run a short K
- * poorly) and K gives every part at least CM__SPLITK_MIN_K; at most CM__SPLITK_MAX. H200, the
- * sweep of bench_gemm at 209c2ab with "fewer than half" for every kernel: 64 x 64 x 4096 went
- * 0.10-0.21x -> 0.70-1.07x cuBLAS, 127 x 1000 x 3001 0.04-0.17x -> 0.09-0.34x, but 32-64 tiles
- * lost (1000^3 TF32 / BF16 on sm90 0.91-0.97x -> 0.47-0.60x, 512^3 BF16 on mma 1.15x ->
- * 0.87x), hence the tighter thresholds. */
+/* Parts for p under choice ch (cm__gemm_splitk_parts in gemm_internal.h). The heuristic: 1 (no
+ * split) unless the tiles of C fill at most a quarter of the multiprocessors (an eighth for the
+ * Hopper kernel, whose 128 x 256 tiles run a short K poorly) and K gives every part at least
+ * CM__SPLITK_MIN_K; at most CM__SPLITK_MAX. H200, the sweep of bench_gemm at 209c2ab with "fewer
+ * than half" for every kernel: 64 x 64 x 4096 went 0.10-0.21x -> 0.70-1.07x cuBLAS, 127 x 1000 x
+ * 3001 0.04-0.17x -> 0.09-0.34x, but 32-64 tiles lost (1000^3 TF32 / BF16 on sm90 0.91-0.97x ->
+ * 0.47-0.60x, 512^3 BF16 on mma 1.15x -> 0.87x), hence the tighter thresholds. */
 #define CM__SPLITK_MIN_K 256
-#define CM__SPLITK_MAX 32
-static int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision,
-                                 int sms) {
-    if (p->batch > 1 || p->k < 2 * CM__SPLITK_MIN_K || p->m < 1 || p->n < 1 ||
-        ch.kernel == CM__GEMM_KERNEL_GEMV || ch.kernel == CM__GEMM_KERNEL_SKINNY ||
-        precision == CM_GEMM_FP32_3XTF32)
+int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision,
+                          int sms, int forced) {
+    if (p->batch > 1 || p->m < 1 || p->n < 1 || precision == CM_GEMM_FP32_3XTF32) return 1;
+    if (forced >= 1) {
+        /* any kernel (each has a batch dimension), parts of at least CM__SPLITK_FORCED_MIN_K */
+        int64_t parts = forced;
+        if (parts > p->k / CM__SPLITK_FORCED_MIN_K) parts = p->k / CM__SPLITK_FORCED_MIN_K;
+        return parts < 2 ? 1 : (int)parts;
+    }
+    if (p->k < 2 * CM__SPLITK_MIN_K || ch.kernel == CM__GEMM_KERNEL_GEMV ||
+        ch.kernel == CM__GEMM_KERNEL_SKINNY)
         return 1;
     int bm = 128, bn = 256; /* the Hopper kernel's tile */
     if (ch.kernel == CM__GEMM_KERNEL_FFMA) cm__gemm_ffma_tile(ch.config, &bm, &bn);
@@ -901,6 +906,44 @@ static int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch,
     if (parts > CM__SPLITK_MAX) parts = CM__SPLITK_MAX;
     return parts < 2 ? 1 : (int)parts;
 }
+
+/* ---------------------------------------------------------------------- the split-K override */
+
+/* the tests' override (cm__gemm_splitk_override_set_for_tests), or -1 */
+static _Atomic int cm__gemm_splitk_test = -1;
+
+void cm__gemm_splitk_override_set_for_tests(int parts) {
+    atomic_store(&cm__gemm_splitk_test, parts < 0 ? -1 : parts);
+}
+
+/* CUDAMODEL_GEMM_SPLITK's value: a decimal 1 .. CM__SPLITK_MAX, else 0 (unset or invalid) */
+static int cm__gemm_splitk_parse(const char *v) {
+    if (v == NULL || v[0] < '0' || v[0] > '9') return 0;
+    char *end = NULL;
+    const long n = strtol(v, &end, 10);
+    return *end == '\0' && n >= 1 && n <= CM__SPLITK_MAX ? (int)n : 0;
+}
+
+#if CM_GEMM_TUNING
+int cm__gemm_splitk_override(void) {
+    const int t = atomic_load(&cm__gemm_splitk_test);
+    return t >= 0 ? t : cm__gemm_splitk_parse(getenv("CUDAMODEL_GEMM_SPLITK"));
+}
+#else
+static int cm__gemm_splitk_env;
+static pthread_once_t cm__gemm_splitk_once = PTHREAD_ONCE_INIT;
+
+static void cm__gemm_splitk_env_read(void) {
+    cm__gemm_splitk_env = cm__gemm_splitk_parse(getenv("CUDAMODEL_GEMM_SPLITK"));
+}
+
+int cm__gemm_splitk_override(void) {
+    const int t = atomic_load(&cm__gemm_splitk_test);
+    if (t >= 0) return t;
+    (void)pthread_once(&cm__gemm_splitk_once, cm__gemm_splitk_env_read);
+    return cm__gemm_splitk_env;
+}
+#endif
 
 /* Run p (batch 1) split over K in `parts`; cudaErrorNotSupported with nothing queued when the
  * scratch cannot be had (the caller runs it whole). *ch: what the parts ran. */
@@ -1080,7 +1123,8 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
             }
         }
         if (err == cudaSuccess) {
-            const int parts = cm__gemm_splitk_parts(&p, ch, (int)precision, sms);
+            const int parts = cm__gemm_splitk_parts(&p, ch, (int)precision, sms,
+                                                    cm__gemm_splitk_override());
             err = parts > 1 ? cm__gemm_splitk(&ch, (int)precision, &p, parts, major, minor, sms,
                                               pool, cs)
                             : cudaErrorNotSupported;

@@ -178,6 +178,34 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
  *  CM__GEMM_REALIGN_DEFAULT. Not synchronised: set it while no GEMM is being issued. */
 void cm__gemm_realign_set_for_tests(int on);
 
+/** Split-K (gemm_api.c): a single product runs as a batch over K of at most this many parts
+ *  into float scratch, then a reduction adds them in order (deterministic). */
+#define CM__SPLITK_MAX 32
+/** A forced split (CUDAMODEL_GEMM_SPLITK) gives every part at least this much of K. */
+#define CM__SPLITK_FORCED_MIN_K 64
+
+/**
+ * How many parts split-K cuts p (batch 1, after the selection chose `ch`) into; 1 for no split.
+ * forced 0: the heuristic (a long K under a C whose tiles leave most multiprocessors idle;
+ * never for gemv, skinny, a batch or CM_GEMM_FP32_3XTF32); forced 1: no split; forced 2 ..
+ * CM__SPLITK_MAX: that many parts on any kernel, fewer where K gives a part less than
+ * CM__SPLITK_FORCED_MIN_K (never a batch or CM_GEMM_FP32_3XTF32). Pure.
+ */
+int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision,
+                          int sms, int forced);
+
+/**
+ * The split-K override cm_gemm passes to cm__gemm_splitk_parts: the tests' one when set
+ * (cm__gemm_splitk_override_set_for_tests), else CUDAMODEL_GEMM_SPLITK (a decimal 1 ..
+ * CM__SPLITK_MAX; another value counts as unset), read once per process (at every call in a
+ * tuning build); 0 when unset.
+ */
+int cm__gemm_splitk_override(void);
+
+/** Tests only: force split-K's parts (0: the heuristic, 1: never, 2 .. CM__SPLITK_MAX) for the
+ *  process, or with -1 go back to CUDAMODEL_GEMM_SPLITK. Atomic. */
+void cm__gemm_splitk_override_set_for_tests(int parts);
+
 /**
  * Tests only: force the configuration of every following cm_gemm() / cm_gemm_config_name() in
  * the process (a name as CUDAMODEL_GEMM_CONFIG takes; the string must stay valid until the

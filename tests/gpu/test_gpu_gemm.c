@@ -577,6 +577,47 @@ static void test_split_k(void **state) {
         }
 }
 
+/* Split-K forced (CUDAMODEL_GEMM_SPLITK through the tests' hook) on every kernel: the tiles,
+ * gemv and skinny (which the heuristic never splits) and the Hopper kernel, into 2, 3 and 7
+ * parts, K with a remainder, alpha / beta general and beta = 0 over NaN, BF16 out. Each case
+ * is checked in full against float64. */
+static void test_split_k_forced(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const struct {
+        cm_gemm_layout_t l;
+        cm_gemm_op_t oa, ob;
+        size_t m, n, k;
+        const char *config;
+    } sh[] = {
+        {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 64, 64, 1000, NULL},
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 96, 80, 1031, NULL},
+        {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, 1, 3000, 1000, "gemv"},
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 3000, 1, 1000, "gemv"},
+        {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, 7, 3001, 777, "skinny"},
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 2100, 5, 1000, "skinny"},
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 200, 300, 2048, "sm90"},
+        {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 130, 260, 1500, "sm90"},
+    };
+    static const int parts[] = {2, 3, 7};
+    size_t idx = 0;
+    for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i)
+        for (int p = 0; p < CM_GEMM_FP32_3XTF32; ++p)
+            for (size_t q = 0; q < sizeof parts / sizeof parts[0]; ++q) {
+                if (cm_test_under_sanitizer() && q > 0) break;
+                gcase_t g = {(cm_gemm_precision_t)p, sh[i].l, sh[i].oa, sh[i].ob, sh[i].m,
+                             sh[i].n, sh[i].k, 1.25f, -0.5f, 0, 0, sh[i].config, 0};
+                if (q == 1) { /* padded, misaligned, beta = 0 over NaN */
+                    g.pad = 3;
+                    g.off = 1;
+                    g.beta = 0.0f;
+                }
+                cm__gemm_splitk_override_set_for_tests(parts[q]);
+                run_case(&g, idx++);
+                cm__gemm_splitk_override_set_for_tests(-1);
+            }
+}
+
 /* CM_GEMM_FP32_3XTF32 against CM_GEMM_FP32 (FFMA, the cublasSgemm contract) on the same data:
  * the split-TF32 result must be as accurate. Shapes the default selection sends to the Hopper
  * path (large, every layout, a long odd K, the shortest K it takes: CM__GEMM_3X_MIN_K, where
@@ -810,6 +851,7 @@ int main(void) {
         cmocka_unit_test(test_sm90_mn_b),
         cmocka_unit_test(test_realigned),
         cmocka_unit_test(test_split_k),
+        cmocka_unit_test(test_split_k_forced),
         cmocka_unit_test(test_reproducible),
     };
     cm_test_filter_from_env();

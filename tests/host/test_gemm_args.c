@@ -941,6 +941,59 @@ static void test_bf16(void **state) {
     cm_bf16_to_float_array(out, NULL, 3);
 }
 
+/* Split-K's parts: the heuristic (a long K under few tiles; never gemv, skinny, a batch or
+ * 3xTF32), a forced count on any kernel (capped so that every part has
+ * CM__SPLITK_FORCED_MIN_K of K), forced 1 = never; the tests' override hook. */
+static void test_splitk_parts(void **state) {
+    (void)state;
+    const cm__gemm_choice_t ffma = {CM__GEMM_KERNEL_FFMA, CM__FFMA_32x64x16};
+    const cm__gemm_choice_t mma = {CM__GEMM_KERNEL_MMA, CM__MMA_64x64};
+    const cm__gemm_choice_t sm90 = {CM__GEMM_KERNEL_SM90, 0};
+    const cm__gemm_choice_t gemv = {CM__GEMM_KERNEL_GEMV, 0};
+    const cm__gemm_choice_t skinny = {CM__GEMM_KERNEL_SKINNY, 0};
+    cm__gemm_args_t p = args(64, 64, 4096, 1, 1, CM__GEMM_F32, 4096);
+    /* 64 x 64 x 4096: 2 tiles of 32 x 64 on 132 SMs -> one wave, capped by K / 256 = 16 */
+    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 0), 16);
+    assert_int_equal(cm__gemm_splitk_parts(&p, mma, CM_GEMM_TF32, 132, 0), 16);
+    assert_int_equal(cm__gemm_splitk_parts(&p, sm90, CM_GEMM_TF32, 132, 0), 16);
+    assert_int_equal(cm__gemm_splitk_parts(&p, gemv, CM_GEMM_FP32, 132, 0), 1);
+    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_FP32, 132, 0), 1);
+    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32_3XTF32, 132, 0), 1);
+    /* forced: any kernel, that many parts, 1 = none */
+    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_FP32, 132, 4), 4);
+    assert_int_equal(cm__gemm_splitk_parts(&p, gemv, CM_GEMM_BF16, 132, 3), 3);
+    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 1), 1);
+    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, CM__SPLITK_MAX),
+                     CM__SPLITK_MAX);
+    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32_3XTF32, 132, 4), 1);
+    /* a short K: the heuristic keeps it whole; forced parts keep CM__SPLITK_FORCED_MIN_K each */
+    p.k = 300;
+    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 0), 1);
+    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 8),
+                     300 / CM__SPLITK_FORCED_MIN_K);
+    p.k = CM__SPLITK_FORCED_MIN_K * 2 - 1;
+    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 8), 1);
+    /* a batch is never split */
+    p.k = 4096;
+    p.batch = 2;
+    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 0), 1);
+    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 4), 1);
+    /* a C that fills the GPU: no split by the heuristic */
+    cm__gemm_args_t big = args(4096, 4096, 4096, 1, 1, CM__GEMM_F32, 4096);
+    assert_int_equal(cm__gemm_splitk_parts(&big, ffma, CM_GEMM_FP32, 132, 0), 1);
+    assert_int_equal(cm__gemm_splitk_parts(&big, sm90, CM_GEMM_BF16, 132, 0), 1);
+    /* the hook: a count, 0 (the heuristic), -1 (back to the environment) */
+    cm__gemm_splitk_override_set_for_tests(5);
+    assert_int_equal(cm__gemm_splitk_override(), 5);
+    cm__gemm_splitk_override_set_for_tests(0);
+    assert_int_equal(cm__gemm_splitk_override(), 0);
+    cm__gemm_splitk_override_set_for_tests(-1);
+    const char *env = getenv("CUDAMODEL_GEMM_SPLITK");
+    const int v = cm__gemm_splitk_override();
+    assert_true(v >= 0 && v <= CM__SPLITK_MAX);
+    if (env == NULL) assert_int_equal(v, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_enums_and_sizes, setup, teardown),
@@ -954,6 +1007,7 @@ int main(void) {
         cmocka_unit_test(test_dispatch),
         cmocka_unit_test(test_shipped_set),
         cmocka_unit_test(test_bf16),
+        cmocka_unit_test(test_splitk_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
