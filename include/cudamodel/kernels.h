@@ -521,11 +521,15 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * ... (see cm_gemm_config_name()); a name that cannot serve the call, or an FFMA tile this build
  * did not compile (only a -DCUDAMODEL_BUILD_TUNING=ON build carries every one), is ignored.
  *
- * Split-K: a single product whose C gives the chosen kernel's tiles to at most a quarter of the
- * multiprocessors (an eighth for the Hopper kernel) while K is at least 512 (64 x 64 x 4096, 7 x 3001 x 3001 ...) runs as a batch
- * over K ranges of at least 256 (at most 32 parts) into float scratch from the device object's
- * pool, then an ordered reduction applies alpha and beta (without the scratch memory it runs
- * whole). CM_GEMM_FP32_3XTF32, matrix-vector and "skinny" products are never split.
+ * Split-K: a single product with a long K whose C cannot keep the GPU busy runs as a batch over
+ * K ranges (at most 32 parts) into float scratch from the device object's pool, then an ordered
+ * reduction applies alpha and beta (without the scratch memory it runs whole): the tiles when
+ * they fill at most a quarter of the multiprocessors (an eighth for the Hopper kernel) with K >=
+ * 512 (64 x 64 x 4096), or, with K >= 1024, at most half the blocks the GPU holds at once (64 x
+ * 4096 x 4096, 4096 x 7 x 4096); "skinny" with K >= 2048 (7 x 4096 x 4096: 2 parts); a
+ * matrix-vector product read across K over 512 to 2048 rows with K >= 2048 (1000 x 1 x 4096).
+ * CM_GEMM_FP32_3XTF32 and batches are never split. CUDAMODEL_GEMM_SPLITK (read once per
+ * process, for tuning and benchmarks) forces the number of parts: 1 never splits.
  *
  * On a stream: returns once the work is queued (NULL stream: complete on return).
  * Deterministic: the same inputs, shapes and device give the same bits (no atomics; split-K

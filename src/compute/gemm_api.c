@@ -872,17 +872,33 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * is long (64 x 64 x 4096, 7 x 3001 x 3001, 1000^3 TF32 on 132 multiprocessors...) runs as a
  * strided batch over K: part q multiplies the K range [q kc, (q + 1) kc) into its own float
  * m x n matrix of scratch (alpha 1, beta 0), and cm__gemm_splitk_reduce adds the parts in order
- * and applies alpha and beta (deterministic: the same bits every call). The parts run every
- * kernel's batch dimension, with the kernel the selection makes for them. */
+ * and applies alpha and beta (deterministic: the same bits every call). The parts run as the
+ * batch dimension of the kernel chosen for the whole product. */
 
-/* Parts for p under choice ch (cm__gemm_splitk_parts in gemm_internal.h). The heuristic: 1 (no
- * split) unless the tiles of C fill at most a quarter of the multiprocessors (an eighth for the
- * Hopper kernel, whose 128 x 256 tiles run a short K poorly) and K gives every part at least
- * CM__SPLITK_MIN_K; at most CM__SPLITK_MAX. H200, the sweep of bench_gemm at 209c2ab with "fewer
- * than half" for every kernel: 64 x 64 x 4096 went 0.10-0.21x -> 0.70-1.07x cuBLAS, 127 x 1000 x
- * 3001 0.04-0.17x -> 0.09-0.34x, but 32-64 tiles lost (1000^3 TF32 / BF16 on sm90 0.91-0.97x ->
- * 0.47-0.60x, 512^3 BF16 on mma 1.15x -> 0.87x), hence the tighter thresholds. */
+/* Parts for p under choice ch (cm__gemm_splitk_parts in gemm_internal.h), by kernel:
+ *  - the tiles (FFMA, mma.sync): where C's tiles fill at most a quarter of the multiprocessors,
+ *    about one wave of them (sms / tiles parts); else, for K >= CM__SPLITK_LONG_K, where they
+ *    leave at least half of the GPU's resident tile slots empty (CM__SPLITK_SLOTS: 4 blocks per
+ *    multiprocessor of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), target / tiles
+ *    parts; both with at least CM__SPLITK_MIN_K of K per part, at most CM__SPLITK_MAX;
+ *  - the Hopper kernel: the first rule only, at an eighth (its 128 x 256 tiles run a short K
+ *    poorly);
+ *  - skinny, for K >= CM__SPLITK_SKINNY_K: ceil(K / CM__SPLITK_SKINNY_K) parts, at most 4 (its
+ *    blocks each run the whole K of their rows);
+ *  - gemv reading the matrix across K (its rows M-contiguous) over CM__SPLITK_GEMV_MIN_ROWS ..
+ *    CM__SPLITK_GEMV_MAX_ROWS rows, K >= CM__SPLITK_SKINNY_K: min(8, K / 512) parts (too few
+ *    rows to keep enough loads in flight);
+ *  - never a batch or CM_GEMM_FP32_3XTF32.
+ * H200 (bench/NOTES-gemm.md, the sweeps at c279dc8 with CUDAMODEL_GEMM_SPLITK forced): 64 x
+ * 4096 x 4096 0.33-0.46x cuBLAS unsplit, 0.62-0.84x in 4 parts; 4096 x 7 x 4096 FP32 on the
+ * tiles 0.43x -> 0.92x; 7 x 4096 x 4096 on skinny 0.68-0.75x -> 0.98-1.15x in 2; 1000 x 1 x 4096
+ * gemv across K 0.67-0.82x -> 1.03-1.17x in 8. Below K = 1024 the split lost where the first
+ * rule did not already take it (512^3 BF16 on mma 1.07x -> 0.77x in 2, 4096 x 64 x 1000). */
 #define CM__SPLITK_MIN_K 256
+#define CM__SPLITK_LONG_K 1024
+#define CM__SPLITK_SKINNY_K 2048
+#define CM__SPLITK_GEMV_MIN_ROWS 512
+#define CM__SPLITK_GEMV_MAX_ROWS 2048
 int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision,
                           int sms, int forced) {
     if (p->batch > 1 || p->m < 1 || p->n < 1 || precision == CM_GEMM_FP32_3XTF32) return 1;
@@ -892,16 +908,34 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
         if (parts > p->k / CM__SPLITK_FORCED_MIN_K) parts = p->k / CM__SPLITK_FORCED_MIN_K;
         return parts < 2 ? 1 : (int)parts;
     }
-    if (p->k < 2 * CM__SPLITK_MIN_K || ch.kernel == CM__GEMM_KERNEL_GEMV ||
-        ch.kernel == CM__GEMM_KERNEL_SKINNY)
-        return 1;
+    if (p->k < 2 * CM__SPLITK_MIN_K || sms < 1) return 1;
+    const int small_m = p->m <= p->n;
+    const int rows = small_m ? p->n : p->m; /* the long side */
+    if (ch.kernel == CM__GEMM_KERNEL_SKINNY) {
+        if (p->k < CM__SPLITK_SKINNY_K) return 1;
+        const int parts = (p->k + CM__SPLITK_SKINNY_K - 1) / CM__SPLITK_SKINNY_K;
+        return parts > 4 ? 4 : parts;
+    }
+    if (ch.kernel == CM__GEMM_KERNEL_GEMV) {
+        const int along_k = small_m ? p->b_kmajor : p->a_kmajor;
+        if (along_k || p->k < CM__SPLITK_SKINNY_K || rows < CM__SPLITK_GEMV_MIN_ROWS ||
+            rows > CM__SPLITK_GEMV_MAX_ROWS)
+            return 1;
+        const int parts = p->k / 512;
+        return parts > 8 ? 8 : parts;
+    }
     int bm = 128, bn = 256; /* the Hopper kernel's tile */
     if (ch.kernel == CM__GEMM_KERNEL_FFMA) cm__gemm_ffma_tile(ch.config, &bm, &bn);
     if (ch.kernel == CM__GEMM_KERNEL_MMA) cm__gemm_mma_tile(ch.config, &bm, &bn);
     if (bm < 1 || bn < 1) return 1;
     const int64_t tiles = ((int64_t)p->m + bm - 1) / bm * (((int64_t)p->n + bn - 1) / bn);
-    if ((ch.kernel == CM__GEMM_KERNEL_SM90 ? 8 : 4) * tiles > sms) return 1;
-    int64_t parts = ((int64_t)sms + tiles - 1) / tiles; /* about one wave */
+    int64_t parts = 1;
+    if ((ch.kernel == CM__GEMM_KERNEL_SM90 ? 8 : 4) * tiles <= sms) {
+        parts = ((int64_t)sms + tiles - 1) / tiles; /* about one wave */
+    } else if (ch.kernel != CM__GEMM_KERNEL_SM90 && p->k >= CM__SPLITK_LONG_K) {
+        const int64_t slots = (int64_t)sms * (bm * bn <= 2048 ? 4 : bm * bn <= 4096 ? 2 : 1);
+        if (2 * tiles <= slots) parts = slots / tiles;
+    }
     if (parts > p->k / CM__SPLITK_MIN_K) parts = p->k / CM__SPLITK_MIN_K;
     if (parts > CM__SPLITK_MAX) parts = CM__SPLITK_MAX;
     return parts < 2 ? 1 : (int)parts;
@@ -953,9 +987,11 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
     if (pool == NULL) return cudaErrorNotSupported;
     const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
     /* chunk: a multiple of 32 elements along K, so a K-contiguous operand's 16-byte alignment
-     * holds in every part */
-    int64_t kc = ((int64_t)p->k + parts - 1) / parts;
-    kc = (kc + 31) / 32 * 32;
+     * holds in every part; rounded down, so that what is left for the one extra launch that
+     * follows the batch is less than 32 per part (rounded up, 4096 in 3 parts left 1344 of K
+     * to a second launch of its own, as long as the batch) */
+    int64_t kc = (int64_t)p->k / parts / 32 * 32;
+    if (kc < 32) kc = 32;
     const int full = (int)(p->k / kc);
     const int64_t rem = p->k - (int64_t)full * kc;
     const int total = full + (rem > 0);
@@ -981,8 +1017,9 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
     q.stride_c = mn;
     /* the parts' product is FP32 out whatever C is: a BF16-out problem's parts are BF16 */
     const int part_prec = precision == CM_GEMM_BF16_OUT_BF16 ? CM_GEMM_BF16 : precision;
-    *ch = cm__gemm_select(part_prec, major, minor, sms, &q, CM_HAVE_GEMM_SM90,
-                          cm__gemm_config_override());
+    /* the parts run the kernel chosen for the whole product, whose tiles the split was sized
+     * for (a new selection for a batch of parts could move them to a class whose kernel packs
+     * every part: TF32 4096 x 7 x 4096 in 4 parts ran 0.43x cuBLAS so, against 0.68x in 2) */
     cudaError_t err = cm__gemm_launch(ch, part_prec, &q, sms, pool, cs);
     if (err == cudaSuccess && rem > 0) {
         cm__gemm_args_t r = q;

@@ -186,8 +186,8 @@ void cm__gemm_realign_set_for_tests(int on);
 
 /**
  * How many parts split-K cuts p (batch 1, after the selection chose `ch`) into; 1 for no split.
- * forced 0: the heuristic (a long K under a C whose tiles leave most multiprocessors idle;
- * never for gemv, skinny, a batch or CM_GEMM_FP32_3XTF32); forced 1: no split; forced 2 ..
+ * forced 0: the heuristic (a long K under a C whose tiles or rows leave the GPU underused, by
+ * kernel: gemm_api.c; never a batch or CM_GEMM_FP32_3XTF32); forced 1: no split; forced 2 ..
  * CM__SPLITK_MAX: that many parts on any kernel, fewer where K gives a part less than
  * CM__SPLITK_FORCED_MIN_K (never a batch or CM_GEMM_FP32_3XTF32). Pure.
  */

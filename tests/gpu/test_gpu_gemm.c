@@ -566,13 +566,25 @@ static void test_split_k(void **state) {
                         }
                         run_case(&g, idx++);
                     }
-    static const size_t sh[][3] = {{7, 3001, 3001}, {127, 1000, 3001}, {300, 200, 2500}};
+    /* shapes the default rules split (cm__gemm_splitk_parts): a few tiles over a long K, tiles
+     * that fill less than half the resident slots with K >= 1024 (64 x 2500 x 1200, with a
+     * remainder of K), skinny with K >= 2048 (2100 x 5 x 2500 "TN"), gemv across K over 1000
+     * rows (1000 x 1 x 4096, column-major "NN") */
+    static const struct {
+        size_t m, n, k;
+        cm_gemm_layout_t l;
+        cm_gemm_op_t oa, ob;
+    } sh[] = {{7, 3001, 3001, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
+              {127, 1000, 3001, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
+              {300, 200, 2500, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T},
+              {64, 2500, 1200, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T},
+              {2100, 5, 2500, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N},
+              {1000, 1, 4096, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N}};
     for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i)
         for (int p = 0; p < CM_GEMM_FP32_3XTF32; ++p) {
-            if (cm_test_under_sanitizer() && i > 0) break;
-            gcase_t g = {(cm_gemm_precision_t)p, i % 2 ? CM_GEMM_COL_MAJOR : CM_GEMM_ROW_MAJOR,
-                         CM_GEMM_OP_N, i == 2 ? CM_GEMM_OP_T : CM_GEMM_OP_N, sh[i][0], sh[i][1],
-                         sh[i][2], 1.0f, 0.75f, 0, 0, NULL, 2048};
+            if (cm_test_under_sanitizer() && i > 0 && p > 0) break;
+            gcase_t g = {(cm_gemm_precision_t)p, sh[i].l, sh[i].oa, sh[i].ob, sh[i].m, sh[i].n,
+                         sh[i].k, 1.0f, 0.75f, 0, 0, NULL, 2048};
             run_case(&g, idx++);
         }
 }

@@ -941,8 +941,7 @@ static void test_bf16(void **state) {
     cm_bf16_to_float_array(out, NULL, 3);
 }
 
-/* Split-K's parts: the heuristic (a long K under few tiles; never gemv, skinny, a batch or
- * 3xTF32), a forced count on any kernel (capped so that every part has
+/* Split-K's parts: the heuristic by kernel (never a batch or 3xTF32), a forced count on any kernel (capped so that every part has
  * CM__SPLITK_FORCED_MIN_K of K), forced 1 = never; the tests' override hook. */
 static void test_splitk_parts(void **state) {
     (void)state;
@@ -957,8 +956,40 @@ static void test_splitk_parts(void **state) {
     assert_int_equal(cm__gemm_splitk_parts(&p, mma, CM_GEMM_TF32, 132, 0), 16);
     assert_int_equal(cm__gemm_splitk_parts(&p, sm90, CM_GEMM_TF32, 132, 0), 16);
     assert_int_equal(cm__gemm_splitk_parts(&p, gemv, CM_GEMM_FP32, 132, 0), 1);
-    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_FP32, 132, 0), 1);
     assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32_3XTF32, 132, 0), 1);
+    /* skinny: ceil(K / 2048) parts, at most 4, from K = 2048 */
+    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_FP32, 132, 0), 2);
+    p.k = 3001;
+    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_FP32, 132, 0), 2);
+    p.k = 2047;
+    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_FP32, 132, 0), 1);
+    p.k = 9000;
+    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_BF16, 132, 0), 4);
+    p.k = 4096;
+    /* the tiles with a long K: a quarter of the SMs or less -> one wave (above); else half the
+     * resident slots or less -> fill them (64 x 4096: 128 tiles of 32 x 64 in 4 x 132 slots, 64
+     * of 64 x 64 in 2 x 132); below K = 1024 only the first rule */
+    cm__gemm_args_t wide = args(64, 4096, 4096, 1, 1, CM__GEMM_F32, 4096);
+    assert_int_equal(cm__gemm_splitk_parts(&wide, ffma, CM_GEMM_FP32, 132, 0), 4);
+    assert_int_equal(cm__gemm_splitk_parts(&wide, mma, CM_GEMM_TF32, 132, 0), 4);
+    wide.k = 1000;
+    assert_int_equal(cm__gemm_splitk_parts(&wide, mma, CM_GEMM_TF32, 132, 0), 1);
+    wide.m = 512;
+    wide.k = 4096;
+    assert_int_equal(cm__gemm_splitk_parts(&wide, mma, CM_GEMM_TF32, 132, 0), 1);
+    /* gemv across K (the matrix M-contiguous) over 512 .. 2048 rows from K = 2048: K / 512, at
+     * most 8; along K never */
+    cm__gemm_args_t mv = args(1000, 1, 4096, 0, 1, CM__GEMM_F32, 1000);
+    assert_int_equal(cm__gemm_splitk_parts(&mv, gemv, CM_GEMM_FP32, 132, 0), 8);
+    mv.k = 2500;
+    assert_int_equal(cm__gemm_splitk_parts(&mv, gemv, CM_GEMM_BF16, 132, 0), 4);
+    mv.a_kmajor = 1;
+    assert_int_equal(cm__gemm_splitk_parts(&mv, gemv, CM_GEMM_FP32, 132, 0), 1);
+    mv.a_kmajor = 0;
+    mv.m = 4096;
+    assert_int_equal(cm__gemm_splitk_parts(&mv, gemv, CM_GEMM_FP32, 132, 0), 1);
+    mv.m = 300;
+    assert_int_equal(cm__gemm_splitk_parts(&mv, gemv, CM_GEMM_FP32, 132, 0), 1);
     /* forced: any kernel, that many parts, 1 = none */
     assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_FP32, 132, 4), 4);
     assert_int_equal(cm__gemm_splitk_parts(&p, gemv, CM_GEMM_BF16, 132, 3), 3);
