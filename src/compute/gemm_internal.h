@@ -163,7 +163,8 @@ const char *cm__gemm_config_override(void);
  * 16-byte rows (gemm_api.c, "realignment"): a TF32 / BF16 product on sm_80+ that the selection
  * gave `chosen` = the FFMA kernel only because an operand lacks 16-byte rows, whose aligned form
  * the selection gives to a tensor-core kernel (mma.sync or the Hopper kernel), of at least
- * 2^28 flops (times the batch), with no configuration forced (override NULL or ""). Pure.
+ * 2^28 flops (TF32) or 2^25 (BF16) times the batch, with no configuration forced (override
+ * NULL or ""). Pure.
  */
 int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
                             const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,

@@ -719,6 +719,24 @@ static void test_realigned(void **state) {
                                      "tensor cores", g.m, g.n, g.k, l, oa, ob, err);
                         }
                     }
+    /* BF16 from 2^25 flops: shapes of 49-132 Mflop with K = 127, every layout and transpose */
+    static const size_t bf_shapes[][3] = {{4096, 127, 127}, {3001, 64, 127}, {127, 4096, 127}};
+    for (int p = CM_GEMM_BF16; p <= CM_GEMM_BF16_OUT_BF16; ++p)
+        for (int l = 0; l < 2; ++l)
+            for (int o = 0; o < 4; ++o)
+                for (size_t sh = 0; sh < sizeof bf_shapes / sizeof bf_shapes[0]; ++sh) {
+                    if (cm_test_under_sanitizer() && (l || o || sh > 0)) continue;
+                    gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l,
+                                 (cm_gemm_op_t)(o & 1), (cm_gemm_op_t)(o >> 1),
+                                 bf_shapes[sh][0], bf_shapes[sh][1], bf_shapes[sh][2], 1.5f,
+                                 -0.25f, 0, 0, NULL, 4096};
+                    if ((sh + (size_t)o) % 2) { /* padded, misaligned bases */
+                        g.pad = 3;
+                        g.off = 1;
+                        g.beta = 0.0f;
+                    }
+                    run_case(&g, idx++);
+                }
     cm__gemm_realign_set_for_tests(-1);
 }
 
