@@ -588,10 +588,11 @@ static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld,
  * misaligned operands are first staged into K-contiguous scratch with 16-byte rows (the
  * staging below, which the Hopper pack uses too) and the product is selected and run on that. */
 #define CM__GEMM_REALIGN_MIN_FLOPS 268435456.0 /* 2^28: ~10 us of the FFMA kernel */
-/* BF16 from 2^25: the FFMA kernel converts every bf16 input and ran 0.33-0.55x cuBLAS at 49-132
- * Mflop (4096 x 127 x 127, 3001 x 64 x 127), where TF32 on it stays at 0.85-1.05x; the forced
- * Hopper path, which stages the operands as the realignment does, ran those 0.52-0.88x (H200,
- * the sweeps at c279dc8: bench/NOTES-gemm.md) */
+/* BF16 from 2^25 with CM__GEMM_REALIGN_BF16_LOW (gemm_internal.h): the FFMA kernel converts
+ * every bf16 input and ran 0.33-0.55x cuBLAS at 49-132 Mflop (4096 x 127 x 127, 3001 x 64 x
+ * 127), where TF32 on it stays at 0.85-1.05x; the forced Hopper path, which stages the operands
+ * as the realignment does, ran those 0.52-0.88x (H200, the sweeps at c279dc8:
+ * bench/NOTES-gemm.md) */
 #define CM__GEMM_REALIGN_MIN_FLOPS_BF16 33554432.0
 #define CM__GEMM_REALIGN_MAX_BYTES ((size_t)1 << 30)
 
@@ -677,8 +678,9 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
     if (override != NULL && override[0] != '\0') return 0; /* a forced kernel stays forced */
     if (major < 8 || chosen.kernel != CM__GEMM_KERNEL_FFMA || p->k < 1) return 0;
     const double batch = p->batch > 1 ? (double)p->batch : 1.0;
-    const double floor = p->in_type == CM__GEMM_BF16 ? CM__GEMM_REALIGN_MIN_FLOPS_BF16
-                                                     : CM__GEMM_REALIGN_MIN_FLOPS;
+    const double floor = p->in_type == CM__GEMM_BF16 && CM__GEMM_REALIGN_BF16_LOW
+                             ? CM__GEMM_REALIGN_MIN_FLOPS_BF16
+                             : CM__GEMM_REALIGN_MIN_FLOPS;
     if (2.0 * p->m * (double)p->n * (double)p->k * batch < floor) return 0;
     const int pa = cm__gemm_misaligned_a(p), pb = cm__gemm_misaligned_b(p);
     if (!pa && !pb) return 0; /* aligned already: FFMA is the table's own choice */

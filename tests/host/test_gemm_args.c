@@ -487,11 +487,13 @@ static void test_dispatch(void **state) {
         assert_false(WANT(CM_GEMM_TF32, 9, odd, 1, "ffma:32x64x16"));
         cm__gemm_args_t small = args(64, 64, 301, 1, 1, CM__GEMM_F32, 301); /* 2.5 Mflop */
         assert_false(WANT(CM_GEMM_TF32, 9, small, 1, NULL));
-        /* 4096 x 127 x 127 (132 Mflop): BF16 from 2^25 flops, TF32 from 2^28 */
+        /* 4096 x 127 x 127 (132 Mflop): BF16 from 2^25 flops once CM__GEMM_REALIGN_BF16_LOW is
+         * 1, TF32 from 2^28 */
         cm__gemm_args_t tall = args(4096, 127, 127, 1, 1, CM__GEMM_BF16, 127);
         tall.ldb = 127;
-        assert_true(WANT(CM_GEMM_BF16, 9, tall, 1, NULL));
-        assert_true(WANT(CM_GEMM_BF16_OUT_BF16, 8, tall, 0, NULL));
+        assert_int_equal(WANT(CM_GEMM_BF16, 9, tall, 1, NULL), CM__GEMM_REALIGN_BF16_LOW);
+        assert_int_equal(WANT(CM_GEMM_BF16_OUT_BF16, 8, tall, 0, NULL),
+                         CM__GEMM_REALIGN_BF16_LOW);
         tall.in_type = CM__GEMM_F32;
         assert_false(WANT(CM_GEMM_TF32, 9, tall, 1, NULL));
         cm__gemm_args_t tinybf = args(127, 127, 127, 1, 1, CM__GEMM_BF16, 127); /* 4 Mflop */
