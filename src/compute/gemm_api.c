@@ -887,8 +887,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 /* Parts for p under choice ch (cm__gemm_splitk_parts in gemm_internal.h), by kernel:
  *  - the tiles (FFMA, mma.sync): where C's tiles fill at most a quarter of the multiprocessors,
  *    about one wave of them (sms / tiles parts); else, for K >= CM__SPLITK_LONG_K, where they
- *    leave at least half of the GPU's resident tile slots empty (CM__SPLITK_SLOTS: 4 blocks per
- *    multiprocessor of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), target / tiles
+ *    leave at least half of the GPU's resident tile slots empty (slots: 4 blocks per
+ *    multiprocessor of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), slots / tiles
  *    parts; both with at least CM__SPLITK_MIN_K of K per part, at most CM__SPLITK_MAX;
  *  - the Hopper kernel: the first rule only, at an eighth (its 128 x 256 tiles run a short K
  *    poorly);

@@ -590,7 +590,8 @@ static void test_split_k(void **state) {
 }
 
 /* Split-K forced (CUDAMODEL_GEMM_SPLITK through the tests' hook) on every kernel: the tiles,
- * gemv and skinny (which the heuristic never splits) and the Hopper kernel, into 2, 3 and 7
+ * gemv and skinny (which the heuristic splits in a few shape ranges only) and the Hopper
+ * kernel (its first rule only), into 2, 3 and 7
  * parts, K with a remainder, alpha / beta general and beta = 0 over NaN, BF16 out. Each case
  * is checked in full against float64. */
 static void test_split_k_forced(void **state) {
@@ -719,7 +720,8 @@ static void test_realigned(void **state) {
                                      "tensor cores", g.m, g.n, g.k, l, oa, ob, err);
                         }
                     }
-    /* BF16 from 2^25 flops: shapes of 49-132 Mflop with K = 127, every layout and transpose */
+    /* BF16 shapes of 49-132 Mflop with K = 127, every layout and transpose: realigned when
+     * CM__GEMM_REALIGN_BF16_LOW is 1 (floor 2^25 flops), else the FFMA kernel runs them */
     static const size_t bf_shapes[][3] = {{4096, 127, 127}, {3001, 64, 127}, {127, 4096, 127}};
     for (int p = CM_GEMM_BF16; p <= CM_GEMM_BF16_OUT_BF16; ++p)
         for (int l = 0; l < 2; ++l)
