@@ -591,9 +591,8 @@ static void test_split_k(void **state) {
 
 /* Split-K forced (CUDAMODEL_GEMM_SPLITK through the tests' hook) on every kernel: the tiles,
  * gemv and skinny (which the heuristic splits in a few shape ranges only) and the Hopper
- * kernel (its first rule only), into 2, 3 and 7
- * parts, K with a remainder, alpha / beta general and beta = 0 over NaN, BF16 out. Each case
- * is checked in full against float64. */
+ * kernel (its first rule only), into 2, 3 and 7 parts, K with a remainder, alpha / beta
+ * general and beta = 0 over NaN, BF16 out. Each case is checked in full against float64. */
 static void test_split_k_forced(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
