@@ -35,6 +35,11 @@
  *   managed_prefetch_vs_raw_calls_same_buffer  ours against cudaMemPrefetchAsync called
  *                             directly on the same managed buffer: the calls alone, without
  *                             the two buffers' placement. info
+ *   managed_raw_chunked_prefetch_vs_raw_prefetch  the raw round trip with each prefetch cut
+ *                             into 4 chunks on 4 streams (joined by events before the kernel
+ *                             and before the host reads): whether the driver migrates chunks
+ *                             in parallel, i.e. whether a chunked cm_managed_prefetch could
+ *                             close the gap to pinned copies. info (and a _vs_pinned_memcpy row)
  *   managed_prefetch_accessed_by_host_vs_pinned_memcpy  ours on a buffer advised
  *                             CM_ADVISE_ACCESSED_BY the host (cm_managed_advise, set once before
  *                             timing), against pinned cudaMemcpyAsync: whether keeping the host's
@@ -79,6 +84,7 @@ cudaError_t bm_scale_add(float *p, unsigned long long n, unsigned blocks, cudaSt
 #define OUT_W 6144
 #define OUT_H 6144
 #define RT_REPS 21
+#define RT_CHUNKS 4 /* RT_RAW_CHUNKED's pieces (and streams) per prefetch */
 #define MiB ((size_t)1 << 20)
 
 static int report_error(const char *what) {
@@ -353,6 +359,7 @@ enum rt_way {
     RT_RAW_PREFETCH,     /* cudaMallocManaged + cudaMemPrefetchAsync, no library */
     RT_ADVISED_PREFETCH, /* ours on a second buffer advised ACCESSED_BY the host */
     RT_RAW_ON_OURS,      /* the raw calls on our buffer: the library's calls vs the buffer */
+    RT_RAW_CHUNKED,      /* the raw calls on the raw buffer, each prefetch in RT_CHUNKS */
     RT_WAYS
 };
 
@@ -371,13 +378,32 @@ typedef struct rt_ctx {
     unsigned blocks;
     cm_stream_t *ls;  /* the library stream (ours) */
     cudaStream_t s;   /* its CUDA stream (the peers use it too) */
+    cudaStream_t side[RT_CHUNKS]; /* RT_RAW_CHUNKED's streams, one per chunk */
+    cudaEvent_t fork, join[RT_CHUNKS];
 } rt_ctx_t;
+
+/* h's c->bytes prefetched to loc in RT_CHUNKS pieces, one per side stream, after the work
+ * already on c->s and before the work queued on it next */
+static cudaError_t chunked_prefetch(rt_ctx_t *c, float *h, struct cudaMemLocation loc) {
+    cudaError_t e = cudaEventRecord(c->fork, c->s);
+    const size_t chunk = c->bytes / RT_CHUNKS;
+    for (int i = 0; i < RT_CHUNKS && e == cudaSuccess; ++i) {
+        const size_t off = (size_t)i * chunk, len = i == RT_CHUNKS - 1 ? c->bytes - off : chunk;
+        if ((e = cudaStreamWaitEvent(c->side[i], c->fork, 0)) != cudaSuccess) break;
+        if ((e = cudaMemPrefetchAsync((char *)h + off, len, loc, 0, c->side[i])) != cudaSuccess)
+            break;
+        if ((e = cudaEventRecord(c->join[i], c->side[i])) != cudaSuccess) break;
+        e = cudaStreamWaitEvent(c->s, c->join[i], 0);
+    }
+    return e;
+}
 
 /* One round trip; *ms its host-clock time, *wrong the elements the host found wrong. */
 static int round_trip(rt_ctx_t *c, enum rt_way way, double *ms, unsigned long long *wrong) {
     float *h = way == RT_PAGEABLE           ? c->pageable
                : way == RT_PINNED           ? c->pinned
                : way == RT_RAW_PREFETCH     ? c->raw
+               : way == RT_RAW_CHUNKED      ? c->raw
                : way == RT_ADVISED_PREFETCH ? c->managed2
                                             : c->managed; /* ours, on demand, raw on ours */
     for (unsigned long long i = 0; i < c->n; ++i) h[i] = (float)(i & 4095u); /* the host last */
@@ -402,6 +428,15 @@ static int round_trip(rt_ctx_t *c, enum rt_way way, double *ms, unsigned long lo
         if ((e = cudaMemPrefetchAsync(h, c->bytes, dev, 0, c->s)) != cudaSuccess) break;
         if ((e = bm_scale_add(h, c->n, c->blocks, c->s)) != cudaSuccess) break;
         if ((e = cudaMemPrefetchAsync(h, c->bytes, host, 0, c->s)) != cudaSuccess) break;
+        e = cudaStreamSynchronize(c->s);
+        break;
+    }
+    case RT_RAW_CHUNKED: {
+        struct cudaMemLocation dev = {cudaMemLocationTypeDevice, c->ordinal};
+        struct cudaMemLocation host = {cudaMemLocationTypeHost, 0};
+        if ((e = chunked_prefetch(c, h, dev)) != cudaSuccess) break;
+        if ((e = bm_scale_add(h, c->n, c->blocks, c->s)) != cudaSuccess) break;
+        if ((e = chunked_prefetch(c, h, host)) != cudaSuccess) break;
         e = cudaStreamSynchronize(c->s);
         break;
     }
@@ -470,6 +505,16 @@ static int bench_managed(cm_device_t *dev, const cm_device_limits_t *lim, cm_ben
         fprintf(stderr, "bench_memspace: no host memory\n");
         goto done;
     }
+    for (int i = 0; i < RT_CHUNKS; ++i)
+        if ((ce = cudaStreamCreateWithFlags(&c.side[i], cudaStreamNonBlocking)) != cudaSuccess ||
+            (ce = cudaEventCreateWithFlags(&c.join[i], cudaEventDisableTiming)) != cudaSuccess) {
+            cuda_error("creating the chunked prefetch's streams", ce);
+            goto done;
+        }
+    if ((ce = cudaEventCreateWithFlags(&c.fork, cudaEventDisableTiming)) != cudaSuccess) {
+        cuda_error("creating the chunked prefetch's event", ce);
+        goto done;
+    }
     if ((ce = cudaMallocHost((void **)&c.pinned, c.bytes)) != cudaSuccess ||
         (ce = cudaMalloc((void **)&c.d, c.bytes)) != cudaSuccess) {
         cuda_error("allocating the peers' memory", ce);
@@ -478,13 +523,14 @@ static int bench_managed(cm_device_t *dev, const cm_device_limits_t *lim, cm_ben
     const char *names[RT_WAYS] = {"managed + prefetch",    "managed, on demand",
                                   "pageable cudaMemcpy",   "pinned cudaMemcpyAsync",
                                   "raw managed prefetch",  "managed + prefetch, advised",
-                                  "raw calls on our buffer"};
+                                  "raw calls on our buffer", "raw prefetch, 4 chunks"};
     double med[RT_WAYS] = {0};
     bool ran[RT_WAYS] = {false};
     bool runs[RT_WAYS];
     for (int w = 0; w < RT_WAYS; ++w)
         runs[w] = mi.concurrent_access || !(w == RT_MANAGED_PREFETCH || w == RT_RAW_PREFETCH ||
-                                            w == RT_ADVISED_PREFETCH || w == RT_RAW_ON_OURS);
+                                            w == RT_ADVISED_PREFETCH || w == RT_RAW_ON_OURS ||
+                                            w == RT_RAW_CHUNKED);
     if (!mi.concurrent_access)
         printf("  device 0 has no concurrent managed access: no prefetch, no managed_prefetch rows\n");
     /* the ways interleaved, repetition by repetition, so that a drift of the host (clocks, page
@@ -534,6 +580,17 @@ static int bench_managed(cm_device_t *dev, const cm_device_limits_t *lim, cm_ben
             med[RT_MANAGED_PREFETCH], med[RT_RAW_ON_OURS],
             "cudaMemPrefetchAsync on the same buffer",
             cm_bench_ratio_time(med[RT_MANAGED_PREFETCH], med[RT_RAW_ON_OURS]), "info", true};
+    if (ran[RT_RAW_CHUNKED] && ran[RT_RAW_PREFETCH]) {
+        const double o = med[RT_RAW_CHUNKED];
+        rows[(*n_rows)++] = (cm_bench_row_t){
+            "memspace", "managed_raw_chunked_prefetch_vs_raw_prefetch", "ms", o,
+            med[RT_RAW_PREFETCH], "one cudaMemPrefetchAsync per direction",
+            cm_bench_ratio_time(o, med[RT_RAW_PREFETCH]), "info", true};
+        rows[(*n_rows)++] = (cm_bench_row_t){
+            "memspace", "managed_raw_chunked_prefetch_vs_pinned_memcpy", "ms", o, med[RT_PINNED],
+            "cudaMemcpyAsync, pinned host memory", cm_bench_ratio_time(o, med[RT_PINNED]), "info",
+            true};
+    }
     if (ran[RT_ADVISED_PREFETCH])
         rows[(*n_rows)++] = (cm_bench_row_t){
             "memspace", "managed_prefetch_accessed_by_host_vs_pinned_memcpy", "ms",
@@ -550,6 +607,11 @@ done:
         cm_managed_destroy(c.m2) != CM_OK)
         rc = report_error("releasing the managed buffers");
     if (c.raw != NULL) cudaFree(c.raw);
+    for (int i = 0; i < RT_CHUNKS; ++i) {
+        if (c.side[i] != NULL) cudaStreamDestroy(c.side[i]);
+        if (c.join[i] != NULL) cudaEventDestroy(c.join[i]);
+    }
+    if (c.fork != NULL) cudaEventDestroy(c.fork);
     if (c.pinned != NULL) cudaFreeHost(c.pinned);
     cudaFree(c.d);
     free(c.pageable);
@@ -568,7 +630,7 @@ int main(void) {
     printf("bench_memspace on %s (sm_%d%d, %d SMs): CUDA events (median of 20 after 3 warm-ups) "
            "for the kernels, host clock (median of %d after 2 warm-ups) for the round trips\n",
            lim.name, lim.cc_major, lim.cc_minor, lim.multiprocessor_count, RT_REPS);
-    cm_bench_row_t rows[12]; /* constant 2, texture 2, managed up to 6 */
+    cm_bench_row_t rows[12]; /* constant 2, texture 2, managed up to 8 */
     memset(rows, 0, sizeof rows);
     int n_rows = 0, n_managed = 0;
     int rc = bench_constant(dev, &lim, s, rows);
