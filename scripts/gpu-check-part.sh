@@ -16,7 +16,8 @@
 # (part b's: the streams_overlap example's, the benchmarks' and the soak's rows) to append to
 # bench/results/h200.jsonl. Each part's summary lists the other part's stages as SKIP; the check
 # passes when every stage that is not SKIP passed in both parts. Exit status: 0 when this
-# part's stages all passed, 1 otherwise, 2 on a usage error.
+# part's stages all passed, 1 otherwise (a stage failed, the part ran out of time, or gpu-check
+# ended without its summary), 2 on a usage error.
 set -uo pipefail
 
 usage() {
@@ -45,13 +46,27 @@ esac
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 work="$(mktemp -d)"
 summary="$real_out/check-$part.txt"
-env OUT="$work" CM_BENCH_COMMIT="$commit" CM_GPU_CHECK_ONLY="$only" \
+# The part stops itself before the device call's 600 s do (CM_PART_LIMIT_S, default 570), so
+# that its logs still come back and its verdict says which stage ran out of time (part a at
+# be98dcd took the whole 600 s and came back with nothing but its summary so far).
+limit="${CM_PART_LIMIT_S:-570}"
+timeout -k 10 "$limit" env OUT="$work" CM_BENCH_COMMIT="$commit" CM_GPU_CHECK_ONLY="$only" \
     ${tests:+CM_GPU_CHECK_TESTS="$tests"} bash scripts/gpu-check.sh >"$summary" 2>&1
+rc=$?
 for l in $logs; do
     [ -s "$work/gpu-check-$l.log" ] && cp "$work/gpu-check-$l.log" "$real_out/"
 done
 [ -s "$work/h200.jsonl" ] && cp "$work/h200.jsonl" "$real_out/"
 rm -rf "$work"
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    stage="$(grep -E '^==> ' "$summary" | tail -n 1 | sed -E 's/^==> ([a-z]+).*/\1/')"
+    echo "gpu-check part $part: FAIL (ran out of its $limit s in the ${stage:-?} stage) at $commit"
+    exit 1
+fi
+if ! grep -q 'gpu-check summary' "$summary"; then
+    echo "gpu-check part $part: FAIL (gpu-check exited $rc without its summary) at $commit"
+    exit 1
+fi
 # this part's verdict: a stage row of the summary table that is FAIL
 . scripts/gpu-stages.sh
 failed="$(cm_failed_stages "$summary")"
