@@ -877,9 +877,10 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 }
 
 /* ---------------------------------------------------------------------- split-K
- * A single product whose C gives the chosen kernel fewer than half a wave of tiles but whose K
- * is long (64 x 64 x 4096, 7 x 3001 x 3001, 1000^3 TF32 on 132 multiprocessors...) runs as a
- * strided batch over K: part q multiplies the K range [q kc, (q + 1) kc) into its own float
+ * A single product whose C cannot keep the GPU busy but whose K is long (64 x 64 x 4096,
+ * 64 x 4096 x 4096, 7 x 4096 x 4096 on 132 multiprocessors...: cm__gemm_splitk_parts' rules)
+ * runs as a strided batch over K: part q multiplies the K range [q kc, (q + 1) kc) into its own
+ * float
  * m x n matrix of scratch (alpha 1, beta 0), and cm__gemm_splitk_reduce adds the parts in order
  * and applies alpha and beta (deterministic: the same bits every call). The parts run as the
  * batch dimension of the kernel chosen for the whole product. */
@@ -892,8 +893,9 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    parts; both with at least CM__SPLITK_MIN_K of K per part, at most CM__SPLITK_MAX;
  *  - the Hopper kernel: the first rule only, at an eighth (its 128 x 256 tiles run a short K
  *    poorly);
- *  - skinny, for K >= CM__SPLITK_SKINNY_K: ceil(K / CM__SPLITK_SKINNY_K) parts, at most 4 (its
- *    blocks each run the whole K of their rows);
+ *  - skinny, for K >= CM__SPLITK_SKINNY_K over at most CM__SPLITK_SKINNY_ROWS_PER_SM rows per
+ *    multiprocessor: ceil(K / CM__SPLITK_SKINNY_K) parts, at most 4 (its blocks each run the
+ *    whole K of their rows; measured at 3001-4096 rows, more rows fill the GPU by themselves);
  *  - gemv reading the matrix across K (its rows M-contiguous) over CM__SPLITK_GEMV_MIN_ROWS ..
  *    CM__SPLITK_GEMV_MAX_ROWS rows, K >= CM__SPLITK_SKINNY_K: min(8, K / 512) parts (too few
  *    rows to keep enough loads in flight);
@@ -908,12 +910,13 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 #define CM__SPLITK_SKINNY_K 2048
 #define CM__SPLITK_GEMV_MIN_ROWS 512
 #define CM__SPLITK_GEMV_MAX_ROWS 2048
+#define CM__SPLITK_SKINNY_ROWS_PER_SM 64
 int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision,
                           int sms, int forced) {
     if (p->batch > 1 || p->m < 1 || p->n < 1 || precision == CM_GEMM_FP32_3XTF32) return 1;
     if (forced >= 1) {
         /* any kernel (each has a batch dimension), parts of at least CM__SPLITK_FORCED_MIN_K */
-        int64_t parts = forced;
+        int64_t parts = forced < CM__SPLITK_MAX ? forced : CM__SPLITK_MAX;
         if (parts > p->k / CM__SPLITK_FORCED_MIN_K) parts = p->k / CM__SPLITK_FORCED_MIN_K;
         return parts < 2 ? 1 : (int)parts;
     }
@@ -921,8 +924,10 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
     const int small_m = p->m <= p->n;
     const int rows = small_m ? p->n : p->m; /* the long side */
     if (ch.kernel == CM__GEMM_KERNEL_SKINNY) {
-        if (p->k < CM__SPLITK_SKINNY_K) return 1;
-        const int parts = (p->k + CM__SPLITK_SKINNY_K - 1) / CM__SPLITK_SKINNY_K;
+        if (p->k < CM__SPLITK_SKINNY_K ||
+            (int64_t)rows > (int64_t)CM__SPLITK_SKINNY_ROWS_PER_SM * sms)
+            return 1;
+        const int parts = p->k / CM__SPLITK_SKINNY_K + (p->k % CM__SPLITK_SKINNY_K != 0);
         return parts > 4 ? 4 : parts;
     }
     if (ch.kernel == CM__GEMM_KERNEL_GEMV) {
@@ -997,10 +1002,14 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
     const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
     /* chunk: a multiple of 32 elements along K, so a K-contiguous operand's 16-byte alignment
      * holds in every part; rounded down, so that what is left for the one extra launch that
-     * follows the batch is less than 32 per part (rounded up, 4096 in 3 parts left 1344 of K
-     * to a second launch of its own, as long as the batch) */
+     * follows the batch is less than 32 per part asked for (rounded up, 4096 in 3 parts left
+     * 1344 of K to a second launch of its own, as long as the batch). The batch may then hold
+     * a few more parts than asked (64 x 64 x 9184 in 32: 35 of 256 and 224 left), at most
+     * CM__SPLITK_MAX: past that, the chunk is rounded up instead. */
     int64_t kc = (int64_t)p->k / parts / 32 * 32;
     if (kc < 32) kc = 32;
+    if (p->k / kc > CM__SPLITK_MAX) kc = ((int64_t)p->k + CM__SPLITK_MAX - 1) / CM__SPLITK_MAX;
+    kc = (kc + 31) / 32 * 32;
     const int full = (int)(p->k / kc);
     const int64_t rem = p->k - (int64_t)full * kc;
     const int total = full + (rem > 0);

@@ -978,6 +978,13 @@ static void test_splitk_parts(void **state) {
     assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_FP32, 132, 0), 1);
     p.k = 9000;
     assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_BF16, 132, 0), 4);
+    p.k = 2147483647; /* no overflow in ceil(K / 2048) */
+    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_BF16, 132, 0), 4);
+    /* skinny over more than 64 rows per SM fills the GPU unsplit */
+    cm__gemm_args_t tall = args(64 * 132 + 1, 7, 4096, 1, 1, CM__GEMM_F32, 4096);
+    assert_int_equal(cm__gemm_splitk_parts(&tall, skinny, CM_GEMM_FP32, 132, 0), 1);
+    tall.m = 64 * 132;
+    assert_int_equal(cm__gemm_splitk_parts(&tall, skinny, CM_GEMM_FP32, 132, 0), 2);
     p.k = 4096;
     /* the tiles with a long K: a quarter of the SMs or less -> one wave (above); else half the
      * resident slots or less -> fill them (64 x 4096: 128 tiles of 32 x 64 in 4 x 132 slots, 64
@@ -1010,6 +1017,7 @@ static void test_splitk_parts(void **state) {
     assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, CM__SPLITK_MAX),
                      CM__SPLITK_MAX);
     assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32_3XTF32, 132, 4), 1);
+    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 1000), CM__SPLITK_MAX);
     /* a short K: the heuristic keeps it whole; forced parts keep CM__SPLITK_FORCED_MIN_K each */
     p.k = 300;
     assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 0), 1);
