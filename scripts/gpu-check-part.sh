@@ -63,11 +63,8 @@ if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
     echo "gpu-check part $part: FAIL (ran out of its $limit s in the ${stage:-?} stage) at $commit"
     exit 1
 fi
-if ! grep -q 'gpu-check summary' "$summary"; then
-    echo "gpu-check part $part: FAIL (gpu-check exited $rc without its summary) at $commit"
-    exit 1
-fi
-# this part's verdict: a stage row of the summary table that is FAIL
+# this part's verdict: a stage row of the summary table that is FAIL, or no table at all
+# ("no-summary": gpu-check ended before printing it)
 . scripts/gpu-stages.sh
 failed="$(cm_failed_stages "$summary")"
 if [ -n "$failed" ]; then

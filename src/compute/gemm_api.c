@@ -209,6 +209,12 @@ static int cm__operand_aligned16(const cm__gemm_args_t *p, const void *x, int64_
     return (uintptr_t)x % 16u == 0 && ld * e % 16 == 0 && (p->batch <= 1 || stride * e % 16 == 0);
 }
 
+/* Whether the long side's matrix (B when m <= n, else A) is read along K (its rows
+ * K-contiguous): the orientation of the gemv and skinny kernels, and of split-K's gemv rule */
+static int cm__gemm_long_along_k(const cm__gemm_args_t *p) {
+    return p->m <= p->n ? p->b_kmajor : p->a_kmajor;
+}
+
 /* A and B both */
 static int cm__aligned16(const cm__gemm_args_t *p) {
     return cm__operand_aligned16(p, p->a, p->lda, p->stride_a) &&
@@ -242,8 +248,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     const int small = p->m < p->n ? p->m : p->n, large = p->m < p->n ? p->n : p->m;
     /* the orientation of the gemv and skinny kernels: the long side's matrix read along K (its
      * rows K-contiguous) or across */
-    const int small_m = p->m <= p->n;
-    const int along_k = small_m ? p->b_kmajor : p->a_kmajor;
+    const int along_k = cm__gemm_long_along_k(p);
     /* a vector side of C (m or n == 1): the bandwidth-bound matrix-vector kernel, any arch;
      * but a single product with a short K over many rows read along K takes the skinny kernel:
      * gemv gives a row a warp, whose lanes then hold a few elements each (1 x 4096 x 127:
@@ -339,40 +344,65 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
 
 /* ====================================================================== the override */
 
-/* the tests' override (cm__gemm_config_override_set_for_tests), or NULL */
+/* the tests' overrides (cm__gemm_config_override_set_for_tests: NULL when none;
+ * cm__gemm_splitk_override_set_for_tests: -1 when none) */
 static const char *_Atomic cm__gemm_test_config = NULL;
+static _Atomic int cm__gemm_splitk_test = -1;
 
 void cm__gemm_config_override_set_for_tests(const char *name) {
     atomic_store(&cm__gemm_test_config, name);
 }
 
-#if CM_GEMM_TUNING
-const char *cm__gemm_config_override(void) {
-    const char *t = atomic_load(&cm__gemm_test_config);
-    if (t != NULL) return t;
-    /* the tuning build reads it at every call, so that bench_gemm --tune / --ops (which reach
-     * the library through its public API only) switch configurations with setenv() */
-    return getenv("CUDAMODEL_GEMM_CONFIG");
+void cm__gemm_splitk_override_set_for_tests(int parts) {
+    atomic_store(&cm__gemm_splitk_test, parts < 0 ? -1 : parts);
 }
-#else
-/* CUDAMODEL_GEMM_CONFIG as read once per process: "" when unset, or longer than any name (a
- * value cut to fit could become another, valid name) */
+
+/* CUDAMODEL_GEMM_SPLITK's value: a decimal 1 .. CM__SPLITK_MAX, else 0 (unset or invalid) */
+static int cm__gemm_splitk_parse(const char *v) {
+    if (v == NULL || v[0] < '0' || v[0] > '9') return 0;
+    char *end = NULL;
+    const long n = strtol(v, &end, 10);
+    return *end == '\0' && n >= 1 && n <= CM__SPLITK_MAX ? (int)n : 0;
+}
+
+/* The environment's overrides. The tuning build reads them at every call, so that bench_gemm
+ * --tune / --ops (which reach the library through its public API only) switch them with
+ * setenv(); every other build once per process (CUDAMODEL_GEMM_CONFIG: "" when unset, or
+ * longer than any name: a value cut to fit could become another, valid name). */
+#if !CM_GEMM_TUNING
 static char cm__gemm_env_config[64];
+static int cm__gemm_env_splitk;
 static pthread_once_t cm__gemm_env_once = PTHREAD_ONCE_INIT;
 
 static void cm__gemm_env_read(void) {
     const char *v = getenv("CUDAMODEL_GEMM_CONFIG");
     const size_t len = v != NULL ? strlen(v) : 0;
     if (len > 0 && len < sizeof cm__gemm_env_config) memcpy(cm__gemm_env_config, v, len + 1);
+    cm__gemm_env_splitk = cm__gemm_splitk_parse(getenv("CUDAMODEL_GEMM_SPLITK"));
 }
+#endif
 
 const char *cm__gemm_config_override(void) {
     const char *t = atomic_load(&cm__gemm_test_config);
     if (t != NULL) return t;
+#if CM_GEMM_TUNING
+    return getenv("CUDAMODEL_GEMM_CONFIG");
+#else
     (void)pthread_once(&cm__gemm_env_once, cm__gemm_env_read);
     return cm__gemm_env_config[0] != '\0' ? cm__gemm_env_config : NULL;
-}
 #endif
+}
+
+int cm__gemm_splitk_override(void) {
+    const int t = atomic_load(&cm__gemm_splitk_test);
+    if (t >= 0) return t;
+#if CM_GEMM_TUNING
+    return cm__gemm_splitk_parse(getenv("CUDAMODEL_GEMM_SPLITK"));
+#else
+    (void)pthread_once(&cm__gemm_env_once, cm__gemm_env_read);
+    return cm__gemm_env_splitk;
+#endif
+}
 
 /* ====================================================================== device facts */
 
@@ -880,10 +910,9 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * A single product whose C cannot keep the GPU busy but whose K is long (64 x 64 x 4096,
  * 64 x 4096 x 4096, 7 x 4096 x 4096 on 132 multiprocessors...: cm__gemm_splitk_parts' rules)
  * runs as a strided batch over K: part q multiplies the K range [q kc, (q + 1) kc) into its own
- * float
- * m x n matrix of scratch (alpha 1, beta 0), and cm__gemm_splitk_reduce adds the parts in order
- * and applies alpha and beta (deterministic: the same bits every call). The parts run as the
- * batch dimension of the kernel chosen for the whole product. */
+ * float m x n matrix of scratch (alpha 1, beta 0), and cm__gemm_splitk_reduce adds the parts in
+ * order and applies alpha and beta (deterministic: the same bits every call). The parts run as
+ * the batch dimension of the kernel chosen for the whole product. */
 
 /* Parts for p under choice ch (cm__gemm_splitk_parts in gemm_internal.h), by kernel:
  *  - the tiles (FFMA, mma.sync): where C's tiles fill at most a quarter of the multiprocessors,
@@ -921,8 +950,7 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
         return parts < 2 ? 1 : (int)parts;
     }
     if (p->k < 2 * CM__SPLITK_MIN_K || sms < 1) return 1;
-    const int small_m = p->m <= p->n;
-    const int rows = small_m ? p->n : p->m; /* the long side */
+    const int rows = p->m <= p->n ? p->n : p->m; /* the long side */
     if (ch.kernel == CM__GEMM_KERNEL_SKINNY) {
         if (p->k < CM__SPLITK_SKINNY_K ||
             (int64_t)rows > (int64_t)CM__SPLITK_SKINNY_ROWS_PER_SM * sms)
@@ -931,9 +959,8 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
         return parts > 4 ? 4 : parts;
     }
     if (ch.kernel == CM__GEMM_KERNEL_GEMV) {
-        const int along_k = small_m ? p->b_kmajor : p->a_kmajor;
-        if (along_k || p->k < CM__SPLITK_SKINNY_K || rows < CM__SPLITK_GEMV_MIN_ROWS ||
-            rows > CM__SPLITK_GEMV_MAX_ROWS)
+        if (cm__gemm_long_along_k(p) || p->k < CM__SPLITK_SKINNY_K ||
+            rows < CM__SPLITK_GEMV_MIN_ROWS || rows > CM__SPLITK_GEMV_MAX_ROWS)
             return 1;
         const int parts = p->k / 512;
         return parts > 8 ? 8 : parts;
@@ -954,44 +981,6 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
     if (parts > CM__SPLITK_MAX) parts = CM__SPLITK_MAX;
     return parts < 2 ? 1 : (int)parts;
 }
-
-/* ---------------------------------------------------------------------- the split-K override */
-
-/* the tests' override (cm__gemm_splitk_override_set_for_tests), or -1 */
-static _Atomic int cm__gemm_splitk_test = -1;
-
-void cm__gemm_splitk_override_set_for_tests(int parts) {
-    atomic_store(&cm__gemm_splitk_test, parts < 0 ? -1 : parts);
-}
-
-/* CUDAMODEL_GEMM_SPLITK's value: a decimal 1 .. CM__SPLITK_MAX, else 0 (unset or invalid) */
-static int cm__gemm_splitk_parse(const char *v) {
-    if (v == NULL || v[0] < '0' || v[0] > '9') return 0;
-    char *end = NULL;
-    const long n = strtol(v, &end, 10);
-    return *end == '\0' && n >= 1 && n <= CM__SPLITK_MAX ? (int)n : 0;
-}
-
-#if CM_GEMM_TUNING
-int cm__gemm_splitk_override(void) {
-    const int t = atomic_load(&cm__gemm_splitk_test);
-    return t >= 0 ? t : cm__gemm_splitk_parse(getenv("CUDAMODEL_GEMM_SPLITK"));
-}
-#else
-static int cm__gemm_splitk_env;
-static pthread_once_t cm__gemm_splitk_once = PTHREAD_ONCE_INIT;
-
-static void cm__gemm_splitk_env_read(void) {
-    cm__gemm_splitk_env = cm__gemm_splitk_parse(getenv("CUDAMODEL_GEMM_SPLITK"));
-}
-
-int cm__gemm_splitk_override(void) {
-    const int t = atomic_load(&cm__gemm_splitk_test);
-    if (t >= 0) return t;
-    (void)pthread_once(&cm__gemm_splitk_once, cm__gemm_splitk_env_read);
-    return cm__gemm_splitk_env;
-}
-#endif
 
 /* Run p (batch 1) split over K in `parts`; cudaErrorNotSupported with nothing queued when the
  * scratch cannot be had (the caller runs it whole). *ch: what the parts ran. */

@@ -954,86 +954,80 @@ static void test_bf16(void **state) {
     cm_bf16_to_float_array(out, NULL, 3);
 }
 
-/* Split-K's parts: the heuristic by kernel (never a batch or 3xTF32), a forced count on any kernel (capped so that every part has
- * CM__SPLITK_FORCED_MIN_K of K), forced 1 = never; the tests' override hook. */
+/* Split-K's parts: the heuristic by kernel (never a batch or 3xTF32), a forced count on any
+ * kernel (at most CM__SPLITK_MAX, capped so that every part has CM__SPLITK_FORCED_MIN_K of K),
+ * forced 1 = never; the tests' override hook. Each row: a problem (args(), then a batch), the
+ * chosen kernel, the precision, the forced count, the parts expected (132 SMs). */
 static void test_splitk_parts(void **state) {
     (void)state;
-    const cm__gemm_choice_t ffma = {CM__GEMM_KERNEL_FFMA, CM__FFMA_32x64x16};
-    const cm__gemm_choice_t mma = {CM__GEMM_KERNEL_MMA, CM__MMA_64x64};
-    const cm__gemm_choice_t sm90 = {CM__GEMM_KERNEL_SM90, 0};
-    const cm__gemm_choice_t gemv = {CM__GEMM_KERNEL_GEMV, 0};
-    const cm__gemm_choice_t skinny = {CM__GEMM_KERNEL_SKINNY, 0};
-    cm__gemm_args_t p = args(64, 64, 4096, 1, 1, CM__GEMM_F32, 4096);
-    /* 64 x 64 x 4096: 2 tiles of 32 x 64 on 132 SMs -> one wave, capped by K / 256 = 16 */
-    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 0), 16);
-    assert_int_equal(cm__gemm_splitk_parts(&p, mma, CM_GEMM_TF32, 132, 0), 16);
-    assert_int_equal(cm__gemm_splitk_parts(&p, sm90, CM_GEMM_TF32, 132, 0), 16);
-    assert_int_equal(cm__gemm_splitk_parts(&p, gemv, CM_GEMM_FP32, 132, 0), 1);
-    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32_3XTF32, 132, 0), 1);
-    /* skinny: ceil(K / 2048) parts, at most 4, from K = 2048 */
-    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_FP32, 132, 0), 2);
-    p.k = 3001;
-    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_FP32, 132, 0), 2);
-    p.k = 2047;
-    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_FP32, 132, 0), 1);
-    p.k = 9000;
-    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_BF16, 132, 0), 4);
-    p.k = 2147483647; /* no overflow in ceil(K / 2048) */
-    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_BF16, 132, 0), 4);
-    /* skinny over more than 64 rows per SM fills the GPU unsplit */
-    cm__gemm_args_t tall = args(64 * 132 + 1, 7, 4096, 1, 1, CM__GEMM_F32, 4096);
-    assert_int_equal(cm__gemm_splitk_parts(&tall, skinny, CM_GEMM_FP32, 132, 0), 1);
-    tall.m = 64 * 132;
-    assert_int_equal(cm__gemm_splitk_parts(&tall, skinny, CM_GEMM_FP32, 132, 0), 2);
-    p.k = 4096;
-    /* the tiles with a long K: a quarter of the SMs or less -> one wave (above); else half the
-     * resident slots or less -> fill them (64 x 4096: 128 tiles of 32 x 64 in 4 x 132 slots, 64
-     * of 64 x 64 in 2 x 132); below K = 1024 only the first rule */
-    cm__gemm_args_t wide = args(64, 4096, 4096, 1, 1, CM__GEMM_F32, 4096);
-    assert_int_equal(cm__gemm_splitk_parts(&wide, ffma, CM_GEMM_FP32, 132, 0), 4);
-    assert_int_equal(cm__gemm_splitk_parts(&wide, mma, CM_GEMM_TF32, 132, 0), 4);
-    wide.k = 1000;
-    assert_int_equal(cm__gemm_splitk_parts(&wide, mma, CM_GEMM_TF32, 132, 0), 1);
-    wide.m = 512;
-    wide.k = 4096;
-    assert_int_equal(cm__gemm_splitk_parts(&wide, mma, CM_GEMM_TF32, 132, 0), 1);
-    /* gemv across K (the matrix M-contiguous) over 512 .. 2048 rows from K = 2048: K / 512, at
-     * most 8; along K never */
-    cm__gemm_args_t mv = args(1000, 1, 4096, 0, 1, CM__GEMM_F32, 1000);
-    assert_int_equal(cm__gemm_splitk_parts(&mv, gemv, CM_GEMM_FP32, 132, 0), 8);
-    mv.k = 2500;
-    assert_int_equal(cm__gemm_splitk_parts(&mv, gemv, CM_GEMM_BF16, 132, 0), 4);
-    mv.a_kmajor = 1;
-    assert_int_equal(cm__gemm_splitk_parts(&mv, gemv, CM_GEMM_FP32, 132, 0), 1);
-    mv.a_kmajor = 0;
-    mv.m = 4096;
-    assert_int_equal(cm__gemm_splitk_parts(&mv, gemv, CM_GEMM_FP32, 132, 0), 1);
-    mv.m = 300;
-    assert_int_equal(cm__gemm_splitk_parts(&mv, gemv, CM_GEMM_FP32, 132, 0), 1);
-    /* forced: any kernel, that many parts, 1 = none */
-    assert_int_equal(cm__gemm_splitk_parts(&p, skinny, CM_GEMM_FP32, 132, 4), 4);
-    assert_int_equal(cm__gemm_splitk_parts(&p, gemv, CM_GEMM_BF16, 132, 3), 3);
-    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 1), 1);
-    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, CM__SPLITK_MAX),
-                     CM__SPLITK_MAX);
-    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32_3XTF32, 132, 4), 1);
-    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 1000), CM__SPLITK_MAX);
-    /* a short K: the heuristic keeps it whole; forced parts keep CM__SPLITK_FORCED_MIN_K each */
-    p.k = 300;
-    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 0), 1);
-    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 8),
-                     300 / CM__SPLITK_FORCED_MIN_K);
-    p.k = CM__SPLITK_FORCED_MIN_K * 2 - 1;
-    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 8), 1);
-    /* a batch is never split */
-    p.k = 4096;
-    p.batch = 2;
-    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 0), 1);
-    assert_int_equal(cm__gemm_splitk_parts(&p, ffma, CM_GEMM_FP32, 132, 4), 1);
-    /* a C that fills the GPU: no split by the heuristic */
-    cm__gemm_args_t big = args(4096, 4096, 4096, 1, 1, CM__GEMM_F32, 4096);
-    assert_int_equal(cm__gemm_splitk_parts(&big, ffma, CM_GEMM_FP32, 132, 0), 1);
-    assert_int_equal(cm__gemm_splitk_parts(&big, sm90, CM_GEMM_BF16, 132, 0), 1);
+    enum { FFMA, MMA, SM90, GEMV, SKINNY };
+    static const cm__gemm_choice_t kernels[] = {{CM__GEMM_KERNEL_FFMA, CM__FFMA_32x64x16},
+                                                {CM__GEMM_KERNEL_MMA, CM__MMA_64x64},
+                                                {CM__GEMM_KERNEL_SM90, 0},
+                                                {CM__GEMM_KERNEL_GEMV, 0},
+                                                {CM__GEMM_KERNEL_SKINNY, 0}};
+    static const struct {
+        int m, n, k, a_k, batch, kernel, prec, forced, parts;
+    } rows[] = {
+        /* 64 x 64 x 4096: 2 tiles of 32 x 64 -> one wave, capped by K / 256 = 16 */
+        {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32, 0, 16},
+        {64, 64, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 16},
+        {64, 64, 4096, 1, 1, SM90, CM_GEMM_TF32, 0, 16},
+        {64, 64, 4096, 1, 1, GEMV, CM_GEMM_FP32, 0, 1},
+        {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32_3XTF32, 0, 1},
+        /* skinny: ceil(K / 2048) parts, at most 4, from K = 2048, up to 64 rows per SM */
+        {64, 64, 4096, 1, 1, SKINNY, CM_GEMM_FP32, 0, 2},
+        {64, 64, 3001, 1, 1, SKINNY, CM_GEMM_FP32, 0, 2},
+        {64, 64, 2047, 1, 1, SKINNY, CM_GEMM_FP32, 0, 1},
+        {64, 64, 9000, 1, 1, SKINNY, CM_GEMM_BF16, 0, 4},
+        {64, 64, 2147483647, 1, 1, SKINNY, CM_GEMM_BF16, 0, 4}, /* no overflow in ceil() */
+        {64 * 132 + 1, 7, 4096, 1, 1, SKINNY, CM_GEMM_FP32, 0, 1},
+        {64 * 132, 7, 4096, 1, 1, SKINNY, CM_GEMM_FP32, 0, 2},
+        /* the tiles with a long K, over a quarter of the SMs: half the resident slots or less
+         * -> fill them (64 x 4096: 128 tiles of 32 x 64 in 4 x 132 slots, 64 of 64 x 64 in
+         * 2 x 132); below K = 1024 only the first rule */
+        {64, 4096, 4096, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
+        {64, 4096, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 4},
+        {64, 4096, 1000, 1, 1, MMA, CM_GEMM_TF32, 0, 1},
+        {512, 4096, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 1},
+        /* gemv across K (A M-contiguous) over 512 .. 2048 rows from K = 2048: K / 512, at most
+         * 8; along K never */
+        {1000, 1, 4096, 0, 1, GEMV, CM_GEMM_FP32, 0, 8},
+        {1000, 1, 2500, 0, 1, GEMV, CM_GEMM_BF16, 0, 4},
+        {1000, 1, 2500, 1, 1, GEMV, CM_GEMM_FP32, 0, 1},
+        {4096, 1, 2500, 0, 1, GEMV, CM_GEMM_FP32, 0, 1},
+        {300, 1, 2500, 0, 1, GEMV, CM_GEMM_FP32, 0, 1},
+        /* forced: any kernel, that many parts (at most CM__SPLITK_MAX), 1 = none */
+        {64, 64, 4096, 1, 1, SKINNY, CM_GEMM_FP32, 4, 4},
+        {64, 64, 4096, 1, 1, GEMV, CM_GEMM_BF16, 3, 3},
+        {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32, 1, 1},
+        {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32, CM__SPLITK_MAX, CM__SPLITK_MAX},
+        {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32_3XTF32, 4, 1},
+        {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32, 1000, CM__SPLITK_MAX},
+        /* a short K: the heuristic keeps it whole; forced parts keep CM__SPLITK_FORCED_MIN_K */
+        {64, 64, 300, 1, 1, FFMA, CM_GEMM_FP32, 0, 1},
+        {64, 64, 300, 1, 1, FFMA, CM_GEMM_FP32, 8, 300 / CM__SPLITK_FORCED_MIN_K},
+        {64, 64, CM__SPLITK_FORCED_MIN_K * 2 - 1, 1, 1, FFMA, CM_GEMM_FP32, 8, 1},
+        /* a batch is never split */
+        {64, 64, 4096, 1, 2, FFMA, CM_GEMM_FP32, 0, 1},
+        {64, 64, 4096, 1, 2, FFMA, CM_GEMM_FP32, 4, 1},
+        /* a C that fills the GPU: no split by the heuristic */
+        {4096, 4096, 4096, 1, 1, FFMA, CM_GEMM_FP32, 0, 1},
+        {4096, 4096, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+        const int bf = rows[i].prec == CM_GEMM_BF16 || rows[i].prec == CM_GEMM_BF16_OUT_BF16;
+        const int64_t lda = rows[i].a_k ? rows[i].k : rows[i].m;
+        cm__gemm_args_t p = args(rows[i].m, rows[i].n, rows[i].k, rows[i].a_k, 1,
+                                 bf ? CM__GEMM_BF16 : CM__GEMM_F32, lda);
+        p.batch = rows[i].batch;
+        const int got = cm__gemm_splitk_parts(&p, kernels[rows[i].kernel], rows[i].prec, 132,
+                                              rows[i].forced);
+        if (got != rows[i].parts)
+            fail_msg("row %zu: %d x %d x %d kernel %d precision %d forced %d: %d parts, expected "
+                     "%d", i, rows[i].m, rows[i].n, rows[i].k, rows[i].kernel, rows[i].prec,
+                     rows[i].forced, got, rows[i].parts);
+    }
     /* the hook: a count, 0 (the heuristic), -1 (back to the environment) */
     cm__gemm_splitk_override_set_for_tests(5);
     assert_int_equal(cm__gemm_splitk_override(), 5);
@@ -1044,6 +1038,8 @@ static void test_splitk_parts(void **state) {
     const int v = cm__gemm_splitk_override();
     assert_true(v >= 0 && v <= CM__SPLITK_MAX);
     if (env == NULL) assert_int_equal(v, 0);
+    if (env != NULL && strcmp(env, "5") == 0) assert_int_equal(v, 5); /* read by the library */
+    if (env != NULL && strcmp(env, "33") == 0) assert_int_equal(v, 0); /* over the limit */
 }
 
 int main(void) {
