@@ -174,7 +174,7 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
  *  4096 x 127 x 127 at 0.39-0.52x cuBLAS); 0: from 2^28 like TF32. 0 until the lower floor has
  *  run on a GPU (test_gpu_gemm's test_realigned has its K = 127 bf16 shapes; then the sweep);
  *  host tests expect either setting. */
-#define CM__GEMM_REALIGN_BF16_LOW 0
+#define CM__GEMM_REALIGN_BF16_LOW 1
 
 /** 1: cm_gemm realigns where cm__gemm_realign_wanted says so; 0: never (FFMA runs those
  *  products). On since the realignment passed its GPU test (test_gpu_gemm's test_realigned,
