@@ -619,10 +619,9 @@ static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld,
  * staging below, which the Hopper pack uses too) and the product is selected and run on that. */
 #define CM__GEMM_REALIGN_MIN_FLOPS 268435456.0 /* 2^28: ~10 us of the FFMA kernel */
 /* BF16 from 2^25 with CM__GEMM_REALIGN_BF16_LOW (gemm_internal.h): the FFMA kernel converts
- * every bf16 input and ran 0.33-0.55x cuBLAS at 49-132 Mflop (4096 x 127 x 127, 3001 x 64 x
- * 127), where TF32 on it stays at 0.85-1.05x; the forced Hopper path, which stages the operands
- * as the realignment does, ran those 0.52-0.88x (H200, the sweeps at c279dc8:
- * bench/NOTES-gemm.md) */
+ * every bf16 input and ran 0.37-0.52x cuBLAS at 49-132 Mflop (4096 x 127 x 127, 3001 x 64 x
+ * 127, 127 x 4096 x 127), where TF32 on it stays at 0.85-1.05x; realigned, those ran
+ * 0.64-0.95x (H200: bench/NOTES-gemm.md) */
 #define CM__GEMM_REALIGN_MIN_FLOPS_BF16 33554432.0
 #define CM__GEMM_REALIGN_MAX_BYTES ((size_t)1 << 30)
 
@@ -706,7 +705,8 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
         precision != CM_GEMM_BF16_OUT_BF16)
         return 0;
     if (override != NULL && override[0] != '\0') return 0; /* a forced kernel stays forced */
-    if (major < 8 || chosen.kernel != CM__GEMM_KERNEL_FFMA || p->k < 1) return 0;
+    if (major < 8 || chosen.kernel != CM__GEMM_KERNEL_FFMA || p->k < CM__GEMM_REALIGN_MIN_K)
+        return 0; /* small K: bound by writing C, which FFMA does best */
     const double batch = p->batch > 1 ? (double)p->batch : 1.0;
     const double floor = p->in_type == CM__GEMM_BF16 && CM__GEMM_REALIGN_BF16_LOW
                              ? CM__GEMM_REALIGN_MIN_FLOPS_BF16

@@ -162,19 +162,25 @@ const char *cm__gemm_config_override(void);
  * 1 when cm_gemm should first copy p's misaligned operands into K-contiguous scratch with
  * 16-byte rows (gemm_api.c, "realignment"): a TF32 / BF16 product on sm_80+ that the selection
  * gave `chosen` = the FFMA kernel only because an operand lacks 16-byte rows, whose aligned form
- * the selection gives to a tensor-core kernel (mma.sync or the Hopper kernel), of at least
- * 2^28 flops (BF16: 2^25 when CM__GEMM_REALIGN_BF16_LOW is 1) times the batch, with no
- * configuration forced (override NULL or ""). Pure.
+ * the selection gives to a tensor-core kernel (mma.sync or the Hopper kernel), with K of at
+ * least CM__GEMM_REALIGN_MIN_K and at least 2^28 flops (BF16: 2^25 when
+ * CM__GEMM_REALIGN_BF16_LOW is 1) times the batch, with no configuration forced (override NULL
+ * or ""). Pure.
  */
 int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
                             const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
                             const char *override);
 
 /** 1: BF16 products are realigned from 2^25 flops (gemm_api.c: the FFMA kernel ran bf16
- *  4096 x 127 x 127 at 0.39-0.52x cuBLAS); 0: from 2^28 like TF32. 0 until the lower floor has
- *  run on a GPU (test_gpu_gemm's test_realigned has its K = 127 bf16 shapes; then the sweep);
- *  host tests expect either setting. */
+ *  4096 x 127 x 127 at 0.38-0.52x cuBLAS, realigned 0.65-0.95x on the H200); 0: from 2^28 like
+ *  TF32. Host tests expect either setting. */
 #define CM__GEMM_REALIGN_BF16_LOW 1
+
+/** The realignment needs K of at least this many elements: below it a product does 2K flops per
+ *  element of C and is bound by writing C, which the FFMA kernel does at cuBLAS's speed or
+ *  better and the tensor-core kernels, fed K padded to whole 16-byte rows, did not (bf16
+ *  4096 x 4096 x 1 and x 7: FFMA 1.19-1.26x cuBLAS, realigned 0.43-0.61x, H200). */
+#define CM__GEMM_REALIGN_MIN_K 32
 
 /** 1: cm_gemm realigns where cm__gemm_realign_wanted says so; 0: never (FFMA runs those
  *  products). On since the realignment passed its GPU test (test_gpu_gemm's test_realigned,

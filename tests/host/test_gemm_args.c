@@ -464,9 +464,9 @@ static void test_dispatch(void **state) {
 
     /* realignment: TF32 / BF16 on sm_80+ whose operands lack 16-byte rows (K = 3001) and that
      * the selection therefore gives to FFMA are copied aligned first when the aligned form runs
-     * on tensor cores and the product has at least 2^28 flops (BF16: 2^25); FP32, sm_75, a
-     * forced kernel,
-     * small products and aligned operands are left as they are */
+     * on tensor cores, K is at least CM__GEMM_REALIGN_MIN_K and the product has at least 2^28
+     * flops (BF16: 2^25); FP32, sm_75, a forced kernel, small K, small products and aligned
+     * operands are left as they are */
     {
         cm__gemm_args_t odd = args(127, 1000, 3001, 1, 1, CM__GEMM_F32, 3001);
         odd.ldb = 3001;
@@ -496,6 +496,18 @@ static void test_dispatch(void **state) {
                          CM__GEMM_REALIGN_BF16_LOW);
         tall.in_type = CM__GEMM_F32;
         assert_false(WANT(CM_GEMM_TF32, 9, tall, 1, NULL));
+        /* K under CM__GEMM_REALIGN_MIN_K: bound by writing C, left to FFMA at any size */
+        cm__gemm_args_t flat = args(8192, 8192, 7, 1, 1, CM__GEMM_F32, 7); /* 940 Mflop */
+        flat.ldb = 7;
+        assert_int_equal(cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &flat, 1, NULL).kernel,
+                         CM__GEMM_KERNEL_FFMA); /* demoted by the misaligned rows */
+        assert_false(WANT(CM_GEMM_TF32, 9, flat, 1, NULL));
+        flat.in_type = CM__GEMM_BF16;
+        assert_false(WANT(CM_GEMM_BF16, 9, flat, 1, NULL));
+        flat.k = flat.lda = flat.ldb = CM__GEMM_REALIGN_MIN_K + 1; /* from the minimum on */
+        assert_true(WANT(CM_GEMM_BF16, 9, flat, 1, NULL));
+        flat.in_type = CM__GEMM_F32;
+        assert_true(WANT(CM_GEMM_TF32, 9, flat, 1, NULL));
         cm__gemm_args_t tinybf = args(127, 127, 127, 1, 1, CM__GEMM_BF16, 127); /* 4 Mflop */
         tinybf.ldb = 127;
         assert_false(WANT(CM_GEMM_BF16, 9, tinybf, 1, NULL));
