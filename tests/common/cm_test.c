@@ -2,6 +2,7 @@
 
 #include "cm_test.h"
 
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,50 @@ bool cm_test_under_sanitizer(void) {
 void cm_test_filter_from_env(void) {
     const char *v = getenv("CM_TEST_FILTER");
     if (v != NULL && v[0] != '\0') cmocka_set_test_filter(v);
+}
+
+typedef struct cm_test_range {
+    void (*body)(size_t lo, size_t hi, void *ctx);
+    void *ctx;
+    size_t lo, hi;
+} cm_test_range_t;
+
+static void *cm_test_range_main(void *arg) {
+    const cm_test_range_t *r = arg;
+    r->body(r->lo, r->hi, r->ctx);
+    return NULL;
+}
+
+void cm_test_parallel_for(size_t n, size_t min_chunk, void (*body)(size_t lo, size_t hi, void *ctx),
+                          void *ctx) {
+    enum { MAX_THREADS = 64 };
+    if (n == 0) return;
+    long want = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *v = getenv("CM_TEST_THREADS");
+    if (v != NULL && v[0] != '\0') want = strtol(v, NULL, 10);
+    if (want < 1) want = 1;
+    if (want > MAX_THREADS) want = MAX_THREADS;
+    if (min_chunk < 1) min_chunk = 1;
+    size_t parts = (size_t)want;
+    if (parts > n / min_chunk) parts = n / min_chunk;
+    if (parts <= 1) {
+        body(0, n, ctx);
+        return;
+    }
+    cm_test_range_t r[MAX_THREADS];
+    pthread_t th[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (size_t t = 0; t < parts; ++t)
+        r[t] = (cm_test_range_t){body, ctx, n / parts * t + (t < n % parts ? t : n % parts),
+                                 n / parts * (t + 1) + (t + 1 < n % parts ? t + 1 : n % parts)};
+    /* ranges 1 .. parts - 1 on threads (one that cannot start runs here), range 0 here */
+    for (size_t t = 1; t < parts; ++t) {
+        started[t] = pthread_create(&th[t], NULL, cm_test_range_main, &r[t]) == 0;
+        if (!started[t]) body(r[t].lo, r[t].hi, ctx);
+    }
+    body(r[0].lo, r[0].hi, ctx);
+    for (size_t t = 1; t < parts; ++t)
+        if (started[t]) (void)pthread_join(th[t], NULL);
 }
 
 uint64_t cm_test_rand(uint64_t *state) {

@@ -47,6 +47,16 @@ void cm_test_filter_from_env(void);
  *  inherited) with one argument; fails the test if it cannot. Returns the child's pid. */
 int cm_test_spawn_self(const char *arg);
 
+/** Runs body(lo, hi, ctx) over [0, n) cut into contiguous ranges, one per thread, on up to
+ *  CM_TEST_THREADS threads (default: the online CPUs, at most 64; the calling thread runs one
+ *  range), and returns when every range is done. Ranges hold at least min_chunk items (at
+ *  least 1), so a small n runs on the calling thread alone, as it does when a thread cannot be
+ *  started. body must write only what its range owns and must not call cmocka's assertions
+ *  (they longjmp out of the thread): it records what it finds for the caller to assert. For
+ *  host work the tests repeat per element, e.g. a float64 reference of every element of C. */
+void cm_test_parallel_for(size_t n, size_t min_chunk, void (*body)(size_t lo, size_t hi, void *ctx),
+                          void *ctx);
+
 /** xorshift64 step of *state (never 0): the tests' reproducible random source. */
 uint64_t cm_test_rand(uint64_t *state);
 

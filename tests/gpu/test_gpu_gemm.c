@@ -142,6 +142,38 @@ static double ref_at(const gcase_t *g, const float *A, size_t lda, const float *
     return s;
 }
 
+/* The float64 references of run_case's checked elements of C (elems[t]: the element's index
+ * in C's buffer), computed by cm_test_parallel_for: ref from the values the kernel multiplies
+ * (Ar, Br), exact from the unrounded inputs (A, B) and scale the sum of the terms' magnitudes
+ * (both only where the precision rounds its inputs). The matrices start at the pointers
+ * given (g->off elements into their buffers). */
+typedef struct ref_job {
+    const gcase_t *g;
+    int row;
+    size_t ldc;
+    const float *A, *Ar;
+    size_t lda;
+    const float *B, *Br;
+    size_t ldb;
+    size_t *elems;
+    double *ref, *exact, *scale;
+    size_t n;
+} ref_job_t;
+
+static void ref_range(size_t lo, size_t hi, void *ctx) {
+    const ref_job_t *j = ctx;
+    const gcase_t *g = j->g;
+    for (size_t t = lo; t < hi; ++t) {
+        const size_t q = (j->elems[t] - g->off) / j->ldc, r = (j->elems[t] - g->off) % j->ldc;
+        const size_t i = j->row ? q : r, col = j->row ? r : q;
+        j->ref[t] = ref_at(g, j->Ar, j->lda, j->Br, j->ldb, i, col, 0);
+        if (g->prec != CM_GEMM_FP32) {
+            j->exact[t] = ref_at(g, j->A, j->lda, j->B, j->ldb, i, col, 0);
+            j->scale[t] = ref_at(g, j->A, j->lda, j->B, j->ldb, i, col, 1);
+        }
+    }
+}
+
 /* runs one case, fails the test when it is wrong, returns its relative error (Frobenius, against
  * float64 from the values the kernel multiplies) */
 static double run_case(const gcase_t *g, size_t idx) {
@@ -216,12 +248,23 @@ static double run_case(const gcase_t *g, size_t idx) {
     CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, dC, 0, hC, c_el * out_sz));
     if (cbf) cm_bf16_to_float_array(C, hC, c_el); else memcpy(C, hC, c_el * 4);
 
-    /* every element: inside C -> compare; outside -> untouched (bitwise) */
+    /* every element: inside C -> compare; outside -> untouched (bitwise). First the elements
+     * to check (every one, or every step-th with samples), then their float64 references on
+     * every CPU (cm_test_parallel_for: the reference is most of this test's time), then the
+     * sums in element order as before */
     double e_num = 0, e_den = 0, x_num = 0, x_den = 0;
     size_t outside_bad = 0, nonfinite = 0;
     const size_t outer = row ? g->m : g->n, inner = row ? g->n : g->m;
     const size_t step = g->samples ? (g->m * g->n + g->samples - 1) / g->samples : 1;
     size_t count = 0;
+    ref_job_t job = {g, row, ldc, A + g->off, Ar + g->off, lda, B + g->off, Br + g->off, ldb,
+                     NULL, NULL, NULL, NULL, 0};
+    const size_t cap = g->samples ? g->samples + 1 : g->m * g->n;
+    job.elems = malloc((cap ? cap : 1) * sizeof *job.elems);
+    job.ref = malloc((cap ? cap : 1) * sizeof *job.ref);
+    job.exact = malloc((cap ? cap : 1) * sizeof *job.exact);
+    job.scale = malloc((cap ? cap : 1) * sizeof *job.scale);
+    assert_true(job.elems && job.ref && job.exact && job.scale);
     for (size_t e = 0; e < c_el; ++e) {
         const int in_range = e >= g->off && (e - g->off) / ldc < outer && (e - g->off) % ldc < inner;
         if (!in_range) {
@@ -233,24 +276,29 @@ static double run_case(const gcase_t *g, size_t idx) {
         if (g->samples && ((i * g->n + j) % step) != 0) continue;
         ++count;
         if (!isfinite(C[e])) { ++nonfinite; continue; }
+        assert_true(job.n < cap);
+        job.elems[job.n++] = e;
+    }
+    cm_test_parallel_for(job.n, 64, ref_range, &job);
+    for (size_t t = 0; t < job.n; ++t) {
+        const size_t e = job.elems[t];
         const double base = g->beta != 0.0f ? (double)g->beta * C0[e] : 0.0;
-        /* the matrices start g->off elements into their buffers (cm_gemm's a_offset ...) */
-        const double ref =
-            (double)g->alpha * ref_at(g, Ar + g->off, lda, Br + g->off, ldb, i, j, 0) + base;
+        const double ref = (double)g->alpha * job.ref[t] + base;
         e_num += (C[e] - ref) * (C[e] - ref);
         e_den += ref * ref;
         if (g->prec != CM_GEMM_FP32) {
-            const double exact =
-                (double)g->alpha * ref_at(g, A + g->off, lda, B + g->off, ldb, i, j, 0) + base;
+            const double exact = (double)g->alpha * job.exact[t] + base;
             /* against the size of the terms, not of their sum: rounding the inputs moves each
              * product by ~2^-9 of itself, and alpha A B + beta C may cancel (1x1x1 did) */
-            const double scale =
-                fabs((double)g->alpha) * ref_at(g, A + g->off, lda, B + g->off, ldb, i, j, 1) +
-                fabs(base);
+            const double scale = fabs((double)g->alpha) * job.scale[t] + fabs(base);
             x_num += (C[e] - exact) * (C[e] - exact);
             x_den += scale * scale;
         }
     }
+    free(job.elems);
+    free(job.ref);
+    free(job.exact);
+    free(job.scale);
     const double err = e_den > 0 ? sqrt(e_num / e_den) : sqrt(e_num);
     const double xerr = x_den > 0 ? sqrt(x_num / x_den) : sqrt(x_num);
     double bound = 0, xbound = 1;
