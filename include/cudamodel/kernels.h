@@ -513,9 +513,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * pool) the call runs the mma.sync kernel instead: never an error of its own. A shorter K
  * (where the pre-pass would cost more than the product) and the tiny class run mma.sync. Any
  * other TF32 / BF16 product on sm_80+ whose operands lack 16-byte rows (an odd K or leading
- * dimension) and that has at least 2^28 flops is realigned: the operands without 16-byte rows
- * are copied into aligned scratch from the pool first, and the product runs on tensor cores; a
- * smaller one (or one the scratch cannot be had for) runs the FFMA kernel. The environment
+ * dimension), with K >= 32 and at least 2^28 flops (BF16: 2^25) is realigned: the operands
+ * without 16-byte rows are copied into aligned scratch from the pool first, and the product
+ * runs on tensor cores; a smaller one, one with a shorter K (bound by writing C), or one the
+ * scratch cannot be had for runs the FFMA kernel. The environment
  * variable CUDAMODEL_GEMM_CONFIG (read once per process, for tuning and benchmarks only)
  * forces one: "ffma:128x128x8", "mma:128x128", "sm90"
  * ... (see cm_gemm_config_name()); a name that cannot serve the call, or an FFMA tile this build
