@@ -27,6 +27,8 @@
  *                             memory, and cudaMemcpyAsync from and to pinned memory. ms,
  *                             median of 21 after 2 warm-ups, the
  *                             ways interleaved round by round.      goal: >= 0.9x (peer / ours)
+ *                             Each way's text line splits its time: until the data is back
+ *                             (transfers and kernel) and the host's check of every element.
  *   managed_on_demand_vs_pageable_memcpy  the same managed round trip without prefetch (pages
  *                             fault to the device and back). info only
  *   managed_prefetch_vs_raw_prefetch  ours against the same round trip on a cudaMallocManaged
@@ -398,8 +400,11 @@ static cudaError_t chunked_prefetch(rt_ctx_t *c, float *h, struct cudaMemLocatio
     return e;
 }
 
-/* One round trip; *ms its host-clock time, *wrong the elements the host found wrong. */
-static int round_trip(rt_ctx_t *c, enum rt_way way, double *ms, unsigned long long *wrong) {
+/* One round trip; *ms its host-clock time, *move_ms the part of it until the data is back
+ * (transfers and kernel, before the host's check of every element), *wrong the elements the
+ * host found wrong. */
+static int round_trip(rt_ctx_t *c, enum rt_way way, double *ms, double *move_ms,
+                      unsigned long long *wrong) {
     float *h = way == RT_PAGEABLE           ? c->pageable
                : way == RT_PINNED           ? c->pinned
                : way == RT_RAW_PREFETCH     ? c->raw
@@ -458,6 +463,7 @@ static int round_trip(rt_ctx_t *c, enum rt_way way, double *ms, unsigned long lo
     case RT_WAYS: break;
     }
     if (e != cudaSuccess) return cuda_error("the round trip", e);
+    *move_ms = (cm_bench_now_us() - t0) * 1e-3;
     unsigned long long bad = 0;
     for (unsigned long long i = 0; i < c->n; ++i)
         if (h[i] != 2.0f * (float)(i & 4095u) + 1.0f) ++bad;
@@ -535,13 +541,15 @@ static int bench_managed(cm_device_t *dev, const cm_device_limits_t *lim, cm_ben
         printf("  device 0 has no concurrent managed access: no prefetch, no managed_prefetch rows\n");
     /* the ways interleaved, repetition by repetition, so that a drift of the host (clocks, page
      * cache, other tenants) over the minute of the run reaches every way alike */
-    double t[RT_WAYS][RT_REPS], warm = 0;
+    double t[RT_WAYS][RT_REPS], tm[RT_WAYS][RT_REPS], warm = 0, warm_move = 0;
     unsigned long long bad[RT_WAYS] = {0};
     for (int r = -2; r < RT_REPS; ++r)
         for (int w = 0; w < RT_WAYS; ++w) {
             if (!runs[w]) continue;
             unsigned long long wrong = 0;
-            if (round_trip(&c, (enum rt_way)w, r < 0 ? &warm : &t[w][r], &wrong) != 0) goto done;
+            if (round_trip(&c, (enum rt_way)w, r < 0 ? &warm : &t[w][r],
+                           r < 0 ? &warm_move : &tm[w][r], &wrong) != 0)
+                goto done;
             bad[w] += wrong;
         }
     for (int w = 0; w < RT_WAYS; ++w) {
@@ -550,11 +558,19 @@ static int bench_managed(cm_device_t *dev, const cm_device_limits_t *lim, cm_ben
             fprintf(stderr, "bench_memspace: %s: %llu wrong element(s)\n", names[w], bad[w]);
             goto done;
         }
+        /* where the time goes: until the data is back, and the host's check after it (per
+         * repetition, before the sort below reorders t) */
+        double check[RT_REPS];
+        for (int r = 0; r < RT_REPS; ++r) check[r] = t[w][r] - tm[w][r];
+        qsort(tm[w], RT_REPS, sizeof tm[w][0], cm_bench_cmp_double);
+        qsort(check, RT_REPS, sizeof check[0], cm_bench_cmp_double);
         qsort(t[w], RT_REPS, sizeof t[w][0], cm_bench_cmp_double);
         med[w] = t[w][RT_REPS / 2];
         ran[w] = true;
-        printf("  round trip of %zu MiB, %-27s %8.3f ms (min %.3f, max %.3f), every element checked\n",
-               c.bytes >> 20, names[w], med[w], t[w][0], t[w][RT_REPS - 1]);
+        printf("  round trip of %zu MiB, %-27s %8.3f ms (min %.3f, max %.3f), every element checked\n"
+               "    of which until the data is back %.3f ms, the host's check %.3f ms (medians)\n",
+               c.bytes >> 20, names[w], med[w], t[w][0], t[w][RT_REPS - 1], tm[w][RT_REPS / 2],
+               check[RT_REPS / 2]);
     }
     if (ran[RT_MANAGED_PREFETCH]) {
         double o = med[RT_MANAGED_PREFETCH];
