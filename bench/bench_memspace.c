@@ -567,8 +567,8 @@ static int bench_managed(cm_device_t *dev, const cm_device_limits_t *lim, cm_ben
         qsort(t[w], RT_REPS, sizeof t[w][0], cm_bench_cmp_double);
         med[w] = t[w][RT_REPS / 2];
         ran[w] = true;
-        printf("  round trip of %zu MiB, %-27s %8.3f ms (min %.3f, max %.3f), every element checked\n"
-               "    of which until the data is back %.3f ms, the host's check %.3f ms (medians)\n",
+        printf("  round trip of %zu MiB, %-27s %8.3f ms (min %.3f, max %.3f), every element "
+               "checked\n    of which until the data is back %.3f ms, the host's check %.3f ms (medians)\n",
                c.bytes >> 20, names[w], med[w], t[w][0], t[w][RT_REPS - 1], tm[w][RT_REPS / 2],
                check[RT_REPS / 2]);
     }
