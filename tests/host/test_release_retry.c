@@ -16,7 +16,8 @@
  *   - a memory pool that a close of the library's own device object (a set's member) could not
  *     destroy is destroyed at the next open or close of that device;
  *   - cm_device_staging_configure changes nothing when the device's scope cannot be entered;
- *   - a sticky error recorded on one device leaves no runtime error behind for another.
+ *   - a sticky error recorded on one device leaves no runtime error behind for another;
+ *   - a copy between two devices charges a sticky error to the context that holds it.
  * Every test ends with nothing leaked and no runtime call made without a current context.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -374,6 +375,46 @@ static void test_sticky_error_stays_with_its_device(void **state) {
     expect_no_handles();
 }
 
+/* A copy between two devices fails with the sticky error of either context, also with that of a
+ * fault on the source that the library has not yet seen (another thread's kernel: here, set in
+ * the simulation directly). It is charged to the device whose context holds it: the other device
+ * keeps working and its memory is freed (the API fuzzer found device 0's memory left behind when
+ * the copy marked the healthy destination lost). Every direction, one device lost at a time. */
+static void test_peer_copy_sticky_error_charged_to_its_context(void **state) {
+    (void)state;
+    for (int lost = 0; lost < 2; ++lost)
+        for (int src_dev = 0; src_dev < 2; ++src_dev) {
+            cm_device_t *d[2] = {NULL, NULL};
+            cm_buffer_t *b[2] = {NULL, NULL};
+            for (int i = 0; i < 2; ++i) {
+                CM_ASSERT_OK(cm_device_open(i, &d[i]));
+                CM_ASSERT_OK(cm_buffer_create(d[i], KiB, &b[i]));
+            }
+            const int dst_dev = 1 - src_dev;
+            /* a first copy enables peer access; then the fault the library has not seen */
+            CM_ASSERT_OK(cm_buffer_copy(NULL, b[dst_dev], 0, b[src_dev], 0, 64));
+            cmf.lost[lost] = cudaErrorIllegalAddress;
+            assert_int_equal(cm_buffer_copy(NULL, b[dst_dev], 0, b[src_dev], 0, 64),
+                             CM_ERROR_CONTEXT_LOST);
+            if (cm_last_error()->device != lost)
+                fail_msg("copy from device %d to %d with device %d lost: charged to device %d",
+                         src_dev, dst_dev, lost, cm_last_error()->device);
+            assert_int_equal(cm_check_context(lost), CM_ERROR_CONTEXT_LOST);
+            CM_ASSERT_OK(cm_check_context(1 - lost)); /* the healthy device is not marked */
+            size_t free_bytes = 0, total = 0;
+            CM_ASSERT_OK(cm_device_memory_info(1 - lost, &free_bytes, &total));
+            CM_ASSERT_OK(cm_buffer_destroy(b[1 - lost])); /* freed: checked by expect_clean */
+            (void)cm_buffer_destroy(b[lost]);             /* went with the context */
+            for (int i = 0; i < 2; ++i) (void)cm_device_close(d[i]);
+            expect_clean();
+            /* a fresh simulation and library state for the next case (the lost device's
+             * memory stays in this one) */
+            cm__context_reset_for_tests();
+            cmf_uninstall();
+            cmf_install(2, 64 * KiB * 1024);
+        }
+}
+
 /* A device set's open that fails after its member's device object was made closes that object
  * all the same; with every cuCtxPushCurrent failing from some point on, the close cannot enter
  * the device's scope and its memory pool cannot be destroyed then: it is left to the next open
@@ -493,6 +534,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_deferred_free_at_close, setup, teardown),
         cmocka_unit_test_setup_teardown(test_split_destroy_refused_in_capture, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sticky_error_stays_with_its_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_peer_copy_sticky_error_charged_to_its_context, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_failed_set_open_pool_left_to_next_open, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_close_refused_in_capture, setup, teardown),
