@@ -580,28 +580,6 @@ cm_status_t cm__buffer_to_host_buffer(const cm__queue_t *q, const cm_buffer_t *s
 
 /* ------------------------------------------------------------------ device <-> device */
 
-/* Whether device's context holds a sticky error: asked with a call that needs the context and
- * queues nothing (cudaMemGetInfo, legal during a capture), its error cleared; a context that
- * cannot even be entered counts as lost when that failure marked it so. */
-static bool cm__context_sticky(int device) {
-    cm__scope_t sc;
-    if (cm__enter(device, 1, &sc) != CM_OK) return cm__context_guard(device) != CM_OK;
-    size_t free_b = 0, total_b = 0;
-    const cudaError_t e = cm__cuda.mem_get_info(&free_b, &total_b);
-    (void)cm__cuda.get_last_error();
-    cm__leave(&sc);
-    return cm_cuda_error_is_sticky(e);
-}
-
-/* The device a sticky error of a copy from device src to device dst is charged to (marked lost):
- * a peer copy fails with the sticky error of either context, also with one of earlier work on
- * the source that another thread reports (and marks lost) after this copy's context checks.
- * The source when its context holds a sticky error and the destination's does not; else the
- * destination, the copy's scope, as for any call. */
-static int cm__peer_fault_device(int dst, int src) {
-    return cm__context_sticky(src) && !cm__context_sticky(dst) ? src : dst;
-}
-
 cm_status_t cm__buffer_d2d(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_offset,
                            const cm_buffer_t *src, size_t src_offset, size_t bytes,
                            const char *func) {
@@ -648,13 +626,11 @@ cm_status_t cm__buffer_d2d(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_of
     }
     cm_status_t status = CM_OK;
     if (err != cudaSuccess) {
-        /* a failure is charged to the scope's device (a sticky one marks it lost): a peer
-         * copy's sticky error to the device whose context holds it (cm__peer_fault_device),
-         * named by a scope of that device around the record */
+        /* charged to the scope's device (a sticky error marks it lost), a peer copy's sticky
+         * error to the context that holds it (cm__charge_to_other) */
         cm__scope_t sc_fault;
-        const bool on_src = d.ordinal != s.ordinal && cm_cuda_error_is_sticky(err) &&
-                            cm__peer_fault_device(d.ordinal, s.ordinal) == s.ordinal &&
-                            cm__enter(s.ordinal, CM__CTX_NONE, &sc_fault) == CM_OK;
+        const bool on_src = d.ordinal != s.ordinal &&
+                            cm__charge_to_other(err, d.ordinal, s.ordinal, &sc_fault);
         status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes, device %d to device %d) in %s",
                                d.ordinal == s.ordinal ? (sync ? "cudaMemcpy" : "cudaMemcpyAsync")
                                                       : (sync ? "cudaMemcpyPeer"

@@ -633,6 +633,24 @@ size_t cm__trim_ordinal(int ordinal) {
     return released;
 }
 
+/* Whether device's context holds a sticky error (cm__charge_to_other); a context that cannot
+ * even be entered counts as lost when that failure marked it so. */
+static bool cm__context_sticky(int device) {
+    cm__scope_t sc;
+    if (cm__enter(device, 1, &sc) != CM_OK) return cm__context_guard(device) != CM_OK;
+    size_t free_b = 0, total_b = 0;
+    const cudaError_t e = cm__cuda.mem_get_info(&free_b, &total_b);
+    (void)cm__cuda.get_last_error();
+    cm__leave(&sc);
+    return cm_cuda_error_is_sticky(e);
+}
+
+bool cm__charge_to_other(cudaError_t err, int scope_dev, int other_dev, cm__scope_t *sc) {
+    if (scope_dev == other_dev || !cm_cuda_error_is_sticky(err)) return false;
+    if (!cm__context_sticky(other_dev) || cm__context_sticky(scope_dev)) return false;
+    return cm__enter(other_dev, CM__CTX_NONE, sc) == CM_OK;
+}
+
 cm_status_t cm__peer_prepare(struct cm__device *a, struct cm__device *b) {
     if (a->ordinal == b->ordinal) return CM_OK;
     bool cacheable = a->ordinal < 64 && b->ordinal < 64;
@@ -655,13 +673,18 @@ cm_status_t cm__peer_prepare(struct cm__device *a, struct cm__device *b) {
         cm__scope_t sc;
         CM_TRY(cm__enter(self->ordinal, 1, &sc));
         err = cm__cuda.device_enable_peer_access(peer->ordinal, 0);
-        cm_status_t st = CM_OK; /* recorded inside the scope: charged to self's device */
+        /* recorded inside the scope: charged to self's device, a sticky error only the peer's
+         * context holds to the peer (cm__charge_to_other) */
+        cm_status_t st = CM_OK;
+        cm__scope_t sc_fault;
         if (err == cudaErrorPeerAccessAlreadyEnabled) {
             (void)cm__cuda.get_last_error(); /* not an error here */
         } else if (err != cudaSuccess) {
+            const bool other = cm__charge_to_other(err, self->ordinal, peer->ordinal, &sc_fault);
             st = cm__cuda_fail(err, __FILE__, __LINE__,
                                "cudaDeviceEnablePeerAccess(%d) on device %d", peer->ordinal,
                                self->ordinal);
+            if (other) cm__leave(&sc_fault);
         }
         /* self may access peer's memory: let it reach the peer's pool allocations as well (in
          * the same scope: a runtime call needs a current context) */
@@ -673,9 +696,12 @@ cm_status_t cm__peer_prepare(struct cm__device *a, struct cm__device *b) {
             desc.flags = cudaMemAccessFlagsProtReadWrite;
             err = cm__cuda.mem_pool_set_access(peer->pool, &desc, 1);
             if (err != cudaSuccess) {
+                const bool other =
+                    cm__charge_to_other(err, self->ordinal, peer->ordinal, &sc_fault);
                 st = cm__cuda_fail(err, __FILE__, __LINE__,
                                    "cudaMemPoolSetAccess(pool of device %d, device %d)",
                                    peer->ordinal, self->ordinal);
+                if (other) cm__leave(&sc_fault);
             }
         }
         cm__leave(&sc);

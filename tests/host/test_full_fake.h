@@ -622,6 +622,7 @@ static inline cudaError_t cmf_device_enable_peer_access(int p, unsigned flags) {
     CMF_LOST(d);
     if (flags != 0) return cmf_err(cudaErrorInvalidValue);
     if (p < 0 || p >= cmf.devices || p == d) return cmf_err(cudaErrorInvalidDevice);
+    CMF_LOST(p); /* mapping the peer's memory needs its context too */
     if (!cmf.peer_ok) return cmf_err(cudaErrorPeerAccessUnsupported);
     if (cmf.peer_enabled[d][p]) return cmf_err(cudaErrorPeerAccessAlreadyEnabled);
     cmf.peer_enabled[d][p] = 1;
@@ -839,6 +840,7 @@ static inline cudaError_t cmf_mem_pool_set_access(cudaMemPool_t pool, const stru
     (void)cmf_need_ctx("cudaMemPoolSetAccess"); /* a runtime call: it binds a context when none is current */
     cmf_obj_t *o = cmf_live(pool, CMF_POOL, "cudaMemPoolSetAccess");
     if (o == NULL || d == NULL || n == 0) return cmf_err(cudaErrorInvalidValue);
+    CMF_LOST(o->device); /* the pool's device maps its memory for the peer */
     return cudaSuccess;
 }
 static inline cudaError_t cmf_malloc_from_pool_async(void **p, size_t n, cudaMemPool_t pool,

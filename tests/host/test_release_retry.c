@@ -382,37 +382,43 @@ static void test_sticky_error_stays_with_its_device(void **state) {
  * the copy marked the healthy destination lost). Every direction, one device lost at a time. */
 static void test_peer_copy_sticky_error_charged_to_its_context(void **state) {
     (void)state;
-    for (int lost = 0; lost < 2; ++lost)
-        for (int src_dev = 0; src_dev < 2; ++src_dev) {
-            cm_device_t *d[2] = {NULL, NULL};
-            cm_buffer_t *b[2] = {NULL, NULL};
-            for (int i = 0; i < 2; ++i) {
-                CM_ASSERT_OK(cm_device_open(i, &d[i]));
-                CM_ASSERT_OK(cm_buffer_create(d[i], KiB, &b[i]));
-            }
-            const int dst_dev = 1 - src_dev;
-            /* a first copy enables peer access; then the fault the library has not seen */
-            CM_ASSERT_OK(cm_buffer_copy(NULL, b[dst_dev], 0, b[src_dev], 0, 64));
-            cmf.lost[lost] = cudaErrorIllegalAddress;
-            assert_int_equal(cm_buffer_copy(NULL, b[dst_dev], 0, b[src_dev], 0, 64),
-                             CM_ERROR_CONTEXT_LOST);
-            if (cm_last_error()->device != lost)
-                fail_msg("copy from device %d to %d with device %d lost: charged to device %d",
-                         src_dev, dst_dev, lost, cm_last_error()->device);
-            assert_int_equal(cm_check_context(lost), CM_ERROR_CONTEXT_LOST);
-            CM_ASSERT_OK(cm_check_context(1 - lost)); /* the healthy device is not marked */
-            size_t free_bytes = 0, total = 0;
-            CM_ASSERT_OK(cm_device_memory_info(1 - lost, &free_bytes, &total));
-            CM_ASSERT_OK(cm_buffer_destroy(b[1 - lost])); /* freed: checked by expect_clean */
-            (void)cm_buffer_destroy(b[lost]);             /* went with the context */
-            for (int i = 0; i < 2; ++i) (void)cm_device_close(d[i]);
-            expect_clean();
-            /* a fresh simulation and library state for the next case (the lost device's
-             * memory stays in this one) */
-            cm__context_reset_for_tests();
-            cmf_uninstall();
-            cmf_install(2, 64 * KiB * 1024);
+    for (int c = 0; c < 8; ++c) {
+        /* peer access set up before the fault or by the failing copy, the lost device, the
+         * source device */
+        const int prepared = c >> 2, lost = (c >> 1) & 1, src_dev = c & 1;
+        cm_device_t *d[2] = {NULL, NULL};
+        cm_buffer_t *b[2] = {NULL, NULL};
+        for (int i = 0; i < 2; ++i) {
+            CM_ASSERT_OK(cm_device_open(i, &d[i]));
+            CM_ASSERT_OK(cm_buffer_create(d[i], KiB, &b[i]));
         }
+        const int dst_dev = 1 - src_dev;
+        /* a first copy enables peer access (else the failing copy does it, and peer
+         * access or the pool's access fails first); then the fault the library has not
+         * seen */
+        if (prepared) CM_ASSERT_OK(cm_buffer_copy(NULL, b[dst_dev], 0, b[src_dev], 0, 64));
+        cmf.lost[lost] = cudaErrorIllegalAddress;
+        assert_int_equal(cm_buffer_copy(NULL, b[dst_dev], 0, b[src_dev], 0, 64),
+                         CM_ERROR_CONTEXT_LOST);
+        if (cm_last_error()->device != lost)
+            fail_msg("copy from device %d to %d (peer access %s) with device %d lost: "
+                     "charged to device %d (%s)", src_dev, dst_dev,
+                     prepared ? "set up before" : "set up by this copy", lost,
+                     cm_last_error()->device, cm_last_error()->message);
+        assert_int_equal(cm_check_context(lost), CM_ERROR_CONTEXT_LOST);
+        CM_ASSERT_OK(cm_check_context(1 - lost)); /* the healthy device is not marked */
+        size_t free_bytes = 0, total = 0;
+        CM_ASSERT_OK(cm_device_memory_info(1 - lost, &free_bytes, &total));
+        CM_ASSERT_OK(cm_buffer_destroy(b[1 - lost])); /* freed: checked by expect_clean */
+        (void)cm_buffer_destroy(b[lost]);             /* went with the context */
+        for (int i = 0; i < 2; ++i) (void)cm_device_close(d[i]);
+        expect_clean();
+        /* a fresh simulation and library state for the next case (the lost device's
+         * memory stays in this one) */
+        cm__context_reset_for_tests();
+        cmf_uninstall();
+        cmf_install(2, 64 * KiB * 1024);
+    }
 }
 
 /* A device set's open that fails after its member's device object was made closes that object
