@@ -629,8 +629,7 @@ cm_status_t cm__buffer_d2d(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_of
         /* charged to the scope's device (a sticky error marks it lost), a peer copy's sticky
          * error to the context that holds it (cm__charge_to_other) */
         cm__scope_t sc_fault;
-        const bool on_src = d.ordinal != s.ordinal &&
-                            cm__charge_to_other(err, d.ordinal, s.ordinal, &sc_fault);
+        const bool on_src = cm__charge_to_other(err, d.ordinal, s.ordinal, &sc_fault);
         status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes, device %d to device %d) in %s",
                                d.ordinal == s.ordinal ? (sync ? "cudaMemcpy" : "cudaMemcpyAsync")
                                                       : (sync ? "cudaMemcpyPeer"

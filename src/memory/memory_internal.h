@@ -179,12 +179,13 @@ static inline cm_status_t cm__check_stream_device(cudaStream_t stream, int ordin
 size_t cm__trim_ordinal(int ordinal);
 
 /** For a failed call that involves two devices, made in a scope of scope_dev: true when err is a
- *  sticky error that only other_dev's context holds (a peer copy or peer mapping fails with the
- *  sticky error of either context, also of a fault on the other device that another thread
- *  reports after this call's context checks). Each context is asked with cudaMemGetInfo (needs
- *  the context, queues nothing; its errors cleared). When true, *sc is a CM__CTX_NONE scope of
- *  other_dev that the caller records the failure in (charging the sticky error to it) and then
- *  leaves; when false the caller records it as usual, charged to scope_dev. */
+ *  sticky error that only other_dev's context holds (never when the two are one device). A
+ *  peer copy or peer mapping fails with the sticky error of either context, also of a fault on
+ *  the other device that another thread reports after this call's context checks. Each context
+ *  is asked with cudaMemGetInfo (needs the context, queues nothing; its errors cleared). When
+ *  true, *sc is a CM__CTX_NONE scope of other_dev that the caller records the failure in
+ *  (charging the sticky error to it) and then leaves; when false the caller records it as usual,
+ *  charged to scope_dev. */
 bool cm__charge_to_other(cudaError_t err, int scope_dev, int other_dev, cm__scope_t *sc);
 
 /** Set up peer access between two open devices (both directions, and their pools) when the pair
