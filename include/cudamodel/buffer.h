@@ -406,7 +406,9 @@ CM_API cm_status_t cm_buffer_info(const cm_buffer_t *buf, cm_buffer_info_t *info
  * @param[in] stream      NULL: synchronous (returns when the data is on the device); or a
  *                        stream of dst's device: queued there; with pinned src the call returns
  *                        once the copy is queued (keep src unchanged until it completes), with
- *                        pageable src once src has been read (like cudaMemcpyAsync).
+ *                        pageable src once src has been read (like cudaMemcpyAsync). On a
+ *                        stream being captured into a graph nothing is staged: the copy is
+ *                        captured as one cudaMemcpyAsync that reads src at each graph launch.
  * @param[in] dst         destination buffer.
  * @param[in] dst_offset  byte offset in dst.
  * @param[in] src         host memory of at least bytes bytes; may be NULL when bytes is 0.
@@ -428,7 +430,8 @@ CM_API cm_status_t cm_buffer_copy_from_host(cm_stream_t *stream, cm_buffer_t *ds
  * @param[in]  stream      NULL: synchronous (returns when the data is in dst); or a stream of
  *                         src's device: with pinned dst the call returns once the copy is
  *                         queued (read dst after synchronising the stream), with pageable dst
- *                         when the data is in dst.
+ *                         when the data is in dst. On a stream being captured into a graph the
+ *                         copy is captured (not staged) and writes dst at each graph launch.
  * @param[in]  src         source buffer.
  * @param[in]  src_offset  byte offset in src.
  * @param[out] dst         host memory of at least bytes bytes; may be NULL when bytes is 0.

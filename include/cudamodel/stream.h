@@ -38,8 +38,10 @@
  * - **Graphs.** cm_graph_capture_begin() / cm_graph_capture_end() capture what is queued on a
  *   stream (launches of cm_launch(), copies between device buffers and pinned host buffers,
  *   sets and fills, stream waits) into an instantiated graph; cm_graph_launch() replays it with
- *   one call. Pageable host copies (the staging pipeline waits on the host) and synchronous
- *   calls cannot be captured: CUDA then reports the capture as invalidated.
+ *   one call. A copy between a buffer and pageable host memory on a stream being captured is
+ *   not staged: it is captured as one cudaMemcpyAsync of the caller's memory, which each launch
+ *   of the graph reads (writes) anew, so that memory must stay valid while the graph may run.
+ *   Synchronous calls cannot be captured: CUDA then reports the capture as invalidated.
  * - **Profilers.** With CUDAMODEL_NVTX=1 every library call that queues GPU work opens an NVTX
  *   range named after the call ("cm_launch", "cm_stream_wait"...) so Nsight Systems shows it.
  *   Off by default, at the cost of one branch.

@@ -189,7 +189,9 @@ typedef struct zthread {
     cm_device_t *rank_dev;
     zgrave_t grave[NGRAVE];
     int n_grave;
-    unsigned char **quarantine; /* registered memory whose unregister failed: never reused */
+    /* registered memory whose unregister failed (never reused), and pageable memory a captured
+     * copy names (each launch of its graph reads / writes it): freed at the thread's end */
+    unsigned char **quarantine;
     size_t n_quarantine;
     /* the fault for the next operation */
     int arm_mode;              /* 0 none, 1 member, 2 any */
@@ -339,6 +341,14 @@ static void touch_handle(zthread_t *t, const void *h) {
         if (t->cap_touched[i] == h) return;
     if (t->n_cap_touched < 8) t->cap_touched[t->n_cap_touched++] = h;
     else t->cap_stale = true; /* cannot follow more: never launch it */
+}
+
+/* Host memory kept until the thread's end (see zthread_t's quarantine). */
+static void quarantine(zthread_t *t, unsigned char *p) {
+    unsigned char **q = realloc(t->quarantine, (t->n_quarantine + 1) * sizeof *q);
+    if (q == NULL) abort();
+    t->quarantine = q;
+    q[t->n_quarantine++] = p;
 }
 
 /* Work queued on stream slot s while it is captured runs later (graph launch): forget its
@@ -699,7 +709,8 @@ static void op_h2d(zthread_t *t) {
     } else if (st != CM_OK && valid) {
         model_forget(b, off, len);
     }
-    free(tmp);
+    if (tmp != NULL && ss >= 0 && t->s[ss].capturing) quarantine(t, tmp); /* the graph reads it */
+    else free(tmp);
     if (st == CM_ERROR_INVALID_ARGUMENT && !valid) backdoor(t, b); /* nothing was written */
 }
 
@@ -738,7 +749,8 @@ static void op_d2h(zthread_t *t) {
         if (queued_in_capture) touch_handle(t, h->h);
     }
     if (tmp != NULL && !valid && tmp[0] != 0xa5) fail(t, "a refused copy_to_host wrote its destination");
-    free(tmp);
+    if (tmp != NULL && queued_in_capture) quarantine(t, tmp); /* the graph writes it */
+    else free(tmp);
 }
 
 /* Pinned host buffer <-> device buffer. */
@@ -913,10 +925,7 @@ static void host_destroy(zthread_t *t, int k) {
         if (st == CM_OK) {
             free(h->owned);
         } else { /* maybe still registered with CUDA: never reuse the memory */
-            unsigned char **q = realloc(t->quarantine, (t->n_quarantine + 1) * sizeof *q);
-            if (q == NULL) abort();
-            t->quarantine = q;
-            q[t->n_quarantine++] = h->owned;
+            quarantine(t, h->owned);
         }
     }
     free(h->shadow);

@@ -1,7 +1,8 @@
 /*
  * stream.h against the real runtime: ordering through cm_stream_wait (a kernel on B sees A's
  * writes while A was delayed on purpose), timers against a host clock on a long kernel, host
- * callbacks in stream order, graph replay equal to direct launches (kernels and copies), the
+ * callbacks in stream order, graph replay equal to direct launches (kernels and copies),
+ * captured pageable copies reading and writing the caller's memory at each launch, the
  * pools from 8 host threads at once (no loss, no double hand-out, each thread's results
  * right), launches on released streams refused, and the interop accessors.
  */
@@ -270,6 +271,64 @@ static void test_graph_replay_equals_direct(void **state) {
     CM_ASSERT_OK(cm_device_close(dev));
 }
 
+/* Copies between a buffer and pageable host memory captured into a graph: not staged (a staged
+ * copy's nodes would read the device's staging buffers, which other copies refill), so each
+ * launch reads the caller's source as it is then and writes the caller's destination. Sizes
+ * above the staging threshold and staged copies between the launches, which would expose a
+ * captured staging buffer. */
+static void test_graph_pageable_copies(void **state) {
+    (void)state;
+    cm_device_t *dev = open0();
+    cm_stream_t *s = NULL;
+    CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
+    cm_staging_config_t cfg;
+    CM_ASSERT_OK(cm_device_staging_config(dev, &cfg));
+    const size_t sizes[] = {cfg.min_bytes, 3 * cfg.chunk_bytes + 4093};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+        const size_t n = sizes[k];
+        unsigned char *src = malloc(n), *dst = malloc(n), *junk = malloc(n);
+        assert_non_null(src);
+        assert_non_null(dst);
+        assert_non_null(junk);
+        cm_buffer_t *b = NULL, *other = NULL;
+        CM_ASSERT_OK(cm_buffer_create(dev, n, &b));
+        CM_ASSERT_OK(cm_buffer_create(dev, n, &other));
+        memset(src, 0x11, n);
+        memset(dst, 0xa5, n);
+        cm_graph_t *g = NULL;
+        CM_ASSERT_OK(cm_graph_capture_begin(s));
+        CM_ASSERT_OK(cm_buffer_copy_from_host(s, b, 0, src, n));
+        CM_ASSERT_OK(cm_buffer_copy_to_host(s, b, 0, dst, n));
+        CM_ASSERT_OK(cm_graph_capture_end(s, &g));
+        size_t nodes = 0;
+        CM_ASSERT_OK(cm_graph_node_count(g, &nodes));
+        assert_int_equal(nodes, 2); /* one copy each way */
+        for (size_t i = 0; i < n; ++i) assert_int_equal(dst[i], 0xa5); /* nothing ran yet */
+        for (int rep = 0; rep < 3; ++rep) {
+            const unsigned char v = (unsigned char)(0x20 + 7 * rep);
+            for (size_t i = 0; i < n; ++i) src[i] = (unsigned char)(v + i % 251);
+            memset(junk, 0xee, n);
+            CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, other, 0, junk, n)); /* staged */
+            CM_ASSERT_OK(cm_graph_launch(g, s));
+            CM_ASSERT_OK(cm_stream_synchronize(s));
+            if (memcmp(dst, src, n) != 0) {
+                size_t i = 0;
+                while (dst[i] == src[i]) ++i;
+                fail_msg("%zu bytes, launch %d: byte %zu is 0x%02x, the source 0x%02x", n, rep,
+                         i, dst[i], src[i]);
+            }
+        }
+        CM_ASSERT_OK(cm_graph_destroy(g));
+        CM_ASSERT_OK(cm_buffer_destroy(b));
+        CM_ASSERT_OK(cm_buffer_destroy(other));
+        free(src);
+        free(dst);
+        free(junk);
+    }
+    CM_ASSERT_OK(cm_stream_release(s));
+    CM_ASSERT_OK(cm_device_close(dev));
+}
+
 /* ---------------------------------------------------------------- 8 threads */
 
 #define THREADS 8
@@ -445,6 +504,7 @@ int main(void) {
         cmocka_unit_test(test_time_callable),
         cmocka_unit_test(test_host_callback_in_order),
         cmocka_unit_test(test_graph_replay_equals_direct),
+        cmocka_unit_test(test_graph_pageable_copies),
         cmocka_unit_test(test_pools_from_8_threads),
         cmocka_unit_test(test_released_stream_refused),
         cmocka_unit_test(test_wrapped_cuda_stream),

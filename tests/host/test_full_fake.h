@@ -104,6 +104,9 @@ typedef struct cmf_op {
     size_t n;
     size_t pattern_bytes;
     unsigned char pattern[8];
+    /* a copy's end in pageable host memory (not the simulation's): a graph replaying the copy
+     * reads / writes it as CUDA does, so the test keeps it alive while the graph may run */
+    unsigned char pageable_dst, pageable_src;
 } cmf_op_t;
 
 typedef struct cmf_obj {
@@ -966,15 +969,13 @@ static inline cudaError_t cmf_memcpy_async(void *dst, const void *src, size_t n,
     if (d < 0) return cmf_err(cudaErrorInvalidResourceHandle);
     CMF_LOST(d);
     if (!cmf_copy_ok(dst, src, n, k, d, "cudaMemcpyAsync")) return cmf_err(cudaErrorInvalidValue);
-    /* a copy with pageable host memory is not a graph node CUDA can capture */
-    if (so != NULL && so->capturing && k != cudaMemcpyDeviceToDevice) {
-        const void *host = k == cudaMemcpyHostToDevice ? src : dst;
-        if (cmf_find_byte(host) == NULL) {
-            so->invalidated = 1;
-            return cmf_err(cudaErrorStreamCaptureInvalidated);
-        }
+    /* a copy with pageable host memory is captured like any other (an H200 with driver 580
+     * captures it and each graph launch reads / writes the pageable memory anew) */
+    cmf_op_t op = {CMF_OP_COPY, dst, src, n, 0, {0}, 0, 0};
+    if (n > 0 && k != cudaMemcpyDeviceToDevice) {
+        op.pageable_dst = cmf_find_byte(dst) == NULL;
+        op.pageable_src = cmf_find_byte(src) == NULL;
     }
-    cmf_op_t op = {CMF_OP_COPY, dst, src, n, 0, {0}};
     cmf_queue(so, &op);
     return cudaSuccess;
 }
@@ -994,7 +995,7 @@ static inline cudaError_t cmf_memcpy_2d_async(void *dst, size_t dpitch, const vo
     }
     for (size_t r = 0; r < height; ++r) {
         cmf_op_t op = {CMF_OP_COPY, (unsigned char *)dst + r * dpitch,
-                       (const unsigned char *)src + r * spitch, width, 0, {0}};
+                       (const unsigned char *)src + r * spitch, width, 0, {0}, 0, 0};
         cmf_queue(so, &op);
     }
     return cudaSuccess;
@@ -1022,7 +1023,7 @@ static inline cudaError_t cmf_memcpy_peer_async(void *dst, int dd, const void *s
     CMF_LOST(dd);
     CMF_LOST(sd);
     if (!cmf_peer_ok(dst, dd, src, sd, n, "cudaMemcpyPeerAsync")) return cmf_err(cudaErrorInvalidValue);
-    cmf_op_t op = {CMF_OP_COPY, dst, src, n, 0, {0}};
+    cmf_op_t op = {CMF_OP_COPY, dst, src, n, 0, {0}, 0, 0};
     cmf_queue(so, &op);
     return cudaSuccess;
 }
@@ -1033,7 +1034,7 @@ static inline cudaError_t cmf_memset_async(void *p, int v, size_t n, cudaStream_
     if (d < 0) return cmf_err(cudaErrorInvalidResourceHandle);
     CMF_LOST(d);
     if (!cmf_dev_range(p, n, d, "cudaMemsetAsync")) return cmf_err(cudaErrorInvalidValue);
-    cmf_op_t op = {CMF_OP_SET, p, NULL, n, 1, {(unsigned char)v}};
+    cmf_op_t op = {CMF_OP_SET, p, NULL, n, 1, {(unsigned char)v}, 0, 0};
     cmf_queue(so, &op);
     return cudaSuccess;
 }
@@ -1049,7 +1050,7 @@ static inline cudaError_t cmf_fill_async(void *p, size_t n, const void *pattern,
         return cmf_err(cudaErrorInvalidValue);
     }
     if (!cmf_dev_range(p, n, d, "fill kernel")) return cmf_err(cudaErrorInvalidValue);
-    cmf_op_t op = {CMF_OP_FILL, p, NULL, n, pb, {0}};
+    cmf_op_t op = {CMF_OP_FILL, p, NULL, n, pb, {0}, 0, 0};
     memcpy(op.pattern, pattern, pb);
     cmf_queue(so, &op);
     return cudaSuccess;
@@ -1257,8 +1258,8 @@ static inline cudaError_t cmf_graph_instantiate(cudaGraphExec_t *x, cudaGraph_t 
 }
 static inline int cmf_op_valid(const cmf_op_t *op) {
     if (op->n == 0) return 1;
-    if (!cmf_is_dev_mem(cmf_find(op->dst, op->n)) && cmf_find(op->dst, op->n) == NULL) return 0;
-    if (op->kind == CMF_OP_COPY && cmf_find(op->src, op->n) == NULL) return 0;
+    if (!op->pageable_dst && cmf_find(op->dst, op->n) == NULL) return 0;
+    if (op->kind == CMF_OP_COPY && !op->pageable_src && cmf_find(op->src, op->n) == NULL) return 0;
     return 1;
 }
 static inline cudaError_t cmf_graph_launch(cudaGraphExec_t x, cudaStream_t s) {
@@ -1373,7 +1374,7 @@ static inline cudaError_t cmf_launch_kernel_ex(const cudaLaunchConfig_t *c, cons
     unsigned char v = *(unsigned char *)args[2];
     size_t count = (unsigned long long)n < threads * blocks ? n : (size_t)(threads * blocks);
     if (!cmf_dev_range(p, count, d, "simulated kernel")) return cmf_err(cudaErrorIllegalAddress);
-    cmf_op_t op = {CMF_OP_ADD, p, NULL, count, 1, {v}};
+    cmf_op_t op = {CMF_OP_ADD, p, NULL, count, 1, {v}, 0, 0};
     cmf_queue(so, &op);
     return cudaSuccess;
 }
@@ -1508,7 +1509,7 @@ static inline ncclResult_t cmf_nccl_all_reduce(const void *send, void *recv, siz
     size_t bytes = count * cmf_nccl_size(t);
     ncclResult_t r = cmf_coll_check(c, s, send, bytes, recv, bytes, "ncclAllReduce", &co, &so);
     if (r != ncclSuccess) return r;
-    cmf_op_t o = {CMF_OP_COPY, recv, send, bytes, 0, {0}};
+    cmf_op_t o = {CMF_OP_COPY, recv, send, bytes, 0, {0}, 0, 0};
     cmf_queue(so, &o);
     return ncclSuccess;
 }
@@ -1525,7 +1526,7 @@ static inline ncclResult_t cmf_nccl_broadcast(const void *send, void *recv, size
     if (r != ncclSuccess) return r;
     if (root < 0 || root >= co->nranks) return ncclInvalidArgument;
     if (is_root) {
-        cmf_op_t o = {CMF_OP_COPY, recv, send, bytes, 0, {0}};
+        cmf_op_t o = {CMF_OP_COPY, recv, send, bytes, 0, {0}, 0, 0};
         cmf_queue(so, &o);
     }
     return ncclSuccess;
@@ -1539,7 +1540,7 @@ static inline ncclResult_t cmf_nccl_all_gather(const void *send, void *recv, siz
     size_t nr = peek != NULL ? (size_t)peek->nranks : 1u;
     ncclResult_t r = cmf_coll_check(c, s, send, bytes, recv, bytes * nr, "ncclAllGather", &co, &so);
     if (r != ncclSuccess) return r;
-    cmf_op_t o = {CMF_OP_COPY, (unsigned char *)recv + (size_t)co->rank * bytes, send, bytes, 0, {0}};
+    cmf_op_t o = {CMF_OP_COPY, (unsigned char *)recv + (size_t)co->rank * bytes, send, bytes, 0, {0}, 0, 0};
     cmf_queue(so, &o);
     return ncclSuccess;
 }
@@ -1597,7 +1598,7 @@ static inline cudaError_t cmf_symbol_copy(const void *sym, void *other, size_t n
     if (!(to_sym ? cmf_copy_ok(at, other, n, k, d, what) : cmf_copy_ok(other, at, n, k, d, what)))
         return cmf_err(cudaErrorInvalidValue);
     cmf_op_t op = {CMF_OP_COPY, to_sym ? at : (unsigned char *)other,
-                   to_sym ? (const unsigned char *)other : at, n, 0, {0}};
+                   to_sym ? (const unsigned char *)other : at, n, 0, {0}, 0, 0};
     cmf_queue(so, &op);
     return cudaSuccess;
 }
@@ -1710,7 +1711,7 @@ static inline cudaError_t cmf_memcpy_2d_to_array_async(cudaArray_t arr, size_t x
         return cmf_err(cudaErrorInvalidValue);
     for (size_t r = 0; r < height; ++r) {
         cmf_op_t op = {CMF_OP_COPY, o->data + (y + r) * o->row_bytes + x,
-                       (const unsigned char *)src + r * sp, width, 0, {0}};
+                       (const unsigned char *)src + r * sp, width, 0, {0}, 0, 0};
         cmf_run_op(&op); /* array data is not addressable memory: copied at once */
     }
     return cudaSuccess;
@@ -1731,7 +1732,7 @@ static inline cudaError_t cmf_memcpy_2d_from_array_async(void *dst, size_t dp, c
         return cmf_err(cudaErrorInvalidValue);
     for (size_t r = 0; r < height; ++r) {
         cmf_op_t op = {CMF_OP_COPY, (unsigned char *)dst + r * dp,
-                       o->data + (y + r) * o->row_bytes + x, width, 0, {0}};
+                       o->data + (y + r) * o->row_bytes + x, width, 0, {0}, 0, 0};
         cmf_run_op(&op);
     }
     return cudaSuccess;

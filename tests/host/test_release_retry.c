@@ -17,7 +17,9 @@
  *     destroy is destroyed at the next open or close of that device;
  *   - cm_device_staging_configure changes nothing when the device's scope cannot be entered;
  *   - a sticky error recorded on one device leaves no runtime error behind for another;
- *   - a copy between two devices charges a sticky error to the context that holds it.
+ *   - a copy between two devices charges a sticky error to the context that holds it;
+ *   - a pageable copy on a stream being captured is captured as one copy of the caller's memory,
+ *     never through the device's staging buffers (which later copies reuse).
  * Every test ends with nothing leaked and no runtime call made without a current context.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -521,6 +523,61 @@ static void test_capture_end_after_context_lost(void **state) {
     expect_no_handles();
 }
 
+/* A pageable copy queued on a capturing stream (from the fuzzer: a captured staged copy's node
+ * read a staging buffer that a later copy had refilled, so each launch of the graph wrote that
+ * copy's bytes). Both directions are captured as direct copies: each launch reads the caller's
+ * source as it is then and writes the caller's destination; staging is never set up. */
+static void test_captured_pageable_copy_not_staged(void **state) {
+    (void)state;
+    const size_t n = 48 * KiB;
+    cm_device_t *dev = NULL;
+    cm_stream_t *s = NULL;
+    cm_buffer_t *b = NULL, *other = NULL;
+    cm_graph_t *g = NULL;
+    unsigned char *src = malloc(n), *dst = malloc(n), *junk = malloc(n);
+    assert_non_null(src);
+    assert_non_null(dst);
+    assert_non_null(junk);
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    cm_staging_config_t cfg = CM_STAGING_CONFIG_INIT;
+    cfg.min_bytes = 1; /* every pageable copy would be staged */
+    cfg.chunk_bytes = 16 * KiB;
+    CM_ASSERT_OK(cm_device_staging_configure(dev, &cfg));
+    CM_ASSERT_OK(cm_buffer_create(dev, n, &b));
+    CM_ASSERT_OK(cm_buffer_create(dev, n, &other));
+    CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
+    const unsigned long host_allocs = cmf_hits[CMF_IDX_host_alloc];
+    memset(src, 0x11, n);
+    memset(dst, 0xa5, n);
+    CM_ASSERT_OK(cm_graph_capture_begin(s));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(s, b, 0, src, n));
+    CM_ASSERT_OK(cm_buffer_copy_to_host(s, b, 0, dst, n));
+    CM_ASSERT_OK(cm_graph_capture_end(s, &g));
+    assert_int_equal(cmf_hits[CMF_IDX_host_alloc], host_allocs); /* no staging buffers */
+    for (size_t i = 0; i < n; ++i) assert_int_equal(dst[i], 0xa5); /* nothing ran yet */
+    for (int round = 0; round < 3; ++round) {
+        const unsigned char v = (unsigned char)(0x20 + round);
+        memset(src, v, n);
+        /* a staged copy outside the capture fills the staging buffers with other bytes */
+        memset(junk, 0xee, n);
+        CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, other, 0, junk, n));
+        CM_ASSERT_OK(cm_graph_launch(g, s));
+        CM_ASSERT_OK(cm_stream_synchronize(s));
+        for (size_t i = 0; i < n; ++i)
+            if (dst[i] != v)
+                fail_msg("round %d: byte %zu is 0x%02x, not 0x%02x", round, i, dst[i], v);
+    }
+    CM_ASSERT_OK(cm_graph_destroy(g));
+    CM_ASSERT_OK(cm_stream_release(s));
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_buffer_destroy(other));
+    CM_ASSERT_OK(cm_device_close(dev));
+    free(src);
+    free(dst);
+    free(junk);
+    expect_clean();
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_buffer_destroy_scope_failure_keeps_it, setup,
@@ -545,6 +602,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_failed_set_open_pool_left_to_next_open, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_close_refused_in_capture, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_captured_pageable_copy_not_staged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_capture_end_after_context_lost, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
