@@ -641,6 +641,163 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     }
 }
 
+// 4-byte copy that writes 0 instead when !ok (cp.async's zero fill: src-size 0 reads nothing;
+// g must still be a valid address, the caller passes the tile's first element then)
+__device__ __forceinline__ void cp_async4_or_zero(float *smem, const float *g, bool ok) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    const int n = ok ? 4 : 0;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(s), "l"(g), "r"(n)
+                 : "memory");
+#else
+    *smem = ok ? __ldg(g) : 0.0f;
+#endif
+}
+
+// The pipelined kernel for any M, N, K and any leading dimension (FP32): what the whole-tile
+// kernel above cannot run (3001^3, 4093^3, K = 3001 with 4096-row operands...). Every element
+// of both operands goes global -> shared with its own 4-byte cp.async into its [k][m] / [k][n]
+// place of the R-stage ring, so no operand needs 16-byte rows; an element outside the matrix
+// (a row past M or N, a k past K in the last K tile) is zero-filled by the copy and adds
+// nothing. The FFMA loop is the whole-tile kernel's; the epilogue skips rows and columns past
+// M and N. A warp copies 32 consecutive floats of one row (K-contiguous operands: 32 / BK rows
+// of BK), whole 32-byte sectors.
+template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool BATCHED>
+__global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_edge_kernel(const Params p) {
+    static_assert(R >= 2, "two stages at least");
+    static_assert(C::THREADS % C::BK == 0 && C::THREADS % C::BM == 0 && C::THREADS % C::BN == 0,
+                  "each thread copies a fixed column (k or m / n) of the slabs");
+    extern __shared__ float4 pipe_smem4[];
+    float *const As = reinterpret_cast<float *>(pipe_smem4);
+    float *const Bs = As + R * C::BK * C::PA;
+
+    constexpr int GROUP = 8;
+    const int pid = (int)blockIdx.x;
+    const int in_group = GROUP * p.tiles_n;
+    const int first_m = (pid / in_group) * GROUP;
+    const int gsize = min(p.tiles_m - first_m, GROUP);
+    const int tile_m = first_m + (pid % in_group) % gsize;
+    const int tile_n = (pid % in_group) / gsize;
+    const int m0 = tile_m * C::BM, n0 = tile_n * C::BN;
+
+    const int tid = (int)threadIdx.x;
+    const int warp = tid >> 5, lane = tid & 31;
+    const int tx = (warp % C::WARPS_N) * C::WTX + (lane % C::WTX);
+    const int ty = (warp / C::WARPS_N) * C::WTY + (lane / C::WTX);
+
+    const float *Ab = static_cast<const float *>(p.a) +
+                      (A_KMAJOR ? (long long)m0 * p.lda : (long long)m0);
+    const float *Bb = static_cast<const float *>(p.b) +
+                      (B_KMAJOR ? (long long)n0 * p.ldb : (long long)n0);
+    if (BATCHED) {
+        const long long z = (long long)blockIdx.z;
+        Ab += z * p.sa;
+        Bb += z * p.sb;
+    }
+    const int lda = (int)p.lda, ldb = (int)p.ldb;
+    const int mrem = p.m - m0, nrem = p.n - n0;   // rows of the operand slabs inside A / B
+
+    // copy j of a K tile: K-contiguous, row (tid / BK) + j * (THREADS / BK), k tid % BK; else
+    // k (tid / BM) + j * (THREADS / BM), row tid % BM (the launcher bounded every offset to 32
+    // bits)
+    constexpr int EA = C::BM * C::BK / C::THREADS, EB = C::BN * C::BK / C::THREADS;
+    constexpr int SA = A_KMAJOR ? C::THREADS / C::BK : C::THREADS / C::BM;
+    constexpr int SB = B_KMAJOR ? C::THREADS / C::BK : C::THREADS / C::BN;
+    const int a_row = A_KMAJOR ? tid / C::BK : tid % C::BM;
+    const int a_k = A_KMAJOR ? tid % C::BK : tid / C::BM;
+    const int b_row = B_KMAJOR ? tid / C::BK : tid % C::BN;
+    const int b_k = B_KMAJOR ? tid % C::BK : tid / C::BN;
+    auto issue = [&](int kt) {
+        const int st = kt % R;
+        const int k0 = kt * C::BK;
+        float *const as = As + st * C::BK * C::PA;
+        float *const bs = Bs + st * C::BK * C::PB;
+#pragma unroll
+        for (int j = 0; j < EA; ++j) {
+            const int row = A_KMAJOR ? a_row + j * SA : a_row;
+            const int kk = A_KMAJOR ? a_k : a_k + j * SA;
+            const bool ok = row < mrem && k0 + kk < p.k;
+            const float *src = Ab + (ok ? (A_KMAJOR ? row * lda + k0 + kk : (k0 + kk) * lda + row)
+                                        : 0);
+            cp_async4_or_zero(&as[kk * C::PA + row], src, ok);
+        }
+#pragma unroll
+        for (int j = 0; j < EB; ++j) {
+            const int row = B_KMAJOR ? b_row + j * SB : b_row;
+            const int kk = B_KMAJOR ? b_k : b_k + j * SB;
+            const bool ok = row < nrem && k0 + kk < p.k;
+            const float *src = Bb + (ok ? (B_KMAJOR ? row * ldb + k0 + kk : (k0 + kk) * ldb + row)
+                                        : 0);
+            cp_async4_or_zero(&bs[kk * C::PB + row], src, ok);
+        }
+    };
+
+    float acc[C::TM][C::TN];
+#pragma unroll
+    for (int i = 0; i < C::TM; ++i)
+#pragma unroll
+        for (int j = 0; j < C::TN; ++j) acc[i][j] = 0.0f;
+
+    const int ktiles = (p.k + C::BK - 1) / C::BK;   // the last one zero-filled past K
+#pragma unroll
+    for (int s = 0; s < R - 1; ++s) {
+        if (s < ktiles) issue(s);
+        cp_async_commit();
+    }
+    cp_async_wait<R - 2>();
+    __syncthreads();
+
+    for (int t = 0; t < ktiles; ++t) {
+        if (t + R - 1 < ktiles) issue(t + R - 1);
+        cp_async_commit();
+        const float *as = As + (t % R) * C::BK * C::PA;
+        const float *bs = Bs + (t % R) * C::BK * C::PB;
+#pragma unroll
+        for (int kk = 0; kk < C::BK; ++kk) {
+            float a[C::TM], b[C::TN];
+#pragma unroll
+            for (int c = 0; c < C::CM; ++c) {
+                const float4 v =
+                    *reinterpret_cast<const float4 *>(&as[kk * C::PA + c * C::SM + ty * 4]);
+                a[c * 4 + 0] = v.x; a[c * 4 + 1] = v.y; a[c * 4 + 2] = v.z; a[c * 4 + 3] = v.w;
+            }
+#pragma unroll
+            for (int c = 0; c < C::CN; ++c) {
+                const float4 v =
+                    *reinterpret_cast<const float4 *>(&bs[kk * C::PB + c * C::SN + tx * 4]);
+                b[c * 4 + 0] = v.x; b[c * 4 + 1] = v.y; b[c * 4 + 2] = v.z; b[c * 4 + 3] = v.w;
+            }
+#pragma unroll
+            for (int i = 0; i < C::TM; ++i)
+#pragma unroll
+                for (int j = 0; j < C::TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+        cp_async_wait<R - 2>();
+        __syncthreads();
+    }
+
+    float *Cp = static_cast<float *>(p.c) + (BATCHED ? (long long)blockIdx.z * p.sc : 0);
+#pragma unroll
+    for (int ci = 0; ci < C::CM; ++ci) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            const int gm = m0 + ci * C::SM + ty * 4 + r;
+            if (gm >= p.m) continue;
+            const long long row = (long long)gm * p.ldc;
+#pragma unroll
+            for (int cj = 0; cj < C::CN; ++cj) {
+                const int gn = n0 + cj * C::SN + tx * 4;
+                const int count = min(4, p.n - gn);
+                if (count <= 0) continue;
+                float v[4];
+#pragma unroll
+                for (int q = 0; q < 4; ++q) v[q] = p.alpha * acc[ci * 4 + r][cj * 4 + q];
+                store_out(Cp, row + gn, v, count, p.vecc != 0, p.beta);
+            }
+        }
+    }
+}
+
 // The kernel's parameters of one launch g (cm__gemm_for_each_launch: batch >= 1, strides 0 for
 // one matrix), vector flags unset.
 static Params make_params(const cm__gemm_args_t *g) {
@@ -752,6 +909,60 @@ cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 
     return cudaGetLastError();
 }
 
+// The edge kernel of C (any M, N, K, leading dimension) for g's layout; FB's kernels where the
+// device cannot give its shared memory.
+template <class C, int R, bool AK, bool BK, class FB>
+cudaError_t run_pipe_edge(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 block,
+                          cudaStream_t stream) {
+    constexpr size_t bytes = sizeof(float) * (size_t)R * C::BK * (C::PA + C::PB);
+    static cm__once_per_device once;
+    const cudaError_t err = cm__prepare_once(once, [](int) {
+        if (cudaFuncSetAttribute(gemm_ffma_pipe_edge_kernel<C, R, AK, BK, false>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)bytes) == cudaSuccess &&
+            cudaFuncSetAttribute(gemm_ffma_pipe_edge_kernel<C, R, AK, BK, true>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)bytes) == cudaSuccess)
+            return cudaSuccess;
+        (void)cudaGetLastError();
+        return cudaErrorNotSupported;
+    });
+    if (err == cudaErrorNotSupported) return launch<FB, float, float>(g, stream);
+    if (err != cudaSuccess) return err;
+    if (grid.z > 1)
+        gemm_ffma_pipe_edge_kernel<C, R, AK, BK, true><<<grid, block, bytes, stream>>>(p);
+    else
+        gemm_ffma_pipe_edge_kernel<C, R, AK, BK, false><<<grid, block, bytes, stream>>>(p);
+    return cudaGetLastError();
+}
+
+// A problem the whole-tile pipelined kernel cannot run, on the edge kernel: FP32, K > 0 and
+// every in-slab offset within 32 bits (else FB's general kernel).
+template <class C, int S, class FB>
+cudaError_t launch_pipe_edge(const cm__gemm_args_t *g, cudaStream_t stream) {
+    const long long k2 = (long long)g->k + 2 * C::BK;
+    const bool fits_a =
+        (g->a_kmajor ? (C::BM - 1) * g->lda + k2 : k2 * g->lda + C::BM) < 0x7fffffffLL;
+    const bool fits_b =
+        (g->b_kmajor ? (C::BN - 1) * g->ldb + k2 : k2 * g->ldb + C::BN) < 0x7fffffffLL;
+    if (!fits_a || !fits_b || g->k <= 0 || g->in_type != CM__GEMM_F32 ||
+        g->out_type != CM__GEMM_F32)
+        return launch<FB, float, float>(g, stream);
+    Params p = make_params(g);
+    p.vecc = g->ldc % 4 == 0 && cm__gemm_batch_aligned(g->c, g->stride_c, 4, 16);
+    const long long tm = ((long long)g->m + C::BM - 1) / C::BM;
+    const long long tn = ((long long)g->n + C::BN - 1) / C::BN;
+    if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
+    p.tiles_m = (int)tm;
+    p.tiles_n = (int)tn;
+    const dim3 grid((unsigned)(tm * tn), 1, (unsigned)g->batch), block(C::THREADS);
+    if (g->a_kmajor && g->b_kmajor)
+        return run_pipe_edge<C, S, true, true, FB>(g, p, grid, block, stream);
+    if (g->a_kmajor) return run_pipe_edge<C, S, true, false, FB>(g, p, grid, block, stream);
+    if (g->b_kmajor) return run_pipe_edge<C, S, false, true, FB>(g, p, grid, block, stream);
+    return run_pipe_edge<C, S, false, false, FB>(g, p, grid, block, stream);
+}
+
 // FB: the tile whose kernels run what the pipelined one cannot (tails, misaligned operands, no
 // room for its shared memory). BK 16 pipelines fall back to 128x128x8: the general kernel at BK
 // 16 runs one block per multiprocessor (it spills at two), 4093^3 ran 0.84x on the BK 8 one.
@@ -768,7 +979,11 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     const bool all_fast = fasta && fastb && g->m % C::BM == 0 && g->n % C::BN == 0 &&
                           g->k % C::BK == 0 && g->k > 0 && g->in_type == CM__GEMM_F32 &&
                           g->out_type == CM__GEMM_F32;
-    if (!all_fast) return launch<FB, float, float>(g, stream);
+    if (!all_fast) {
+        if constexpr (T4 && C::THREADS % C::BM == 0 && C::THREADS % C::BN == 0)
+            return launch_pipe_edge<C, S, FB>(g, stream);
+        return launch<FB, float, float>(g, stream);
+    }
     Params p = make_params(g);
     p.veca = 1;
     p.vecb = 1;
