@@ -75,7 +75,10 @@ typedef struct cm__gemm_args {
  *           memory one tile ahead; problems in whole tiles only, the rest runs the kernels
  *           of the configuration named `fallback`;
  *  PIPE4    ("q") the same pipeline with K-contiguous operands copied 4 bytes at a time straight
- *           into their transposed place. */
+ *           into their transposed place; problems that are not whole tiles of 16-byte rows
+ *           run its edge kernel (every element of both operands a zero-filled 4-byte copy,
+ *           any M, N, K and leading dimension), and `fallback` only what that cannot (an
+ *           in-slab offset past 32 bits, no room for its shared memory). */
 enum {
     CM__FFMA_FORM_GENERAL = 0,
     CM__FFMA_FORM_FAST = 1,
