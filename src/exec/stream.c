@@ -1559,10 +1559,10 @@ static cm_status_t cm__capture_end(cudaStream_t cs, int ordinal, struct cm__grap
         (void)cm__cuda.get_last_error();
         if (g != NULL) (void)cm__cuda.graph_destroy(g);
         return CM__FAIL(CM_ERROR_NOT_SUPPORTED, ordinal,
-                        "capture only asynchronous work on the stream: launches, copies with device "
-                        "buffers and pinned host buffers, sets, fills, waits; join every stream "
-                        "that forked from it (cm_stream_wait back onto it); no synchronisation, "
-                        "pageable copies or synchronous allocation inside a capture",
+                        "capture only asynchronous work on the stream: launches, copies on the "
+                        "stream, sets, fills, waits; join every stream that forked from it "
+                        "(cm_stream_wait back onto it); no synchronisation, synchronous calls "
+                        "(a NULL stream) or synchronous allocation inside a capture",
                         "the capture on device %d was invalidated by a call that cannot be captured "
                         "(%s: %s)",
                         ordinal, cm__cuda.get_error_name(err), cm__cuda.get_error_string(err));
