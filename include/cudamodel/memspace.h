@@ -548,6 +548,8 @@ static inline cm_place_t cm_place_array(const cm_array_t *arr, size_t x, size_t 
  * @param[in] stream  NULL: synchronous (complete on return); or a stream of the handles'
  *                    device: queued there and returns at once, except that a pageable host
  *                    destination is complete on return (as for cm_buffer_copy_to_host()).
+ *                    On a stream being captured into a graph the copy is captured and
+ *                    writes (reads) the host rectangle at each launch of the graph.
  * @param[in] dst     where the rectangle goes.
  * @param[in] src     where it comes from.
  * @param[in] width   elements per row of the rectangle; 0 copies nothing (after the checks).

@@ -431,6 +431,19 @@ cm_status_t cm__copy_2d_q(const cm__queue_t *q, const cm_place_t *dst_pl, const 
     cudaStream_t stream = sync ? 0 : q->cs;
     cudaError_t err;
     const char *call;
+    /* a pageable destination is complete on return, except in a capture: there the copy runs
+     * at each launch of the graph, and a wait would invalidate the capture */
+    bool wait_dst = host == &d && hk == CM__MS_PAGEABLE && !sync;
+    if (wait_dst) {
+        enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+        err = cm__cuda.stream_is_capturing(stream, &cs);
+        if (err != cudaSuccess) {
+            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamIsCapturing(stream) in %s",
+                                   func);
+            goto out;
+        }
+        wait_dst = cs == cudaStreamCaptureStatusNone;
+    }
     if (d.kind == CM_PLACE_ARRAY) {
         call = "cudaMemcpy2DToArrayAsync";
         const void *from = s.kind == CM_PLACE_HOST ? s.host : cm__pitched_at(&s);
@@ -452,7 +465,7 @@ cm_status_t cm__copy_2d_q(const cm__queue_t *q, const cm_place_t *dst_pl, const 
         err = cm__cuda.memcpy_2d_async(to, to_pitch, from, from_pitch, row_bytes, height, kind,
                                        stream);
     }
-    if (err == cudaSuccess && (sync || (host == &d && hk == CM__MS_PAGEABLE))) {
+    if (err == cudaSuccess && (sync || wait_dst)) {
         /* synchronous, or a pageable destination promised complete on return */
         call = sync ? "cudaStreamSynchronize(0) after the 2-D copy"
                     : "cudaStreamSynchronize(stream) after the 2-D copy";

@@ -996,6 +996,10 @@ static inline cudaError_t cmf_memcpy_2d_async(void *dst, size_t dpitch, const vo
     for (size_t r = 0; r < height; ++r) {
         cmf_op_t op = {CMF_OP_COPY, (unsigned char *)dst + r * dpitch,
                        (const unsigned char *)src + r * spitch, width, 0, {0}, 0, 0};
+        if (width > 0 && k != cudaMemcpyDeviceToDevice) { /* pageable ends: as cmf_memcpy_async */
+            op.pageable_dst = cmf_find_byte(op.dst) == NULL;
+            op.pageable_src = cmf_find_byte(op.src) == NULL;
+        }
         cmf_queue(so, &op);
     }
     return cudaSuccess;

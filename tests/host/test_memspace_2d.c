@@ -343,6 +343,36 @@ static void test_destroy_refused_during_capture(void **state) {
     MS_OK(cm_device_close(d));
 }
 
+/* A 2-D copy into pageable host memory queued on a stream being captured: captured (no wait
+ * for it, which would invalidate the capture); each launch writes the host rectangle. */
+static void test_copy_2d_to_pageable_in_capture(void **state) {
+    (void)state;
+    cm_device_t *d = ms_open(0);
+    cm_stream_t *s = ms_stream(d);
+    cm_pitched_t *p = NULL;
+    MS_OK(cm_pitched_create(d, 16, 4, CM_FORMAT_F32, &p));
+    float src[4][16], dst[4][16];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 16; ++c) src[r][c] = (float)(r * 16 + c);
+    memset(dst, 0, sizeof dst);
+    cm_graph_t *g = NULL;
+    MS_OK(cm_graph_capture_begin(s));
+    MS_OK(cm_copy_2d(s, cm_place_pitched(p, 0, 0), cm_place_host(src, 0), 16, 4));
+    MS_OK(cm_copy_2d(s, cm_place_host(dst, 0), cm_place_pitched(p, 0, 0), 16, 4));
+    MS_OK(cm_graph_capture_end(s, &g));
+    assert_float_equal(dst[3][15], 0.0f, 0.0f); /* nothing ran yet */
+    for (int round = 1; round <= 2; ++round) {
+        src[2][7] = (float)(1000 * round);
+        MS_OK(cm_graph_launch(g, s));
+        MS_OK(cm_stream_synchronize(s));
+        assert_memory_equal(dst, src, sizeof src);
+    }
+    MS_OK(cm_graph_destroy(g));
+    MS_OK(cm_pitched_destroy(p));
+    MS_OK(cm_stream_release(s));
+    MS_OK(cm_device_close(d));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_pitched_create_and_info, ms_setup, ms_teardown),
@@ -353,6 +383,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_copy_2d_failures, ms_setup, ms_teardown),
         cmocka_unit_test_setup_teardown(test_pitched_retry_after_trim, ms_setup, ms_teardown),
         cmocka_unit_test_setup_teardown(test_destroy_refused_during_capture, ms_setup,
+                                        ms_teardown),
+        cmocka_unit_test_setup_teardown(test_copy_2d_to_pageable_in_capture, ms_setup,
                                         ms_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
