@@ -77,8 +77,12 @@ typedef struct cm__gemm_args {
  *  PIPE4    ("q") the same pipeline with K-contiguous operands copied 4 bytes at a time straight
  *           into their transposed place; problems that are not whole tiles of 16-byte rows
  *           run its edge kernel (every element of both operands a zero-filled 4-byte copy,
- *           any M, N, K and leading dimension), and `fallback` only what that cannot (an
- *           in-slab offset past 32 bits, no room for its shared memory). */
+ *           any M, N and leading dimension) from K = CM__FFMA_EDGE_MIN_K, and `fallback`
+ *           the rest (shorter K, an in-slab offset past 32 bits, no room for its shared
+ *           memory). */
+/** The shortest K the PIPE4 configurations' edge kernel runs (see the form above). */
+#define CM__FFMA_EDGE_MIN_K 1024
+
 enum {
     CM__FFMA_FORM_GENERAL = 0,
     CM__FFMA_FORM_FAST = 1,

@@ -106,7 +106,7 @@ int cm__gemm_family(int precision) {
  *   fp32  tiny 32x64x16, small 64x64x16; skinny and large the pipelined 128x128x16q3 (BK 16,
  *         3 cp.async stages, K-contiguous operands copied 4 bytes at a time into place); tails
  *         and misaligned operands run its edge kernel (every element a zero-filled 4-byte
- *         copy; the 128x128x8 kernels only where an offset passes 32 bits).
+ *         copy) from K = 1024 (CM__FFMA_EDGE_MIN_K), the 128x128x8 kernels below.
  *   tf32 / bf16  tiny mma:64x64; small, skinny and large "sm90" (the wgmma kernel); where that
  *         kernel is not built they run mma:128x128, the best mma.sync tile there.
  * The sm_75 and sm_80 rows are tile sizes the occupancy arithmetic suggests (not measured).
@@ -1036,12 +1036,15 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
         r.a = (const unsigned char *)p->a + (int64_t)full * q.stride_a * e;
         r.b = (const unsigned char *)p->b + (int64_t)full * q.stride_b * e;
         r.c = part + (int64_t)full * mn;
-        /* skinny and gemv parts leave their remainder to the same kernel (made for the thin
-         * side, any K); the selection would send its short K to tiles that C's thin side
-         * leaves mostly empty (bf16 7 x 3001 x 3001 in 2 parts: the remainder of 57 took
-         * 13.8 us on 64 x 64 FFMA tiles against 35.6 us for both parts, ncu on the H200) */
+        /* bf16 skinny and gemv parts leave their remainder to the same kernel (made for the
+         * thin side, any K); the selection would send its short K to FFMA tiles that widen
+         * every bf16 element and that C's thin side leaves mostly empty (bf16 7 x 3001 x 3001
+         * in 2 parts: the remainder of 57 took 13.8 us on 64 x 64 FFMA tiles against 35.6 us
+         * for both parts, ncu on the H200; the same kernel gained 10-13 %). FP32 and TF32
+         * inputs keep the selection: FP32 lost 6 % on the skinny kernel (bench/NOTES-gemm.md) */
         cm__gemm_choice_t rc =
-            ch->kernel == CM__GEMM_KERNEL_SKINNY || ch->kernel == CM__GEMM_KERNEL_GEMV
+            (ch->kernel == CM__GEMM_KERNEL_SKINNY || ch->kernel == CM__GEMM_KERNEL_GEMV) &&
+                    p->in_type == CM__GEMM_BF16
                 ? *ch
                 : cm__gemm_select(part_prec, major, minor, sms, &r, CM_HAVE_GEMM_SM90,
                                   cm__gemm_config_override());

@@ -417,6 +417,16 @@ static void test_every_config(void **state) {
                     w.pad = 1;
                     w.off = 4;
                     run_case(&w, idx++);
+                    /* tails in every dimension with K >= CM__FFMA_EDGE_MIN_K: the pipelined
+                     * configurations' edge kernel, misaligned and aligned */
+                    gcase_t e = {CM_GEMM_FP32, (cm_gemm_layout_t)l, (cm_gemm_op_t)oa,
+                                 (cm_gemm_op_t)ob, 300, 131, CM__FFMA_EDGE_MIN_K + 7, 0.5f,
+                                 -1.0f, 3, 1, ffma[i], 0};
+                    run_case(&e, idx++);
+                    e.pad = 0;
+                    e.off = 0;
+                    e.beta = 0.0f;
+                    run_case(&e, idx++);
                 }
                 for (size_t i = 0; i < sizeof tc / sizeof tc[0]; ++i)
                     for (int p = 1; p < 4; ++p) {

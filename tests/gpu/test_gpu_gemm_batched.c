@@ -272,8 +272,10 @@ static void test_batched_forced(void **state) {
         "ffma:32x64x16", "ffma:64x64x16", "ffma:128x128x8", "ffma:128x128x8f",
         "ffma:128x128x16q3", "mma:64x64", "mma:128x64", "mma:128x128", "sm90", "sm90+bt",
         "gemv"};
+    /* 70 x 50 x 1030: tails with K past CM__FFMA_EDGE_MIN_K (the pipelined FFMA
+     * configuration's edge kernel, on batches) */
     static const size_t shapes[][4] = {{128, 128, 64, 2}, {128, 128, 32, 1}, {70, 50, 40, 3},
-                                       {1, 96, 64, 3}, {96, 1, 64, 3}};
+                                       {1, 96, 64, 3},    {96, 1, 64, 3},    {70, 50, 1030, 3}};
     /* under compute-sanitizer (slow launches): one layout */
     const int layouts = cm_test_under_sanitizer() ? 1 : 2;
     for (size_t f = 0; f < sizeof configs / sizeof configs[0]; ++f)
