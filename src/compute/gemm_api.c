@@ -1040,8 +1040,9 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
          * thin side, any K); the selection would send its short K to FFMA tiles that widen
          * every bf16 element and that C's thin side leaves mostly empty (bf16 7 x 3001 x 3001
          * in 2 parts: the remainder of 57 took 13.8 us on 64 x 64 FFMA tiles against 35.6 us
-         * for both parts, ncu on the H200; the same kernel gained 10-13 %). FP32 and TF32
-         * inputs keep the selection: FP32 lost 6 % on the skinny kernel (bench/NOTES-gemm.md) */
+         * for both parts, ncu on the H200; on the same kernel the sweep rose to 0.58-0.69x
+         * cuBLAS from 0.50-0.63x). FP32 and TF32 inputs keep the selection: on the same kernel
+         * FP32 ran 0.78x, inside the 0.78-0.88x of the selection's runs (bench/NOTES-gemm.md) */
         cm__gemm_choice_t rc =
             (ch->kernel == CM__GEMM_KERNEL_SKINNY || ch->kernel == CM__GEMM_KERNEL_GEMV) &&
                     p->in_type == CM__GEMM_BF16
