@@ -981,9 +981,9 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
                           g->out_type == CM__GEMM_F32;
     if (!all_fast) {
         // the edge kernel from K = CM__FFMA_EDGE_MIN_K: below, its ring's prologue and 4-byte
-        // copies cost more than the pipeline hides (H200 sweep: 3001^3 TN 0.67 -> 0.86x
-        // cuBLAS, 4096 x 4096 x 3001 TN 0.71 -> 0.78x; 4096 x 4096 x 7 1.50 -> 1.19x,
-        // 3001 x 1000 x 64 0.83 -> 0.71x, 3001 x 4096 x 1000 -3 %: bench/NOTES-gemm.md)
+        // copies cost more than the pipeline hides (H200 sweeps: 3001^3 TN 0.67 -> 0.86x
+        // cuBLAS, 4096 x 4096 x 3001 TN 0.71 -> 0.78x; 4096 x 4096 x 7 1.50 -> 1.19x and
+        // x 1 1.20 -> 1.08x, back to 1.40x / 1.28x without it: bench/NOTES-gemm.md)
         if constexpr (T4 && C::THREADS % C::BM == 0 && C::THREADS % C::BN == 0)
             if (g->k >= CM__FFMA_EDGE_MIN_K) return launch_pipe_edge<C, S, FB>(g, stream);
         return launch<FB, float, float>(g, stream);
