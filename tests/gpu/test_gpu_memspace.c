@@ -11,7 +11,8 @@
  *   by, and 2-D round trips host -> pitched -> array -> pitched -> host (whole images,
  *   rectangles at a corner, host pitches wider than a row, pinned host memory on a stream),
  *   every byte compared and the bytes around a rectangle unchanged; a rectangle out of bounds,
- *   a host pitch below a row and array-to-array refused, nothing written;
+ *   a host pitch below a row and array-to-array refused, nothing written; 2-D copies with
+ *   pageable host memory captured into a graph, each launch reading and writing it anew;
  * - textures: over a buffer (tex1Dfetch of float, int and 8-bit read as normalised float; the
  *   rules CUDA would silently ignore refused), over a pitched buffer and over an array with
  *   each filter mode (point, linear) and address mode (clamp, border, and wrap and mirror,
@@ -445,6 +446,33 @@ static void test_pitched_arrays_and_2d_copies(void **state) {
         for (int x = 0; x < w; ++x)
             if (img[y * w + x] != 1000.0f * (float)y + (float)x)
                 fail_msg("pitched element (%d, %d) = %g", x, y, (double)img[y * w + x]);
+
+    /* captured into a graph: pageable host -> pitched -> pageable host; each launch reads the
+     * source and writes the destination as they are then (not waited for in the capture) */
+    cm_stream_t *s = NULL;
+    CM_ASSERT_OK(cm_stream_acquire(dev, CM_STREAM_PRIORITY_LOW, &s));
+    float *back = xmalloc((size_t)w * h * sizeof(float));
+    for (int i = 0; i < w * h; ++i) back[i] = -7.0f;
+    cm_graph_t *g = NULL;
+    CM_ASSERT_OK(cm_graph_capture_begin(s));
+    CM_ASSERT_OK(cm_copy_2d(s, cm_place_pitched(p, 0, 0), cm_place_host(img, 0), (size_t)w,
+                            (size_t)h));
+    CM_ASSERT_OK(cm_copy_2d(s, cm_place_host(back, 0), cm_place_pitched(p, 0, 0), (size_t)w,
+                            (size_t)h));
+    CM_ASSERT_OK(cm_graph_capture_end(s, &g));
+    assert_true(back[0] == -7.0f); /* nothing ran yet */
+    for (int rep = 0; rep < 2; ++rep) {
+        for (int i = 0; i < w * h; ++i) img[i] = (float)(i * (rep + 2));
+        CM_ASSERT_OK(cm_graph_launch(g, s));
+        CM_ASSERT_OK(cm_stream_synchronize(s));
+        for (int i = 0; i < w * h; ++i)
+            if (back[i] != img[i])
+                fail_msg("launch %d: element %d = %g, the source %g", rep, i, (double)back[i],
+                         (double)img[i]);
+    }
+    CM_ASSERT_OK(cm_graph_destroy(g));
+    CM_ASSERT_OK(cm_stream_release(s));
+    free(back);
     free(img);
     CM_ASSERT_OK(cm_pitched_destroy(p));
     CM_ASSERT_OK(cm_device_close(dev));
