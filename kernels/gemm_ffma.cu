@@ -195,6 +195,34 @@ __device__ __forceinline__ void store_out(uint16_t *c, long long i, const float 
     }
 }
 
+// ---- the tile order and thread placement every kernel below shares. (The FFMA step and the
+// epilogue stay written out in each kernel: as shared inline functions taking the accumulators
+// by reference they changed ptxas's sm_90a code of 44 of the 76 kernels, where these two
+// helpers leave every kernel's code byte-identical.)
+
+// The origin (m0, n0) in C of block blockIdx.x's tile: grouped order, 8 tile-rows per group,
+// for L2 reuse (the tour's point 7).
+template <class C>
+__device__ __forceinline__ void tile_origin(const Params &p, int &m0, int &n0) {
+    constexpr int GROUP = 8;
+    const int pid = (int)blockIdx.x;
+    const int in_group = GROUP * p.tiles_n;
+    const int first_m = (pid / in_group) * GROUP;
+    const int gsize = min(p.tiles_m - first_m, GROUP);
+    const int tile_m = first_m + (pid % in_group) % gsize;
+    const int tile_n = (pid % in_group) / gsize;
+    m0 = tile_m * C::BM;
+    n0 = tile_n * C::BN;
+}
+
+// The thread's place in the block tile: tx along n, ty along m (warps of WTY x WTX threads).
+template <class C> __device__ __forceinline__ void thread_place(int &tx, int &ty) {
+    const int tid = (int)threadIdx.x;
+    const int warp = tid >> 5, lane = tid & 31;
+    tx = (warp % C::WARPS_N) * C::WTX + (lane % C::WTX);
+    ty = (warp / C::WARPS_N) * C::WTY + (lane / C::WTX);
+}
+
 // ALL_FAST: the launcher checked that every block's tile and every K tile is whole and that
 // both operands take the fast loads (C::FAST, p.fasta, p.fastb): no general path compiled in.
 // BATCHED: matrix blockIdx.z of a strided batch (pointers moved once, at the start and in the
@@ -209,20 +237,10 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
     __shared__ __align__(16) float As[2][C::BK][C::PA];
     __shared__ __align__(16) float Bs[2][C::BK][C::PB];
 
-    // grouped tile order (8 tile-rows per group) for L2 reuse
-    constexpr int GROUP = 8;
-    const int pid = (int)blockIdx.x;
-    const int in_group = GROUP * p.tiles_n;
-    const int first_m = (pid / in_group) * GROUP;
-    const int gsize = min(p.tiles_m - first_m, GROUP);
-    const int tile_m = first_m + (pid % in_group) % gsize;
-    const int tile_n = (pid % in_group) / gsize;
-    const int m0 = tile_m * C::BM, n0 = tile_n * C::BN;
-
+    int m0, n0, tx, ty;
+    tile_origin<C>(p, m0, n0);
+    thread_place<C>(tx, ty);
     const int tid = (int)threadIdx.x;
-    const int warp = tid >> 5, lane = tid & 31;
-    const int tx = (warp % C::WARPS_N) * C::WTX + (lane % C::WTX);
-    const int ty = (warp / C::WARPS_N) * C::WTY + (lane / C::WTX);
 
     // matrix blockIdx.z of the batch
     const long long z = BATCHED ? (long long)blockIdx.z : 0;
@@ -461,19 +479,10 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     float4 *const rawA = reinterpret_cast<float4 *>(Bs + L::BS);
     float4 *const rawB = reinterpret_cast<float4 *>(Bs + L::BS + L::RA);
 
-    constexpr int GROUP = 8;
-    const int pid = (int)blockIdx.x;
-    const int in_group = GROUP * p.tiles_n;
-    const int first_m = (pid / in_group) * GROUP;
-    const int gsize = min(p.tiles_m - first_m, GROUP);
-    const int tile_m = first_m + (pid % in_group) % gsize;
-    const int tile_n = (pid % in_group) / gsize;
-    const int m0 = tile_m * C::BM, n0 = tile_n * C::BN;
-
+    int m0, n0, tx, ty;
+    tile_origin<C>(p, m0, n0);
+    thread_place<C>(tx, ty);
     const int tid = (int)threadIdx.x;
-    const int warp = tid >> 5, lane = tid & 31;
-    const int tx = (warp % C::WARPS_N) * C::WTX + (lane % C::WTX);
-    const int ty = (warp / C::WARPS_N) * C::WTY + (lane / C::WTX);
 
     const float *Ab = static_cast<const float *>(p.a) +
                       (A_KMAJOR ? (long long)m0 * p.lda : (long long)m0);
@@ -671,19 +680,10 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_edge_kerne
     float *const As = reinterpret_cast<float *>(pipe_smem4);
     float *const Bs = As + R * C::BK * C::PA;
 
-    constexpr int GROUP = 8;
-    const int pid = (int)blockIdx.x;
-    const int in_group = GROUP * p.tiles_n;
-    const int first_m = (pid / in_group) * GROUP;
-    const int gsize = min(p.tiles_m - first_m, GROUP);
-    const int tile_m = first_m + (pid % in_group) % gsize;
-    const int tile_n = (pid % in_group) / gsize;
-    const int m0 = tile_m * C::BM, n0 = tile_n * C::BN;
-
+    int m0, n0, tx, ty;
+    tile_origin<C>(p, m0, n0);
+    thread_place<C>(tx, ty);
     const int tid = (int)threadIdx.x;
-    const int warp = tid >> 5, lane = tid & 31;
-    const int tx = (warp % C::WARPS_N) * C::WTX + (lane % C::WTX);
-    const int ty = (warp / C::WARPS_N) * C::WTY + (lane / C::WTX);
 
     const float *Ab = static_cast<const float *>(p.a) +
                       (A_KMAJOR ? (long long)m0 * p.lda : (long long)m0);
@@ -837,6 +837,15 @@ void launch_layout(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 bl
         gemm_ffma_kernel<G, false, false, AF, BATCHED, TIn, TOut><<<grid, block, 0, stream>>>(p);
 }
 
+// Whether every in-slab offset of operand A (a) or B of tile C fits in 32 bits (the fast and
+// pipelined kernels step 32-bit offsets from one base): (rows - 1) * ld + columns, that is BM
+// (BN) rows of K + 2 BK for a K-contiguous operand, else K + 2 BK rows of BM (BN).
+template <class C> bool slab_offsets_fit(const cm__gemm_args_t *g, bool a) {
+    const long long k2 = (long long)g->k + 2 * C::BK;
+    if (a) return (g->a_kmajor ? (C::BM - 1) * g->lda + k2 : k2 * g->lda + C::BM) < 0x7fffffffLL;
+    return (g->b_kmajor ? (C::BN - 1) * g->ldb + k2 : k2 * g->ldb + C::BN) < 0x7fffffffLL;
+}
+
 // One launch (g->batch matrices, at most CM__GEMM_MAX_BATCH_PER_LAUNCH) of tile C's kernels.
 template <class C, typename TIn, typename TOut>
 cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
@@ -846,13 +855,8 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     p.veca = g->lda % 4 == 0 && cm__gemm_batch_aligned(g->a, g->stride_a, sizeof(TIn), in_align);
     p.vecb = g->ldb % 4 == 0 && cm__gemm_batch_aligned(g->b, g->stride_b, sizeof(TIn), in_align);
     p.vecc = g->ldc % 4 == 0 && cm__gemm_batch_aligned(g->c, g->stride_c, sizeof(TOut), out_align);
-    // the fast path's 32-bit offsets reach (rows - 1) * ld + columns: K-contiguous, BM (BN)
-    // rows of K + 2 BK; else K + 2 BK rows of BM (BN)
-    const long long k2 = (long long)g->k + 2 * C::BK;
-    p.fasta = p.veca && (g->a_kmajor ? (C::BM - 1) * g->lda + k2 : k2 * g->lda + C::BM) <
-                            0x7fffffffLL;
-    p.fastb = p.vecb && (g->b_kmajor ? (C::BN - 1) * g->ldb + k2 : k2 * g->ldb + C::BN) <
-                            0x7fffffffLL;
+    p.fasta = p.veca && slab_offsets_fit<C>(g, true);
+    p.fastb = p.vecb && slab_offsets_fit<C>(g, false);
     const long long tm = ((long long)g->m + C::BM - 1) / C::BM;
     const long long tn = ((long long)g->n + C::BN - 1) / C::BN;
     if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
@@ -940,13 +944,8 @@ cudaError_t run_pipe_edge(const cm__gemm_args_t *g, const Params &p, dim3 grid, 
 // every in-slab offset within 32 bits (else FB's general kernel).
 template <class C, int S, class FB>
 cudaError_t launch_pipe_edge(const cm__gemm_args_t *g, cudaStream_t stream) {
-    const long long k2 = (long long)g->k + 2 * C::BK;
-    const bool fits_a =
-        (g->a_kmajor ? (C::BM - 1) * g->lda + k2 : k2 * g->lda + C::BM) < 0x7fffffffLL;
-    const bool fits_b =
-        (g->b_kmajor ? (C::BN - 1) * g->ldb + k2 : k2 * g->ldb + C::BN) < 0x7fffffffLL;
-    if (!fits_a || !fits_b || g->k <= 0 || g->in_type != CM__GEMM_F32 ||
-        g->out_type != CM__GEMM_F32)
+    if (!slab_offsets_fit<C>(g, true) || !slab_offsets_fit<C>(g, false) || g->k <= 0 ||
+        g->in_type != CM__GEMM_F32 || g->out_type != CM__GEMM_F32)
         return launch<FB, float, float>(g, stream);
     Params p = make_params(g);
     p.vecc = g->ldc % 4 == 0 && cm__gemm_batch_aligned(g->c, g->stride_c, 4, 16);
@@ -971,11 +970,8 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     static_assert(C::FAST, "pipelined: FAST tile");
     const bool veca = g->lda % 4 == 0 && cm__gemm_batch_aligned(g->a, g->stride_a, 4, 16);
     const bool vecb = g->ldb % 4 == 0 && cm__gemm_batch_aligned(g->b, g->stride_b, 4, 16);
-    const long long k2 = (long long)g->k + 2 * C::BK;
-    const bool fasta = veca && (g->a_kmajor ? (C::BM - 1) * g->lda + k2 : k2 * g->lda + C::BM) <
-                                   0x7fffffffLL;
-    const bool fastb = vecb && (g->b_kmajor ? (C::BN - 1) * g->ldb + k2 : k2 * g->ldb + C::BN) <
-                                   0x7fffffffLL;
+    const bool fasta = veca && slab_offsets_fit<C>(g, true);
+    const bool fastb = vecb && slab_offsets_fit<C>(g, false);
     const bool all_fast = fasta && fastb && g->m % C::BM == 0 && g->n % C::BN == 0 &&
                           g->k % C::BK == 0 && g->k > 0 && g->in_type == CM__GEMM_F32 &&
                           g->out_type == CM__GEMM_F32;

@@ -426,25 +426,6 @@ cm_status_t cm_buffer_device_ptr(const cm_buffer_t *buf, void **ptr) {
 
 /* ------------------------------------------------------------------ host <-> device */
 
-/* Whether an asynchronous copy's stream is being captured into a graph. The staging pipeline
- * cannot be captured: its memcpy nodes would read (write) the device's staging buffers at each
- * launch of the graph, long after later copies reused them, and its waits on staging events
- * are host synchronisation. A captured pageable copy is one cudaMemcpyAsync of the caller's
- * memory instead, which the graph performs at each launch (CUDA's own semantics for it). A
- * failed query fails the copy: staging into a capture that could not be ruled out is the
- * defect this avoids, and the stream's trouble would fail the copy anyway. */
-static cm_status_t cm__queue_capturing(bool sync, cudaStream_t stream, const char *func,
-                                       bool *capturing) {
-    *capturing = false;
-    if (sync || stream == 0) return CM_OK;
-    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-    cudaError_t err = cm__cuda.stream_is_capturing(stream, &cs);
-    if (err != cudaSuccess)
-        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamIsCapturing(stream) in %s", func);
-    *capturing = cs != cudaStreamCaptureStatusNone;
-    return CM_OK;
-}
-
 cm_status_t cm__buffer_h2d(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_offset,
                            const void *src, size_t bytes, const char *func) {
     const bool sync = q->handle == NULL;
@@ -465,14 +446,14 @@ cm_status_t cm__buffer_h2d(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_of
     if (status != CM_OK) goto out;
     unsigned char *to = d.ptr + dst_offset;
     size_t min_bytes = cm__staging_config(d.dev).min_bytes;
-    bool capturing = false;
     if (kind == CM__HOST_PAGEABLE && bytes >= min_bytes) {
-        status = cm__queue_capturing(sync, stream, func, &capturing);
+        bool capturing = false; /* a captured copy is direct (cm__copy_capturing) */
+        status = cm__copy_capturing(sync, stream, func, &capturing);
         if (status != CM_OK) goto out;
-    }
-    if (kind == CM__HOST_PAGEABLE && bytes >= min_bytes && !capturing) {
-        status = cm__staged_h2d(d.dev, to, src, bytes, stream, sync);
-        goto out;
+        if (!capturing) {
+            status = cm__staged_h2d(d.dev, to, src, bytes, stream, sync);
+            goto out;
+        }
     }
     enum cudaMemcpyKind k = kind == CM__HOST_MANAGED ? cudaMemcpyDefault : cudaMemcpyHostToDevice;
     cudaError_t err = sync ? cm__cuda.memcpy_sync(to, src, bytes, k)
@@ -514,9 +495,9 @@ cm_status_t cm__buffer_d2h(const cm__queue_t *q, const cm_buffer_t *src, size_t 
     if (status != CM_OK) goto out;
     const unsigned char *from = s.ptr + src_offset;
     size_t min_bytes = cm__staging_config(s.dev).min_bytes;
-    bool capturing = false;
+    bool capturing = false; /* then neither staged nor waited for (cm__copy_capturing) */
     if (kind == CM__HOST_PAGEABLE) {
-        status = cm__queue_capturing(sync, stream, func, &capturing);
+        status = cm__copy_capturing(sync, stream, func, &capturing);
         if (status != CM_OK) goto out;
     }
     if (kind == CM__HOST_PAGEABLE && bytes >= min_bytes && !capturing) {

@@ -146,6 +146,18 @@ static cm_status_t cm__close_busy_locked(struct cm__device *dev) {
 
 /* ------------------------------------------------------------------ streams */
 
+cm_status_t cm__copy_capturing(bool sync, cudaStream_t stream, const char *func,
+                               bool *capturing) {
+    *capturing = false;
+    if (sync || stream == 0) return CM_OK;
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    cudaError_t err = cm__cuda.stream_is_capturing(stream, &cs);
+    if (err != cudaSuccess)
+        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamIsCapturing(stream) in %s", func);
+    *capturing = cs != cudaStreamCaptureStatusNone;
+    return CM_OK;
+}
+
 cm_status_t cm__check_stream_device_full(cudaStream_t stream, int ordinal, const char *what,
                                          const char *func) {
     /* asked first: a refused device query would invalidate a capture in progress */

@@ -145,6 +145,17 @@ static inline bool cm__stream_is_default(cudaStream_t stream) {
 }
 
 /**
+ * Whether an asynchronous copy's stream (sync: a synchronous copy, never captured) is being
+ * captured into a graph: *capturing. A copy with pageable host memory then runs at each launch
+ * of the graph, so it is neither staged (the graph would read the staging buffers that later
+ * copies refill) nor waited for (a wait invalidates the capture). A failed query is recorded
+ * naming func and fails the copy: staging into a capture it could not rule out is the defect
+ * this avoids, and the stream's trouble would fail the copy anyway.
+ */
+cm_status_t cm__copy_capturing(bool sync, cudaStream_t stream, const char *func,
+                               bool *capturing);
+
+/**
  * Check that a stream belongs to ordinal (0, legacy and per-thread streams always do). A stream
  * of the device's primary context passes after one driver query (its context); otherwise a stream
  * being captured into a graph is accepted without asking its device (CUDA refuses that query

@@ -431,19 +431,13 @@ cm_status_t cm__copy_2d_q(const cm__queue_t *q, const cm_place_t *dst_pl, const 
     cudaStream_t stream = sync ? 0 : q->cs;
     cudaError_t err;
     const char *call;
-    /* a pageable destination is complete on return, except in a capture: there the copy runs
-     * at each launch of the graph, and a wait would invalidate the capture */
-    bool wait_dst = host == &d && hk == CM__MS_PAGEABLE && !sync;
-    if (wait_dst) {
-        enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-        err = cm__cuda.stream_is_capturing(stream, &cs);
-        if (err != cudaSuccess) {
-            status = cm__cuda_fail(err, __FILE__, __LINE__, "cudaStreamIsCapturing(stream) in %s",
-                                   func);
-            goto out;
-        }
-        wait_dst = cs == cudaStreamCaptureStatusNone;
+    /* a pageable destination is complete on return, except in a capture (cm__copy_capturing) */
+    bool capturing = false;
+    if (host == &d && hk == CM__MS_PAGEABLE) {
+        status = cm__copy_capturing(sync, stream, func, &capturing);
+        if (status != CM_OK) goto out;
     }
+    const bool wait_dst = host == &d && hk == CM__MS_PAGEABLE && !sync && !capturing;
     if (d.kind == CM_PLACE_ARRAY) {
         call = "cudaMemcpy2DToArrayAsync";
         const void *from = s.kind == CM_PLACE_HOST ? s.host : cm__pitched_at(&s);
