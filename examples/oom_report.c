@@ -4,8 +4,8 @@
  * Holds a little memory through the library, then asks for more than the whole card. Where
  * cudaMalloc alone says "out of memory", the library's report names the request, the device's
  * free and total memory, what this process holds through the library (live and cached), what is
- * held outside it, the largest allocation that succeeds now, and what to do. Then it shows that
- * the process goes on normally.
+ * held outside it, and what to do (a request that should have fit the free memory also gets the
+ * largest allocation that succeeds now). Then it shows that the process goes on normally.
  *
  * Exit status: 0 when the report was produced; 1 without a usable GPU (the library's own report
  * of why is printed) or on any other failure.

@@ -37,7 +37,8 @@
  *   once more. If it still fails, the detail (cm_last_error()) says how much was asked, the
  *   device's free and total memory, what this process holds through the library (live buffers
  *   and cached pool memory), what is held outside it (other processes, CUDA contexts), the
- *   largest allocation that would succeed now, and what to do about it.
+ *   largest allocation that would succeed now when the request should have fit, and what to do
+ *   about it.
  *
  * An out-of-memory detail reads like this (numbers of an H200 shared with another process):
  * @code{.unparsed}
@@ -45,15 +46,20 @@
  *   on device 0 (NVIDIA H200); the device has 140.00 GiB in total, 10.00 GiB free; this process
  *   holds 82.00 GiB through libcudamodel (80.00 GiB in 12 live buffers, 2.00 GiB cached in its
  *   pools after 1.00 GiB were released for a second attempt); 48.00 GiB is held outside the
- *   library (other processes, CUDA contexts, direct CUDA allocations); the largest allocation
- *   that succeeds now is 9.50 GiB
- *   hint: ask for at most 9.50 GiB at once (smaller batches or tiles); destroy buffers you no
- *   longer need (12 live, 80.00 GiB; cm_device_leak_report() lists them); ...; 48.00 GiB is used
- *   outside the library: nvidia-smi --query-compute-apps=pid,process_name,used_memory
- *   --format=csv names the processes that hold it
+ *   library (other processes, CUDA contexts, direct CUDA allocations)
+ *   hint: ask for at most 10.00 GiB at once, the free memory now (smaller batches or tiles);
+ *   destroy buffers you no longer need (12 live, 80.00 GiB; cm_device_leak_report() lists
+ *   them); ...; 48.00 GiB is used outside the library: nvidia-smi
+ *   --query-compute-apps=pid,process_name,used_memory --format=csv names the processes that
+ *   hold it
  * @endcode
- * The largest allocation is measured by a few probing cudaMalloc/cudaFree calls on the failure
- * path only (at most 8; each large one can take milliseconds).
+ * When the request was no larger than the free memory and still failed (fragmentation, or
+ * memory another thread or process took meanwhile), the report adds "the largest allocation
+ * that succeeds now is ...", measured by at most 8 probing cudaMalloc/cudaFree calls below the
+ * request, on the failure path only. A request larger than the free memory is not probed: the
+ * free memory bounds what fits, and a probe up to it would hold all of it for a moment and make
+ * the allocations of other threads and processes fail meanwhile. No probe ever asks for more
+ * than the failed request.
  *
  * ## Reports
  * cm_device_memory_report() (device.h) gives, at any time, the live buffers and bytes of a

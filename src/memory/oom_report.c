@@ -1,7 +1,7 @@
 /*
  * The out-of-memory report (buffer.h, "Out of memory"): what was asked, what the device has,
  * what this process holds through the library, what is held outside it, the largest allocation
- * that succeeds now, and what to do. cm__oom_format() is a pure function of the numbers, so the
+ * that succeeds now (when the request should have fit), and what to do. cm__oom_format() is a pure function of the numbers, so the
  * text is tested without a GPU; cm__oom_report() gathers the numbers on a real failure.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -172,6 +172,11 @@ void cm__oom_format(const cm__oom_numbers_t *n, char *msg, size_t msg_size, char
             snprintf(item, sizeof item, "ask for at most %s at once (smaller batches or tiles)",
                      largest);
             cm__hint_add(&h, item);
+        } else if (!n->largest_known && sizes_known && n->free_bytes >= CM__PROBE_GRANULARITY &&
+                   n->requested > n->free_bytes) {
+            snprintf(item, sizeof item, "ask for at most %s at once, the free memory now (smaller "
+                     "batches or tiles)", freeb);
+            cm__hint_add(&h, item);
         } else {
             cm__hint_add(&h, "use smaller batches or tiles");
         }
@@ -267,8 +272,13 @@ cm_status_t cm__oom_report(struct cm__device *dev, size_t requested, size_t trim
         n.total_bytes = 0;
     }
     cm__ordinal_holdings(dev->ordinal, &n.live_bytes, &n.live_buffers, &n.cached_bytes);
-    /* probe up to the free memory (8 probes: within 1/256 of it) */
-    if (in) n.largest_ok = cm__probe_largest(n.free_bytes, 8, &n.largest_known);
+    /* Probe only a request that failed although the free memory would hold it (fragmentation,
+     * or memory taken meanwhile), and only below the request: a probe holds what it gets for a
+     * moment, and one that took all the free memory would make the allocations of other
+     * threads and processes fail while it runs. A request larger than the free memory needs no
+     * probe: the free memory bounds what fits. 8 probes: within 1/256 of the request. */
+    if (in && n.total_bytes > 0 && requested > CM__PROBE_GRANULARITY && requested <= n.free_bytes)
+        n.largest_ok = cm__probe_largest(requested - 1, 8, &n.largest_known);
     if (in) cm__leave(&sc);
     /* who else holds the GPU (NVML; without it the hint names nvidia-smi) */
     cm_process_info_t procs[CM__OOM_MAX_PROCESSES];

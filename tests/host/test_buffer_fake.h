@@ -75,6 +75,9 @@ static struct fake_state {
     int peer_ok;
     size_t total;       /* per device */
     size_t external;    /* held by "other processes" */
+    size_t max_piece;   /* largest single cudaMalloc that succeeds (0: any that fits), as if
+                         * the free memory were fragmented */
+    size_t largest_ask; /* the largest size cudaMalloc was asked for */
     size_t sync_used[4];
     fake_pool_t pools[FAKE_MAX_POOLS];
     fake_alloc_t *allocs;
@@ -281,7 +284,9 @@ static inline cudaError_t fake_mem_info(size_t *f, size_t *t) {
 }
 static inline cudaError_t fake_malloc(void **p, size_t n) {
     FAKE_ENTER(FAKE_MALLOC);
+    if (n > fake.largest_ask) fake.largest_ask = n;
     if (n > fake_free_bytes(fake.current)) return cudaErrorMemoryAllocation;
+    if (fake.max_piece != 0 && n > fake.max_piece) return cudaErrorMemoryAllocation;
     void *m = malloc(n ? n : 1);
     if (m == NULL) return cudaErrorMemoryAllocation;
     fake_add(m, n, FAKE_DEV, -1);

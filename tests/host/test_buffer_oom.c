@@ -128,6 +128,15 @@ static void test_report_text_edge_cases(void **state) {
     cm__oom_format(&n, msg, sizeof msg, hint, sizeof hint);
     assert_null(strstr(msg, "largest"));
     assert_null(strstr(msg, "not even"));
+    /* not probed because the request exceeds the free memory: the free memory bounds it */
+    assert_true(strncmp(hint, "ask for at most 10.00 GiB at once, the free memory now (smaller "
+                              "batches or tiles)", 78) == 0);
+    n.free_bytes = MiB; /* less than a 2 MiB page free: no figure to give */
+    cm__oom_format(&n, msg, sizeof msg, hint, sizeof hint);
+    assert_true(strncmp(hint, "use smaller batches or tiles", 28) == 0);
+    n.free_bytes = 50 * GiB; /* the request fit the free memory but the probe could not run */
+    cm__oom_format(&n, msg, sizeof msg, hint, sizeof hint);
+    assert_true(strncmp(hint, "use smaller batches or tiles", 28) == 0);
 
     /* memory info unavailable */
     n = h200_case();
@@ -242,16 +251,20 @@ static void test_report_on_real_failure(void **state) {
                 "the device has 64.00 MiB in total, 30.00 MiB free; this process holds 24.00 MiB "
                 "through libcudamodel (24.00 MiB in 2 live buffers, 0 B cached in its pools after "
                 "4.00 MiB were released for a second attempt); 10.00 MiB is held outside the "
-                "library (other processes, CUDA contexts, direct CUDA allocations); the largest "
-                "allocation that succeeds now is 30.00 MiB");
+                "library (other processes, CUDA contexts, direct CUDA allocations)");
     assert_ptr_equal(keep, (cm_buffer_t *)(uintptr_t)0x1);
+    /* more than the free memory: not probed (a probe would hold all 30 MiB for a moment), so
+     * no cudaMalloc asked for anything but the 40 MiB */
+    assert_null(strstr(cm_last_error()->message, "largest"));
+    assert_int_equal(fake.largest_ask, 40 * MiB);
+    assert_int_equal(fake.calls[FAKE_MALLOC], 3); /* 16, then 40 twice (around the trim) */
     const cm_error_t *e = cm_last_error();
     assert_int_equal(e->cuda_error, cudaErrorMemoryAllocation);
     assert_string_equal(e->cuda_error_name, "cudaErrorMemoryAllocation");
     assert_int_equal(e->device, 0);
     assert_false(e->context_lost);
     assert_non_null(strstr(e->call, "cudaMalloc(41943040 bytes)"));
-    assert_non_null(strstr(e->hint, "ask for at most 30.00 MiB at once"));
+    assert_non_null(strstr(e->hint, "ask for at most 30.00 MiB at once, the free memory now"));
     assert_non_null(strstr(e->hint, "(2 live, 24.00 MiB;"));
     assert_non_null(strstr(e->hint, "nvidia-smi"));
     char report[2048];
@@ -276,6 +289,42 @@ static void test_report_on_real_failure(void **state) {
     CM_ASSERT_OK(cm_stream_release(w_other));
     CM_ASSERT_OK(cm_device_close(dev));
     CM_ASSERT_OK(cm_device_close(other));
+    EXPECT_CLEAN();
+}
+
+/* A request that the free memory would hold fails anyway (fragmentation, simulated by a largest
+ * piece): the report probes below the request, never above it, and names what fits. */
+static void test_report_probes_below_the_request(void **state) {
+    (void)state;
+    cm_device_t *dev = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    fake.max_piece = 12 * MiB;
+    cm_buffer_t *b = NULL;
+    unsigned long mallocs = fake.calls[FAKE_MALLOC];
+    EXPECT_FAIL(cm_buffer_create(dev, 20 * MiB, &b), CM_ERROR_DEVICE_OUT_OF_MEMORY,
+                "the device has 64.00 MiB in total, 64.00 MiB free; this process holds 0 B "
+                "through libcudamodel");
+    assert_null(b);
+    const cm_error_t *e = cm_last_error();
+    assert_non_null(strstr(e->message, "; the largest allocation that succeeds now is 12.00 MiB"));
+    assert_non_null(strstr(e->hint, "ask for at most 12.00 MiB at once (smaller batches"));
+    assert_int_equal(fake.largest_ask, 20 * MiB); /* the probes stayed below the request */
+    /* the request and its retry, then the probes: 18 no, 8, 12 yes, 14 no */
+    assert_int_equal(fake.calls[FAKE_MALLOC] - mallocs, 2 + 4);
+    assert_int_equal(fake_free_bytes(0), 64 * MiB); /* every probe was freed */
+
+    /* a request of one 2 MiB page or less is not probed (nothing below it to name) */
+    fake.max_piece = MiB;
+    mallocs = fake.calls[FAKE_MALLOC];
+    EXPECT_FAIL(cm_buffer_create(dev, 2 * MiB, &b), CM_ERROR_DEVICE_OUT_OF_MEMORY,
+                "cannot allocate 2.00 MiB");
+    assert_null(strstr(cm_last_error()->message, "largest"));
+    assert_null(strstr(cm_last_error()->message, "not even"));
+    assert_int_equal(fake.calls[FAKE_MALLOC] - mallocs, 2);
+    fake.max_piece = 0;
+    CM_ASSERT_OK(cm_buffer_create(dev, 20 * MiB, &b)); /* usable afterwards */
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_device_close(dev));
     EXPECT_CLEAN();
 }
 
@@ -308,6 +357,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_probe_largest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trim_and_retry_succeeds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_report_on_real_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_report_probes_below_the_request, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pinned_host_out_of_memory, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
