@@ -1,8 +1,9 @@
 /*
  * The out-of-memory report (buffer.h, "Out of memory"): what was asked, what the device has,
  * what this process holds through the library, what is held outside it, the largest allocation
- * that succeeds now (when the request should have fit), and what to do. cm__oom_format() is a pure function of the numbers, so the
- * text is tested without a GPU; cm__oom_report() gathers the numbers on a real failure.
+ * that succeeds now (when the request should have fit), and what to do. cm__oom_format() is a
+ * pure function of the numbers, so the text is tested without a GPU; cm__oom_report() gathers
+ * the numbers on a real failure.
  */
 #define _POSIX_C_SOURCE 200809L
 
