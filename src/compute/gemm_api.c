@@ -920,7 +920,9 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    about one wave of them (sms / tiles parts); else, for K >= CM__SPLITK_LONG_K, where they
  *    leave at least half of the GPU's resident tile slots empty (slots: 4 blocks per
  *    multiprocessor of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), slots / tiles
- *    parts; both with at least CM__SPLITK_MIN_K of K per part, at most CM__SPLITK_MAX;
+ *    parts (float inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_FFMA_LONG_K, at least
+ *    CM__SPLITK_FFMA_MIN_K of K per part); both with at least CM__SPLITK_MIN_K of K per part,
+ *    at most CM__SPLITK_MAX;
  *  - the Hopper kernel: the first rule only, at an eighth (its 128 x 256 tiles run a short K
  *    poorly);
  *  - skinny, for K >= CM__SPLITK_SKINNY_K over at most CM__SPLITK_SKINNY_ROWS_PER_SM rows per
@@ -937,6 +939,16 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * rule did not already take it (512^3 BF16 on mma 1.07x -> 0.77x in 2, 4096 x 64 x 1000). */
 #define CM__SPLITK_MIN_K 256
 #define CM__SPLITK_LONG_K 1024
+/* The small FFMA tiles (32 x 64, 4 blocks a multiprocessor) with float inputs (FP32
+ * arithmetic, ~1/8 of the tensor cores' rate, so a part of K is worth more time against the
+ * reduction): the slot rule from K = 768, parts of at least 192 of K. H200, sweep at 71fab4e
+ * with CUDAMODEL_GEMM_SPLITK forced: FP32 4096 x 64 x 1000 (128 tiles of 32 x 64) TN / NN
+ * 0.62 / 0.65x cuBLAS whole, 0.78 / 0.82x in 4 parts, 0.83 / 0.84x in 8; 3001 x 127 x 1000
+ * (188 tiles) 0.66 / 0.69x whole, 0.72 / 0.71x in 2. On 64 x 64 FFMA tiles (TF32 3001 x 127 x
+ * 1000, misaligned: 94 tiles) 2 parts lost (0.66 / 0.88x -> 0.61 / 0.73x), and the mma and
+ * widened-bf16 tiles of 4096 x 64 x 1000 lost in any split (bench/NOTES-gemm.md). */
+#define CM__SPLITK_FFMA_LONG_K 768
+#define CM__SPLITK_FFMA_MIN_K 192
 #define CM__SPLITK_SKINNY_K 2048
 #define CM__SPLITK_GEMV_MIN_ROWS 512
 #define CM__SPLITK_GEMV_MAX_ROWS 2048
@@ -972,13 +984,18 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
     if (bm < 1 || bn < 1) return 1;
     const int64_t tiles = ((int64_t)p->m + bm - 1) / bm * (((int64_t)p->n + bn - 1) / bn);
     int64_t parts = 1;
+    int min_k = CM__SPLITK_MIN_K;
+    const int ffma_float =
+        ch.kernel == CM__GEMM_KERNEL_FFMA && p->in_type != CM__GEMM_BF16 && bm * bn <= 2048;
     if ((ch.kernel == CM__GEMM_KERNEL_SM90 ? 8 : 4) * tiles <= sms) {
         parts = ((int64_t)sms + tiles - 1) / tiles; /* about one wave */
-    } else if (ch.kernel != CM__GEMM_KERNEL_SM90 && p->k >= CM__SPLITK_LONG_K) {
+    } else if (ch.kernel != CM__GEMM_KERNEL_SM90 &&
+               p->k >= (ffma_float ? CM__SPLITK_FFMA_LONG_K : CM__SPLITK_LONG_K)) {
         const int64_t slots = (int64_t)sms * (bm * bn <= 2048 ? 4 : bm * bn <= 4096 ? 2 : 1);
         if (2 * tiles <= slots) parts = slots / tiles;
+        if (ffma_float) min_k = CM__SPLITK_FFMA_MIN_K;
     }
-    if (parts > p->k / CM__SPLITK_MIN_K) parts = p->k / CM__SPLITK_MIN_K;
+    if (parts > p->k / min_k) parts = p->k / min_k;
     if (parts > CM__SPLITK_MAX) parts = CM__SPLITK_MAX;
     return parts < 2 ? 1 : (int)parts;
 }

@@ -1007,6 +1007,14 @@ static void test_splitk_parts(void **state) {
         {64, 4096, 4096, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
         {64, 4096, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 4},
         {64, 4096, 1000, 1, 1, MMA, CM_GEMM_TF32, 0, 1},
+        /* float inputs on the 32 x 64 FFMA tiles: the slot rule from K = 768, >= 192 of K a
+         * part */
+        {64, 4096, 1000, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
+        {4096, 64, 1000, 0, 1, FFMA, CM_GEMM_TF32, 0, 4},
+        {64, 4096, 768, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
+        {64, 4096, 767, 1, 1, FFMA, CM_GEMM_FP32, 0, 1},
+        {64, 4096, 1000, 1, 1, FFMA, CM_GEMM_BF16, 0, 1},
+        {1000, 4096, 1000, 1, 1, FFMA, CM_GEMM_FP32, 0, 1}, /* 2048 tiles: no slot free */
         {512, 4096, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 1},
         /* gemv across K (A M-contiguous) over 512 .. 2048 rows from K = 2048: K / 512, at most
          * 8; along K never */
