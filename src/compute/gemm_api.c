@@ -983,15 +983,17 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
     if (ch.kernel == CM__GEMM_KERNEL_MMA) cm__gemm_mma_tile(ch.config, &bm, &bn);
     if (bm < 1 || bn < 1) return 1;
     const int64_t tiles = ((int64_t)p->m + bm - 1) / bm * (((int64_t)p->n + bn - 1) / bn);
+    /* resident blocks a multiprocessor: 4 of a 32 x 64 tile, 2 of a 64 x 64 one, 1 larger */
+    const int per_sm = bm * bn <= 2048 ? 4 : bm * bn <= 4096 ? 2 : 1;
+    const int ffma_float =
+        ch.kernel == CM__GEMM_KERNEL_FFMA && p->in_type != CM__GEMM_BF16 && per_sm == 4;
     int64_t parts = 1;
     int min_k = CM__SPLITK_MIN_K;
-    const int ffma_float =
-        ch.kernel == CM__GEMM_KERNEL_FFMA && p->in_type != CM__GEMM_BF16 && bm * bn <= 2048;
     if ((ch.kernel == CM__GEMM_KERNEL_SM90 ? 8 : 4) * tiles <= sms) {
         parts = ((int64_t)sms + tiles - 1) / tiles; /* about one wave */
     } else if (ch.kernel != CM__GEMM_KERNEL_SM90 &&
                p->k >= (ffma_float ? CM__SPLITK_FFMA_LONG_K : CM__SPLITK_LONG_K)) {
-        const int64_t slots = (int64_t)sms * (bm * bn <= 2048 ? 4 : bm * bn <= 4096 ? 2 : 1);
+        const int64_t slots = (int64_t)sms * per_sm;
         if (2 * tiles <= slots) parts = slots / tiles;
         if (ffma_float) min_k = CM__SPLITK_FFMA_MIN_K;
     }
