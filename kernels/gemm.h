@@ -54,7 +54,16 @@ typedef struct cm__gemm_args {
     int out_type; /* CM__GEMM_F32 or CM__GEMM_BF16 (C) */
     int batch;    /* matrices; 0 or 1: one */
     int64_t stride_a, stride_b, stride_c; /* elements between consecutive matrices (batch > 1) */
+    int k_last;   /* 1 .. k: K of the batch's last matrix (see below); 0: every matrix has k */
 } cm__gemm_args_t;
+
+/** k_last (split-K's parts, src/compute/gemm_api.c): the batch's matrices are the K ranges of
+ *  one product, all k long but the last, which is k_last long (0 < k_last <= k; a single matrix
+ *  with k_last set is the problem with K = k_last). The launch then reads nothing of the last
+ *  matrix's A and B past k_last, so the ranges tile a K that is not a multiple of k in one
+ *  launch. Taken by cm__gemm_ffma (a PIPE / PIPE4 configuration runs its fallback's kernels
+ *  for it), cm__gemm_mma, cm__gemm_gemv and cm__gemm_skinny; the Hopper launchers take no
+ *  cm__gemm_args_t and split-K gives them whole parts only. */
 
 /** Matrices one launch takes (gridDim.z); the launchers split larger batches. */
 #define CM__GEMM_MAX_BATCH_PER_LAUNCH 65535

@@ -21,14 +21,18 @@ static inline bool cm__gemm_batch_aligned(const void *base, int64_t stride, int6
 
 // f(const cm__gemm_args_t *q) for each launch of g's batch, in order, stopping at the first
 // error: q is *g with batch = the launch's matrices (1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH) and
-// a, b, c moved to its first matrix. A single matrix (batch 0 or 1) is one call with batch 1
-// and the strides 0, so that the launchers' alignment checks need not look at the batch.
+// a, b, c moved to its first matrix, and k_last kept for the launch that holds the batch's last
+// matrix only (0 elsewhere; a kernel gives matrix gridDim.z - 1 of a launch with k_last > 0 that
+// K). A single matrix (batch 0 or 1) is one call with batch 1, the strides 0 and k_last folded
+// into k, so that the launchers' alignment checks need not look at the batch.
 template <class F>
 static inline cudaError_t cm__gemm_for_each_launch(const cm__gemm_args_t *g, F &&f) {
     cm__gemm_args_t q = *g;
     if (g->batch <= 1) {
         q.batch = 1;
         q.stride_a = q.stride_b = q.stride_c = 0;
+        if (g->k_last > 0 && g->k_last < g->k) q.k = g->k_last;
+        q.k_last = 0;
         return f(&q);
     }
     const int64_t ein = g->in_type == CM__GEMM_BF16 ? 2 : 4;
@@ -39,6 +43,12 @@ static inline cudaError_t cm__gemm_for_each_launch(const cm__gemm_args_t *g, F &
         q.a = static_cast<const char *>(g->a) + (int64_t)z0 * g->stride_a * ein;
         q.b = static_cast<const char *>(g->b) + (int64_t)z0 * g->stride_b * ein;
         q.c = static_cast<char *>(g->c) + (int64_t)z0 * g->stride_c * eout;
+        // the shorter last matrix (split-K) is the last launch's last one
+        q.k_last = z0 + q.batch == g->batch && g->k_last > 0 && g->k_last < g->k ? g->k_last : 0;
+        if (q.batch == 1 && q.k_last > 0) { // a launch of that matrix alone
+            q.k = q.k_last;
+            q.k_last = 0;
+        }
         const cudaError_t err = f(static_cast<const cm__gemm_args_t *>(&q));
         if (err != cudaSuccess) return err;
     }

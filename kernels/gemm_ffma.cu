@@ -79,6 +79,14 @@ struct Cfg {
     static_assert(BK % 4 == 0, "BK in groups of 4");
 };
 
+// Whether tile C's general kernel takes a shorter last matrix (Params::klast) itself: the tiles
+// below 128 x 128 do; with the 128 x 128 ones at their register cap (2 blocks a multiprocessor)
+// ptxas spilled 16-28 bytes in the batch kernels (sm_90a, nvcc 13.0), so their launcher runs
+// that matrix as a launch of its own.
+template <class C> __host__ __device__ constexpr bool takes_klast() {
+    return C::BM * C::BN < 128 * 128;
+}
+
 // One kernel tile type per configuration of the table (kernels/gemm.h): Tile_128x128x8 ...
 // Declaring the alias instantiates nothing; only the launcher's cases of built configurations do.
 // (The 128-thread 16 x 8 thread tiles of the "t" configurations make warps of 64 x 64, as
@@ -104,6 +112,8 @@ struct Params {
                           // of every matrix of the batch)
     int fasta, fastb;     // veca / vecb and every in-tile offset of the slab fits in 32 bits
     int tiles_m, tiles_n;
+    int klast;            // > 0: K of the launch's last matrix (split-K's shorter last part,
+                          // kernels/gemm.h); the general and edge kernels take it
 };
 
 using cm_gemm_elem::f2bf;
@@ -242,8 +252,11 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
     thread_place<C>(tx, ty);
     const int tid = (int)threadIdx.x;
 
-    // matrix blockIdx.z of the batch
+    // matrix blockIdx.z of the batch, and its K (the last one may be shorter: split-K; not in
+    // the 128 x 128 tiles, whose launcher runs that matrix apart: takes_klast)
     const long long z = BATCHED ? (long long)blockIdx.z : 0;
+    const bool short_last = takes_klast<C>() && BATCHED && p.klast > 0;
+    const int K = short_last && blockIdx.z == gridDim.z - 1 ? p.klast : p.k;
     const TIn *A = static_cast<const TIn *>(p.a) + (BATCHED ? z * p.sa : 0);
     const TIn *B = static_cast<const TIn *>(p.b) + (BATCHED ? z * p.sb : 0);
     // operand slabs as (rows of the tile, k): A rows are m (from m0), B rows are n (from n0)
@@ -291,10 +304,10 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
             const int idx = tid + i * C::THREADS;
             if (A_KMAJOR)
                 load_group<true>(Ab, p.lda, idx / (C::BK / 4), kt + (idx % (C::BK / 4)) * 4, mrem,
-                                 p.k, p.veca, sa[i]);
+                                 K, p.veca, sa[i]);
             else
                 load_group<false>(Ab, p.lda, (idx % (C::BM / 4)) * 4, kt + idx / (C::BM / 4), mrem,
-                                  p.k, p.veca, sa[i]);
+                                  K, p.veca, sa[i]);
         }
         }
         if (ALL_FAST) {
@@ -309,10 +322,10 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
             const int idx = tid + i * C::THREADS;
             if (B_KMAJOR)
                 load_group<true>(Bb, p.ldb, idx / (C::BK / 4), kt + (idx % (C::BK / 4)) * 4, nrem,
-                                 p.k, p.vecb, sb[i]);
+                                 K, p.vecb, sb[i]);
             else
                 load_group<false>(Bb, p.ldb, (idx % (C::BN / 4)) * 4, kt + idx / (C::BN / 4), nrem,
-                                  p.k, p.vecb, sb[i]);
+                                  K, p.vecb, sb[i]);
         }
         }
     };
@@ -345,7 +358,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
         }
     };
 
-    const int ktiles = (p.k + C::BK - 1) / C::BK;
+    const int ktiles = (K + C::BK - 1) / C::BK;
     if (ktiles > 0) {
         load(0);
         store(0);
@@ -694,6 +707,8 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_edge_kerne
         Ab += z * p.sa;
         Bb += z * p.sb;
     }
+    // the matrix's K (the batch's last one may be shorter: split-K)
+    const int K = BATCHED && p.klast > 0 && blockIdx.z == gridDim.z - 1 ? p.klast : p.k;
     const int lda = (int)p.lda, ldb = (int)p.ldb;
     const int mrem = p.m - m0, nrem = p.n - n0;   // rows of the operand slabs inside A / B
 
@@ -716,7 +731,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_edge_kerne
         for (int j = 0; j < EA; ++j) {
             const int row = A_KMAJOR ? a_row + j * SA : a_row;
             const int kk = A_KMAJOR ? a_k : a_k + j * SA;
-            const bool ok = row < mrem && k0 + kk < p.k;
+            const bool ok = row < mrem && k0 + kk < K;
             const float *src = Ab + (ok ? (A_KMAJOR ? row * lda + k0 + kk : (k0 + kk) * lda + row)
                                         : 0);
             cp_async4_or_zero(&as[kk * C::PA + row], src, ok);
@@ -725,7 +740,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_edge_kerne
         for (int j = 0; j < EB; ++j) {
             const int row = B_KMAJOR ? b_row + j * SB : b_row;
             const int kk = B_KMAJOR ? b_k : b_k + j * SB;
-            const bool ok = row < nrem && k0 + kk < p.k;
+            const bool ok = row < nrem && k0 + kk < K;
             const float *src = Bb + (ok ? (B_KMAJOR ? row * ldb + k0 + kk : (k0 + kk) * ldb + row)
                                         : 0);
             cp_async4_or_zero(&bs[kk * C::PB + row], src, ok);
@@ -738,7 +753,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_edge_kerne
 #pragma unroll
         for (int j = 0; j < C::TN; ++j) acc[i][j] = 0.0f;
 
-    const int ktiles = (p.k + C::BK - 1) / C::BK;   // the last one zero-filled past K
+    const int ktiles = (K + C::BK - 1) / C::BK;   // the last one zero-filled past K
 #pragma unroll
     for (int s = 0; s < R - 1; ++s) {
         if (s < ktiles) issue(s);
@@ -819,6 +834,7 @@ static Params make_params(const cm__gemm_args_t *g) {
     p.veca = p.vecb = p.vecc = 0;
     p.fasta = p.fastb = 0;
     p.tiles_m = p.tiles_n = 0;
+    p.klast = g->k_last;
     return p;
 }
 
@@ -862,6 +878,24 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
     p.tiles_m = (int)tm;
     p.tiles_n = (int)tn;
+    if (!takes_klast<C>() && g->k_last > 0 && g->batch > 1) {
+        // the shorter last matrix apart (takes_klast): the others, then it alone
+        const int64_t ein = sizeof(TIn), eout = sizeof(TOut);
+        cm__gemm_args_t h = *g;
+        h.batch = g->batch - 1;
+        h.k_last = 0;
+        cudaError_t err = launch<C, TIn, TOut>(&h, stream);
+        if (err != cudaSuccess) return err;
+        h = *g;
+        h.batch = 1;
+        h.k = g->k_last;
+        h.k_last = 0;
+        h.a = static_cast<const char *>(g->a) + (int64_t)(g->batch - 1) * g->stride_a * ein;
+        h.b = static_cast<const char *>(g->b) + (int64_t)(g->batch - 1) * g->stride_b * ein;
+        h.c = static_cast<char *>(g->c) + (int64_t)(g->batch - 1) * g->stride_c * eout;
+        h.stride_a = h.stride_b = h.stride_c = 0;
+        return launch<C, TIn, TOut>(&h, stream);
+    }
     const dim3 grid((unsigned)(tm * tn), 1, (unsigned)g->batch), block(C::THREADS);
     if constexpr (C::FAST) {
         // one matrix: the ALL_FAST kernel has no batch dimension (a batch runs the general one)
@@ -972,9 +1006,10 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     const bool vecb = g->ldb % 4 == 0 && cm__gemm_batch_aligned(g->b, g->stride_b, 4, 16);
     const bool fasta = veca && slab_offsets_fit<C>(g, true);
     const bool fastb = vecb && slab_offsets_fit<C>(g, false);
+    // (a shorter last matrix, k_last, is not whole K tiles: the edge or FB's general kernel)
     const bool all_fast = fasta && fastb && g->m % C::BM == 0 && g->n % C::BN == 0 &&
                           g->k % C::BK == 0 && g->k > 0 && g->in_type == CM__GEMM_F32 &&
-                          g->out_type == CM__GEMM_F32;
+                          g->out_type == CM__GEMM_F32 && g->k_last == 0;
     if (!all_fast) {
         // the edge kernel from K = CM__FFMA_EDGE_MIN_K: below, its ring's prologue and 4-byte
         // copies cost more than the pipeline hides (H200 sweeps: 3001^3 TN 0.67 -> 0.86x

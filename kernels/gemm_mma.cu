@@ -62,6 +62,7 @@ struct MParams {
     long long sa, sb, sc;  // elements between the batch's matrices (matrix blockIdx.z)
     int c_bf16;
     int tiles_m, tiles_n;
+    int klast; // > 0: K of the launch's last matrix (split-K's shorter last part, gemm.h)
 };
 
 __device__ __forceinline__ uint32_t smem_addr(const void *p) {
@@ -158,7 +159,8 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
     const int wm0 = (warp / C::WN) * C::WTM, wn0 = (warp % C::WN) * C::WTN;
     const int g = lane >> 2, t = lane & 3;
 
-    // matrix blockIdx.z of the batch
+    // matrix blockIdx.z of the batch, and its K (the last one may be shorter: split-K)
+    const int K = BATCHED && p.klast > 0 && blockIdx.z == gridDim.z - 1 ? p.klast : p.k;
     const T *A = static_cast<const T *>(p.a) + (BATCHED ? (long long)blockIdx.z * p.sa : 0);
     const T *B = static_cast<const T *>(p.b) + (BATCHED ? (long long)blockIdx.z * p.sb : 0);
 
@@ -179,15 +181,15 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
             if (A_K) { // rows m, chunks along k
                 const int r = idx / (C::BK / C::E), kc = (idx % (C::BK / C::E)) * C::E;
                 const int gm = m0 + r, gk = k0 + kc;
-                if (gm < p.m && gk < p.k) {
-                    valid = min(C::E, p.k - gk);
+                if (gm < p.m && gk < K) {
+                    valid = min(C::E, K - gk);
                     src = A + (long long)gm * p.lda + gk;
                 }
                 dst = smem_addr(a_s + r * C::SK + kc);
             } else { // rows k, chunks along m
                 const int r = idx / (C::BM / C::E), mc = (idx % (C::BM / C::E)) * C::E;
                 const int gk = k0 + r, gm = m0 + mc;
-                if (gk < p.k && gm < p.m) {
+                if (gk < K && gm < p.m) {
                     valid = min(C::E, p.m - gm);
                     src = A + (long long)gk * p.lda + gm;
                 }
@@ -204,15 +206,15 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
             if (B_K) { // rows n, chunks along k
                 const int r = idx / (C::BK / C::E), kc = (idx % (C::BK / C::E)) * C::E;
                 const int gn = n0 + r, gk = k0 + kc;
-                if (gn < p.n && gk < p.k) {
-                    valid = min(C::E, p.k - gk);
+                if (gn < p.n && gk < K) {
+                    valid = min(C::E, K - gk);
                     src = B + (long long)gn * p.ldb + gk;
                 }
                 dst = smem_addr(b_s + r * C::SK + kc);
             } else { // rows k, chunks along n
                 const int r = idx / (C::BN / C::E), nc = (idx % (C::BN / C::E)) * C::E;
                 const int gk = k0 + r, gn = n0 + nc;
-                if (gk < p.k && gn < p.n) {
+                if (gk < K && gn < p.n) {
                     valid = min(C::E, p.n - gn);
                     src = B + (long long)gk * p.ldb + gn;
                 }
@@ -230,7 +232,7 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
 #pragma unroll
             for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.0f;
 
-    const int ktiles = (p.k + C::BK - 1) / C::BK;
+    const int ktiles = (K + C::BK - 1) / C::BK;
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
         if (s < ktiles) load_stage(s, s * C::BK);
@@ -395,6 +397,7 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     p.sb = g->stride_b;
     p.sc = g->stride_c;
     p.c_bf16 = g->out_type == CM__GEMM_BF16;
+    p.klast = g->k_last;
     const long long tm = ((long long)g->m + C::BM - 1) / C::BM;
     const long long tn = ((long long)g->n + C::BN - 1) / C::BN;
     if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;

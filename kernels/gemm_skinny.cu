@@ -26,7 +26,8 @@
 // Every sum is formed in a fixed order (it depends on the shape and the alignment only): results
 // are bit-identical run to run, without atomics or scratch memory.
 // A strided batch runs as gridDim.z: block z moves mat, x and y by z times their strides (smat,
-// sx, sy elements) first.
+// sx, sy elements) first; with klast > 0 the launch's last product has K = klast (split-K's
+// shorter last part, kernels/gemm.h).
 #include <stdint.h>
 
 #include "gemm.h"
@@ -49,13 +50,14 @@ template <typename TI, typename TO>
 __global__ void __launch_bounds__(32 * COLS_KG)
 skinny_cols(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
             const TI *__restrict__ x, int64_t xk, int64_t xr, TO *y, int64_t yi, int64_t yr,
-            float alpha, float beta, int64_t smat, int64_t sx, int64_t sy) {
+            float alpha, float beta, int64_t smat, int64_t sx, int64_t sy, int klast) {
     {
         const int64_t z = (int64_t)blockIdx.z; // product z of the batch (0 for one)
         mat += z * smat;
         x += z * sx;
         y += z * sy;
     }
+    if (klast > 0 && blockIdx.z == gridDim.z - 1) K = klast; // split-K's shorter last part
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int i = blockIdx.x * 32 + lane;
     float acc[RMAX];
@@ -137,7 +139,7 @@ template <typename TI, typename TO>
 __global__ void __launch_bounds__(32 * ROWS_WARPS)
 skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
             const TI *__restrict__ x, int64_t xk, int64_t xr, TO *y, int64_t yi, int64_t yr,
-            float alpha, float beta, int vec, int64_t smat, int64_t sx, int64_t sy) {
+            float alpha, float beta, int vec, int64_t smat, int64_t sx, int64_t sy, int klast) {
     // a lane's k of a chunk: SEGS segments of SE elements at k0 + s * 32 * SE + lane * SE
     constexpr int SE = sizeof(TI) == 4 ? 4 : 8;
     constexpr int SEGS = KC / (32 * SE);
@@ -149,6 +151,7 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
         x += z * sx;
         y += z * sy;
     }
+    if (klast > 0 && blockIdx.z == gridDim.z - 1) K = klast; // split-K's shorter last part
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int row0 = (blockIdx.x * ROWS_WARPS + w) * ROWS_RPW;
     float acc[ROWS_RPW][RMAX];
@@ -223,7 +226,7 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
 // One launch of the vector view v (kernels/gemm_elem.cuh): `batch` products (at most
 // CM__GEMM_MAX_BATCH_PER_LAUNCH) as gridDim.z.
 template <typename TI, typename TO>
-cudaError_t run(const cm__gemm_vec_view &v, int K, float alpha, float beta, int batch,
+cudaError_t run(const cm__gemm_vec_view &v, int K, int klast, float alpha, float beta, int batch,
                 cudaStream_t stream) {
     const int rows = v.rows, R = v.R;
     const int64_t ld = v.ld, xk = v.xk, xr = v.xr, yi = v.yi, yr = v.yr, smat = v.smat,
@@ -238,11 +241,11 @@ cudaError_t run(const cm__gemm_vec_view &v, int K, float alpha, float beta, int 
         const int per_block = ROWS_WARPS * ROWS_RPW;
         const dim3 grid((unsigned)((rows + per_block - 1) / per_block), 1, nz);
         skinny_rows<TI, TO><<<grid, 32 * ROWS_WARPS, 0, stream>>>(
-            rows, K, R, mat, ld, x, xk, xr, y, yi, yr, alpha, beta, vec, smat, sx, sy);
+            rows, K, R, mat, ld, x, xk, xr, y, yi, yr, alpha, beta, vec, smat, sx, sy, klast);
     } else {
         const dim3 grid((unsigned)((rows + 31) / 32), 1, nz);
         skinny_cols<TI, TO><<<grid, 32 * COLS_KG, 0, stream>>>(
-            rows, K, R, mat, ld, x, xk, xr, y, yi, yr, alpha, beta, smat, sx, sy);
+            rows, K, R, mat, ld, x, xk, xr, y, yi, yr, alpha, beta, smat, sx, sy, klast);
     }
     return cudaGetLastError();
 }
@@ -256,10 +259,10 @@ static cudaError_t skinny_one_launch(const cm__gemm_args_t *p, cudaStream_t stre
     const cm__gemm_vec_view v = cm__gemm_vec_view_of(p, p->m <= p->n);
     const bool bf16_in = p->in_type == CM__GEMM_BF16, bf16_out = p->out_type == CM__GEMM_BF16;
     if (!bf16_in && !bf16_out)
-        return run<float, float>(v, p->k, p->alpha, p->beta, p->batch, stream);
+        return run<float, float>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, stream);
     if (bf16_in && !bf16_out)
-        return run<uint16_t, float>(v, p->k, p->alpha, p->beta, p->batch, stream);
-    return run<uint16_t, uint16_t>(v, p->k, p->alpha, p->beta, p->batch, stream);
+        return run<uint16_t, float>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, stream);
+    return run<uint16_t, uint16_t>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, stream);
 }
 
 extern "C" cudaError_t cm__gemm_skinny(const cm__gemm_args_t *p, cudaStream_t stream) {

@@ -64,13 +64,14 @@ template <typename TI, typename TO, int WARPS, int WPR, bool BATCHED>
 __global__ void __launch_bounds__(WARPS * 32)
 gemv_rows(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__restrict__ x,
           int64_t incx, TO *y, int64_t incy, float alpha, float beta, int vec, int64_t smat,
-          int64_t sx, int64_t sy) {
+          int64_t sx, int64_t sy, int klast) {
     constexpr int VE = 16 / (int)sizeof(TI); // elements per 16-byte vector
     if (BATCHED) {                           // product blockIdx.z of the batch
         const int64_t z = (int64_t)blockIdx.z;
         mat += z * smat;
         x += z * sx;
         y += z * sy;
+        if (klast > 0 && blockIdx.z == gridDim.z - 1) K = klast; // split-K's shorter last part
     }
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int row = blockIdx.x * (WARPS / WPR) + warp / WPR;
@@ -119,12 +120,13 @@ template <typename TI, typename TO, int KG, bool BATCHED>
 __global__ void __launch_bounds__(32 * KG)
 gemv_cols(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__restrict__ x,
           int64_t incx, TO *y, int64_t incy, float alpha, float beta, int64_t smat, int64_t sx,
-          int64_t sy) {
+          int64_t sy, int klast) {
     if (BATCHED) { // product blockIdx.z of the batch
         const int64_t z = (int64_t)blockIdx.z;
         mat += z * smat;
         x += z * sx;
         y += z * sy;
+        if (klast > 0 && blockIdx.z == gridDim.z - 1) K = klast; // split-K's shorter last part
     }
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int i = blockIdx.x * 32 + lane;
@@ -162,12 +164,13 @@ template <typename TO, int KG, bool BATCHED>
 __global__ void __launch_bounds__(32 * KG)
 gemv_cols_bf16x2(int rows, int K, const uint16_t *__restrict__ mat, int64_t ld,
                  const uint16_t *__restrict__ x, int64_t incx, TO *y, int64_t incy, float alpha,
-                 float beta, int64_t smat, int64_t sx, int64_t sy) {
+                 float beta, int64_t smat, int64_t sx, int64_t sy, int klast) {
     if (BATCHED) { // product blockIdx.z of the batch
         const int64_t z = (int64_t)blockIdx.z;
         mat += z * smat;
         x += z * sx;
         y += z * sy;
+        if (klast > 0 && blockIdx.z == gridDim.z - 1) K = klast; // split-K's shorter last part
     }
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int i = blockIdx.x * 64 + 2 * lane;
@@ -214,11 +217,12 @@ gemv_cols_bf16x2(int rows, int K, const uint16_t *__restrict__ mat, int64_t ld,
 }
 
 // One launch: `batch` products (at most CM__GEMM_MAX_BATCH_PER_LAUNCH) as gridDim.z, product
-// z on mat, x, y moved by z * smat, z * sx, z * sy elements (all 0 for one product).
+// z on mat, x, y moved by z * smat, z * sx, z * sy elements (all 0 for one product); with
+// klast > 0 the last product has K = klast (split-K's shorter last part, kernels/gemm.h).
 // The vector view v (kernels/gemm_elem.cuh) with R = 1: x(k) = X(k, 0), y[i] = Y(i, 0).
 template <typename TI, typename TO, bool BATCHED>
-cudaError_t run(const cm__gemm_vec_view &v, int K, float alpha, float beta, int sm_count,
-                int batch, cudaStream_t stream) {
+cudaError_t run(const cm__gemm_vec_view &v, int K, int klast, float alpha, float beta,
+                int sm_count, int batch, cudaStream_t stream) {
     const int rows = v.rows, mat_kmajor = v.kmajor;
     const int64_t ld = v.ld, incx = v.xk, incy = v.yi, smat = v.smat, sx = v.sx, sy = v.sy;
     const TI *mat = static_cast<const TI *>(v.mat);
@@ -237,23 +241,24 @@ cudaError_t run(const cm__gemm_vec_view &v, int K, float alpha, float beta, int 
         if (work >= 32LL * sm_count) {
             const dim3 grid((unsigned)(rows + 7) / 8, 1, nz);
             gemv_rows<TI, TO, 8, 1, BATCHED><<<grid, 256, 0, stream>>>(
-                rows, K, mat, ld, x, incx, y, incy, alpha, beta, vec, smat, sx, sy);
+                rows, K, mat, ld, x, incx, y, incy, alpha, beta, vec, smat, sx, sy, klast);
         } else if (work >= 2LL * sm_count) {
             gemv_rows<TI, TO, 8, 8, BATCHED><<<dim3((unsigned)rows, 1, nz), 256, 0, stream>>>(
-                rows, K, mat, ld, x, incx, y, incy, alpha, beta, vec, smat, sx, sy);
+                rows, K, mat, ld, x, incx, y, incy, alpha, beta, vec, smat, sx, sy, klast);
         } else {
             gemv_rows<TI, TO, 32, 32, BATCHED><<<dim3((unsigned)rows, 1, nz), 1024, 0, stream>>>(
-                rows, K, mat, ld, x, incx, y, incy, alpha, beta, vec, smat, sx, sy);
+                rows, K, mat, ld, x, incx, y, incy, alpha, beta, vec, smat, sx, sy, klast);
         }
     } else if (sizeof(TI) == 2 && ld % 2 == 0 && cm__gemm_batch_aligned(mat, smat, 2, 4)) {
         const dim3 grid((unsigned)(rows + 63) / 64, 1, nz);
         gemv_cols_bf16x2<TO, 32, BATCHED><<<grid, 1024, 0, stream>>>(
             rows, K, reinterpret_cast<const uint16_t *>(mat), ld,
-            reinterpret_cast<const uint16_t *>(x), incx, y, incy, alpha, beta, smat, sx, sy);
+            reinterpret_cast<const uint16_t *>(x), incx, y, incy, alpha, beta, smat, sx, sy,
+            klast);
     } else {
         const dim3 grid((unsigned)(rows + 31) / 32, 1, nz);
         gemv_cols<TI, TO, 32, BATCHED><<<grid, 1024, 0, stream>>>(
-            rows, K, mat, ld, x, incx, y, incy, alpha, beta, smat, sx, sy);
+            rows, K, mat, ld, x, incx, y, incy, alpha, beta, smat, sx, sy, klast);
     }
     return cudaGetLastError();
 }
@@ -269,12 +274,13 @@ static cudaError_t gemv_one_launch(const cm__gemm_args_t *p, int sm_count, cudaS
     // the kernels of one product, or of a batch
     auto go = [&](auto batched) {
         constexpr bool B = decltype(batched)::value;
+        const int K = p->k, kl = p->k_last;
         if (!bf16_in && !bf16_out)
-            return run<float, float, B>(v, p->k, p->alpha, p->beta, sm_count, p->batch, stream);
+            return run<float, float, B>(v, K, kl, p->alpha, p->beta, sm_count, p->batch, stream);
         if (bf16_in && !bf16_out)
-            return run<uint16_t, float, B>(v, p->k, p->alpha, p->beta, sm_count, p->batch,
+            return run<uint16_t, float, B>(v, K, kl, p->alpha, p->beta, sm_count, p->batch,
                                            stream);
-        return run<uint16_t, uint16_t, B>(v, p->k, p->alpha, p->beta, sm_count, p->batch,
+        return run<uint16_t, uint16_t, B>(v, K, kl, p->alpha, p->beta, sm_count, p->batch,
                                           stream);
     };
     return p->batch > 1 ? go(std::true_type{}) : go(std::false_type{});

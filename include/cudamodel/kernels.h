@@ -527,7 +527,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * reduction applies alpha and beta (without the scratch memory it runs whole): the tiles when
  * they fill at most a quarter of the multiprocessors (an eighth for the Hopper kernel) with K >=
  * 512 (64 x 64 x 4096), or, with K >= 1024, at most half the blocks the GPU holds at once (64 x
- * 4096 x 4096, 4096 x 7 x 4096); "skinny" with K >= 2048 over at most 64 rows per
+ * 4096 x 4096, 4096 x 7 x 4096; FP32 / TF32 inputs on the smallest FFMA tiles from K >= 768:
+ * 4096 x 64 x 1000); "skinny" with K >= 2048 over at most 64 rows per
  * multiprocessor (7 x 4096 x 4096: 2 parts); a matrix-vector product read across K over 512 to
  * 2048 rows with K >= 2048 (1000 x 1 x 4096).
  * CM_GEMM_FP32_3XTF32 and batches are never split. CUDAMODEL_GEMM_SPLITK (read once per

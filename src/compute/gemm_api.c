@@ -910,10 +910,10 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 /* ---------------------------------------------------------------------- split-K
  * A single product whose C cannot keep the GPU busy but whose K is long (64 x 64 x 4096,
  * 64 x 4096 x 4096, 7 x 4096 x 4096 on 132 multiprocessors...: cm__gemm_splitk_parts' rules)
- * runs as a strided batch over K: part q multiplies the K range [q kc, (q + 1) kc) into its own
- * float m x n matrix of scratch (alpha 1, beta 0), and cm__gemm_splitk_reduce adds the parts in
- * order and applies alpha and beta (deterministic: the same bits every call). The parts run as
- * the batch dimension of the kernel chosen for the whole product. */
+ * runs as a strided batch over K: part q multiplies the K range [q kc, min((q + 1) kc, K)) into
+ * its own float m x n matrix of scratch (alpha 1, beta 0), and cm__gemm_splitk_reduce adds
+ * the parts in order and applies alpha and beta (deterministic: the same bits every call). The
+ * parts run as the batch dimension of the kernel chosen for the whole product. */
 
 /* Parts for p under choice ch (cm__gemm_splitk_parts in gemm_internal.h), by kernel:
  *  - the tiles (FFMA, mma.sync): where C's tiles fill at most a quarter of the multiprocessors,
@@ -1002,6 +1002,14 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
     return parts < 2 ? 1 : (int)parts;
 }
 
+/* Whether choice ch runs split-K's shorter last part in the parts' own launch (the k_last of
+ * kernels/gemm.h): FFMA (its PIPE forms through the edge / fallback kernels), mma.sync (whose
+ * fallback is FFMA), gemv and skinny; not the Hopper kernel. */
+static int cm__gemm_takes_k_last(cm__gemm_choice_t ch) {
+    return ch.kernel == CM__GEMM_KERNEL_FFMA || ch.kernel == CM__GEMM_KERNEL_MMA ||
+           ch.kernel == CM__GEMM_KERNEL_GEMV || ch.kernel == CM__GEMM_KERNEL_SKINNY;
+}
+
 /* Run p (batch 1) split over K in `parts`; cudaErrorNotSupported with nothing queued when the
  * scratch cannot be had (the caller runs it whole). *ch: what the parts ran. */
 static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const cm__gemm_args_t *p,
@@ -1010,14 +1018,20 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
     if (pool == NULL) return cudaErrorNotSupported;
     const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
     /* chunk: a multiple of 32 elements along K, so a K-contiguous operand's 16-byte alignment
-     * holds in every part; rounded down, so that what is left for the one extra launch that
-     * follows the batch is less than 32 per part asked for (rounded up, 4096 in 3 parts left
-     * 1344 of K to a second launch of its own, as long as the batch). The batch may then hold
-     * a few more parts than asked (64 x 64 x 9184 in 32: 35 of 256 and 224 left), at most
-     * CM__SPLITK_MAX: past that, the chunk is rounded up instead. */
-    int64_t kc = (int64_t)p->k / parts / 32 * 32;
+     * holds in every part. Kernels that take a shorter last part (cm__gemm_takes_k_last) get
+     * ceil(K / parts) rounded up: `parts` launches' worth of K in one launch, the last part
+     * shorter (3001 in 5: four of 608 and one of 569). The Hopper kernel's parts are whole
+     * chunks, rounded down, and what is left runs as one extra launch after the batch, less
+     * than 32 per part asked for (rounded up, 4096 in 3 parts left 1344 of K to a launch of its
+     * own, as long as the batch; the remainder's launch cost 18-26 % of the time of TF32 127 x
+     * 1000 x 3001 on the H200: bench/NOTES-gemm.md). That batch may then hold a few more parts
+     * than asked (64 x 64 x 9184 in 32: 35 of 256 and 224 left), at most CM__SPLITK_MAX: past
+     * that, the chunk is rounded up instead. */
+    const int in_batch = cm__gemm_takes_k_last(*ch);
+    int64_t kc = in_batch ? ((int64_t)p->k + parts - 1) / parts : (int64_t)p->k / parts / 32 * 32;
     if (kc < 32) kc = 32;
-    if (p->k / kc > CM__SPLITK_MAX) kc = ((int64_t)p->k + CM__SPLITK_MAX - 1) / CM__SPLITK_MAX;
+    if ((in_batch ? (p->k + kc - 1) / kc : p->k / kc) > CM__SPLITK_MAX)
+        kc = ((int64_t)p->k + CM__SPLITK_MAX - 1) / CM__SPLITK_MAX;
     kc = (kc + 31) / 32 * 32;
     const int full = (int)(p->k / kc);
     const int64_t rem = p->k - (int64_t)full * kc;
@@ -1038,7 +1052,8 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
     q.c = part;
     q.ldc = p->n;
     q.out_type = CM__GEMM_F32;
-    q.batch = full;
+    q.batch = in_batch ? total : full;
+    q.k_last = in_batch && rem > 0 ? (int)rem : 0;
     q.stride_a = p->a_kmajor ? kc : kc * p->lda; /* K moves along a row, or down the rows */
     q.stride_b = p->b_kmajor ? kc : kc * p->ldb;
     q.stride_c = mn;
@@ -1048,26 +1063,16 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
      * for (a new selection for a batch of parts could move them to a class whose kernel packs
      * every part: TF32 4096 x 7 x 4096 in 4 parts ran 0.43x cuBLAS so, against 0.68x in 2) */
     cudaError_t err = cm__gemm_launch(ch, part_prec, &q, sms, pool, cs);
-    if (err == cudaSuccess && rem > 0) {
+    if (err == cudaSuccess && rem > 0 && !in_batch) {
         cm__gemm_args_t r = q;
         r.k = (int)rem;
         r.batch = 1;
         r.a = (const unsigned char *)p->a + (int64_t)full * q.stride_a * e;
         r.b = (const unsigned char *)p->b + (int64_t)full * q.stride_b * e;
         r.c = part + (int64_t)full * mn;
-        /* bf16 skinny and gemv parts leave their remainder to the same kernel (made for the
-         * thin side, any K); the selection would send its short K to FFMA tiles that widen
-         * every bf16 element and that C's thin side leaves mostly empty (bf16 7 x 3001 x 3001
-         * in 2 parts: the remainder of 57 took 13.8 us on 64 x 64 FFMA tiles against 35.6 us
-         * for both parts, ncu on the H200; on the same kernel the sweep rose to 0.58-0.69x
-         * cuBLAS from 0.50-0.63x). FP32 and TF32 inputs keep the selection: on the same kernel
-         * FP32 ran 0.78x, inside the 0.78-0.88x of the selection's runs (bench/NOTES-gemm.md) */
-        cm__gemm_choice_t rc =
-            (ch->kernel == CM__GEMM_KERNEL_SKINNY || ch->kernel == CM__GEMM_KERNEL_GEMV) &&
-                    p->in_type == CM__GEMM_BF16
-                ? *ch
-                : cm__gemm_select(part_prec, major, minor, sms, &r, CM_HAVE_GEMM_SM90,
-                                  cm__gemm_config_override());
+        /* the remainder is a problem of its own: the selection picks its kernel */
+        cm__gemm_choice_t rc = cm__gemm_select(part_prec, major, minor, sms, &r,
+                                               CM_HAVE_GEMM_SM90, cm__gemm_config_override());
         err = cm__gemm_launch(&rc, part_prec, &r, sms, pool, cs);
         if (err != cudaSuccess) *ch = rc;
     }

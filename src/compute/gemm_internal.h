@@ -192,8 +192,8 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
 void cm__gemm_realign_set_for_tests(int on);
 
 /** Split-K (gemm_api.c): a single product runs as a batch over K of at most this many parts
- *  (plus one launch for what is left of K) into float scratch, then a reduction adds them in
- *  order (deterministic). */
+ *  into float scratch (the last part shorter; on the Hopper kernel, whose parts are whole, one
+ *  more launch for what is left of K), then a reduction adds them in order (deterministic). */
 #define CM__SPLITK_MAX 32
 /** A forced split (CUDAMODEL_GEMM_SPLITK) gives every part at least this much of K. */
 #define CM__SPLITK_FORCED_MIN_K 64
@@ -204,8 +204,9 @@ void cm__gemm_realign_set_for_tests(int on);
  * kernel: gemm_api.c; never a batch or CM_GEMM_FP32_3XTF32); forced 1: no split; forced 2 or
  * more: that many parts (at most CM__SPLITK_MAX) on any kernel, fewer where K gives a part less
  * than CM__SPLITK_FORCED_MIN_K (never a batch or CM_GEMM_FP32_3XTF32). The split itself cuts K
- * into chunks of K / parts rounded down to 32 elements, so its batch may hold a few more (at
- * most CM__SPLITK_MAX). Pure.
+ * into chunks of K / parts rounded up to 32 elements, the last one shorter (FFMA, mma.sync,
+ * gemv, skinny: one launch), or rounded down with one more launch for the rest (the Hopper
+ * kernel), so that batch may hold a few more (at most CM__SPLITK_MAX). Pure.
  */
 int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision,
                           int sms, int forced);

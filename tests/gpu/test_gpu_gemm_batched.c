@@ -379,6 +379,7 @@ typedef struct kcase {
     int m, n, k, a_kmajor, b_kmajor, batch; /* batch 0 means 1 */
     int strides;  /* S_* */
     float alpha, beta;
+    int k_last;   /* > 0: K of the batch's last matrix (split-K's shorter last part) */
 } kcase_t;
 
 static const char *kind_name(int k) {
@@ -458,7 +459,7 @@ static int run_kernel_case(const kcase_t *t) {
         .b = pb, .ldb = (int64_t)ldb, .b_kmajor = t->b_kmajor,
         .c = pc, .ldc = (int64_t)ldc, .in_type = t->in_type, .out_type = t->out_type,
         .batch = t->batch, .stride_a = (int64_t)sa, .stride_b = (int64_t)sb,
-        .stride_c = (int64_t)sc};
+        .stride_c = (int64_t)sc, .k_last = t->k_last};
     assert_int_equal(cudaSetDevice(0), cudaSuccess);
     cudaError_t err = cudaErrorInvalidValue;
     switch (t->kind) {
@@ -497,11 +498,13 @@ static int run_kernel_case(const kcase_t *t) {
         else bound = 1e-6 * sqrt((double)k) + 1e-6;
         for (size_t z = 0; z < nb; ++z) {
             const float *Az = A + z * sa, *Bz = B + z * sb;
+            /* the last matrix's K is k_last when set: what lies past it must not count */
+            const size_t kz = z + 1 == nb && t->k_last > 0 ? (size_t)t->k_last : k;
             double num = 0, den = 0;
             for (size_t i = 0; i < m; ++i)
                 for (size_t j = 0; j < n; ++j) {
                     double s = 0;
-                    for (size_t l = 0; l < k; ++l) {
+                    for (size_t l = 0; l < kz; ++l) {
                         const double av = t->a_kmajor ? Az[i * lda + l] : Az[l * lda + i];
                         const double bv = t->b_kmajor ? Bz[j * ldb + l] : Bz[l * ldb + j];
                         s += av * bv;
@@ -569,7 +572,7 @@ static void test_kernels_ffma(void **state) {
             for (size_t s = 0; s < KSHAPES; ++s) {
                 const kshape_t *h = &kshapes[s];
                 kcase_t t = {K_FFMA, cfg, 0, CM__GEMM_F32, CM__GEMM_F32, h->m, h->n, h->k,
-                             lay & 1, lay >> 1, h->batch, h->strides, 1.5f, h->beta};
+                             lay & 1, lay >> 1, h->batch, h->strides, 1.5f, h->beta, 0};
                 assert_true(run_kernel_case(&t));
             }
     }
@@ -583,15 +586,15 @@ static void test_kernels_ffma(void **state) {
                     const kshape_t *h = &kshapes[s];
                     kcase_t t = {K_FFMA, bcfg[i], 0, CM__GEMM_BF16,
                                  out ? CM__GEMM_BF16 : CM__GEMM_F32, h->m, h->n, h->k, lay & 1,
-                                 lay >> 1, h->batch, h->strides, 1.5f, h->beta};
+                                 lay >> 1, h->batch, h->strides, 1.5f, h->beta, 0};
                     assert_true(run_kernel_case(&t));
                 }
     /* more matrices than one launch takes */
     kcase_t t = {K_FFMA, CM__FFMA_32x64x16, 0, CM__GEMM_F32, CM__GEMM_F32, 5, 3, 7, 1, 0, 70000,
-                 S_ODD, 1.0f, 0.25f};
+                 S_ODD, 1.0f, 0.25f, 0};
     assert_true(run_kernel_case(&t));
     kcase_t u = {K_FFMA, CM__FFMA_64x64x16, 0, CM__GEMM_BF16, CM__GEMM_BF16, 6, 9, 8, 1, 1,
-                 70000, S_ALIGNED, 1.0f, 0.0f};
+                 70000, S_ALIGNED, 1.0f, 0.0f, 0};
     assert_true(run_kernel_case(&u));
 }
 
@@ -601,7 +604,7 @@ static void test_kernels_mma(void **state) {
     if (device_major() < 8) {
         /* mma.sync needs sm_80: the launcher declines everything */
         kcase_t t = {K_MMA, CM__MMA_64x64, 1, CM__GEMM_F32, CM__GEMM_F32, 16, 16, 16, 1, 1, 3,
-                     S_ALIGNED, 1.0f, 0.0f};
+                     S_ALIGNED, 1.0f, 0.0f, 0};
         assert_false(run_kernel_case(&t));
         print_message("mma.sync needs sm_80 or later: declined, as it must be\n");
         return;
@@ -616,7 +619,7 @@ static void test_kernels_mma(void **state) {
                 for (size_t s = 0; s < KSHAPES; ++s) {
                     const kshape_t *h = &kshapes[s];
                     kcase_t t = {K_MMA, cfg, prec[p][0], prec[p][1], prec[p][2], h->m, h->n, h->k,
-                                 lay & 1, lay >> 1, h->batch, h->strides, 1.5f, h->beta};
+                                 lay & 1, lay >> 1, h->batch, h->strides, 1.5f, h->beta, 0};
                     const cm__gemm_args_t q = {.a = (const void *)(uintptr_t)256, .lda = 64,
                                                .b = (const void *)(uintptr_t)512, .ldb = 64,
                                                .in_type = t.in_type, .batch = t.batch,
@@ -628,7 +631,7 @@ static void test_kernels_mma(void **state) {
                     assert_int_equal(run_kernel_case(&t), !refuse);
                 }
     kcase_t t = {K_MMA, CM__MMA_64x64, 1, CM__GEMM_F32, CM__GEMM_F32, 16, 16, 16, 1, 0, 70000,
-                 S_ALIGNED, 1.0f, 0.5f};
+                 S_ALIGNED, 1.0f, 0.5f, 0};
     assert_true(run_kernel_case(&t));
 }
 
@@ -647,7 +650,7 @@ static void run_vector_kernel_cases(int kind, const int (*shapes)[3], size_t n_s
                     for (int st = 0; st < 4; ++st) {
                         kcase_t t = {kind, 0, 0, types[ty][0], types[ty][1], shapes[s][0],
                                      shapes[s][1], shapes[s][2], lay & 1, lay >> 1, batches[b],
-                                     strides[st], 1.5f, st == 0 ? 0.0f : -0.5f};
+                                     strides[st], 1.5f, st == 0 ? 0.0f : -0.5f, 0};
                         assert_true(run_kernel_case(&t));
                     }
 }
@@ -658,10 +661,10 @@ static void test_kernels_gemv(void **state) {
     static const int shapes[][3] = {{1, 100, 50}, {70, 1, 33}, {1, 1, 40}, {1, 300, 16}};
     run_vector_kernel_cases(K_GEMV, shapes, sizeof shapes / sizeof shapes[0]);
     kcase_t t = {K_GEMV, 0, 0, CM__GEMM_F32, CM__GEMM_F32, 1, 5, 8, 1, 0, 70000, S_ODD, 1.0f,
-                 0.25f};
+                 0.25f, 0};
     assert_true(run_kernel_case(&t));
     kcase_t u = {K_GEMV, 0, 0, CM__GEMM_BF16, CM__GEMM_BF16, 6, 1, 8, 0, 1, 65536, S_ALIGNED,
-                 1.0f, 0.0f};
+                 1.0f, 0.0f, 0};
     assert_true(run_kernel_case(&u));
 }
 
@@ -674,8 +677,59 @@ static void test_kernels_skinny(void **state) {
     static const int shapes[][3] = {{3, 100, 50}, {70, 2, 300}, {16, 40, 260}, {1, 33, 17}};
     run_vector_kernel_cases(K_SKINNY, shapes, sizeof shapes / sizeof shapes[0]);
     kcase_t t = {K_SKINNY, 0, 0, CM__GEMM_F32, CM__GEMM_F32, 4, 5, 8, 1, 0, 70000, S_ODD, 1.0f,
-                 0.25f};
+                 0.25f, 0};
     assert_true(run_kernel_case(&t));
+}
+
+/* k_last (kernels/gemm.h: split-K's shorter last part) on every launcher that takes it: the
+ * batch's last matrix multiplies only its first k_last of K, the others all of it. FFMA: every
+ * built configuration (the PIPE4 one over K >= CM__FFMA_EDGE_MIN_K runs its edge kernel, below
+ * its fallback's general one), bf16 inputs; mma.sync; gemv; skinny; batches of 1 (k_last is
+ * then the problem's K), 3 and past one launch (only the last launch's last matrix is short). */
+static void test_kernels_k_last(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const struct {
+        int m, n, k, batch, k_last;
+    } sh[] = {{37, 29, 96, 3, 35}, {128, 128, 64, 3, 33}, {64, 96, 1088, 2, 1027},
+              {40, 70, 64, 1, 17}};
+    for (int cfg = 0; cfg < CM__FFMA_COUNT; ++cfg) {
+        if (!cm__gemm_ffma_built(cfg)) continue;
+        for (int lay = 0; lay < 4; ++lay)
+            for (size_t s = 0; s < sizeof sh / sizeof sh[0]; ++s) {
+                kcase_t t = {K_FFMA, cfg, 0, CM__GEMM_F32, CM__GEMM_F32, sh[s].m, sh[s].n,
+                             sh[s].k, lay & 1, lay >> 1, sh[s].batch, S_ALIGNED, 1.0f, 0.0f,
+                             sh[s].k_last};
+                assert_true(run_kernel_case(&t));
+            }
+    }
+    for (int lay = 0; lay < 4; ++lay) {
+        kcase_t t = {K_FFMA, CM__FFMA_64x64x16, 0, CM__GEMM_BF16, CM__GEMM_F32, 37, 29, 96,
+                     lay & 1, lay >> 1, 3, S_ALIGNED, 1.0f, 0.0f, 41};
+        assert_true(run_kernel_case(&t));
+        kcase_t u = {K_FFMA, CM__FFMA_32x64x16, 0, CM__GEMM_F32, CM__GEMM_F32, 5, 3, 64, lay & 1,
+                     lay >> 1, 70000, S_ODD, 1.0f, 0.25f, 7};
+        if (lay == 0) assert_true(run_kernel_case(&u));
+        if (device_major() >= 8)
+            for (int cfg = 0; cfg < CM__MMA_COUNT; ++cfg)
+                for (int p = 0; p < 2; ++p)
+                    for (size_t s = 0; s < sizeof sh / sizeof sh[0]; ++s) {
+                        kcase_t v = {K_MMA, cfg, !p, p ? CM__GEMM_BF16 : CM__GEMM_F32,
+                                     CM__GEMM_F32, sh[s].m, sh[s].n, sh[s].k, lay & 1, lay >> 1,
+                                     sh[s].batch, S_ALIGNED, 1.0f, 0.0f, sh[s].k_last};
+                        assert_true(run_kernel_case(&v));
+                    }
+        static const int vec[][5] = {{1, 300, 600, 3, 77}, {500, 1, 512, 2, 300},
+                                     {7, 300, 600, 3, 77}, {300, 5, 600, 2, 301}};
+        for (int i = 0; i < 4; ++i)
+            for (int p = 0; p < 2; ++p) {
+                kcase_t v = {i < 2 ? K_GEMV : K_SKINNY, 0, 0, p ? CM__GEMM_BF16 : CM__GEMM_F32,
+                             CM__GEMM_F32, vec[i][0], vec[i][1], vec[i][2], lay & 1, lay >> 1,
+                             vec[i][3], p ? S_ODD : S_ALIGNED, 1.0f, p ? -0.5f : 0.0f,
+                             vec[i][4]};
+                assert_true(run_kernel_case(&v));
+            }
+    }
 }
 
 static void test_kernels_sm90(void **state) {
@@ -723,17 +777,17 @@ static void test_kernels_sm90(void **state) {
     for (int p = 0; p < 3; ++p)
         for (size_t s = 0; s < sizeof sh / sizeof sh[0]; ++s) {
             kcase_t t = {K_SM90, 0, 0, prec[p][0], prec[p][1], sh[s].m, sh[s].n, sh[s].k, 1, 1,
-                         sh[s].batch, sh[s].strides, 1.5f, sh[s].beta};
+                         sh[s].batch, sh[s].strides, 1.5f, sh[s].beta, 0};
             const int refuse = sh[s].strides == S_ODD && sh[s].batch > 1;
             assert_int_equal(run_kernel_case(&t), !refuse);
         }
     /* more matrices than one launch takes: the tensor maps encoded again per launch */
     kcase_t t = {K_SM90, 0, 0, CM__GEMM_BF16, CM__GEMM_F32, 8, 8, 16, 1, 1, 70000, S_ALIGNED,
-                 1.0f, 0.5f};
+                 1.0f, 0.5f, 0};
     assert_true(run_kernel_case(&t));
     /* 65535 + 1: the last launch is a single matrix (2-D maps, the single-matrix kernel) */
     kcase_t u = {K_SM90, 0, 0, CM__GEMM_F32, CM__GEMM_F32, 8, 24, 32, 1, 1, 65536, S_BCAST_B,
-                 1.0f, 0.0f};
+                 1.0f, 0.0f, 0};
     assert_true(run_kernel_case(&u));
 }
 
@@ -744,6 +798,7 @@ int main(void) {
         cmocka_unit_test(test_kernels_mma),
         cmocka_unit_test(test_kernels_gemv),
         cmocka_unit_test(test_kernels_skinny),
+        cmocka_unit_test(test_kernels_k_last),
         cmocka_unit_test(test_kernels_sm90),
         cmocka_unit_test(test_batched_shapes),
         cmocka_unit_test(test_batched_forced),
