@@ -704,6 +704,16 @@ extern "C" cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int
         return cudaErrorNotSupported;
     if (batch < 1) batch = 1;
     const int64_t elem = in_type == CM__GEMM_SM90_TF32 || in_type == CM__GEMM_SM90_TF32X3 ? 4 : 2;
+    // BF16 / TF32 (K-contiguous B): a grid of 128 x 256 tiles that fills at most half of the
+    // multiprocessors runs 128 x 128 tiles instead, twice the blocks, each half the work (bf16
+    // 1024^3: 32 blocks of 128 x 256 on 132 multiprocessors ran 0.68x cuBLAS; 128 x 128 tiles
+    // lose to 128 x 256 where both fill the GPU: 0.90x against 1.00x at 4096^3, NOTES-gemm-sm90)
+    int sms = 0, dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return cudaErrorNotSupported;
+    const long long wide = (long long)((m + kBM - 1) / kBM) * ((n + 255) / 256) * batch;
+    const bool narrow = 2 * wide <= (long long)sms;
     const int64_t celem = c_bf16 ? 2 : 4;
     // one launch per CM__GEMM_MAX_BATCH_PER_LAUNCH matrices (gridDim.z), in order
     for (int z0 = 0; z0 < batch; z0 += CM__GEMM_MAX_BATCH_PER_LAUNCH) {
@@ -713,13 +723,19 @@ extern "C" cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int
         const void *bz = static_cast<const char *>(b) + (int64_t)z0 * stride_b * elem;
         void *cz = static_cast<char *>(c) + (int64_t)z0 * stride_c * celem;
         cudaError_t e;
-        if (in_type == CM__GEMM_SM90_BF16)
+        if (in_type == CM__GEMM_SM90_BF16 && narrow)
+            e = launch_batch<128, 6, kBf16, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
+                                               ldc, nb, stride_a, stride_b, stride_c, stream);
+        else if (in_type == CM__GEMM_SM90_BF16)
             e = launch_batch<256, 4, kBf16, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
                                                ldc, nb, stride_a, stride_b, stride_c, stream);
         else if (in_type == CM__GEMM_SM90_BF16_BT)
             e = launch_batch<256, 4, kBf16, 1, 0, true>(c_bf16, m, n, k, alpha, az, lda, bz, ldb,
                                                         beta, cz, ldc, nb, stride_a, stride_b,
                                                         stride_c, stream);
+        else if (in_type == CM__GEMM_SM90_TF32 && narrow)
+            e = launch_batch<128, 6, kTf32, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
+                                               ldc, nb, stride_a, stride_b, stride_c, stream);
         else if (in_type == CM__GEMM_SM90_TF32)
             e = launch_batch<256, 4, kTf32, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
                                                ldc, nb, stride_a, stride_b, stride_c, stream);
