@@ -1010,6 +1010,20 @@ static int cm__gemm_takes_k_last(cm__gemm_choice_t ch) {
            ch.kernel == CM__GEMM_KERNEL_GEMV || ch.kernel == CM__GEMM_KERNEL_SKINNY;
 }
 
+void cm__gemm_splitk_chunks(int64_t k, int parts, int last_short, int64_t *kc, int *full,
+                            int64_t *rem) {
+    /* (gemm_internal.h has the rule; the remainder's launch of the Hopper form cost 18-26 % of
+     * the time of TF32 127 x 1000 x 3001 on the H200 when every kernel ran it: NOTES-gemm) */
+    int64_t c = last_short ? (k + parts - 1) / parts : k / parts / 32 * 32;
+    if (c < 32) c = 32;
+    if ((last_short ? (k + c - 1) / c : k / c) > CM__SPLITK_MAX)
+        c = (k + CM__SPLITK_MAX - 1) / CM__SPLITK_MAX;
+    c = (c + 31) / 32 * 32;
+    *kc = c;
+    *full = (int)(k / c);
+    *rem = k - (int64_t)*full * c;
+}
+
 /* Run p (batch 1) split over K in `parts`; cudaErrorNotSupported with nothing queued when the
  * scratch cannot be had (the caller runs it whole). *ch: what the parts ran. */
 static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const cm__gemm_args_t *p,
@@ -1017,24 +1031,10 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
                                    cudaStream_t cs) {
     if (pool == NULL) return cudaErrorNotSupported;
     const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
-    /* chunk: a multiple of 32 elements along K, so a K-contiguous operand's 16-byte alignment
-     * holds in every part. Kernels that take a shorter last part (cm__gemm_takes_k_last) get
-     * ceil(K / parts) rounded up: `parts` launches' worth of K in one launch, the last part
-     * shorter (3001 in 5: four of 608 and one of 569). The Hopper kernel's parts are whole
-     * chunks, rounded down, and what is left runs as one extra launch after the batch, less
-     * than 32 per part asked for (rounded up, 4096 in 3 parts left 1344 of K to a launch of its
-     * own, as long as the batch; the remainder's launch cost 18-26 % of the time of TF32 127 x
-     * 1000 x 3001 on the H200: bench/NOTES-gemm.md). That batch may then hold a few more parts
-     * than asked (64 x 64 x 9184 in 32: 35 of 256 and 224 left), at most CM__SPLITK_MAX: past
-     * that, the chunk is rounded up instead. */
     const int in_batch = cm__gemm_takes_k_last(*ch);
-    int64_t kc = in_batch ? ((int64_t)p->k + parts - 1) / parts : (int64_t)p->k / parts / 32 * 32;
-    if (kc < 32) kc = 32;
-    if ((in_batch ? (p->k + kc - 1) / kc : p->k / kc) > CM__SPLITK_MAX)
-        kc = ((int64_t)p->k + CM__SPLITK_MAX - 1) / CM__SPLITK_MAX;
-    kc = (kc + 31) / 32 * 32;
-    const int full = (int)(p->k / kc);
-    const int64_t rem = p->k - (int64_t)full * kc;
+    int64_t kc = 0, rem = 0;
+    int full = 0;
+    cm__gemm_splitk_chunks(p->k, parts, in_batch, &kc, &full, &rem);
     const int total = full + (rem > 0);
     const int64_t mn = (int64_t)p->m * p->n;
     void *scratch = NULL;

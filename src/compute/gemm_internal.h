@@ -212,6 +212,22 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
                           int sms, int forced);
 
 /**
+ * Split-K's chunks of K: every part but the last covers *kc of K, a multiple of 32 (so that a
+ * K-contiguous operand's 16-byte alignment holds in every part). last_short (a kernel that
+ * takes a shorter last part in the same launch: k_last, kernels/gemm.h): *kc = ceil(k / parts)
+ * rounded up to 32, *full parts of it and, when *rem > 0, one more of *rem < *kc (3001 in 5:
+ * four of 608 and one of 569): at most `parts` in all. Else (the Hopper kernel, whose parts
+ * are whole) *kc = k / parts rounded down to 32, *full parts of it, and *rem (less than 32 per
+ * part asked for) is left for one more launch; the batch may then hold a few more parts than
+ * asked (4000 in 30: 31 of 128 and 32 left). Either way at most CM__SPLITK_MAX parts of *kc:
+ * past that, the chunk is ceil(k / CM__SPLITK_MAX) rounded up to 32 (9184 in 32: 35 of 256
+ * would be too many, so 31 of 288 and 256 left).
+ * k >= 1, parts >= 1. Pure.
+ */
+void cm__gemm_splitk_chunks(int64_t k, int parts, int last_short, int64_t *kc, int *full,
+                            int64_t *rem);
+
+/**
  * The split-K override cm_gemm passes to cm__gemm_splitk_parts: the tests' one when set
  * (cm__gemm_splitk_override_set_for_tests), else CUDAMODEL_GEMM_SPLITK (a decimal 1 ..
  * CM__SPLITK_MAX; another value counts as unset), read once per process (at every call in a

@@ -972,6 +972,49 @@ static void test_bf16(void **state) {
     cm_bf16_to_float_array(out, NULL, 3);
 }
 
+/* cm__gemm_splitk_chunks over every K up to 20000 and every part count: chunks are multiples
+ * of 32 that tile K exactly; with a short last part, at most `parts` parts and the last one
+ * shorter than the others; with whole parts, what is left is less than 32 per part asked for
+ * (or one chunk, where the CM__SPLITK_MAX cap rounded it up); never more than CM__SPLITK_MAX
+ * parts of a chunk; and the examples the header names. */
+static void test_splitk_chunks(void **state) {
+    (void)state;
+    for (int64_t k = 1; k <= 20000; ++k)
+        for (int parts = 2; parts <= CM__SPLITK_MAX; ++parts)
+            for (int last_short = 0; last_short < 2; ++last_short) {
+                int64_t kc = -1, rem = -1;
+                int full = -1;
+                cm__gemm_splitk_chunks(k, parts, last_short, &kc, &full, &rem);
+                /* whole parts: the chunk K / parts rounded down, unless the cap rounded it up */
+                const int64_t down = k / parts / 32 * 32 < 32 ? 32 : k / parts / 32 * 32;
+                const int capped = k / down > CM__SPLITK_MAX;
+                if (kc < 32 || kc % 32 != 0 || full < 0 || full > CM__SPLITK_MAX || rem < 0 ||
+                    rem >= kc || (int64_t)full * kc + rem != k ||
+                    (last_short && full + (rem > 0) > parts) ||
+                    (!last_short && !capped && (kc != down || rem >= 32 * (int64_t)parts)))
+                    fail_msg("k %lld in %d parts (last_short %d): chunk %lld, %d whole, %lld "
+                             "left", (long long)k, parts, last_short, (long long)kc, full,
+                             (long long)rem);
+            }
+    static const struct {
+        int64_t k;
+        int parts, last_short;
+        int64_t kc;
+        int full;
+        int64_t rem;
+    } ex[] = {{3001, 5, 1, 608, 4, 569}, {4000, 30, 0, 128, 31, 32}, {9184, 32, 0, 288, 31, 256},
+              {4096, 3, 0, 1344, 3, 64}, {1000, 4, 1, 256, 3, 232}, {3001, 2, 1, 1504, 1, 1497},
+              {4096, 4, 1, 1024, 4, 0}};
+    for (size_t i = 0; i < sizeof ex / sizeof ex[0]; ++i) {
+        int64_t kc = 0, rem = 0;
+        int full = 0;
+        cm__gemm_splitk_chunks(ex[i].k, ex[i].parts, ex[i].last_short, &kc, &full, &rem);
+        assert_int_equal(kc, ex[i].kc);
+        assert_int_equal(full, ex[i].full);
+        assert_int_equal(rem, ex[i].rem);
+    }
+}
+
 /* Split-K's parts: the heuristic by kernel (never a batch or 3xTF32), a forced count on any
  * kernel (at most CM__SPLITK_MAX, capped so that every part has CM__SPLITK_FORCED_MIN_K of K),
  * forced 1 = never; the tests' override hook. Each row: a problem (args(), then a batch), the
@@ -1082,6 +1125,7 @@ int main(void) {
         cmocka_unit_test(test_shipped_set),
         cmocka_unit_test(test_bf16),
         cmocka_unit_test(test_splitk_parts),
+        cmocka_unit_test(test_splitk_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
