@@ -6,8 +6,10 @@ that already reach deep paths. Run it again after changing the driver's input fo
     python3 tests/fuzz/make_seeds.py
 
 The byte layout of each operation is the one fuzz_driver.c reads (opcode % 20, then its
-argument bytes); byte 0 of an input chooses the threads (1 + b % 3), small devices (0x40),
-device 1 without memory pools (0x20) and the synchronous debug mode (0x80, one thread).
+argument bytes; opcodes 141, 161, ... 241 are the memory-space operations of memspace.h);
+byte 0 of an input chooses the threads (1 + b % 3), small devices (0x40), device 1 without
+memory pools (0x20), without concurrent managed access (0x08) or without managed memory
+(0x04), and the synchronous debug mode (0x80, one thread).
 """
 import os
 import random
@@ -116,6 +118,66 @@ def member_arm(index, skip=0, err=0, always=False):
     return arm(1 | ((skip & 3) << 1) | (0x80 if always else 0), index, err)
 
 
+# memspace.h: opcodes 141 + 20 k (op % 20 == 1 with bit 0x80; op % 20 == 1 without it is a
+# buffer create, as 0 is)
+F_U8, F_U16X2, F_F32, F_F32X4 = 1, 8, 22, 24
+
+
+def image(slot=0, dev=0, array=False, surface=False, fmt=F_F32, w=20, h=10, bad=None,
+          destroy_only=False):
+    """A pitched buffer (or an array) in slot; a taken slot is destroyed first (only that with
+    destroy_only). bad: 0 .. 7 picks an invalid (or huge) variant."""
+    v = slot | (dev << 2) | (0x10 if array else 0) | (0x20 if surface else 0) | \
+        (0x40 if bad is not None else 0) | (0x80 if destroy_only else 0)
+    f = (fmt - 1) | ((bad or 0) << 5) if bad is not None else (fmt - 1)
+    return [141, v] + u16(max(w - 1, 0)) + [max(h - 1, 0), f]
+
+
+def managed(slot=0, what=0, stream=0, x=0, r=None, dev=0, size_class=2, sz=3000, label=False):
+    """A free slot: create (dev, size_class 0 empty, 1 < 64, 2 < 8192, 3 128 KiB..1 MiB); a
+    taken one: what 0 destroy, 1 from host, 2 to host, 3 prefetch, 4 advise, 5 info. x: the
+    location of a prefetch (x % 8), the advice (x % 8) and its location (x >> 3) % 8 (0 host,
+    1 device 0, 2 device 1, 6 and 7 invalid); x & 15 == 15 a NULL host pointer."""
+    if r is None and what != 0:
+        r = rng(6, 0)
+    w = what | ((size_class & 3) << 3) | (1 if label else 0)
+    body = [161, slot | (dev << 2), stream, w, x]
+    return body + (r if r is not None else u16(sz))
+
+
+def copy2d(dst_host=False, src_host=False, dst=0, src=0, stream=0, width=8, height=4,
+           corners=(0, 0, 0, 0), pitch=0, host_kind=0, fit=True, stale_side=None,
+           bad_place=False):
+    """cm_copy_2d: pitch 0 packed, 1 padded, 2 padded more, 3 short; host_kind 0 pageable,
+    2 managed, 3 device memory (NULL with pitch bit 0x40)."""
+    v = (1 if dst_host else 0) | (2 if src_host else 0) | (host_kind << 2) | \
+        (0x30 if bad_place else 0) | \
+        ((0x80 | (stale_side << 6)) if stale_side is not None else 0)
+    p = pitch | (0 if fit else 0x80)
+    return [181, v, dst | (src << 2), stream, p, width, height] + list(corners)
+
+
+def view(slot=0, kind=0, d1=0x40, d2=6, r=0, ob=0, lb=0xFFFF, null_desc=False, stale=False):
+    """A texture (kind 0 buffer, 1 pitched, 2 array) or surface (3) in a free slot; a taken
+    slot is destroyed. d1: address | filter << 2 | read << 3 | normalized << 4 (0x40 alone:
+    every default, 0x80: a field outside its enum); d2 & 4: the memory's format (buffers:
+    format 1 + (d2 >> 3) % 24)."""
+    v = slot | (kind << 2) | (0x40 if null_desc else 0) | (0x80 if stale else 0)
+    return [201, v, d1, d2, r] + u16(ob) + u16(lb)
+
+
+def symbol(what=0, dev=0, stream=0, r=None, misuse=0):
+    """what 0-3 write the thread's symbol, 4-6 read it, 7 its address; misuse 5 NULL symbol,
+    6 not a symbol, 7 NULL host memory."""
+    return [221, dev | (what << 2) | (misuse << 5), stream] + (r or rng(0, 0, 16))
+
+
+def ms_misuse(v=0, w=0):
+    """v % 6: 0 stale, 1 another kind, 2 never a handle, 3 NULL arguments, 4 destroy(NULL),
+    5 images read back whole (w: which slots)."""
+    return [241, v, w]
+
+
 SEEDS = {}
 
 SEEDS["buffer_roundtrip"] = [0] + buf_create(0, 2, 300) + h2d(0) + d2h(0) + buf_destroy(0)
@@ -189,6 +251,96 @@ SEEDS["sync_mode"] = [0x80] + buf_create(0, 2, 300) + launch(0, 0, 2, 255) + str
     launch(0, 1, 2, 255) + d2h(0)
 SEEDS["no_pools"] = [0x20] + stream(0, 1) + buf_create(1, 2, 64, 0, True) + buf_create(1, 2, 64, 1) + \
     pool(1, 0) + pool(1, 1) + stream(0)
+
+SEEDS["ms_pitched"] = [0] + image(0, 0, fmt=F_F32, w=20, h=10) + \
+    copy2d(src_host=True, dst=0, width=16, height=8, corners=(2, 1, 0, 0)) + \
+    copy2d(dst_host=True, src=0, width=20, height=10, pitch=1 | (3 << 2)) + \
+    view(0, 1, d2=6) + image(0, destroy_only=True) + ms_misuse(5, 0xF) + view(0) + \
+    image(0, destroy_only=True) + ms_misuse(0, 0) + ms_misuse(0x80, 0)
+SEEDS["ms_array"] = [0] + image(1, 0, array=True, surface=True, fmt=F_U8, w=40, h=12) + \
+    image(2, 0, fmt=F_U8, w=40, h=12) + image(3, 0, array=True, fmt=F_U8, w=8, h=8) + \
+    copy2d(src_host=True, dst=1, width=30, height=10, corners=(5, 2, 0, 0), pitch=2) + \
+    copy2d(dst=2, src=1, width=40, height=12) + \
+    copy2d(dst_host=True, src=2, width=40, height=12) + \
+    copy2d(dst=3, src=1, width=4, height=4) + view(0, 3, r=1) + view(1, 2, d1=4 | 8, r=1) + \
+    view(2, 2, d1=1, r=1) + view(3, 3, r=3) + image(1, destroy_only=True) + view(0) + \
+    view(1) + image(1, destroy_only=True) + ms_misuse(5, 0xF)
+SEEDS["ms_texture_rules"] = [0] + image(0, 0, fmt=F_U16X2, w=33, h=7) + \
+    image(1, 0, array=True, fmt=F_F32X4, w=9, h=9) + view(0, 1, d1=0x04) + \
+    view(0, 1, d1=0x04 | 0x08) + view(1, 1, d1=0x01 | 0x10) + view(2, 2, d1=0x02) + \
+    view(3, 2, d1=0x80 | 0x20) + view(3, 2, d1=0x1C) + view(3, 1, d2=(3 << 3)) + \
+    view(3, 1, null_desc=True) + view(2, 2, null_desc=True) + image(0, destroy_only=True) + \
+    image(1, destroy_only=True) + view(0) + view(1) + view(2) + view(3) + \
+    image(0, destroy_only=True) + image(1, destroy_only=True)
+SEEDS["ms_buffer_texture"] = [0] + buf_create(0, 2, 3000) + h2d(0) + \
+    view(0, 0, d2=(21 << 3) | 4, ob=1, lb=1024) + buf_destroy(0) + \
+    view(1, 0, d2=(21 << 3) | 4, r=0x80, ob=3, lb=64) + \
+    view(1, 0, d2=(21 << 3) | 4, r=0x20, lb=7) + \
+    view(1, 0, d1=0x04, d2=(21 << 3) | 4) + view(1, 0, d2=0) + view(1, 0, null_desc=True) + \
+    stream(0, 0) + buf_destroy(0, 1) + view(0) + buf_destroy(0) + view(2, 0, stale=True) + \
+    stream(0)
+SEEDS["ms_bad_images"] = [0] + \
+    [x for k in range(16) for x in image(k % 4, (k // 4) % 4, array=bool(k & 1), bad=k % 8)]
+SEEDS["ms_managed"] = [0] + managed(0, dev=0, size_class=2, sz=3000) + managed(0, 1) + \
+    managed(0, 2) + managed(0, 1, r=rng(0, 100, 200)) + managed(0, 2, stream=0) + \
+    managed(0, 3, x=0) + managed(0, 3, x=1) + managed(0, 3, x=2) + managed(0, 3, x=6) + \
+    managed(0, 4, x=1) + managed(0, 4, x=3 | (1 << 3)) + managed(0, 4, x=5 | (2 << 3)) + \
+    managed(0, 4, x=6 | (7 << 3)) + managed(0, 4, x=0) + managed(0, 5) + \
+    managed(0, 1, x=15) + managed(0, 2, r=rng(7, 10, 9000)) + managed(1, dev=1, size_class=0) + \
+    managed(1, 1) + managed(2, dev=1, size_class=3, sz=7) + stream(0, 0) + \
+    managed(0, 1, stream=1) + managed(0, 3, stream=1, x=1) + managed(0, 0) + managed(1, 0)
+SEEDS["ms_managed_limits"] = [0x0C] + managed(0, dev=1) + managed(1, dev=0) + \
+    managed(1, 3, x=2) + managed(1, 3, x=0) + managed(1, 4, x=3 | (2 << 3)) + \
+    managed(1, 4, x=3 | (1 << 3))
+SEEDS["ms_managed_no_concurrent"] = [0x08] + managed(0, dev=1) + managed(0, 3, x=0) + \
+    managed(0, 4, x=5 | (1 << 3)) + managed(0, 1) + managed(0, 2) + managed(1, dev=0) + \
+    managed(1, 3, x=2) + managed(1, 4, x=5 | (2 << 3)) + managed(1, 4, x=6 | (2 << 3))
+SEEDS["ms_symbols"] = [0] + symbol(0, 0, r=rng(0, 0, 64)) + symbol(4, 0, r=rng(0, 0, 64)) + \
+    symbol(1, 1, r=rng(0, 10, 20)) + symbol(5, 1, r=rng(6, 30)) + symbol(7, 0) + symbol(7, 1) + \
+    symbol(2, 0, r=rng(7, 60, 10)) + symbol(6, 0, r=rng(15, 1, 0)) + symbol(0, 0, misuse=5) + \
+    symbol(4, 1, misuse=6) + symbol(1, 0, misuse=7) + symbol(7, 0, misuse=6) + stream(0, 1) + \
+    symbol(0, 1, stream=1) + symbol(4, 0, stream=1) + symbol(4, 1, stream=1) + stream(0)
+SEEDS["ms_capture"] = [0] + stream(0, 0) + image(0, 0, fmt=F_U8, w=32, h=4) + \
+    managed(0, dev=0, size_class=2, sz=512) + graph(0, 0) + \
+    copy2d(src_host=True, dst=0, stream=1, width=32, height=4) + managed(0, 1, stream=1) + \
+    symbol(0, 0, stream=1) + copy2d(dst_host=True, src=0, stream=1, width=8, height=2) + \
+    image(1, 0, fmt=F_U8) + managed(0, 0) + graph(1, 0) + graph(1, 0) + stream_use(0, 0) + \
+    ms_misuse(5, 0xF) + managed(0, 2) + symbol(4, 0) + image(0, destroy_only=True) + stream(0)
+SEEDS["ms_copy_rules"] = [0] + image(0, 0, fmt=F_U8, w=16, h=16) + image(1, 1, fmt=F_U8) + \
+    image(2, 0, fmt=F_F32, w=16, h=16) + managed(0, dev=0, size_class=2, sz=4000) + \
+    copy2d(dst=0, src=1) + copy2d(dst=0, src=2) + copy2d(dst_host=True, src_host=True) + \
+    copy2d(src_host=True, dst=0, width=20, height=4, fit=False) + \
+    copy2d(src_host=True, dst=0, width=8, height=4, pitch=3) + \
+    copy2d(src_host=True, dst=0, host_kind=3) + \
+    copy2d(dst_host=True, src=0, host_kind=3, pitch=0x40) + \
+    copy2d(src_host=True, dst=0, width=0, height=3, host_kind=3, pitch=0x40) + \
+    copy2d(src_host=True, dst=0, host_kind=2, width=16, height=8, pitch=1) + \
+    copy2d(dst_host=True, src=0, host_kind=2, width=16, height=16) + \
+    copy2d(dst=0, src=0, width=8, height=8, corners=(0, 0, 4, 4)) + \
+    copy2d(src_host=True, dst=0, bad_place=True) + stream(0, 1) + \
+    copy2d(src_host=True, dst=0, stream=1) + image(0, destroy_only=True) + \
+    copy2d(src_host=True, dst=0, stale_side=0) + ms_misuse(5, 0xF)
+SEEDS["ms_misuse"] = [0] + image(0, 0) + image(1, 0, array=True, surface=True) + managed(0) + \
+    buf_create(0, 2, 1024) + view(0, 3, r=1) + view(1, 1) + \
+    [x for v in range(6) for w in (0, 1, 2, 3, 4, 9, 0x80)
+     for x in ms_misuse(v | (w & 0x80), w & 0x7F)] + \
+    image(0, destroy_only=True) + image(1, destroy_only=True) + managed(0, 0) + \
+    view(0) + view(1) + ms_misuse(0, 0) + ms_misuse(0x80, 1) + ms_misuse(0x80, 2) + \
+    ms_misuse(0x80, 3) + ms_misuse(0x80, 4) + misuse(0, 0) + misuse(0x80, 3) + misuse(0x80, 5)
+SEEDS["ms_own_device"] = [0] + image(0, 2, fmt=F_U8) + managed(0, dev=2) + close(0) + \
+    image(0, destroy_only=True) + close(0) + managed(0, 0) + close(0) + image(1, 2, array=True) + \
+    view(0, 2) + image(1, destroy_only=True) + close(0) + view(0) + image(1, destroy_only=True) + \
+    close(0) + ms_misuse(3, 0)
+SEEDS["ms_faults"] = [0] + member_arm(48) + image(0, 0) + image(0, 0) + member_arm(49) + \
+    image(1, 0, array=True) + image(1, 0, array=True) + member_arm(53) + view(0, 1) + \
+    view(0, 1) + member_arm(57) + managed(0) + managed(0) + member_arm(58) + \
+    managed(0, 3, x=1) + member_arm(59) + managed(0, 4, x=1) + member_arm(39) + \
+    copy2d(src_host=True, dst=0) + member_arm(51) + copy2d(src_host=True, dst=1) + \
+    member_arm(52) + copy2d(dst_host=True, src=1) + member_arm(46) + symbol(0, 0) + \
+    member_arm(47) + symbol(4, 0) + member_arm(44) + symbol(7, 0) + arm(0, 2) + \
+    copy2d(dst_host=True, src=0) + member_arm(54) + view(0) + member_arm(50) + \
+    image(1, destroy_only=True) + member_arm(21) + image(0, destroy_only=True) + \
+    member_arm(21) + managed(0, 0)
 
 random.seed(17)
 for n in range(8):
