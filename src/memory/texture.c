@@ -379,7 +379,8 @@ cm_status_t cm_texture_create_from_buffer_at(const cm_buffer_t *buf, size_t offs
     m.target.width = bytes;
     m.target.height = 1;
     m.res.resType = cudaResourceTypeLinear;
-    m.res.res.linear.devPtr = (unsigned char *)b->ptr + offset;
+    /* a zero-byte buffer has no address: no NULL + offset (the texture is refused below) */
+    m.res.res.linear.devPtr = b->ptr != NULL ? (unsigned char *)b->ptr + offset : NULL;
     m.res.res.linear.sizeInBytes = bytes;
     return cm__texture_make(&m, buf, CM__KIND_BUFFER, desc, out, file, line, func);
 }

@@ -59,8 +59,7 @@
  * library frees it later, at the end of the capture or at the device's close) and saw no call
  * outside its objects (no memory freed under a texture included). A library issue found and not
  * fixed yet may be counted instead of failing (marked "Known library issue" here, with an input
- * in tests/fuzz/regressions-pending/), unless CMFZ_STRICT=1; one is at present (a texture over a
- * zero-byte buffer: the call is skipped).
+ * in tests/fuzz/regressions-pending/), unless CMFZ_STRICT=1; none is at present.
  *
  * Never calls a path that runs a real kernel launcher of kernels/ (they bypass the call table):
  * no cm_vector other than CM_VECTOR_COPY, no reductions, GEMM, split vector operations or
@@ -109,10 +108,6 @@
 
 static atomic_ullong cmfz_calls_all, cmfz_inputs_all;
 static int cmfz_strict = -1; /* CMFZ_STRICT=1: the known issues fail too */
-/* Known library issue (tests/fuzz/regressions-pending/texture_empty_buffer.clang-ubsan.bin):
- * cm_texture_create_from_buffer on a zero-byte buffer computes NULL + offset (texture.c), which
- * clang's UBSan reports; the driver skips that call (counted here) unless CMFZ_STRICT=1. */
-static atomic_ullong cmfz_known_empty_texture;
 /* a sticky error fired: every device may be lost from then on (process-wide in the library) */
 static atomic_int cmfz_lost;
 
@@ -125,9 +120,8 @@ unsigned long long cmfz_total_inputs(void) {
 }
 
 void cmfz_print_known_issues(FILE *out, const char *prefix) {
-    fprintf(out, "%sknown library issues tolerated: 1 (a texture over a zero-byte buffer computes "
-            "NULL + 0: the call skipped %llu time(s); CMFZ_STRICT=1 makes it)\n", prefix,
-            (unsigned long long)atomic_load(&cmfz_known_empty_texture));
+    fprintf(out, "%sknown library issues tolerated: none (every invariant is checked in full)\n",
+            prefix);
 }
 
 void cmfz_set_strict(int on) {
@@ -2517,10 +2511,6 @@ static void op_view(zthread_t *t) {
             if (!(r & 0x20) && elem > 0) len -= len % elem;
             void *p = NULL;
             if (cm_buffer_device_ptr(zb->h, &p) != CM_OK) return;
-            if (p == NULL && cmfz_strict <= 0) { /* Known library issue: see the top */
-                atomic_fetch_add(&cmfz_known_empty_texture, 1);
-                return;
-            }
             base = (uintptr_t)p + off;
             valid = off <= size && len <= size - off;
         }
