@@ -202,12 +202,19 @@ cudaError_t cm__gemm_ffma(const cm__gemm_args_t *p, int config, cudaStream_t str
 /** Tile configurations of the mma.sync kernel (block tile, warps, pipeline stages). */
 enum {
     CM__MMA_128x128 = 0, /* 8 warps (2x4), warp tile 64x32, 4 stages */
-    CM__MMA_128x64,      /* 4 warps (2x2), warp tile 64x32, 4 stages */
+    CM__MMA_128x64,      /* 4 warps (2x2), warp tile 64x32, 4 stages (tuning builds only) */
     CM__MMA_64x64,       /* 4 warps (2x2), warp tile 32x32, 4 stages */
     CM__MMA_COUNT
 };
 
 void cm__gemm_mma_tile(int config, int *bm, int *bn);
+
+/** 1 when this build compiled the mma.sync configuration's kernels, else 0 (pure): the ones the
+ *  dispatch can select (CM__MMA_128x128 and CM__MMA_64x64: the sm_80 rows of the table, the
+ *  tiny TF32 / BF16 class on sm_90 and the fallback of the Hopper kernel) in every build;
+ *  CM__MMA_128x64 only with -DCUDAMODEL_BUILD_TUNING=ON (CUDAMODEL_GEMM_CONFIG and
+ *  `bench_gemm --tune`). cm__gemm_mma() refuses the others with cudaErrorNotSupported. */
+int cm__gemm_mma_built(int config);
 
 /** Whether the mma.sync kernel takes p: the device is sm_80+ and built for it (checked by the
  *  launcher), A and B 16-byte aligned with leading dimensions a multiple of 16 bytes (cp.async
@@ -217,7 +224,8 @@ int cm__gemm_mma_aligned(const cm__gemm_args_t *p);
 
 /** Launch the mma.sync kernel: tf32 != 0 rounds FP32 inputs to TF32 (m16n8k8); in_type BF16
  *  uses m16n8k16. Returns cudaErrorNotSupported (launching nothing) when the device is older than
- *  sm_80, the library carries no sm_80+ image or cm__gemm_mma_aligned(p) is 0 (for a batch whose
+ *  sm_80, the library carries no sm_80+ image, this build did not compile `config`
+ *  (cm__gemm_mma_built) or cm__gemm_mma_aligned(p) is 0 (for a batch whose
  *  strides alone break the alignment, the caller may still run it one matrix at a time, with
  *  batch 1 and the pointers moved, or take FFMA). A batch runs whole otherwise. */
 cudaError_t cm__gemm_mma(const cm__gemm_args_t *p, int tf32, int config, cudaStream_t stream);

@@ -441,6 +441,21 @@ cudaError_t mma_usable(void) {
     return ok ? cudaSuccess : cudaErrorNotSupported;
 }
 
+// The 128 x 64 tile is not in the dispatch table: its kernels are compiled for tuning builds
+// only (BUILT: CM_GEMM_TUNING; a discarded `if constexpr` branch of a template instantiates no
+// kernel).
+template <bool BUILT>
+cudaError_t launch_128x64(const cm__gemm_args_t *q, bool bf16, cudaStream_t stream) {
+    if constexpr (BUILT) {
+        return bf16 ? launch<M128x64_B>(q, stream) : launch<M128x64_T>(q, stream);
+    } else {
+        (void)q;
+        (void)bf16;
+        (void)stream;
+        return cudaErrorNotSupported;
+    }
+}
+
 }  // namespace cm_gemm_mma_detail
 using namespace cm_gemm_mma_detail;
 
@@ -454,6 +469,11 @@ extern "C" void cm__gemm_mma_tile(int config, int *bm, int *bn) {
     }
     if (bm) *bm = m;
     if (bn) *bn = n;
+}
+
+extern "C" int cm__gemm_mma_built(int config) {
+    return config == CM__MMA_128x128 || config == CM__MMA_64x64 ||
+           (config == CM__MMA_128x64 && CM_GEMM_TUNING);
 }
 
 extern "C" int cm__gemm_mma_aligned(const cm__gemm_args_t *p) {
@@ -474,12 +494,13 @@ extern "C" cudaError_t cm__gemm_mma(const cm__gemm_args_t *g, int tf32, int conf
     cudaError_t err = mma_usable();
     if (err != cudaSuccess) return err;
     if (config < 0 || config >= CM__MMA_COUNT) return cudaErrorInvalidValue;
+    if (!cm__gemm_mma_built(config)) return cudaErrorNotSupported;
     return cm__gemm_for_each_launch(g, [&](const cm__gemm_args_t *q) {
         switch (config) {
         case CM__MMA_128x128:
             return bf16 ? launch<M128x128_B>(q, stream) : launch<M128x128_T>(q, stream);
         case CM__MMA_128x64:
-            return bf16 ? launch<M128x64_B>(q, stream) : launch<M128x64_T>(q, stream);
+            return launch_128x64<CM_GEMM_TUNING != 0>(q, bf16, stream);
         default:
             return bf16 ? launch<M64x64_B>(q, stream) : launch<M64x64_T>(q, stream);
         }

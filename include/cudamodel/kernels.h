@@ -519,8 +519,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * scratch cannot be had for runs the FFMA kernel. The environment
  * variable CUDAMODEL_GEMM_CONFIG (read once per process, for tuning and benchmarks only)
  * forces one: "ffma:128x128x8", "mma:128x128", "sm90"
- * ... (see cm_gemm_config_name()); a name that cannot serve the call, or an FFMA tile this build
- * did not compile (only a -DCUDAMODEL_BUILD_TUNING=ON build carries every one), is ignored.
+ * ... (see cm_gemm_config_name()); a name that cannot serve the call, or an FFMA or mma.sync
+ * tile this build did not compile (only a -DCUDAMODEL_BUILD_TUNING=ON build carries every one,
+ * "mma:128x64" included), is ignored.
  *
  * Split-K: a single product with a long K whose C cannot keep the GPU busy runs as a batch over
  * K ranges (at most 32 parts) into float scratch from the device object's pool, then an ordered

@@ -240,11 +240,12 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     const int fam = cm__gemm_family(precision);
     cm__gemm_choice_t c = cm__gemm_table_entry(arch, fam, cm__gemm_select_shape(p, sm_count));
     cm__gemm_choice_t forced;
-    /* an FFMA configuration this build did not compile (CUDAMODEL_BUILD_TUNING=OFF) is ignored
-     * like an unknown name: the table decides */
+    /* an FFMA or mma.sync configuration this build did not compile (CUDAMODEL_BUILD_TUNING=OFF)
+     * is ignored like an unknown name: the table decides */
     const int is_forced =
         override != NULL && override[0] != '\0' && cm__gemm_parse_name(override, &forced) &&
-        !(forced.kernel == CM__GEMM_KERNEL_FFMA && !cm__gemm_ffma_built(forced.config));
+        !(forced.kernel == CM__GEMM_KERNEL_FFMA && !cm__gemm_ffma_built(forced.config)) &&
+        !(forced.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_built(forced.config));
     if (is_forced) c = forced;
     const int small = p->m < p->n ? p->m : p->n, large = p->m < p->n ? p->n : p->m;
     /* the orientation of the gemv and skinny kernels: the long side's matrix read along K (its

@@ -271,7 +271,7 @@ static void test_batched_forced(void **state) {
     static const char *const configs[] = {
         "ffma:32x64x16", "ffma:64x64x16", "ffma:128x128x8", "ffma:128x128x8f",
         "ffma:128x128x16q3", "mma:64x64", "mma:128x64", "mma:128x128", "sm90", "sm90+bt",
-        "gemv"};
+        "gemv"}; /* (mma:128x64 outside a tuning build: ignored, the table decides) */
     /* 70 x 50 x 1030: tails with K past CM__FFMA_EDGE_MIN_K (the pipelined FFMA
      * configuration's edge kernel, on batches) */
     static const size_t shapes[][4] = {{128, 128, 64, 2}, {128, 128, 32, 1}, {70, 50, 40, 3},
@@ -628,7 +628,9 @@ static void test_kernels_mma(void **state) {
                     /* odd strides of A / B: refused (matrices >= 1 not 16-byte aligned) */
                     const int refuse = h->strides == S_ODD && t.batch > 1;
                     assert_int_equal(cm__gemm_mma_aligned(&q), !refuse);
-                    assert_int_equal(run_kernel_case(&t), !refuse);
+                    /* a tile this build did not compile (mma:128x64 outside tuning builds)
+                     * is declined with nothing written */
+                    assert_int_equal(run_kernel_case(&t), !refuse && cm__gemm_mma_built(cfg));
                 }
     kcase_t t = {K_MMA, CM__MMA_64x64, 1, CM__GEMM_F32, CM__GEMM_F32, 16, 16, 16, 1, 0, 70000,
                  S_ALIGNED, 1.0f, 0.5f, 0};
@@ -717,7 +719,7 @@ static void test_kernels_k_last(void **state) {
                         kcase_t v = {K_MMA, cfg, !p, p ? CM__GEMM_BF16 : CM__GEMM_F32,
                                      CM__GEMM_F32, sh[s].m, sh[s].n, sh[s].k, lay & 1, lay >> 1,
                                      sh[s].batch, S_ALIGNED, 1.0f, 0.0f, sh[s].k_last};
-                        assert_true(run_kernel_case(&v));
+                        assert_int_equal(run_kernel_case(&v), cm__gemm_mma_built(cfg));
                     }
         static const int vec[][5] = {{1, 300, 600, 3, 77}, {500, 1, 512, 2, 300},
                                      {7, 300, 600, 3, 77}, {300, 5, 600, 2, 301}};

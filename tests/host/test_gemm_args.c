@@ -444,7 +444,10 @@ static void test_dispatch(void **state) {
     small_nnbf.k = 7; /* a short K: the pre-pass would cost more than the product */
     assert_string_equal(NAME(CM_GEMM_BF16, 9, small_nnbf, 1, NULL), "mma:128x128");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, small_tn, 1, NULL), "mma:64x64");
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "mma:128x64"), "mma:128x64");
+    /* a forced mma.sync tile (mma:128x64 only where this build compiled it: a tuning build) */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "mma:64x64"), "mma:64x64");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "mma:128x64"),
+                        CM_GEMM_TUNING ? "mma:128x64" : "sm90");
     cm__gemm_args_t k0 = args(4096, 4096, 0, 1, 1, CM__GEMM_F32, 4096);
     assert_string_equal(NAME(CM_GEMM_TF32, 9, k0, 1, NULL), "ffma:64x64x16");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, k0, 1, "sm90"), "ffma:64x64x16");
@@ -773,6 +776,9 @@ static int built_name(const char *name) {
 }
 
 static void expect_shipped(cm__gemm_choice_t c, const char *what) {
+    if (c.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_built(c.config))
+        fail_msg("%s selects %s, which this build did not compile (kernels/gemm.h)", what,
+                 cm__gemm_choice_name(c));
     if (c.kernel != CM__GEMM_KERNEL_FFMA) return;
     if (!cm__gemm_ffma_shipped(c.config))
         fail_msg("%s selects %s, which is not in the shipped set (kernels/gemm.h)", what,
@@ -886,6 +892,20 @@ static void test_shipped_set(void **state) {
         }
     }
     assert_int_equal(not_built, CM_GEMM_TUNING ? 0 : CM__FFMA_COUNT - shipped);
+    /* mma.sync: the two tiles the table selects in every build, 128 x 64 in tuning builds only
+     * (a forced name of it is ignored elsewhere, as an FFMA one) */
+    assert_int_equal(cm__gemm_mma_built(CM__MMA_128x128), 1);
+    assert_int_equal(cm__gemm_mma_built(CM__MMA_64x64), 1);
+    assert_int_equal(cm__gemm_mma_built(CM__MMA_128x64), CM_GEMM_TUNING != 0);
+    assert_int_equal(cm__gemm_mma_built(-1), 0);
+    assert_int_equal(cm__gemm_mma_built(CM__MMA_COUNT), 0);
+    for (int i = 0; i < CM__MMA_COUNT; ++i) {
+        const char *name = cm__gemm_choice_name((cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, i});
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, name),
+                            cm__gemm_mma_built(i) ? name : "sm90");
+        assert_string_equal(NAME(CM_GEMM_TF32, 8, big, 0, name),
+                            cm__gemm_mma_built(i) ? name : "mma:128x128");
+    }
 }
 
 static void test_config_name(void **state) {
