@@ -19,6 +19,13 @@ static inline bool cm__gemm_batch_aligned(const void *base, int64_t stride, int6
     return (uintptr_t)base % align == 0 && (uint64_t)(stride * elem) % align == 0;
 }
 
+// The K of the matrix a block of a batch launch works on: klast for the launch's last matrix
+// (gridDim.z - 1) when klast > 0 (split-K's shorter last part: cm__gemm_args_t.k_last, which
+// cm__gemm_for_each_launch below gives to the launch holding it), else k.
+static __device__ __forceinline__ int cm__gemm_k_of_block(int k, int klast) {
+    return klast > 0 && blockIdx.z == gridDim.z - 1 ? klast : k;
+}
+
 // f(const cm__gemm_args_t *q) for each launch of g's batch, in order, stopping at the first
 // error: q is *g with batch = the launch's matrices (1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH) and
 // a, b, c moved to its first matrix, and k_last kept for the launch that holds the batch's last

@@ -255,8 +255,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
     // matrix blockIdx.z of the batch, and its K (the last one may be shorter: split-K; not in
     // the 128 x 128 tiles, whose launcher runs that matrix apart: takes_klast)
     const long long z = BATCHED ? (long long)blockIdx.z : 0;
-    const bool short_last = takes_klast<C>() && BATCHED && p.klast > 0;
-    const int K = short_last && blockIdx.z == gridDim.z - 1 ? p.klast : p.k;
+    const int K = takes_klast<C>() && BATCHED ? cm__gemm_k_of_block(p.k, p.klast) : p.k;
     const TIn *A = static_cast<const TIn *>(p.a) + (BATCHED ? z * p.sa : 0);
     const TIn *B = static_cast<const TIn *>(p.b) + (BATCHED ? z * p.sb : 0);
     // operand slabs as (rows of the tile, k): A rows are m (from m0), B rows are n (from n0)
@@ -708,7 +707,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_edge_kerne
         Bb += z * p.sb;
     }
     // the matrix's K (the batch's last one may be shorter: split-K)
-    const int K = BATCHED && p.klast > 0 && blockIdx.z == gridDim.z - 1 ? p.klast : p.k;
+    const int K = BATCHED ? cm__gemm_k_of_block(p.k, p.klast) : p.k;
     const int lda = (int)p.lda, ldb = (int)p.ldb;
     const int mrem = p.m - m0, nrem = p.n - n0;   // rows of the operand slabs inside A / B
 

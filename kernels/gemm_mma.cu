@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
     const int g = lane >> 2, t = lane & 3;
 
     // matrix blockIdx.z of the batch, and its K (the last one may be shorter: split-K)
-    const int K = BATCHED && p.klast > 0 && blockIdx.z == gridDim.z - 1 ? p.klast : p.k;
+    const int K = BATCHED ? cm__gemm_k_of_block(p.k, p.klast) : p.k;
     const T *A = static_cast<const T *>(p.a) + (BATCHED ? (long long)blockIdx.z * p.sa : 0);
     const T *B = static_cast<const T *>(p.b) + (BATCHED ? (long long)blockIdx.z * p.sb : 0);
 

@@ -57,7 +57,7 @@ skinny_cols(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
         x += z * sx;
         y += z * sy;
     }
-    if (klast > 0 && blockIdx.z == gridDim.z - 1) K = klast; // split-K's shorter last part
+    K = cm__gemm_k_of_block(K, klast); // split-K's shorter last part
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int i = blockIdx.x * 32 + lane;
     float acc[RMAX];
@@ -151,7 +151,7 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
         x += z * sx;
         y += z * sy;
     }
-    if (klast > 0 && blockIdx.z == gridDim.z - 1) K = klast; // split-K's shorter last part
+    K = cm__gemm_k_of_block(K, klast); // split-K's shorter last part
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int row0 = (blockIdx.x * ROWS_WARPS + w) * ROWS_RPW;
     float acc[ROWS_RPW][RMAX];

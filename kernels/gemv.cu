@@ -71,7 +71,7 @@ gemv_rows(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__r
         mat += z * smat;
         x += z * sx;
         y += z * sy;
-        if (klast > 0 && blockIdx.z == gridDim.z - 1) K = klast; // split-K's shorter last part
+        K = cm__gemm_k_of_block(K, klast); // split-K's shorter last part
     }
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int row = blockIdx.x * (WARPS / WPR) + warp / WPR;
@@ -126,7 +126,7 @@ gemv_cols(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__r
         mat += z * smat;
         x += z * sx;
         y += z * sy;
-        if (klast > 0 && blockIdx.z == gridDim.z - 1) K = klast; // split-K's shorter last part
+        K = cm__gemm_k_of_block(K, klast); // split-K's shorter last part
     }
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int i = blockIdx.x * 32 + lane;
@@ -170,7 +170,7 @@ gemv_cols_bf16x2(int rows, int K, const uint16_t *__restrict__ mat, int64_t ld,
         mat += z * smat;
         x += z * sx;
         y += z * sy;
-        if (klast > 0 && blockIdx.z == gridDim.z - 1) K = klast; // split-K's shorter last part
+        K = cm__gemm_k_of_block(K, klast); // split-K's shorter last part
     }
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int i = blockIdx.x * 64 + 2 * lane;

@@ -325,6 +325,17 @@ static void fail(zthread_t *t, const char *fmt, ...) {
     va_end(ap);
 }
 
+/* The outcome of a create call that writes a handle to *out: true when it made one. A failure
+ * must leave *out NULL and a success must write a handle (else the invariant breaks). */
+static bool created(zthread_t *t, cm_status_t st, const void *h, const char *what) {
+    if (st != CM_OK) {
+        if (h != NULL) fail(t, "a failed %s wrote out", what);
+        return false;
+    }
+    if (h == NULL) fail(t, "%s returned CM_OK and no handle", what);
+    return h != NULL;
+}
+
 #define A(st) (1u << (st))
 #define A_OK A(CM_OK)
 #define A_INV A(CM_ERROR_INVALID_ARGUMENT)
@@ -768,14 +779,7 @@ static void op_buf_create(zthread_t *t) {
         st = CALL(cm_buffer_create_labeled(d, size, (v & 0x80) ? "fuzz" : NULL, &h), A_OK | A_OOM);
     }
     note(t, "buffer create %zu bytes device %d stream %d: %s", size, ord, ss, cm_status_name(st));
-    if (st != CM_OK) {
-        if (h != NULL) fail(t, "a failed buffer create wrote out");
-        return;
-    }
-    if (h == NULL) {
-        fail(t, "cm_buffer_create returned CM_OK and no handle");
-        return;
-    }
+    if (!created(t, st, h, "cm_buffer_create")) return;
     zbuf_t *b = &t->b[i];
     b->h = h;
     b->dev = d;
@@ -2059,14 +2063,7 @@ static void op_image(zthread_t *t) {
     }
     note(t, "%s create slot %d %zu x %zu %s flags %u device %d: %s", array ? "array" : "pitched",
          i, width, height, cm_format_name(fmt), flags, ord, cm_status_name(st));
-    if (st != CM_OK) {
-        if (h != NULL) fail(t, "a failed pitched / array create wrote out");
-        return;
-    }
-    if (h == NULL) {
-        fail(t, "a pitched / array create returned CM_OK and no handle");
-        return;
-    }
+    if (!created(t, st, h, array ? "cm_array_create" : "cm_pitched_create")) return;
     m->h = h;
     m->array = array;
     m->dev = d;
@@ -2114,14 +2111,7 @@ static void op_managed(zthread_t *t) {
                   cmfz_managed_ok[ord] ? A_OK | A_OOM : A(CM_ERROR_NOT_SUPPORTED));
         note(t, "managed create slot %d %zu bytes device %d: %s", i, size, ord,
              cm_status_name(st));
-        if (st != CM_OK) {
-            if (h != NULL) fail(t, "a failed managed create wrote out");
-            return;
-        }
-        if (h == NULL) {
-            fail(t, "cm_managed_create returned CM_OK and no handle");
-            return;
-        }
+        if (!created(t, st, h, "cm_managed_create")) return;
         m->h = h;
         m->dev = d;
         m->ord = ord;
@@ -2566,14 +2556,7 @@ static void op_view(zthread_t *t) {
          (int)desc.format, (int)desc.address_mode, (int)desc.filter_mode, (int)desc.read_mode,
          (int)desc.normalized_coords, off, len, cm_status_name(st));
     void *h = kind == 3 ? (void *)sf : (void *)tx;
-    if (st != CM_OK) {
-        if (h != NULL) fail(t, "a failed texture / surface create wrote out");
-        return;
-    }
-    if (h == NULL) {
-        fail(t, "a texture / surface create returned CM_OK and no handle");
-        return;
-    }
+    if (!created(t, st, h, kind == 3 ? "cm_surface_create" : "cm_texture_create")) return;
     *x = (zview_t){h, kind == 3, mem, dev};
     unsigned long long obj = 0;
     if (!view_alive(x, &obj) || obj == 0) {
