@@ -173,7 +173,8 @@ __device__ __forceinline__ uint64_t smem_desc_mn(uint32_t addr) {
 template <int BN, int IT, bool TB = false>
 struct Wgmma;
 
-template <> struct Wgmma<128, kBf16> {
+// TB: imm-trans-b as the asm's immediate operand %67 (as Wgmma<256, kBf16, TB>)
+template <bool TB> struct Wgmma<128, kBf16, TB> {
     static __device__ __forceinline__ void mma(float (&d)[64], uint64_t da, uint64_t db, int accumulate) {
         asm volatile(
             "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
@@ -183,7 +184,7 @@ template <> struct Wgmma<128, kBf16> {
             "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
             "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
             "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-            "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+            "}, %64, %65, p, 1, 1, 0, %67;\n}\n"
             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
               "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
               "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -192,7 +193,7 @@ template <> struct Wgmma<128, kBf16> {
               "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
               "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
               "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-            : "l"(da), "l"(db), "r"(accumulate));
+            : "l"(da), "l"(db), "r"(accumulate), "n"(TB ? 1 : 0));
     }
 };
 
@@ -704,10 +705,11 @@ extern "C" cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int
         return cudaErrorNotSupported;
     if (batch < 1) batch = 1;
     const int64_t elem = in_type == CM__GEMM_SM90_TF32 || in_type == CM__GEMM_SM90_TF32X3 ? 4 : 2;
-    // BF16 / TF32 (K-contiguous B): a grid of 128 x 256 tiles that fills at most half of the
-    // multiprocessors runs 128 x 128 tiles instead, twice the blocks, each half the work (bf16
-    // 1024^3: 32 blocks of 128 x 256 on 132 multiprocessors ran 0.68x cuBLAS; 128 x 128 tiles
-    // lose to 128 x 256 where both fill the GPU: 0.90x against 1.00x at 4096^3, NOTES-gemm-sm90)
+    // BF16 / TF32 (bf16 with an MN-major B too): a grid of 128 x 256 tiles that fills at most
+    // half of the multiprocessors runs 128 x 128 tiles instead, twice the blocks, each half the
+    // work (bf16 1024^3: 32 blocks of 128 x 256 on 132 multiprocessors ran 0.68x cuBLAS; 128 x
+    // 128 tiles lose to 128 x 256 where both fill the GPU: 0.90x against 1.00x at 4096^3,
+    // NOTES-gemm-sm90)
     int sms = 0, dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
@@ -729,6 +731,10 @@ extern "C" cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int
         else if (in_type == CM__GEMM_SM90_BF16)
             e = launch_batch<256, 4, kBf16, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
                                                ldc, nb, stride_a, stride_b, stride_c, stream);
+        else if (in_type == CM__GEMM_SM90_BF16_BT && narrow)
+            e = launch_batch<128, 6, kBf16, 1, 0, true>(c_bf16, m, n, k, alpha, az, lda, bz, ldb,
+                                                        beta, cz, ldc, nb, stride_a, stride_b,
+                                                        stride_c, stream);
         else if (in_type == CM__GEMM_SM90_BF16_BT)
             e = launch_batch<256, 4, kBf16, 1, 0, true>(c_bf16, m, n, k, alpha, az, lda, bz, ldb,
                                                         beta, cz, ldc, nb, stride_a, stride_b,
