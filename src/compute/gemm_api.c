@@ -619,12 +619,7 @@ static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld,
  * aligned operands would run on tensor cores and is large enough for a copy to pay, the
  * misaligned operands are first staged into K-contiguous scratch with 16-byte rows (the
  * staging below, which the Hopper pack uses too) and the product is selected and run on that. */
-#define CM__GEMM_REALIGN_MIN_FLOPS 268435456.0 /* 2^28: ~10 us of the FFMA kernel */
-/* BF16 from 2^25 with CM__GEMM_REALIGN_BF16_LOW (gemm_internal.h): the FFMA kernel converts
- * every bf16 input and ran 0.37-0.52x cuBLAS at 49-132 Mflop (4096 x 127 x 127, 3001 x 64 x
- * 127, 127 x 4096 x 127), where TF32 on it stays at 0.85-1.05x; realigned, those ran
- * 0.64-0.95x (H200: bench/NOTES-gemm.md) */
-#define CM__GEMM_REALIGN_MIN_FLOPS_BF16 33554432.0
+/* the floors in flops: CM__GEMM_REALIGN_MIN_FLOPS(_BF16), gemm_internal.h */
 #define CM__GEMM_REALIGN_MAX_BYTES ((size_t)1 << 30)
 
 /* K rounded up to whole 16 bytes of elements of p: the row length of a staged operand */
@@ -710,9 +705,8 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
     if (major < 8 || chosen.kernel != CM__GEMM_KERNEL_FFMA || p->k < CM__GEMM_REALIGN_MIN_K)
         return 0; /* small K: bound by writing C, which FFMA does best */
     const double batch = p->batch > 1 ? (double)p->batch : 1.0;
-    const double floor = p->in_type == CM__GEMM_BF16 && CM__GEMM_REALIGN_BF16_LOW
-                             ? CM__GEMM_REALIGN_MIN_FLOPS_BF16
-                             : CM__GEMM_REALIGN_MIN_FLOPS;
+    const double floor = p->in_type == CM__GEMM_BF16 ? CM__GEMM_REALIGN_MIN_FLOPS_BF16
+                                                     : CM__GEMM_REALIGN_MIN_FLOPS;
     if (2.0 * p->m * (double)p->n * (double)p->k * batch < floor) return 0;
     const int pa = cm__gemm_misaligned_a(p), pb = cm__gemm_misaligned_b(p);
     if (!pa && !pb) return 0; /* aligned already: FFMA is the table's own choice */

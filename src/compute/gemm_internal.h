@@ -163,18 +163,24 @@ const char *cm__gemm_config_override(void);
  * 16-byte rows (gemm_api.c, "realignment"): a TF32 / BF16 product on sm_80+ that the selection
  * gave `chosen` = the FFMA kernel only because an operand lacks 16-byte rows, whose aligned form
  * the selection gives to a tensor-core kernel (mma.sync or the Hopper kernel), with K of at
- * least CM__GEMM_REALIGN_MIN_K and at least 2^28 flops (BF16: 2^25 when
- * CM__GEMM_REALIGN_BF16_LOW is 1) times the batch, with no configuration forced (override NULL
+ * least CM__GEMM_REALIGN_MIN_K and at least CM__GEMM_REALIGN_MIN_FLOPS flops (BF16:
+ * CM__GEMM_REALIGN_MIN_FLOPS_BF16) times the batch, with no configuration forced (override NULL
  * or ""). Pure.
  */
 int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
                             const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
                             const char *override);
 
-/** 1: BF16 products are realigned from 2^25 flops (gemm_api.c: the FFMA kernel ran bf16
- *  4096 x 127 x 127 at 0.38-0.52x cuBLAS, realigned 0.65-0.95x on the H200); 0: from 2^28 like
- *  TF32. Host tests expect either setting. */
-#define CM__GEMM_REALIGN_BF16_LOW 1
+/** The realignment's floor in flops (times the batch): 2^28, ~10 us of the FFMA kernel, below
+ *  which the staging copies would cost more than the tensor cores save. */
+#define CM__GEMM_REALIGN_MIN_FLOPS 268435456.0
+
+/** BF16's floor, lower: the FFMA kernel converts every bf16 input and ran bf16 at 0.37-0.52x
+ *  cuBLAS at 49-132 Mflop (4096 x 127 x 127, 3001 x 64 x 127, 127 x 4096 x 127) and 0.48-0.58x
+ *  at 127^3 (4 Mflop), where TF32 on it stays at 0.85-1.08x; realigned (staged, then
+ *  mma.sync), the 49-132 Mflop shapes ran 0.64-0.95x (H200: bench/NOTES-gemm.md). 2^21 takes
+ *  127^3 in. Set it to CM__GEMM_REALIGN_MIN_FLOPS to treat BF16 like TF32. */
+#define CM__GEMM_REALIGN_MIN_FLOPS_BF16 2097152.0
 
 /** The realignment needs K of at least this many elements: below it a product does 2K flops per
  *  element of C and is bound by writing C, which the FFMA kernel does at cuBLAS's speed or

@@ -780,9 +780,10 @@ static void test_realigned(void **state) {
                                      "tensor cores", g.m, g.n, g.k, l, oa, ob, err);
                         }
                     }
-    /* BF16 shapes of 49-132 Mflop with K = 127, every layout and transpose: realigned when
-     * CM__GEMM_REALIGN_BF16_LOW is 1 (floor 2^25 flops), else the FFMA kernel runs them */
-    static const size_t bf_shapes[][3] = {{4096, 127, 127}, {3001, 64, 127}, {127, 4096, 127}};
+    /* BF16 shapes of 4-132 Mflop with K = 127, every layout and transpose: realigned from
+     * CM__GEMM_REALIGN_MIN_FLOPS_BF16 on, else the FFMA kernel runs them */
+    static const size_t bf_shapes[][3] = {
+        {4096, 127, 127}, {3001, 64, 127}, {127, 4096, 127}, {127, 127, 127}, {100, 90, 129}};
     for (int p = CM_GEMM_BF16; p <= CM_GEMM_BF16_OUT_BF16; ++p)
         for (int l = 0; l < 2; ++l)
             for (int o = 0; o < 4; ++o)

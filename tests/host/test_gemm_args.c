@@ -467,8 +467,8 @@ static void test_dispatch(void **state) {
 
     /* realignment: TF32 / BF16 on sm_80+ whose operands lack 16-byte rows (K = 3001) and that
      * the selection therefore gives to FFMA are copied aligned first when the aligned form runs
-     * on tensor cores, K is at least CM__GEMM_REALIGN_MIN_K and the product has at least 2^28
-     * flops (BF16: 2^25); FP32, sm_75, a forced kernel, small K, small products and aligned
+     * on tensor cores, K is at least CM__GEMM_REALIGN_MIN_K and the product has at least
+     * CM__GEMM_REALIGN_MIN_FLOPS flops (BF16: CM__GEMM_REALIGN_MIN_FLOPS_BF16); FP32, sm_75, a forced kernel, small K, small products and aligned
      * operands are left as they are */
     {
         cm__gemm_args_t odd = args(127, 1000, 3001, 1, 1, CM__GEMM_F32, 3001);
@@ -490,13 +490,12 @@ static void test_dispatch(void **state) {
         assert_false(WANT(CM_GEMM_TF32, 9, odd, 1, "ffma:32x64x16"));
         cm__gemm_args_t small = args(64, 64, 301, 1, 1, CM__GEMM_F32, 301); /* 2.5 Mflop */
         assert_false(WANT(CM_GEMM_TF32, 9, small, 1, NULL));
-        /* 4096 x 127 x 127 (132 Mflop): BF16 from 2^25 flops once CM__GEMM_REALIGN_BF16_LOW is
-         * 1, TF32 from 2^28 */
+        /* 4096 x 127 x 127 (132 Mflop): BF16 realigned from its own floor, TF32 from 2^28 */
         cm__gemm_args_t tall = args(4096, 127, 127, 1, 1, CM__GEMM_BF16, 127);
         tall.ldb = 127;
-        assert_int_equal(WANT(CM_GEMM_BF16, 9, tall, 1, NULL), CM__GEMM_REALIGN_BF16_LOW);
-        assert_int_equal(WANT(CM_GEMM_BF16_OUT_BF16, 8, tall, 0, NULL),
-                         CM__GEMM_REALIGN_BF16_LOW);
+        const int tall_bf = 2.0 * 4096 * 127 * 127 >= CM__GEMM_REALIGN_MIN_FLOPS_BF16;
+        assert_int_equal(WANT(CM_GEMM_BF16, 9, tall, 1, NULL), tall_bf);
+        assert_int_equal(WANT(CM_GEMM_BF16_OUT_BF16, 8, tall, 0, NULL), tall_bf);
         tall.in_type = CM__GEMM_F32;
         assert_false(WANT(CM_GEMM_TF32, 9, tall, 1, NULL));
         /* K under CM__GEMM_REALIGN_MIN_K: bound by writing C, left to FFMA at any size */
@@ -513,7 +512,12 @@ static void test_dispatch(void **state) {
         assert_true(WANT(CM_GEMM_TF32, 9, flat, 1, NULL));
         cm__gemm_args_t tinybf = args(127, 127, 127, 1, 1, CM__GEMM_BF16, 127); /* 4 Mflop */
         tinybf.ldb = 127;
-        assert_false(WANT(CM_GEMM_BF16, 9, tinybf, 1, NULL));
+        assert_int_equal(WANT(CM_GEMM_BF16, 9, tinybf, 1, NULL),
+                         2.0 * 127 * 127 * 127 >= CM__GEMM_REALIGN_MIN_FLOPS_BF16);
+        cm__gemm_args_t tinier = args(64, 64, 127, 1, 1, CM__GEMM_BF16, 127); /* 1 Mflop */
+        tinier.ldb = 127;
+        assert_int_equal(WANT(CM_GEMM_BF16, 9, tinier, 1, NULL),
+                         2.0 * 64 * 64 * 127 >= CM__GEMM_REALIGN_MIN_FLOPS_BF16);
         cm__gemm_args_t even = odd; /* 16-byte rows: already a tensor-core kernel */
         even.lda = even.ldb = 3004;
         assert_false(WANT(CM_GEMM_TF32, 9, even, 1, NULL));
