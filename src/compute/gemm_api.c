@@ -234,6 +234,27 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
     return cm__gemm_shape_class(p->m, p->n, p->k, (sms + batch - 1) / batch);
 }
 
+/* The tiny class (mma:64x64 in the table) with a long K on Hopper, TF32 / BF16 operands the
+ * Hopper kernel reads as they are (both K-contiguous, 16-byte rows), one product: its split
+ * (cm__gemm_splitk_parts: sms / (2 tiles) parts of 128 x 128 tiles) fills at least 3/4 of the
+ * multiprocessors with parts of at least CM__GEMM_SM90_LONG_K of K each. H200 (bench/NOTES-gemm,
+ * session 17): TF32 64 x 4096 x 4096 TN 0.66x cuBLAS on mma:64x64 in 4 parts, 0.86x on the
+ * Hopper kernel in 4 parts of K = 1024 (128 blocks of 128 x 128), 0.68x in 8 parts of 512 and
+ * 0.23-0.33x on 127 x 1000 x 3001 in 4-8 parts of 375-750 (too few blocks, too short a K). */
+#define CM__GEMM_SM90_LONG_K 1024
+static int cm__gemm_sm90_long_k(int arch, int fam, int have_sm90, int sms,
+                                const cm__gemm_args_t *p) {
+    if (arch != CM__GEMM_ARCH_SM90 || !have_sm90 || fam == CM__GEMM_FAM_FP32 || p->batch > 1 ||
+        sms < 1 || cm__gemm_select_shape(p, sms) != CM__GEMM_SHAPE_TINY || !p->a_kmajor ||
+        !p->b_kmajor || !cm__aligned16(p))
+        return 0;
+    const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
+    int64_t parts = sms / (2 * tiles);
+    if (parts > CM__SPLITK_MAX) parts = CM__SPLITK_MAX;
+    return parts >= 2 && 8 * tiles * parts >= 3 * (int64_t)sms &&
+           p->k >= CM__GEMM_SM90_LONG_K * parts;
+}
+
 cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,
                                   const cm__gemm_args_t *p, int have_sm90, const char *override) {
     const int arch = cm__gemm_arch_class(major, minor);
@@ -283,6 +304,8 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         return (cm__gemm_choice_t){CM__GEMM_KERNEL_SKINNY, 0};
     if (c.kernel == CM__GEMM_KERNEL_GEMV || c.kernel == CM__GEMM_KERNEL_SKINNY)
         c = cm__gemm_table_entry(arch, fam, cm__gemm_select_shape(p, sm_count));
+    if (!is_forced && cm__gemm_sm90_long_k(arch, fam, have_sm90, sm_count, p))
+        c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0};
     /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
     if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
@@ -912,14 +935,17 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 
 /* Parts for p under choice ch (cm__gemm_splitk_parts in gemm_internal.h), by kernel:
  *  - the tiles (FFMA, mma.sync): where C's tiles fill at most a quarter of the multiprocessors,
- *    about one wave of them (sms / tiles parts); else, for K >= CM__SPLITK_LONG_K, where they
+ *    about one wave of resident blocks (slots / tiles parts, slots as below; TF32 127 x 1000 x
+ *    3001 on 32 tiles of mma:64x64: 0.48x cuBLAS in sms / tiles = 5 parts, 0.56x in 8); else, for K >= CM__SPLITK_LONG_K, where they
  *    leave at least half of the GPU's resident tile slots empty (slots: 4 blocks per
  *    multiprocessor of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), slots / tiles
  *    parts (float inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_FFMA_LONG_K, at least
  *    CM__SPLITK_FFMA_MIN_K of K per part); both with at least CM__SPLITK_MIN_K of K per part,
  *    at most CM__SPLITK_MAX;
- *  - the Hopper kernel: the first rule only, at an eighth (its 128 x 256 tiles run a short K
- *    poorly);
+ *  - the Hopper kernel (one block a multiprocessor): where its 128 x 256 tiles fill at most a
+ *    quarter of the multiprocessors, sms / (2 tiles) parts, which its launcher runs as 128 x 128
+ *    tiles, one wave (TF32 64 x 4096 x 4096: 16 tiles; 4 parts 0.86x cuBLAS, where the old
+ *    rule's ceil(sms / tiles) = 9 parts made 144 blocks, two waves on 132 multiprocessors);
  *  - skinny, for K >= CM__SPLITK_SKINNY_K over at most CM__SPLITK_SKINNY_ROWS_PER_SM rows per
  *    multiprocessor: ceil(K / CM__SPLITK_SKINNY_K) parts, at most 4 (its blocks each run the
  *    whole K of their rows; measured at 3001-4096 rows, more rows fill the GPU by themselves);
@@ -984,8 +1010,12 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
         ch.kernel == CM__GEMM_KERNEL_FFMA && p->in_type != CM__GEMM_BF16 && per_sm == 4;
     int64_t parts = 1;
     int min_k = CM__SPLITK_MIN_K;
-    if ((ch.kernel == CM__GEMM_KERNEL_SM90 ? 8 : 4) * tiles <= sms) {
-        parts = ((int64_t)sms + tiles - 1) / tiles; /* about one wave */
+    if (ch.kernel == CM__GEMM_KERNEL_SM90) {
+        /* one block a multiprocessor; where 2 x tiles x parts <= sms its launcher runs 128 x
+         * 128 tiles, twice the blocks (kernels/gemm_sm90.cu): one wave of those */
+        if (4 * tiles <= sms) parts = sms / (2 * tiles);
+    } else if (4 * tiles <= sms) {
+        parts = (int64_t)sms * per_sm / tiles; /* about one wave of resident blocks */
     } else if (ch.kernel != CM__GEMM_KERNEL_SM90 &&
                p->k >= (ffma_float ? CM__SPLITK_FFMA_LONG_K : CM__SPLITK_LONG_K)) {
         const int64_t slots = (int64_t)sms * per_sm;

@@ -531,6 +531,50 @@ static void test_dispatch(void **state) {
 #undef WANT
     }
 
+    /* the tiny class with a long K on Hopper (TF32 / BF16, both operands K-contiguous with
+     * 16-byte rows, one product): the Hopper kernel where its split (sms / (2 tiles) parts)
+     * fills 3/4 of the SMs with parts of at least 1024 of K; else the table's mma:64x64 */
+    {
+        cm__gemm_args_t lk = args(64, 4096, 4096, 1, 1, CM__GEMM_F32, 4096);
+        lk.ldb = 4096;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, lk, 1, NULL), "sm90");
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, lk, 0, NULL), "mma:64x64"); /* not carried */
+        assert_string_equal(NAME(CM_GEMM_TF32, 8, lk, 0, NULL), "mma:64x64");
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, lk, 1, "mma:64x64"), "mma:64x64");
+        assert_string_equal(NAME(CM_GEMM_FP32, 9, lk, 1, NULL), "ffma:32x64x16");
+        cm__gemm_args_t lkb = lk;
+        lkb.in_type = CM__GEMM_BF16;
+        assert_string_equal(NAME(CM_GEMM_BF16, 9, lkb, 1, NULL), "sm90");
+        assert_string_equal(NAME(CM_GEMM_BF16_OUT_BF16, 9, lkb, 1, NULL), "sm90");
+        cm__gemm_args_t t = lk; /* 4 parts of 1023: too short */
+        t.k = t.lda = t.ldb = 4092;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
+        t = lk; /* B N-contiguous: it would need the pack */
+        t.b_kmajor = 0;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
+        t = lk; /* a batch */
+        t.batch = 2;
+        t.stride_a = t.stride_b = 4096 * 4096;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
+        /* 127 x 1000 (4 tiles: 16 parts, 128 blocks) from K = 16384; 64 x 64 (1 tile: 32
+         * parts, 64 blocks) fills less than 3/4 of the SMs at any K */
+        cm__gemm_args_t few = args(127, 1000, 16384, 1, 1, CM__GEMM_F32, 16384);
+        few.ldb = 16384;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, few, 1, NULL), "sm90");
+        few.k = few.lda = few.ldb = 3004;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, few, 1, NULL), "mma:64x64");
+        few.k = few.lda = few.ldb = 65536;
+        few.m = 64;
+        few.n = 64;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, few, 1, NULL), "mma:64x64");
+        /* 4096 x 64 (32 tiles: 2 parts, 128 blocks) from K = 2048 */
+        cm__gemm_args_t tall = args(4096, 64, 2048, 1, 1, CM__GEMM_F32, 2048);
+        tall.ldb = 2048;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, tall, 1, NULL), "sm90");
+        tall.k = tall.lda = tall.ldb = 2044;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, tall, 1, NULL), "mma:64x64");
+    }
+
     /* "sm90+bt": a bf16 B that is MN-major with 16-byte rows read as it is by the transposed-B
      * kernel (forced; by default once CM__GEMM_SM90_BT_DISPATCH is 1), every other case as
      * "sm90+pack" or, TN and aligned, "sm90" */
@@ -1074,6 +1118,17 @@ static void test_splitk_parts(void **state) {
         {64, 4096, 4096, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
         {64, 4096, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 4},
         {64, 4096, 1000, 1, 1, MMA, CM_GEMM_TF32, 0, 1},
+        /* the first rule fills the resident slots: 127 x 1000, 32 tiles of 64 x 64 in 2 x 132
+         * slots -> 8 parts (K / 256 = 11 allows them); 8 tiles of 32 x 64 in 4 x 132 -> 66,
+         * capped by K / 256 */
+        {127, 1000, 3001, 1, 1, MMA, CM_GEMM_TF32, 0, 8},
+        {127, 127, 3001, 1, 1, FFMA, CM_GEMM_FP32, 0, 11},
+        /* the Hopper kernel: sms / (2 tiles of 128 x 256) parts where 4 tiles fit the SMs (its
+         * launcher then runs 128 x 128 tiles): 16 tiles -> 4, 8 -> 8, 32 -> 2, 33 -> none */
+        {64, 4096, 4096, 1, 1, SM90, CM_GEMM_TF32, 0, 4},
+        {512, 512, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 8},
+        {1000, 1000, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 2},
+        {1000, 1100, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 1},
         /* float inputs on the 32 x 64 FFMA tiles: the slot rule from K = 768, >= 192 of K a
          * part */
         {64, 4096, 1000, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
