@@ -936,7 +936,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 /* Parts for p under choice ch (cm__gemm_splitk_parts in gemm_internal.h), by kernel:
  *  - the tiles (FFMA, mma.sync): where C's tiles fill at most a quarter of the multiprocessors,
  *    about one wave of resident blocks (slots / tiles parts, slots as below; TF32 127 x 1000 x
- *    3001 on 32 tiles of mma:64x64: 0.48x cuBLAS in sms / tiles = 5 parts, 0.56x in 8); else, for K >= CM__SPLITK_LONG_K, where they
+ *    3001 on 32 tiles of mma:64x64: 0.48x cuBLAS in sms / tiles = 5 parts, 0.56x in 8);
+ *    else, for K >= CM__SPLITK_LONG_K, where they
  *    leave at least half of the GPU's resident tile slots empty (slots: 4 blocks per
  *    multiprocessor of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), slots / tiles
  *    parts (float inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_FFMA_LONG_K, at least
