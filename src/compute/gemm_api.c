@@ -235,12 +235,15 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
 }
 
 /* The tiny class (mma:64x64 in the table) with a long K on Hopper, TF32 / BF16 operands the
- * Hopper kernel reads as they are (both K-contiguous, 16-byte rows), one product: its split
- * (cm__gemm_splitk_parts: sms / (2 tiles) parts of 128 x 128 tiles) fills at least 3/4 of the
- * multiprocessors with parts of at least CM__GEMM_SM90_LONG_K of K each. H200 (bench/NOTES-gemm,
- * session 17): TF32 64 x 4096 x 4096 TN 0.66x cuBLAS on mma:64x64 in 4 parts, 0.86x on the
- * Hopper kernel in 4 parts of K = 1024 (128 blocks of 128 x 128), 0.68x in 8 parts of 512 and
- * 0.23-0.33x on 127 x 1000 x 3001 in 4-8 parts of 375-750 (too few blocks, too short a K). */
+ * Hopper kernel reads as they are (both K-contiguous, 16-byte rows), one product, both sides of
+ * C at least 64 (a whole mma:64x64 tile): where its split (cm__gemm_splitk_parts: sms / (2
+ * tiles) parts of 128 x 128 tiles, for at most sms / 8 tiles of 128 x 256) fills at least 3/4
+ * of the multiprocessors with parts of at least CM__GEMM_SM90_LONG_K of K.
+ * H200 (bench/NOTES-gemm, session 17): TF32 64 x 4096 x 4096 TN 0.66-0.70x cuBLAS on mma:64x64
+ * in 4 parts, 0.78-0.86x on the Hopper kernel in 4 parts of K = 1024 (128 blocks of 128 x 128),
+ * 0.68x in 8 parts of 512; 0.23-0.33x on 127 x 1000 x 3001 in 4-8 parts of 375-750 (too few
+ * blocks, too short a K); bf16 7 x 4096 x 4096 1.68-1.82x on mma:64x64, 1.47-1.51x on it (a
+ * 128-row tile for 7 rows). */
 #define CM__GEMM_SM90_LONG_K 1024
 static int cm__gemm_sm90_long_k(int arch, int fam, int have_sm90, int sms,
                                 const cm__gemm_args_t *p) {
@@ -248,7 +251,9 @@ static int cm__gemm_sm90_long_k(int arch, int fam, int have_sm90, int sms,
         sms < 1 || cm__gemm_select_shape(p, sms) != CM__GEMM_SHAPE_TINY || !p->a_kmajor ||
         !p->b_kmajor || !cm__aligned16(p))
         return 0;
+    if (p->m < 64 || p->n < 64) return 0;
     const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
+    if (8 * tiles > sms) return 0; /* the Hopper kernel's split would not run */
     int64_t parts = sms / (2 * tiles);
     if (parts > CM__SPLITK_MAX) parts = CM__SPLITK_MAX;
     return parts >= 2 && 8 * tiles * parts >= 3 * (int64_t)sms &&
@@ -943,10 +948,11 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    parts (float inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_FFMA_LONG_K, at least
  *    CM__SPLITK_FFMA_MIN_K of K per part); both with at least CM__SPLITK_MIN_K of K per part,
  *    at most CM__SPLITK_MAX;
- *  - the Hopper kernel (one block a multiprocessor): where its 128 x 256 tiles fill at most a
- *    quarter of the multiprocessors, sms / (2 tiles) parts, which its launcher runs as 128 x 128
- *    tiles, one wave (TF32 64 x 4096 x 4096: 16 tiles; 4 parts 0.86x cuBLAS, where the old
- *    rule's ceil(sms / tiles) = 9 parts made 144 blocks, two waves on 132 multiprocessors);
+ *  - the Hopper kernel (one block a multiprocessor): where its 128 x 256 tiles fill at most an
+ *    eighth of the multiprocessors, sms / (2 tiles) parts, which its launcher runs as 128 x 128
+ *    tiles, one wave (TF32 64 x 4096 x 4096: 16 tiles; 4 parts 0.78-0.86x cuBLAS, where the old
+ *    rule's ceil(sms / tiles) = 9 parts made 144 blocks, two waves on 132 multiprocessors). Not
+ *    from a quarter: 1000^3 (32 tiles) in 2 parts ran 0.52-0.85x against 0.84-1.38x whole;
  *  - skinny, for K >= CM__SPLITK_SKINNY_K over at most CM__SPLITK_SKINNY_ROWS_PER_SM rows per
  *    multiprocessor: ceil(K / CM__SPLITK_SKINNY_K) parts, at most 4 (its blocks each run the
  *    whole K of their rows; measured at 3001-4096 rows, more rows fill the GPU by themselves);
@@ -1014,7 +1020,7 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
     if (ch.kernel == CM__GEMM_KERNEL_SM90) {
         /* one block a multiprocessor; where 2 x tiles x parts <= sms its launcher runs 128 x
          * 128 tiles, twice the blocks (kernels/gemm_sm90.cu): one wave of those */
-        if (4 * tiles <= sms) parts = sms / (2 * tiles);
+        if (8 * tiles <= sms) parts = sms / (2 * tiles);
     } else if (4 * tiles <= sms) {
         parts = (int64_t)sms * per_sm / tiles; /* about one wave of resident blocks */
     } else if (ch.kernel != CM__GEMM_KERNEL_SM90 &&

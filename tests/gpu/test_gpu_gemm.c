@@ -629,9 +629,9 @@ static void test_split_k(void **state) {
      * remainder of K), the same for float inputs on 32 x 64 FFMA tiles from K >= 768 (4096 x 64 x
      * 1000 and 64 x 3001 x 900, remainders of K), skinny with K >= 2048 (2100 x 5 x 2500 "TN"),
      * gemv across K over 1000 rows (1000 x 1 x 4096, column-major "NN"); TF32 / BF16 with
-     * both operands K-contiguous on Hopper, the tiny class with a long K (64 x 4096 x 4100,
-     * 4096 x 64 x 2100: the Hopper kernel in 4 or 2 parts of 128 x 128 tiles, a remainder of
-     * K) */
+     * both operands K-contiguous on Hopper, the tiny class with a long K (64 x 4096 x 4100:
+     * the Hopper kernel in 4 parts of 128 x 128 tiles, a remainder of K; 4096 x 64 x 2100 the
+     * mma tiles) */
     static const struct {
         size_t m, n, k;
         cm_gemm_layout_t l;
