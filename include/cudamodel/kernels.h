@@ -511,9 +511,12 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * A BF16 op(B) that is contiguous along N with 16-byte rows is read as it is by the kernel's
  * transposed-B form ("sm90+bt"; only A is packed if it needs to be). Without the memory (or a
  * pool) the call runs the mma.sync kernel instead: never an error of its own. A shorter K
- * (where the pre-pass would cost more than the product) and the tiny class run mma.sync. Any
+ * (where the pre-pass would cost more than the product) and the tiny class run mma.sync; but a
+ * tiny "TN" product with both sides of C at least 64 and a K long enough for the Hopper
+ * kernel's split to give at least 3/4 of the multiprocessors a part of at least 1024 of K
+ * (64 x 4096 x 4096: 4 parts) runs the Hopper kernel. Any
  * other TF32 / BF16 product on sm_80+ whose operands lack 16-byte rows (an odd K or leading
- * dimension), with K >= 32 and at least 2^28 flops (BF16: 2^25) is realigned: the operands
+ * dimension), with K >= 32 and at least 2^28 flops (BF16: 2^21) is realigned: the operands
  * without 16-byte rows are copied into aligned scratch from the pool first, and the product
  * runs on tensor cores; a smaller one, one with a shorter K (bound by writing C), or one the
  * scratch cannot be had for runs the FFMA kernel. The environment
@@ -526,8 +529,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * Split-K: a single product with a long K whose C cannot keep the GPU busy runs as a batch over
  * K ranges (at most 32 parts) into float scratch from the device object's pool, then an ordered
  * reduction applies alpha and beta (without the scratch memory it runs whole): the tiles when
- * they fill at most a quarter of the multiprocessors (an eighth for the Hopper kernel) with K >=
- * 512 (64 x 64 x 4096), or, with K >= 1024, at most half the blocks the GPU holds at once (64 x
+ * they fill at most a quarter of the multiprocessors with K >= 512 (64 x 64 x 4096; parts enough
+ * for the blocks the GPU holds at once; the Hopper kernel from an eighth, one wave of its
+ * 128 x 128 tiles), or, with K >= 1024, at most half the blocks the GPU holds at once (64 x
  * 4096 x 4096, 4096 x 7 x 4096; FP32 / TF32 inputs on the smallest FFMA tiles from K >= 768:
  * 4096 x 64 x 1000); "skinny" with K >= 2048 over at most 64 rows per
  * multiprocessor (7 x 4096 x 4096: 2 parts); a matrix-vector product read across K over 512 to
