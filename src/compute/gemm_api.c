@@ -940,9 +940,10 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 
 /* Parts for p under choice ch (cm__gemm_splitk_parts in gemm_internal.h), by kernel:
  *  - the tiles (FFMA, mma.sync): where C's tiles fill at most a quarter of the multiprocessors,
- *    about one wave of resident blocks (slots / tiles parts, slots as below; TF32 127 x 1000 x
- *    3001 on 32 tiles of mma:64x64: 0.48x cuBLAS in sms / tiles = 5 parts, 0.56x in 8);
- *    else, for K >= CM__SPLITK_LONG_K, where they
+ *    about one wave of resident blocks (slots / tiles parts, slots as below: the count the
+ *    second rule gives too; TF32 127 x 1000 x 3001, 32 tiles of mma:64x64, ran 0.48-0.51x
+ *    cuBLAS in sms / tiles = 5 parts and 0.49x in 8, within the runs' spread; one forced run
+ *    in 8 gave 0.56x); else, for K >= CM__SPLITK_LONG_K, where they
  *    leave at least half of the GPU's resident tile slots empty (slots: 4 blocks per
  *    multiprocessor of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), slots / tiles
  *    parts (float inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_FFMA_LONG_K, at least
@@ -1023,8 +1024,7 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
         if (8 * tiles <= sms) parts = sms / (2 * tiles);
     } else if (4 * tiles <= sms) {
         parts = (int64_t)sms * per_sm / tiles; /* about one wave of resident blocks */
-    } else if (ch.kernel != CM__GEMM_KERNEL_SM90 &&
-               p->k >= (ffma_float ? CM__SPLITK_FFMA_LONG_K : CM__SPLITK_LONG_K)) {
+    } else if (p->k >= (ffma_float ? CM__SPLITK_FFMA_LONG_K : CM__SPLITK_LONG_K)) {
         const int64_t slots = (int64_t)sms * per_sm;
         if (2 * tiles <= slots) parts = slots / tiles;
         if (ffma_float) min_k = CM__SPLITK_FFMA_MIN_K;

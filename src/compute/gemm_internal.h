@@ -178,8 +178,9 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
 /** BF16's floor, lower: the FFMA kernel converts every bf16 input and ran bf16 at 0.37-0.52x
  *  cuBLAS at 49-132 Mflop (4096 x 127 x 127, 3001 x 64 x 127, 127 x 4096 x 127) and 0.48-0.58x
  *  at 127^3 (4 Mflop), where TF32 on it stays at 0.85-1.08x; realigned (staged, then
- *  mma.sync), the 49-132 Mflop shapes ran 0.64-0.95x (H200: bench/NOTES-gemm.md). 2^21 takes
- *  127^3 in. Set it to CM__GEMM_REALIGN_MIN_FLOPS to treat BF16 like TF32. */
+ *  mma.sync), the 49-132 Mflop shapes ran 0.64-0.95x, and from 2^21 on 127^3 too: 0.65-0.72x
+ *  TN, 0.79-0.83x NN (H200: bench/NOTES-gemm.md). Set it to CM__GEMM_REALIGN_MIN_FLOPS to
+ *  treat BF16 like TF32. */
 #define CM__GEMM_REALIGN_MIN_FLOPS_BF16 2097152.0
 
 /** The realignment needs K of at least this many elements: below it a product does 2K flops per
