@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Experiment (issue #15): Nsight Compute over the sweep's small-K and tiny cases, ours and
+# cuBLAS's kernels, to see where their time goes (3001 x 1000 x 64: every kernel of ours runs
+# 11-13 TFLOP/s, 30-35 us for 384 Mflop and a 12 MB C, cuBLAS 17-19; TF32 127 x 1000 x 3001:
+# 0.49x with the realignment's copies, the parts and the reduction).
+# Run on the GPU machine after a build of build-gpu/ (scripts/gpu-check.sh builds it), where
+# ncu reads the counters (Firecracker runtime; device README):
+#   bash bench/experiments/exp_gemm_ncu.sh > ncu.txt
+# --clock-control none leaves the clocks alone (METHOD.md). Each case runs once under ncu
+# with few timed calls (CM_BENCH_MIN_CALLS is not a knob: the sweep's own adaptive count
+# applies); --launch-count caps the kernels profiled.
+set -u
+b=build-gpu/bench/bench_gemm
+for c in tf32_3001x1000x64_TN bf16_3001x1000x64_NN fp32_3001x1000x64_NN tf32_127x1000x3001_TN; do
+    echo "=== $c"
+    env -u CM_BENCH_RESULTS CM_BENCH_SWEEP_ONLY="$c" timeout 120 ncu --clock-control none \
+        --launch-count 60 --section SpeedOfLight --section LaunchStats --section Occupancy \
+        --csv --page details "$b" --sweep 2>&1 | grep -E '^"|^sweep_|kernel' | \
+        grep -E 'Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Grid Size|Block Size|Achieved Occupancy|Registers|^sweep_|kernel' | \
+        awk -F'","' '{ if (NF > 10) print $5 " | " $(NF-2) " | " $NF; else print }' | sort | uniq -c | head -80
+done
