@@ -239,11 +239,14 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  * C at least 64 (a whole mma:64x64 tile): where its split (cm__gemm_splitk_parts: sms / (2
  * tiles) parts of 128 x 128 tiles, for at most sms / 8 tiles of 128 x 256) fills at least 3/4
  * of the multiprocessors with parts of at least CM__GEMM_SM90_LONG_K of K.
- * H200 (bench/NOTES-gemm, session 17): TF32 64 x 4096 x 4096 TN 0.66-0.70x cuBLAS on mma:64x64
- * in 4 parts, 0.78-0.86x on the Hopper kernel in 4 parts of K = 1024 (128 blocks of 128 x 128),
- * 0.68x in 8 parts of 512; 0.23-0.33x on 127 x 1000 x 3001 in 4-8 parts of 375-750 (too few
- * blocks, too short a K); bf16 7 x 4096 x 4096 1.68-1.82x on mma:64x64, 1.47-1.51x on it (a
- * 128-row tile for 7 rows). */
+ * H200 (bench/NOTES-gemm, session 17; the sweep's column-major 64 x 4096 x 4096 is 4096 x 64
+ * here, 32 tiles): TF32 / bf16 TN 0.63-0.70x cuBLAS on mma:64x64, 0.77-0.83x on the Hopper
+ * kernel in 2 parts of K = 2048 (128 blocks of 128 x 128; a rule that split from 4 tiles a
+ * multiprocessor), 0.86x forced into 4 parts of 1024, 0.68x in 8 of 512; 0.23-0.33x on 127 x
+ * 1000 x 3001 in 4-8 parts of 375-750 (too few blocks, too short a K); bf16 7 x 4096 x 4096
+ * 1.68-1.82x on mma:64x64, 1.47-1.51x on it (a 128-row tile for 7 rows). With the split from 8
+ * tiles a multiprocessor this rule takes 16 tiles (row-major 64 x 4096: 4 parts of 1024), not
+ * yet timed; 4096 x 64 stays on mma:64x64. */
 #define CM__GEMM_SM90_LONG_K 1024
 static int cm__gemm_sm90_long_k(int arch, int fam, int have_sm90, int sms,
                                 const cm__gemm_args_t *p) {
@@ -951,9 +954,9 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    at most CM__SPLITK_MAX;
  *  - the Hopper kernel (one block a multiprocessor): where its 128 x 256 tiles fill at most an
  *    eighth of the multiprocessors, sms / (2 tiles) parts, which its launcher runs as 128 x 128
- *    tiles, one wave (TF32 64 x 4096 x 4096: 16 tiles; 4 parts 0.78-0.86x cuBLAS, where the old
- *    rule's ceil(sms / tiles) = 9 parts made 144 blocks, two waves on 132 multiprocessors). Not
- *    from a quarter: 1000^3 (32 tiles) in 2 parts ran 0.52-0.85x against 0.84-1.38x whole;
+ *    tiles, one wave (the old rule's ceil(sms / tiles) made 144 blocks of 16 tiles in 9 parts,
+ *    two waves on 132 multiprocessors). Not from a quarter: 1000^3 (32 tiles) in 2 parts ran
+ *    0.52-0.85x against 0.84-1.43x whole;
  *  - skinny, for K >= CM__SPLITK_SKINNY_K over at most CM__SPLITK_SKINNY_ROWS_PER_SM rows per
  *    multiprocessor: ceil(K / CM__SPLITK_SKINNY_K) parts, at most 4 (its blocks each run the
  *    whole K of their rows; measured at 3001-4096 rows, more rows fill the GPU by themselves);
