@@ -27,10 +27,10 @@
  *            / err_peer_max the maximum, err_fp32 / err_tf32 the mean of our CM_GEMM_FP32 and
  *            CM_GEMM_TF32 on the same inputs (context). "meets" needs ratio >= 2 and
  *            err_ours <= err_peer. The row's JSON carries these six fields after the usual ones.
- * --sweep    sweep_<prec>_<shape>_<ops>: the shape space of issue #15: 47 shapes (m, n, k) with
+ * --sweep    sweep_<prec>_<shape>_<ops>: the shape space of issue #15: 49 shapes (m, n, k) with
  *            m, n, k from {1, 7, 64, 127, 512, 1000, 3001, 4096} (matrix-vector m = 1 and
  *            n = 1, small k, skinny, tall-skinny / short-wide, odd sizes, large), each in FP32,
- *            TF32 and BF16 (bf16 in, FP32 out), NN and TN: 282 cases, goal >= 0.9x each, peer
+ *            TF32 and BF16 (bf16 in, FP32 out), NN and TN: 294 cases, goal >= 0.9x each, peer
  *            cublasGemmEx with CUBLAS_COMPUTE_32F / CUBLAS_COMPUTE_32F_FAST_TF32 / bf16 in FP32
  *            out. Timing adapts to the case (a probe call, then about 30 ms of calls, 5 .. 200);
  *            estimated 10 .. 20 s on an H200 (budgeted < 90 s). Ends with a summary: the worst
@@ -473,13 +473,16 @@ static const sweep_shape_t k_sweep[] = {
     /* skinny: one of m, n <= 64, long k */
     {7, 4096, 4096, "skinny"},  {4096, 7, 4096, "skinny"},    {64, 4096, 4096, "skinny"},
     {4096, 64, 1000, "skinny"}, {7, 3001, 3001, "skinny"},    {64, 64, 4096, "skinny"},
+    /* (column-major here; 4096 x 64 x 4096 is the row-major 64 x 4096 x 4096 of a caller, the
+     * library's other orientation of the case above) */
+    {4096, 64, 4096, "skinny"},
     /* tall-skinny and short-wide: one large dimension, the others small */
     {4096, 127, 127, "tall"}, {3001, 64, 127, "tall"}, {127, 4096, 127, "wide"},
     {4096, 7, 64, "tall"},
     /* odd sizes: no multiple of any tile */
     {7, 7, 7, "odd"},           {127, 127, 127, "odd"},    {1000, 1000, 1000, "odd"},
     {3001, 3001, 3001, "odd"},  {1000, 3001, 127, "odd"},  {3001, 127, 1000, "odd"},
-    {127, 1000, 3001, "odd"},
+    {127, 1000, 3001, "odd"},   {1000, 127, 3001, "odd"}, /* the two orientations */
     /* squares and large */
     {64, 64, 64, "square"},       {512, 512, 512, "square"},    {4096, 4096, 4096, "large"},
     {4096, 4096, 3001, "large"},  {3001, 4096, 1000, "large"},  {1000, 4096, 4096, "large"},
