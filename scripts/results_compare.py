@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Compare two commits' GEMM rows in bench/results/h200.jsonl, case by case.
+
+    scripts/results_compare.py OLD NEW [--results PATH] [--match TEXT] [--show N]
+
+OLD and NEW are commits as the rows name them (git rev-parse --short). Each may be given as
+COMMIT@PATH to read that commit's rows from another file (a device run's h200.jsonl before it
+is appended). For every case both commits measured (bench "gemm"; a case measured several
+times is averaged), prints the change NEW / OLD of the ratio (ours / peer, higher is better)
+with both commits' ratios, the N largest losses and gains (--show, default 15); then, over the
+sweep cases both measured (sweep_...), how many stay under 0.9x in each (by the worse and the
+better of a commit's runs) and the geometric mean of their ratios. --match keeps the cases
+whose name contains TEXT. A single short case moves +-10 % between runs (bench/NOTES-gemm.md):
+read changes below that as noise unless both of two runs agree.
+"""
+import argparse
+import collections
+import json
+import math
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load(spec, default_path):
+    commit, _, path = spec.partition("@")
+    rows = collections.defaultdict(list)
+    with open(path or default_path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            if r.get("bench") == "gemm" and r.get("commit") == commit and r.get("ratio"):
+                rows[r["case"]].append(float(r["ratio"]))
+    return commit, rows
+
+
+def summary(rows, keys):
+    sweep = {c: v for c, v in rows.items() if c.startswith("sweep_") and c in keys}
+    if not sweep:
+        return "no sweep cases"
+    worse = sum(1 for v in sweep.values() if min(v) < 0.9)
+    better = sum(1 for v in sweep.values() if max(v) < 0.9)
+    geo = math.exp(sum(math.log(sum(v) / len(v)) for v in sweep.values()) / len(sweep))
+    return f"{len(sweep)} sweep cases, under 0.9x {worse} (worse run) / {better} (better run), " \
+           f"geometric mean {geo:.3f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("--results", default=os.path.join(ROOT, "bench", "results", "h200.jsonl"))
+    ap.add_argument("--match", default="")
+    ap.add_argument("--show", type=int, default=15)
+    a = ap.parse_args()
+    try:
+        old_c, old = load(a.old, a.results)
+        new_c, new = load(a.new, a.results)
+    except (OSError, ValueError) as e:
+        print(f"results_compare: {e}", file=sys.stderr)
+        return 2
+    if not old or not new:
+        print(f"no gemm rows for {old_c if not old else new_c}", file=sys.stderr)
+        return 1
+    changes = []
+    for case in sorted(set(old) & set(new)):
+        if a.match and a.match not in case:
+            continue
+        mo, mn = sum(old[case]) / len(old[case]), sum(new[case]) / len(new[case])
+        changes.append((mn / mo, case, old[case], new[case]))
+    changes.sort()
+    fmt = lambda v: " ".join(f"{x:.3f}" for x in v)
+    picked = changes
+    if len(changes) > 2 * a.show:
+        picked = changes[:a.show] + [None] + changes[-a.show:]
+    for c in picked:
+        print("..." if c is None else f"{c[0]:6.3f}  {c[1]:38s} {fmt(c[2])} -> {fmt(c[3])}")
+    both = set(old) & set(new)
+    print(f"{old_c}: {summary(old, both)}")
+    print(f"{new_c}: {summary(new, both)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
