@@ -234,33 +234,25 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
     return cm__gemm_shape_class(p->m, p->n, p->k, (sms + batch - 1) / batch);
 }
 
-/* The tiny class (mma:64x64 in the table) with a long K on Hopper, TF32 / BF16 operands the
+/* The tiny class (mma:64x64 in the table) with a long K on Hopper: TF32 / BF16 operands the
  * Hopper kernel reads as they are (both K-contiguous, 16-byte rows), one product, both sides of
- * C at least 64 (a whole mma:64x64 tile): where its split (cm__gemm_splitk_parts: sms / (2
- * tiles) parts of 128 x 128 tiles, for at most sms / 8 tiles of 128 x 256) fills at least 3/4
- * of the multiprocessors with parts of at least CM__GEMM_SM90_LONG_K of K.
- * H200 (bench/NOTES-gemm, session 17; the sweep's column-major 64 x 4096 x 4096 is 4096 x 64
- * here, 32 tiles): TF32 / bf16 TN 0.63-0.70x cuBLAS on mma:64x64, 0.77-0.83x on the Hopper
- * kernel in 2 parts of K = 2048 (128 blocks of 128 x 128; a rule that split from 4 tiles a
- * multiprocessor), 0.86x forced into 4 parts of 1024, 0.68x in 8 of 512; 0.23-0.33x on 127 x
- * 1000 x 3001 in 4-8 parts of 375-750 (too few blocks, too short a K); bf16 7 x 4096 x 4096
- * 1.68-1.82x on mma:64x64, 1.47-1.51x on it (a 128-row tile for 7 rows). With the split from 8
- * tiles a multiprocessor this rule takes 16 tiles (row-major 64 x 4096: 4 parts of 1024), not
- * yet timed; 4096 x 64 stays on mma:64x64. */
+ * C at least 64 (a whole mma:64x64 tile; a 128-row tile for 7 rows loses to it), where the
+ * Hopper kernel's split (cm__gemm_splitk_parts: its parts run as 128 x 128 tiles, twice its
+ * 128 x 256 tiles a part) gives at least 3/4 of the multiprocessors a block with a part of at
+ * least CM__GEMM_SM90_LONG_K of K. Shorter parts or fewer blocks lost to mma:64x64 on the
+ * H200; the figures are in bench/NOTES-gemm.md. */
 #define CM__GEMM_SM90_LONG_K 1024
-static int cm__gemm_sm90_long_k(int arch, int fam, int have_sm90, int sms,
+static int cm__gemm_sm90_long_k(int precision, int arch, int fam, int have_sm90, int sms,
                                 const cm__gemm_args_t *p) {
     if (arch != CM__GEMM_ARCH_SM90 || !have_sm90 || fam == CM__GEMM_FAM_FP32 || p->batch > 1 ||
         sms < 1 || cm__gemm_select_shape(p, sms) != CM__GEMM_SHAPE_TINY || !p->a_kmajor ||
-        !p->b_kmajor || !cm__aligned16(p))
+        !p->b_kmajor || !cm__aligned16(p) || p->m < 64 || p->n < 64)
         return 0;
-    if (p->m < 64 || p->n < 64) return 0;
     const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
-    if (8 * tiles > sms) return 0; /* the Hopper kernel's split would not run */
-    int64_t parts = sms / (2 * tiles);
-    if (parts > CM__SPLITK_MAX) parts = CM__SPLITK_MAX;
+    const int parts = cm__gemm_splitk_parts(p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0},
+                                            precision, sms, 0);
     return parts >= 2 && 8 * tiles * parts >= 3 * (int64_t)sms &&
-           p->k >= CM__GEMM_SM90_LONG_K * parts;
+           p->k >= (int64_t)CM__GEMM_SM90_LONG_K * parts;
 }
 
 cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,
@@ -312,7 +304,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         return (cm__gemm_choice_t){CM__GEMM_KERNEL_SKINNY, 0};
     if (c.kernel == CM__GEMM_KERNEL_GEMV || c.kernel == CM__GEMM_KERNEL_SKINNY)
         c = cm__gemm_table_entry(arch, fam, cm__gemm_select_shape(p, sm_count));
-    if (!is_forced && cm__gemm_sm90_long_k(arch, fam, have_sm90, sm_count, p))
+    if (!is_forced && cm__gemm_sm90_long_k(precision, arch, fam, have_sm90, sm_count, p))
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0};
     /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
     if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
@@ -944,9 +936,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 /* Parts for p under choice ch (cm__gemm_splitk_parts in gemm_internal.h), by kernel:
  *  - the tiles (FFMA, mma.sync): where C's tiles fill at most a quarter of the multiprocessors,
  *    about one wave of resident blocks (slots / tiles parts, slots as below: the count the
- *    second rule gives too; TF32 127 x 1000 x 3001, 32 tiles of mma:64x64, ran 0.48-0.51x
- *    cuBLAS in sms / tiles = 5 parts and 0.49x in 8, within the runs' spread; one forced run
- *    in 8 gave 0.56x); else, for K >= CM__SPLITK_LONG_K, where they
+ *    second rule gives too; on the H200 no better or worse than sms / tiles parts within the
+ *    runs' spread, bench/NOTES-gemm.md); else, for K >= CM__SPLITK_LONG_K, where they
  *    leave at least half of the GPU's resident tile slots empty (slots: 4 blocks per
  *    multiprocessor of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), slots / tiles
  *    parts (float inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_FFMA_LONG_K, at least
@@ -954,9 +945,9 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    at most CM__SPLITK_MAX;
  *  - the Hopper kernel (one block a multiprocessor): where its 128 x 256 tiles fill at most an
  *    eighth of the multiprocessors, sms / (2 tiles) parts, which its launcher runs as 128 x 128
- *    tiles, one wave (the old rule's ceil(sms / tiles) made 144 blocks of 16 tiles in 9 parts,
- *    two waves on 132 multiprocessors). Not from a quarter: 1000^3 (32 tiles) in 2 parts ran
- *    0.52-0.85x against 0.84-1.43x whole;
+ *    tiles in one wave (ceil(sms / tiles) parts would make a second wave: 144 blocks of 16
+ *    tiles in 9 parts on 132 multiprocessors); a quarter split 1000^3 (32 tiles) into parts of
+ *    500, which lost to the whole product on the H200 (bench/NOTES-gemm.md);
  *  - skinny, for K >= CM__SPLITK_SKINNY_K over at most CM__SPLITK_SKINNY_ROWS_PER_SM rows per
  *    multiprocessor: ceil(K / CM__SPLITK_SKINNY_K) parts, at most 4 (its blocks each run the
  *    whole K of their rows; measured at 3001-4096 rows, more rows fill the GPU by themselves);

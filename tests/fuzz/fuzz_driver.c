@@ -402,14 +402,6 @@ static cm_status_t zcheck(zthread_t *t, cm_status_t st, unsigned allowed, const 
 
 /* ---------------------------------------------------------------- the model */
 
-static void model_set(zbuf_t *b, size_t off, const unsigned char *src, size_t n) {
-    if (n == 0) return;
-    memcpy(b->data + off, src, n);
-    memset(b->known + off, 1, n);
-}
-static void model_forget(zbuf_t *b, size_t off, size_t n) {
-    if (b->known != NULL && n > 0) memset(b->known + off, 0, n);
-}
 static void zm_alloc(zmodel_t *m, size_t n) {
     m->data = malloc(n ? n : 1);
     m->known = calloc(n ? n : 1, 1);
@@ -428,6 +420,18 @@ static void zm_set(zmodel_t *m, size_t off, const unsigned char *src, size_t n) 
 }
 static void zm_forget(zmodel_t *m, size_t off, size_t n) {
     if (m->known != NULL && n > 0) memset(m->known + off, 0, n);
+}
+/* a device buffer's model as a zmodel_t (a view of the same bytes) */
+static zmodel_t zbuf_model(const zbuf_t *b) {
+    return (zmodel_t){b->data, b->known, b->size};
+}
+static void model_set(zbuf_t *b, size_t off, const unsigned char *src, size_t n) {
+    zmodel_t m = zbuf_model(b);
+    zm_set(&m, off, src, n);
+}
+static void model_forget(zbuf_t *b, size_t off, size_t n) {
+    zmodel_t m = zbuf_model(b);
+    zm_forget(&m, off, n);
 }
 /* n bytes of s at soff to d at doff, with what the model knows of them */
 static void zm_move(zmodel_t *d, size_t doff, const zmodel_t *s, size_t soff, size_t n) {
@@ -515,7 +519,7 @@ static void zm_compare(zthread_t *t, zmodel_t *b, int ord, size_t off, const uns
 
 static void compare(zthread_t *t, zbuf_t *b, size_t off, const unsigned char *got, size_t n,
                     const char *what) {
-    zmodel_t m = {b->data, b->known, b->size};
+    zmodel_t m = zbuf_model(b);
     zm_compare(t, &m, b->ord, off, got, n, what);
 }
 
