@@ -629,9 +629,9 @@ static void test_split_k(void **state) {
      * remainder of K), the same for float inputs on 32 x 64 FFMA tiles from K >= 768 (4096 x 64 x
      * 1000 and 64 x 3001 x 900, remainders of K), skinny with K >= 2048 (2100 x 5 x 2500 "TN"),
      * gemv across K over 1000 rows (1000 x 1 x 4096, column-major "NN"); TF32 / BF16 with
-     * both operands K-contiguous on Hopper, the tiny class with a long K (64 x 4096 x 4100:
-     * the Hopper kernel in 4 parts of 128 x 128 tiles, a remainder of K; 4096 x 64 x 2100 the
-     * mma tiles) */
+     * both operands K-contiguous on Hopper, the tiny class with a long K (row-major 64 x 4096
+     * x 4100: the Hopper kernel in 4 parts of 128 x 128 tiles; column-major 64 x 4096 x 2100,
+     * 4096 x 64 to the library: in 2 parts; remainders of K) */
     static const struct {
         size_t m, n, k;
         cm_gemm_layout_t l;
@@ -645,7 +645,7 @@ static void test_split_k(void **state) {
               {4096, 64, 1000, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
               {64, 3001, 900, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N},
               {64, 4096, 4100, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T},
-              {4096, 64, 2100, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N}};
+              {64, 4096, 2100, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N}};
     for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i)
         for (int p = 0; p < CM_GEMM_FP32_3XTF32; ++p) {
             if (cm_test_under_sanitizer() && i > 0 && p > 0) break;

@@ -567,8 +567,15 @@ static void test_dispatch(void **state) {
         few.m = 64;
         few.n = 64;
         assert_string_equal(NAME(CM_GEMM_TF32, 9, few, 1, NULL), "mma:64x64");
-        /* 4096 x 64: 32 tiles of 128 x 256, more than the Hopper kernel's split takes */
-        cm__gemm_args_t tall = args(4096, 64, 8192, 1, 1, CM__GEMM_F32, 8192);
+        /* 4096 x 64 (the sweep's column-major 64 x 4096 x 4096): 32 tiles, 2 parts, 128
+         * blocks, from K = 2048 */
+        cm__gemm_args_t tall = args(4096, 64, 2048, 1, 1, CM__GEMM_F32, 2048);
+        tall.ldb = 2048;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, tall, 1, NULL), "sm90");
+        tall.k = tall.lda = tall.ldb = 2044;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, tall, 1, NULL), "mma:64x64");
+        /* 4352 x 64: 34 tiles, more than the split takes (4 x 34 > 132) */
+        tall = args(4352, 64, 8192, 1, 1, CM__GEMM_F32, 8192);
         tall.ldb = 8192;
         assert_string_equal(NAME(CM_GEMM_TF32, 9, tall, 1, NULL), "mma:64x64");
         /* a side under 64: mma:64x64's tile wastes less (bf16 7 x 4096 x 4096) */
@@ -1103,7 +1110,7 @@ static void test_splitk_parts(void **state) {
         /* 64 x 64 x 4096: 2 tiles of 32 x 64 -> one wave, capped by K / 256 = 16 */
         {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32, 0, 16},
         {64, 64, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 16},
-        {64, 64, 4096, 1, 1, SM90, CM_GEMM_TF32, 0, 16},
+        {64, 64, 4096, 1, 1, SM90, CM_GEMM_TF32, 0, 4}, /* the Hopper kernel: K / 1024 */
         {64, 64, 4096, 1, 1, GEMV, CM_GEMM_FP32, 0, 1},
         {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32_3XTF32, 0, 1},
         /* skinny: ceil(K / 2048) parts, at most 4, from K = 2048, up to 64 rows per SM */
@@ -1126,12 +1133,16 @@ static void test_splitk_parts(void **state) {
         {127, 1000, 3001, 1, 1, MMA, CM_GEMM_TF32, 0, 8},
         {127, 127, 3001, 1, 1, FFMA, CM_GEMM_FP32, 0, 11},
         /* the Hopper kernel: sms / (2 tiles of 128 x 256) parts where 4 tiles fit the SMs (its
-         * launcher then runs 128 x 128 tiles) where 8 tiles fit the SMs: 16 tiles -> 4, 8 ->
-         * 8, 17 -> none (1000^3, 32 tiles, in 2 parts lost to 1 part) */
+         * launcher then runs 128 x 128 tiles), each part at least 1024 of K: 16 tiles -> 4, 8
+         * -> 8 (K / 1024 = 4 of them), 32 -> 2, 34 -> none; 1000^3 (32 tiles) whole */
         {64, 4096, 4096, 1, 1, SM90, CM_GEMM_TF32, 0, 4},
-        {512, 512, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 8},
-        {128, 4352, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 1},
-        {1000, 1000, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 1},
+        {512, 512, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 4},
+        {512, 512, 16384, 1, 1, SM90, CM_GEMM_BF16, 0, 8},
+        {4096, 64, 4096, 1, 1, SM90, CM_GEMM_TF32, 0, 2},
+        {1000, 1000, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 2},
+        {1000, 1000, 1000, 1, 1, SM90, CM_GEMM_BF16, 0, 1},
+        {1000, 1000, 2047, 1, 1, SM90, CM_GEMM_BF16, 0, 1},
+        {4352, 64, 8192, 1, 1, SM90, CM_GEMM_BF16, 0, 1},
         /* float inputs on the 32 x 64 FFMA tiles: the slot rule from K = 768, >= 192 of K a
          * part */
         {64, 4096, 1000, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
