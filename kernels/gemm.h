@@ -255,19 +255,31 @@ cudaError_t cm__gemm_skinny(const cm__gemm_args_t *p, cudaStream_t stream);
 
 /* ---------------------------------------------------------------- packing (kernels/gemm_pack.cu) */
 
-/** Transposing copy on `stream`: element (k, r) of a kdim x rdim matrix stored r-contiguous,
- *  src[k*ld + r], goes to dst[r*ldd + k] (K-contiguous), elem_bytes 4 (FP32/TF32) or 2 (BF16).
- *  The Hopper path's pre-pass for operands that are not K-contiguous. cudaErrorInvalidValue
- *  (nothing launched) for NULL pointers, negative sizes, ld < rdim, ldd < kdim or another
- *  element size; else the launch's error. */
-cudaError_t cm__gemm_pack(int elem_bytes, const void *src, int64_t ld, int kdim, int rdim,
-                          void *dst, int64_t ldd, cudaStream_t stream);
-/** The same for `batch` matrices (< 1: one): matrix z reads src + z * src_stride and writes
- *  dst + z * dst_stride (elements; strides >= 0), one launch per CM__GEMM_MAX_BATCH_PER_LAUNCH
- *  matrices. */
-cudaError_t cm__gemm_pack_batched(int elem_bytes, const void *src, int64_t ld, int kdim,
-                                  int rdim, void *dst, int64_t ldd, int batch,
-                                  int64_t src_stride, int64_t dst_stride, cudaStream_t stream);
+/** One operand of cm__gemm_pack_pair: `rows` x kdim elements at src, K-contiguous
+ *  (kmajor: element (r, k) at src[r*ld + k], ld >= kdim) or rows-contiguous (src[k*ld + r],
+ *  ld >= rows), `count` matrices (< 1: one) src_stride elements apart, staged into dst
+ *  K-contiguous (dst[r*ldd + k], ldd >= kdim), dst_stride apart. */
+typedef struct cm__gemm_pack_side {
+    const void *src;
+    int64_t ld;
+    int kmajor;
+    int rows;
+    int count;
+    int64_t src_stride;
+    void *dst;
+    int64_t ldd;
+    int64_t dst_stride;
+} cm__gemm_pack_side_t;
+
+/** The GEMM's operand staging on `stream`: both operands of a product (either side NULL: not
+ *  staged) into K-contiguous rows of ldd elements, elem_bytes 4 (FP32/TF32) or 2 (BF16), in
+ *  one launch per CM__GEMM_MAX_BATCH_PER_LAUNCH matrices (a transpose for a rows-contiguous
+ *  side, a pitched copy for a K-contiguous one). Columns kdim .. ldd of dst are not written.
+ *  cudaErrorInvalidValue (nothing launched) for a NULL pointer of a side, negative sizes or
+ *  strides, ld or ldd shorter than the rules above or another element size; else the launch's
+ *  error. */
+cudaError_t cm__gemm_pack_pair(int elem_bytes, int kdim, const cm__gemm_pack_side_t *a,
+                               const cm__gemm_pack_side_t *b, cudaStream_t stream);
 
 /** Split-K's reduction on `stream`: C = alpha * (sum of the `parts` row-major m x n float
  *  matrices at partials, m*n apart, summed in order) + beta * C (beta == 0: C not read); C

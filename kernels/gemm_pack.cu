@@ -1,14 +1,17 @@
-// Transposing copy for the GEMM's Hopper path: the wgmma kernel (kernels/gemm_sm90.cu)
-// reads both operands contiguous along K through bulk tensor copies. A problem whose A or B runs
-// along M / N instead ("NN", "NT"... in the public API) first has that operand transposed here
-// into stream-ordered scratch (src/compute/gemm_api.c, cm__gemm_sm90_packed). Internal form:
-// kernels/gemm.h.
+// Operand staging for the GEMM (kernels/gemm.h, cm__gemm_pack_pair): the Hopper path's
+// wgmma kernel (kernels/gemm_sm90.cu) reads both operands contiguous along K with 16-byte rows
+// through bulk tensor copies, and mma.sync's cp.async chunks need 16-byte rows too. An operand
+// that runs along M / N ("NN", "NT"... in the public API) is transposed here into
+// stream-ordered scratch; one that is K-contiguous but has rows off 16 bytes (K = 3001, 127...)
+// is copied into rows of a padded length (src/compute/gemm_api.c, cm__gemm_stage). Both
+// operands go in one launch: a small product's staging costs one launch, not two.
 //
-// 32 x 32 element tiles through shared memory: a block of 32 x 8 threads reads a tile with
-// consecutive threads on consecutive r (coalesced), and writes it transposed with consecutive
-// threads on consecutive k (coalesced). Rows of the shared tile are padded so that the
-// column-wise reads hit 32 different banks: 33 words for 4-byte elements, 34 halves (17 words,
-// odd) for 2-byte ones.
+// 32 x 32 element tiles, a block of 32 x 8 threads per tile. A transposed tile goes through
+// shared memory: read with consecutive threads on consecutive r (coalesced), written with
+// consecutive threads on consecutive k (coalesced). Rows of the shared tile are padded so that
+// the column-wise reads hit 32 different banks: 33 words for 4-byte elements, 34 halves (17
+// words, odd) for 2-byte ones. A K-contiguous tile is copied row by row, consecutive threads on
+// consecutive k.
 #include <stdint.h>
 
 #include <cuda_bf16.h>
@@ -18,77 +21,115 @@
 namespace {
 
 constexpr int TILE = 32, ROWS = 8;
+// blocks per launch at most; a block walks its tiles gridDim.x apart
+constexpr long long MAX_BLOCKS = 1LL << 20;
 
-// blockIdx.z: matrix z of a batch, src + z * src_stride, dst + z * dst_stride
 template <typename T>
-__global__ void __launch_bounds__(TILE *ROWS) gemm_pack_kernel(const T *__restrict__ src,
-                                                               long long ld, int kdim, int rdim,
-                                                               T *__restrict__ dst,
-                                                               long long ldd, int k_tiles,
-                                                               long long src_stride,
-                                                               long long dst_stride) {
+struct PackSide {
+    const T *src;
+    T *dst;
+    long long ld, ldd, src_stride, dst_stride;
+    long long tiles;  // r_tiles x k_tiles; 0 for an operand not staged
+    int rows, count, kmajor, r_tiles;
+};
+
+// Tiles 0 .. a.tiles - 1 are operand a's, the rest b's; tile u of a side is r-tile
+// u % r_tiles, k-tile u / r_tiles. blockIdx.z: matrix z0 + blockIdx.z of the batch (a side with
+// fewer matrices, one shared by the batch, stages only its own).
+template <typename T>
+__global__ void __launch_bounds__(TILE *ROWS) gemm_pack_pair_kernel(PackSide<T> a, PackSide<T> b,
+                                                                    int kdim, int z0) {
     constexpr int PAD = TILE + (int)(4 / sizeof(T));
     __shared__ T tile[TILE][PAD];
-    src += (long long)blockIdx.z * src_stride;
-    dst += (long long)blockIdx.z * dst_stride;
-    const int r0 = (int)blockIdx.x * TILE;
     const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
-    for (int kt = (int)blockIdx.y; kt < k_tiles; kt += (int)gridDim.y) {
-        const int k0 = kt * TILE;
+    const int z = z0 + (int)blockIdx.z;
+    const long long total = a.tiles + b.tiles;
+    for (long long t = blockIdx.x; t < total; t += gridDim.x) {
+        const bool on_a = t < a.tiles;
+        const PackSide<T> s = on_a ? a : b;
+        if (z >= s.count) continue;  // the same for the whole block: no barrier skipped
+        const long long u = on_a ? t : t - a.tiles;
+        const int r0 = (int)(u % s.r_tiles) * TILE, k0 = (int)(u / s.r_tiles) * TILE;
+        const T *__restrict__ src = s.src + (long long)z * s.src_stride;
+        T *__restrict__ dst = s.dst + (long long)z * s.dst_stride;
+        if (s.kmajor) {
+#pragma unroll
+            for (int j = 0; j < TILE; j += ROWS) {
+                const int r = r0 + ty + j, k = k0 + tx;
+                if (k < kdim && r < s.rows)
+                    dst[(long long)r * s.ldd + k] = src[(long long)r * s.ld + k];
+            }
+            continue;
+        }
 #pragma unroll
         for (int j = 0; j < TILE; j += ROWS) {
             const int k = k0 + ty + j, r = r0 + tx;
-            if (k < kdim && r < rdim) tile[ty + j][tx] = src[(long long)k * ld + r];
+            if (k < kdim && r < s.rows) tile[ty + j][tx] = src[(long long)k * s.ld + r];
         }
         __syncthreads();
 #pragma unroll
         for (int j = 0; j < TILE; j += ROWS) {
             const int r = r0 + ty + j, k = k0 + tx;
-            if (k < kdim && r < rdim) dst[(long long)r * ldd + k] = tile[tx][ty + j];
+            if (k < kdim && r < s.rows) dst[(long long)r * s.ldd + k] = tile[tx][ty + j];
         }
         __syncthreads();
     }
 }
 
-}  // namespace
+// the side's kernel form; false for arguments the header's rules refuse
+template <typename T>
+bool pack_side(const cm__gemm_pack_side_t *in, int kdim, PackSide<T> *out) {
+    *out = PackSide<T>{};
+    if (in == NULL) return true;
+    if (in->src == NULL || in->dst == NULL || in->rows < 0 || in->ldd < kdim ||
+        in->ld < (in->kmajor ? (int64_t)kdim : (int64_t)in->rows) || in->src_stride < 0 ||
+        in->dst_stride < 0)
+        return false;
+    const long long r_tiles = ((long long)in->rows + TILE - 1) / TILE;
+    const long long k_tiles = ((long long)kdim + TILE - 1) / TILE;
+    out->src = static_cast<const T *>(in->src);
+    out->dst = static_cast<T *>(in->dst);
+    out->ld = (long long)in->ld;
+    out->ldd = (long long)in->ldd;
+    out->src_stride = (long long)in->src_stride;
+    out->dst_stride = (long long)in->dst_stride;
+    out->tiles = r_tiles * k_tiles;
+    out->rows = in->rows;
+    out->count = in->count > 1 ? in->count : 1;
+    out->kmajor = in->kmajor != 0;
+    out->r_tiles = (int)(r_tiles > 0 ? r_tiles : 1);
+    return true;
+}
 
-extern "C" cudaError_t cm__gemm_pack_batched(int elem_bytes, const void *src, int64_t ld,
-                                             int kdim, int rdim, void *dst, int64_t ldd,
-                                             int batch, int64_t src_stride, int64_t dst_stride,
-                                             cudaStream_t stream) {
-    if (src == NULL || dst == NULL || kdim < 0 || rdim < 0 || ld < rdim || ldd < kdim ||
-        (elem_bytes != 2 && elem_bytes != 4) || src_stride < 0 || dst_stride < 0)
-        return cudaErrorInvalidValue;
-    if (batch < 1) batch = 1;
-    if (kdim == 0 || rdim == 0) return cudaSuccess;
-    const int r_tiles = (rdim + TILE - 1) / TILE, k_tiles = (kdim + TILE - 1) / TILE;
+template <typename T>
+cudaError_t pack_pair(int kdim, const cm__gemm_pack_side_t *a, const cm__gemm_pack_side_t *b,
+                      cudaStream_t stream) {
+    PackSide<T> sa, sb;
+    if (!pack_side<T>(a, kdim, &sa) || !pack_side<T>(b, kdim, &sb)) return cudaErrorInvalidValue;
+    const long long total = sa.tiles + sb.tiles;
+    if (kdim == 0 || total == 0) return cudaSuccess;
+    const int count = sa.count > sb.count ? sa.count : sb.count;
     const dim3 block(TILE, ROWS);
-    for (int z0 = 0; z0 < batch; z0 += CM__GEMM_MAX_BATCH_PER_LAUNCH) {
-        const int nb = batch - z0 < CM__GEMM_MAX_BATCH_PER_LAUNCH ? batch - z0
-                                                                  : CM__GEMM_MAX_BATCH_PER_LAUNCH;
-        const dim3 grid((unsigned)r_tiles, (unsigned)(k_tiles < 65535 ? k_tiles : 65535),
-                        (unsigned)nb);
-        const char *s0 = static_cast<const char *>(src) + (int64_t)z0 * src_stride * elem_bytes;
-        char *d0 = static_cast<char *>(dst) + (int64_t)z0 * dst_stride * elem_bytes;
-        if (elem_bytes == 4)
-            gemm_pack_kernel<uint32_t><<<grid, block, 0, stream>>>(
-                reinterpret_cast<const uint32_t *>(s0), (long long)ld, kdim, rdim,
-                reinterpret_cast<uint32_t *>(d0), (long long)ldd, k_tiles,
-                (long long)src_stride, (long long)dst_stride);
-        else
-            gemm_pack_kernel<uint16_t><<<grid, block, 0, stream>>>(
-                reinterpret_cast<const uint16_t *>(s0), (long long)ld, kdim, rdim,
-                reinterpret_cast<uint16_t *>(d0), (long long)ldd, k_tiles,
-                (long long)src_stride, (long long)dst_stride);
+    const unsigned blocks = (unsigned)(total < MAX_BLOCKS ? total : MAX_BLOCKS);
+    for (int z0 = 0; z0 < count; z0 += CM__GEMM_MAX_BATCH_PER_LAUNCH) {
+        const int nb = count - z0 < CM__GEMM_MAX_BATCH_PER_LAUNCH ? count - z0
+                                                                 : CM__GEMM_MAX_BATCH_PER_LAUNCH;
+        gemm_pack_pair_kernel<T><<<dim3(blocks, 1, (unsigned)nb), block, 0, stream>>>(sa, sb, kdim,
+                                                                                     z0);
         const cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
     }
     return cudaSuccess;
 }
 
-extern "C" cudaError_t cm__gemm_pack(int elem_bytes, const void *src, int64_t ld, int kdim,
-                                     int rdim, void *dst, int64_t ldd, cudaStream_t stream) {
-    return cm__gemm_pack_batched(elem_bytes, src, ld, kdim, rdim, dst, ldd, 1, 0, 0, stream);
+}  // namespace
+
+extern "C" cudaError_t cm__gemm_pack_pair(int elem_bytes, int kdim, const cm__gemm_pack_side_t *a,
+                                          const cm__gemm_pack_side_t *b, cudaStream_t stream) {
+    if (kdim < 0) return cudaErrorInvalidValue;
+    if (elem_bytes == 4) return pack_pair<uint32_t>(kdim, a, b, stream);
+    if (elem_bytes == 2) return pack_pair<uint16_t>(kdim, a, b, stream);
+    return cudaErrorInvalidValue;
 }
 
 // ---------------------------------------------------------------- the 3xTF32 split (kernels/gemm.h)
