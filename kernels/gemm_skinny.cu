@@ -19,12 +19,10 @@
 // reads X(k, r) as a warp-uniform load (one transaction, from L1). The block then adds its KG
 // warps' sums in warp order through shared memory, warp r finishing output r.
 // rows: blocks of 8 warps, each warp two rows (16 rows a block). The block stages X for a chunk
-// of KC values of k (256 for float, 512 for bf16) in shared memory as floats (once, for all its
-// rows), and each lane reads two 16-byte vectors of each of its rows per chunk (4 floats at
-// k0 + 4 l and k0 + 128 + 4 l, or 8 bf16 at k0 + 8 l and k0 + 256 + 8 l; element loads when the
-// rows are not 16-byte aligned) and adds them times the staged X into 2 x R sums; a chunk's
-// loads are issued before the previous chunk's sums. At the end the warp adds its lanes' sums
-// with shuffles.
+// of KC values of k in shared memory as floats (once, for all its rows), then each lane reads
+// 16-byte vectors of its rows (two of 4 floats at k0 + 4 l and k0 + 128 + 4 l, or one of 8 bf16
+// at k0 + 8 l; scalar loads when the rows are not 16-byte aligned) and adds them times the staged
+// X into 2 x R sums. At the end the warp adds its lanes' sums with shuffles.
 // Every sum is formed in a fixed order (it depends on the shape and the alignment only): results
 // are bit-identical run to run, without atomics or scratch memory.
 // A strided batch runs as gridDim.z: block z moves mat, x and y by z times their strides (smat,
@@ -105,152 +103,48 @@ skinny_cols(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
 
 constexpr int ROWS_WARPS = 8; // warps per block
 constexpr int ROWS_RPW = 2;   // rows per warp
-constexpr int SEGS = 2;       // 16-byte segments per lane, row and chunk
+constexpr int KC = 256;       // k values staged per chunk
+constexpr int XS_LD = KC + 4; // staged row pitch (floats): 16-byte rows, fewer bank conflicts
 
-// A lane's SE elements of a row as loaded, converted to floats only where they are used (so
-// that loads of the next chunk stay in flight across the current chunk's work): one float4 of
-// float or one uint4 of bf16 pairs.
-template <typename TI>
-struct Seg;
-template <>
-struct Seg<float> {
-    static constexpr int SE = 4;
-    float4 v;
-};
-template <>
-struct Seg<uint16_t> {
-    static constexpr int SE = 8;
-    uint4 v;
-};
-
-// k values staged per chunk: a warp's SEGS segments of 32 lanes
-template <typename TI>
-__host__ __device__ constexpr int chunk_k() {
-    return SEGS * 32 * Seg<TI>::SE;
-}
-
-// the segment at p with n_left elements of the row left: a vector load when `vec` (the row is
-// 16-byte aligned) and the segment is whole, else element loads, zero past the row's end
-__device__ __forceinline__ void load_seg(const float *p, int n_left, bool vec, Seg<float> *s) {
+// 8 consecutive elements of a row as floats (two float4 of float, one uint4 of bf16), or the
+// 4 of a float segment; `full`: all inside the row and 16-byte aligned (vector loads).
+__device__ __forceinline__ void load_seg(const float *p, int n_left, bool vec, float *v) {
     if (vec && n_left >= 4) {
-        s->v = __ldg(reinterpret_cast<const float4 *>(p));
+        const float4 u = __ldg(reinterpret_cast<const float4 *>(p));
+        v[0] = u.x;
+        v[1] = u.y;
+        v[2] = u.z;
+        v[3] = u.w;
     } else {
-        s->v.x = n_left > 0 ? __ldg(p) : 0.0f;
-        s->v.y = n_left > 1 ? __ldg(p + 1) : 0.0f;
-        s->v.z = n_left > 2 ? __ldg(p + 2) : 0.0f;
-        s->v.w = n_left > 3 ? __ldg(p + 3) : 0.0f;
+#pragma unroll
+        for (int e = 0; e < 4; ++e) v[e] = e < n_left ? __ldg(p + e) : 0.0f;
     }
 }
-__device__ __forceinline__ void load_seg(const uint16_t *p, int n_left, bool vec,
-                                         Seg<uint16_t> *s) {
+__device__ __forceinline__ void load_seg(const uint16_t *p, int n_left, bool vec, float *v) {
     if (vec && n_left >= 8) {
-        s->v = __ldg(reinterpret_cast<const uint4 *>(p));
-    } else {
-        uint32_t w[4];
+        const uint4 u = __ldg(reinterpret_cast<const uint4 *>(p));
+        const uint32_t wv[4] = {u.x, u.y, u.z, u.w};
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-            const uint32_t lo = 2 * j < n_left ? (uint32_t)__ldg(p + 2 * j) : 0u;
-            const uint32_t hi = 2 * j + 1 < n_left ? (uint32_t)__ldg(p + 2 * j + 1) : 0u;
-            w[j] = lo | hi << 16;
+            v[2 * j] = __uint_as_float(wv[j] << 16);
+            v[2 * j + 1] = __uint_as_float(wv[j] & 0xffff0000u);
         }
-        s->v = make_uint4(w[0], w[1], w[2], w[3]);
-    }
-}
-__device__ __forceinline__ void seg_floats(const Seg<float> &s, float *f) {
-    f[0] = s.v.x;
-    f[1] = s.v.y;
-    f[2] = s.v.z;
-    f[3] = s.v.w;
-}
-__device__ __forceinline__ void seg_floats(const Seg<uint16_t> &s, float *f) {
-    const uint32_t w[4] = {s.v.x, s.v.y, s.v.z, s.v.w};
+    } else {
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-        f[2 * j] = __uint_as_float(w[j] << 16);
-        f[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
+        for (int e = 0; e < 8; ++e) v[e] = e < n_left ? to_f(__ldg(p + e)) : 0.0f;
     }
 }
 
-// the chunk at k0 of the warp's rows (kc values of k in it)
-template <typename TI>
-__device__ __forceinline__ void load_chunk(const TI *__restrict__ mat, int64_t ld, int rows,
-                                           int row0, int lane, int k0, int kc, bool vec,
-                                           Seg<TI> (&m)[SEGS][ROWS_RPW]) {
-    constexpr int SE = Seg<TI>::SE;
-#pragma unroll
-    for (int s = 0; s < SEGS; ++s) {
-        const int kk = s * 32 * SE + lane * SE; // first k of the segment in the chunk
-#pragma unroll
-        for (int p = 0; p < ROWS_RPW; ++p) {
-            const int i = row0 + p;
-            load_seg(mat + (int64_t)i * ld + k0 + kk, i < rows ? kc - kk : 0, vec, &m[s][p]);
-        }
-    }
-}
-
-// One chunk at k0: X staged into xs (every thread of the block), the loads of the chunk at
-// k0 + KC issued into `next` (when there is one), then the sums over `cur` and xs.
-template <typename TI>
-__device__ __forceinline__ void rows_step(const TI *__restrict__ mat, int64_t ld, int rows,
-                                          int row0, int lane, int K, int R, int k0, bool vec,
-                                          const TI *__restrict__ x, int64_t xk, int64_t xr,
-                                          float (*xs)[chunk_k<TI>() + 4],
-                                          Seg<TI> (&cur)[SEGS][ROWS_RPW],
-                                          Seg<TI> (&next)[SEGS][ROWS_RPW],
-                                          float (&acc)[ROWS_RPW][RMAX]) {
-    constexpr int SE = Seg<TI>::SE, KC = chunk_k<TI>();
-    const int kc = K - k0 < KC ? K - k0 : KC;
-    const bool k_contig = xk == 1; // X(k, r) k-contiguous: stage along k, else along r
-    __syncthreads();               // the previous chunk's reads of xs are done
-    for (int e = threadIdx.x; e < R * KC; e += 32 * ROWS_WARPS) {
-        const int r = k_contig ? e / KC : e % R;
-        const int kk = k_contig ? e % KC : e / R;
-        xs[r][kk] = kk < kc ? to_f(x[(int64_t)(k0 + kk) * xk + (int64_t)r * xr]) : 0.0f;
-    }
-    __syncthreads();
-    if (k0 + KC < K) {
-        const int kn = K - k0 - KC < KC ? K - k0 - KC : KC;
-        load_chunk(mat, ld, rows, row0, lane, k0 + KC, kn, vec, next);
-    }
-#pragma unroll
-    for (int s = 0; s < SEGS; ++s) {
-        const int kk = s * 32 * SE + lane * SE;
-        float m[ROWS_RPW][SE];
-#pragma unroll
-        for (int p = 0; p < ROWS_RPW; ++p) seg_floats(cur[s][p], m[p]);
-#pragma unroll
-        for (int r = 0; r < RMAX; ++r) {
-            if (r >= R) continue;
-            float xv[SE];
-#pragma unroll
-            for (int q = 0; q < SE / 4; ++q) {
-                const float4 t = *reinterpret_cast<const float4 *>(&xs[r][kk + 4 * q]);
-                xv[4 * q] = t.x;
-                xv[4 * q + 1] = t.y;
-                xv[4 * q + 2] = t.z;
-                xv[4 * q + 3] = t.w;
-            }
-#pragma unroll
-            for (int p = 0; p < ROWS_RPW; ++p)
-#pragma unroll
-                for (int e = 0; e < SE; ++e) acc[p][r] = fmaf(m[p][e], xv[e], acc[p][r]);
-        }
-    }
-}
-
-// The matrix loads are software-pipelined: a chunk's loads are issued before the previous
-// chunk's sums and its own X staging, so that each warp keeps a chunk of loads in flight
-// through the barriers (issued after each barrier, bf16 7 x 4096 x 4096 read its 32 MB at about
-// a tenth of the H200's bandwidth: bench/NOTES-gemm.md). Two register buffers take turns; the
-// chunk loop is unrolled by two so that they never need copying.
 template <typename TI, typename TO>
 __global__ void __launch_bounds__(32 * ROWS_WARPS)
 skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
             const TI *__restrict__ x, int64_t xk, int64_t xr, TO *y, int64_t yi, int64_t yr,
             float alpha, float beta, int vec, int64_t smat, int64_t sx, int64_t sy, int klast) {
-    constexpr int KC = chunk_k<TI>();
-    // staged row pitch (floats): 16-byte rows, fewer bank conflicts
-    __shared__ __align__(16) float xs[RMAX][KC + 4];
+    // a lane's k of a chunk: SEGS segments of SE elements at k0 + s * 32 * SE + lane * SE
+    constexpr int SE = sizeof(TI) == 4 ? 4 : 8;
+    constexpr int SEGS = KC / (32 * SE);
+    static_assert(SEGS * 32 * SE == KC, "a chunk is whole segments");
+    __shared__ __align__(16) float xs[RMAX][XS_LD];
     {
         const int64_t z = (int64_t)blockIdx.z; // product z of the batch (0 for one)
         mat += z * smat;
@@ -265,13 +159,47 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
     for (int p = 0; p < ROWS_RPW; ++p)
 #pragma unroll
         for (int r = 0; r < RMAX; ++r) acc[p][r] = 0.0f;
-    Seg<TI> ma[SEGS][ROWS_RPW], mb[SEGS][ROWS_RPW];
-    if (K > 0) load_chunk(mat, ld, rows, row0, lane, 0, K < KC ? K : KC, vec != 0, ma);
-    for (int k0 = 0; k0 < K; k0 += 2 * KC) {
-        rows_step(mat, ld, rows, row0, lane, K, R, k0, vec != 0, x, xk, xr, xs, ma, mb, acc);
-        if (k0 + KC >= K) break;
-        rows_step(mat, ld, rows, row0, lane, K, R, k0 + KC, vec != 0, x, xk, xr, xs, mb, ma,
-                  acc);
+    const bool k_contig = xk == 1; // X(k, r) k-contiguous: stage along k, else along r
+    for (int k0 = 0; k0 < K; k0 += KC) {
+        const int kc = K - k0 < KC ? K - k0 : KC;
+        __syncthreads(); // the previous chunk's reads are done
+        for (int e = threadIdx.x; e < R * KC; e += 32 * ROWS_WARPS) {
+            const int r = k_contig ? e / KC : e % R;
+            const int kk = k_contig ? e % KC : e / R;
+            xs[r][kk] = kk < kc ? to_f(x[(int64_t)(k0 + kk) * xk + (int64_t)r * xr]) : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int s = 0; s < SEGS; ++s) {
+            const int kk = s * 32 * SE + lane * SE; // first k of the segment in the chunk
+            float m[ROWS_RPW][SE];
+#pragma unroll
+            for (int p = 0; p < ROWS_RPW; ++p) {
+                const int i = row0 + p;
+                if (i < rows && kk < kc)
+                    load_seg(mat + (int64_t)i * ld + k0 + kk, kc - kk, vec != 0, m[p]);
+                else
+#pragma unroll
+                    for (int e = 0; e < SE; ++e) m[p][e] = 0.0f;
+            }
+#pragma unroll
+            for (int r = 0; r < RMAX; ++r) {
+                if (r >= R) continue;
+                float xv[SE];
+#pragma unroll
+                for (int q = 0; q < SE / 4; ++q) {
+                    const float4 t = *reinterpret_cast<const float4 *>(&xs[r][kk + 4 * q]);
+                    xv[4 * q] = t.x;
+                    xv[4 * q + 1] = t.y;
+                    xv[4 * q + 2] = t.z;
+                    xv[4 * q + 3] = t.w;
+                }
+#pragma unroll
+                for (int p = 0; p < ROWS_RPW; ++p)
+#pragma unroll
+                    for (int e = 0; e < SE; ++e) acc[p][r] = fmaf(m[p][e], xv[e], acc[p][r]);
+            }
+        }
     }
     // every lane ends with the warp's totals; lane l writes output l (row l / R, vector l % R)
 #pragma unroll

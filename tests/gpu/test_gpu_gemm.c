@@ -516,8 +516,7 @@ static void test_matrix_vector(void **state) {
  * dispatch gives it only some layouts of these shapes; which, the host tests check),
  * every precision, layout and transpose (so both of its orientations, the long operand
  * K-contiguous or not, the small one either way), aligned and misaligned (scalar loads), K with
- * a tail after the 256- (float) or 512-element (bf16) chunks, odd and even chunk counts,
- * R = 2, 7, 16; then forced on shapes the dispatch leaves
+ * a tail after the 256-element chunks, R = 2, 7, 16; then forced on shapes the dispatch leaves
  * to the tiles (a vector side, few rows) */
 static void test_skinny(void **state) {
     (void)state;
