@@ -238,9 +238,9 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  * Hopper kernel reads as they are (both K-contiguous, 16-byte rows), one product, both sides of
  * C at least 64 (a whole mma:64x64 tile; a 128-row tile for 7 rows loses to it), where the
  * Hopper kernel's split (cm__gemm_splitk_parts: its parts run as 128 x 128 tiles, twice its
- * 128 x 256 tiles a part, each part at least CM__GEMM_SM90_LONG_K of K) gives at least 3/4 of
- * the multiprocessors a block. Shorter parts or fewer blocks lost to mma:64x64 on the H200;
- * the figures are in bench/NOTES-gemm.md. */
+ * 128 x 256 tiles a part) gives at least 3/4 of the multiprocessors a block with a part of at
+ * least CM__GEMM_SM90_LONG_K of K. Shorter parts or fewer blocks lost to mma:64x64 on the
+ * H200; the figures are in bench/NOTES-gemm.md. */
 #define CM__GEMM_SM90_LONG_K 1024
 static int cm__gemm_sm90_long_k(int precision, int arch, int fam, int have_sm90, int sms,
                                 const cm__gemm_args_t *p) {
@@ -251,7 +251,8 @@ static int cm__gemm_sm90_long_k(int precision, int arch, int fam, int have_sm90,
     const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
     const int parts = cm__gemm_splitk_parts(p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0},
                                             precision, sms, 0);
-    return parts >= 2 && 8 * tiles * parts >= 3 * (int64_t)sms;
+    return parts >= 2 && 8 * tiles * parts >= 3 * (int64_t)sms &&
+           p->k >= (int64_t)CM__GEMM_SM90_LONG_K * parts;
 }
 
 cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,
@@ -918,9 +919,11 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    at most CM__SPLITK_MAX;
  *  - the Hopper kernel (one block a multiprocessor): where its 128 x 256 tiles fill at most a
  *    quarter of the multiprocessors, sms / (2 tiles) parts, which its launcher runs as 128 x
- *    128 tiles in one wave (ceil(sms / tiles) parts would make a second wave), each part at
- *    least CM__GEMM_SM90_LONG_K of K (parts of 500 of 1000^3 lost to the whole product on the
- *    H200; parts of 2048 of 4096 x 64 x 4096 beat mma:64x64: bench/NOTES-gemm.md);
+ *    128 tiles in one wave (ceil(sms / tiles) parts would make a second wave); where they fill
+ *    more than an eighth, each part at least CM__GEMM_SM90_LONG_K of K (parts of 500 of 1000^3,
+ *    32 tiles, lost to the whole product on the H200; parts of 2048 of 4096 x 64 x 4096 beat
+ *    mma:64x64; 3001 x 127 x 1000, 12 tiles, ran 0.98-1.02x cuBLAS in 3 parts and 0.77-0.80x
+ *    whole: bench/NOTES-gemm.md);
  *  - skinny, for K >= CM__SPLITK_SKINNY_K over at most CM__SPLITK_SKINNY_ROWS_PER_SM rows per
  *    multiprocessor: ceil(K / CM__SPLITK_SKINNY_K) parts, at most 4 (its blocks each run the
  *    whole K of their rows; measured at 3001-4096 rows, more rows fill the GPU by themselves);
@@ -987,10 +990,10 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
     int min_k = CM__SPLITK_MIN_K;
     if (ch.kernel == CM__GEMM_KERNEL_SM90) {
         /* one block a multiprocessor; where 2 x tiles x parts <= sms its launcher runs 128 x
-         * 128 tiles, twice the blocks (kernels/gemm_sm90.cu): one wave of those, each part at
-         * least CM__GEMM_SM90_LONG_K of K */
+         * 128 tiles, twice the blocks (kernels/gemm_sm90.cu): one wave of those; from 8 tiles
+         * a multiprocessor each part at least CM__GEMM_SM90_LONG_K of K */
         if (4 * tiles <= sms) parts = sms / (2 * tiles);
-        min_k = CM__GEMM_SM90_LONG_K;
+        if (8 * tiles > sms) min_k = CM__GEMM_SM90_LONG_K;
     } else if (4 * tiles <= sms) {
         parts = (int64_t)sms * per_sm / tiles; /* about one wave of resident blocks */
     } else if (p->k >= (ffma_float ? CM__SPLITK_FFMA_LONG_K : CM__SPLITK_LONG_K)) {

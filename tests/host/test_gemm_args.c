@@ -1110,7 +1110,7 @@ static void test_splitk_parts(void **state) {
         /* 64 x 64 x 4096: 2 tiles of 32 x 64 -> one wave, capped by K / 256 = 16 */
         {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32, 0, 16},
         {64, 64, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 16},
-        {64, 64, 4096, 1, 1, SM90, CM_GEMM_TF32, 0, 4}, /* the Hopper kernel: K / 1024 */
+        {64, 64, 4096, 1, 1, SM90, CM_GEMM_TF32, 0, 16},
         {64, 64, 4096, 1, 1, GEMV, CM_GEMM_FP32, 0, 1},
         {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32_3XTF32, 0, 1},
         /* skinny: ceil(K / 2048) parts, at most 4, from K = 2048, up to 64 rows per SM */
@@ -1133,10 +1133,12 @@ static void test_splitk_parts(void **state) {
         {127, 1000, 3001, 1, 1, MMA, CM_GEMM_TF32, 0, 8},
         {127, 127, 3001, 1, 1, FFMA, CM_GEMM_FP32, 0, 11},
         /* the Hopper kernel: sms / (2 tiles of 128 x 256) parts where 4 tiles fit the SMs (its
-         * launcher then runs 128 x 128 tiles), each part at least 1024 of K: 16 tiles -> 4, 8
-         * -> 8 (K / 1024 = 4 of them), 32 -> 2, 34 -> none; 1000^3 (32 tiles) whole */
+         * launcher then runs 128 x 128 tiles), from 8 tiles a multiprocessor each part at
+         * least 1024 of K: 16 tiles -> 4, 8 -> 8, 12 -> 5 (K / 256 = 3 of them), 32 -> 2,
+         * 34 -> none; 1000^3 (32 tiles) whole */
         {64, 4096, 4096, 1, 1, SM90, CM_GEMM_TF32, 0, 4},
-        {512, 512, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 4},
+        {512, 512, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 8},
+        {127, 3001, 1000, 1, 1, SM90, CM_GEMM_BF16, 0, 3},
         {512, 512, 16384, 1, 1, SM90, CM_GEMM_BF16, 0, 8},
         {4096, 64, 4096, 1, 1, SM90, CM_GEMM_TF32, 0, 2},
         {1000, 1000, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 2},
