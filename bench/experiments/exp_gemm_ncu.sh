@@ -8,7 +8,9 @@
 #   bash bench/experiments/exp_gemm_ncu.sh > ncu.txt
 # --clock-control none leaves the clocks alone (METHOD.md). Each case runs once under ncu
 # with few timed calls (CM_BENCH_MIN_CALLS is not a knob: the sweep's own adaptive count
-# applies); --launch-count caps the kernels profiled.
+# applies); --launch-count caps the kernels profiled. The harness's own kernels (fills, the
+# non-finite count, the reference samples) are dropped from the output and every other line is
+# kept whole (our kernels' metrics sort after the harness's, so a cap on lines would cut them).
 set -u
 b=build-gpu/bench/bench_gemm
 for c in tf32_3001x1000x64_TN bf16_3001x1000x64_NN fp32_3001x1000x64_NN tf32_127x1000x3001_TN; do
@@ -17,5 +19,6 @@ for c in tf32_3001x1000x64_TN bf16_3001x1000x64_NN fp32_3001x1000x64_NN tf32_127
         --launch-count 60 --section SpeedOfLight --section LaunchStats --section Occupancy \
         --csv --page details "$b" --sweep 2>&1 | grep -E '^"|^sweep_|kernel' | \
         grep -E 'Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Grid Size|Block Size|Achieved Occupancy|Registers|^sweep_|kernel' | \
-        awk -F'","' '{ if (NF > 10) print $5 " | " $(NF-2) " | " $NF; else print }' | sort | uniq -c | head -80
+        awk -F'","' '{ if (NF > 10) print $5 " | " $(NF-2) " | " $NF; else print }' | \
+        grep -vE 'fill_|count_nonfinite|gather|ref_samples' | sort | uniq -c
 done
