@@ -922,8 +922,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    128 tiles in one wave (ceil(sms / tiles) parts would make a second wave); where they fill
  *    more than an eighth, each part at least CM__GEMM_SM90_LONG_K of K (parts of 500 of 1000^3,
  *    32 tiles, lost to the whole product on the H200; parts of 2048 of 4096 x 64 x 4096 beat
- *    mma:64x64; 3001 x 127 x 1000, 12 tiles, ran 0.98-1.02x cuBLAS in 3 parts and 0.77-0.80x
- *    whole: bench/NOTES-gemm.md);
+ *    mma:64x64); up to an eighth, parts of at least CM__SPLITK_MIN_K, the rule measured there
+ *    before (bench/NOTES-gemm.md);
  *  - skinny, for K >= CM__SPLITK_SKINNY_K over at most CM__SPLITK_SKINNY_ROWS_PER_SM rows per
  *    multiprocessor: ceil(K / CM__SPLITK_SKINNY_K) parts, at most 4 (its blocks each run the
  *    whole K of their rows; measured at 3001-4096 rows, more rows fill the GPU by themselves);
@@ -990,8 +990,8 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
     int min_k = CM__SPLITK_MIN_K;
     if (ch.kernel == CM__GEMM_KERNEL_SM90) {
         /* one block a multiprocessor; where 2 x tiles x parts <= sms its launcher runs 128 x
-         * 128 tiles, twice the blocks (kernels/gemm_sm90.cu): one wave of those; from 8 tiles
-         * a multiprocessor each part at least CM__GEMM_SM90_LONG_K of K */
+         * 128 tiles, twice the blocks (kernels/gemm_sm90.cu): one wave of those; tiles on more
+         * than an eighth of the SMs take parts of at least CM__GEMM_SM90_LONG_K of K */
         if (4 * tiles <= sms) parts = sms / (2 * tiles);
         if (8 * tiles > sms) min_k = CM__GEMM_SM90_LONG_K;
     } else if (4 * tiles <= sms) {

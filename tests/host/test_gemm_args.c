@@ -1133,9 +1133,9 @@ static void test_splitk_parts(void **state) {
         {127, 1000, 3001, 1, 1, MMA, CM_GEMM_TF32, 0, 8},
         {127, 127, 3001, 1, 1, FFMA, CM_GEMM_FP32, 0, 11},
         /* the Hopper kernel: sms / (2 tiles of 128 x 256) parts where 4 tiles fit the SMs (its
-         * launcher then runs 128 x 128 tiles), from 8 tiles a multiprocessor each part at
-         * least 1024 of K: 16 tiles -> 4, 8 -> 8, 12 -> 5 (K / 256 = 3 of them), 32 -> 2,
-         * 34 -> none; 1000^3 (32 tiles) whole */
+         * launcher then runs 128 x 128 tiles), parts of at least 1024 of K where the tiles
+         * fill more than an eighth of the SMs: 16 tiles -> 4, 8 -> 8, 12 -> 5 (K = 1000 allows
+         * 3), 32 -> 2, 34 -> none; 1000^3 (32 tiles) whole */
         {64, 4096, 4096, 1, 1, SM90, CM_GEMM_TF32, 0, 4},
         {512, 512, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 8},
         {127, 3001, 1000, 1, 1, SM90, CM_GEMM_BF16, 0, 3},
