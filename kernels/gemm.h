@@ -281,6 +281,17 @@ typedef struct cm__gemm_pack_side {
 cudaError_t cm__gemm_pack_pair(int elem_bytes, int kdim, const cm__gemm_pack_side_t *a,
                                const cm__gemm_pack_side_t *b, cudaStream_t stream);
 
+/** One operand's transpose on `stream`: element (k, r) of a kdim x rdim matrix stored
+ *  r-contiguous, src[k*ld + r], goes to dst[r*ldd + k] (K-contiguous), elem_bytes 4 (FP32/TF32)
+ *  or 2 (BF16), for `batch` matrices (< 1: one): matrix z reads src + z * src_stride and writes
+ *  dst + z * dst_stride (elements; strides >= 0), one launch per CM__GEMM_MAX_BATCH_PER_LAUNCH
+ *  matrices. The staging of a product with one operand to stage (cm__gemm_pack_pair is for
+ *  two). cudaErrorInvalidValue (nothing launched) for NULL pointers, negative sizes, ld < rdim,
+ *  ldd < kdim or another element size; else the launch's error. */
+cudaError_t cm__gemm_pack_batched(int elem_bytes, const void *src, int64_t ld, int kdim,
+                                  int rdim, void *dst, int64_t ldd, int batch,
+                                  int64_t src_stride, int64_t dst_stride, cudaStream_t stream);
+
 /** Split-K's reduction on `stream`: C = alpha * (sum of the `parts` row-major m x n float
  *  matrices at partials, m*n apart, summed in order) + beta * C (beta == 0: C not read); C
  *  row-major with ldc, float or (c_bf16) bf16. Deterministic. cudaErrorInvalidValue (nothing

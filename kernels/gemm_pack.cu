@@ -1,10 +1,13 @@
-// Operand staging for the GEMM (kernels/gemm.h, cm__gemm_pack_pair): the Hopper path's
+// Operand staging for the GEMM (kernels/gemm.h, cm__gemm_pack_pair and cm__gemm_pack_batched):
+// the Hopper path's
 // wgmma kernel (kernels/gemm_sm90.cu) reads both operands contiguous along K with 16-byte rows
 // through bulk tensor copies, and mma.sync's cp.async chunks need 16-byte rows too. An operand
 // that runs along M / N ("NN", "NT"... in the public API) is transposed here into
 // stream-ordered scratch; one that is K-contiguous but has rows off 16 bytes (K = 3001, 127...)
-// is copied into rows of a padded length (src/compute/gemm_api.c, cm__gemm_stage). Both
-// operands go in one launch: a small product's staging costs one launch, not two.
+// is copied into rows of a padded length (src/compute/gemm_api.c, cm__gemm_stage). Two
+// operands go in one launch (a small product's staging costs one launch, not two); one operand
+// runs its own transpose kernel, whose 2-D grid of tiles was faster on large one-sided
+// transposes than the pair kernel's 1-D grid (bench/NOTES-gemm.md), or a pitched copy.
 //
 // 32 x 32 element tiles, a block of 32 x 8 threads per tile. A transposed tile goes through
 // shared memory: read with consecutive threads on consecutive r (coalesced), written with
@@ -23,6 +26,38 @@ namespace {
 constexpr int TILE = 32, ROWS = 8;
 // blocks per launch at most; a block walks its tiles gridDim.x apart
 constexpr long long MAX_BLOCKS = 1LL << 20;
+
+// The transpose of one operand (cm__gemm_pack_batched): blocks (r-tile, k-tile), k-tiles
+// gridDim.y apart. blockIdx.z: matrix z of a batch, src + z * src_stride, dst + z * dst_stride
+template <typename T>
+__global__ void __launch_bounds__(TILE *ROWS) gemm_pack_kernel(const T *__restrict__ src,
+                                                               long long ld, int kdim, int rdim,
+                                                               T *__restrict__ dst,
+                                                               long long ldd, int k_tiles,
+                                                               long long src_stride,
+                                                               long long dst_stride) {
+    constexpr int PAD = TILE + (int)(4 / sizeof(T));
+    __shared__ T tile[TILE][PAD];
+    src += (long long)blockIdx.z * src_stride;
+    dst += (long long)blockIdx.z * dst_stride;
+    const int r0 = (int)blockIdx.x * TILE;
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    for (int kt = (int)blockIdx.y; kt < k_tiles; kt += (int)gridDim.y) {
+        const int k0 = kt * TILE;
+#pragma unroll
+        for (int j = 0; j < TILE; j += ROWS) {
+            const int k = k0 + ty + j, r = r0 + tx;
+            if (k < kdim && r < rdim) tile[ty + j][tx] = src[(long long)k * ld + r];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < TILE; j += ROWS) {
+            const int r = r0 + ty + j, k = k0 + tx;
+            if (k < kdim && r < rdim) dst[(long long)r * ldd + k] = tile[tx][ty + j];
+        }
+        __syncthreads();
+    }
+}
 
 template <typename T>
 struct PackSide {
@@ -130,6 +165,40 @@ extern "C" cudaError_t cm__gemm_pack_pair(int elem_bytes, int kdim, const cm__ge
     if (elem_bytes == 4) return pack_pair<uint32_t>(kdim, a, b, stream);
     if (elem_bytes == 2) return pack_pair<uint16_t>(kdim, a, b, stream);
     return cudaErrorInvalidValue;
+}
+
+extern "C" cudaError_t cm__gemm_pack_batched(int elem_bytes, const void *src, int64_t ld,
+                                             int kdim, int rdim, void *dst, int64_t ldd,
+                                             int batch, int64_t src_stride, int64_t dst_stride,
+                                             cudaStream_t stream) {
+    if (src == NULL || dst == NULL || kdim < 0 || rdim < 0 || ld < rdim || ldd < kdim ||
+        (elem_bytes != 2 && elem_bytes != 4) || src_stride < 0 || dst_stride < 0)
+        return cudaErrorInvalidValue;
+    if (batch < 1) batch = 1;
+    if (kdim == 0 || rdim == 0) return cudaSuccess;
+    const int r_tiles = (rdim + TILE - 1) / TILE, k_tiles = (kdim + TILE - 1) / TILE;
+    const dim3 block(TILE, ROWS);
+    for (int z0 = 0; z0 < batch; z0 += CM__GEMM_MAX_BATCH_PER_LAUNCH) {
+        const int nb = batch - z0 < CM__GEMM_MAX_BATCH_PER_LAUNCH ? batch - z0
+                                                                  : CM__GEMM_MAX_BATCH_PER_LAUNCH;
+        const dim3 grid((unsigned)r_tiles, (unsigned)(k_tiles < 65535 ? k_tiles : 65535),
+                        (unsigned)nb);
+        const char *s0 = static_cast<const char *>(src) + (int64_t)z0 * src_stride * elem_bytes;
+        char *d0 = static_cast<char *>(dst) + (int64_t)z0 * dst_stride * elem_bytes;
+        if (elem_bytes == 4)
+            gemm_pack_kernel<uint32_t><<<grid, block, 0, stream>>>(
+                reinterpret_cast<const uint32_t *>(s0), (long long)ld, kdim, rdim,
+                reinterpret_cast<uint32_t *>(d0), (long long)ldd, k_tiles,
+                (long long)src_stride, (long long)dst_stride);
+        else
+            gemm_pack_kernel<uint16_t><<<grid, block, 0, stream>>>(
+                reinterpret_cast<const uint16_t *>(s0), (long long)ld, kdim, rdim,
+                reinterpret_cast<uint16_t *>(d0), (long long)ldd, k_tiles,
+                (long long)src_stride, (long long)dst_stride);
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
 }
 
 // ---------------------------------------------------------------- the 3xTF32 split (kernels/gemm.h)

@@ -610,6 +610,30 @@ static cm_status_t cm__gemm_dims(size_t m, size_t n, size_t k, const char *func)
 
 /* ====================================================================== cm_gemm */
 
+/* One operand of the pre-pass: `rows` x K stored K-contiguous (kmajor) or rows-contiguous at
+ * src (ld), `count` matrices `stride` apart (count 1 when the batch shares it), into dst
+ * (ldk, dst_stride apart): a transpose, or a pitched copy of a K-contiguous but misaligned one.
+ * The columns K .. ldk of dst are left as they are: every kernel reads K elements of a row. */
+static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld, int kmajor,
+                                         int k, int rows, int count, int64_t stride, void *dst,
+                                         int64_t ldk, int64_t dst_stride, cudaStream_t cs) {
+    if (!kmajor)
+        return cm__gemm_pack_batched((int)e, src, ld, k, rows, dst, ldk, count, stride,
+                                     dst_stride, cs);
+    if (count == 1 || stride == (int64_t)rows * ld) /* the matrices follow each other: one copy */
+        return cm__cuda.memcpy_2d_async(dst, (size_t)(ldk * e), src, (size_t)(ld * e),
+                                        (size_t)((int64_t)k * e), (size_t)rows * (size_t)count,
+                                        cudaMemcpyDeviceToDevice, cs);
+    cudaError_t err = cudaSuccess;
+    for (int z = 0; z < count && err == cudaSuccess; ++z)
+        err = cm__cuda.memcpy_2d_async((unsigned char *)dst + (int64_t)z * dst_stride * e,
+                                       (size_t)(ldk * e),
+                                       (const unsigned char *)src + (int64_t)z * stride * e,
+                                       (size_t)(ld * e), (size_t)((int64_t)k * e), (size_t)rows,
+                                       cudaMemcpyDeviceToDevice, cs);
+    return err;
+}
+
 /* ---------------------------------------------------------------------- realignment
  * TF32 and BF16 run on tensor cores only from operands with 16-byte rows (mma.sync's 16-byte
  * cp.async chunks, the Hopper kernel's tensor copies): the selection sends a problem whose A or
@@ -651,7 +675,7 @@ static cm__gemm_args_t cm__gemm_staged_form(const cm__gemm_args_t *p, int stage_
     return q;
 }
 
-/* The staging into scratch from the pool on cs, both operands in one launch
+/* The staging into scratch from the pool on cs, two operands in one launch
  * (cm__gemm_pack_pair): *q is p on it, *scratch the allocation (the caller frees it on cs after
  * the product, whatever this returned). cudaErrorNotSupported with nothing queued and *scratch
  * NULL when there is no pool, nothing to stage, the scratch would pass max_bytes or cannot be
@@ -677,11 +701,18 @@ static cudaError_t cm__gemm_stage(const cm__gemm_args_t *p, int stage_a, int sta
     }
     unsigned char *const base = *scratch;
     *q = cm__gemm_staged_form(p, stage_a, stage_b, base, base + bytes_a);
+    /* one operand: its own transpose (or pitched copy); both: one launch for the two */
+    if (!stage_b)
+        return cm__gemm_pack_operand(e, p->a, p->lda, p->a_kmajor, p->k, p->m, na, p->stride_a,
+                                     base, ldk, q->stride_a, cs);
+    if (!stage_a)
+        return cm__gemm_pack_operand(e, p->b, p->ldb, p->b_kmajor, p->k, p->n, nb, p->stride_b,
+                                     base + bytes_a, ldk, q->stride_b, cs);
     const cm__gemm_pack_side_t sa = {p->a, p->lda, p->a_kmajor, p->m, na, p->stride_a,
                                      base, ldk, q->stride_a};
     const cm__gemm_pack_side_t sb = {p->b, p->ldb, p->b_kmajor, p->n, nb, p->stride_b,
                                      base + bytes_a, ldk, q->stride_b};
-    return cm__gemm_pack_pair((int)e, p->k, stage_a ? &sa : NULL, stage_b ? &sb : NULL, cs);
+    return cm__gemm_pack_pair((int)e, p->k, &sa, &sb, cs);
 }
 
 /* the realignment stages the operands without 16-byte rows */
