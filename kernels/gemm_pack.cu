@@ -6,8 +6,8 @@
 // stream-ordered scratch; one that is K-contiguous but has rows off 16 bytes (K = 3001, 127...)
 // is copied into rows of a padded length (src/compute/gemm_api.c, cm__gemm_stage). Two
 // operands go in one launch (a small product's staging costs one launch, not two); one operand
-// runs its own transpose kernel, whose 2-D grid of tiles was faster on large one-sided
-// transposes than the pair kernel's 1-D grid (bench/NOTES-gemm.md), or a pitched copy.
+// runs its own transpose kernel, which was faster on large one-sided transposes than the pair
+// kernel on the H200 (bench/NOTES-gemm.md), or a pitched copy.
 //
 // 32 x 32 element tiles, a block of 32 x 8 threads per tile. A transposed tile goes through
 // shared memory: read with consecutive threads on consecutive r (coalesced), written with
