@@ -10,8 +10,14 @@ times is averaged), prints the change NEW / OLD of the ratio (ours / peer, highe
 with both commits' ratios, the N largest losses and gains (--show, default 15); then, over the
 sweep cases both measured (sweep_...), how many stay under 0.9x in each (by the worse and the
 better of a commit's runs) and the geometric mean of their ratios. --match keeps the cases
-whose name contains TEXT. A single short case moves +-10 % between runs (bench/NOTES-gemm.md):
-read changes below that as noise unless both of two runs agree.
+whose name contains TEXT (several: comma-separated, any of them). A single short case moves
++-10 % between runs (bench/NOTES-gemm.md): read changes below that as noise unless both of two
+runs agree.
+
+--drift TEXT (comma-separated, any) names cases whose kernels the change did not touch (e.g.
+"_1x,x1x,x1_" for the matrix-vector cases): the geometric mean of their NEW / OLD is the two
+runs' machine drift (H200s differ by a few percent, small cases by up to 10 %), printed first;
+each listed change is then also shown divided by it.
 """
 import argparse
 import collections
@@ -54,6 +60,7 @@ def main():
     ap.add_argument("--results", default=os.path.join(ROOT, "bench", "results", "h200.jsonl"))
     ap.add_argument("--match", default="")
     ap.add_argument("--show", type=int, default=15)
+    ap.add_argument("--drift", default="")
     a = ap.parse_args()
     try:
         old_c, old = load(a.old, a.results)
@@ -64,19 +71,37 @@ def main():
     if not old or not new:
         print(f"no gemm rows for {old_c if not old else new_c}", file=sys.stderr)
         return 1
+    def matches(case, spec):
+        return any(t in case for t in spec.split(",") if t)
+
+    def change(case):
+        return (sum(new[case]) / len(new[case])) / (sum(old[case]) / len(old[case]))
+
+    drift = None
+    if a.drift:
+        ref = [c for c in set(old) & set(new) if matches(c, a.drift)]
+        if not ref:
+            print(f"results_compare: no case both commits measured matches {a.drift!r}",
+                  file=sys.stderr)
+            return 1
+        drift = math.exp(sum(math.log(change(c)) for c in ref) / len(ref))
+        print(f"machine drift NEW / OLD over {len(ref)} cases matching {a.drift!r}: {drift:.3f}")
     changes = []
     for case in sorted(set(old) & set(new)):
-        if a.match and a.match not in case:
+        if a.match and not matches(case, a.match):
             continue
-        mo, mn = sum(old[case]) / len(old[case]), sum(new[case]) / len(new[case])
-        changes.append((mn / mo, case, old[case], new[case]))
+        changes.append((change(case), case, old[case], new[case]))
     changes.sort()
     fmt = lambda v: " ".join(f"{x:.3f}" for x in v)
     picked = changes
     if len(changes) > 2 * a.show:
         picked = changes[:a.show] + [None] + changes[-a.show:]
     for c in picked:
-        print("..." if c is None else f"{c[0]:6.3f}  {c[1]:38s} {fmt(c[2])} -> {fmt(c[3])}")
+        if c is None:
+            print("...")
+            continue
+        rel = f"  (/ drift: {c[0] / drift:.3f})" if drift else ""
+        print(f"{c[0]:6.3f}  {c[1]:38s} {fmt(c[2])} -> {fmt(c[3])}{rel}")
     both = set(old) & set(new)
     print(f"{old_c}: {summary(old, both)}")
     print(f"{new_c}: {summary(new, both)}")
