@@ -1,7 +1,7 @@
 // Operand staging for the GEMM (kernels/gemm.h, cm__gemm_pack_pair and cm__gemm_pack_batched):
-// the Hopper path's
-// wgmma kernel (kernels/gemm_sm90.cu) reads both operands contiguous along K with 16-byte rows
-// through bulk tensor copies, and mma.sync's cp.async chunks need 16-byte rows too. An operand
+// the Hopper path's wgmma kernel (kernels/gemm_sm90.cu) reads both operands contiguous along K
+// with 16-byte rows through bulk tensor copies, and mma.sync's cp.async chunks need 16-byte
+// rows too. An operand
 // that runs along M / N ("NN", "NT"... in the public API) is transposed here into
 // stream-ordered scratch; one that is K-contiguous but has rows off 16 bytes (K = 3001, 127...)
 // is copied into rows of a padded length (src/compute/gemm_api.c, cm__gemm_stage). Two
@@ -27,6 +27,27 @@ constexpr int TILE = 32, ROWS = 8;
 // blocks per launch at most; a block walks its tiles gridDim.x apart
 constexpr long long MAX_BLOCKS = 1LL << 20;
 
+// One 32 x 32 tile (rows r0.., k values k0..) of an r-contiguous source, src[k*ld + r], into
+// dst[r*ldd + k] through the shared tile; every thread of the block calls it (its barriers).
+template <typename T, int PAD>
+__device__ __forceinline__ void transpose_tile(const T *src, long long ld, T *dst, long long ldd,
+                                               int r0, int k0, int kdim, int rdim,
+                                               T (&tile)[TILE][PAD]) {
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+#pragma unroll
+    for (int j = 0; j < TILE; j += ROWS) {
+        const int k = k0 + ty + j, r = r0 + tx;
+        if (k < kdim && r < rdim) tile[ty + j][tx] = src[(long long)k * ld + r];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < TILE; j += ROWS) {
+        const int r = r0 + ty + j, k = k0 + tx;
+        if (k < kdim && r < rdim) dst[(long long)r * ldd + k] = tile[tx][ty + j];
+    }
+    __syncthreads();
+}
+
 // The transpose of one operand (cm__gemm_pack_batched): blocks (r-tile, k-tile), k-tiles
 // gridDim.y apart. blockIdx.z: matrix z of a batch, src + z * src_stride, dst + z * dst_stride
 template <typename T>
@@ -41,22 +62,8 @@ __global__ void __launch_bounds__(TILE *ROWS) gemm_pack_kernel(const T *__restri
     src += (long long)blockIdx.z * src_stride;
     dst += (long long)blockIdx.z * dst_stride;
     const int r0 = (int)blockIdx.x * TILE;
-    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
-    for (int kt = (int)blockIdx.y; kt < k_tiles; kt += (int)gridDim.y) {
-        const int k0 = kt * TILE;
-#pragma unroll
-        for (int j = 0; j < TILE; j += ROWS) {
-            const int k = k0 + ty + j, r = r0 + tx;
-            if (k < kdim && r < rdim) tile[ty + j][tx] = src[(long long)k * ld + r];
-        }
-        __syncthreads();
-#pragma unroll
-        for (int j = 0; j < TILE; j += ROWS) {
-            const int r = r0 + ty + j, k = k0 + tx;
-            if (k < kdim && r < rdim) dst[(long long)r * ldd + k] = tile[tx][ty + j];
-        }
-        __syncthreads();
-    }
+    for (int kt = (int)blockIdx.y; kt < k_tiles; kt += (int)gridDim.y)
+        transpose_tile(src, ld, dst, ldd, r0, kt * TILE, kdim, rdim, tile);
 }
 
 template <typename T>
@@ -96,18 +103,7 @@ __global__ void __launch_bounds__(TILE *ROWS) gemm_pack_pair_kernel(PackSide<T> 
             }
             continue;
         }
-#pragma unroll
-        for (int j = 0; j < TILE; j += ROWS) {
-            const int k = k0 + ty + j, r = r0 + tx;
-            if (k < kdim && r < s.rows) tile[ty + j][tx] = src[(long long)k * s.ld + r];
-        }
-        __syncthreads();
-#pragma unroll
-        for (int j = 0; j < TILE; j += ROWS) {
-            const int r = r0 + ty + j, k = k0 + tx;
-            if (k < kdim && r < s.rows) dst[(long long)r * s.ldd + k] = tile[tx][ty + j];
-        }
-        __syncthreads();
+        transpose_tile(src, s.ld, dst, s.ldd, r0, k0, kdim, s.rows, tile);
     }
 }
 
@@ -159,7 +155,8 @@ cudaError_t pack_pair(int kdim, const cm__gemm_pack_side_t *a, const cm__gemm_pa
 
 }  // namespace
 
-extern "C" cudaError_t cm__gemm_pack_pair(int elem_bytes, int kdim, const cm__gemm_pack_side_t *a,
+extern "C" cudaError_t cm__gemm_pack_pair(int elem_bytes, int kdim,
+                                          const cm__gemm_pack_side_t *a,
                                           const cm__gemm_pack_side_t *b, cudaStream_t stream) {
     if (kdim < 0) return cudaErrorInvalidValue;
     if (elem_bytes == 4) return pack_pair<uint32_t>(kdim, a, b, stream);
