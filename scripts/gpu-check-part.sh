@@ -4,20 +4,22 @@
 # part b right after part a, so that it finds the warm machine and part a's build-gpu/ (a
 # machine idle for ~30 s is given back; a fresh one rebuilds, which part b does by itself):
 #
-#   scripts/gpu-check-part.sh a <commit>   build, tests, sanitizer, racecheck, doctor
-#                                          (~585 s of the call's 600 s)
-#   scripts/gpu-check-part.sh b <commit>   build (cached), test_gpu_core, examples, bench, soak
-#                                          (~140 s)
+#   scripts/gpu-check-part.sh a <commit>   build, tests, sanitizer (memcheck), doctor
+#                                          (~520 s of the call's 600 s on a fresh machine)
+#   scripts/gpu-check-part.sh b <commit>   build (cached), test_gpu_core, racecheck, examples,
+#                                          bench, soak (~200 s)
 #
 # <commit> is the commit measured (git rev-parse --short HEAD here, written literally into the
 # device command: the machine's copy has no usable history). Carry .deps (CMocka).
-# Into $OUT, at most 7 files, since the device tool brings back 8: check-<part>.txt (the
-# script's output and its summary table), the stage logs that have content, and h200.jsonl
+# Into $OUT, at most 8 files, all the device tool brings back: check-<part>.txt (the script's
+# output and its summary table), the stage logs that have content, and h200.jsonl
 # (part b's: the streams_overlap example's, the benchmarks' and the soak's rows) to append to
-# bench/results/h200.jsonl. Each part's summary lists the other part's stages as SKIP; the check
-# passes when every stage that is not SKIP passed in both parts. Exit status: 0 when this
-# part's stages all passed, 1 otherwise (a stage failed, the part ran out of time, or gpu-check
-# ended without its summary), 2 on a usage error.
+# bench/results/h200.jsonl. Part b fills all 8, so the device command that runs it must write
+# nothing else into $OUT (a ninth file is not brought back, h200.jsonl first). Each part's
+# summary lists the other part's stages as SKIP; the check passes when every stage that is not
+# SKIP passed in both parts. Exit status: 0 when this part's stages all passed, 1 otherwise (a
+# stage failed, the part ran out of time, or gpu-check ended without its summary), 2 on a usage
+# error.
 set -uo pipefail
 
 usage() {
@@ -31,14 +33,14 @@ real_out="${OUT:-}"
 [ -n "$real_out" ] || { echo "$0: OUT is not set (the device tool sets it)" >&2; exit 2; }
 case "$part" in
 a)
-    only="sanitizer racecheck doctor"
+    only="sanitizer doctor"
     tests=""
     logs="build tests sanitizer doctor"
     ;;
 b)
-    only="examples bench soak"
+    only="racecheck examples bench soak"
     tests='^test_gpu_core$'
-    logs="build tests examples bench soak"
+    logs="build tests sanitizer examples bench soak"
     ;;
 *) usage ;;
 esac
