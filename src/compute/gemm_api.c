@@ -255,6 +255,24 @@ static int cm__gemm_sm90_long_k(int precision, int arch, int fam, int have_sm90,
            p->k >= (int64_t)CM__GEMM_SM90_LONG_K * parts;
 }
 
+/* FP32 on Hopper, the tiny class's 32 x 64 FFMA tiles (4 blocks a multiprocessor): the 64 x 64
+ * ones instead (2 a multiprocessor, twice the work per operand load) where split-K
+ * (cm__gemm_splitk_parts) gives those at least 3/4 of their resident slots. H200 against
+ * cuBLAS, two sweeps: 64 x 4096 x 4096 0.72-0.78x -> 0.84-0.87x (either orientation),
+ * 127 x 1000 x 3001 TN 0.73x -> 0.87-0.89x, 1000 x 127 x 3001 0.74-0.80x -> 0.86-0.96x; where
+ * the 64 x 64 tiles are not split (K under 1024 with more than a quarter of the SMs' tiles:
+ * 4096 x 64 x 1000 0.93-0.99x -> 0.54-0.58x, 3001 x 127 x 1000, 512^3) or too few (127^3) they
+ * lost, and those keep 32 x 64 (bench/NOTES-gemm.md). One product only (split-K never splits a
+ * batch). */
+static int cm__gemm_ffma_64_fills(const cm__gemm_args_t *p, int sm_count) {
+    if (p->batch > 1 || sm_count < 1 || p->k < 1 || !cm__gemm_ffma_built(CM__FFMA_64x64x16))
+        return 0;
+    const cm__gemm_choice_t f64 = {CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
+    const int64_t tiles = ((int64_t)p->m + 63) / 64 * (((int64_t)p->n + 63) / 64);
+    const int parts = cm__gemm_splitk_parts(p, f64, CM_GEMM_FP32, sm_count, 0);
+    return 4 * tiles * parts >= 3 * 2 * (int64_t)sm_count;
+}
+
 cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,
                                   const cm__gemm_args_t *p, int have_sm90, const char *override) {
     const int arch = cm__gemm_arch_class(major, minor);
@@ -291,21 +309,43 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
      * quickly (a long K over few rows is the tiles' split-K's) */
     const int skinny_fills = skinny_rows >= (int64_t)CM__GEMM_SKINNY_ROWS_PER_SM * sm_count ||
                              p->k <= CM__GEMM_SKINNY_SHORT_K;
-    /* bf16 with both operands K-contiguous and 16-byte rows: the tensor-core tiles are faster
-     * (1.09x against its 0.81x cuBLAS at 7 x 4096 x 4096) */
-    const int skinny_tc_better = major >= 8 && p->in_type == CM__GEMM_BF16 && p->a_kmajor &&
-                                 p->b_kmajor && cm__gemm_mma_aligned(p);
+    /* bf16 or TF32 with both operands K-contiguous and 16-byte rows: the tensor-core tiles are
+     * faster (H200, against cuBLAS: bf16 7 x 4096 x 4096 TN 1.09x against skinny's 0.81x; TF32
+     * 7 x 4096 x 4096 TN mma:64x64 0.90x against 0.78x, 4096 x 7 x 4096 TN 0.84x against
+     * 0.65x; bench/NOTES-gemm.md) */
+    const int tc_family = p->in_type == CM__GEMM_BF16 || precision == CM_GEMM_TF32;
+    const int skinny_tc_better =
+        major >= 8 && tc_family && p->a_kmajor && p->b_kmajor && cm__gemm_mma_aligned(p);
+    /* bf16 on Hopper with the long side on A (m > n), A K-contiguous with 16-byte rows (the
+     * wgmma kernel reads it as it is) and B MN-major: that kernel, B (a few columns) staged or
+     * read as it is ("sm90+bt"). H200 against cuBLAS at 7 x 4096 x 4096 column-major NN (A here
+     * is the caller's B): skinny 0.59-0.64x, the wgmma kernel 1.37-1.39x; with A staged too
+     * (rows of 3001) it lost (0.46x against skinny's 0.67x), so A must be read as it is. The
+     * other orientation (the long side on B) was not measured and keeps skinny. */
+    const int skinny_sm90_better =
+        arch == CM__GEMM_ARCH_SM90 && have_sm90 && p->in_type == CM__GEMM_BF16 &&
+        precision != CM_GEMM_FP32_3XTF32 && p->batch <= 1 && p->m > p->n &&
+        p->k >= CM__GEMM_SM90_LONG_K && p->a_kmajor && !p->b_kmajor &&
+        cm__operand_aligned16(p, p->a, p->lda, p->stride_a);
     const int skinny_shape = CM__GEMM_SKINNY_DISPATCH && skinny_fits && small >= 2 &&
                              skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && skinny_fills &&
-                             along_k && p->k >= CM__GEMM_SKINNY_MIN_K && !skinny_tc_better;
+                             along_k && p->k >= CM__GEMM_SKINNY_MIN_K && !skinny_tc_better &&
+                             !skinny_sm90_better;
     /* forced, it takes any shape it can run (a vector side, few rows) */
     if (is_forced ? c.kernel == CM__GEMM_KERNEL_SKINNY && skinny_fits
                   : skinny_shape || vector_short_k)
         return (cm__gemm_choice_t){CM__GEMM_KERNEL_SKINNY, 0};
+    if (!is_forced && skinny_sm90_better && skinny_fits && small >= 2 &&
+        skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && along_k)
+        c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_PACK};
     if (c.kernel == CM__GEMM_KERNEL_GEMV || c.kernel == CM__GEMM_KERNEL_SKINNY)
         c = cm__gemm_table_entry(arch, fam, cm__gemm_select_shape(p, sm_count));
     if (!is_forced && cm__gemm_sm90_long_k(precision, arch, fam, have_sm90, sm_count, p))
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0};
+    if (!is_forced && arch == CM__GEMM_ARCH_SM90 && precision == CM_GEMM_FP32 &&
+        c.kernel == CM__GEMM_KERNEL_FFMA && c.config == CM__FFMA_32x64x16 &&
+        cm__gemm_ffma_64_fills(p, sm_count))
+        c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
     /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
     if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};

@@ -541,7 +541,29 @@ static void test_dispatch(void **state) {
         assert_string_equal(NAME(CM_GEMM_TF32, 9, lk, 0, NULL), "mma:64x64"); /* not carried */
         assert_string_equal(NAME(CM_GEMM_TF32, 8, lk, 0, NULL), "mma:64x64");
         assert_string_equal(NAME(CM_GEMM_TF32, 9, lk, 1, "mma:64x64"), "mma:64x64");
-        assert_string_equal(NAME(CM_GEMM_FP32, 9, lk, 1, NULL), "ffma:32x64x16");
+        /* FP32: the 64 x 64 FFMA tiles, whose split fills their slots (cm__gemm_ffma_64_fills) */
+        assert_string_equal(NAME(CM_GEMM_FP32, 9, lk, 1, NULL), "ffma:64x64x16");
+        assert_string_equal(NAME(CM_GEMM_FP32, 8, lk, 1, NULL), "ffma:32x64x16"); /* Hopper only */
+        assert_string_equal(NAME(CM_GEMM_FP32, 9, lk, 1, "ffma:32x64x16"), "ffma:32x64x16");
+        {
+            /* 4 parts of 64 tiles fill 256 of 264 slots; K = 1000 (no split of 64 tiles): 64
+             * blocks; 127 x 1000 x 3001: 32 tiles in 8 parts; 127^3: 4 tiles; a batch: never */
+            cm__gemm_args_t f = lk;
+            f.k = f.lda = f.ldb = 1000;
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:32x64x16");
+            f = args(127, 1000, 3001, 1, 1, CM__GEMM_F32, 3001);
+            f.ldb = 3001;
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:64x64x16");
+            f.m = f.n = f.k = 127;
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:32x64x16");
+            f = lk;
+            f.batch = 2;
+            f.stride_a = f.stride_b = 4096 * 4096;
+            f.stride_c = 64 * 4096;
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:32x64x16");
+            /* 3xTF32 keeps the table's tile */
+            assert_string_equal(NAME(CM_GEMM_FP32_3XTF32, 9, lk, 1, NULL), "ffma:32x64x16");
+        }
         cm__gemm_args_t lkb = lk;
         lkb.in_type = CM__GEMM_BF16;
         assert_string_equal(NAME(CM_GEMM_BF16, 9, lkb, 1, NULL), "sm90");
@@ -748,7 +770,9 @@ static void test_dispatch(void **state) {
     EXPECT_SKINNY(NAME(CM_GEMM_BF16, 9, sk_longk, 1, NULL));
     for (int prec = 0; prec <= CM_GEMM_FP32_3XTF32; ++prec)
         for (int maj = 7; maj <= 9; ++maj) {
-            EXPECT_SKINNY(NAME(prec, maj, sk_m, 1, NULL));
+            /* TF32 on both operands K-contiguous with 16-byte rows: the tensor-core tiles on
+             * sm_80+ (below) */
+            if (!(prec == CM_GEMM_TF32 && maj >= 8)) EXPECT_SKINNY(NAME(prec, maj, sk_m, 1, NULL));
             EXPECT_SKINNY(NAME(prec, maj, sk_n, 0, NULL));
             EXPECT_SKINNY(NAME(prec, maj, sk_2, 1, NULL));
         }
@@ -771,6 +795,37 @@ static void test_dispatch(void **state) {
     EXPECT_SKINNY(NAME(CM_GEMM_BF16, 7, tc_ready, 0, NULL));
     tc_ready.a_kmajor = 0; /* the small side across K: the tiles would need a pre-pass */
     EXPECT_SKINNY(NAME(CM_GEMM_BF16, 9, tc_ready, 1, NULL));
+    /* TF32 likewise on sm_80+ (mma:64x64, the tiny class's tile); FP32 and 3xTF32 keep skinny */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_m, 1, NULL), "mma:64x64");
+    assert_string_equal(NAME(CM_GEMM_TF32, 8, sk_m, 0, NULL), "mma:64x64");
+    EXPECT_SKINNY(NAME(CM_GEMM_TF32, 7, sk_m, 0, NULL));
+    EXPECT_SKINNY(NAME(CM_GEMM_FP32, 9, sk_m, 1, NULL));
+    EXPECT_SKINNY(NAME(CM_GEMM_FP32_3XTF32, 9, sk_m, 1, NULL));
+    /* bf16 on Hopper, the long side on A (K-contiguous, 16-byte rows), B MN-major: the wgmma
+     * kernel, B staged (rows of 7: "sm90+pack") or read as it is (rows of 8: "sm90+bt") */
+    {
+        cm__gemm_args_t sb = args(4096, 7, 4096, 1, 0, CM__GEMM_BF16, 4096);
+        sb.ldb = 7;
+        assert_string_equal(NAME(CM_GEMM_BF16, 9, sb, 1, NULL), "sm90+pack");
+        assert_string_equal(NAME(CM_GEMM_BF16_OUT_BF16, 9, sb, 1, NULL), "sm90+pack");
+        sb.ldb = 8;
+        assert_string_equal(NAME(CM_GEMM_BF16, 9, sb, 1, NULL), "sm90+bt");
+        EXPECT_SKINNY(NAME(CM_GEMM_BF16, 9, sb, 0, NULL)); /* the wgmma kernel not built */
+        EXPECT_SKINNY(NAME(CM_GEMM_BF16, 8, sb, 0, NULL)); /* not Hopper */
+        EXPECT_SKINNY(NAME(CM_GEMM_BF16, 9, sb, 1, "skinny"));
+        cm__gemm_args_t t = sb; /* K under CM__GEMM_SM90_LONG_K */
+        t.k = t.lda = 1000;
+        EXPECT_SKINNY(NAME(CM_GEMM_BF16, 9, t, 1, NULL));
+        t = sb; /* A's rows not whole 16 bytes: it would be staged too */
+        t.lda = 4093;
+        EXPECT_SKINNY(NAME(CM_GEMM_BF16, 9, t, 1, NULL));
+        t = sb; /* float operands: skinny */
+        t.in_type = CM__GEMM_F32;
+        EXPECT_SKINNY(NAME(CM_GEMM_FP32, 9, t, 1, NULL));
+        /* the long side on B (m < n), A MN-major: not measured, skinny */
+        cm__gemm_args_t lb = args(7, 4096, 4096, 0, 1, CM__GEMM_BF16, 8);
+        EXPECT_SKINNY(NAME(CM_GEMM_BF16, 9, lb, 1, NULL));
+    }
     assert_string_not_equal(NAME(CM_GEMM_FP32, 9, wide17, 1, NULL), "skinny");
     assert_string_not_equal(NAME(CM_GEMM_FP32, 9, few, 1, NULL), "skinny");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, sk_k0, 1, NULL), "ffma:32x64x16");
