@@ -262,10 +262,12 @@ static int cm__gemm_sm90_long_k(int precision, int arch, int fam, int have_sm90,
  * 127 x 1000 x 3001 TN 0.73x -> 0.87-0.89x, 1000 x 127 x 3001 0.74-0.80x -> 0.86-0.96x; where
  * the 64 x 64 tiles are not split (K under 1024 with more than a quarter of the SMs' tiles:
  * 4096 x 64 x 1000 0.93-0.99x -> 0.54-0.58x, 3001 x 127 x 1000, 512^3) or too few (127^3) they
- * lost, and those keep 32 x 64 (bench/NOTES-gemm.md). One product only (split-K never splits a
- * batch). */
+ * lost, and those keep 32 x 64; so did a side under 64 (4096 x 7 x 4096 NN 1.58x -> 0.93x: a
+ * 64-row tile over 7 rows), which keeps it too (bench/NOTES-gemm.md). One product only (split-K
+ * never splits a batch). */
 static int cm__gemm_ffma_64_fills(const cm__gemm_args_t *p, int sm_count) {
-    if (p->batch > 1 || sm_count < 1 || p->k < 1 || !cm__gemm_ffma_built(CM__FFMA_64x64x16))
+    if (p->batch > 1 || sm_count < 1 || p->k < 1 || p->m < 64 || p->n < 64 ||
+        !cm__gemm_ffma_built(CM__FFMA_64x64x16))
         return 0;
     const cm__gemm_choice_t f64 = {CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
     const int64_t tiles = ((int64_t)p->m + 63) / 64 * (((int64_t)p->n + 63) / 64);
@@ -309,11 +311,13 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
      * quickly (a long K over few rows is the tiles' split-K's) */
     const int skinny_fills = skinny_rows >= (int64_t)CM__GEMM_SKINNY_ROWS_PER_SM * sm_count ||
                              p->k <= CM__GEMM_SKINNY_SHORT_K;
-    /* bf16 or TF32 with both operands K-contiguous and 16-byte rows: the tensor-core tiles are
-     * faster (H200, against cuBLAS: bf16 7 x 4096 x 4096 TN 1.09x against skinny's 0.81x; TF32
-     * 7 x 4096 x 4096 TN mma:64x64 0.90x against 0.78x, 4096 x 7 x 4096 TN 0.84x against
-     * 0.65x; bench/NOTES-gemm.md) */
-    const int tc_family = p->in_type == CM__GEMM_BF16 || precision == CM_GEMM_TF32;
+    /* bf16 with both operands K-contiguous and 16-byte rows: the tensor-core tiles are faster
+     * (1.09x against skinny's 0.81x cuBLAS at 7 x 4096 x 4096); TF32 likewise from K =
+     * CM__SPLITK_LONG_K, where split-K fills the GPU with the tiles' blocks (H200: 7 x 4096 x
+     * 4096 TN mma:64x64 0.89-0.90x against 0.78-0.81x, 4096 x 7 x 4096 TN 0.84x against 0.65x;
+     * bench/NOTES-gemm.md; shorter K not measured) */
+    const int tc_family = p->in_type == CM__GEMM_BF16 ||
+                          (precision == CM_GEMM_TF32 && p->k >= CM__SPLITK_LONG_K);
     const int skinny_tc_better =
         major >= 8 && tc_family && p->a_kmajor && p->b_kmajor && cm__gemm_mma_aligned(p);
     /* bf16 on Hopper with the long side on A (m > n), A K-contiguous with 16-byte rows (the
@@ -1008,7 +1012,6 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * gemv across K 0.67-0.82x -> 1.03-1.17x in 8. Below K = 1024 the split lost where the first
  * rule did not already take it (512^3 BF16 on mma 1.07x -> 0.77x in 2, 4096 x 64 x 1000). */
 #define CM__SPLITK_MIN_K 256
-#define CM__SPLITK_LONG_K 1024
 /* The small FFMA tiles (32 x 64, 4 blocks a multiprocessor) with float inputs (FP32
  * arithmetic, ~1/8 of the tensor cores' rate, so a part of K is worth more time against the
  * reduction): the slot rule from K = 768, parts of at least 192 of K. H200, sweep at 71fab4e

@@ -204,6 +204,9 @@ void cm__gemm_realign_set_for_tests(int on);
 #define CM__SPLITK_MAX 32
 /** A forced split (CUDAMODEL_GEMM_SPLITK) gives every part at least this much of K. */
 #define CM__SPLITK_FORCED_MIN_K 64
+/** The tiles whose C fills more than a quarter of the multiprocessors split from this K
+ *  (cm__gemm_splitk_parts' rules in gemm_api.c); TF32 leaves skinny for the tiles from here. */
+#define CM__SPLITK_LONG_K 1024
 
 /**
  * How many parts split-K cuts p (batch 1, after the selection chose `ch`) into; 1 for no split.

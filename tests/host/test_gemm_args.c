@@ -556,6 +556,9 @@ static void test_dispatch(void **state) {
             assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:64x64x16");
             f.m = f.n = f.k = 127;
             assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:32x64x16");
+            f = lk; /* a side under 64 (63 rows; its 64 x 64 tiles would run part empty) */
+            f.m = 63;
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:32x64x16");
             f = lk;
             f.batch = 2;
             f.stride_a = f.stride_b = 4096 * 4096;
@@ -798,6 +801,11 @@ static void test_dispatch(void **state) {
     /* TF32 likewise on sm_80+ (mma:64x64, the tiny class's tile); FP32 and 3xTF32 keep skinny */
     assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_m, 1, NULL), "mma:64x64");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, sk_m, 0, NULL), "mma:64x64");
+    {
+        cm__gemm_args_t t = sk_m; /* TF32 under K = CM__SPLITK_LONG_K: skinny */
+        t.k = t.lda = t.ldb = CM__SPLITK_LONG_K - 16;
+        EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, t, 1, NULL));
+    }
     EXPECT_SKINNY(NAME(CM_GEMM_TF32, 7, sk_m, 0, NULL));
     EXPECT_SKINNY(NAME(CM_GEMM_FP32, 9, sk_m, 1, NULL));
     EXPECT_SKINNY(NAME(CM_GEMM_FP32_3XTF32, 9, sk_m, 1, NULL));
