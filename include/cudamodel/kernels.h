@@ -494,12 +494,17 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * multiprocessor unless K <= 2048), K >= 256 and the large side's matrix contiguous along K
  * runs another (kernels/gemm_skinny.cu, "skinny": one pass over the large operand keeping one
  * sum per row and column of the small side, with the same arithmetic as "gemv"), except bf16
- * on sm_80+ with both operands contiguous along K in 16-byte rows (the tensor-core tiles are
- * faster there); the other skinny layouts take the tiles below. Other shapes are chosen
+ * on sm_80+ with both operands contiguous along K in 16-byte rows, and TF32 so from K = 1024
+ * (the tensor-core tiles are faster there), and bf16 on Hopper where the long side's operand
+ * is contiguous along K in 16-byte rows and the short side's contiguous along M / N, K >= 1024
+ * (the wgmma kernel, the short side staged or read as it is, is faster there: column-major NN
+ * with M of 2 to 16); the other skinny layouts take the tiles below. Other shapes are chosen
  * by the device's compute capability and the shape class (small: fewer 128 x 128 tiles of C
  * than multiprocessors; skinny: min(M, N) <= 256 or K <= 256; large: the rest), from a table
  * in src/compute/gemm_api.c that `bench_gemm --tune` produced: FP32 runs the FFMA kernel
- * (kernels/gemm_ffma.cu) everywhere; TF32 and BF16 run an mma.sync tensor-core kernel
+ * (kernels/gemm_ffma.cu) everywhere (on Hopper a tiny-class product with both sides of C at
+ * least 64 whose split along K fills 3/4 of the 64 x 64 tiles' slots takes those instead of
+ * 32 x 64); TF32 and BF16 run an mma.sync tensor-core kernel
  * (kernels/gemm_mma.cu) on sm_80 and later, and the Hopper wgmma kernel on sm_90 where the
  * library carries it and the problem is "TN" (op(A) contiguous along K, op(B) contiguous
  * along K, 16-byte aligned rows). A TF32 / BF16 problem that is not (NN, NT, TT, or
