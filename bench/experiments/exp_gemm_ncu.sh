@@ -20,17 +20,26 @@ cases=("$@")
 # Two passes a case, each with its own --launch-count: our kernels (gemm_*, skinny_*, gemv_*,
 # the names in kernels/), then cuBLAS's (sm90_xmma..., cutlass..., splitKreduce...); one pass
 # over every kernel spent its count on cuBLAS's warm-up calls and never reached ours.
+# CM_NCU_SECTIONS="WarpStateStats MemoryWorkloadAnalysis" replaces the default sections (its
+# metrics print whole: the filter below keeps only the default sections' lines otherwise).
+sections=(--section SpeedOfLight --section LaunchStats --section Occupancy)
+keep='Duration|DRAM Throughput|Compute \(SM\) Throughput|Grid Size|Block Size'
+keep2='Achieved Occupancy|Registers|Dynamic Shared|^ *sweep_'
+if [ -n "${CM_NCU_SECTIONS:-}" ]; then
+    sections=()
+    for x in $CM_NCU_SECTIONS; do sections+=(--section "$x"); done
+    keep='.' keep2='.'
+fi
 for c in "${cases[@]}"; do
     for who in ours cublas; do
         if [ "$who" = ours ]; then filter='regex:^(gemm_|skinny_|gemv_)'
         else filter='regex:^(sm[0-9]|cutlass|splitK|gemmSN|gemmk|Kernel|xmma|ampere)'; fi
         echo "=== $c ($who)"
         env -u CM_BENCH_RESULTS CM_BENCH_SWEEP_ONLY="$c" timeout 120 ncu --clock-control none \
-            --kernel-name "$filter" --launch-count 12 --section SpeedOfLight \
-            --section LaunchStats --section Occupancy --csv --page details "$b" --sweep 2>&1 |
+            --kernel-name "$filter" --launch-count 12 "${sections[@]}" --csv --page details \
+            "$b" --sweep 2>&1 |
             grep -E '^"|^ *sweep_' |
-            grep -E -e 'Duration|DRAM Throughput|Compute \(SM\) Throughput|Grid Size|Block Size' \
-                -e 'Achieved Occupancy|Registers|Dynamic Shared|^ *sweep_' |
+            grep -E -e "$keep" -e "$keep2" |
             awk -F'","' '{ if (NF > 10) print $5 " | " $(NF-2) " | " $NF; else print }' |
             sort | uniq -c
     done
