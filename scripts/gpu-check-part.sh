@@ -11,11 +11,11 @@
 #
 # <commit> is the commit measured (git rev-parse --short HEAD here, written literally into the
 # device command: the machine's copy has no usable history). Carry .deps (CMocka).
-# Into $OUT, at most 8 files, all the device tool brings back: check-<part>.txt (the script's
-# output and its summary table), the stage logs that have content, and h200.jsonl
-# (part b's: the streams_overlap example's, the benchmarks' and the soak's rows) to append to
-# bench/results/h200.jsonl. Part b fills all 8, so the device command that runs it must write
-# nothing else into $OUT (a ninth file is not brought back, h200.jsonl first). Each part's
+# Into $OUT, 3 files (the device tool brings back 8, so a command may add 5 of its own):
+# check-<part>.txt (the script's output and its summary table), logs-<part>.txt (the stage logs
+# that have content, each after a line "===== gpu-check-<stage>.log") and h200.jsonl (part b's:
+# the streams_overlap example's, the benchmarks' and the soak's rows) to append to
+# bench/results/h200.jsonl. A ninth file in $OUT is not brought back. Each part's
 # summary lists the other part's stages as SKIP; the check passes when every stage that is not
 # SKIP passed in both parts. Exit status: 0 when this part's stages all passed, 1 otherwise (a
 # stage failed, the part ran out of time, or gpu-check ended without its summary), 2 on a usage
@@ -55,9 +55,14 @@ limit="${CM_PART_LIMIT_S:-570}"
 timeout -k 10 "$limit" env OUT="$work" CM_BENCH_COMMIT="$commit" CM_GPU_CHECK_ONLY="$only" \
     ${tests:+CM_GPU_CHECK_TESTS="$tests"} bash scripts/gpu-check.sh >"$summary" 2>&1
 rc=$?
+# the stage logs with content, one after another in logs-<part>.txt (each after a line
+# "===== gpu-check-<stage>.log"): one returned file, not one per stage
 for l in $logs; do
-    [ -s "$work/gpu-check-$l.log" ] && cp "$work/gpu-check-$l.log" "$real_out/"
-done
+    [ -s "$work/gpu-check-$l.log" ] || continue
+    echo "===== gpu-check-$l.log"
+    cat "$work/gpu-check-$l.log"
+done >"$real_out/logs-$part.txt"
+[ -s "$real_out/logs-$part.txt" ] || rm -f "$real_out/logs-$part.txt"
 [ -s "$work/h200.jsonl" ] && cp "$work/h200.jsonl" "$real_out/"
 rm -rf "$work"
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
