@@ -536,6 +536,27 @@ static void test_skinny(void **state) {
         g.ob = CM_GEMM_OP_N;
         assert_string_not_equal(chosen(&g), "skinny");
     }
+    /* skinny shapes the dispatch gives other kernels on Hopper (cm__gemm_select): bf16
+     * column-major NN with M of 2 .. 16 and K >= 1024, B contiguous along K in 16-byte rows:
+     * the wgmma kernel, A read as it is where its rows are 16 bytes (M = 8: "sm90+bt") and
+     * staged where not (M = 7: "sm90+pack"); TF32 "TN" from K = 1024: mma:64x64; FP32 64 x
+     * 2048 x 2048 (split-K fills the 64 x 64 tiles' slots): ffma:64x64x16. Against float64. */
+    if (hopper_kernel_chosen()) {
+        gcase_t h = {CM_GEMM_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 8, 2048, 1024,
+                     1.0f, 0.0f, 0, 0, NULL, 0};
+        assert_string_equal(chosen(&h), "sm90+bt");
+        run_case(&h, idx++);
+        h.m = 7; /* lda = 7: 14-byte rows */
+        run_case(&h, idx++);
+        gcase_t t = {CM_GEMM_TF32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 7, 2048, 1024,
+                     1.0f, 0.0f, 0, 0, NULL, 0};
+        assert_string_equal(chosen(&t), "mma:64x64");
+        run_case(&t, idx++);
+        gcase_t f = {CM_GEMM_FP32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 64, 2048, 2048,
+                     0.5f, 0.0f, 0, 0, NULL, 4096};
+        assert_string_equal(chosen(&f), "ffma:64x64x16");
+        run_case(&f, idx++);
+    }
     /* forced on shapes the dispatch does not give it: a vector side, few rows, one element */
     static const size_t forced[][3] = {{1, 300, 77}, {300, 1, 600}, {5, 40, 300}, {1, 1, 9}};
     for (int p = 0; p <= CM_GEMM_BF16_OUT_BF16; ++p)

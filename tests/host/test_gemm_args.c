@@ -798,6 +798,29 @@ static void test_dispatch(void **state) {
     EXPECT_SKINNY(NAME(CM_GEMM_BF16, 7, tc_ready, 0, NULL));
     tc_ready.a_kmajor = 0; /* the small side across K: the tiles would need a pre-pass */
     EXPECT_SKINNY(NAME(CM_GEMM_BF16, 9, tc_ready, 1, NULL));
+    /* the public layouts of test_gpu_gemm's test_skinny cases (column-major, through
+     * cm__gemm_normalize, H200: 132 SMs): bf16 NN 8 x 2048 x 1024 "sm90+bt", 7 x ...
+     * "sm90+pack"; TF32 TN 7 x 2048 x 1024 mma:64x64; FP32 NN 64 x 2048 x 2048 ffma:64x64x16 */
+    {
+        const uintptr_t A = 4096, B = 1 << 24, C = 1 << 26;
+        cm__gemm_args_t q;
+        cm__gemm_normalize(CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 8, 2048, 1024,
+                           (const void *)A, 8, (const void *)B, 1024, (void *)C, 8, &q);
+        q.in_type = CM__GEMM_BF16;
+        assert_string_equal(NAME(CM_GEMM_BF16, 9, q, 1, NULL), "sm90+bt");
+        cm__gemm_normalize(CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 7, 2048, 1024,
+                           (const void *)A, 7, (const void *)B, 1024, (void *)C, 7, &q);
+        q.in_type = CM__GEMM_BF16;
+        assert_string_equal(NAME(CM_GEMM_BF16, 9, q, 1, NULL), "sm90+pack");
+        cm__gemm_normalize(CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 7, 2048, 1024,
+                           (const void *)A, 1024, (const void *)B, 1024, (void *)C, 7, &q);
+        q.in_type = CM__GEMM_F32;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, q, 1, NULL), "mma:64x64");
+        cm__gemm_normalize(CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 64, 2048, 2048,
+                           (const void *)A, 64, (const void *)B, 2048, (void *)C, 64, &q);
+        q.in_type = CM__GEMM_F32;
+        assert_string_equal(NAME(CM_GEMM_FP32, 9, q, 1, NULL), "ffma:64x64x16");
+    }
     /* TF32 likewise on sm_80+ (mma:64x64, the tiny class's tile); FP32 and 3xTF32 keep skinny */
     assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_m, 1, NULL), "mma:64x64");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, sk_m, 0, NULL), "mma:64x64");
