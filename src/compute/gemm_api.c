@@ -331,16 +331,17 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         precision != CM_GEMM_FP32_3XTF32 && p->batch <= 1 && p->m > p->n &&
         p->k >= CM__GEMM_SM90_LONG_K && p->a_kmajor && !p->b_kmajor &&
         cm__operand_aligned16(p, p->a, p->lda, p->stride_a);
-    const int skinny_shape = CM__GEMM_SKINNY_DISPATCH && skinny_fits && small >= 2 &&
+    /* the shapes the skinny kernel is made for; the two rules above give some of them others */
+    const int skinny_class = skinny_fits && small >= 2 &&
                              skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && skinny_fills &&
-                             along_k && p->k >= CM__GEMM_SKINNY_MIN_K && !skinny_tc_better &&
+                             along_k && p->k >= CM__GEMM_SKINNY_MIN_K;
+    const int skinny_shape = CM__GEMM_SKINNY_DISPATCH && skinny_class && !skinny_tc_better &&
                              !skinny_sm90_better;
     /* forced, it takes any shape it can run (a vector side, few rows) */
     if (is_forced ? c.kernel == CM__GEMM_KERNEL_SKINNY && skinny_fits
                   : skinny_shape || vector_short_k)
         return (cm__gemm_choice_t){CM__GEMM_KERNEL_SKINNY, 0};
-    if (!is_forced && skinny_sm90_better && skinny_fits && small >= 2 &&
-        skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && along_k)
+    if (!is_forced && skinny_class && skinny_sm90_better)
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_PACK};
     if (c.kernel == CM__GEMM_KERNEL_GEMV || c.kernel == CM__GEMM_KERNEL_SKINNY)
         c = cm__gemm_table_entry(arch, fam, cm__gemm_select_shape(p, sm_count));

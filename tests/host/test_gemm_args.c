@@ -802,24 +802,26 @@ static void test_dispatch(void **state) {
      * cm__gemm_normalize, H200: 132 SMs): bf16 NN 8 x 2048 x 1024 "sm90+bt", 7 x ...
      * "sm90+pack"; TF32 TN 7 x 2048 x 1024 mma:64x64; FP32 NN 64 x 2048 x 2048 ffma:64x64x16 */
     {
-        const uintptr_t A = 4096, B = 1 << 24, C = 1 << 26;
-        cm__gemm_args_t q;
-        cm__gemm_normalize(CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 8, 2048, 1024,
-                           (const void *)A, 8, (const void *)B, 1024, (void *)C, 8, &q);
-        q.in_type = CM__GEMM_BF16;
-        assert_string_equal(NAME(CM_GEMM_BF16, 9, q, 1, NULL), "sm90+bt");
-        cm__gemm_normalize(CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 7, 2048, 1024,
-                           (const void *)A, 7, (const void *)B, 1024, (void *)C, 7, &q);
-        q.in_type = CM__GEMM_BF16;
-        assert_string_equal(NAME(CM_GEMM_BF16, 9, q, 1, NULL), "sm90+pack");
-        cm__gemm_normalize(CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 7, 2048, 1024,
-                           (const void *)A, 1024, (const void *)B, 1024, (void *)C, 7, &q);
-        q.in_type = CM__GEMM_F32;
-        assert_string_equal(NAME(CM_GEMM_TF32, 9, q, 1, NULL), "mma:64x64");
-        cm__gemm_normalize(CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 64, 2048, 2048,
-                           (const void *)A, 64, (const void *)B, 2048, (void *)C, 64, &q);
-        q.in_type = CM__GEMM_F32;
-        assert_string_equal(NAME(CM_GEMM_FP32, 9, q, 1, NULL), "ffma:64x64x16");
+        static const struct {
+            int prec, in, op_a;
+            int m, n, k;
+            const char *name;
+        } pub[] = {
+            {CM_GEMM_BF16, CM__GEMM_BF16, CM_GEMM_OP_N, 8, 2048, 1024, "sm90+bt"},
+            {CM_GEMM_BF16, CM__GEMM_BF16, CM_GEMM_OP_N, 7, 2048, 1024, "sm90+pack"},
+            {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 7, 2048, 1024, "mma:64x64"},
+            {CM_GEMM_FP32, CM__GEMM_F32, CM_GEMM_OP_N, 64, 2048, 2048, "ffma:64x64x16"},
+        };
+        for (size_t i = 0; i < sizeof pub / sizeof pub[0]; ++i) {
+            cm__gemm_args_t q; /* packed leading dimensions, B's op N */
+            const int64_t lda = pub[i].op_a == CM_GEMM_OP_N ? pub[i].m : pub[i].k;
+            cm__gemm_normalize(CM_GEMM_COL_MAJOR, pub[i].op_a, CM_GEMM_OP_N, pub[i].m, pub[i].n,
+                               pub[i].k, (const void *)(uintptr_t)4096, lda,
+                               (const void *)(uintptr_t)(1 << 24), pub[i].k,
+                               (void *)(uintptr_t)(1 << 26), pub[i].m, &q);
+            q.in_type = pub[i].in;
+            assert_string_equal(NAME(pub[i].prec, 9, q, 1, NULL), pub[i].name);
+        }
     }
     /* TF32 likewise on sm_80+ (mma:64x64, the tiny class's tile); FP32 and 3xTF32 keep skinny */
     assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_m, 1, NULL), "mma:64x64");
