@@ -24,8 +24,6 @@
 namespace {
 
 constexpr int TILE = 32, ROWS = 8;
-// blocks per launch at most; a block walks its tiles gridDim.x apart
-constexpr long long MAX_BLOCKS = 1LL << 20;
 
 // One 32 x 32 tile (rows r0.., k values k0..) of an r-contiguous source, src[k*ld + r], into
 // dst[r*ldd + k] through the shared tile; every thread of the block calls it (its barriers).
@@ -37,7 +35,7 @@ __device__ __forceinline__ void transpose_tile(const T *src, long long ld, T *ds
 #pragma unroll
     for (int j = 0; j < TILE; j += ROWS) {
         const int k = k0 + ty + j, r = r0 + tx;
-        if (k < kdim && r < rdim) tile[ty + j][tx] = src[(long long)k * ld + r];
+        if (k < kdim && r < rdim) tile[ty + j][tx] = __ldg(&src[(long long)k * ld + r]);
     }
     __syncthreads();
 #pragma unroll
@@ -71,40 +69,49 @@ struct PackSide {
     const T *src;
     T *dst;
     long long ld, ldd, src_stride, dst_stride;
-    long long tiles;  // r_tiles x k_tiles; 0 for an operand not staged
-    int rows, count, kmajor, r_tiles;
+    int rows, count, kmajor;
+    int r_tiles;  // 0 for an operand not staged
 };
 
-// Tiles 0 .. a.tiles - 1 are operand a's, the rest b's; tile u of a side is r-tile
-// u % r_tiles, k-tile u / r_tiles. blockIdx.z: matrix z0 + blockIdx.z of the batch (a side with
-// fewer matrices, one shared by the batch, stages only its own).
+// Grid x: operand a's r-tiles, then b's; y: k-tiles, a block walks its k-tiles gridDim.y
+// apart; z: matrix z0 + blockIdx.z of the batch (a side with fewer matrices, one shared by the
+// batch, stages only its own). The block's side, tile row and matrix come from its indices
+// without a division; the fields are picked one by one (not a copy of the whole side). At
+// least CM__PACK_MIN_BLOCKS blocks a multiprocessor (40 registers on sm_90, no spills).
+// Blocks of 256 threads a multiprocessor holds at most: 4 on sm_75 (1024 threads), 6 on sm_80+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#  define CM__PACK_MIN_BLOCKS 4
+#else
+#  define CM__PACK_MIN_BLOCKS 6
+#endif
+
 template <typename T>
-__global__ void __launch_bounds__(TILE *ROWS) gemm_pack_pair_kernel(PackSide<T> a, PackSide<T> b,
-                                                                    int kdim, int z0) {
+__global__ void __launch_bounds__(TILE *ROWS, CM__PACK_MIN_BLOCKS)
+    gemm_pack_pair_kernel(PackSide<T> a, PackSide<T> b, int kdim, int k_tiles, int z0) {
     constexpr int PAD = TILE + (int)(4 / sizeof(T));
     __shared__ T tile[TILE][PAD];
     const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    const bool on_a = (int)blockIdx.x < a.r_tiles;
     const int z = z0 + (int)blockIdx.z;
-    const long long total = a.tiles + b.tiles;
-    for (long long t = blockIdx.x; t < total; t += gridDim.x) {
-        const bool on_a = t < a.tiles;
-        const PackSide<T> s = on_a ? a : b;
-        if (z >= s.count) continue;  // the same for the whole block: no barrier skipped
-        const long long u = on_a ? t : t - a.tiles;
-        const int r0 = (int)(u % s.r_tiles) * TILE, k0 = (int)(u / s.r_tiles) * TILE;
-        const T *__restrict__ src = s.src + (long long)z * s.src_stride;
-        T *__restrict__ dst = s.dst + (long long)z * s.dst_stride;
-        if (s.kmajor) {
+    if (z >= (on_a ? a.count : b.count)) return;  // the whole block: no barrier skipped
+    const int r0 = (on_a ? (int)blockIdx.x : (int)blockIdx.x - a.r_tiles) * TILE;
+    const int rows = on_a ? a.rows : b.rows;
+    const long long ld = on_a ? a.ld : b.ld, ldd = on_a ? a.ldd : b.ldd;
+    const T *src = (on_a ? a.src : b.src) + (long long)z * (on_a ? a.src_stride : b.src_stride);
+    T *dst = (on_a ? a.dst : b.dst) + (long long)z * (on_a ? a.dst_stride : b.dst_stride);
+    if (on_a ? a.kmajor : b.kmajor) {
+        for (int kt = (int)blockIdx.y; kt < k_tiles; kt += (int)gridDim.y) {
 #pragma unroll
             for (int j = 0; j < TILE; j += ROWS) {
-                const int r = r0 + ty + j, k = k0 + tx;
-                if (k < kdim && r < s.rows)
-                    dst[(long long)r * s.ldd + k] = src[(long long)r * s.ld + k];
+                const int r = r0 + ty + j, k = kt * TILE + tx;
+                if (k < kdim && r < rows)
+                    dst[(long long)r * ldd + k] = __ldg(&src[(long long)r * ld + k]);
             }
-            continue;
         }
-        transpose_tile(src, s.ld, dst, s.ldd, r0, k0, kdim, s.rows, tile);
+        return;
     }
+    for (int kt = (int)blockIdx.y; kt < k_tiles; kt += (int)gridDim.y)
+        transpose_tile(src, ld, dst, ldd, r0, kt * TILE, kdim, rows, tile);
 }
 
 // the side's kernel form; false for arguments the header's rules refuse
@@ -117,18 +124,16 @@ bool pack_side(const cm__gemm_pack_side_t *in, int kdim, PackSide<T> *out) {
         in->dst_stride < 0)
         return false;
     const long long r_tiles = ((long long)in->rows + TILE - 1) / TILE;
-    const long long k_tiles = ((long long)kdim + TILE - 1) / TILE;
     out->src = static_cast<const T *>(in->src);
     out->dst = static_cast<T *>(in->dst);
     out->ld = (long long)in->ld;
     out->ldd = (long long)in->ldd;
     out->src_stride = (long long)in->src_stride;
     out->dst_stride = (long long)in->dst_stride;
-    out->tiles = r_tiles * k_tiles;
     out->rows = in->rows;
     out->count = in->count > 1 ? in->count : 1;
     out->kmajor = in->kmajor != 0;
-    out->r_tiles = (int)(r_tiles > 0 ? r_tiles : 1);
+    out->r_tiles = (int)r_tiles; /* rows < 2^31: at most 2^26 */
     return true;
 }
 
@@ -137,16 +142,17 @@ cudaError_t pack_pair(int kdim, const cm__gemm_pack_side_t *a, const cm__gemm_pa
                       cudaStream_t stream) {
     PackSide<T> sa, sb;
     if (!pack_side<T>(a, kdim, &sa) || !pack_side<T>(b, kdim, &sb)) return cudaErrorInvalidValue;
-    const long long total = sa.tiles + sb.tiles;
-    if (kdim == 0 || total == 0) return cudaSuccess;
+    const int r_tiles = sa.r_tiles + sb.r_tiles; /* each at most 2^26 */
+    if (kdim == 0 || r_tiles == 0) return cudaSuccess;
+    const int k_tiles = (int)(((long long)kdim + TILE - 1) / TILE);
     const int count = sa.count > sb.count ? sa.count : sb.count;
     const dim3 block(TILE, ROWS);
-    const unsigned blocks = (unsigned)(total < MAX_BLOCKS ? total : MAX_BLOCKS);
+    const dim3 grid((unsigned)r_tiles, (unsigned)(k_tiles < 65535 ? k_tiles : 65535), 1);
     for (int z0 = 0; z0 < count; z0 += CM__GEMM_MAX_BATCH_PER_LAUNCH) {
         const int nb = count - z0 < CM__GEMM_MAX_BATCH_PER_LAUNCH ? count - z0
                                                                  : CM__GEMM_MAX_BATCH_PER_LAUNCH;
-        gemm_pack_pair_kernel<T><<<dim3(blocks, 1, (unsigned)nb), block, 0, stream>>>(sa, sb, kdim,
-                                                                                     z0);
+        gemm_pack_pair_kernel<T><<<dim3(grid.x, grid.y, (unsigned)nb), block, 0, stream>>>(
+            sa, sb, kdim, k_tiles, z0);
         const cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
     }
