@@ -324,21 +324,54 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
             const int gm = m0 + wm0 + mt * 16 + g + h * 8;
             if (gm >= p.m) continue;
             const long long row = c0 + (long long)gm * p.ldc;
+            // a thread's column pairs start on even columns, so they share this row's
+            // alignment: one store a pair where the row starts on an even element
+            const uintptr_t esize = p.c_bf16 ? 2 : 4;
+            const bool row_pairs = ((uintptr_t)p.c / esize + (uintptr_t)row) % 2 == 0;
 #pragma unroll
             for (int nt = 0; nt < C::NT; ++nt) {
-#pragma unroll
-                for (int q = 0; q < 2; ++q) {
-                    const int gn = n0 + wn0 + nt * 8 + 2 * t + q;
-                    if (gn >= p.n) continue;
-                    float v = p.alpha * acc[mt][nt][h * 2 + q];
-                    if (p.c_bf16) {
-                        uint16_t *cp = static_cast<uint16_t *>(p.c) + row + gn;
-                        if (p.beta != 0.0f) v = fmaf(p.beta, __uint_as_float((uint32_t)*cp << 16), v);
-                        *cp = f2bf(v);
+                const int gn = n0 + wn0 + nt * 8 + 2 * t;
+                if (gn >= p.n) continue;
+                float v0 = p.alpha * acc[mt][nt][h * 2];
+                float v1 = p.alpha * acc[mt][nt][h * 2 + 1];
+                const bool pair = row_pairs && gn + 1 < p.n;
+                if (p.c_bf16) {
+                    uint16_t *cp = static_cast<uint16_t *>(p.c) + row + gn;
+                    if (pair) {
+                        uint32_t *cp2 = reinterpret_cast<uint32_t *>(cp);
+                        if (p.beta != 0.0f) {
+                            const uint32_t old = *cp2;
+                            v0 = fmaf(p.beta, __uint_as_float(old << 16), v0);
+                            v1 = fmaf(p.beta, __uint_as_float(old & 0xffff0000u), v1);
+                        }
+                        *cp2 = (uint32_t)f2bf(v0) | ((uint32_t)f2bf(v1) << 16);
                     } else {
-                        float *cp = static_cast<float *>(p.c) + row + gn;
-                        if (p.beta != 0.0f) v = fmaf(p.beta, *cp, v);
-                        *cp = v;
+                        if (p.beta != 0.0f)
+                            v0 = fmaf(p.beta, __uint_as_float((uint32_t)cp[0] << 16), v0);
+                        cp[0] = f2bf(v0);
+                        if (gn + 1 < p.n) {
+                            if (p.beta != 0.0f)
+                                v1 = fmaf(p.beta, __uint_as_float((uint32_t)cp[1] << 16), v1);
+                            cp[1] = f2bf(v1);
+                        }
+                    }
+                } else {
+                    float *cp = static_cast<float *>(p.c) + row + gn;
+                    if (pair) {
+                        float2 *cp2 = reinterpret_cast<float2 *>(cp);
+                        if (p.beta != 0.0f) {
+                            const float2 old = *cp2;
+                            v0 = fmaf(p.beta, old.x, v0);
+                            v1 = fmaf(p.beta, old.y, v1);
+                        }
+                        *cp2 = make_float2(v0, v1);
+                    } else {
+                        if (p.beta != 0.0f) v0 = fmaf(p.beta, cp[0], v0);
+                        cp[0] = v0;
+                        if (gn + 1 < p.n) {
+                            if (p.beta != 0.0f) v1 = fmaf(p.beta, cp[1], v1);
+                            cp[1] = v1;
+                        }
                     }
                 }
             }
