@@ -469,13 +469,18 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
             const int row = row_base + 8 * h;
             if (row >= m) continue;
             const long long roff = c0 + (long long)row * ldc;
+            // a thread's columns are even, so its pairs share this row's alignment: one store a
+            // pair on every row with c_vec, else on the rows that start on an even element
+            // (with an odd ldc, every other row)
+            const uintptr_t esize = c_bf16 ? 2 : 4;
+            const bool row_pairs = c_vec || (((uintptr_t)c / esize + (uintptr_t)roff) % 2 == 0);
 #pragma unroll
             for (int j = 0; j < BN / 8; ++j) {
                 const int col = col_base + 8 * j;
                 if (col >= n) continue;
                 float v0 = alpha * acc[4 * j + 2 * h];
                 float v1 = alpha * acc[4 * j + 2 * h + 1];
-                const bool pair = c_vec && col + 1 < n;
+                const bool pair = row_pairs && col + 1 < n;
                 if (c_bf16) {
                     __nv_bfloat16 *p = static_cast<__nv_bfloat16 *>(c) + roff + col;
                     if (pair) {
