@@ -9,6 +9,12 @@ set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 name="${1:-test_gpu_stream}"
 runs="${RUNS:-2}" limit="${LIMIT:-120}" dump_at="${DUMP_AT:-75}"
+# CMocka from the carried packages, as scripts/gpu-check.sh unpacks them
+if [ -d "$root/.deps/debs" ] && [ ! -d "$root/.deps/root/usr/lib" ]; then
+    mkdir -p "$root/.deps/root"
+    for deb in "$root"/.deps/debs/*.deb; do dpkg -x "$deb" "$root/.deps/root"; done
+fi
+export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$root/.deps/root/usr/lib/x86_64-linux-gnu"
 san="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 for i in $(seq 1 "$runs"); do
     log="$OUT/race$i.txt" stacks="$OUT/stacks$i.txt"
