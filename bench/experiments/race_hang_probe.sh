@@ -3,7 +3,7 @@
 # a run still alive after DUMP_AT seconds (default 75) gets every thread's stack (gdb, when
 # the machine has it) and each thread's kernel wait channel and state, into
 # $OUT/stacks<i>.txt; the run's output goes to $OUT/race<i>.txt with its exit status and
-# seconds. Needs build-gpu/ (scripts/gpu-check.sh builds it). Usage:
+# seconds (STOP_ON_HANG=1: no more runs after one that needed a dump). Needs build-gpu/ (scripts/gpu-check.sh builds it). Usage:
 #   OUT=<dir> bench/experiments/race_hang_probe.sh [test name, default test_gpu_stream]
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -31,9 +31,25 @@ for i in $(seq 1 "$runs"); do
             for p in $(pgrep -x "$name"); do
                 echo "===== pid $p alive after $((SECONDS - start)) s" >>"$stacks"
                 for t in /proc/"$p"/task/*; do
+                    # the blocked system call's user PC, named by the mapping that holds it
+                    sc="$(cat "$t/syscall" 2>/dev/null)" pc="${sc##* }" lib=""
+                    if [ "${pc#0x}" != "$pc" ]; then
+                        pcv=$((pc))
+                        while read -r range _ off _ _ path; do
+                            lo=$((16#${range%-*})) hi=$((16#${range#*-}))
+                            if [ "$pcv" -ge "$lo" ] && [ "$pcv" -lt "$hi" ]; then
+                                lib="$(printf '%s+0x%x' "$path" $((pcv - lo + 16#$off)))"
+                                break
+                            fi
+                        done <"/proc/$p/maps"
+                    fi
                     echo "tid ${t##*/} $(cat "$t/comm") wchan=$(cat "$t/wchan")" \
-                        "state=$(awk '{print $3}' "$t/stat")" >>"$stacks"
+                        "state=$(awk '{print $3}' "$t/stat") syscall=${sc%% *} pc=$pc $lib" \
+                        >>"$stacks"
                 done
+                if command -v python3 >/dev/null; then
+                    timeout 60 python3 "$root/bench/experiments/stack_scan.py" "$p" >>"$stacks" 2>&1
+                fi
                 if command -v gdb >/dev/null; then
                     timeout 60 gdb -p "$p" -batch -ex "set pagination off" \
                         -ex "thread apply all bt 25" >>"$stacks" 2>&1
@@ -44,5 +60,7 @@ for i in $(seq 1 "$runs"); do
         fi
     done
     wait "$bg"
-    echo "run $i: exit $? after $((SECONDS - start)) s (dump taken: $dumped)" | tee -a "$log"
+    rc=$?
+    echo "run $i: exit $rc after $((SECONDS - start)) s (dump taken: $dumped)" | tee -a "$log"
+    if [ -n "${STOP_ON_HANG:-}" ] && [ "$dumped" -eq 1 ]; then break; fi
 done

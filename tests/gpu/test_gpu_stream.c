@@ -339,6 +339,39 @@ static cm_buffer_t *tbuf;
 static atomic_uintptr_t holder[THREADS];
 static atomic_int bad;
 
+/* Each worker's current step and round, so that a worker that never returns is named with the
+ * call it is in: the watchdog prints them all and ends the test (a failure with a cause, not a
+ * timeout without one). */
+enum { PH_IDLE, PH_ACQUIRE, PH_LAUNCH, PH_EVENT_ACQUIRE, PH_RECORD, PH_EVENT_SYNC, PH_RELEASE_EVENT,
+       PH_COPY, PH_RELEASE, PH_DONE };
+static const char *const phase_name[] = {"idle", "cm_stream_acquire", "CM_LAUNCH",
+                                         "cm_event_acquire", "cm_event_record",
+                                         "cm_event_synchronize", "cm_event_release",
+                                         "cudaMemcpyAsync + cudaStreamSynchronize",
+                                         "cm_stream_release", "done"};
+static atomic_int phase[THREADS], round_of[THREADS];
+static atomic_int workers_done;
+#define WATCHDOG_S 30 /* the test takes ~1 s, under racecheck a few */
+
+static void *watchdog(void *arg) {
+    (void)arg;
+    const double t0 = now_ms();
+    while (atomic_load(&workers_done) == 0) {
+        if (now_ms() - t0 > 1e3 * WATCHDOG_S) {
+            fprintf(stderr, "test_pools_from_8_threads: workers not done after %d s:\n",
+                    WATCHDOG_S);
+            for (int i = 0; i < THREADS; ++i)
+                fprintf(stderr, "  worker %d: round %d, in %s\n", i, atomic_load(&round_of[i]),
+                        phase_name[atomic_load(&phase[i])]);
+            fflush(stderr);
+            _Exit(3);
+        }
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
 static void *worker(void *arg) {
     int id = (int)(intptr_t)arg;
     if (cudaSetDevice(0) != cudaSuccess) {
@@ -356,6 +389,8 @@ static void *worker(void *arg) {
     void *px = base + (size_t)id * n * sizeof(unsigned);
     for (int r = 0; r < ROUNDS; ++r) {
         cm_stream_t *s = NULL;
+        atomic_store(&round_of[id], r);
+        atomic_store(&phase[id], PH_ACQUIRE);
         cm_status_t st = cm_stream_acquire(tdev, r % 4 == 0 ? CM_STREAM_PRIORITY_HIGH : CM_STREAM_PRIORITY_LOW, &s);
         if (st == CM_ERROR_BUSY) continue;
         if (st != CM_OK) {
@@ -372,12 +407,17 @@ static void *worker(void *arg) {
         c.grid.x = 4;
         c.block.x = 256;
         cm_event_t *e = NULL;
-        if (CM_LAUNCH(s, gs_spin_then_fill_kernel(), &c, args) != CM_OK ||
-            cm_event_acquire(tdev, CM_EVENT_SYNC_ONLY, &e) != CM_OK || cm_event_record(e, s) != CM_OK ||
-            cm_event_synchronize(e) != CM_OK || cm_event_release(e) != CM_OK) {
+        if ((atomic_store(&phase[id], PH_LAUNCH),
+             CM_LAUNCH(s, gs_spin_then_fill_kernel(), &c, args) != CM_OK) ||
+            (atomic_store(&phase[id], PH_EVENT_ACQUIRE),
+             cm_event_acquire(tdev, CM_EVENT_SYNC_ONLY, &e) != CM_OK) ||
+            (atomic_store(&phase[id], PH_RECORD), cm_event_record(e, s) != CM_OK) ||
+            (atomic_store(&phase[id], PH_EVENT_SYNC), cm_event_synchronize(e) != CM_OK) ||
+            (atomic_store(&phase[id], PH_RELEASE_EVENT), cm_event_release(e) != CM_OK)) {
             atomic_fetch_add(&bad, 1);
         } else {
             cudaStream_t cs = NULL;
+            atomic_store(&phase[id], PH_COPY);
             if (cm_stream_cuda(s, &cs) != CM_OK ||
                 cudaMemcpyAsync(h, px, n * sizeof *h, cudaMemcpyDeviceToHost, cs) != cudaSuccess ||
                 cudaStreamSynchronize(cs) != cudaSuccess) {
@@ -391,8 +431,10 @@ static void *worker(void *arg) {
             }
         }
         atomic_store(&holder[id], 0);
+        atomic_store(&phase[id], PH_RELEASE);
         if (cm_stream_release(s) != CM_OK) atomic_fetch_add(&bad, 1);
     }
+    atomic_store(&phase[id], PH_DONE);
     free(h);
     return NULL;
 }
@@ -405,10 +447,15 @@ static void test_pools_from_8_threads(void **state) {
     CM_ASSERT_OK(cm_stream_pool_configure(tdev, &cfg));
     CM_ASSERT_OK(cm_buffer_create(tdev, THREADS * 1024 * sizeof(unsigned), &tbuf));
     atomic_store(&bad, 0);
-    pthread_t th[THREADS];
+    atomic_store(&workers_done, 0);
+    for (int i = 0; i < THREADS; ++i) atomic_store(&phase[i], PH_IDLE);
+    pthread_t th[THREADS], dog;
+    assert_int_equal(pthread_create(&dog, NULL, watchdog, NULL), 0);
     for (int i = 0; i < THREADS; ++i)
         assert_int_equal(pthread_create(&th[i], NULL, worker, (void *)(intptr_t)i), 0);
     for (int i = 0; i < THREADS; ++i) pthread_join(th[i], NULL);
+    atomic_store(&workers_done, 1);
+    pthread_join(dog, NULL);
     assert_int_equal(atomic_load(&bad), 0);
     cm_stream_pool_stats_t st;
     CM_ASSERT_OK(cm_stream_pool_stats(tdev, &st));
