@@ -124,6 +124,29 @@ typedef struct run_ctx {
     size_t sets, set;
 } run_ctx_t;
 
+/* What cm_gemm runs for r's first input set, from cm_gemm_explain (the real leading dimensions,
+ * offsets and strides): tag is the kernel's name (the text up to its first ':'), "+copy" when
+ * it copies or transposes operands first and "/N" for N parts of split-K; text is the whole
+ * explanation ("?" when it failed). */
+static void plan_of(const run_ctx_t *r, char *tag, size_t tag_size, char *text, size_t size) {
+    const int batched = r->batch > 1;
+    if (cm_gemm_explain(r->prec, CM_GEMM_COL_MAJOR, r->oa, r->ob, r->m, r->n, r->k, r->ab, 0,
+                        r->lda, batched ? r->stride_a : 0, r->ab, r->a_bytes, r->ldb,
+                        batched ? r->stride_b : 0, r->c, 0, r->ldc, batched ? r->stride_c : 0,
+                        batched ? r->batch : 1, text, size, NULL) != CM_OK)
+        snprintf(text, size, "?");
+    const size_t name_len = strcspn(text, ":");
+    const char *split = strstr(text, " is split into ");
+    int parts = 0;
+    if (split != NULL && sscanf(split, " is split into %d", &parts) != 1) parts = 0;
+    snprintf(tag, tag_size, "%.*s%s", (int)(name_len < 24 ? name_len : 24), text,
+             strstr(text, "; first ") != NULL ? "+copy" : "");
+    if (parts > 1) {
+        const size_t used = strlen(tag);
+        snprintf(tag + used, tag_size - used, "/%d", parts);
+    }
+}
+
 static int report_fail(const char *what) {
     char report[2048];
     cm_error_format(NULL, report, sizeof report);
@@ -430,8 +453,8 @@ static void bench_case(const gcase_t *g, const char *goal, double goal_ratio, ui
     const double e_ours = check(&P, 0), e_peer = check(&P, 1);
     const double t_ours = time_one(&P, 0), t_peer = time_one(&P, 1);
     const double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
-    const char *cfg = "?";
-    (void)cm_gemm_config_name(0, g->prec, CM_GEMM_COL_MAJOR, g->oa, g->ob, g->m, g->n, g->k, &cfg);
+    char cfg[48], plan[1024];
+    plan_of(&P.r, cfg, sizeof cfg, plan, sizeof plan);
     if (t_ours <= 0 || t_peer <= 0) {
         fprintf(stderr, "bench_gemm: %s: timing failed\n", name);
         g_fail = 1;
@@ -447,6 +470,7 @@ static void bench_case(const gcase_t *g, const char *goal, double goal_ratio, ui
     cm_bench_report(&row);
     printf("    %-28s kernel %-16s err ours %.2e cuBLAS %.2e%s\n", name, cfg, e_ours, e_peer,
            bad ? "  BAD" : "");
+    if (goal && ratio < goal_ratio) printf("      plan: %s\n", plan);
     release(&P);
 }
 
@@ -518,7 +542,7 @@ static double goal_case(const char *name, const gcase_t *g, size_t batch, const 
     const double flops = 2.0 * (double)batch * (double)g->m * (double)g->n * (double)g->k;
     double ours = NAN, peer = NAN, ratio = NAN;
     errs_t eo = {NAN, NAN, NAN, 0}, ep = {NAN, NAN, NAN, 0};
-    const char *cfg = "?";
+    char cfg[48] = "?", plan[1024] = "?";
     int ok = prepare_ex(g, batch, SAMPLES, &P, seed) == 0;
     P.r.gemm_ex = 1;
     if (!ok) fprintf(stderr, "bench_gemm: %s: setup failed\n", name);
@@ -531,22 +555,18 @@ static double goal_case(const char *name, const gcase_t *g, size_t batch, const 
         if (t_peer > 0) peer = flops / t_peer * 1e-12;
         if (t_ours > 0 && t_peer > 0) ratio = cm_bench_ratio_rate(ours, peer);
         else fprintf(stderr, "bench_gemm: %s: timing failed\n", name);
-        (void)cm_gemm_config_name(0, g->prec, CM_GEMM_COL_MAJOR, g->oa, g->ob, g->m, g->n, g->k,
-                                  &cfg);
+        plan_of(&P.r, cfg, sizeof cfg, plan, sizeof plan);
     }
     const int bad = !(eo.frob <= bound_for(g));
     if (bad || !(ratio > 0)) g_fail = 1;
     cm_bench_row_t row = {"gemm", name, "TFLOP/s", ours, peer, peer_name_of(&P.r), ratio,
                           ">=0.9", ratio >= 0.9 && !bad};
     cm_bench_report(&row);
-    /* cm_gemm_config_name assumes leading dimensions rounded up to 16 bytes: with odd ones a
-     * tensor-core name is not what ran (FFMA, a pack pre-pass or the realignment did) */
-    const int tc = strncmp(cfg, "mma", 3) == 0 || strncmp(cfg, "sm90", 4) == 0;
-    const int odd_rows = ok && ((P.r.lda * P.r.in_elem) % 16 != 0 ||
-                                (P.r.ldb * P.r.in_elem) % 16 != 0);
-    printf("    %-30s %-7s kernel %-16s err ours %.2e cuBLAS %.2e%s%s\n", name, cls ? cls : "",
-           cfg, eo.frob, ep.frob, bad ? "  BAD" : "",
-           tc && odd_rows ? "  (named for 16-byte rows; these are not)" : "");
+    /* the kernel column from cm_gemm_explain on these very operands (leading dimensions,
+     * offsets, strides); the whole plan under a case that misses its goal */
+    printf("    %-30s %-7s kernel %-16s err ours %.2e cuBLAS %.2e%s\n", name, cls ? cls : "", cfg,
+           eo.frob, ep.frob, bad ? "  BAD" : "");
+    if (ok && !(ratio >= 0.9)) printf("      plan: %s\n", plan);
     release(&P);
     return bad ? NAN : ratio;
 }

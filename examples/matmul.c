@@ -4,7 +4,8 @@
  * tour of the tiling (block tiles staged in shared memory, thread tiles in registers, double
  * buffering, padding, tails). This program multiplies two random matrices of the sizes given on
  * the command line, checks 64 sampled entries against a float64 product on the CPU, and prints
- * the time and TFLOP/s (median of 10 calls after 2 warm-up calls) and the kernel that ran.
+ * the time and TFLOP/s (median of 10 calls after 2 warm-up calls), the kernel that ran and, from
+ * cm_gemm_explain(), why it ran (an odd K, 1001 say, shows the copy it makes first).
  *
  * Usage: matmul [M [N [K [fp32|tf32|bf16|3xtf32]]]]   (default 1024 1024 1024 fp32; 3xtf32: FP32
  *        accuracy from TF32 tensor cores, CM_GEMM_FP32_3XTF32)
@@ -99,9 +100,13 @@ int main(int argc, char **argv) {
     if (cm_time_callable(stream, multiply, &j, 2, 10, &st) != CM_OK) return fail();
     if (cm_stream_synchronize(stream) != CM_OK) return fail();
     if (cm_buffer_copy_to_host(NULL, j.c, 0, hc, j.m * j.n * 4) != CM_OK) return fail();
-    const char *kernel = "?";
-    (void)cm_gemm_config_name(0, j.prec, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, j.m, j.n,
-                              j.k, &kernel);
+    /* what ran and why, for these very operands (the kernel's name is the text up to ':') */
+    char plan[1024], kernel[32];
+    if (cm_gemm_explain(j.prec, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, j.m, j.n, j.k, j.a,
+                        0, j.k, 0, j.b, 0, j.n, 0, j.c, 0, j.n, 0, 1, plan, sizeof plan,
+                        NULL) != CM_OK)
+        snprintf(plan, sizeof plan, "?");
+    snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(plan, ":"), plan);
 
     /* 4. check 64 sampled entries against float64 */
     double num = 0, den = 0;
@@ -131,6 +136,7 @@ int main(int argc, char **argv) {
            st.median_ms, st.min_ms, tflops, kernel);
     printf("64 sampled entries vs float64: relative error %.2e (bound %.1e)%s\n", err, bound,
            nonfinite ? ", NON-FINITE values" : "");
+    printf("plan (cm_gemm_explain): %s\n", plan);
 
     /* 5. release */
     int bad = cm_buffer_destroy(j.a) | cm_buffer_destroy(j.b) | cm_buffer_destroy(j.c);

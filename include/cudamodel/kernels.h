@@ -711,6 +711,38 @@ CM_API cm_status_t cm_gemm_config_name(int ordinal, cm_gemm_precision_t precisio
                                        cm_gemm_op_t op_b, size_t m, size_t n, size_t k,
                                        const char **name);
 
+/**
+ * @brief What cm_gemm_strided_batched() would run for exactly this call (cm_gemm(): stride_a,
+ *        stride_b, stride_c 0 and batch 1), in words, without queuing anything: the kernel
+ *        ("sm90+pack: Hopper's wgmma tiles..."), the copies it makes first and why (an
+ *        operand without 16-byte rows: which of its offset, leading dimension or batch stride,
+ *        and the leading dimension that would avoid the copy; an operand the Hopper kernel
+ *        must transpose), the split of K into parts and their reduction, and where plain FP32
+ *        could run as CM_GEMM_FP32_3XTF32 on tensor cores; then the device's compute
+ *        capability and multiprocessor count. The real leading dimensions, offsets and
+ *        buffers decide, unlike cm_gemm_config_name(), which assumes packed, aligned operands.
+ *        The arguments are checked as cm_gemm_strided_batched() checks them: a call it would
+ *        refuse fails here with the same status and message. The device is C's; a stream is
+ *        not needed (none is checked).
+ * @param buf     destination (snprintf rules: truncated, still NUL-terminated, when short); may
+ *                be NULL when size is 0.
+ * @param size    capacity of buf.
+ * @param length  optional: the length the full text needs, excluding the NUL (0 on a failure).
+ * Other parameters: as for cm_gemm_strided_batched() (alpha and beta do not change the plan).
+ * @return CM_OK and the text; CM_ERROR_INVALID_ARGUMENT for a NULL buf with a non-zero size and
+ *         for everything cm_gemm_strided_batched() refuses; CM_ERROR_CONTEXT_LOST; the failure
+ *         of reading the device's compute capability. On a failure buf holds "" (size > 0).
+ * Thread-safe. Reads CUDAMODEL_GEMM_CONFIG and CUDAMODEL_GEMM_SPLITK like cm_gemm() (a forced
+ * kernel is named as forced).
+ */
+CM_API cm_status_t cm_gemm_explain(cm_gemm_precision_t precision, cm_gemm_layout_t layout,
+                                   cm_gemm_op_t op_a, cm_gemm_op_t op_b, size_t m, size_t n,
+                                   size_t k, const cm_buffer_t *a, size_t a_offset, size_t lda,
+                                   size_t stride_a, const cm_buffer_t *b, size_t b_offset,
+                                   size_t ldb, size_t stride_b, const cm_buffer_t *c,
+                                   size_t c_offset, size_t ldc, size_t stride_c, size_t batch,
+                                   char *buf, size_t size, size_t *length);
+
 CM_EXTERN_C_END
 
 #endif /* CUDAMODEL_KERNELS_H */

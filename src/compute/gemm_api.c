@@ -483,6 +483,11 @@ typedef struct cm__gemm_dev {
 
 static cm__gemm_dev_t cm__gemm_devs[CM__MAX_DEVICES];
 
+void cm__gemm_device_facts_forget_for_tests(void) {
+    for (int i = 0; i < CM__MAX_DEVICES; ++i)
+        atomic_store_explicit(&cm__gemm_devs[i].known, 0, memory_order_release);
+}
+
 static cm_status_t cm__gemm_device_facts(int ordinal, int *major, int *minor, int *sms,
                                          const char *func) {
     if (ordinal >= 0 && ordinal < CM__MAX_DEVICES &&
@@ -725,6 +730,19 @@ static cm__gemm_args_t cm__gemm_staged_form(const cm__gemm_args_t *p, int stage_
  * the product, whatever this returned). cudaErrorNotSupported with nothing queued and *scratch
  * NULL when there is no pool, nothing to stage, the scratch would pass max_bytes or cannot be
  * had; else the launch's status. */
+/* The scratch of the staging: A's part (rounded up to 256 bytes, so that B's starts aligned)
+ * and B's */
+static void cm__gemm_stage_bytes(const cm__gemm_args_t *p, int stage_a, int stage_b,
+                                 size_t *bytes_a, size_t *bytes_b) {
+    const int batch = p->batch > 1 ? p->batch : 1;
+    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4, ldk = cm__gemm_ldk(p);
+    const int na = batch > 1 && p->stride_a != 0 ? batch : 1;
+    const int nb = batch > 1 && p->stride_b != 0 ? batch : 1;
+    *bytes_a =
+        stage_a ? ((size_t)na * (size_t)p->m * (size_t)ldk * (size_t)e + 255u) / 256u * 256u : 0;
+    *bytes_b = stage_b ? (size_t)nb * (size_t)p->n * (size_t)ldk * (size_t)e : 0;
+}
+
 static cudaError_t cm__gemm_stage(const cm__gemm_args_t *p, int stage_a, int stage_b,
                                   size_t max_bytes, cudaMemPool_t pool, cudaStream_t cs,
                                   cm__gemm_args_t *q, void **scratch) {
@@ -735,9 +753,8 @@ static cudaError_t cm__gemm_stage(const cm__gemm_args_t *p, int stage_a, int sta
     const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4, ldk = cm__gemm_ldk(p);
     const int na = batch > 1 && p->stride_a != 0 ? batch : 1;
     const int nb = batch > 1 && p->stride_b != 0 ? batch : 1;
-    const size_t bytes_a =
-        stage_a ? ((size_t)na * (size_t)p->m * (size_t)ldk * (size_t)e + 255u) / 256u * 256u : 0;
-    const size_t bytes_b = stage_b ? (size_t)nb * (size_t)p->n * (size_t)ldk * (size_t)e : 0;
+    size_t bytes_a = 0, bytes_b = 0;
+    cm__gemm_stage_bytes(p, stage_a, stage_b, &bytes_a, &bytes_b);
     if (bytes_a + bytes_b > max_bytes ||
         cm__cuda.malloc_from_pool_async(scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
         (void)cm__cuda.get_last_error();
@@ -1166,13 +1183,216 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
 
 /* cm_gemm (batch 1) and cm_gemm_strided_batched: every matrix of the batch checked before
  * anything is queued, then one product per matrix on the stream with one kernel choice. */
+/* The kernels' form of matrices b0 .. b0 + nb of a checked call (A, B, C as checked): the
+ * normalised operands (a column-major C swaps A and B, and their batch strides with them) */
+static void cm__gemm_piece(cm__gemm_args_t *p, int layout, int op_a, int op_b, size_t m,
+                           size_t n, size_t k, float alpha, float beta, const cm__gemm_mat_t *A,
+                           const cm__gemm_mat_t *B, const cm__gemm_mat_t *C, size_t in_elem,
+                           size_t out_elem, int row, size_t stride_a, size_t stride_b,
+                           size_t stride_c, size_t b0, size_t nb) {
+    /* (an empty operand, K = 0, has no address: no NULL + offset) */
+    cm__gemm_normalize(layout, op_a, op_b, (int)m, (int)n, (int)k,
+                       A->ptr ? A->ptr + b0 * stride_a * in_elem : NULL, (int64_t)A->ld,
+                       B->ptr ? B->ptr + b0 * stride_b * in_elem : NULL, (int64_t)B->ld,
+                       C->ptr + b0 * stride_c * out_elem, (int64_t)C->ld, p);
+    p->alpha = k == 0 ? 0.0f : alpha; /* K = 0: C = beta C, even for an infinite alpha */
+    p->beta = beta;
+    p->in_type = in_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
+    p->out_type = out_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
+    p->batch = (int)nb;
+    p->stride_a = (int64_t)(row ? stride_a : stride_b);
+    p->stride_b = (int64_t)(row ? stride_b : stride_a);
+    p->stride_c = (int64_t)stride_c;
+}
+
+/* ====================================================================== explanation
+ * cm_gemm_explain: the decisions cm__gemm_impl makes for one piece of the batch (the same
+ * calls in the same order: the selection, the realignment's test and its staged selection,
+ * split-K's parts, the Hopper pre-pass's operands), written for the caller in the caller's
+ * names (a column-major problem swaps A and B in cm__gemm_args_t). */
+
+/* The caller's name of the normalised operand a (norm_a) or b */
+static const char *cm__gemm_user_op(int row, int norm_a) {
+    return (norm_a != 0) == (row != 0) ? "A" : "B";
+}
+
+/* Why the normalised operand a (norm_a) or b lacks what the tensor-core kernels read as it
+ * is: a 16-byte base, rows of whole 16 bytes, a batch stride of whole 16 bytes. */
+static void cm__gemm_explain_rows(cm__text_t *t, const cm__gemm_args_t *p, int row, int norm_a) {
+    const char *op = cm__gemm_user_op(row, norm_a);
+    const int is_a = op[0] == 'A';
+    const void *x = norm_a ? p->a : p->b;
+    const int64_t ld = norm_a ? p->lda : p->ldb, stride = norm_a ? p->stride_a : p->stride_b;
+    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4, per16 = 16 / e;
+    const char *sep = "";
+    if ((uintptr_t)x % 16u != 0) {
+        cm__text_printf(t, "%s starts %u bytes past a 16-byte boundary (make its byte offset a "
+                        "multiple of 16)", op, (unsigned)((uintptr_t)x % 16u));
+        sep = ", ";
+    }
+    if (ld * e % 16 != 0) {
+        cm__text_printf(t, "%s%s = %lld is not a multiple of %lld elements (16 bytes; %lld "
+                        "would be)", sep, is_a ? "lda" : "ldb", (long long)ld, (long long)per16,
+                        (long long)((ld + per16 - 1) / per16 * per16));
+        sep = ", ";
+    }
+    if (p->batch > 1 && stride * e % 16 != 0)
+        cm__text_printf(t, "%s%s = %lld is not a multiple of %lld elements", sep,
+                        is_a ? "stride_a" : "stride_b", (long long)stride, (long long)per16);
+}
+
+/* One kernel choice in words */
+static void cm__gemm_explain_kernel(cm__text_t *t, cm__gemm_choice_t c) {
+    const char *name = cm__gemm_choice_name(c);
+    switch (c.kernel) {
+    case CM__GEMM_KERNEL_GEMV:
+        cm__text_printf(t, "%s: the matrix-vector kernel (m or n is 1; bound by reading the "
+                        "matrix)", name);
+        break;
+    case CM__GEMM_KERNEL_SKINNY:
+        cm__text_printf(t, "%s: the skinny kernel (a side of C of at most 64: each block "
+                        "runs whole rows of the long operand)", name);
+        break;
+    case CM__GEMM_KERNEL_MMA:
+        cm__text_printf(t, "%s: tensor-core tiles (mma.sync)", name);
+        break;
+    case CM__GEMM_KERNEL_SM90:
+        if (c.config == CM__GEMM_SM90_3XTF32)
+            cm__text_printf(t, "%s: FP32 accuracy from three TF32 products on Hopper's wgmma "
+                            "tiles; A and B are first split into TF32 parts in scratch", name);
+        else
+            cm__text_printf(t, "%s: Hopper's wgmma tiles (128 x 256, tensor-memory copies)",
+                            name);
+        break;
+    default:
+        cm__text_printf(t, "%s: FP32 FMA tiles on the CUDA cores (no tensor cores)", name);
+        break;
+    }
+}
+
+/* The Hopper pre-pass of "sm90+pack" / "sm90+bt" (cm__gemm_sm90_packed's operands): which
+ * operands it stages and why */
+static void cm__gemm_explain_sm90_pack(cm__text_t *t, const cm__gemm_args_t *p,
+                                       cm__gemm_choice_t c, int row) {
+    const int b_mn = c.config == CM__GEMM_SM90_BT && p->in_type == CM__GEMM_BF16 &&
+                     !p->b_kmajor && cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
+    for (int side = 0; side < 2; ++side) {
+        const int norm_a = side == 0;
+        const int kmajor = norm_a ? p->a_kmajor : p->b_kmajor;
+        const int al = norm_a ? cm__operand_aligned16(p, p->a, p->lda, p->stride_a)
+                              : cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
+        if (!norm_a && b_mn) {
+            cm__text_printf(t, "; %s is read as it is by the transposed-B form",
+                            cm__gemm_user_op(row, 0));
+            continue;
+        }
+        if (kmajor && al) continue;
+        cm__text_printf(t, "; first %s is %s into K-contiguous scratch with 16-byte rows "
+                        "(the kernel reads K-contiguous operands with 16-byte rows only",
+                        cm__gemm_user_op(row, norm_a), kmajor ? "copied" : "transposed");
+        if (!kmajor)
+            cm__text_printf(t, "; %s is stored with its other dimension contiguous",
+                            cm__gemm_user_op(row, norm_a));
+        if (!al) {
+            cm__text_printf(t, "; ");
+            cm__gemm_explain_rows(t, p, row, norm_a);
+        }
+        cm__text_printf(t, ")");
+    }
+}
+
+/* The explanation of one piece p of a call (device facts major, minor, sms) */
+static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int minor, int sms,
+                                   const cm__gemm_args_t *p, int row) {
+    const char *override = cm__gemm_config_override();
+    cm__gemm_choice_t ch = cm__gemm_select(precision, major, minor, sms, p, CM_HAVE_GEMM_SM90,
+                                           override);
+    const int forced = override != NULL && override[0] != '\0';
+    cm__gemm_args_t q = *p;
+    int realigned = 0, too_big = 0;
+    const int pa = cm__gemm_misaligned_a(p), pb = cm__gemm_misaligned_b(p);
+    if (cm__gemm_realign_on() &&
+        cm__gemm_realign_wanted(precision, major, minor, sms, p, ch, CM_HAVE_GEMM_SM90,
+                                override)) {
+        size_t bytes_a = 0, bytes_b = 0;
+        cm__gemm_stage_bytes(p, pa, pb, &bytes_a, &bytes_b);
+        too_big = bytes_a + bytes_b > CM__GEMM_REALIGN_MAX_BYTES;
+        if (!too_big) {
+            const void *at = (const void *)(uintptr_t)256; /* where the scratch would be */
+            q = cm__gemm_staged_form(p, pa, pb, at, at);
+            ch = cm__gemm_select(precision, major, minor, sms, &q, CM_HAVE_GEMM_SM90, NULL);
+            realigned = 1;
+            char bytes[32];
+            cm__format_bytes(bytes_a + bytes_b, bytes, sizeof bytes);
+            cm__gemm_explain_kernel(t, ch);
+            /* a K-contiguous operand is copied row by row, another one transposed */
+            cm__text_printf(t, "; first ");
+            if (pa)
+                cm__text_printf(t, "%s is %s", cm__gemm_user_op(row, 1),
+                                p->a_kmajor ? "copied" : "transposed");
+            if (pb)
+                cm__text_printf(t, "%s%s is %s", pa ? " and " : "", cm__gemm_user_op(row, 0),
+                                p->b_kmajor ? "copied" : "transposed");
+            cm__text_printf(t, " into %s of scratch from the device's pool, K-contiguous with "
+                            "16-byte rows, since the tensor-core kernels read only such rows (",
+                            bytes);
+            if (pa) cm__gemm_explain_rows(t, p, row, 1);
+            if (pa && pb) cm__text_printf(t, "; ");
+            if (pb) cm__gemm_explain_rows(t, p, row, 0);
+            cm__text_printf(t, "); without the copy: %s",
+                            cm__gemm_choice_name(cm__gemm_select(precision, major, minor, sms,
+                                                                 p, CM_HAVE_GEMM_SM90,
+                                                                 override)));
+        }
+    }
+    if (!realigned) {
+        cm__gemm_explain_kernel(t, ch);
+        if (forced) cm__text_printf(t, " (forced by CUDAMODEL_GEMM_CONFIG=%s)", override);
+        const int tc = precision == CM_GEMM_TF32 || precision == CM_GEMM_BF16 ||
+                       precision == CM_GEMM_BF16_OUT_BF16;
+        if (tc && ch.kernel == CM__GEMM_KERNEL_FFMA && major >= 8 && (pa || pb)) {
+            cm__text_printf(t, "; the tensor-core kernels read only 16-byte rows (");
+            if (pa) cm__gemm_explain_rows(t, p, row, 1);
+            if (pa && pb) cm__text_printf(t, "; ");
+            if (pb) cm__gemm_explain_rows(t, p, row, 0);
+            cm__text_printf(t, !cm__gemm_realign_on()
+                                   ? ") and the copy to such rows is switched off"
+                               : too_big ? ") and a copy to such rows would need more than "
+                                           "the 1 GiB of scratch the library takes for it"
+                                         : ") and this product is too small for a copy to pay");
+        }
+    }
+    if (ch.kernel == CM__GEMM_KERNEL_SM90 &&
+        (ch.config == CM__GEMM_SM90_PACK || ch.config == CM__GEMM_SM90_BT))
+        cm__gemm_explain_sm90_pack(t, &q, ch, row);
+    const int parts = cm__gemm_splitk_parts(&q, ch, precision, sms, cm__gemm_splitk_override());
+    if (parts > 1) {
+        int64_t kc = 0, rem = 0;
+        int full = 0;
+        cm__gemm_splitk_chunks(q.k, parts, cm__gemm_takes_k_last(ch), &kc, &full, &rem);
+        cm__text_printf(t, "; K = %d is split into %d part%s of %lld%s (C alone would leave "
+                        "most of the %d multiprocessors idle), each into float scratch, then "
+                        "one kernel adds the parts in order (the same bits every call)",
+                        q.k, full, full == 1 ? "" : "s", (long long)kc,
+                        rem > 0 ? " and one of the rest" : "", sms);
+    }
+    if (precision == CM_GEMM_FP32 && !forced) {
+        const cm__gemm_choice_t x3 = cm__gemm_select(CM_GEMM_FP32_3XTF32, major, minor, sms, p,
+                                                     CM_HAVE_GEMM_SM90, NULL);
+        if (x3.kernel == CM__GEMM_KERNEL_SM90)
+            cm__text_printf(t, "; CM_GEMM_FP32_3XTF32 would run this with FP32's accuracy on "
+                            "tensor cores (%s)", cm__gemm_choice_name(x3));
+    }
+}
+
 static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precision,
                                  cm_gemm_layout_t layout, cm_gemm_op_t op_a, cm_gemm_op_t op_b,
                                  size_t m, size_t n, size_t k, float alpha, const cm_buffer_t *a,
                                  size_t a_offset, size_t lda, size_t stride_a,
                                  const cm_buffer_t *b, size_t b_offset, size_t ldb,
                                  size_t stride_b, float beta, cm_buffer_t *c, size_t c_offset,
-                                 size_t ldc, size_t stride_c, size_t batch, const char *func) {
+                                 size_t ldc, size_t stride_c, size_t batch, const char *func,
+                                 cm__text_t *explain) {
     CM_TRY(cm__gemm_enums((int)precision, (int)layout, (int)op_a, (int)op_b, func));
     CM_TRY(cm__gemm_dims(m, n, k, func));
     const int row = layout == CM_GEMM_ROW_MAJOR;
@@ -1230,11 +1450,28 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
     }
     const int ordinal = C.ordinal;
     cudaStream_t cs = 0;
-    CM_TRY(cm__stream_for_device(stream, ordinal, "matrices", func, &cs));
-    if (m == 0 || n == 0 || batch == 0) return CM_OK;
+    if (explain == NULL) CM_TRY(cm__stream_for_device(stream, ordinal, "matrices", func, &cs));
+    if (m == 0 || n == 0 || batch == 0) {
+        if (explain != NULL)
+            cm__text_printf(explain, "nothing to run: %s is 0, so the call returns at once",
+                            m == 0 ? "m" : n == 0 ? "n" : "batch");
+        return CM_OK;
+    }
     CM_TRY(cm__context_guard(ordinal));
     int major = 0, minor = 0, sms = 1;
     CM_TRY(cm__gemm_device_facts(ordinal, &major, &minor, &sms, func));
+    if (explain != NULL) {
+        /* the first piece of the batch: every piece has the same shape and strides */
+        cm__gemm_args_t p;
+        cm__gemm_piece(&p, (int)layout, (int)op_a, (int)op_b, m, n, k, alpha, beta, &A, &B, &C,
+                       in_elem, out_elem, row, stride_a, stride_b, stride_c, 0, batch);
+        cm__gemm_explain_piece(explain, (int)precision, major, minor, sms, &p, row);
+        if (batch > (size_t)INT32_MAX)
+            cm__text_printf(explain, "; the batch runs in pieces of 2^31 - 1 matrices");
+        cm__text_printf(explain, " [compute capability %d.%d, %d multiprocessors]", major,
+                        minor, sms);
+        return CM_OK;
+    }
 
     cm__gemm_args_t p;
     cm__scope_t sc;
@@ -1248,19 +1485,8 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
     const size_t piece = (size_t)INT32_MAX;
     for (size_t b0 = 0; b0 < batch && err == cudaSuccess; b0 += piece) {
         const size_t nb = batch - b0 < piece ? batch - b0 : piece;
-        /* (an empty operand, K = 0, has no address: no NULL + offset) */
-        cm__gemm_normalize((int)layout, (int)op_a, (int)op_b, (int)m, (int)n, (int)k,
-                           A.ptr ? A.ptr + b0 * stride_a * in_elem : NULL, (int64_t)lda,
-                           B.ptr ? B.ptr + b0 * stride_b * in_elem : NULL, (int64_t)ldb,
-                           C.ptr + b0 * stride_c * out_elem, (int64_t)ldc, &p);
-        p.alpha = k == 0 ? 0.0f : alpha; /* K = 0: C = beta C, even for an infinite alpha */
-        p.beta = beta;
-        p.in_type = in_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
-        p.out_type = out_elem == 2 ? CM__GEMM_BF16 : CM__GEMM_F32;
-        p.batch = (int)nb;
-        p.stride_a = (int64_t)(row ? stride_a : stride_b);
-        p.stride_b = (int64_t)(row ? stride_b : stride_a);
-        p.stride_c = (int64_t)stride_c;
+        cm__gemm_piece(&p, (int)layout, (int)op_a, (int)op_b, m, n, k, alpha, beta, &A, &B, &C,
+                       in_elem, out_elem, row, stride_a, stride_b, stride_c, b0, nb);
         ch = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
                              cm__gemm_config_override());
         /* the pool of C's device object (set when the device was opened, never changed): the
@@ -1315,7 +1541,7 @@ cm_status_t cm_gemm(cm_stream_t *stream, cm_gemm_precision_t precision, cm_gemm_
                     const cm_buffer_t *b, size_t b_offset, size_t ldb, float beta,
                     cm_buffer_t *c, size_t c_offset, size_t ldc) {
     return cm__gemm_impl(stream, precision, layout, op_a, op_b, m, n, k, alpha, a, a_offset, lda,
-                         0, b, b_offset, ldb, 0, beta, c, c_offset, ldc, 0, 1, __func__);
+                         0, b, b_offset, ldb, 0, beta, c, c_offset, ldc, 0, 1, __func__, NULL);
 }
 
 cm_status_t cm_gemm_strided_batched(cm_stream_t *stream, cm_gemm_precision_t precision,
@@ -1327,7 +1553,7 @@ cm_status_t cm_gemm_strided_batched(cm_stream_t *stream, cm_gemm_precision_t pre
                                     size_t c_offset, size_t ldc, size_t stride_c, size_t batch) {
     return cm__gemm_impl(stream, precision, layout, op_a, op_b, m, n, k, alpha, a, a_offset, lda,
                          stride_a, b, b_offset, ldb, stride_b, beta, c, c_offset, ldc, stride_c,
-                         batch, __func__);
+                         batch, __func__, NULL);
 }
 
 cm_status_t cm_gemm_config_name(int ordinal, cm_gemm_precision_t precision,
@@ -1362,5 +1588,25 @@ cm_status_t cm_gemm_config_name(int ordinal, cm_gemm_precision_t precision,
     *name = cm__gemm_choice_name(cm__gemm_select((int)precision, major, minor, sms, &p,
                                                  CM_HAVE_GEMM_SM90,
                                                  cm__gemm_config_override()));
+    return CM_OK;
+}
+
+cm_status_t cm_gemm_explain(cm_gemm_precision_t precision, cm_gemm_layout_t layout,
+                            cm_gemm_op_t op_a, cm_gemm_op_t op_b, size_t m, size_t n, size_t k,
+                            const cm_buffer_t *a, size_t a_offset, size_t lda, size_t stride_a,
+                            const cm_buffer_t *b, size_t b_offset, size_t ldb, size_t stride_b,
+                            const cm_buffer_t *c, size_t c_offset, size_t ldc, size_t stride_c,
+                            size_t batch, char *buf, size_t size, size_t *length) {
+    CM__REQUIRE(buf != NULL || size == 0, "pass a buffer for the text, or size 0 to learn its "
+                "length through `length`", "%s: buf is NULL with size %zu", __func__, size);
+    if (length != NULL) *length = 0;
+    if (size > 0) buf[0] = '\0';
+    cm__text_t t = {buf, size, 0};
+    /* the checks of cm_gemm_strided_batched, then the decisions it would make; C is not
+     * written (nothing is queued), so its handle may be const here */
+    CM_TRY(cm__gemm_impl(NULL, precision, layout, op_a, op_b, m, n, k, 1.0f, a, a_offset, lda,
+                         stride_a, b, b_offset, ldb, stride_b, 0.0f, (cm_buffer_t *)(uintptr_t)c,
+                         c_offset, ldc, stride_c, batch, __func__, &t));
+    if (length != NULL) *length = t.len;
     return CM_OK;
 }

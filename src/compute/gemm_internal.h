@@ -259,6 +259,11 @@ void cm__gemm_splitk_override_set_for_tests(int parts);
  */
 void cm__gemm_config_override_set_for_tests(const char *name);
 
+/** Forget the compute capability and multiprocessor count read for each ordinal (cm_gemm
+ *  reads them once per ordinal), so that a host test's simulated device can change them. Not
+ *  synchronised: call it while no GEMM is being issued. */
+void cm__gemm_device_facts_forget_for_tests(void);
+
 /** Static name of a choice ("ffma:128x128x8", "mma:64x64", "sm90"); "?" for none. */
 const char *cm__gemm_choice_name(cm__gemm_choice_t choice);
 

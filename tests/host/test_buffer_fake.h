@@ -72,6 +72,7 @@ static struct fake_state {
     int ctx_depth;                /* pushed contexts */
     int ctx_saved_current[FAKE_CTX_DEPTH], ctx_saved_has[FAKE_CTX_DEPTH];
     int pools_supported;
+    int cc_major, cc_minor, sm_count; /* device attributes (0 unless a test sets them) */
     int peer_ok;
     size_t total;       /* per device */
     size_t external;    /* held by "other processes" */
@@ -273,7 +274,11 @@ static inline cudaError_t fake_props(struct cudaDeviceProp *p, int d) {
 static inline cudaError_t fake_attr(int *v, enum cudaDeviceAttr attr, int d) {
     FAKE_ENTER(FAKE_ATTR);
     (void)d;
-    *v = attr == cudaDevAttrMemoryPoolsSupported ? fake.pools_supported : 0;
+    *v = attr == cudaDevAttrMemoryPoolsSupported       ? fake.pools_supported
+         : attr == cudaDevAttrComputeCapabilityMajor ? fake.cc_major
+         : attr == cudaDevAttrComputeCapabilityMinor ? fake.cc_minor
+         : attr == cudaDevAttrMultiProcessorCount    ? fake.sm_count
+                                                     : 0;
     return cudaSuccess;
 }
 static inline cudaError_t fake_mem_info(size_t *f, size_t *t) {

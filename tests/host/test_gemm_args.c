@@ -1070,6 +1070,124 @@ static void test_config_name(void **state) {
     assert_string_equal(name, "ffma:128x128x8");
 }
 
+/* cm_gemm_explain: the checks of cm_gemm_strided_batched, then the plan for the real
+ * operands, in the caller's names (on simulated devices whose compute capability and
+ * multiprocessor count the test sets). */
+static void explain_facts(int major, int minor, int sms) {
+    fake.cc_major = major;
+    fake.cc_minor = minor;
+    fake.sm_count = sms;
+    cm__gemm_device_facts_forget_for_tests();
+}
+
+static void test_explain(void **state) {
+    (void)state;
+    char text[1024];
+    size_t len = 0;
+    cm__gemm_config_override_set_for_tests(""); /* the dispatch's own choice */
+    cm__gemm_splitk_override_set_for_tests(-1);
+    /* arguments: a NULL buf with a size, and the refusals of cm_gemm_strided_batched with
+     * their messages (the text stays empty) */
+    EXPECT_FAIL(cm_gemm_explain(F32, R, N_, N_, 8, 8, 4, g.x, 0, 4, 0, g.y, 0, 8, 0, g.z, 0, 8, 0,
+                                1, NULL, 8, &len),
+                INV, "buf is NULL");
+    strcpy(text, "junk");
+    EXPECT_FAIL(cm_gemm_explain((cm_gemm_precision_t)7, R, N_, N_, 8, 8, 4, g.x, 0, 4, 0, g.y, 0,
+                                8, 0, g.z, 0, 8, 0, 1, text, sizeof text, &len),
+                INV, "precision");
+    assert_string_equal(text, "");
+    assert_int_equal(len, 0);
+    EXPECT_FAIL(cm_gemm_explain(F32, R, N_, N_, 8, 8, 4, g.x, 0, 4, 0, g.y, 0, 8, 0, g.x, 0, 8, 0,
+                                1, text, sizeof text, &len),
+                INV, "overlaps A");
+    EXPECT_FAIL(cm_gemm_explain(F32, R, N_, N_, 8, 8, 4, g.x, 0, 4, 0, g.y, 0, 8, 0, g.x1, 0, 8,
+                                0, 1, text, sizeof text, &len),
+                INV, "is on device 0 but C is on device 1");
+    EXPECT_FAIL(cm_gemm_explain(F32, R, N_, N_, 8, 8, 4, g.x, 0, 3, 0, g.y, 0, 8, 0, g.z, 0, 8, 0,
+                                1, text, sizeof text, &len),
+                INV, "lda");
+    /* nothing to run */
+    CM_ASSERT_OK(cm_gemm_explain(F32, R, N_, N_, 0, 8, 4, g.x, 0, 4, 0, g.y, 0, 8, 0, g.z, 0, 8,
+                                 0, 1, text, sizeof text, &len));
+    assert_string_equal(text, "nothing to run: m is 0, so the call returns at once");
+    assert_int_equal(len, strlen(text));
+
+    /* TF32 on an sm_80 device of 108 multiprocessors, 512 x 512 x 1001, row-major NN: A (512 x
+     * 1001) has rows of 1001 floats, so the tensor-core kernels need a copy first */
+    const size_t m = 512, n = 512, k = 1001;
+    cm_buffer_t *a = NULL, *b = NULL, *c = NULL;
+    CM_ASSERT_OK(cm_buffer_create(g.dev0, m * k * 4, &a));
+    CM_ASSERT_OK(cm_buffer_create(g.dev0, k * n * 4, &b));
+    CM_ASSERT_OK(cm_buffer_create(g.dev0, m * n * 4, &c));
+    explain_facts(8, 0, 108);
+    CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, R, N_, N_, m, n, k, a, 0, k, 0, b, 0, n, 0, c, 0,
+                                 n, 0, 1, text, sizeof text, &len));
+    assert_int_equal(len, strlen(text));
+    assert_non_null(strstr(text, "mma:"));
+    assert_non_null(strstr(text, "first A is copied into"));
+    assert_non_null(strstr(text, "lda = 1001 is not a multiple of 4 elements (16 bytes; 1004 "
+                               "would be)"));
+    assert_non_null(strstr(text, "without the copy: ffma:"));
+    assert_non_null(strstr(text, "[compute capability 8.0, 108 multiprocessors]"));
+    assert_null(strstr(text, "ldb"));
+    /* column-major storage, where B (1001 x 512, ldb = 1001) has the rows without 16 bytes:
+     * the text names the caller's B and ldb (the kernels' form swaps A and B) */
+    CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, CO, N_, N_, m, n, k, a, 0, m, 0, b, 0, k, 0, c, 0,
+                                 m, 0, 1, text, sizeof text, &len));
+    assert_non_null(strstr(text, "first B is copied into"));
+    assert_non_null(strstr(text, "ldb = 1001 is not a multiple of 4 elements"));
+    assert_null(strstr(text, "lda ="));
+    /* a misaligned offset is named (4 bytes past a 16-byte boundary), with its fix */
+    CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, R, N_, N_, m, n, 1000, a, 4, 1000, 0, b, 0, n, 0,
+                                 c, 0, n, 0, 1, text, sizeof text, &len));
+    assert_non_null(strstr(text, "A starts 4 bytes past a 16-byte boundary"));
+    /* truncation: snprintf rules, the full length still reported; size 0 with no buffer */
+    char small[16];
+    size_t full = 0;
+    CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, R, N_, N_, m, n, k, a, 0, k, 0, b, 0, n, 0, c, 0,
+                                 n, 0, 1, small, sizeof small, &full));
+    assert_int_equal(strlen(small), sizeof small - 1);
+    assert_int_equal(full, len > 0 ? full : 0);
+    assert_true(full > sizeof small);
+    size_t needed = 0;
+    CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, R, N_, N_, m, n, k, a, 0, k, 0, b, 0, n, 0, c, 0,
+                                 n, 0, 1, NULL, 0, &needed));
+    assert_int_equal(needed, full);
+
+    /* FP32 64 x 64 x 4096 on a Hopper-sized device: C's few tiles split K, and the text says
+     * how (parts, their reduction) */
+    cm_buffer_t *a2 = NULL, *b2 = NULL, *c2 = NULL;
+    CM_ASSERT_OK(cm_buffer_create(g.dev0, 64 * 4096 * 4, &a2));
+    CM_ASSERT_OK(cm_buffer_create(g.dev0, 4096 * 64 * 4, &b2));
+    CM_ASSERT_OK(cm_buffer_create(g.dev0, 64 * 64 * 4, &c2));
+    explain_facts(9, 0, 132);
+    CM_ASSERT_OK(cm_gemm_explain(F32, R, N_, T_, 64, 64, 4096, a2, 0, 4096, 0, b2, 0, 4096, 0, c2,
+                                 0, 64, 0, 1, text, sizeof text, &len));
+    assert_non_null(strstr(text, "ffma:"));
+    assert_non_null(strstr(text, "FP32 FMA tiles on the CUDA cores"));
+    assert_non_null(strstr(text, "K = 4096 is split into"));
+    assert_non_null(strstr(text, "132 multiprocessors"));
+    /* a forced configuration is named as forced; a forced single part is not split */
+    cm__gemm_config_override_set_for_tests("ffma:64x64x16");
+    cm__gemm_splitk_override_set_for_tests(1);
+    CM_ASSERT_OK(cm_gemm_explain(F32, R, N_, T_, 64, 64, 4096, a2, 0, 4096, 0, b2, 0, 4096, 0, c2,
+                                 0, 64, 0, 1, text, sizeof text, &len));
+    assert_non_null(strstr(text, "ffma:64x64x16: FP32 FMA tiles"));
+    assert_non_null(strstr(text, "(forced by CUDAMODEL_GEMM_CONFIG=ffma:64x64x16)"));
+    assert_null(strstr(text, "split"));
+    cm__gemm_config_override_set_for_tests(NULL);
+    cm__gemm_splitk_override_set_for_tests(-1);
+    explain_facts(0, 0, 0);
+    /* nothing was queued and no buffer written: the fake saw no launch and C keeps its bytes */
+    expect_untouched();
+    CM_ASSERT_OK(cm_buffer_destroy(a));
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_buffer_destroy(c));
+    CM_ASSERT_OK(cm_buffer_destroy(a2));
+    CM_ASSERT_OK(cm_buffer_destroy(b2));
+    CM_ASSERT_OK(cm_buffer_destroy(c2));
+}
+
 /* ---------------------------------------------------------------- bf16 */
 
 static float fbits(uint32_t u) {
@@ -1303,6 +1421,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_batched_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_aliasing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_config_name, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_explain, setup, teardown),
         cmocka_unit_test(test_normalisation),
         cmocka_unit_test(test_dispatch),
         cmocka_unit_test(test_shipped_set),
