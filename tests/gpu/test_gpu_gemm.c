@@ -956,6 +956,62 @@ static void test_misaligned_offset_refused(void **state) {
     CM_ASSERT_OK(cm_buffer_destroy(cb));
 }
 
+/* cm_gemm_explain on the real device: it names the device's compute capability and
+ * multiprocessor count as CUDA reports them; a TF32 product whose A has rows of 1001 floats is
+ * copied to 16-byte rows first on sm_80+ (the realignment) and the text names lda and 1004;
+ * then the same call runs on the tensor cores (its error against the product of the
+ * TF32-rounded inputs), and explaining queued nothing (C untouched before the run). */
+static void test_explain_on_device(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    int dev = 0, major = 0, minor = 0, sms = 0;
+    assert_int_equal(cudaGetDevice(&dev), cudaSuccess);
+    assert_int_equal(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
+                     cudaSuccess);
+    assert_int_equal(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev),
+                     cudaSuccess);
+    assert_int_equal(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev),
+                     cudaSuccess);
+    const size_t m = 512, n = 512, k = 1001;
+    cm_buffer_t *a = NULL, *b = NULL, *cc = NULL;
+    CM_ASSERT_OK(cm_buffer_create(c.dev, m * k * 4, &a));
+    CM_ASSERT_OK(cm_buffer_create(c.dev, k * n * 4, &b));
+    CM_ASSERT_OK(cm_buffer_create(c.dev, m * n * 4, &cc));
+    CM_ASSERT_OK(cm_buffer_set(NULL, cc, 0, m * n * 4, 0xAB));
+    char text[1024], facts[96];
+    size_t len = 0;
+    CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, m,
+                                 n, k, a, 0, k, 0, b, 0, n, 0, cc, 0, n, 0, 1, text, sizeof text,
+                                 &len));
+    print_message("cm_gemm_explain: %s\n", text);
+    assert_int_equal(len, strlen(text));
+    snprintf(facts, sizeof facts, "[compute capability %d.%d, %d multiprocessors]", major, minor,
+             sms);
+    assert_non_null(strstr(text, facts));
+    if (major >= 8) {
+        assert_non_null(strstr(text, "first A is copied into"));
+        assert_non_null(strstr(text, "lda = 1001 is not a multiple of 4 elements (16 bytes; 1004 "
+                                     "would be)"));
+    }
+    unsigned char *h = malloc(m * n * 4);
+    assert_non_null(h);
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, cc, 0, h, m * n * 4));
+    for (size_t i = 0; i < m * n * 4; ++i) assert_int_equal(h[i], 0xAB);
+    free(h);
+    CM_ASSERT_OK(cm_buffer_destroy(a));
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_buffer_destroy(cc));
+    /* the explained call itself, against float64 */
+    gcase_t g = {CM_GEMM_TF32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, m, n, k, 1.0f,
+                 0.0f, 0, 0, NULL, 2048};
+    const double err = run_case(&g, 7001);
+    /* sm_80+: the tensor cores ran, as the text said (the FFMA kernel's FP32 product would be
+     * ~1e-4 off the product of the TF32-rounded inputs: test_realigned) */
+    if (major >= 8 && !(err < 1e-5))
+        fail_msg("%.3g off the product of the TF32-rounded inputs: not the tensor cores that "
+                 "cm_gemm_explain named: %s", err, text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_misaligned_offset_refused),
@@ -969,6 +1025,7 @@ int main(void) {
         cmocka_unit_test(test_3xtf32_accuracy),
         cmocka_unit_test(test_sm90_mn_b),
         cmocka_unit_test(test_realigned),
+        cmocka_unit_test(test_explain_on_device),
         cmocka_unit_test(test_split_k),
         cmocka_unit_test(test_split_k_forced),
         cmocka_unit_test(test_reproducible),

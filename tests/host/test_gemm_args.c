@@ -1175,8 +1175,57 @@ static void test_explain(void **state) {
     assert_non_null(strstr(text, "ffma:64x64x16: FP32 FMA tiles"));
     assert_non_null(strstr(text, "(forced by CUDAMODEL_GEMM_CONFIG=ffma:64x64x16)"));
     assert_null(strstr(text, "split"));
-    cm__gemm_config_override_set_for_tests(NULL);
+    cm__gemm_config_override_set_for_tests("");
     cm__gemm_splitk_override_set_for_tests(-1);
+    /* packed operands with 16-byte rows: the kernel it names is cm_gemm_config_name's (both
+     * the dispatch's choice), on every architecture class, precision, layout and transpose */
+    cm_buffer_t *big[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3; ++i) CM_ASSERT_OK(cm_buffer_create(g.dev0, (size_t)16 << 20, &big[i]));
+    static const int archs[][3] = {{7, 5, 40}, {8, 0, 108}, {9, 0, 132}};
+    static const size_t sides[] = {1, 7, 64, 1000}, ks[] = {7, 127, 3001};
+    int compared = 0;
+    for (size_t ar = 0; ar < 3; ++ar) {
+        explain_facts(archs[ar][0], archs[ar][1], archs[ar][2]);
+        for (int pr = CM_GEMM_FP32; pr <= CM_GEMM_FP32_3XTF32; ++pr)
+            for (int lay = 0; lay < 2; ++lay)
+                for (int o = 0; o < 4; ++o)
+                    for (size_t i = 0; i < 4; ++i)
+                        for (size_t j = 0; j < 4; ++j)
+                            for (size_t l = 0; l < 3; ++l) {
+                                const cm_gemm_precision_t prec = (cm_gemm_precision_t)pr;
+                                const cm_gemm_op_t oa = (cm_gemm_op_t)(o & 1);
+                                const cm_gemm_op_t ob = (cm_gemm_op_t)(o >> 1);
+                                const size_t mm = sides[i], nn = sides[j], kk = ks[l];
+                                const int row = lay == 0;
+                                const size_t e = prec == CM_GEMM_BF16 ||
+                                                         prec == CM_GEMM_BF16_OUT_BF16
+                                                     ? 8
+                                                     : 4;
+                                /* stored A: rows x cols with ld rounded up to 16 bytes */
+                                const size_t ar_ = oa == N_ ? mm : kk, ac = oa == N_ ? kk : mm;
+                                const size_t br = ob == N_ ? kk : nn, bc = ob == N_ ? nn : kk;
+                                const size_t lda = ((row ? ac : ar_) + e - 1) / e * e;
+                                const size_t ldb = ((row ? bc : br) + e - 1) / e * e;
+                                const size_t ldc = row ? nn : mm;
+                                const char *want = NULL;
+                                CM_ASSERT_OK(cm_gemm_config_name(0, prec, (cm_gemm_layout_t)lay,
+                                                                 oa, ob, mm, nn, kk, &want));
+                                CM_ASSERT_OK(cm_gemm_explain(
+                                    prec, (cm_gemm_layout_t)lay, oa, ob, mm, nn, kk, big[0], 0,
+                                    lda, 0, big[1], 0, ldb, 0, big[2], 0, ldc, 0, 1, text,
+                                    sizeof text, &len));
+                                const size_t wl = strlen(want);
+                                if (strncmp(text, want, wl) != 0 || text[wl] != ':')
+                                    fail_msg("cc %d.%d prec %d layout %d ops %d %zux%zux%zu: "
+                                             "cm_gemm_config_name says %s, cm_gemm_explain: %s",
+                                             archs[ar][0], archs[ar][1], pr, lay, o, mm, nn, kk,
+                                             want, text);
+                                ++compared;
+                            }
+    }
+    assert_int_equal(compared, 3 * 5 * 2 * 4 * 4 * 4 * 3);
+    for (int i = 0; i < 3; ++i) CM_ASSERT_OK(cm_buffer_destroy(big[i]));
+    cm__gemm_config_override_set_for_tests(NULL);
     explain_facts(0, 0, 0);
     /* nothing was queued and no buffer written: the fake saw no launch and C keeps its bytes */
     expect_untouched();
