@@ -1237,6 +1237,120 @@ static void test_explain(void **state) {
     CM_ASSERT_OK(cm_buffer_destroy(c2));
 }
 
+/* cm_gemm_explain on random calls, valid and not (sizes up to 2^31 and SIZE_MAX, leading
+ * dimensions and strides around their minimum, byte offsets of any alignment, batches, buffers
+ * of another device, destroyed, NULL, in-place): the status is CM_OK or
+ * CM_ERROR_INVALID_ARGUMENT; a refusal is cm_gemm_strided_batched's own (the same status and
+ * message, which it gives before anything is queued); an explanation names a kernel (or says
+ * there is nothing to run, where cm_gemm_strided_batched returns CM_OK at once) and its
+ * length is the text's, also when truncated. */
+static uint64_t ex_rng = 0x9E3779B97F4A7C15ull;
+static uint64_t ex_next(void) {
+    ex_rng ^= ex_rng << 13;
+    ex_rng ^= ex_rng >> 7;
+    ex_rng ^= ex_rng << 17;
+    return ex_rng;
+}
+
+static size_t ex_pick(const size_t *v, size_t n) { return v[ex_next() % n]; }
+
+static void test_explain_random(void **state) {
+    (void)state;
+    cm__gemm_config_override_set_for_tests("");
+    explain_facts(9, 0, 132);
+    cm_buffer_t *big[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3; ++i) CM_ASSERT_OK(cm_buffer_create(g.dev0, (size_t)48 << 20, &big[i]));
+    /* mostly usable buffers (A and B may share one), sometimes another device's, a destroyed
+     * one, NULL or a small one */
+    cm_buffer_t *const bufs[] = {big[0], big[1], big[2], big[0], big[1], big[2],
+                                 g.x,    g.x1,   g.dead, NULL};
+    static const size_t dims[] = {0, 1, 7, 8, 64, 127, 512, 1000, 3001, (size_t)1 << 31,
+                                  SIZE_MAX};
+    static const size_t offs[] = {0, 0, 0, 0, 16, 4096, 2, 4, 8, (size_t)1 << 26, SIZE_MAX - 3};
+    static const size_t batches[] = {1, 1, 1, 1, 0, 2, 3, 7, (size_t)1 << 31, SIZE_MAX};
+    int ok = 0, refused = 0;
+    for (int it = 0; it < 4000; ++it) {
+        const uint64_t r = ex_next();
+        /* one in 16 outside its enum */
+        const cm_gemm_precision_t prec =
+            (cm_gemm_precision_t)(r % 16 == 0 ? 5 + (int)((r >> 4) % 2) : (int)((r >> 4) % 5));
+        const cm_gemm_layout_t lay = (cm_gemm_layout_t)((r >> 8) % 16 == 0 ? 2 : (r >> 12) % 2);
+        const cm_gemm_op_t oa = (cm_gemm_op_t)((r >> 13) % 16 == 0 ? 2 : (r >> 17) % 2);
+        const cm_gemm_op_t ob = (cm_gemm_op_t)((r >> 18) % 2);
+        const size_t m = ex_pick(dims, 9 + (it % 5 == 0 ? 2 : 0)),
+                     n = ex_pick(dims, 9 + (it % 7 == 0 ? 2 : 0)),
+                     k = ex_pick(dims, 9 + (it % 11 == 0 ? 2 : 0));
+        /* leading dimensions: the minimum for the layout, give or take */
+        const int row = lay != CM_GEMM_COL_MAJOR;
+        const size_t ac = oa == N_ ? k : m, ar = oa == N_ ? m : k;
+        const size_t bc = ob == N_ ? n : k, br = ob == N_ ? k : n;
+        const size_t adj[] = {0, 0, 1, 3, 4, 8, (size_t)-1};
+        const size_t lda = (row ? ac : ar) + ex_pick(adj, 7), ldb = (row ? bc : br) + ex_pick(adj, 7);
+        const size_t ldc = (row ? n : m) + ex_pick(adj, 6);
+        const size_t batch = ex_pick(batches, 10);
+        const size_t sa = batch > 1 ? ar * ac + ex_pick(adj, 7) : 0;
+        const size_t sb = batch > 1 ? (ex_next() % 4 == 0 ? 0 : br * bc + ex_pick(adj, 7)) : 0;
+        const size_t sc = batch > 1 ? m * n + ex_pick(adj, 7) : 0;
+        const uint64_t w = ex_next();
+        cm_buffer_t *a = bufs[w % 7 < 6 ? 0 : w % 10];
+        cm_buffer_t *b = bufs[(w >> 8) % 7 < 6 ? 1 + (w >> 12) % 2 * 2 : (w >> 8) % 10];
+        cm_buffer_t *c = bufs[(w >> 16) % 7 < 6 ? 1 + (w >> 20) % 2 : (w >> 16) % 10];
+        const size_t ao = ex_pick(offs, 11), bo = ex_pick(offs, 11), co = ex_pick(offs, 11);
+        char text[512], tiny[8];
+        size_t len = 0, len2 = 0;
+        cm_last_error_clear();
+        const cm_status_t st = cm_gemm_explain(prec, lay, oa, ob, m, n, k, a, ao, lda, sa, b, bo,
+                                               ldb, sb, c, co, ldc, sc, batch, text, sizeof text,
+                                               &len);
+        if (st == CM_OK) {
+            ++ok;
+            assert_int_equal(len, strlen(text) < sizeof text - 1 ? strlen(text) : len);
+            if (strncmp(text, "nothing to run", 14) == 0) {
+                CM_ASSERT_OK(cm_gemm_strided_batched(NULL, prec, lay, oa, ob, m, n, k, 1.0f, a,
+                                                     ao, lda, sa, b, bo, ldb, sb, 0.0f, c, co,
+                                                     ldc, sc, batch));
+            } else {
+                const size_t name = strcspn(text, ":");
+                if (name == 0 || name > 16 || text[name] != ':')
+                    fail_msg("case %d: no kernel name first: %s", it, text);
+            }
+            CM_ASSERT_OK(cm_gemm_explain(prec, lay, oa, ob, m, n, k, a, ao, lda, sa, b, bo, ldb,
+                                         sb, c, co, ldc, sc, batch, tiny, sizeof tiny, &len2));
+            assert_int_equal(len2, len);
+            assert_int_equal(strlen(tiny), len < sizeof tiny ? len : sizeof tiny - 1);
+            continue;
+        }
+        ++refused;
+        if (st != INV) fail_msg("case %d: status %s", it, cm_status_name(st));
+        assert_string_equal(text, "");
+        assert_int_equal(len, 0);
+        char why[CM_ERROR_MESSAGE_MAX];
+        snprintf(why, sizeof why, "%s", cm_last_error()->message);
+        cm_last_error_clear();
+        const cm_status_t st2 = cm_gemm_strided_batched(NULL, prec, lay, oa, ob, m, n, k, 1.0f, a,
+                                                        ao, lda, sa, b, bo, ldb, sb, 0.0f, c, co,
+                                                        ldc, sc, batch);
+        if (st2 != st || strcmp(cm_last_error()->message, why) != 0) {
+            /* the messages may name their function: compare with it swapped */
+            char want[CM_ERROR_MESSAGE_MAX];
+            const char *at = strstr(why, "cm_gemm_explain");
+            if (at != NULL)
+                snprintf(want, sizeof want, "%.*scm_gemm_strided_batched%s", (int)(at - why), why,
+                         at + strlen("cm_gemm_explain"));
+            if (st2 != st || at == NULL || strcmp(cm_last_error()->message, want) != 0)
+                fail_msg("case %d: cm_gemm_explain refused with \"%s\", cm_gemm_strided_batched "
+                         "returned %s \"%s\"", it, why, cm_status_name(st2),
+                         cm_last_error()->message);
+        }
+    }
+    print_message("explained %d, refused %d\n", ok, refused);
+    assert_true(ok > 300 && refused > 300); /* both paths, many times (a fixed seed) */
+    for (int i = 0; i < 3; ++i) CM_ASSERT_OK(cm_buffer_destroy(big[i]));
+    cm__gemm_config_override_set_for_tests(NULL);
+    explain_facts(0, 0, 0);
+    expect_untouched();
+}
+
 /* ---------------------------------------------------------------- bf16 */
 
 static float fbits(uint32_t u) {
@@ -1471,6 +1585,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_aliasing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_config_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_explain, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_explain_random, setup, teardown),
         cmocka_unit_test(test_normalisation),
         cmocka_unit_test(test_dispatch),
         cmocka_unit_test(test_shipped_set),
