@@ -1285,7 +1285,8 @@ static void test_explain_random(void **state) {
         const size_t ac = oa == N_ ? k : m, ar = oa == N_ ? m : k;
         const size_t bc = ob == N_ ? n : k, br = ob == N_ ? k : n;
         const size_t adj[] = {0, 0, 1, 3, 4, 8, (size_t)-1};
-        const size_t lda = (row ? ac : ar) + ex_pick(adj, 7), ldb = (row ? bc : br) + ex_pick(adj, 7);
+        const size_t lda = (row ? ac : ar) + ex_pick(adj, 7);
+        const size_t ldb = (row ? bc : br) + ex_pick(adj, 7);
         const size_t ldc = (row ? n : m) + ex_pick(adj, 6);
         const size_t batch = ex_pick(batches, 10);
         const size_t sa = batch > 1 ? ar * ac + ex_pick(adj, 7) : 0;
