@@ -1301,13 +1301,34 @@ static void cm__gemm_explain_sm90_pack(cm__text_t *t, const cm__gemm_args_t *p,
     }
 }
 
-/* The explanation of one piece p of a call (device facts major, minor, sms) */
+/* The explanation of one piece p of a call (device facts major, minor, sms; have_pool: C's
+ * device object has a memory pool, where every copy, split and 3xTF32 scratch comes from) */
 static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int minor, int sms,
-                                   const cm__gemm_args_t *p, int row) {
+                                   const cm__gemm_args_t *p, int row, int have_pool) {
     const char *override = cm__gemm_config_override();
     cm__gemm_choice_t ch = cm__gemm_select(precision, major, minor, sms, p, CM_HAVE_GEMM_SM90,
                                            override);
     const int forced = override != NULL && override[0] != '\0';
+    if (p->k == 0) {
+        cm__gemm_explain_kernel(t, ch);
+        cm__text_printf(t, "; K is 0: C = beta C, no product");
+        return;
+    }
+    if (!have_pool) {
+        /* cm__gemm_impl: no realignment, no split; the Hopper pre-passes refuse and the
+         * launcher falls back (cm__gemm_launch) */
+        cm__gemm_explain_kernel(t, ch);
+        if (forced) cm__text_printf(t, " (forced by CUDAMODEL_GEMM_CONFIG=%s)", override);
+        cm__text_printf(t, "; this device object has no memory pool (scratch comes from it), so "
+                        "no operand is copied first and K is not split%s",
+                        ch.kernel != CM__GEMM_KERNEL_SM90 || ch.config == 0 ? ""
+                        : ch.config == CM__GEMM_SM90_3XTF32
+                            ? ", and this kernel's split of the inputs needs it: the FP32 "
+                              "kernels run instead"
+                            : ", and where this kernel needs a copy it falls back to mma.sync "
+                              "tiles (FFMA without 16-byte rows)");
+        return;
+    }
     cm__gemm_args_t q = *p;
     int realigned = 0, too_big = 0;
     const int pa = cm__gemm_misaligned_a(p), pb = cm__gemm_misaligned_b(p);
@@ -1465,7 +1486,8 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
         cm__gemm_args_t p;
         cm__gemm_piece(&p, (int)layout, (int)op_a, (int)op_b, m, n, k, alpha, beta, &A, &B, &C,
                        in_elem, out_elem, row, stride_a, stride_b, stride_c, 0, batch);
-        cm__gemm_explain_piece(explain, (int)precision, major, minor, sms, &p, row);
+        cm__gemm_explain_piece(explain, (int)precision, major, minor, sms, &p, row,
+                               C.obj->a.dev->pool != NULL);
         if (batch > (size_t)INT32_MAX)
             cm__text_printf(explain, "; the batch runs in pieces of 2^31 - 1 matrices");
         cm__text_printf(explain, " [compute capability %d.%d, %d multiprocessors]", major,

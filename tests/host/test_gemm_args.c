@@ -1177,6 +1177,30 @@ static void test_explain(void **state) {
     assert_null(strstr(text, "split"));
     cm__gemm_config_override_set_for_tests("");
     cm__gemm_splitk_override_set_for_tests(-1);
+    /* K = 0: no product */
+    CM_ASSERT_OK(cm_gemm_explain(F32, R, N_, N_, 8, 8, 0, g.x, 0, 1, 0, g.y, 0, 8, 0, g.z, 0, 8, 0,
+                                 1, text, sizeof text, &len));
+    assert_non_null(strstr(text, "; K is 0: C = beta C, no product"));
+    /* a device object without a memory pool: nothing is copied or split (the realigned TF32
+     * call of above, on such a device) */
+    explain_facts(8, 0, 108);
+    fake.pools_supported = 0;
+    cm_device_t *nopool = NULL;
+    CM_ASSERT_OK(cm_device_open(1, &nopool));
+    fake.pools_supported = 1;
+    cm_buffer_t *na = NULL, *nb = NULL, *nc = NULL;
+    CM_ASSERT_OK(cm_buffer_create(nopool, m * k * 4, &na));
+    CM_ASSERT_OK(cm_buffer_create(nopool, k * n * 4, &nb));
+    CM_ASSERT_OK(cm_buffer_create(nopool, m * n * 4, &nc));
+    CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, R, N_, N_, m, n, k, na, 0, k, 0, nb, 0, n, 0, nc, 0,
+                                 n, 0, 1, text, sizeof text, &len));
+    assert_non_null(strstr(text, "ffma:"));
+    assert_non_null(strstr(text, "has no memory pool"));
+    assert_null(strstr(text, "copied into"));
+    CM_ASSERT_OK(cm_buffer_destroy(na));
+    CM_ASSERT_OK(cm_buffer_destroy(nb));
+    CM_ASSERT_OK(cm_buffer_destroy(nc));
+    CM_ASSERT_OK(cm_device_close(nopool));
     /* packed operands with 16-byte rows: the kernel it names is cm_gemm_config_name's (both
      * the dispatch's choice), on every architecture class, precision, layout and transpose */
     cm_buffer_t *big[3] = {NULL, NULL, NULL};
