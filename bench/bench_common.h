@@ -10,7 +10,9 @@
  *
  * JSON fields, exactly: {"bench","case","unit","ours","peer","peer_name","ratio","goal",
  * "meets","commit","date"}; commit comes from CM_BENCH_COMMIT ("unknown" when unset) and date
- * is today's UTC date, YYYY-MM-DD.
+ * is today's UTC date, YYYY-MM-DD. (bench_gemm appends fields of its own after these in some
+ * rows: the 3xTF32 rows' errors, and "kernel", the tag of what cm_gemm ran from
+ * cm_gemm_explain, which scripts/results_compare.py shows and filters by.)
  */
 #ifndef CM_BENCH_COMMON_H
 #define CM_BENCH_COMMON_H

@@ -124,6 +124,11 @@ typedef struct run_ctx {
     size_t sets, set;
 } run_ctx_t;
 
+/* cm_bench_report with extra numbers (keys, vals) and the kernel's tag (NULL: none) in the
+ * results file's row */
+static void report_with_extras(const cm_bench_row_t *row, const char *const *keys,
+                               const double *vals, int count, const char *kernel);
+
 /* What cm_gemm runs for r's first input set, from cm_gemm_explain (the real leading dimensions,
  * offsets and strides): tag is the kernel's name (the text up to its first ':'), "+copy" when
  * it copies or transposes operands first and "/N" for N parts of split-K; text is the whole
@@ -467,7 +472,7 @@ static void bench_case(const gcase_t *g, const char *goal, double goal_ratio, ui
     if (bad) g_fail = 1;
     cm_bench_row_t row = {"gemm", name, "TFLOP/s", ours, peer, peer_name_of(&P.r), ratio,
                           goal ? goal : "-", goal ? ratio >= goal_ratio && !bad : !bad};
-    cm_bench_report(&row);
+    report_with_extras(&row, NULL, NULL, 0, cfg);
     printf("    %-28s kernel %-16s err ours %.2e cuBLAS %.2e%s\n", name, cfg, e_ours, e_peer,
            bad ? "  BAD" : "");
     if (goal && ratio < goal_ratio) printf("      plan: %s\n", plan);
@@ -561,7 +566,7 @@ static double goal_case(const char *name, const gcase_t *g, size_t batch, const 
     if (bad || !(ratio > 0)) g_fail = 1;
     cm_bench_row_t row = {"gemm", name, "TFLOP/s", ours, peer, peer_name_of(&P.r), ratio,
                           ">=0.9", ratio >= 0.9 && !bad};
-    cm_bench_report(&row);
+    report_with_extras(&row, NULL, NULL, 0, ok ? cfg : NULL);
     /* the kernel column from cm_gemm_explain on these very operands (leading dimensions,
      * offsets, strides); the whole plan under a case that misses its goal */
     printf("    %-30s %-7s kernel %-16s err ours %.2e cuBLAS %.2e%s\n", name, cls ? cls : "", cfg,
@@ -661,7 +666,7 @@ static void json_num(FILE *f, const char *key, double v) {
 /* cm_bench_report's table row and JSON line, the line with extra numeric fields: the table row
  * through cm_bench_report with CM_BENCH_RESULTS hidden, the line written here */
 static void report_with_extras(const cm_bench_row_t *row, const char *const *keys,
-                               const double *vals, int count) {
+                               const double *vals, int count, const char *kernel) {
     const char *path = getenv("CM_BENCH_RESULTS");
     char *saved = path && *path ? strdup(path) : NULL;
     if (saved) unsetenv("CM_BENCH_RESULTS");
@@ -695,6 +700,10 @@ static void report_with_extras(const cm_bench_row_t *row, const char *const *key
     fputs(",\"date\":", f);
     json_str(f, cm_bench_date(date, sizeof date));
     for (int i = 0; i < count; ++i) json_num(f, keys[i], vals[i]);
+    if (kernel != NULL) {
+        fputs(",\"kernel\":", f);
+        json_str(f, kernel);
+    }
     fputs("}\n", f);
     if (fclose(f) != 0) {
         perror(saved);
@@ -749,7 +758,7 @@ static void three_tf32(int list_only) {
                                                 "err_peer_max", "err_fp32", "err_tf32"};
             const double vals[6] = {eo.rel_mean, ep.rel_mean, eo.rel_max,
                                     ep.rel_max,  e32.rel_mean, etf.rel_mean};
-            report_with_extras(&row, keys, vals, 6);
+            report_with_extras(&row, keys, vals, 6, NULL);
             printf("    %-28s kernel %-16s err |c-ref|/sum|ab| mean / max over %d samples:%s\n",
                    name, cfg, SAMPLES_3X, bad ? "  BAD" : "");
             printf("      3xTF32 (ours) %.3e / %.3e  cuBLAS FP32 %.3e / %.3e  (%s cuBLAS)\n",

@@ -17,7 +17,13 @@ runs agree.
 --drift TEXT (comma-separated, any) names cases whose kernels the change did not touch (e.g.
 "_1x,x1x,x1_" for the matrix-vector cases): the geometric mean of their NEW / OLD is the two
 runs' machine drift (H200s differ by a few percent, small cases by up to 10 %), printed first;
-each listed change is then also shown divided by it.
+each listed change is then also shown divided by it. --drift same takes the cases whose kernel
+(the rows' "kernel" field, bench_gemm's tag from cm_gemm_explain: name, "+copy", "/parts") is
+the same in both commits.
+
+Rows that carry the kernel show it after the ratios: [tag] when both commits ran the same,
+[old -> new] when it changed ("?" for a commit whose rows lack it). --changed lists only the
+cases whose kernel changed (both known).
 """
 import argparse
 import collections
@@ -29,7 +35,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def load(spec, default_path):
+def load(spec, default_path, kernels):
+    """The commit's ratios by case; kernels[case] gets the set of its kernel tags."""
     commit, _, path = spec.partition("@")
     rows = collections.defaultdict(list)
     with open(path or default_path, encoding="utf-8") as f:
@@ -39,6 +46,8 @@ def load(spec, default_path):
             r = json.loads(line)
             if r.get("bench") == "gemm" and r.get("commit") == commit and r.get("ratio"):
                 rows[r["case"]].append(float(r["ratio"]))
+                if r.get("kernel"):
+                    kernels[r["case"]].add(r["kernel"])
     return commit, rows
 
 
@@ -61,10 +70,12 @@ def main():
     ap.add_argument("--match", default="")
     ap.add_argument("--show", type=int, default=15)
     ap.add_argument("--drift", default="")
+    ap.add_argument("--changed", action="store_true")
     a = ap.parse_args()
+    old_k, new_k = collections.defaultdict(set), collections.defaultdict(set)
     try:
-        old_c, old = load(a.old, a.results)
-        new_c, new = load(a.new, a.results)
+        old_c, old = load(a.old, a.results, old_k)
+        new_c, new = load(a.new, a.results, new_k)
     except (OSError, ValueError) as e:
         print(f"results_compare: {e}", file=sys.stderr)
         return 2
@@ -77,9 +88,19 @@ def main():
     def change(case):
         return (sum(new[case]) / len(new[case])) / (sum(old[case]) / len(old[case]))
 
+    def tag(ks):
+        return "/".join(sorted(ks)) if ks else "?"
+
+    def kernel_changed(case):
+        return bool(old_k[case]) and bool(new_k[case]) and old_k[case] != new_k[case]
+
+    def same_kernel(case):
+        return bool(old_k[case]) and old_k[case] == new_k[case]
+
     drift = None
     if a.drift:
-        ref = [c for c in set(old) & set(new) if matches(c, a.drift)]
+        ref = [c for c in set(old) & set(new)
+               if (same_kernel(c) if a.drift == "same" else matches(c, a.drift))]
         if not ref:
             print(f"results_compare: no case both commits measured matches {a.drift!r}",
                   file=sys.stderr)
@@ -89,6 +110,8 @@ def main():
     changes = []
     for case in sorted(set(old) & set(new)):
         if a.match and not matches(case, a.match):
+            continue
+        if a.changed and not kernel_changed(case):
             continue
         changes.append((change(case), case, old[case], new[case]))
     changes.sort()
@@ -101,7 +124,11 @@ def main():
             print("...")
             continue
         rel = f"  (/ drift: {c[0] / drift:.3f})" if drift else ""
-        print(f"{c[0]:6.3f}  {c[1]:38s} {fmt(c[2])} -> {fmt(c[3])}{rel}")
+        ks = ""
+        if old_k[c[1]] or new_k[c[1]]:
+            ks = (f"  [{tag(new_k[c[1]])}]" if old_k[c[1]] == new_k[c[1]]
+                  else f"  [{tag(old_k[c[1]])} -> {tag(new_k[c[1]])}]")
+        print(f"{c[0]:6.3f}  {c[1]:38s} {fmt(c[2])} -> {fmt(c[3])}{rel}{ks}")
     both = set(old) & set(new)
     print(f"{old_c}: {summary(old, both)}")
     print(f"{new_c}: {summary(new, both)}")
