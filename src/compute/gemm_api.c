@@ -1346,20 +1346,25 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
             char bytes[32];
             cm__format_bytes(bytes_a + bytes_b, bytes, sizeof bytes);
             cm__gemm_explain_kernel(t, ch);
-            /* a K-contiguous operand is copied row by row, another one transposed */
+            /* a K-contiguous operand is copied row by row, another one transposed; the
+             * caller's A first (the kernels' a is the caller's B in column-major storage) */
+            const int first_a = row != 0; /* the kernels' operand that is the caller's A */
+            const int staged[2] = {first_a ? pa : pb, first_a ? pb : pa};
+            const int kmaj[2] = {first_a ? p->a_kmajor : p->b_kmajor,
+                                 first_a ? p->b_kmajor : p->a_kmajor};
             cm__text_printf(t, "; first ");
-            if (pa)
-                cm__text_printf(t, "%s is %s", cm__gemm_user_op(row, 1),
-                                p->a_kmajor ? "copied" : "transposed");
-            if (pb)
-                cm__text_printf(t, "%s%s is %s", pa ? " and " : "", cm__gemm_user_op(row, 0),
-                                p->b_kmajor ? "copied" : "transposed");
+            for (int u = 0; u < 2; ++u)
+                if (staged[u])
+                    cm__text_printf(t, "%s%s is %s", u == 1 && staged[0] ? " and " : "",
+                                    u == 0 ? "A" : "B", kmaj[u] ? "copied" : "transposed");
             cm__text_printf(t, " into %s of scratch from the device's pool, K-contiguous with "
                             "16-byte rows, since the tensor-core kernels read only such rows (",
                             bytes);
-            if (pa) cm__gemm_explain_rows(t, p, row, 1);
-            if (pa && pb) cm__text_printf(t, "; ");
-            if (pb) cm__gemm_explain_rows(t, p, row, 0);
+            for (int u = 0; u < 2; ++u) {
+                if (!staged[u]) continue;
+                if (u == 1 && staged[0]) cm__text_printf(t, "; ");
+                cm__gemm_explain_rows(t, p, row, (u == 0) == first_a);
+            }
             cm__text_printf(t, "); without the copy: %s",
                             cm__gemm_choice_name(cm__gemm_select(precision, major, minor, sms,
                                                                  p, CM_HAVE_GEMM_SM90,
@@ -1373,9 +1378,13 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
                        precision == CM_GEMM_BF16_OUT_BF16;
         if (tc && ch.kernel == CM__GEMM_KERNEL_FFMA && major >= 8 && (pa || pb)) {
             cm__text_printf(t, "; the tensor-core kernels read only 16-byte rows (");
-            if (pa) cm__gemm_explain_rows(t, p, row, 1);
-            if (pa && pb) cm__text_printf(t, "; ");
-            if (pb) cm__gemm_explain_rows(t, p, row, 0);
+            const int first_a = row != 0;
+            const int bad[2] = {first_a ? pa : pb, first_a ? pb : pa};
+            for (int u = 0; u < 2; ++u) {
+                if (!bad[u]) continue;
+                if (u == 1 && bad[0]) cm__text_printf(t, "; ");
+                cm__gemm_explain_rows(t, p, row, (u == 0) == first_a);
+            }
             cm__text_printf(t, !cm__gemm_realign_on()
                                    ? ") and the copy to such rows is switched off"
                                : too_big ? ") and a copy to such rows would need more than "
@@ -1391,11 +1400,13 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
         int64_t kc = 0, rem = 0;
         int full = 0;
         cm__gemm_splitk_chunks(q.k, parts, cm__gemm_takes_k_last(ch), &kc, &full, &rem);
-        cm__text_printf(t, "; K = %d is split into %d part%s of %lld%s (C alone would leave "
-                        "most of the %d multiprocessors idle), each into float scratch, then "
-                        "one kernel adds the parts in order (the same bits every call)",
-                        q.k, full, full == 1 ? "" : "s", (long long)kc,
-                        rem > 0 ? " and one of the rest" : "", sms);
+        const int total = full + (rem > 0);
+        cm__text_printf(t, "; K = %d is split into %d parts of %lld", q.k, total,
+                        (long long)kc);
+        if (rem > 0) cm__text_printf(t, " (the last of %lld)", (long long)rem);
+        cm__text_printf(t, " since C alone would leave most of the %d multiprocessors idle; "
+                        "each part goes to float scratch, then one kernel adds the parts in "
+                        "order (the same bits every call)", sms);
     }
     if (precision == CM_GEMM_FP32 && !forced) {
         const cm__gemm_choice_t x3 = cm__gemm_select(CM_GEMM_FP32_3XTF32, major, minor, sms, p,
