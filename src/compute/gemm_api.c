@@ -1376,7 +1376,7 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
         if (forced) cm__text_printf(t, " (forced by CUDAMODEL_GEMM_CONFIG=%s)", override);
         const int tc = precision == CM_GEMM_TF32 || precision == CM_GEMM_BF16 ||
                        precision == CM_GEMM_BF16_OUT_BF16;
-        if (tc && ch.kernel == CM__GEMM_KERNEL_FFMA && major >= 8 && (pa || pb)) {
+        if (tc && !forced && ch.kernel == CM__GEMM_KERNEL_FFMA && major >= 8 && (pa || pb)) {
             cm__text_printf(t, "; the tensor-core kernels read only 16-byte rows (");
             const int first_a = row != 0;
             const int bad[2] = {first_a ? pa : pb, first_a ? pb : pa};
@@ -1395,18 +1395,24 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
     if (ch.kernel == CM__GEMM_KERNEL_SM90 &&
         (ch.config == CM__GEMM_SM90_PACK || ch.config == CM__GEMM_SM90_BT))
         cm__gemm_explain_sm90_pack(t, &q, ch, row);
-    const int parts = cm__gemm_splitk_parts(&q, ch, precision, sms, cm__gemm_splitk_override());
-    if (parts > 1) {
-        int64_t kc = 0, rem = 0;
-        int full = 0;
+    const int split_forced = cm__gemm_splitk_override();
+    const int parts = cm__gemm_splitk_parts(&q, ch, precision, sms, split_forced);
+    int64_t kc = 0, rem = 0;
+    int full = 0;
+    if (parts > 1)
         cm__gemm_splitk_chunks(q.k, parts, cm__gemm_takes_k_last(ch), &kc, &full, &rem);
+    if (parts > 1 && full >= 1) { /* (cm__gemm_splitk runs it whole without a full part) */
         const int total = full + (rem > 0);
         cm__text_printf(t, "; K = %d is split into %d parts of %lld", q.k, total,
                         (long long)kc);
         if (rem > 0) cm__text_printf(t, " (the last of %lld)", (long long)rem);
-        cm__text_printf(t, " since C alone would leave most of the %d multiprocessors idle; "
-                        "each part goes to float scratch, then one kernel adds the parts in "
-                        "order (the same bits every call)", sms);
+        if (split_forced > 1)
+            cm__text_printf(t, " as CUDAMODEL_GEMM_SPLITK=%d asks", split_forced);
+        else
+            cm__text_printf(t, " since C alone would leave most of the %d multiprocessors idle",
+                            sms);
+        cm__text_printf(t, "; each part goes to float scratch, then one kernel adds the parts "
+                        "in order (the same bits every call)");
     }
     if (precision == CM_GEMM_FP32 && !forced) {
         const cm__gemm_choice_t x3 = cm__gemm_select(CM_GEMM_FP32_3XTF32, major, minor, sms, p,

@@ -1176,6 +1176,11 @@ static void test_explain(void **state) {
     assert_non_null(strstr(text, "(forced by CUDAMODEL_GEMM_CONFIG=ffma:64x64x16)"));
     assert_null(strstr(text, "split"));
     cm__gemm_config_override_set_for_tests("");
+    cm__gemm_splitk_override_set_for_tests(3);
+    CM_ASSERT_OK(cm_gemm_explain(F32, R, N_, T_, 64, 64, 4096, a2, 0, 4096, 0, b2, 0, 4096, 0, c2,
+                                 0, 64, 0, 1, text, sizeof text, &len));
+    assert_non_null(strstr(text, "K = 4096 is split into 3 parts of 1376 (the last of 1344) as "
+                                 "CUDAMODEL_GEMM_SPLITK=3 asks"));
     cm__gemm_splitk_override_set_for_tests(-1);
     /* K = 0: no product */
     CM_ASSERT_OK(cm_gemm_explain(F32, R, N_, N_, 8, 8, 0, g.x, 0, 1, 0, g.y, 0, 8, 0, g.z, 0, 8, 0,
