@@ -1261,8 +1261,7 @@ static void cm__gemm_explain_kernel(cm__text_t *t, cm__gemm_choice_t c) {
             cm__text_printf(t, "%s: FP32 accuracy from three TF32 products on Hopper's wgmma "
                             "tiles; A and B are first split into TF32 parts in scratch", name);
         else
-            cm__text_printf(t, "%s: Hopper's wgmma tiles (128 x 256, tensor-memory copies)",
-                            name);
+            cm__text_printf(t, "%s: Hopper's wgmma tiles (tensor-memory copies)", name);
         break;
     default:
         cm__text_printf(t, "%s: FP32 FMA tiles on the CUDA cores (no tensor cores)", name);
@@ -1299,6 +1298,29 @@ static void cm__gemm_explain_sm90_pack(cm__text_t *t, const cm__gemm_args_t *p,
         }
         cm__text_printf(t, ")");
     }
+}
+
+/* How the tile kernels cover C: count tiles of bm x bn over `matrices` matrices (the batch, or
+ * split-K's parts); the Hopper kernel's tile as its launcher picks it (128 x 128 where 128 x
+ * 256 tiles would fill at most half of the multiprocessors; 3xTF32: 128 x 192). 0 for the
+ * kernels without tiles of C (gemv, skinny). */
+static long long cm__gemm_tiles(cm__gemm_choice_t ch, const cm__gemm_args_t *q, int matrices,
+                                int sms, int *bm, int *bn) {
+    *bm = 0;
+    *bn = 0;
+    if (ch.kernel == CM__GEMM_KERNEL_FFMA) {
+        cm__gemm_ffma_tile(ch.config, bm, bn);
+    } else if (ch.kernel == CM__GEMM_KERNEL_MMA) {
+        cm__gemm_mma_tile(ch.config, bm, bn);
+    } else if (ch.kernel == CM__GEMM_KERNEL_SM90) {
+        const long long wide =
+            (long long)((q->m + 127) / 128) * ((q->n + 255) / 256) * (matrices > 1 ? matrices : 1);
+        *bm = 128;
+        *bn = ch.config == CM__GEMM_SM90_3XTF32 ? 192 : 2 * wide <= (long long)sms ? 128 : 256;
+    }
+    if (*bm <= 0 || *bn <= 0) return 0;
+    return (long long)((q->m + *bm - 1) / *bm) * ((q->n + *bn - 1) / *bn) *
+           (matrices > 1 ? matrices : 1);
 }
 
 /* The explanation of one piece p of a call (device facts major, minor, sms; have_pool: C's
@@ -1353,10 +1375,13 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
             const int kmaj[2] = {first_a ? p->a_kmajor : p->b_kmajor,
                                  first_a ? p->b_kmajor : p->a_kmajor};
             cm__text_printf(t, "; first ");
-            for (int u = 0; u < 2; ++u)
-                if (staged[u])
-                    cm__text_printf(t, "%s%s is %s", u == 1 && staged[0] ? " and " : "",
-                                    u == 0 ? "A" : "B", kmaj[u] ? "copied" : "transposed");
+            if (staged[0] && staged[1] && kmaj[0] == kmaj[1])
+                cm__text_printf(t, "A and B are %s", kmaj[0] ? "copied" : "transposed");
+            else
+                for (int u = 0; u < 2; ++u)
+                    if (staged[u])
+                        cm__text_printf(t, "%s%s is %s", u == 1 && staged[0] ? " and " : "",
+                                        u == 0 ? "A" : "B", kmaj[u] ? "copied" : "transposed");
             cm__text_printf(t, " into %s of scratch from the device's pool, K-contiguous with "
                             "16-byte rows, since the tensor-core kernels read only such rows (",
                             bytes);
@@ -1413,6 +1438,16 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
                             sms);
         cm__text_printf(t, "; each part goes to float scratch, then one kernel adds the parts "
                         "in order (the same bits every call)");
+    }
+    const int matrices = parts > 1 && full >= 1 ? full + (rem > 0) : q.batch;
+    int bm = 0, bn = 0;
+    const long long tiles = cm__gemm_tiles(ch, &q, matrices, sms, &bm, &bn);
+    if (tiles > 0) {
+        cm__text_printf(t, "; %lld tiles of %d x %d over ", tiles, bm, bn);
+        if (matrices <= 1) cm__text_printf(t, "C");
+        else if (parts > 1 && full >= 1) cm__text_printf(t, "the %d parts of C", matrices);
+        else cm__text_printf(t, "the %d matrices of C", matrices);
+        cm__text_printf(t, ", %.2f a multiprocessor", (double)tiles / (double)(sms > 0 ? sms : 1));
     }
     if (precision == CM_GEMM_FP32 && !forced) {
         const cm__gemm_choice_t x3 = cm__gemm_select(CM_GEMM_FP32_3XTF32, major, minor, sms, p,

@@ -1128,6 +1128,8 @@ static void test_explain(void **state) {
     assert_non_null(strstr(text, "lda = 1001 is not a multiple of 4 elements (16 bytes; 1004 "
                                "would be)"));
     assert_non_null(strstr(text, "without the copy: ffma:"));
+    assert_non_null(strstr(text, " tiles of 64 x 64 over C, ")); /* mma:64x64 on 512 x 512 */
+    assert_non_null(strstr(text, "mma:64x64: "));
     assert_non_null(strstr(text, "[compute capability 8.0, 108 multiprocessors]"));
     assert_null(strstr(text, "ldb"));
     /* column-major storage, where B (1001 x 512, ldb = 1001) has the rows without 16 bytes:
@@ -1166,6 +1168,7 @@ static void test_explain(void **state) {
     assert_non_null(strstr(text, "ffma:"));
     assert_non_null(strstr(text, "FP32 FMA tiles on the CUDA cores"));
     assert_non_null(strstr(text, "K = 4096 is split into"));
+    assert_non_null(strstr(text, " parts of C, ")); /* the tiles of every part counted */
     assert_non_null(strstr(text, "132 multiprocessors"));
     /* a forced configuration is named as forced; a forced single part is not split */
     cm__gemm_config_override_set_for_tests("ffma:64x64x16");
