@@ -956,6 +956,39 @@ static void test_misaligned_offset_refused(void **state) {
     CM_ASSERT_OK(cm_buffer_destroy(cb));
 }
 
+/* Products whose C is one wave of the Hopper kernel's tiles with multiprocessors to spare
+ * (the kernels' form 1000 x 3001: 96 tiles of 128 x 256 on 132 SMs; what a 128 x 192 tile
+ * would make one full wave of), TF32, bf16 and bf16 out, K = 64 and 200 (a K tail), beta
+ * 0.5, C rows of 3001 (odd) elements; row-major "TN" (read as it is) and column-major "NN"
+ * (A transposed first), against float64. On another GPU the same shapes run its kernels. */
+static void test_sm90_one_wave(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const size_t ks[] = {64, 200};
+    size_t idx = 8000;
+    for (int p = CM_GEMM_TF32; p <= CM_GEMM_BF16_OUT_BF16; ++p)
+        for (int form = 0; form < 2; ++form)
+            for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i) {
+                if (cm_test_under_sanitizer() && (p != CM_GEMM_BF16 || i > 0)) continue;
+                /* form 0: row-major C 1000 x 3001 = A B^T; form 1: column-major C 3001 x
+                 * 1000 = A B (the benchmark's "NN"), the same kernels' form */
+                gcase_t g = {(cm_gemm_precision_t)p,
+                             form ? CM_GEMM_COL_MAJOR : CM_GEMM_ROW_MAJOR,
+                             CM_GEMM_OP_N,
+                             form ? CM_GEMM_OP_N : CM_GEMM_OP_T,
+                             form ? 3001 : 1000,
+                             form ? 1000 : 3001,
+                             ks[i],
+                             1.0f,
+                             0.5f,
+                             0,
+                             0,
+                             NULL,
+                             4096};
+                run_case(&g, idx++);
+            }
+}
+
 /* cm_gemm_explain on the real device: it names the device's compute capability and
  * multiprocessor count as CUDA reports them; a TF32 product whose A has rows of 1001 floats is
  * copied to 16-byte rows first on sm_80+ (the realignment) and the text names lda and 1004;
@@ -1026,6 +1059,7 @@ int main(void) {
         cmocka_unit_test(test_sm90_mn_b),
         cmocka_unit_test(test_realigned),
         cmocka_unit_test(test_explain_on_device),
+        cmocka_unit_test(test_sm90_one_wave),
         cmocka_unit_test(test_split_k),
         cmocka_unit_test(test_split_k_forced),
         cmocka_unit_test(test_reproducible),
