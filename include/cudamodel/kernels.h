@@ -545,6 +545,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * CM_GEMM_FP32_3XTF32 and batches are never split. CUDAMODEL_GEMM_SPLITK (read once per
  * process, for tuning and benchmarks) forces the number of parts: 1 never splits.
  *
+ * cm_gemm_explain() says in words which of these paths a given call takes and why, without
+ * queuing anything.
+ *
  * On a stream: returns once the work is queued (NULL stream: complete on return).
  * Deterministic: the same inputs, shapes and device give the same bits (no atomics; split-K
  * sums its parts in a fixed order).
