@@ -727,11 +727,17 @@ CM_API cm_status_t cm_gemm_config_name(int ordinal, cm_gemm_precision_t precisio
  *        The arguments are checked as cm_gemm_strided_batched() checks them: a call it would
  *        refuse fails here with the same status and message. The device is C's; a stream is
  *        not needed (none is checked).
+ * @param precision, layout, op_a, op_b, m, n, k  as for cm_gemm() (alpha and beta do not change
+ *                                    what runs, so they are not asked for).
+ * @param a, a_offset, lda, stride_a  A, as for cm_gemm_strided_batched() (stride_a 0 and batch
+ *                                    1 for a cm_gemm() call).
+ * @param b, b_offset, ldb, stride_b  B, likewise.
+ * @param c, c_offset, ldc, stride_c  C, likewise; not written.
+ * @param batch   matrices, as for cm_gemm_strided_batched().
  * @param buf     destination (snprintf rules: truncated, still NUL-terminated, when short); may
  *                be NULL when size is 0.
  * @param size    capacity of buf.
  * @param length  optional: the length the full text needs, excluding the NUL (0 on a failure).
- * Other parameters: as for cm_gemm_strided_batched() (alpha and beta do not change the plan).
  * @return CM_OK and the text; CM_ERROR_INVALID_ARGUMENT for a NULL buf with a non-zero size and
  *         for everything cm_gemm_strided_batched() refuses; CM_ERROR_CONTEXT_LOST; the failure
  *         of reading the device's compute capability. On a failure buf holds "" (size > 0).
