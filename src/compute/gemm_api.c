@@ -1205,6 +1205,11 @@ static void cm__gemm_piece(cm__gemm_args_t *p, int layout, int op_a, int op_b, s
     p->stride_c = (int64_t)stride_c;
 }
 
+/* What the calling thread's last cm__gemm_impl piece ran (cm__gemm_last_ran_for_tests) */
+static _Thread_local cm__gemm_ran_t cm__gemm_ran;
+
+void cm__gemm_last_ran_for_tests(cm__gemm_ran_t *out) { *out = cm__gemm_ran; }
+
 /* ====================================================================== explanation
  * cm_gemm_explain: the decisions cm__gemm_impl makes for one piece of the batch (the same
  * calls in the same order: the selection, the realignment's test and its staged selection,
@@ -1581,15 +1586,25 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
                 err = cudaSuccess; /* nothing queued: the product runs as selected */
             }
         }
+        int parts_ran = 1;
         if (err == cudaSuccess) {
             const int parts = cm__gemm_splitk_parts(&p, ch, (int)precision, sms,
                                                     cm__gemm_splitk_override());
+            const int k_last = cm__gemm_takes_k_last(ch); /* as cm__gemm_splitk cuts K */
             err = parts > 1 ? cm__gemm_splitk(&ch, (int)precision, &p, parts, major, minor, sms,
                                               pool, cs)
                             : cudaErrorNotSupported;
+            if (err != cudaErrorNotSupported) { /* the parts it ran: whole ones and a rest */
+                int64_t kc = 0, rem = 0;
+                int full = 0;
+                cm__gemm_splitk_chunks(p.k, parts, k_last, &kc, &full, &rem);
+                parts_ran = full + (rem > 0);
+            }
             if (err == cudaErrorNotSupported)
                 err = cm__gemm_launch(&ch, (int)precision, &p, sms, pool, cs);
         }
+        /* what this piece ran (ch: after the launchers' fallbacks), for the tests */
+        cm__gemm_ran = (cm__gemm_ran_t){ch, parts_ran, realigned != NULL};
         /* stream-ordered: after the product (and the copies, if the product failed) */
         if (realigned != NULL) {
             const cudaError_t ferr = cm__cuda.free_async(realigned, cs);

@@ -264,6 +264,17 @@ void cm__gemm_config_override_set_for_tests(const char *name);
  *  synchronised: call it while no GEMM is being issued. */
 void cm__gemm_device_facts_forget_for_tests(void);
 
+/** What the calling thread's last cm_gemm / cm_gemm_strided_batched piece ran, after the
+ *  launchers' fallbacks: the kernel choice, the parts of split-K it ran in (1: whole) and
+ *  whether its operands were realigned first (queued, not necessarily finished). For tests
+ *  that compare cm_gemm_explain with what runs. */
+typedef struct cm__gemm_ran {
+    cm__gemm_choice_t choice;
+    int parts;
+    int realigned;
+} cm__gemm_ran_t;
+void cm__gemm_last_ran_for_tests(cm__gemm_ran_t *out);
+
 /** Static name of a choice ("ffma:128x128x8", "mma:64x64", "sm90"); "?" for none. */
 const char *cm__gemm_choice_name(cm__gemm_choice_t choice);
 

@@ -956,6 +956,70 @@ static void test_misaligned_offset_refused(void **state) {
     CM_ASSERT_OK(cm_buffer_destroy(cb));
 }
 
+/* cm_gemm_explain against what cm_gemm then runs on this GPU (cm__gemm_last_ran_for_tests:
+ * the choice after the launchers' fallbacks, the parts of split-K, the realignment), over
+ * every precision, layout and transpose and shapes of every class (matrix-vector, skinny,
+ * small K, long K, odd sizes, square): the kernel it names first, "split into N parts" and
+ * the realignment's copy must be what ran. Packed operands (odd K and sizes give rows without
+ * 16 bytes). */
+static void test_explain_matches_run(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const size_t shapes[][3] = {{1, 512, 1000},   {7, 1000, 3001},  {64, 64, 4096},
+                                       {127, 1000, 3001}, {1000, 127, 1000}, {512, 512, 512},
+                                       {3001, 1000, 64},  {1000, 1000, 1000}, {4096, 64, 1000},
+                                       {64, 4096, 1000}};
+    const size_t cap = (size_t)16 << 20;
+    cm_buffer_t *a = NULL, *b = NULL, *cc = NULL;
+    CM_ASSERT_OK(cm_buffer_create(c.dev, cap, &a));
+    CM_ASSERT_OK(cm_buffer_create(c.dev, cap, &b));
+    CM_ASSERT_OK(cm_buffer_create(c.dev, cap, &cc));
+    CM_ASSERT_OK(cm_buffer_set(NULL, a, 0, cap, 0));
+    CM_ASSERT_OK(cm_buffer_set(NULL, b, 0, cap, 0));
+    int compared = 0;
+    for (int p = CM_GEMM_FP32; p <= CM_GEMM_FP32_3XTF32; ++p)
+        for (int lay = 0; lay < 2; ++lay)
+            for (int o = 0; o < 4; ++o)
+                for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh) {
+                    if (cm_test_under_sanitizer() && (lay || o || sh % 3 != 0)) continue;
+                    const cm_gemm_precision_t prec = (cm_gemm_precision_t)p;
+                    const cm_gemm_layout_t layout = (cm_gemm_layout_t)lay;
+                    const cm_gemm_op_t oa = (cm_gemm_op_t)(o & 1), ob = (cm_gemm_op_t)(o >> 1);
+                    const size_t m = shapes[sh][0], n = shapes[sh][1], k = shapes[sh][2];
+                    const int row = layout == CM_GEMM_ROW_MAJOR;
+                    const size_t ar = oa == CM_GEMM_OP_N ? m : k, ac = oa == CM_GEMM_OP_N ? k : m;
+                    const size_t br = ob == CM_GEMM_OP_N ? k : n, bc = ob == CM_GEMM_OP_N ? n : k;
+                    const size_t lda = row ? ac : ar, ldb = row ? bc : br, ldc = row ? n : m;
+                    char text[2048];
+                    CM_ASSERT_OK(cm_gemm_explain(prec, layout, oa, ob, m, n, k, a, 0, lda, 0, b,
+                                                 0, ldb, 0, cc, 0, ldc, 0, 1, text, sizeof text,
+                                                 NULL));
+                    CM_ASSERT_OK(cm_gemm(c.stream, prec, layout, oa, ob, m, n, k, 1.0f, a, 0, lda,
+                                         b, 0, ldb, 0.0f, cc, 0, ldc));
+                    cm__gemm_ran_t ran;
+                    cm__gemm_last_ran_for_tests(&ran);
+                    const char *name = cm__gemm_choice_name(ran.choice);
+                    const size_t nl = strlen(name);
+                    const char *split = strstr(text, " is split into ");
+                    int parts = 1;
+                    if (split != NULL && sscanf(split, " is split into %d", &parts) != 1)
+                        parts = -1;
+                    const int realign = strstr(text, "of scratch from the device's pool") != NULL;
+                    if (strncmp(text, name, nl) != 0 || text[nl] != ':' || parts != ran.parts ||
+                        realign != ran.realigned)
+                        fail_msg("prec %d layout %d ops %d %zux%zux%zu: ran %s in %d part(s)%s; "
+                                 "cm_gemm_explain said: %s",
+                                 p, lay, o, m, n, k, name, ran.parts,
+                                 ran.realigned ? " after the realignment" : "", text);
+                    ++compared;
+                }
+    CM_ASSERT_OK(cm_stream_synchronize(c.stream));
+    print_message("cm_gemm_explain matched what ran in %d calls\n", compared);
+    CM_ASSERT_OK(cm_buffer_destroy(a));
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_buffer_destroy(cc));
+}
+
 /* Products whose C is one wave of the Hopper kernel's tiles with multiprocessors to spare
  * (the kernels' form 1000 x 3001: 96 tiles of 128 x 256 on 132 SMs; what a 128 x 192 tile
  * would make one full wave of), TF32, bf16 and bf16 out, K = 64 and 200 (a K tail), beta
@@ -1059,6 +1123,7 @@ int main(void) {
         cmocka_unit_test(test_sm90_mn_b),
         cmocka_unit_test(test_realigned),
         cmocka_unit_test(test_explain_on_device),
+        cmocka_unit_test(test_explain_matches_run),
         cmocka_unit_test(test_sm90_one_wave),
         cmocka_unit_test(test_split_k),
         cmocka_unit_test(test_split_k_forced),
