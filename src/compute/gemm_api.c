@@ -825,18 +825,25 @@ static int cm__gemm_realign_on(void) {
  * A batch packs every matrix of each operand (one when the batch shares it) and runs one
  * batched launch. b_as_is (choice "sm90+bt"): a bf16 B that is MN-major with 16-byte rows is not
  * packed but read by the kernel's transposed-B form (CM__GEMM_SM90_BF16_BT). */
+/* The Hopper pre-pass's operands: an operand the kernel cannot read as it is (not
+ * K-contiguous, or a base, leading dimension or batch stride off 16 bytes) goes through
+ * scratch (*pack_a, *pack_b); with b_as_is ("sm90+bt") a bf16 B that is MN-major with 16-byte
+ * rows goes to the transposed-B kernel instead (the return value). */
+static int cm__gemm_sm90_operands(const cm__gemm_args_t *p, int b_as_is, int *pack_a,
+                                  int *pack_b) {
+    const int b_mn = b_as_is && p->in_type == CM__GEMM_BF16 && !p->b_kmajor &&
+                     cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
+    *pack_a = !(p->a_kmajor && cm__operand_aligned16(p, p->a, p->lda, p->stride_a));
+    *pack_b = !b_mn && !(p->b_kmajor && cm__operand_aligned16(p, p->b, p->ldb, p->stride_b));
+    return b_mn;
+}
+
 static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, int b_as_is,
                                         cudaMemPool_t pool, cudaStream_t cs) {
 #if CM_HAVE_GEMM_SM90
     const int batch = p->batch > 1 ? p->batch : 1;
-    /* an operand the kernel cannot read as it is (not K-contiguous, or a base, leading
-     * dimension or batch stride off 16 bytes) goes through scratch; with b_as_is ("sm90+bt") a
-     * bf16 B that is MN-major with 16-byte rows goes to the transposed-B kernel instead */
-    const int b_mn = b_as_is && p->in_type == CM__GEMM_BF16 && !p->b_kmajor &&
-                     cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
-    const int pack_a = !(p->a_kmajor && cm__operand_aligned16(p, p->a, p->lda, p->stride_a));
-    const int pack_b =
-        !b_mn && !(p->b_kmajor && cm__operand_aligned16(p, p->b, p->ldb, p->stride_b));
+    int pack_a = 0, pack_b = 0;
+    const int b_mn = cm__gemm_sm90_operands(p, b_as_is, &pack_a, &pack_b);
     cm__gemm_args_t q = *p;
     void *scratch = NULL;
     cudaError_t err = cudaSuccess;
@@ -1124,7 +1131,7 @@ void cm__gemm_splitk_chunks(int64_t k, int parts, int last_short, int64_t *kc, i
  * scratch cannot be had (the caller runs it whole). *ch: what the parts ran. */
 static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const cm__gemm_args_t *p,
                                    int parts, int major, int minor, int sms, cudaMemPool_t pool,
-                                   cudaStream_t cs) {
+                                   cudaStream_t cs, int *ran) {
     if (pool == NULL) return cudaErrorNotSupported;
     const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
     const int in_batch = cm__gemm_takes_k_last(*ch);
@@ -1132,6 +1139,7 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
     int full = 0;
     cm__gemm_splitk_chunks(p->k, parts, in_batch, &kc, &full, &rem);
     const int total = full + (rem > 0);
+    *ran = total;
     const int64_t mn = (int64_t)p->m * p->n;
     void *scratch = NULL;
     if (full < 1 ||
@@ -1246,6 +1254,18 @@ static void cm__gemm_explain_rows(cm__text_t *t, const cm__gemm_args_t *p, int r
                         is_a ? "stride_a" : "stride_b", (long long)stride, (long long)per16);
 }
 
+/* Why the operands marked in pa (the kernels' a) and pb lack 16-byte rows, the caller's A
+ * first (the kernels' a is the caller's B in column-major storage), "; " between them */
+static void cm__gemm_explain_both_rows(cm__text_t *t, const cm__gemm_args_t *p, int row, int pa,
+                                       int pb) {
+    const int first[2] = {row ? pa : pb, row ? pb : pa}; /* the caller's A, B */
+    for (int u = 0; u < 2; ++u) {
+        if (!first[u]) continue;
+        if (u == 1 && first[0]) cm__text_printf(t, "; ");
+        cm__gemm_explain_rows(t, p, row, (u == 0) == (row != 0));
+    }
+}
+
 /* One kernel choice in words */
 static void cm__gemm_explain_kernel(cm__text_t *t, cm__gemm_choice_t c) {
     const char *name = cm__gemm_choice_name(c);
@@ -1278,8 +1298,9 @@ static void cm__gemm_explain_kernel(cm__text_t *t, cm__gemm_choice_t c) {
  * operands it stages and why */
 static void cm__gemm_explain_sm90_pack(cm__text_t *t, const cm__gemm_args_t *p,
                                        cm__gemm_choice_t c, int row) {
-    const int b_mn = c.config == CM__GEMM_SM90_BT && p->in_type == CM__GEMM_BF16 &&
-                     !p->b_kmajor && cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
+    int pack[2] = {0, 0};
+    const int b_mn =
+        cm__gemm_sm90_operands(p, c.config == CM__GEMM_SM90_BT, &pack[0], &pack[1]);
     for (int side = 0; side < 2; ++side) {
         const int norm_a = side == 0;
         const int kmajor = norm_a ? p->a_kmajor : p->b_kmajor;
@@ -1290,7 +1311,7 @@ static void cm__gemm_explain_sm90_pack(cm__text_t *t, const cm__gemm_args_t *p,
                             cm__gemm_user_op(row, 0));
             continue;
         }
-        if (kmajor && al) continue;
+        if (!pack[side]) continue;
         cm__text_printf(t, "; first %s is %s into K-contiguous scratch with 16-byte rows "
                         "(the kernel reads K-contiguous operands with 16-byte rows only",
                         cm__gemm_user_op(row, norm_a), kmajor ? "copied" : "transposed");
@@ -1390,11 +1411,7 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
             cm__text_printf(t, " into %s of scratch from the device's pool, K-contiguous with "
                             "16-byte rows, since the tensor-core kernels read only such rows (",
                             bytes);
-            for (int u = 0; u < 2; ++u) {
-                if (!staged[u]) continue;
-                if (u == 1 && staged[0]) cm__text_printf(t, "; ");
-                cm__gemm_explain_rows(t, p, row, (u == 0) == first_a);
-            }
+            cm__gemm_explain_both_rows(t, p, row, pa, pb);
             cm__text_printf(t, "); without the copy: %s",
                             cm__gemm_choice_name(cm__gemm_select(precision, major, minor, sms,
                                                                  p, CM_HAVE_GEMM_SM90,
@@ -1408,13 +1425,7 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
                        precision == CM_GEMM_BF16_OUT_BF16;
         if (tc && !forced && ch.kernel == CM__GEMM_KERNEL_FFMA && major >= 8 && (pa || pb)) {
             cm__text_printf(t, "; the tensor-core kernels read only 16-byte rows (");
-            const int first_a = row != 0;
-            const int bad[2] = {first_a ? pa : pb, first_a ? pb : pa};
-            for (int u = 0; u < 2; ++u) {
-                if (!bad[u]) continue;
-                if (u == 1 && bad[0]) cm__text_printf(t, "; ");
-                cm__gemm_explain_rows(t, p, row, (u == 0) == first_a);
-            }
+            cm__gemm_explain_both_rows(t, p, row, pa, pb);
             cm__text_printf(t, !cm__gemm_realign_on()
                                    ? ") and the copy to such rows is switched off"
                                : too_big ? ") and a copy to such rows would need more than "
@@ -1590,16 +1601,11 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
         if (err == cudaSuccess) {
             const int parts = cm__gemm_splitk_parts(&p, ch, (int)precision, sms,
                                                     cm__gemm_splitk_override());
-            const int k_last = cm__gemm_takes_k_last(ch); /* as cm__gemm_splitk cuts K */
+            int split = 1;
             err = parts > 1 ? cm__gemm_splitk(&ch, (int)precision, &p, parts, major, minor, sms,
-                                              pool, cs)
+                                              pool, cs, &split)
                             : cudaErrorNotSupported;
-            if (err != cudaErrorNotSupported) { /* the parts it ran: whole ones and a rest */
-                int64_t kc = 0, rem = 0;
-                int full = 0;
-                cm__gemm_splitk_chunks(p.k, parts, k_last, &kc, &full, &rem);
-                parts_ran = full + (rem > 0);
-            }
+            if (err != cudaErrorNotSupported) parts_ran = split;
             if (err == cudaErrorNotSupported)
                 err = cm__gemm_launch(&ch, (int)precision, &p, sms, pool, cs);
         }

@@ -1036,19 +1036,9 @@ static void test_sm90_one_wave(void **state) {
                 if (cm_test_under_sanitizer() && (p != CM_GEMM_BF16 || i > 0)) continue;
                 /* form 0: row-major C 1000 x 3001 = A B^T; form 1: column-major C 3001 x
                  * 1000 = A B (the benchmark's "NN"), the same kernels' form */
-                gcase_t g = {(cm_gemm_precision_t)p,
-                             form ? CM_GEMM_COL_MAJOR : CM_GEMM_ROW_MAJOR,
-                             CM_GEMM_OP_N,
-                             form ? CM_GEMM_OP_N : CM_GEMM_OP_T,
-                             form ? 3001 : 1000,
-                             form ? 1000 : 3001,
-                             ks[i],
-                             1.0f,
-                             0.5f,
-                             0,
-                             0,
-                             NULL,
-                             4096};
+                gcase_t g = {(cm_gemm_precision_t)p, form ? CM_GEMM_COL_MAJOR : CM_GEMM_ROW_MAJOR,
+                             CM_GEMM_OP_N, form ? CM_GEMM_OP_N : CM_GEMM_OP_T, form ? 3001 : 1000,
+                             form ? 1000 : 3001, ks[i], 1.0f, 0.5f, 0, 0, NULL, 4096};
                 run_case(&g, idx++);
             }
 }
