@@ -1341,18 +1341,8 @@ static long long cm__gemm_tiles(cm__gemm_choice_t ch, const cm__gemm_args_t *q, 
     } else if (ch.kernel == CM__GEMM_KERNEL_SM90) {
         const long long wide =
             (long long)((q->m + 127) / 128) * ((q->n + 255) / 256) * (matrices > 1 ? matrices : 1);
-        const long long mid = (long long)((q->m + 127) / 128) * ((q->n + 191) / 192) *
-                              (matrices > 1 ? matrices : 1);
-        const int narrow = 2 * wide <= (long long)sms;
-        /* the transposed-B form (cm__gemm_sm90_packed: a bf16 B MN-major with 16-byte rows) */
-        int pack_a = 0, pack_b = 0;
-        const int bt = cm__gemm_sm90_operands(q, ch.config == CM__GEMM_SM90_BT, &pack_a, &pack_b);
         *bm = 128;
-        *bn = ch.config == CM__GEMM_SM90_3XTF32 ? 192
-              : narrow                         ? 128
-              : !bt && wide < (long long)sms && mid <= (long long)sms
-                  ? 192 /* one wave of 128 x 192 instead of an idler one of 128 x 256 */
-                  : 256;
+        *bn = ch.config == CM__GEMM_SM90_3XTF32 ? 192 : 2 * wide <= (long long)sms ? 128 : 256;
     }
     if (*bm <= 0 || *bn <= 0) return 0;
     return (long long)((q->m + *bm - 1) / *bm) * ((q->n + *bn - 1) / *bn) *
