@@ -313,6 +313,68 @@ template <> struct Wgmma<256, kTf32> {
     }
 };
 
+// wgmma.mma_async with A from registers (TF32): d += A * B^T, B K-major in shared memory; A is
+// the warpgroup's 64 x 8 slice as four 32-bit registers a thread, in the m16n8k8 TF32 fragment
+// layout of each warp's 16 rows (a[0] row r, column c; a[1] row r + 8; a[2] column c + 4;
+// a[3] both; r = lane / 4, c = lane % 4). The register-A form takes no transpose flags: the
+// "AT" kernels use it for an A that is MN-major in memory (the tensor cores read TF32 from
+// shared memory K-major only).
+template <int BN>
+struct WgmmaRA;
+
+template <> struct WgmmaRA<128> {
+    static __device__ __forceinline__ void mma(float (&d)[64], const uint32_t (&a)[4], uint64_t db,
+                                               int accumulate) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32\n"
+            "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+              "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+              "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+              "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate));
+    }
+};
+
+template <> struct WgmmaRA<256> {
+    static __device__ __forceinline__ void mma(float (&d)[128], const uint32_t (&a)[4], uint64_t db,
+                                               int accumulate) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32\n"
+            "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+              "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+              "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+              "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+              "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+              "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+              "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+              "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+              "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+              "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+              "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate));
+    }
+};
+
+// One 32-bit load from shared memory.
+__device__ __forceinline__ uint32_t lds32(uint32_t addr) {
+    uint32_t v;
+    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr));
+    return v;
+}
+
 #endif  // CM__SM90A_DEVICE
 
 // ------------------------------------------------------------------ the kernel
@@ -331,12 +393,21 @@ template <> struct Wgmma<256, kTf32> {
 // BT (bf16 only): B is MN-major in memory (K rows of N contiguous elements, ldb apart, as in an
 // "NN" product) and is staged as it is, BN / 64 copies of 64 N x 64 K a stage, for wgmma's
 // transposed-B form: no transposing pre-pass (sm90+pack) for it.
-template <int BN, int STAGES, int IT, int MINB, bool BATCHED, int PROMO = 0, bool BT = false>
+// AT (TF32 only): A is MN-major in memory (K rows of M contiguous floats, lda apart) and is
+// staged as it is, kBM / 32 copies of 32 M x 32 K a stage (128-byte swizzle); each consumer
+// thread loads its A fragments from there into registers (wgmma's register-A form, WgmmaRA),
+// since the tensor cores read TF32 from shared memory K-major only. c_col (AT only): C is
+// column-major, element (row, col) at row + col * ldc, so that the transposed problem C^T =
+// B A^T of a caller whose B is the MN-major operand runs here too.
+template <int BN, int STAGES, int IT, int MINB, bool BATCHED, int PROMO = 0, bool BT = false,
+          bool AT = false>
 __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
     gemm_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                 void *__restrict__ c, long long ldc, int m, int n, int k, float alpha, float beta,
-                int c_bf16, int c_vec, int maps3d, long long stride_c, int promo_big) {
+                int c_bf16, int c_vec, int maps3d, long long stride_c, int promo_big, int c_col) {
 #ifdef CM__SM90A_DEVICE
+    static_assert(!AT || (IT == kTf32 && PROMO == 0 && !BT && (BN == 128 || BN == 256)),
+                  "AT: TF32, no promotion, a K-major B, BN 128 or 256");
     using C = Cfg<BN, STAGES, IT, MINB>;
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
@@ -381,7 +452,17 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
                 const int s = i % STAGES;
                 if (i >= STAGES) mbar_wait(empty_bar + 8 * s, (uint32_t)((i / STAGES) - 1) & 1u);
                 mbar_expect_tx(full_bar + 8 * s, (uint32_t)C::kStageBytes);
-                if (BATCHED && (maps3d & 1))
+                if (AT) {
+                    // kBM / 32 chunks of 32 M (the map's inner dimension) x kBK K rows, 4 KiB each
+#pragma unroll
+                    for (int j = 0; j < kBM / 32; ++j) {
+                        const uint32_t dst = a_base + s * C::kABytes + j * C::kBK * kRowBytes;
+                        if (BATCHED && (maps3d & 1))
+                            tma_load_3d(dst, &tma_a, m0 + 32 * j, i * C::kBK, z, full_bar + 8 * s);
+                        else
+                            tma_load_2d(dst, &tma_a, m0 + 32 * j, i * C::kBK, full_bar + 8 * s);
+                    }
+                } else if (BATCHED && (maps3d & 1))
                     tma_load_3d(a_base + s * C::kABytes, &tma_a, i * C::kBK, m0, z,
                                 full_bar + 8 * s);
                 else
@@ -415,6 +496,61 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
 #pragma unroll
         for (int i = 0; i < (PROMO > 0 ? BN / 2 : 1); ++i) tot[i] = 0.0f;
 
+        if constexpr (AT) {
+            // A fragments from the MN-major stage: row mt (and mt + 8) of the tile, K columns
+            // t (and t + 4) of each 8-wide slice kk. In the stage, (m, k) lies in chunk m / 32
+            // (kBK rows of 128 bytes), row k, 16-byte unit (m % 32 / 4) ^ (k % 8) (the 128-byte
+            // swizzle), word m % 4; slice kk adds 8 rows (1024 bytes) and keeps k % 8.
+            const int lane = (int)(threadIdx.x % 32);
+            const int mt = cw * 64 + (int)((threadIdx.x / 32) % 4) * 16 + lane / 4;
+            const int t = lane % 4;
+            const uint32_t chunk = (uint32_t)(mt / 32) * C::kBK * kRowBytes;
+            const uint32_t u = (uint32_t)(mt % 32) / 4, w4 = 4u * (uint32_t)(mt % 4);
+            uint32_t a_off[4];
+            a_off[0] = chunk + t * kRowBytes + ((u ^ t) << 4) + w4;
+            a_off[1] = chunk + t * kRowBytes + (((u + 2) ^ t) << 4) + w4;
+            a_off[2] = chunk + (t + 4) * kRowBytes + ((u ^ (t + 4)) << 4) + w4;
+            a_off[3] = chunk + (t + 4) * kRowBytes + (((u + 2) ^ (t + 4)) << 4) + w4;
+            // One register set per 8-wide K slice and one wgmma group per slice, at most two
+            // groups in flight: slice kk + 1's registers (at the last slice, the next step's
+            // first) are loaded while slice kk - 1's group may still run, into a set that no
+            // running group reads. Step i - 1's stage is free once its last group is done:
+            // after the wait that follows step i's second slice. (ptxas serialises the wgmmas
+            // when registers a group in flight might read are written: C7513.)
+            constexpr int kSlices = C::kBK / C::kKW;
+            static_assert(kSlices > 2, "a slice's registers are rewritten two groups later");
+            uint32_t fa[kSlices][4];
+            mbar_wait(full_bar, 0u);
+#pragma unroll
+            for (int r = 0; r < 4; ++r) fa[0][r] = lds32(a_base + a_off[r]);
+            for (int i = 0; i < k_steps; ++i) {
+                const int s = i % STAGES;
+                const uint32_t ab = a_base + s * C::kABytes;
+                const bool has_next = i + 1 < k_steps;
+                // the last step loads its own first slice again (unused) instead of waiting
+                const uint32_t abn = has_next ? a_base + ((i + 1) % STAGES) * C::kABytes : ab;
+                const uint64_t db = smem_desc(b_base + s * C::kBBytes);
+#pragma unroll
+                for (int kk = 0; kk < kSlices; ++kk) {
+                    if (kk + 1 < kSlices) {
+#pragma unroll
+                        for (int r = 0; r < 4; ++r)
+                            fa[kk + 1][r] = lds32(ab + a_off[r] + (kk + 1) * 8 * kRowBytes);
+                    } else {
+                        if (has_next)
+                            mbar_wait(full_bar + 8 * ((i + 1) % STAGES),
+                                      (uint32_t)((i + 1) / STAGES) & 1u);
+#pragma unroll
+                        for (int r = 0; r < 4; ++r) fa[0][r] = lds32(abn + a_off[r]);
+                    }
+                    wgmma_fence();
+                    WgmmaRA<BN>::mma(acc, fa[kk], db + 2 * kk, 1);
+                    wgmma_commit();
+                    wgmma_wait<2>();
+                    if (kk == 1 && i > 0) mbar_arrive(empty_bar + 8 * ((i - 1) % STAGES));
+                }
+            }
+        } else {
         // PROMO: the step where the last segment (big x big) starts; blocks are PROMO steps
         // from step 0 before it and promo_big steps (a power of two) from it on
         const int big_from = PROMO > 0 && promo_big > 0 ? 2 * (k_steps / 3) : k_steps;
@@ -450,6 +586,7 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
             }
             if (i > 0) mbar_arrive(empty_bar + 8 * ((i - 1) % STAGES));
         }
+        }  // AT
         wgmma_wait<0>();
         if (PROMO > 0) {
 #pragma unroll
@@ -464,6 +601,33 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
         const int col_base = n0 + 2 * (lane % 4);
         const bool read_c = beta != 0.0f;
         const long long c0 = BATCHED ? (long long)blockIdx.z * stride_c : 0;  // matrix z
+        if (AT && c_col) {
+            // column-major C: the 8 rows of a store's lanes with one column are contiguous
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = row_base + 8 * h;
+                if (row >= m) continue;
+#pragma unroll
+                for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int col = col_base + 8 * j + e;
+                        if (col >= n) continue;
+                        float v = alpha * acc[4 * j + 2 * h + e];
+                        const long long off = c0 + row + (long long)col * ldc;
+                        if (c_bf16) {
+                            __nv_bfloat16 *p = static_cast<__nv_bfloat16 *>(c) + off;
+                            if (read_c) v = fmaf(beta, __bfloat162float(*p), v);
+                            *p = __float2bfloat16_rn(v);
+                        } else {
+                            float *p = static_cast<float *>(c) + off;
+                            if (read_c) v = fmaf(beta, *p, v);
+                            *p = v;
+                        }
+                    }
+            }
+            return;
+        }
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int row = row_base + 8 * h;
@@ -522,6 +686,7 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
 #else
     (void)tma_a; (void)tma_b; (void)c; (void)ldc; (void)m; (void)n; (void)k;
     (void)alpha; (void)beta; (void)c_bf16; (void)c_vec; (void)maps3d; (void)stride_c;
+    (void)promo_big; (void)c_col;
 #endif
 }
 
@@ -607,15 +772,17 @@ static int promo_big_steps() {
 // Launch one configuration on `batch` matrices (1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH), matrix z
 // at a + z * sa, b + z * sb, c + z * sc elements (the caller has checked the operands with
 // cm__gemm_sm90_batched_supported()).
-template <int BN, int STAGES, int IT, int MINB, int PROMO = 0, bool BT = false>
+// AT: A is MN-major (K rows of M, lda >= m), and c_col says whether C is column-major.
+template <int BN, int STAGES, int IT, int MINB, int PROMO = 0, bool BT = false, bool AT = false>
 static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, const void *a,
                                 int64_t lda, const void *b, int64_t ldb, float beta, void *c,
                                 int64_t ldc, int batch, int64_t sa, int64_t sb, int64_t sc,
-                                cudaStream_t stream) {
+                                cudaStream_t stream, int c_col = 0) {
     using Cf = Cfg<BN, STAGES, IT, MINB>;
     static_assert(!BT || (IT == kBf16 && BN % 64 == 0 && PROMO == 0), "BT: bf16, BN of 64s");
-    auto kern1 = gemm_kernel<BN, STAGES, IT, MINB, false, PROMO, BT>;
-    auto kernz = gemm_kernel<BN, STAGES, IT, MINB, true, PROMO, BT>;
+    static_assert(!AT || (IT == kTf32 && PROMO == 0 && !BT), "AT: TF32");
+    auto kern1 = gemm_kernel<BN, STAGES, IT, MINB, false, PROMO, BT, AT>;
+    auto kernz = gemm_kernel<BN, STAGES, IT, MINB, true, PROMO, BT, AT>;
     // once per device: whether it runs the kernel (remembered either way) and, if so, the
     // kernels' dynamic shared-memory limit raised (single matrix and batch)
     static cm__once_per_device once;
@@ -634,8 +801,10 @@ static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, co
     const int a3 = batch > 1 && sa != 0, b3 = batch > 1 && sb != 0;
     alignas(64) CUtensorMap ta;
     alignas(64) CUtensorMap tb;
+    // A: M rows of K (box kBM x 128 bytes of K), or AT: K rows of M (box kBK x 128 bytes of M);
     // B: N rows of K (box BN x 128 bytes of K), or BT: K rows of N (box kBK x 128 bytes of N)
-    if (!encode_operand(&ta, dt, Cf::kElem, a, m, k, lda, kBM, a3 ? batch : 1, sa) ||
+    if (!(AT ? encode_operand(&ta, dt, Cf::kElem, a, k, m, lda, Cf::kBK, a3 ? batch : 1, sa)
+             : encode_operand(&ta, dt, Cf::kElem, a, m, k, lda, kBM, a3 ? batch : 1, sa)) ||
         !(BT ? encode_operand(&tb, dt, Cf::kElem, b, k, n, ldb, Cf::kBK, b3 ? batch : 1, sb)
              : encode_operand(&tb, dt, Cf::kElem, b, n, k, ldb, BN, b3 ? batch : 1, sb)))
         return cudaErrorNotSupported;
@@ -647,7 +816,7 @@ static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, co
     const dim3 grid((unsigned)tiles, 1, (unsigned)batch);
     (batch > 1 ? kernz : kern1)<<<grid, Cf::kThreads, Cf::kSmem, stream>>>(
         ta, tb, c, (long long)ldc, m, n, k, alpha, beta, c_bf16, c_vec, a3 | (b3 << 1), stride_c,
-        PROMO > 0 ? promo_big_steps() : 0);
+        PROMO > 0 ? promo_big_steps() : 0, AT ? c_col : 0);
     return cudaGetLastError();
 }
 
@@ -672,19 +841,23 @@ extern "C" int cm__gemm_sm90_batched_supported(int in_type, int c_bf16, int m, i
                                                int64_t stride_a, int64_t stride_b,
                                                int64_t stride_c) {
     if (in_type != CM__GEMM_SM90_BF16 && in_type != CM__GEMM_SM90_TF32 &&
-        in_type != CM__GEMM_SM90_TF32X3 && in_type != CM__GEMM_SM90_BF16_BT)
+        in_type != CM__GEMM_SM90_TF32X3 && in_type != CM__GEMM_SM90_BF16_BT &&
+        in_type != CM__GEMM_SM90_TF32_AT && in_type != CM__GEMM_SM90_TF32_AT_CC)
         return 0;
     if (in_type == CM__GEMM_SM90_TF32X3 && c_bf16) return 0;
     if (c_bf16 != 0 && c_bf16 != 1) return 0;
     if (m < 1 || n < 1 || k < 1 || a == nullptr || b == nullptr || c == nullptr) return 0;
     const bool bt = in_type == CM__GEMM_SM90_BF16_BT;  // B: K rows of N (ldb >= n)
+    // A: K rows of M (lda >= m); CC: C column-major (ldc >= m)
+    const bool at = in_type == CM__GEMM_SM90_TF32_AT || in_type == CM__GEMM_SM90_TF32_AT_CC;
+    const bool cc = in_type == CM__GEMM_SM90_TF32_AT_CC;
     const int64_t elem = in_type == CM__GEMM_SM90_BF16 || bt ? 2 : 4;
     const int64_t celem = c_bf16 ? 2 : 4;
     if ((uintptr_t)a % 16 != 0 || (uintptr_t)b % 16 != 0 || (uintptr_t)c % (uintptr_t)celem != 0)
         return 0;
     const int64_t max_ld = ((int64_t)1 << 40) / 4;  // strides below 2^40 bytes
-    if (lda < k || ldb < (bt ? n : k) || ldc < n || lda >= max_ld || ldb >= max_ld ||
-        ldc >= max_ld)
+    if (lda < (at ? m : k) || ldb < (bt ? n : k) || ldc < (cc ? m : n) || lda >= max_ld ||
+        ldb >= max_ld || ldc >= max_ld)
         return 0;
     if ((lda * elem) % 16 != 0 || (ldb * elem) % 16 != 0) return 0;
     const long long tiles = (long long)((m + cm__sm90::kBM - 1) / cm__sm90::kBM) * ((n + 127) / 128);
@@ -709,7 +882,8 @@ extern "C" cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int
                                          stride_a, stride_b, stride_c))
         return cudaErrorNotSupported;
     if (batch < 1) batch = 1;
-    const int64_t elem = in_type == CM__GEMM_SM90_TF32 || in_type == CM__GEMM_SM90_TF32X3 ? 4 : 2;
+    const int64_t elem =
+        in_type == CM__GEMM_SM90_BF16 || in_type == CM__GEMM_SM90_BF16_BT ? 2 : 4;
     // BF16 / TF32 (bf16 with an MN-major B too): a grid of 128 x 256 tiles that fills at most
     // half of the multiprocessors runs 128 x 128 tiles instead, twice the blocks, each half the
     // work (bf16 1024^3: 32 blocks of 128 x 256 on 132 multiprocessors ran 0.68x cuBLAS; 128 x
@@ -744,6 +918,15 @@ extern "C" cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int
             e = launch_batch<256, 4, kBf16, 1, 0, true>(c_bf16, m, n, k, alpha, az, lda, bz, ldb,
                                                         beta, cz, ldc, nb, stride_a, stride_b,
                                                         stride_c, stream);
+        else if (in_type == CM__GEMM_SM90_TF32_AT || in_type == CM__GEMM_SM90_TF32_AT_CC)
+            e = narrow ? launch_batch<128, 6, kTf32, 1, 0, false, true>(
+                             c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz, ldc, nb,
+                             stride_a, stride_b, stride_c, stream,
+                             in_type == CM__GEMM_SM90_TF32_AT_CC)
+                       : launch_batch<256, 4, kTf32, 1, 0, false, true>(
+                             c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz, ldc, nb,
+                             stride_a, stride_b, stride_c, stream,
+                             in_type == CM__GEMM_SM90_TF32_AT_CC);
         else if (in_type == CM__GEMM_SM90_TF32 && narrow)
             e = launch_batch<128, 6, kTf32, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
                                                ldc, nb, stride_a, stride_b, stride_c, stream);

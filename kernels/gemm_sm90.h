@@ -20,7 +20,9 @@ enum {
     CM__GEMM_SM90_BF16 = 0,
     CM__GEMM_SM90_TF32 = 1,
     CM__GEMM_SM90_TF32X3 = 2,
-    CM__GEMM_SM90_BF16_BT = 3
+    CM__GEMM_SM90_BF16_BT = 3,
+    CM__GEMM_SM90_TF32_AT = 4,
+    CM__GEMM_SM90_TF32_AT_CC = 5
 };
 
 /* "TN" GEMM on sm_90a tensor cores: C row-major M x N (ldc elements),
@@ -34,6 +36,11 @@ enum {
  * and every 64 of the last third, big x big: k must be 3 x a multiple of 32), C float only.
  * CM__GEMM_SM90_BF16_BT: bf16 with B MN-major instead: B stored K x N row-major (ldb >= n,
  * N contiguous), B[k*ldb+n], read by wgmma's transposed-B form (no pre-pass); A as above.
+ * CM__GEMM_SM90_TF32_AT: TF32 with A MN-major instead: A stored K x M row-major (lda >= m, M
+ * contiguous), A[k*lda+m], staged as it is and read into registers by wgmma's register-A form
+ * (no pre-pass); B as above. CM__GEMM_SM90_TF32_AT_CC: the same with C column-major,
+ * C[m + n*ldc] (ldc >= m), so that a product whose MN-major operand is B runs transposed
+ * (C^T = B A^T) without a pre-pass either.
  * c_bf16: 0 = C float, 1 = C bf16.
  *
  * Strided batch: batch matrices (0 or 1: one, and the strides are ignored), matrix z at
@@ -49,7 +56,8 @@ enum {
  * cm__gemm_sm90_batched_supported returns 1 when cm__gemm_sm90_batched would run these
  * operands, else 0. It needs: in_type and c_bf16 as above; m, n, k >= 1; a and b 16-byte
  * aligned; lda*elem and ldb*elem multiples of 16 bytes (elem = 2 for bf16, 4 for tf32),
- * lda >= k, ldb >= k (BF16_BT: >= n), ldc >= n, and below 2^40 bytes; c aligned to its element;
+ * lda >= k (TF32_AT*: >= m), ldb >= k (BF16_BT: >= n), ldc >= n (TF32_AT_CC: >= m), and
+ * below 2^40 bytes; c aligned to its element;
  * ceil(m/128)*ceil(n/256) tiles fit in an int; and for batch > 1 (the 3-D tensor maps): every
  * stride >= 0, stride_a*elem and stride_b*elem multiples of 16 bytes and below 2^40 bytes
  * (0 is allowed: every matrix reads the same operand; stride_c takes any value). It checks no

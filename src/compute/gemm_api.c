@@ -158,6 +158,7 @@ const char *cm__gemm_choice_name(cm__gemm_choice_t c) {
         return c.config == CM__GEMM_SM90_PACK     ? "sm90+pack"
                : c.config == CM__GEMM_SM90_3XTF32 ? "sm90+3xtf32"
                : c.config == CM__GEMM_SM90_BT     ? "sm90+bt"
+               : c.config == CM__GEMM_SM90_AT     ? "sm90+at"
                                                    : "sm90";
     if (c.kernel == CM__GEMM_KERNEL_GEMV) return "gemv";
     if (c.kernel == CM__GEMM_KERNEL_SKINNY) return "skinny";
@@ -192,6 +193,11 @@ int cm__gemm_parse_name(const char *name, cm__gemm_choice_t *out) {
     if (strcmp(name, "sm90+bt") == 0) {
         /* as "sm90+pack", a bf16 MN-major B read as it is */
         *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_BT};
+        return 1;
+    }
+    if (strcmp(name, "sm90+at") == 0) {
+        /* as "sm90+pack", a TF32 operand that is MN-major with 16-byte rows read as it is */
+        *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_AT};
         return 1;
     }
     if (strcmp(name, "sm90") == 0 || strcmp(name, "sm90+pack") == 0) {
@@ -380,17 +386,26 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         else if (p->a_kmajor && p->b_kmajor && cm__aligned16(p))
             c.config = 0;
         else if (c.config == CM__GEMM_SM90_PACK || c.config == CM__GEMM_SM90_BT ||
+                 c.config == CM__GEMM_SM90_AT ||
                  cm__gemm_select_shape(p, sm_count) == CM__GEMM_SHAPE_LARGE ||
                  p->k >= CM__GEMM_PACK_MIN_K) {
             /* transposing pre-pass: O((m + n) k) bytes against O(m n k) flops pays off on the
              * large class, and on the small and skinny ones from K = CM__GEMM_PACK_MIN_K
              * (measured: bench/NOTES-gemm.md); a forced "sm90" packs anywhere.
              * A bf16 B that is MN-major with 16-byte rows needs none with the transposed-B
-             * kernel: forced "sm90+bt", or by default with CM__GEMM_SM90_BT_DISPATCH */
+             * kernel: forced "sm90+bt", or by default with CM__GEMM_SM90_BT_DISPATCH; a TF32
+             * operand that is MN-major with 16-byte rows none with the register-A kernel:
+             * forced "sm90+at", or by default with CM__GEMM_SM90_AT_DISPATCH */
             const int b_as_is = fam == CM__GEMM_FAM_BF16 && !p->b_kmajor &&
                                 cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
+            const int mn_as_is =
+                fam == CM__GEMM_FAM_TF32 &&
+                ((!p->a_kmajor && cm__operand_aligned16(p, p->a, p->lda, p->stride_a)) ||
+                 (!p->b_kmajor && cm__operand_aligned16(p, p->b, p->ldb, p->stride_b)));
             c.config = b_as_is && (c.config == CM__GEMM_SM90_BT || CM__GEMM_SM90_BT_DISPATCH)
                            ? CM__GEMM_SM90_BT
+                       : mn_as_is && (c.config == CM__GEMM_SM90_AT || CM__GEMM_SM90_AT_DISPATCH)
+                           ? CM__GEMM_SM90_AT
                            : CM__GEMM_SM90_PACK;
         } else {
             c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
@@ -823,40 +838,63 @@ static int cm__gemm_realign_on(void) {
  * scratch is freed on the stream after the GEMM. cudaErrorNotSupported with nothing queued when
  * there is no pool or no memory for the scratch: the caller then runs the mma.sync path.
  * A batch packs every matrix of each operand (one when the batch shares it) and runs one
- * batched launch. b_as_is (choice "sm90+bt"): a bf16 B that is MN-major with 16-byte rows is not
- * packed but read by the kernel's transposed-B form (CM__GEMM_SM90_BF16_BT). */
-/* The Hopper pre-pass's operands: an operand the kernel cannot read as it is (not
- * K-contiguous, or a base, leading dimension or batch stride off 16 bytes) goes through
- * scratch (*pack_a, *pack_b); with b_as_is ("sm90+bt") a bf16 B that is MN-major with 16-byte
- * rows goes to the transposed-B kernel instead (the return value). */
-static int cm__gemm_sm90_operands(const cm__gemm_args_t *p, int b_as_is, int *pack_a,
+ * batched launch. Choice "sm90+bt": a bf16 B that is MN-major with 16-byte rows is not packed
+ * but read by the kernel's transposed-B form (CM__GEMM_SM90_BF16_BT); choice "sm90+at": a TF32
+ * operand that is MN-major with 16-byte rows is not packed but read by the register-A form
+ * (CM__GEMM_SM90_TF32_AT; B through the transposed product, CM__GEMM_SM90_TF32_AT_CC). */
+/* How the Hopper pre-pass's choice `config` reads p's operands (the return value: one of
+ * CM__SM90_FORM_*), and which go through scratch (*pack_a, *pack_b): an operand the kernel
+ * cannot read as it is (not K-contiguous, or a base, leading dimension or batch stride off 16
+ * bytes) unless the form reads it as it is. */
+enum {
+    CM__SM90_FORM_PACK = 0, /* both operands K-contiguous with 16-byte rows, after the pre-pass */
+    CM__SM90_FORM_BT = 1,   /* bf16: B MN-major, read by the transposed-B form */
+    CM__SM90_FORM_AT = 2,   /* TF32: A MN-major, read by the register-A form */
+    CM__SM90_FORM_AT_CC = 3 /* TF32: B MN-major, the register-A form on C^T = B A^T */
+};
+static int cm__gemm_sm90_operands(const cm__gemm_args_t *p, int config, int *pack_a,
                                   int *pack_b) {
-    const int b_mn = b_as_is && p->in_type == CM__GEMM_BF16 && !p->b_kmajor &&
-                     cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
-    *pack_a = !(p->a_kmajor && cm__operand_aligned16(p, p->a, p->lda, p->stride_a));
-    *pack_b = !b_mn && !(p->b_kmajor && cm__operand_aligned16(p, p->b, p->ldb, p->stride_b));
-    return b_mn;
+    const int al_a = cm__operand_aligned16(p, p->a, p->lda, p->stride_a);
+    const int al_b = cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
+    const int tf32 = p->in_type != CM__GEMM_BF16;
+    int form = CM__SM90_FORM_PACK;
+    if (config == CM__GEMM_SM90_BT && !tf32 && !p->b_kmajor && al_b)
+        form = CM__SM90_FORM_BT;
+    else if (config == CM__GEMM_SM90_AT && tf32 && !p->a_kmajor && al_a)
+        form = CM__SM90_FORM_AT;
+    else if (config == CM__GEMM_SM90_AT && tf32 && !p->b_kmajor && al_b)
+        form = CM__SM90_FORM_AT_CC;
+    *pack_a = form != CM__SM90_FORM_AT && !(p->a_kmajor && al_a);
+    *pack_b = form != CM__SM90_FORM_BT && form != CM__SM90_FORM_AT_CC && !(p->b_kmajor && al_b);
+    return form;
 }
 
-static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, int b_as_is,
-                                        cudaMemPool_t pool, cudaStream_t cs) {
+static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, int config, cudaMemPool_t pool,
+                                        cudaStream_t cs) {
 #if CM_HAVE_GEMM_SM90
     const int batch = p->batch > 1 ? p->batch : 1;
     int pack_a = 0, pack_b = 0;
-    const int b_mn = cm__gemm_sm90_operands(p, b_as_is, &pack_a, &pack_b);
+    const int form = cm__gemm_sm90_operands(p, config, &pack_a, &pack_b);
     cm__gemm_args_t q = *p;
     void *scratch = NULL;
     cudaError_t err = cudaSuccess;
     if (pack_a || pack_b) {
         err = cm__gemm_stage(p, pack_a, pack_b, SIZE_MAX, pool, cs, &q, &scratch);
         if (err == cudaErrorNotSupported && scratch == NULL) return err; /* nothing queued */
-    } else if (!b_mn) {
+    } else if (form == CM__SM90_FORM_PACK) {
         return cudaErrorNotSupported; /* nothing to do here: "TN" and aligned */
     }
-    if (err == cudaSuccess) {
-        const int in = b_mn                             ? CM__GEMM_SM90_BF16_BT
-                       : q.in_type == CM__GEMM_BF16     ? CM__GEMM_SM90_BF16
-                                                        : CM__GEMM_SM90_TF32;
+    if (err == cudaSuccess && form == CM__SM90_FORM_AT_CC) {
+        /* C^T (n x m, column-major: C's own storage) = B A^T: B is the MN-major A of the
+         * register-A form, A the K-contiguous B */
+        err = cm__gemm_sm90_batched(CM__GEMM_SM90_TF32_AT_CC, q.out_type == CM__GEMM_BF16, q.n,
+                                    q.m, q.k, q.alpha, q.b, q.ldb, q.a, q.lda, q.beta, q.c,
+                                    q.ldc, batch, q.stride_b, q.stride_a, q.stride_c, cs);
+    } else if (err == cudaSuccess) {
+        const int in = form == CM__SM90_FORM_BT     ? CM__GEMM_SM90_BF16_BT
+                       : form == CM__SM90_FORM_AT   ? CM__GEMM_SM90_TF32_AT
+                       : q.in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16
+                                                    : CM__GEMM_SM90_TF32;
         err = cm__gemm_sm90_batched(in, q.out_type == CM__GEMM_BF16, q.m, q.n, q.k, q.alpha, q.a,
                                     q.lda, q.b, q.ldb, q.beta, q.c, q.ldc, batch, q.stride_a,
                                     q.stride_b, q.stride_c, cs);
@@ -869,7 +907,7 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, int b_as_is,
     return err;
 #else
     (void)p;
-    (void)b_as_is;
+    (void)config;
     (void)pool;
     (void)cs;
     return cudaErrorNotSupported;
@@ -969,8 +1007,9 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
     if (ch->kernel == CM__GEMM_KERNEL_SM90) {
         if (precision == CM_GEMM_FP32_3XTF32) {
             err = cm__gemm_sm90_3xtf32(p, pool, cs);
-        } else if (ch->config == CM__GEMM_SM90_PACK || ch->config == CM__GEMM_SM90_BT) {
-            err = cm__gemm_sm90_packed(p, ch->config == CM__GEMM_SM90_BT, pool, cs);
+        } else if (ch->config == CM__GEMM_SM90_PACK || ch->config == CM__GEMM_SM90_BT ||
+                   ch->config == CM__GEMM_SM90_AT) {
+            err = cm__gemm_sm90_packed(p, ch->config, pool, cs);
         } else {
 #if CM_HAVE_GEMM_SM90
             const int in = p->in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16 : CM__GEMM_SM90_TF32;
@@ -1294,21 +1333,28 @@ static void cm__gemm_explain_kernel(cm__text_t *t, cm__gemm_choice_t c) {
     }
 }
 
-/* The Hopper pre-pass of "sm90+pack" / "sm90+bt" (cm__gemm_sm90_packed's operands): which
- * operands it stages and why */
+/* The Hopper pre-pass of "sm90+pack" / "sm90+bt" / "sm90+at" (cm__gemm_sm90_packed's
+ * operands): which operands it stages and why */
 static void cm__gemm_explain_sm90_pack(cm__text_t *t, const cm__gemm_args_t *p,
                                        cm__gemm_choice_t c, int row) {
     int pack[2] = {0, 0};
-    const int b_mn =
-        cm__gemm_sm90_operands(p, c.config == CM__GEMM_SM90_BT, &pack[0], &pack[1]);
+    const int form = cm__gemm_sm90_operands(p, c.config, &pack[0], &pack[1]);
     for (int side = 0; side < 2; ++side) {
         const int norm_a = side == 0;
         const int kmajor = norm_a ? p->a_kmajor : p->b_kmajor;
         const int al = norm_a ? cm__operand_aligned16(p, p->a, p->lda, p->stride_a)
                               : cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
-        if (!norm_a && b_mn) {
+        if (!norm_a && form == CM__SM90_FORM_BT) {
             cm__text_printf(t, "; %s is read as it is by the transposed-B form",
                             cm__gemm_user_op(row, 0));
+            continue;
+        }
+        if ((norm_a && form == CM__SM90_FORM_AT) || (!norm_a && form == CM__SM90_FORM_AT_CC)) {
+            cm__text_printf(t, "; %s is read as it is by the register-A form%s",
+                            cm__gemm_user_op(row, norm_a),
+                            norm_a ? ""
+                                   : " (the product runs transposed, the operands' roles "
+                                     "swapped)");
             continue;
         }
         if (!pack[side]) continue;
@@ -1339,10 +1385,20 @@ static long long cm__gemm_tiles(cm__gemm_choice_t ch, const cm__gemm_args_t *q, 
     } else if (ch.kernel == CM__GEMM_KERNEL_MMA) {
         cm__gemm_mma_tile(ch.config, bm, bn);
     } else if (ch.kernel == CM__GEMM_KERNEL_SM90) {
+        /* "sm90+at" reading B as it is runs C^T: its tiles are 128 rows of C^T (columns of C) */
+        int pa = 0, pb = 0;
+        const int swap = ch.config == CM__GEMM_SM90_AT &&
+                         cm__gemm_sm90_operands(q, ch.config, &pa, &pb) == CM__SM90_FORM_AT_CC;
+        const int rows = swap ? q->n : q->m, cols = swap ? q->m : q->n;
         const long long wide =
-            (long long)((q->m + 127) / 128) * ((q->n + 255) / 256) * (matrices > 1 ? matrices : 1);
+            (long long)((rows + 127) / 128) * ((cols + 255) / 256) * (matrices > 1 ? matrices : 1);
         *bm = 128;
         *bn = ch.config == CM__GEMM_SM90_3XTF32 ? 192 : 2 * wide <= (long long)sms ? 128 : 256;
+        if (swap) {
+            const int tmp = *bm;
+            *bm = *bn;
+            *bn = tmp;
+        }
     }
     if (*bm <= 0 || *bn <= 0) return 0;
     return (long long)((q->m + *bm - 1) / *bm) * ((q->n + *bn - 1) / *bn) *
@@ -1434,7 +1490,8 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
         }
     }
     if (ch.kernel == CM__GEMM_KERNEL_SM90 &&
-        (ch.config == CM__GEMM_SM90_PACK || ch.config == CM__GEMM_SM90_BT))
+        (ch.config == CM__GEMM_SM90_PACK || ch.config == CM__GEMM_SM90_BT ||
+         ch.config == CM__GEMM_SM90_AT))
         cm__gemm_explain_sm90_pack(t, &q, ch, row);
     const int split_forced = cm__gemm_splitk_override();
     const int parts = cm__gemm_splitk_parts(&q, ch, precision, sms, split_forced);

@@ -83,7 +83,17 @@ enum { CM__GEMM_FAM_FP32 = 0, CM__GEMM_FAM_TF32 = 1, CM__GEMM_FAM_BF16 = 2, CM__
  *  CM__GEMM_SM90_3XTF32 the 3xTF32 split pre-pass of CM_GEMM_FP32_3XTF32 ("sm90+3xtf32"),
  *  CM__GEMM_SM90_BT as PACK, but a bf16 B that is MN-major with 16-byte rows goes to the
  *  kernel's transposed-B form as it is ("sm90+bt"; A is packed if it needs to be). */
-enum { CM__GEMM_SM90_PACK = 1, CM__GEMM_SM90_3XTF32 = 2, CM__GEMM_SM90_BT = 3 };
+enum {
+    CM__GEMM_SM90_PACK = 1,
+    CM__GEMM_SM90_3XTF32 = 2,
+    CM__GEMM_SM90_BT = 3,
+    CM__GEMM_SM90_AT = 4
+};
+/** CM__GEMM_SM90_AT ("sm90+at", TF32): as PACK, but an operand that is MN-major with 16-byte rows
+ *  is read as it is by the kernel's register-A form (kernels/gemm_sm90.h, CM__GEMM_SM90_TF32_AT):
+ *  A directly; B, when A is not such an operand, as the A of the transposed product C^T = B A^T
+ *  with a column-major C (CM__GEMM_SM90_TF32_AT_CC). The other operand is packed if it needs
+ *  to be. */
 
 /** 1: the default dispatch takes CM__GEMM_SM90_BT wherever it would pack only a bf16 B that the
  *  kernel can read MN-major (bf16 "NN" on Hopper); 0: only a forced "sm90+bt" runs it. On since
@@ -91,6 +101,11 @@ enum { CM__GEMM_SM90_PACK = 1, CM__GEMM_SM90_3XTF32 = 2, CM__GEMM_SM90_BT = 3 };
  *  test_sm90_mn_b) and beat the pack on the H200's bf16 NN rows (4096^3 0.96x cuBLAS against
  *  0.81x; bench/NOTES-gemm.md). */
 #define CM__GEMM_SM90_BT_DISPATCH 1
+
+/** 1: the default dispatch takes CM__GEMM_SM90_AT wherever a TF32 product it would pack has an
+ *  operand the register-A form reads as it is (TF32 "NN" and "TT" on Hopper); 0: only a forced
+ *  "sm90+at" runs it. */
+#define CM__GEMM_SM90_AT_DISPATCH 1
 
 /** The shortest K at which a TF32 / BF16 product that is not "TN" (or lacks 16-byte rows) takes
  *  the Hopper kernel after its pre-pass in the small and skinny classes too (the large class

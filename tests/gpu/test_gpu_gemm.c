@@ -875,6 +875,56 @@ static void test_sm90_mn_b(void **state) {
     run_case(&big, idx++);
 }
 
+/* TF32 with an MN-major operand through the Hopper kernel's register-A form ("sm90+at", forced
+ * here; the default dispatch's too with CM__GEMM_SM90_AT_DISPATCH): an MN-major A is staged as
+ * it is and loaded into registers for wgmma; an MN-major B (when A is K-contiguous) is the A of
+ * the transposed product, written to a column-major C (kernels/gemm_sm90.cu, AT). Both layouts,
+ * every (op_a, op_b); sizes that are not multiples of the 128 x 256 tile or of the 32-element
+ * K step, a K of one partial step, beta != 0; padded and misaligned operands (the pack path
+ * then). On a GPU without the Hopper kernel the forced name runs the usual path, which is
+ * checked just the same. */
+static void test_sm90_mn_tf32(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    const bool hopper = hopper_kernel_chosen();
+    static const size_t shapes[][3] = {{256, 256, 64}, {296, 520, 200}, {136, 264, 1000},
+                                       {130, 140, 8},  {1000, 1024, 777}};
+    size_t idx = 0;
+    for (int l = 0; l < 2; ++l)
+        for (int oa = 0; oa < 2; ++oa)
+            for (int ob = 0; ob < 2; ++ob)
+                for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh)
+                    for (int v = 0; v < 2; ++v) {
+                        /* memcheck: the two smallest shapes */
+                        if (cm_test_under_sanitizer() && sh != 0 && sh != 3) continue;
+                        gcase_t g = {CM_GEMM_TF32, (cm_gemm_layout_t)l, (cm_gemm_op_t)oa,
+                                     (cm_gemm_op_t)ob, shapes[sh][0], shapes[sh][1],
+                                     shapes[sh][2], 1.25f, -0.5f, 0, 0, "sm90+at", 0};
+                        if (v) {
+                            g.pad = 3;
+                            g.off = 1;
+                            g.beta = 0.0f;
+                        }
+                        if (hopper && !v) {
+                            /* "TN" after normalisation (row-major N,T / column-major T,N) goes
+                             * straight to the kernel; every other pair has an MN-major operand
+                             * with 16-byte rows */
+                            const bool tn = l == CM_GEMM_ROW_MAJOR ? (!oa && ob) : (oa && !ob);
+                            assert_string_equal(chosen(&g), tn ? "sm90" : "sm90+at");
+                        }
+                        run_case(&g, idx++);
+                    }
+    if (cm_test_under_sanitizer()) return;
+    /* one large product of each form, sampled, every element written: column-major NN (B
+     * through the transposed product) and TT (A as it is) */
+    gcase_t big = {CM_GEMM_TF32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 2048, 2304,
+                   1536, 1.0f, 0.5f, 0, 0, "sm90+at", 2048};
+    run_case(&big, idx++);
+    big.oa = CM_GEMM_OP_T;
+    big.ob = CM_GEMM_OP_T;
+    run_case(&big, idx++);
+}
+
 /* the same call twice: the same bits (no atomics, fixed order) */
 static void test_reproducible(void **state) {
     (void)state;
@@ -1111,6 +1161,7 @@ int main(void) {
         cmocka_unit_test(test_large_sampled),
         cmocka_unit_test(test_3xtf32_accuracy),
         cmocka_unit_test(test_sm90_mn_b),
+        cmocka_unit_test(test_sm90_mn_tf32),
         cmocka_unit_test(test_realigned),
         cmocka_unit_test(test_explain_on_device),
         cmocka_unit_test(test_explain_matches_run),

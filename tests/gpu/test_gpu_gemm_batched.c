@@ -264,14 +264,15 @@ static void test_batched_shapes(void **state) {
 
 /* Every kernel family forced on batches it takes whole (aligned, whole tiles) and on ones that
  * break its 16-byte paths: the choice falls back where it must, the results stay right
- * ("sm90+bt": bf16 NN batches through the transposed-B kernel's 3-D map). */
+ * ("sm90+bt": bf16 NN batches through the transposed-B kernel's 3-D map; "sm90+at": TF32 NN
+ * batches through the register-A kernel's, C column-major). */
 static void test_batched_forced(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     static const char *const configs[] = {
         "ffma:32x64x16", "ffma:64x64x16", "ffma:128x128x8", "ffma:128x128x8f",
         "ffma:128x128x16q3", "mma:64x64", "mma:128x64", "mma:128x128", "sm90", "sm90+bt",
-        "gemv"}; /* (mma:128x64 outside a tuning build: ignored, the table decides) */
+        "sm90+at", "gemv"}; /* (mma:128x64 outside a tuning build: ignored, the table decides) */
     /* 70 x 50 x 1030: tails with K past CM__FFMA_EDGE_MIN_K (the pipelined FFMA
      * configuration's edge kernel, on batches) */
     static const size_t shapes[][4] = {{128, 128, 64, 2}, {128, 128, 32, 1}, {70, 50, 40, 3},

@@ -376,6 +376,8 @@ static cm__gemm_args_t args(int m, int n, int k, int a_k, int b_k, int in, int64
         else assert_string_not_equal((name), "skinny");                                      \
     } while (0)
 
+/* TF32 with an operand MN-major with 16-byte rows: the register-A form where it is dispatched */
+#define AT_OR_PACK (CM__GEMM_SM90_AT_DISPATCH ? "sm90+at" : "sm90+pack")
 #define NAME(prec, maj, p, sm90, ov) cm__gemm_choice_name(cm__gemm_select((prec), (maj), 0, 132, &(p), (sm90), (ov)))
 
 static void test_dispatch(void **state) {
@@ -412,22 +414,27 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, NULL), "sm90");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 0, NULL), "mma:128x128");
     /* not "TN": the transposing pre-pass on the large class, forced anywhere, else mma */
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, NULL), "sm90+pack");
+    /* an operand MN-major with 16-byte rows: read as it is by the register-A form ("sm90+at") */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, NULL), AT_OR_PACK);
     assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 0, NULL), "mma:128x128");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, nn, 1, NULL), "mma:128x128");
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, "sm90"), "sm90+pack");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, "sm90"), AT_OR_PACK);
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, "sm90+at"), "sm90+at");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, mis, 1, "sm90+at"), "sm90+pack"); /* K-major */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "sm90+at"), "sm90");
+    assert_string_equal(NAME(CM_GEMM_FP32, 9, nn, 1, "sm90+at"), "ffma:128x128x8");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "sm90"), "sm90");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "sm90+pack"), "sm90");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, mis, 1, NULL), "sm90+pack");
     cm__gemm_args_t skinny_nn = args(8192, 8192, 128, 0, 0, CM__GEMM_F32, 8192);
     cm__gemm_args_t tiny_nt = args(512, 512, 512, 0, 1, CM__GEMM_F32, 512);
     /* the small and skinny classes pack too once K >= CM__GEMM_PACK_MIN_K; below it, mma */
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, skinny_nn, 1, NULL), "sm90+pack");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, skinny_nn, 1, NULL), AT_OR_PACK);
     cm__gemm_args_t short_k_nn = args(8192, 8192, CM__GEMM_PACK_MIN_K - 1, 0, 0, CM__GEMM_F32,
                                       8192);
     assert_string_equal(NAME(CM_GEMM_TF32, 9, short_k_nn, 1, NULL), "mma:128x128");
     short_k_nn.k = CM__GEMM_PACK_MIN_K;
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, short_k_nn, 1, NULL), "sm90+pack");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, short_k_nn, 1, NULL), AT_OR_PACK);
     assert_string_equal(NAME(CM_GEMM_BF16, 9, tiny_nt, 1, "sm90"), "sm90+pack");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, nn, 1, "sm90+pack"), "ffma:128x128x8");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, big, 1, NULL), "mma:128x128");
@@ -437,7 +444,7 @@ static void test_dispatch(void **state) {
     cm__gemm_args_t small_tn = args(1024, 1024, 1024, 1, 1, CM__GEMM_F32, 1024);
     cm__gemm_args_t small_nn = args(1024, 1024, 1024, 0, 0, CM__GEMM_F32, 1024);
     assert_string_equal(NAME(CM_GEMM_TF32, 9, small_tn, 1, NULL), "sm90");
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, small_nn, 1, NULL), "sm90+pack");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, small_nn, 1, NULL), AT_OR_PACK);
     cm__gemm_args_t small_nnbf = args(1024, 1024, 1024, 1, 0, CM__GEMM_BF16, 1024);
     assert_string_equal(NAME(CM_GEMM_BF16, 9, small_nnbf, 1, NULL),
                         CM__GEMM_SM90_BT_DISPATCH ? "sm90+bt" : "sm90+pack");
@@ -631,8 +638,35 @@ static void test_dispatch(void **state) {
     nnbf.b_kmajor = 1; /* TN, aligned: straight to the kernel */
     assert_string_equal(NAME(CM_GEMM_BF16, 9, nnbf, 1, "sm90+bt"), "sm90");
     cm__gemm_args_t nntf = args(4096, 4096, 4096, 1, 0, CM__GEMM_F32, 4096);
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, nntf, 1, "sm90+bt"), "sm90+pack"); /* bf16 only */
+    /* bf16 only: TF32 as a forced "sm90", which reads this B by the register-A form */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nntf, 1, "sm90+bt"),
+                        AT_OR_PACK);
     assert_string_equal(NAME(CM_GEMM_BF16, 8, nnbf, 1, "sm90+bt"), "mma:128x128");
+
+    /* "sm90+at": a TF32 operand that is MN-major with 16-byte rows read as it is by the
+     * register-A kernel (A directly, B through the transposed product), the other packed where
+     * it needs to be; no such operand: "sm90+pack", or, TN and aligned, "sm90" */
+    cm__gemm_choice_t atc = {-1, -1};
+    assert_true(cm__gemm_parse_name("sm90+at", &atc));
+    assert_int_equal(atc.kernel, CM__GEMM_KERNEL_SM90);
+    assert_int_equal(atc.config, CM__GEMM_SM90_AT);
+    assert_string_equal(cm__gemm_choice_name(atc), "sm90+at");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nntf, 1, "sm90+at"), "sm90+at"); /* B as it is */
+    nntf.a_kmajor = 0;
+    nntf.b_kmajor = 1;
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nntf, 1, "sm90+at"), "sm90+at"); /* A as it is */
+    nntf.lda = 4093; /* A's rows off 16 bytes, B K-major: packed */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nntf, 1, "sm90+at"), "sm90+pack");
+    nntf.b_kmajor = 0; /* B MN-major with 16-byte rows: B as it is, A packed */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nntf, 1, NULL),
+                        AT_OR_PACK);
+    nntf.lda = 4096;
+    assert_string_equal(NAME(CM_GEMM_TF32, 8, nntf, 1, "sm90+at"), "mma:128x128");
+    /* bf16 takes the transposed-B form for its MN-major B, as by default */
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, nnbf, 1, "sm90+at"), "sm90");
+    nnbf.b_kmajor = 0;
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, nnbf, 1, "sm90+at"),
+                        CM__GEMM_SM90_BT_DISPATCH ? "sm90+bt" : "sm90+pack");
 
     /* CM_GEMM_FP32_3XTF32: the split-TF32 Hopper path where the problem fills the GPU and K is
      * at least CM__GEMM_3X_MIN_K, in every layout and alignment (the split pre-pass writes its
@@ -668,7 +702,7 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(X3, 9, k0, 1, NULL), NAME(CM_GEMM_FP32, 9, k0, 1, NULL)); /* as FP32 */
     assert_string_equal(NAME(X3, 9, k0, 1, "sm90+3xtf32"), "ffma:64x64x16");
     /* the 3xTF32 name forced on another precision is the Hopper kernel as "sm90" forced */
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, "sm90+3xtf32"), "sm90+pack");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, "sm90+3xtf32"), AT_OR_PACK);
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "sm90+3xtf32"), "sm90");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, big, 1, "sm90+3xtf32"), "ffma:128x128x8");
     cm__gemm_choice_t x3 = {-1, -1};
@@ -688,7 +722,7 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_TF32, 9, b512, 1, NULL), "mma:64x64"); /* one: tiny */
     b512.batch = 64;
     b512.a_kmajor = 0;
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, b512, 1, NULL), "sm90+pack");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, b512, 1, NULL), AT_OR_PACK);
     b512.a_kmajor = 1;
     b512.stride_a = 512 * 512 + 1; /* matrix 1 off 16 bytes: packed (copied aligned) */
     assert_string_equal(NAME(CM_GEMM_TF32, 9, b512, 1, NULL), "sm90+pack");
