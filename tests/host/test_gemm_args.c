@@ -1190,6 +1190,38 @@ static void test_explain(void **state) {
                                  n, 0, 1, NULL, 0, &needed));
     assert_int_equal(needed, full);
 
+    /* TF32 1024^3 on a Hopper-sized device, with the Hopper kernel built: column-major NN
+     * reads the caller's A (M-contiguous, 16-byte rows) as it is by the register-A form of the
+     * transposed product; row-major TT the same A directly; a misaligned A (lda 1001) is
+     * transposed first */
+    if (CM_HAVE_GEMM_SM90) {
+        cm_buffer_t *a3 = NULL, *b3 = NULL, *c3 = NULL;
+        CM_ASSERT_OK(cm_buffer_create(g.dev0, 1024 * 1024 * 4, &a3));
+        CM_ASSERT_OK(cm_buffer_create(g.dev0, 1024 * 1024 * 4, &b3));
+        CM_ASSERT_OK(cm_buffer_create(g.dev0, 1024 * 1024 * 4, &c3));
+        explain_facts(9, 0, 132);
+        CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, CO, N_, N_, 1024, 1024, 1024, a3, 0, 1024, 0,
+                                     b3, 0, 1024, 0, c3, 0, 1024, 0, 1, text, sizeof text,
+                                     &len));
+        assert_non_null(strstr(text, "sm90+at: "));
+        assert_non_null(strstr(text, "; A is read as it is by the register-A form (the product "
+                                     "runs transposed"));
+        assert_null(strstr(text, "first "));
+        CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, R, T_, T_, 1024, 1024, 1024, a3, 0, 1024, 0,
+                                     b3, 0, 1024, 0, c3, 0, 1024, 0, 1, text, sizeof text,
+                                     &len));
+        assert_non_null(strstr(text, "; A is read as it is by the register-A form; "));
+        assert_null(strstr(text, "first "));
+        CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, CO, N_, N_, 1000, 1000, 1000, a3, 0, 1001, 0,
+                                     b3, 0, 1000, 0, c3, 0, 1000, 0, 1, text, sizeof text,
+                                     &len));
+        assert_non_null(strstr(text, "sm90+pack: "));
+        assert_non_null(strstr(text, "first A is transposed into"));
+        CM_ASSERT_OK(cm_buffer_destroy(a3));
+        CM_ASSERT_OK(cm_buffer_destroy(b3));
+        CM_ASSERT_OK(cm_buffer_destroy(c3));
+    }
+
     /* FP32 64 x 64 x 4096 on a Hopper-sized device: C's few tiles split K, and the text says
      * how (parts, their reduction) */
     cm_buffer_t *a2 = NULL, *b2 = NULL, *c2 = NULL;
