@@ -368,10 +368,10 @@ template <> struct WgmmaRA<256> {
     }
 };
 
-// One 32-bit load from shared memory.
+// One 32-bit load from shared memory (kept after the mbarrier wait that makes it valid).
 __device__ __forceinline__ uint32_t lds32(uint32_t addr) {
     uint32_t v;
-    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr));
+    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
     return v;
 }
 
