@@ -402,9 +402,11 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
                 fam == CM__GEMM_FAM_TF32 &&
                 ((!p->a_kmajor && cm__operand_aligned16(p, p->a, p->lda, p->stride_a)) ||
                  (!p->b_kmajor && cm__operand_aligned16(p, p->b, p->ldb, p->stride_b)));
+            /* by default from K = CM__GEMM_SM90_AT_MIN_K */
+            const int at_default = CM__GEMM_SM90_AT_DISPATCH && p->k >= CM__GEMM_SM90_AT_MIN_K;
             c.config = b_as_is && (c.config == CM__GEMM_SM90_BT || CM__GEMM_SM90_BT_DISPATCH)
                            ? CM__GEMM_SM90_BT
-                       : mn_as_is && (c.config == CM__GEMM_SM90_AT || CM__GEMM_SM90_AT_DISPATCH)
+                       : mn_as_is && (c.config == CM__GEMM_SM90_AT || at_default)
                            ? CM__GEMM_SM90_AT
                            : CM__GEMM_SM90_PACK;
         } else {

@@ -569,20 +569,22 @@ static void test_skinny(void **state) {
 
 /* The small and skinny classes with operands that are not "TN": on Hopper, from K =
  * CM__GEMM_PACK_MIN_K, the default dispatch runs the wgmma kernel after its pre-pass
- * ("sm90+pack", or "sm90+bt" for a bf16 B contiguous along N, "sm90+at" for a TF32 operand
- * contiguous along M or N); a shorter K runs mma.sync. Every
+ * ("sm90+pack", or "sm90+bt" for a bf16 B contiguous along N, "sm90+at" from K =
+ * CM__GEMM_SM90_AT_MIN_K for a TF32 operand contiguous along M or N); a shorter K runs
+ * mma.sync. Every
  * precision, layout and transpose, padded / misaligned operands, beta over NaN; sampled
  * entries against float64 (each case has 10^5-10^6 of them). */
 static void test_small_skinny_packed(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     if (hopper_kernel_chosen()) { /* what the dispatch names there */
-        assert_string_equal(nn_choice(CM_GEMM_TF32, 1000, 1000, 200),
+        /* (TF32 below CM__GEMM_SM90_AT_MIN_K packs; from it, "sm90+at") */
+        assert_string_equal(nn_choice(CM_GEMM_TF32, 1000, 1000, 200), "sm90+pack");
+        assert_string_equal(nn_choice(CM_GEMM_TF32, 1000, 1000, CM__GEMM_SM90_AT_MIN_K),
                             CM__GEMM_SM90_AT_DISPATCH ? "sm90+at" : "sm90+pack");
         assert_string_equal(nn_choice(CM_GEMM_BF16, 1000, 1000, 200),
                             CM__GEMM_SM90_BT_DISPATCH ? "sm90+bt" : "sm90+pack");
-        assert_string_equal(nn_choice(CM_GEMM_TF32, 8192, 300, 100),
-                            CM__GEMM_SM90_AT_DISPATCH ? "sm90+at" : "sm90+pack");
+        assert_string_equal(nn_choice(CM_GEMM_TF32, 8192, 300, 100), "sm90+pack");
         assert_string_equal(nn_choice(CM_GEMM_BF16, 1000, 1000, CM__GEMM_PACK_MIN_K - 8),
                             "mma:128x128");
     }

@@ -429,11 +429,17 @@ static void test_dispatch(void **state) {
     cm__gemm_args_t skinny_nn = args(8192, 8192, 128, 0, 0, CM__GEMM_F32, 8192);
     cm__gemm_args_t tiny_nt = args(512, 512, 512, 0, 1, CM__GEMM_F32, 512);
     /* the small and skinny classes pack too once K >= CM__GEMM_PACK_MIN_K; below it, mma */
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, skinny_nn, 1, NULL), AT_OR_PACK);
+    /* (the register-A form from K = CM__GEMM_SM90_AT_MIN_K, or forced, at any K) */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, skinny_nn, 1, NULL), "sm90+pack");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, skinny_nn, 1, "sm90+at"), "sm90+at");
     cm__gemm_args_t short_k_nn = args(8192, 8192, CM__GEMM_PACK_MIN_K - 1, 0, 0, CM__GEMM_F32,
                                       8192);
     assert_string_equal(NAME(CM_GEMM_TF32, 9, short_k_nn, 1, NULL), "mma:128x128");
     short_k_nn.k = CM__GEMM_PACK_MIN_K;
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, short_k_nn, 1, NULL), "sm90+pack");
+    short_k_nn.k = CM__GEMM_SM90_AT_MIN_K - 1;
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, short_k_nn, 1, NULL), "sm90+pack");
+    short_k_nn.k = CM__GEMM_SM90_AT_MIN_K;
     assert_string_equal(NAME(CM_GEMM_TF32, 9, short_k_nn, 1, NULL), AT_OR_PACK);
     assert_string_equal(NAME(CM_GEMM_BF16, 9, tiny_nt, 1, "sm90"), "sm90+pack");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, nn, 1, "sm90+pack"), "ffma:128x128x8");
