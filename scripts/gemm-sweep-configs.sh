@@ -4,8 +4,9 @@
 # each shape of the sweep, measured in one session on one GPU. An experiment for the dispatch
 # table (src/compute/gemm_api.c), not a check: its rows do not go to the results file.
 #
-#   scripts/gemm-sweep-configs.sh [config ...]   default list: sm90 sm90+bt skinny mma:64x64
-#                                                mma:128x128 ffma:32x64x16 ffma:64x64x16
+#   scripts/gemm-sweep-configs.sh [config ...]   default list: sm90 sm90+bt sm90+at skinny
+#                                                mma:64x64 mma:128x128 ffma:32x64x16
+#                                                ffma:64x64x16
 #
 # An entry "splitk=N" runs the default configuration with CUDAMODEL_GEMM_SPLITK=N instead (N
 # parts of K on every kernel, 1: never split); "<config>,splitk=N" both.
@@ -21,7 +22,7 @@ bench=build-gpu/bench/bench_gemm
 out="${OUT:-/tmp}/sweeps.txt"
 configs=("$@")
 [ ${#configs[@]} -gt 0 ] ||
-    configs=(sm90 sm90+bt skinny mma:64x64 mma:128x128 ffma:32x64x16 ffma:64x64x16)
+    configs=(sm90 sm90+bt sm90+at skinny mma:64x64 mma:128x128 ffma:32x64x16 ffma:64x64x16)
 {
     echo "=== config default"
     env -u CUDAMODEL_GEMM_CONFIG -u CUDAMODEL_GEMM_SPLITK -u CM_BENCH_RESULTS \
