@@ -216,6 +216,33 @@ static int cm__operand_aligned16(const cm__gemm_args_t *p, const void *x, int64_
     return (uintptr_t)x % 16u == 0 && ld * e % 16 == 0 && (p->batch <= 1 || stride * e % 16 == 0);
 }
 
+/* How the Hopper pre-pass's choice `config` reads p's operands (the return value: one of
+ * CM__SM90_FORM_*), and which go through scratch (*pack_a, *pack_b): an operand the kernel
+ * cannot read as it is (not K-contiguous, or a base, leading dimension or batch stride off 16
+ * bytes) unless the form reads it as it is. */
+enum {
+    CM__SM90_FORM_PACK = 0, /* both operands K-contiguous with 16-byte rows, after the pre-pass */
+    CM__SM90_FORM_BT = 1,   /* bf16: B MN-major, read by the transposed-B form */
+    CM__SM90_FORM_AT = 2,   /* TF32: A MN-major, read by the register-A form */
+    CM__SM90_FORM_AT_CC = 3 /* TF32: B MN-major, the register-A form on C^T = B A^T */
+};
+static int cm__gemm_sm90_operands(const cm__gemm_args_t *p, int config, int *pack_a,
+                                  int *pack_b) {
+    const int al_a = cm__operand_aligned16(p, p->a, p->lda, p->stride_a);
+    const int al_b = cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
+    const int tf32 = p->in_type != CM__GEMM_BF16;
+    int form = CM__SM90_FORM_PACK;
+    if (config == CM__GEMM_SM90_BT && !tf32 && !p->b_kmajor && al_b)
+        form = CM__SM90_FORM_BT;
+    else if (config == CM__GEMM_SM90_AT && tf32 && !p->a_kmajor && al_a)
+        form = CM__SM90_FORM_AT;
+    else if (config == CM__GEMM_SM90_AT && tf32 && !p->b_kmajor && al_b)
+        form = CM__SM90_FORM_AT_CC;
+    *pack_a = form != CM__SM90_FORM_AT && !(p->a_kmajor && al_a);
+    *pack_b = form != CM__SM90_FORM_BT && form != CM__SM90_FORM_AT_CC && !(p->b_kmajor && al_b);
+    return form;
+}
+
 /* Whether the long side's matrix (B when m <= n, else A) is read along K (its rows
  * K-contiguous): the orientation of the gemv and skinny kernels, and of split-K's gemv rule */
 static int cm__gemm_long_along_k(const cm__gemm_args_t *p) {
@@ -396,12 +423,13 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
              * kernel: forced "sm90+bt", or by default with CM__GEMM_SM90_BT_DISPATCH; a TF32
              * operand that is MN-major with 16-byte rows none with the register-A kernel:
              * forced "sm90+at", or by default with CM__GEMM_SM90_AT_DISPATCH */
-            const int b_as_is = fam == CM__GEMM_FAM_BF16 && !p->b_kmajor &&
-                                cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
-            const int mn_as_is =
-                fam == CM__GEMM_FAM_TF32 &&
-                ((!p->a_kmajor && cm__operand_aligned16(p, p->a, p->lda, p->stride_a)) ||
-                 (!p->b_kmajor && cm__operand_aligned16(p, p->b, p->ldb, p->stride_b)));
+            int pa = 0, pb = 0; /* (which would be packed: not needed here) */
+            const int b_as_is = fam == CM__GEMM_FAM_BF16 &&
+                                cm__gemm_sm90_operands(p, CM__GEMM_SM90_BT, &pa, &pb) ==
+                                    CM__SM90_FORM_BT;
+            const int mn_as_is = fam == CM__GEMM_FAM_TF32 &&
+                                 cm__gemm_sm90_operands(p, CM__GEMM_SM90_AT, &pa, &pb) !=
+                                     CM__SM90_FORM_PACK;
             /* by default from K = CM__GEMM_SM90_AT_MIN_K */
             const int at_default = CM__GEMM_SM90_AT_DISPATCH && p->k >= CM__GEMM_SM90_AT_MIN_K;
             c.config = b_as_is && (c.config == CM__GEMM_SM90_BT || CM__GEMM_SM90_BT_DISPATCH)
@@ -844,33 +872,6 @@ static int cm__gemm_realign_on(void) {
  * but read by the kernel's transposed-B form (CM__GEMM_SM90_BF16_BT); choice "sm90+at": a TF32
  * operand that is MN-major with 16-byte rows is not packed but read by the register-A form
  * (CM__GEMM_SM90_TF32_AT; B through the transposed product, CM__GEMM_SM90_TF32_AT_CC). */
-/* How the Hopper pre-pass's choice `config` reads p's operands (the return value: one of
- * CM__SM90_FORM_*), and which go through scratch (*pack_a, *pack_b): an operand the kernel
- * cannot read as it is (not K-contiguous, or a base, leading dimension or batch stride off 16
- * bytes) unless the form reads it as it is. */
-enum {
-    CM__SM90_FORM_PACK = 0, /* both operands K-contiguous with 16-byte rows, after the pre-pass */
-    CM__SM90_FORM_BT = 1,   /* bf16: B MN-major, read by the transposed-B form */
-    CM__SM90_FORM_AT = 2,   /* TF32: A MN-major, read by the register-A form */
-    CM__SM90_FORM_AT_CC = 3 /* TF32: B MN-major, the register-A form on C^T = B A^T */
-};
-static int cm__gemm_sm90_operands(const cm__gemm_args_t *p, int config, int *pack_a,
-                                  int *pack_b) {
-    const int al_a = cm__operand_aligned16(p, p->a, p->lda, p->stride_a);
-    const int al_b = cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
-    const int tf32 = p->in_type != CM__GEMM_BF16;
-    int form = CM__SM90_FORM_PACK;
-    if (config == CM__GEMM_SM90_BT && !tf32 && !p->b_kmajor && al_b)
-        form = CM__SM90_FORM_BT;
-    else if (config == CM__GEMM_SM90_AT && tf32 && !p->a_kmajor && al_a)
-        form = CM__SM90_FORM_AT;
-    else if (config == CM__GEMM_SM90_AT && tf32 && !p->b_kmajor && al_b)
-        form = CM__SM90_FORM_AT_CC;
-    *pack_a = form != CM__SM90_FORM_AT && !(p->a_kmajor && al_a);
-    *pack_b = form != CM__SM90_FORM_BT && form != CM__SM90_FORM_AT_CC && !(p->b_kmajor && al_b);
-    return form;
-}
-
 static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, int config, cudaMemPool_t pool,
                                         cudaStream_t cs) {
 #if CM_HAVE_GEMM_SM90
