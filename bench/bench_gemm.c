@@ -38,6 +38,9 @@
  *            ratio per precision (its case) and how many are under 0.9x.
  *            CM_BENCH_SWEEP_ONLY="fp32 _1x" keeps the cases whose name contains any of the words.
  * --list     print the cases the other flags select (and the sweep's shapes), run nothing.
+ * --overhead a diagnostic over the sweep's cases (CM_BENCH_SWEEP_ONLY selects): per call, ours
+ *            and cuBLAS's, the event time of one call alone, of one call among 64 queued back
+ *            to back, and the host's time per call; a table, no result rows, no other mode.
  * Mode flags combine (e.g. --sweep --batched --3xtf32 runs the issue-#15 set); with none the
  * default run above.
  *
@@ -54,7 +57,7 @@
  * bound of tests/gpu/test_gpu_gemm.c, and the run exits 1). A goal missed is a row with meets
  * false, not a failure of the run.
  *
- * Usage: bench_gemm [--quick] [--sweep] [--batched] [--3xtf32] [--list] [--tune]
+ * Usage: bench_gemm [--quick] [--sweep] [--batched] [--3xtf32] [--list] [--overhead] [--tune]
  *                   [--ops [CONFIG ...]]
  *   --quick  only 4096^3 of each precision (and two matrix-vector shapes); with no other mode
  *   --ops    FP32 4096^3 and 8192^3 in each of the four (op_a, op_b) combinations, for each named
@@ -577,6 +580,92 @@ static double goal_case(const char *name, const gcase_t *g, size_t batch, const 
     return bad ? NAN : ratio;
 }
 
+/* ------------------------------------------------------------------ --overhead */
+
+#define OVH_CALLS 64 /* calls queued back to back in one timed round */
+#define OVH_ROUNDS 7
+
+static double median_of(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cm_bench_cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Three costs of one call, in microseconds: alone (the sweep's measure: events around one call
+ * on an idle stream, so host work before the launch counts), queued (events around OVH_CALLS
+ * calls back to back: the device time a call takes when the host keeps ahead) and host (the
+ * host's time to return from one call of those rounds). Medians; 0 on success. */
+static int call_costs(prepared_t *P, int peer, double out[3]) {
+    P->r.peer = peer;
+    P->r.set = 0;
+    cm_bench_stats_t s;
+    if (cm_bench_time(run, &P->r, g_cs, 3, 31, &s) != 0) return -1;
+    out[0] = s.median_ms * 1e3;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    double q[OVH_ROUNDS], h[OVH_ROUNDS];
+    int rc = -1;
+    if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) goto done;
+    for (int i = 0; i < OVH_ROUNDS; ++i) {
+        if (cudaStreamSynchronize(g_cs) != cudaSuccess) goto done;
+        if (cudaEventRecord(e0, g_cs) != cudaSuccess) goto done;
+        const double t0 = cm_bench_now_us();
+        for (int c = 0; c < OVH_CALLS; ++c)
+            if (run(&P->r) != 0) goto done;
+        const double t1 = cm_bench_now_us();
+        float ms = 0.0f;
+        if (cudaEventRecord(e1, g_cs) != cudaSuccess || cudaEventSynchronize(e1) != cudaSuccess ||
+            cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess)
+            goto done;
+        q[i] = 1e3 * (double)ms / OVH_CALLS;
+        h[i] = (t1 - t0) / OVH_CALLS;
+    }
+    out[1] = median_of(q, OVH_ROUNDS);
+    out[2] = median_of(h, OVH_ROUNDS);
+    rc = 0;
+done:
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    return rc;
+}
+
+/* --overhead: for the sweep's cases (CM_BENCH_SWEEP_ONLY selects), what a call costs alone,
+ * queued and on the host, ours and cuBLAS's: where "alone" exceeds "queued", the device waited
+ * for the host. A diagnostic: prints a table, writes no result rows. */
+static void overhead(void) {
+    printf("%-32s %-22s %9s %9s %9s   %9s %9s %9s\n", "case", "kernel", "alone us", "queued",
+           "host", "cuBLAS", "queued", "host");
+    for (int p = 0; p < 3; ++p)
+        for (int t = 0; t < 2; ++t)
+            for (size_t i = 0; i < N_SWEEP; ++i) {
+                const sweep_shape_t *sh = &k_sweep[i];
+                gcase_t g = {k_sweep_precs[p], t ? CM_GEMM_OP_T : CM_GEMM_OP_N, CM_GEMM_OP_N,
+                             sh->m, sh->n, sh->k};
+                char shape[64], name[128];
+                shape_name(&g, shape, sizeof shape);
+                snprintf(name, sizeof name, "sweep_%s_%s_%cN", prec_tag(g.prec), shape,
+                         t ? 'T' : 'N');
+                if (!name_selected(name)) continue;
+                prepared_t P;
+                char cfg[48] = "?", plan[1024];
+                double o[3], b[3];
+                if (prepare_ex(&g, 1, 1, &P, 1000u + (uint32_t)i) != 0) {
+                    fprintf(stderr, "bench_gemm: %s: setup failed\n", name);
+                    g_fail = 1;
+                    release(&P);
+                    continue;
+                }
+                P.r.gemm_ex = 1;
+                plan_of(&P.r, cfg, sizeof cfg, plan, sizeof plan);
+                if (call_costs(&P, 0, o) != 0 || call_costs(&P, 1, b) != 0) {
+                    fprintf(stderr, "bench_gemm: %s: timing failed\n", name);
+                    g_fail = 1;
+                } else {
+                    printf("%-32s %-22s %9.2f %9.2f %9.2f   %9.2f %9.2f %9.2f\n", name, cfg, o[0],
+                           o[1], o[2], b[0], b[1], b[2]);
+                }
+                release(&P);
+            }
+}
+
 static void sweep(int list_only) {
     sweep_stats_t st[3];
     memset(st, 0, sizeof st);
@@ -917,6 +1006,7 @@ static void ops_sweep(const char *const *configs, int count) {
 
 int main(int argc, char **argv) {
     int quick = 0, do_tune = 0, ops_at = 0, do_sweep = 0, do_batched = 0, do_3x = 0, list = 0;
+    int do_overhead = 0;
     for (int i = 1; i < argc && !ops_at; ++i) {
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
         else if (strcmp(argv[i], "--tune") == 0) do_tune = 1;
@@ -925,10 +1015,11 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--batched") == 0) do_batched = 1;
         else if (strcmp(argv[i], "--3xtf32") == 0) do_3x = 1;
         else if (strcmp(argv[i], "--list") == 0) list = 1;
+        else if (strcmp(argv[i], "--overhead") == 0) do_overhead = 1;
         else {
             fprintf(stderr,
-                    "usage: %s [--quick] [--sweep] [--batched] [--3xtf32] [--list] [--tune] "
-                    "[--ops [CONFIG ...]]\n",
+                    "usage: %s [--quick] [--sweep] [--batched] [--3xtf32] [--list] [--overhead] "
+                    "[--tune] [--ops [CONFIG ...]]\n",
                     argv[0]);
             return 2;
         }
@@ -972,7 +1063,9 @@ int main(int argc, char **argv) {
         tune();
     } else
 #endif
-    if (modes) {
+    if (do_overhead) {
+        overhead();
+    } else if (modes) {
         cm_bench_print_header();
         if (do_batched) batched(0);
         if (do_3x) three_tf32(0);
