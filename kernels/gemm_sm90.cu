@@ -59,6 +59,10 @@ enum { kBf16 = CM__GEMM_SM90_BF16, kTf32 = CM__GEMM_SM90_TF32 };
 constexpr int kBM = 128;          // rows of C per block (two consumer warpgroups x 64)
 constexpr int kRowBytes = 128;    // bytes of K per stage and row: one 128-byte swizzle row
 constexpr int kGroupM = 16;       // row-blocks per raster group
+// the row-major epilogue's staging buffer of a warp: 16 rows x 64 floats, rows 72 floats apart
+// (a fragment store's 8 rows x 8 floats fall on distinct banks in each half-warp)
+constexpr int kEpiPitch = 72;
+constexpr int kEpiWarpFloats = 16 * kEpiPitch;
 
 template <int BN, int STAGES, int IT, int MINB>
 struct Cfg {
@@ -84,6 +88,8 @@ struct Cfg {
     static_assert(MINB == 2 || 128 * kProducerRegs + 256 * kConsumerRegs <= 384 * 168,
                   "setmaxnreg budget");
     static_assert(MINB == 1 || MINB == 2, "one or two blocks a multiprocessor");
+    static_assert(STAGES * kStageBytes >= 8 * kEpiWarpFloats * 4,
+                  "the epilogue's staging buffers fit in the stage ring");
 };
 
 #ifdef CM__SM90A_DEVICE
@@ -311,6 +317,52 @@ __device__ __forceinline__ uint32_t lds32(uint32_t addr) {
     uint32_t v;
     asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
     return v;
+}
+
+// The 256 consumer threads (two warpgroups) wait for one another: named barrier 1 (0 is
+// __syncthreads'), so the producer warps take no part.
+__device__ __forceinline__ void consumer_sync() {
+    asm volatile("bar.sync 1, 256;" ::: "memory");
+}
+
+// Stores of the epilogue: element off of C (FP32, or BF16 with c_bf16) = v, plus beta times
+// its old value with read_c; store_pair writes off and off + 1 (one 8- or 4-byte store; the
+// caller checked the alignment), or off alone when !both.
+__device__ __forceinline__ void store_one(void *c, long long off, float v, int c_bf16,
+                                          bool read_c, float beta) {
+    if (c_bf16) {
+        __nv_bfloat16 *p = static_cast<__nv_bfloat16 *>(c) + off;
+        if (read_c) v = fmaf(beta, __bfloat162float(*p), v);
+        *p = __float2bfloat16_rn(v);
+    } else {
+        float *p = static_cast<float *>(c) + off;
+        if (read_c) v = fmaf(beta, *p, v);
+        *p = v;
+    }
+}
+__device__ __forceinline__ void store_pair(void *c, long long off, float2 v, bool both,
+                                           int c_bf16, bool read_c, float beta) {
+    if (!both) {
+        store_one(c, off, v.x, c_bf16, read_c, beta);
+        return;
+    }
+    if (c_bf16) {
+        __nv_bfloat162 *p = reinterpret_cast<__nv_bfloat162 *>(static_cast<__nv_bfloat16 *>(c) + off);
+        if (read_c) {
+            const float2 old = __bfloat1622float2(*p);
+            v.x = fmaf(beta, old.x, v.x);
+            v.y = fmaf(beta, old.y, v.y);
+        }
+        *p = __floats2bfloat162_rn(v.x, v.y);
+    } else {
+        float2 *p = reinterpret_cast<float2 *>(static_cast<float *>(c) + off);
+        if (read_c) {
+            const float2 old = *p;
+            v.x = fmaf(beta, old.x, v.x);
+            v.y = fmaf(beta, old.y, v.y);
+        }
+        *p = v;
+    }
 }
 
 #endif  // CM__SM90A_DEVICE
@@ -566,56 +618,49 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
             }
             return;
         }
+        // Row-major C through shared memory: each warp stages its 16 rows x 64 columns at a
+        // time (alpha applied) in a buffer of its own, then writes them a row at a time, the
+        // warp's 32 lanes on consecutive columns (one 128- or 256-byte run a store), instead of
+        // storing the fragments as they lie (8 rows a store, 16 or 32 bytes each). The stage
+        // ring is free once every consumer's groups are done (the named barrier): the producer
+        // issues nothing after the last step, whose copies the consumers have waited for.
+        consumer_sync();
+        float *const epi = reinterpret_cast<float *>(smem_raw + (base - smem_u32(smem_raw))) +
+                           (cw * 4 + warp) * kEpiWarpFloats;
+        const uintptr_t esize = c_bf16 ? 2 : 4;
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int row = row_base + 8 * h;
-            if (row >= m) continue;
-            const long long roff = c0 + (long long)row * ldc;
-            // a thread's columns are even, so its pairs share this row's alignment: one store a
-            // pair on every row with c_vec, else on the rows that start on an even element
-            // (with an odd ldc, every other row)
-            const uintptr_t esize = c_bf16 ? 2 : 4;
-            const bool row_pairs = c_vec || (((uintptr_t)c / esize + (uintptr_t)roff) % 2 == 0);
+        for (int cc = 0; cc < BN / 64; ++cc) {
+            __syncwarp();
 #pragma unroll
-            for (int j = 0; j < BN / 8; ++j) {
-                const int col = col_base + 8 * j;
-                if (col >= n) continue;
-                float v0 = alpha * acc[4 * j + 2 * h];
-                float v1 = alpha * acc[4 * j + 2 * h + 1];
-                const bool pair = row_pairs && col + 1 < n;
-                if (c_bf16) {
-                    __nv_bfloat16 *p = static_cast<__nv_bfloat16 *>(c) + roff + col;
-                    if (pair) {
-                        if (read_c) {
-                            const float2 old = __bfloat1622float2(*reinterpret_cast<__nv_bfloat162 *>(p));
-                            v0 = fmaf(beta, old.x, v0);
-                            v1 = fmaf(beta, old.y, v1);
-                        }
-                        *reinterpret_cast<__nv_bfloat162 *>(p) = __floats2bfloat162_rn(v0, v1);
-                    } else {
-                        if (read_c) v0 = fmaf(beta, __bfloat162float(p[0]), v0);
-                        p[0] = __float2bfloat16_rn(v0);
-                        if (col + 1 < n) {
-                            if (read_c) v1 = fmaf(beta, __bfloat162float(p[1]), v1);
-                            p[1] = __float2bfloat16_rn(v1);
-                        }
-                    }
+            for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int j = 8 * cc + jj;
+                    float2 *d = reinterpret_cast<float2 *>(
+                        epi + (lane / 4 + 8 * h) * kEpiPitch + 8 * jj + 2 * (lane % 4));
+                    *d = make_float2(alpha * acc[4 * j + 2 * h], alpha * acc[4 * j + 2 * h + 1]);
+                }
+            __syncwarp();
+            const int col0 = n0 + 64 * cc;
+            if (col0 >= n) continue;
+            for (int r = 0; r < 16; ++r) {
+                const int row = m0 + cw * 64 + warp * 16 + r;
+                if (row >= m) break;
+                const long long roff = c0 + (long long)row * ldc;
+                const float *src = epi + r * kEpiPitch;
+                // the columns are even, so a pair shares the row's alignment: pairs on every
+                // row with c_vec, else on the rows that start on an even element
+                if (c_vec || (((uintptr_t)c / esize + (uintptr_t)roff) % 2 == 0)) {
+                    const int col = col0 + 2 * lane;
+                    if (col >= n) continue;
+                    float2 v = *reinterpret_cast<const float2 *>(src + 2 * lane);
+                    store_pair(c, roff + col, v, col + 1 < n, c_bf16, read_c, beta);
                 } else {
-                    float *p = static_cast<float *>(c) + roff + col;
-                    if (pair) {
-                        if (read_c) {
-                            const float2 old = *reinterpret_cast<float2 *>(p);
-                            v0 = fmaf(beta, old.x, v0);
-                            v1 = fmaf(beta, old.y, v1);
-                        }
-                        *reinterpret_cast<float2 *>(p) = make_float2(v0, v1);
-                    } else {
-                        if (read_c) v0 = fmaf(beta, p[0], v0);
-                        p[0] = v0;
-                        if (col + 1 < n) {
-                            if (read_c) v1 = fmaf(beta, p[1], v1);
-                            p[1] = v1;
-                        }
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int col = col0 + lane + 32 * e;
+                        if (col < n) store_one(c, roff + col, src[lane + 32 * e], c_bf16, read_c,
+                                               beta);
                     }
                 }
             }
