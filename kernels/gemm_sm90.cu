@@ -347,7 +347,8 @@ __device__ __forceinline__ void store_pair(void *c, long long off, float2 v, boo
         return;
     }
     if (c_bf16) {
-        __nv_bfloat162 *p = reinterpret_cast<__nv_bfloat162 *>(static_cast<__nv_bfloat16 *>(c) + off);
+        __nv_bfloat162 *p =
+            reinterpret_cast<__nv_bfloat162 *>(static_cast<__nv_bfloat16 *>(c) + off);
         if (read_c) {
             const float2 old = __bfloat1622float2(*p);
             v.x = fmaf(beta, old.x, v.x);
