@@ -619,12 +619,35 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
             }
             return;
         }
-        // Row-major C through shared memory: each warp stages its 16 rows x 64 columns at a
-        // time (alpha applied) in a buffer of its own, then writes them a row at a time, the
-        // warp's 32 lanes on consecutive columns (one 128- or 256-byte run a store), instead of
-        // storing the fragments as they lie (8 rows a store, 16 or 32 bytes each). The stage
-        // ring is free once every consumer's groups are done (the named barrier): the producer
-        // issues nothing after the last step, whose copies the consumers have waited for.
+        if (c_vec) {
+            // Every row of C starts on an even element (ldc even, C aligned): each thread stores
+            // its fragment pairs where they lie, one 8-byte (FP32) or 4-byte (BF16) store a
+            // pair, a warp's store 8 rows of 32 or 16 bytes. Here that is faster than the
+            // staging below, which pays a shared-memory round trip a row (bench/NOTES-gemm.md,
+            // session 22).
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = row_base + 8 * h;
+                if (row >= m) continue;
+                const long long roff = c0 + (long long)row * ldc;
+#pragma unroll
+                for (int j = 0; j < BN / 8; ++j) {
+                    const int col = col_base + 8 * j;
+                    if (col >= n) continue;
+                    const float2 v = make_float2(alpha * acc[4 * j + 2 * h],
+                                                 alpha * acc[4 * j + 2 * h + 1]);
+                    store_pair(c, roff + col, v, col + 1 < n, c_bf16, read_c, beta);
+                }
+            }
+            return;
+        }
+        // Rows that start on odd elements (odd ldc, or C one element off): as the fragments
+        // lie, every other row would take two 4-byte stores a pair, a warp's store 8 rows of
+        // 16 bytes. Instead each warp stages its 16 rows x 64 columns at a time (alpha applied)
+        // in a buffer of its own and writes them a row at a time, the warp's 32 lanes on
+        // consecutive columns (a 128- or 256-byte run a store). The stage ring is free once
+        // every consumer's groups are done (the named barrier): the producer issues nothing
+        // after the last step, whose copies the consumers have waited for.
         consumer_sync();
         float *const epi = reinterpret_cast<float *>(smem_raw + (base - smem_u32(smem_raw))) +
                            (cw * 4 + warp) * kEpiWarpFloats;
@@ -649,9 +672,9 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
                 if (row >= m) break;
                 const long long roff = c0 + (long long)row * ldc;
                 const float *src = epi + r * kEpiPitch;
-                // the columns are even, so a pair shares the row's alignment: pairs on every
-                // row with c_vec, else on the rows that start on an even element
-                if (c_vec || (((uintptr_t)c / esize + (uintptr_t)roff) % 2 == 0)) {
+                // the columns are even, so a pair shares the row's alignment: pairs on the
+                // rows that start on an even element
+                if (((uintptr_t)c / esize + (uintptr_t)roff) % 2 == 0) {
                     const int col = col0 + 2 * lane;
                     if (col >= n) continue;
                     float2 v = *reinterpret_cast<const float2 *>(src + 2 * lane);
