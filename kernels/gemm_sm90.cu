@@ -20,6 +20,9 @@
 // address. Tiles are 1024-byte aligned, as the swizzle pattern requires.
 // Tails: the copy engine fills out-of-bounds elements of a box with zeros, so partial K steps
 // and partial M/N tiles compute zeros there; only the epilogue predicates its stores.
+// Epilogue (row-major C): where every row of C starts on an even element, each thread stores
+// its accumulator pairs in place; otherwise (odd ldc) each warp stages its rows through shared
+// memory and writes whole row runs (the kernel's epilogue comments say why).
 // Block order: tiles are grouped by GROUP_M row-blocks so that blocks running together share
 // A and B panels in L2.
 // Strided batches: matrix blockIdx.z (gridDim.z matrices a launch, blockIdx.x the tile within
