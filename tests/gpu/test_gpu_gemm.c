@@ -441,6 +441,14 @@ static void test_every_config(void **state) {
                         g.pad = 3;
                         g.off = 1;
                         run_case(&g, idx++);
+                        /* aligned bases, odd leading dimensions, beta != 0: C's rows start on
+                         * odd elements every other row and C is read ("sm90": the epilogue
+                         * staged through shared memory, its single-element and pair paths) */
+                        g.pad = 1;
+                        g.off = 0;
+                        g.beta = -0.5f;
+                        g.k = 77;
+                        run_case(&g, idx++);
                     }
             }
 }
