@@ -607,17 +607,8 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
                     for (int e = 0; e < 2; ++e) {
                         const int col = col_base + 8 * j + e;
                         if (col >= n) continue;
-                        float v = alpha * acc[4 * j + 2 * h + e];
-                        const long long off = c0 + row + (long long)col * ldc;
-                        if (c_bf16) {
-                            __nv_bfloat16 *p = static_cast<__nv_bfloat16 *>(c) + off;
-                            if (read_c) v = fmaf(beta, __bfloat162float(*p), v);
-                            *p = __float2bfloat16_rn(v);
-                        } else {
-                            float *p = static_cast<float *>(c) + off;
-                            if (read_c) v = fmaf(beta, *p, v);
-                            *p = v;
-                        }
+                        store_one(c, c0 + row + (long long)col * ldc,
+                                  alpha * acc[4 * j + 2 * h + e], c_bf16, read_c, beta);
                     }
             }
             return;
@@ -644,13 +635,13 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
             }
             return;
         }
-        // Rows that start on odd elements (odd ldc, or C one element off): as the fragments
-        // lie, every other row would take two 4-byte stores a pair, a warp's store 8 rows of
-        // 16 bytes. Instead each warp stages its 16 rows x 64 columns at a time (alpha applied)
-        // in a buffer of its own and writes them a row at a time, the warp's 32 lanes on
-        // consecutive columns (a 128- or 256-byte run a store). The stage ring is free once
-        // every consumer's groups are done (the named barrier): the producer issues nothing
-        // after the last step, whose copies the consumers have waited for.
+        // Rows that start on odd elements (odd ldc or batch stride, or C one element off): as
+        // the fragments lie, every other row would take two 4-byte stores a pair, a warp's
+        // store 8 rows of 16 bytes. Instead each warp stages its 16 rows x 64 columns at a
+        // time (alpha applied) in a buffer of its own and writes them a row at a time, the
+        // warp's 32 lanes on consecutive columns (a 128- or 256-byte run a store). The stage
+        // ring is free once every consumer's groups are done (the named barrier): the producer
+        // issues nothing after the last step, whose copies the consumers have waited for.
         consumer_sync();
         float *const epi = reinterpret_cast<float *>(smem_raw + (base - smem_u32(smem_raw))) +
                            (cw * 4 + warp) * kEpiWarpFloats;
