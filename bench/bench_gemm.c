@@ -580,6 +580,18 @@ static double goal_case(const char *name, const gcase_t *g, size_t batch, const 
     return bad ? NAN : ratio;
 }
 
+/* The sweep's case of precision index p, op_a transposed when t, shape i: its problem and
+ * its name (sweep_<prec>_<shape>_<ops>) */
+static gcase_t sweep_case(int p, int t, size_t i, char *name, size_t size) {
+    const sweep_shape_t *s = &k_sweep[i];
+    gcase_t g = {k_sweep_precs[p], t ? CM_GEMM_OP_T : CM_GEMM_OP_N, CM_GEMM_OP_N, s->m, s->n,
+                 s->k};
+    char shape[64];
+    shape_name(&g, shape, sizeof shape);
+    snprintf(name, size, "sweep_%s_%s_%cN", prec_tag(g.prec), shape, t ? 'T' : 'N');
+    return g;
+}
+
 /* ------------------------------------------------------------------ --overhead */
 
 #define OVH_CALLS 64 /* calls queued back to back in one timed round */
@@ -636,13 +648,8 @@ static void overhead(void) {
     for (int p = 0; p < 3; ++p)
         for (int t = 0; t < 2; ++t)
             for (size_t i = 0; i < N_SWEEP; ++i) {
-                const sweep_shape_t *sh = &k_sweep[i];
-                gcase_t g = {k_sweep_precs[p], t ? CM_GEMM_OP_T : CM_GEMM_OP_N, CM_GEMM_OP_N,
-                             sh->m, sh->n, sh->k};
-                char shape[64], name[128];
-                shape_name(&g, shape, sizeof shape);
-                snprintf(name, sizeof name, "sweep_%s_%s_%cN", prec_tag(g.prec), shape,
-                         t ? 'T' : 'N');
+                char name[128];
+                gcase_t g = sweep_case(p, t, i, name, sizeof name);
                 if (!name_selected(name)) continue;
                 prepared_t P;
                 char cfg[48] = "?", plan[1024];
@@ -676,19 +683,15 @@ static void sweep(int list_only) {
     for (size_t i = 0; i < N_SWEEP; ++i)
         for (int p = 0; p < 3; ++p)
             for (int t = 0; t < 2; ++t, ++index) {
-                const sweep_shape_t *s = &k_sweep[i];
-                gcase_t g = {k_sweep_precs[p], t ? CM_GEMM_OP_T : CM_GEMM_OP_N, CM_GEMM_OP_N,
-                             s->m, s->n, s->k};
-                char shape[64], name[96];
-                shape_name(&g, shape, sizeof shape);
-                snprintf(name, sizeof name, "sweep_%s_%s_%cN", prec_tag(g.prec), shape,
-                         t ? 'T' : 'N');
+                char name[96];
+                gcase_t g = sweep_case(p, t, i, name, sizeof name);
                 if (!name_selected(name)) continue;
                 if (list_only) {
-                    printf("  %-32s %s\n", name, s->cls);
+                    printf("  %-32s %s\n", name, k_sweep[i].cls);
                     continue;
                 }
-                const double ratio = goal_case(name, &g, 1, s->cls, 1000u + (uint32_t)index);
+                const double ratio =
+                    goal_case(name, &g, 1, k_sweep[i].cls, 1000u + (uint32_t)index);
                 sweep_stats_t *x = &st[p];
                 ++x->cases;
                 if (!(ratio > 0)) {

@@ -616,9 +616,8 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
         if (c_vec) {
             // Every row of C starts on an even element (ldc even, C aligned): each thread stores
             // its fragment pairs where they lie, one 8-byte (FP32) or 4-byte (BF16) store a
-            // pair, a warp's store 8 rows of 32 or 16 bytes. Here that is faster than the
-            // staging below, which pays a shared-memory round trip a row (bench/NOTES-gemm.md,
-            // session 22).
+            // pair, a warp's store 8 rows of 32 or 16 bytes: whole 32-byte sectors already, so
+            // the staging below would only add its shared-memory round trip a row.
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int row = row_base + 8 * h;

@@ -518,7 +518,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * TF32 operand that is contiguous along M or N with 16-byte rows is read as it is by its
  * register-A form ("sm90+at": the operand is staged as it is and loaded into registers for
  * the tensor cores, which read TF32 from shared memory only contiguous along K; the other
- * operand is packed if it needs to be). Without the memory (or a pool) the call runs the mma.sync kernel instead: never an error of its own. A shorter K
+ * operand is packed if it needs to be). Without the memory (or a pool) the call runs the
+ * mma.sync kernel instead: never an error of its own. A shorter K
  * (where the pre-pass would cost more than the product) and the tiny class run mma.sync; but a
  * tiny "TN" product with both sides of C at least 64 and a K long enough for the Hopper
  * kernel's split to give at least 3/4 of the multiprocessors a part of at least 1024 of K

@@ -217,9 +217,9 @@ static int cm__operand_aligned16(const cm__gemm_args_t *p, const void *x, int64_
 }
 
 /* How the Hopper pre-pass's choice `config` reads p's operands (the return value: one of
- * CM__SM90_FORM_*), and which go through scratch (*pack_a, *pack_b): an operand the kernel
- * cannot read as it is (not K-contiguous, or a base, leading dimension or batch stride off 16
- * bytes) unless the form reads it as it is. */
+ * CM__SM90_FORM_*), and which go through scratch (*pack_a, *pack_b, each may be NULL): an
+ * operand the kernel cannot read as it is (not K-contiguous, or a base, leading dimension or
+ * batch stride off 16 bytes) unless the form reads it as it is. */
 enum {
     CM__SM90_FORM_PACK = 0, /* both operands K-contiguous with 16-byte rows, after the pre-pass */
     CM__SM90_FORM_BT = 1,   /* bf16: B MN-major, read by the transposed-B form */
@@ -238,8 +238,10 @@ static int cm__gemm_sm90_operands(const cm__gemm_args_t *p, int config, int *pac
         form = CM__SM90_FORM_AT;
     else if (config == CM__GEMM_SM90_AT && tf32 && !p->b_kmajor && al_b)
         form = CM__SM90_FORM_AT_CC;
-    *pack_a = form != CM__SM90_FORM_AT && !(p->a_kmajor && al_a);
-    *pack_b = form != CM__SM90_FORM_BT && form != CM__SM90_FORM_AT_CC && !(p->b_kmajor && al_b);
+    if (pack_a) *pack_a = form != CM__SM90_FORM_AT && !(p->a_kmajor && al_a);
+    if (pack_b)
+        *pack_b =
+            form != CM__SM90_FORM_BT && form != CM__SM90_FORM_AT_CC && !(p->b_kmajor && al_b);
     return form;
 }
 
@@ -423,12 +425,11 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
              * kernel: forced "sm90+bt", or by default with CM__GEMM_SM90_BT_DISPATCH; a TF32
              * operand that is MN-major with 16-byte rows none with the register-A kernel:
              * forced "sm90+at", or by default with CM__GEMM_SM90_AT_DISPATCH */
-            int pa = 0, pb = 0; /* (which would be packed: not needed here) */
             const int b_as_is = fam == CM__GEMM_FAM_BF16 &&
-                                cm__gemm_sm90_operands(p, CM__GEMM_SM90_BT, &pa, &pb) ==
+                                cm__gemm_sm90_operands(p, CM__GEMM_SM90_BT, NULL, NULL) ==
                                     CM__SM90_FORM_BT;
             const int mn_as_is = fam == CM__GEMM_FAM_TF32 &&
-                                 cm__gemm_sm90_operands(p, CM__GEMM_SM90_AT, &pa, &pb) !=
+                                 cm__gemm_sm90_operands(p, CM__GEMM_SM90_AT, NULL, NULL) !=
                                      CM__SM90_FORM_PACK;
             /* by default from K = CM__GEMM_SM90_AT_MIN_K */
             const int at_default = CM__GEMM_SM90_AT_DISPATCH && p->k >= CM__GEMM_SM90_AT_MIN_K;
@@ -1389,9 +1390,8 @@ static long long cm__gemm_tiles(cm__gemm_choice_t ch, const cm__gemm_args_t *q, 
         cm__gemm_mma_tile(ch.config, bm, bn);
     } else if (ch.kernel == CM__GEMM_KERNEL_SM90) {
         /* "sm90+at" reading B as it is runs C^T: its tiles are 128 rows of C^T (columns of C) */
-        int pa = 0, pb = 0;
         const int swap = ch.config == CM__GEMM_SM90_AT &&
-                         cm__gemm_sm90_operands(q, ch.config, &pa, &pb) == CM__SM90_FORM_AT_CC;
+                         cm__gemm_sm90_operands(q, ch.config, NULL, NULL) == CM__SM90_FORM_AT_CC;
         const int rows = swap ? q->n : q->m, cols = swap ? q->m : q->n;
         const long long wide =
             (long long)((rows + 127) / 128) * ((cols + 255) / 256) * (matrices > 1 ? matrices : 1);

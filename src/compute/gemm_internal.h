@@ -109,11 +109,10 @@ enum {
 
 /** The shortest K at which the default dispatch reads a TF32 operand as it is ("sm90+at") rather
  *  than packing it: the pack moves O((m + n) k) bytes, while the register-A form of a product
- *  whose MN-major operand is B writes C column by column (8 rows of a column a store). H200,
- *  sweeps at a53f51c against 331c332 (machine drift divided out): K = 512 .. 3001 gained
- *  1.13-1.34x (batched 64 x 512^3 NN 0.68 -> 0.96x cuBLAS), K = 64 and 127 lost 8 % and 18 %
- *  (4096 x 4096 x 64, 1000 x 3001 x 127 NN: both with the column-major C); 256 lies between
- *  the two and was not measured (bench/NOTES-gemm.md). A forced "sm90+at" takes any K. */
+ *  whose MN-major operand is B writes C column by column (8 rows of a column a store), which
+ *  costs more than the pack saves when K is short against C. On the H200 K >= 512 gained and
+ *  K = 64 / 127 lost; 256 lies between them, unmeasured (bench/NOTES-gemm.md, session 21). A
+ *  forced "sm90+at" takes any K. */
 #define CM__GEMM_SM90_AT_MIN_K 256
 
 /** The shortest K at which a TF32 / BF16 product that is not "TN" (or lacks 16-byte rows) takes

@@ -92,6 +92,14 @@ typedef struct gcase {
     size_t samples;     /* 0: check every element; else that many sampled entries */
 } gcase_t;
 
+/* A case's misaligned form: leading dimensions padded by 3, every matrix one element off its
+ * base, beta 0 over a C full of NaN (which must never be read) */
+static void misalign(gcase_t *g) {
+    g->pad = 3;
+    g->off = 1;
+    g->beta = 0.0f;
+}
+
 /* The kernel cm_gemm chooses for g's shape on device 0 (cm_gemm_config_name), under g->config
  * when one is forced */
 static const char *chosen(const gcase_t *g) {
@@ -351,9 +359,7 @@ static void test_small_all_combinations(void **state) {
                              * forced here (other devices run FFMA either way) */
                             if (p == CM_GEMM_FP32_3XTF32) g.config = "sm90+3xtf32";
                             if (v) { /* padded, misaligned, beta = 0 over NaN */
-                                g.pad = 3;
-                                g.off = 1;
-                                g.beta = 0.0f;
+                                misalign(&g);
                                 g.alpha = -0.5f;
                             }
                             run_case(&g, idx++);
@@ -409,9 +415,7 @@ static void test_every_config(void **state) {
                     run_case(&w, idx++);
                     /* misaligned bases (element offset 1) and odd leading dimensions: scalar
                      * loads and stores everywhere (the offset pins the reference's indexing) */
-                    w.pad = 3;
-                    w.off = 1;
-                    w.beta = 0.0f;
+                    misalign(&w);
                     run_case(&w, idx++);
                     /* 16-byte aligned bases but leading dimensions not a multiple of 4 */
                     w.pad = 1;
@@ -438,8 +442,7 @@ static void test_every_config(void **state) {
                         run_case(&g, idx++);
                         /* misaligned bases and leading dimensions: "sm90" then packs (copies or
                          * transposes) every operand into aligned scratch first */
-                        g.pad = 3;
-                        g.off = 1;
+                        misalign(&g);
                         run_case(&g, idx++);
                         /* aligned bases, odd leading dimensions, beta != 0: C's rows start on
                          * odd elements every other row and C is read ("sm90": the epilogue
@@ -473,11 +476,7 @@ static size_t run_every_layout(const size_t (*shapes)[3], size_t n_shapes, const
                             gcase_t g = {(cm_gemm_precision_t)p, (cm_gemm_layout_t)l,
                                          (cm_gemm_op_t)oa, (cm_gemm_op_t)ob, shapes[s][0],
                                          shapes[s][1], shapes[s][2], 1.25f, -0.5f, 0, 0, NULL, 0};
-                            if (v) { /* padded leading dimensions, misaligned, beta 0 over NaN */
-                                g.pad = 3;
-                                g.off = 1;
-                                g.beta = 0.0f;
-                            }
+                            if (v) misalign(&g); /* padded, misaligned, beta 0 over NaN */
                             if (sample_k > 0 && shapes[s][2] >= sample_k) g.samples = 2048;
                             if (expect != NULL) assert_string_equal(chosen(&g), expect);
                             g.config = force;
@@ -652,9 +651,7 @@ static void test_split_k(void **state) {
                                      -0.5f, 0, 0, NULL, 0};
                         if (v) { /* padded, misaligned, K with a remainder, beta 0 over NaN */
                             g.k = 4001;
-                            g.pad = 3;
-                            g.off = 1;
-                            g.beta = 0.0f;
+                            misalign(&g);
                         }
                         run_case(&g, idx++);
                     }
@@ -719,11 +716,7 @@ static void test_split_k_forced(void **state) {
                 if (cm_test_under_sanitizer() && q > 0) break;
                 gcase_t g = {(cm_gemm_precision_t)p, sh[i].l, sh[i].oa, sh[i].ob, sh[i].m,
                              sh[i].n, sh[i].k, 1.25f, -0.5f, 0, 0, sh[i].config, 0};
-                if (q == 1) { /* padded, misaligned, beta = 0 over NaN */
-                    g.pad = 3;
-                    g.off = 1;
-                    g.beta = 0.0f;
-                }
+                if (q == 1) misalign(&g); /* padded, misaligned, beta = 0 over NaN */
                 cm__gemm_splitk_override_set_for_tests(parts[q]);
                 run_case(&g, idx++);
                 cm__gemm_splitk_override_set_for_tests(-1);
@@ -832,11 +825,7 @@ static void test_realigned(void **state) {
                                  (cm_gemm_op_t)(o & 1), (cm_gemm_op_t)(o >> 1),
                                  bf_shapes[sh][0], bf_shapes[sh][1], bf_shapes[sh][2], 1.5f,
                                  -0.25f, 0, 0, NULL, 4096};
-                    if ((sh + (size_t)o) % 2) { /* padded, misaligned bases */
-                        g.pad = 3;
-                        g.off = 1;
-                        g.beta = 0.0f;
-                    }
+                    if ((sh + (size_t)o) % 2) misalign(&g); /* padded, misaligned bases */
                     run_case(&g, idx++);
                 }
     cm__gemm_realign_set_for_tests(-1);
@@ -844,9 +833,9 @@ static void test_realigned(void **state) {
 
 /* bf16 "NN" through the Hopper kernel's transposed-B form ("sm90+bt", forced here; the
  * default dispatch's too with CM__GEMM_SM90_BT_DISPATCH): B is read MN-major as it is, with
- * wgmma's imm-trans-b and a descriptor of its own (kernels/gemm_sm90.cu). Both layouts of "NN" (A K-contiguous, B not),
- * and op(A) transposed (A then packed, B still as it is); bf16 and bf16 C; sizes that are not
- * multiples of the 128 x 256 tile or of the 64-element K step, K tails, beta != 0; padded and
+ * wgmma's imm-trans-b and a descriptor of its own (kernels/gemm_sm90.cu). Both layouts of "NN"
+ * (A K-contiguous, B not), and op(A) transposed (A then packed, B still as it is); bf16 and
+ * bf16 C; sizes that are not multiples of the 128 x 256 tile or of the 64-element K step, K tails, beta != 0; padded and
  * misaligned operands (the pack path then). On a GPU without the Hopper kernel the forced name
  * runs the usual path, which is checked just the same. */
 static void test_sm90_mn_b(void **state) {
@@ -868,11 +857,7 @@ static void test_sm90_mn_b(void **state) {
                                      (cm_gemm_op_t)oa, CM_GEMM_OP_N, shapes[sh][0],
                                      shapes[sh][1], shapes[sh][2], 1.25f, -0.5f, 0, 0,
                                      "sm90+bt", 0};
-                        if (v) {
-                            g.pad = 3;
-                            g.off = 1;
-                            g.beta = 0.0f;
-                        }
+                        if (v) misalign(&g);
                         if (hopper && !v) {
                             /* the transposed-B kernel where the normalised B (row-major: B,
                              * column-major: A) is N-contiguous; column-major T,N is "TN" */
@@ -913,11 +898,7 @@ static void test_sm90_mn_tf32(void **state) {
                         gcase_t g = {CM_GEMM_TF32, (cm_gemm_layout_t)l, (cm_gemm_op_t)oa,
                                      (cm_gemm_op_t)ob, shapes[sh][0], shapes[sh][1],
                                      shapes[sh][2], 1.25f, -0.5f, 0, 0, "sm90+at", 0};
-                        if (v) {
-                            g.pad = 3;
-                            g.off = 1;
-                            g.beta = 0.0f;
-                        }
+                        if (v) misalign(&g);
                         if (hopper && !v) {
                             /* "TN" after normalisation (row-major N,T / column-major T,N) goes
                              * straight to the kernel; every other pair has an MN-major operand
