@@ -521,9 +521,11 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * operand is packed if it needs to be). Without the memory (or a pool) the call runs the
  * mma.sync kernel instead: never an error of its own. A shorter K
  * (where the pre-pass would cost more than the product) and the tiny class run mma.sync; but a
- * tiny "TN" product with both sides of C at least 64 and a K long enough for the Hopper
- * kernel's split to give at least 3/4 of the multiprocessors a part of at least 1024 of K
- * (64 x 4096 x 4096: 4 parts) runs the Hopper kernel. Any
+ * tiny "TN" product (one, not a batch) with N at least 64 runs the Hopper kernel in parts of K
+ * where that kernel's split gives at least 2 parts: TF32 from K = 512, any M (512^3: 2 parts;
+ * 7 x 4096 x 4096: 4); BF16 with M at least 64 too and a K long enough for the split to give
+ * at least 3/4 of the multiprocessors a part of at least 1024 of K (64 x 4096 x 4096: 4
+ * parts). Any
  * other TF32 / BF16 product on sm_80+ whose operands lack 16-byte rows (an odd K or leading
  * dimension), with K >= 32 and at least 2^28 flops (BF16: 2^21) is realigned: the operands
  * without 16-byte rows are copied into aligned scratch from the pool first, and the product

@@ -269,23 +269,33 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
     return cm__gemm_shape_class(p->m, p->n, p->k, (sms + batch - 1) / batch);
 }
 
-/* The tiny class (mma:64x64 in the table) with a long K on Hopper: TF32 / BF16 operands the
- * Hopper kernel reads as they are (both K-contiguous, 16-byte rows), one product, both sides of
- * C at least 64 (a whole mma:64x64 tile; a 128-row tile for 7 rows loses to it), where the
- * Hopper kernel's split (cm__gemm_splitk_parts: its parts run as 128 x 128 tiles, twice its
- * 128 x 256 tiles a part) gives at least 3/4 of the multiprocessors a block with a part of at
- * least CM__GEMM_SM90_LONG_K of K. Shorter parts or fewer blocks lost to mma:64x64 on the
- * H200; the figures are in bench/NOTES-gemm.md. */
+/* The tiny class (mma:64x64 in the table) on Hopper, operands the Hopper kernel reads as they
+ * are (both K-contiguous, 16-byte rows), one product, N at least 64 (a 256-column tile for 7
+ * columns loses to mma:64x64), where that kernel's split (cm__gemm_splitk_parts: its parts run
+ * as 128 x 128 tiles, twice its 128 x 256 tiles a part) gives at least 2 parts:
+ *  - BF16: M at least 64 too, and the split gives at least 3/4 of the multiprocessors a block
+ *    with a part of at least CM__GEMM_SM90_LONG_K of K. Shorter parts or fewer blocks lost to
+ *    mma:64x64 on the H200.
+ *  - TF32 (mma.sync reaches a smaller share of the tensor cores' rate there than with bf16):
+ *    from K = CM__GEMM_SM90_TF32_TINY_MIN_K, any M. H200 against cuBLAS, mma:64x64 -> the
+ *    Hopper kernel (in cm_gemm's m x n x k; the sweep's column-major cases are n x m x k):
+ *    64 x 4096 x 1000 0.74x -> 0.87-0.94x, 512^3 0.93x -> 1.06-1.27x, 7 x 4096 x 4096 0.89x ->
+ *    0.94-1.04x, 127 x 3001 x 1000 0.88x -> 0.93-0.98x, 64 x 64 x 4096 0.89x -> 0.93-0.99x;
+ *    4096 x 7 x 4096 (N = 7) lost, 0.94x -> 0.75-0.79x, and bf16 lost at most of these.
+ * The figures are in bench/NOTES-gemm.md. */
 #define CM__GEMM_SM90_LONG_K 1024
+#define CM__GEMM_SM90_TF32_TINY_MIN_K 512
 static int cm__gemm_sm90_long_k(int precision, int arch, int fam, int have_sm90, int sms,
                                 const cm__gemm_args_t *p) {
     if (arch != CM__GEMM_ARCH_SM90 || !have_sm90 || fam == CM__GEMM_FAM_FP32 || p->batch > 1 ||
         sms < 1 || cm__gemm_select_shape(p, sms) != CM__GEMM_SHAPE_TINY || !p->a_kmajor ||
-        !p->b_kmajor || !cm__aligned16(p) || p->m < 64 || p->n < 64)
+        !p->b_kmajor || !cm__aligned16(p) || p->n < 64)
         return 0;
-    const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
     const int parts = cm__gemm_splitk_parts(p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0},
                                             precision, sms, 0);
+    if (precision == CM_GEMM_TF32) return parts >= 2 && p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K;
+    if (p->m < 64) return 0;
+    const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
     return parts >= 2 && 8 * tiles * parts >= 3 * (int64_t)sms &&
            p->k >= (int64_t)CM__GEMM_SM90_LONG_K * parts;
 }

@@ -446,7 +446,22 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_TF32, 8, big, 1, NULL), "mma:128x128");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, mis, 1, NULL), "ffma:128x128x8");
     assert_string_equal(NAME(CM_GEMM_TF32, 7, big, 1, NULL), "ffma:128x128x8");
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny, 1, NULL), "mma:64x64");
+    /* the tiny class: TF32 on the Hopper kernel in parts of K from K = 512 (512^3: 2 parts);
+     * bf16, a shorter K or another generation: mma:64x64 */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny, 1, NULL), "sm90");
+    {
+        cm__gemm_args_t t = tiny;
+        t.in_type = CM__GEMM_BF16;
+        assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 1, NULL), "mma:64x64");
+        t = tiny;
+        t.k = t.lda = t.ldb = 508;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny, 0, NULL), "mma:64x64");
+        assert_string_equal(NAME(CM_GEMM_TF32, 8, tiny, 1, NULL), "mma:64x64");
+        t = tiny; /* a B that is N-contiguous would need the pre-pass */
+        t.b_kmajor = 0;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
+    }
     cm__gemm_args_t small_tn = args(1024, 1024, 1024, 1, 1, CM__GEMM_F32, 1024);
     cm__gemm_args_t small_nn = args(1024, 1024, 1024, 0, 0, CM__GEMM_F32, 1024);
     assert_string_equal(NAME(CM_GEMM_TF32, 9, small_tn, 1, NULL), "sm90");
@@ -584,42 +599,45 @@ static void test_dispatch(void **state) {
         lkb.in_type = CM__GEMM_BF16;
         assert_string_equal(NAME(CM_GEMM_BF16, 9, lkb, 1, NULL), "sm90");
         assert_string_equal(NAME(CM_GEMM_BF16_OUT_BF16, 9, lkb, 1, NULL), "sm90");
-        cm__gemm_args_t t = lk; /* 4 parts of 1023: too short */
-        t.k = t.lda = t.ldb = 4092;
-        assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
-        t = lk; /* B N-contiguous: it would need the pack */
+        /* bf16 and TF32 apart: each shape (cm_gemm's m x n x k, both operands K-contiguous,
+         * packed, K a multiple of 8: 16-byte rows in either type) with the name each gets */
+        static const struct {
+            int m, n, k;
+            const char *bf16, *tf32;
+        } tn[] = {
+            {64, 4096, 4088, "mma:64x64", "sm90"}, /* bf16: 4 parts of 1022, too short */
+            /* 127 x 1000 (4 tiles: 16 parts, 128 blocks) from K = 16384 for bf16 */
+            {127, 1000, 16384, "sm90", "sm90"},
+            {127, 1000, 3000, "mma:64x64", "sm90"},
+            {64, 64, 65536, "mma:64x64", "sm90"}, /* 1 tile: 64 blocks, under 3/4 of the SMs */
+            /* 4096 x 64 (the sweep's column-major 64 x 4096 x 4096): 32 tiles, 2 parts, 128
+             * blocks, from K = 2048 for bf16 */
+            {4096, 64, 2048, "sm90", "sm90"},
+            {4096, 64, 2040, "mma:64x64", "mma:64x64"}, /* 1 part of K */
+            {4352, 64, 8192, "mma:64x64", "mma:64x64"}, /* 34 tiles: no split */
+            {63, 4096, 8192, "mma:64x64", "sm90"}, /* bf16 7 x 4096 x 4096 lost */
+            {7, 4096, 4096, "mma:64x64", "sm90"},
+            {127, 3001, 1000, "mma:64x64", "sm90"},
+            {64, 4096, 1000, "mma:64x64", "sm90"},
+            {64, 4096, 504, "mma:64x64", "mma:64x64"}, /* TF32 from K = 512 */
+            {4096, 63, 8192, "mma:64x64", "mma:64x64"}, /* N under 64: a 256-column tile */
+            {4096, 7, 4096, "mma:64x64", "mma:64x64"},
+        };
+        for (size_t i = 0; i < sizeof tn / sizeof tn[0]; ++i) {
+            cm__gemm_args_t t = args(tn[i].m, tn[i].n, tn[i].k, 1, 1, CM__GEMM_F32, tn[i].k);
+            t.ldb = tn[i].k;
+            assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), tn[i].tf32);
+            assert_string_not_equal(NAME(CM_GEMM_TF32, 9, t, 0, NULL), "sm90"); /* not built */
+            t.in_type = CM__GEMM_BF16;
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 1, NULL), tn[i].bf16);
+        }
+        cm__gemm_args_t t = lk; /* B N-contiguous: it would need the pack */
         t.b_kmajor = 0;
         assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
         t = lk; /* a batch */
         t.batch = 2;
         t.stride_a = t.stride_b = 4096 * 4096;
         assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
-        /* 127 x 1000 (4 tiles: 16 parts, 128 blocks) from K = 16384; 64 x 64 (1 tile: 32
-         * parts, 64 blocks) fills less than 3/4 of the SMs at any K */
-        cm__gemm_args_t few = args(127, 1000, 16384, 1, 1, CM__GEMM_F32, 16384);
-        few.ldb = 16384;
-        assert_string_equal(NAME(CM_GEMM_TF32, 9, few, 1, NULL), "sm90");
-        few.k = few.lda = few.ldb = 3004;
-        assert_string_equal(NAME(CM_GEMM_TF32, 9, few, 1, NULL), "mma:64x64");
-        few.k = few.lda = few.ldb = 65536;
-        few.m = 64;
-        few.n = 64;
-        assert_string_equal(NAME(CM_GEMM_TF32, 9, few, 1, NULL), "mma:64x64");
-        /* 4096 x 64 (the sweep's column-major 64 x 4096 x 4096): 32 tiles, 2 parts, 128
-         * blocks, from K = 2048 */
-        cm__gemm_args_t tall = args(4096, 64, 2048, 1, 1, CM__GEMM_F32, 2048);
-        tall.ldb = 2048;
-        assert_string_equal(NAME(CM_GEMM_TF32, 9, tall, 1, NULL), "sm90");
-        tall.k = tall.lda = tall.ldb = 2044;
-        assert_string_equal(NAME(CM_GEMM_TF32, 9, tall, 1, NULL), "mma:64x64");
-        /* 4352 x 64: 34 tiles, more than the split takes (4 x 34 > 132) */
-        tall = args(4352, 64, 8192, 1, 1, CM__GEMM_F32, 8192);
-        tall.ldb = 8192;
-        assert_string_equal(NAME(CM_GEMM_TF32, 9, tall, 1, NULL), "mma:64x64");
-        /* a side under 64: mma:64x64's tile wastes less (bf16 7 x 4096 x 4096) */
-        cm__gemm_args_t thin = args(63, 4096, 8192, 1, 1, CM__GEMM_BF16, 8192);
-        thin.ldb = 8192;
-        assert_string_not_equal(NAME(CM_GEMM_BF16, 9, thin, 1, NULL), "sm90");
     }
 
     /* "sm90+bt": a bf16 B that is MN-major with 16-byte rows read as it is by the transposed-B
@@ -725,7 +743,7 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_TF32, 9, b512, 1, NULL), "sm90");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, b512, 1, NULL), "ffma:128x128x16q3");
     b512.batch = 1;
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, b512, 1, NULL), "mma:64x64"); /* one: tiny */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, b512, 1, NULL), "sm90"); /* one: tiny, in 2 parts */
     b512.batch = 64;
     b512.a_kmajor = 0;
     assert_string_equal(NAME(CM_GEMM_TF32, 9, b512, 1, NULL), AT_OR_PACK);
@@ -840,7 +858,8 @@ static void test_dispatch(void **state) {
     EXPECT_SKINNY(NAME(CM_GEMM_BF16, 9, tc_ready, 1, NULL));
     /* the public layouts of test_gpu_gemm's test_skinny cases (column-major, through
      * cm__gemm_normalize, H200: 132 SMs): bf16 NN 8 x 2048 x 1024 "sm90+bt", 7 x ...
-     * "sm90+pack"; TF32 TN 7 x 2048 x 1024 mma:64x64; FP32 NN 64 x 2048 x 2048 ffma:64x64x16 */
+     * "sm90+pack"; TF32 TN 7 x 2048 x 1024 mma:64x64, 2048 x 7 x 1024 "sm90"; FP32 NN 64 x 2048 x
+     * 2048 ffma:64x64x16 */
     {
         static const struct {
             int prec, in, op_a;
@@ -850,6 +869,7 @@ static void test_dispatch(void **state) {
             {CM_GEMM_BF16, CM__GEMM_BF16, CM_GEMM_OP_N, 8, 2048, 1024, "sm90+bt"},
             {CM_GEMM_BF16, CM__GEMM_BF16, CM_GEMM_OP_N, 7, 2048, 1024, "sm90+pack"},
             {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 7, 2048, 1024, "mma:64x64"},
+            {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 2048, 7, 1024, "sm90"},
             {CM_GEMM_FP32, CM__GEMM_F32, CM_GEMM_OP_N, 64, 2048, 2048, "ffma:64x64x16"},
         };
         for (size_t i = 0; i < sizeof pub / sizeof pub[0]; ++i) {
@@ -863,8 +883,10 @@ static void test_dispatch(void **state) {
             assert_string_equal(NAME(pub[i].prec, 9, q, 1, NULL), pub[i].name);
         }
     }
-    /* TF32 likewise on sm_80+ (mma:64x64, the tiny class's tile); FP32 and 3xTF32 keep skinny */
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_m, 1, NULL), "mma:64x64");
+    /* TF32 likewise on sm_80+ (mma:64x64, the tiny class's tile; on Hopper the wgmma kernel in
+     * parts of K); FP32 and 3xTF32 keep skinny */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_m, 1, NULL), "sm90");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_m, 0, NULL), "mma:64x64");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, sk_m, 0, NULL), "mma:64x64");
     {
         cm__gemm_args_t t = sk_m; /* TF32 under K = CM__SPLITK_LONG_K: skinny */
