@@ -40,6 +40,10 @@ void cm__core_unlock(void) {
     atomic_store_explicit(&cm__core_spin, 0, memory_order_release);
 }
 
+int cm__core_lock_held_for_tests(void) {
+    return atomic_load_explicit(&cm__core_spin, memory_order_relaxed);
+}
+
 /* ------------------------------------------------------------------ fork() */
 
 /* A child forked after the parent opened a device inherits copies of the parent's handles, and

@@ -18,5 +18,8 @@
 /** Take / drop the core spin lock (test-and-test-and-set, yields after a short spin). */
 void cm__core_lock(void);
 void cm__core_unlock(void);
+/** Whether the core spin lock is taken right now (a test's watchdog samples it to tell a thread
+ * stuck under the lock from one stuck in a CUDA call). */
+int cm__core_lock_held_for_tests(void);
 
 #endif /* CUDAMODEL_SRC_CORE_LOCK_H */

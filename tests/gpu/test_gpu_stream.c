@@ -25,6 +25,8 @@
 #include <cudamodel/launch.h>
 #include <cudamodel/stream.h>
 
+#include "lock.h" /* cm__core_lock_held_for_tests (src/core/) */
+
 /* from test_gpu_stream_kernels.cu */
 const void *gs_spin_then_fill_kernel(void);
 const void *gs_copy_kernel(void);
@@ -363,6 +365,15 @@ static void *watchdog(void *arg) {
             for (int i = 0; i < THREADS; ++i)
                 fprintf(stderr, "  worker %d: round %d, in %s\n", i, atomic_load(&round_of[i]),
                         phase_name[atomic_load(&phase[i])]);
+            /* held in every sample: a thread stuck under the library's lock; free: the workers
+             * are inside CUDA calls */
+            int held = 0;
+            for (int i = 0; i < 10; ++i) {
+                held += cm__core_lock_held_for_tests();
+                struct timespec ts = {0, 20 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+            }
+            fprintf(stderr, "  the core spin lock: held in %d of 10 samples 20 ms apart\n", held);
             fflush(stderr);
             _Exit(3);
         }
