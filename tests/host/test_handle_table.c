@@ -128,9 +128,11 @@ static void test_new_obj_end(void **state) {
         assert_null(cm__handle_end(h[k], (cm__kind_t)k)); /* double end: nothing */
         assert_int_equal(cm__handle_live_count((cm__kind_t)k), before[k]);
     }
-    /* the _locked forms under the core lock */
+    /* the _locked forms under the core lock (which the tests' probe sees taken, then free) */
     int x = 0;
+    assert_int_equal(cm__core_lock_held_for_tests(), 0);
     cm__core_lock();
+    assert_int_equal(cm__core_lock_held_for_tests(), 1);
     void *hl = cm__handle_new_locked(CM__KIND_GRAPH, &x, NULL);
     cm__core_unlock();
     assert_non_null(hl);
@@ -138,6 +140,7 @@ static void test_new_obj_end(void **state) {
     cm__core_lock();
     void *ol = cm__handle_end_locked(hl, CM__KIND_GRAPH);
     cm__core_unlock();
+    assert_int_equal(cm__core_lock_held_for_tests(), 0);
     assert_ptr_equal(ol, &x);
     assert_null(cm__handle_obj(hl, CM__KIND_GRAPH));
     /* no object, no kind: no handle */
