@@ -37,6 +37,10 @@
  *            estimated 10 .. 20 s on an H200 (budgeted < 90 s). Ends with a summary: the worst
  *            ratio per precision (its case) and how many are under 0.9x.
  *            CM_BENCH_SWEEP_ONLY="fp32 _1x" keeps the cases whose name contains any of the words.
+ *            CM_BENCH_SWEEP_SHAPES="64x4096x2048 4096x64x8192" runs these shapes (m x n x k,
+ *            at most 64, each side 1 .. 65536) instead of the 49, for an experiment (with
+ *            scripts/gemm-sweep-configs.sh: forced configurations over chosen shapes); such a
+ *            run writes no rows to CM_BENCH_RESULTS.
  * --list     print the cases the other flags select (and the sweep's shapes), run nothing.
  * --overhead a diagnostic over the sweep's cases (CM_BENCH_SWEEP_ONLY selects): per call, ours
  *            and cuBLAS's, the event time of one call alone, of one call among 64 queued back
@@ -523,6 +527,61 @@ static const sweep_shape_t k_sweep[] = {
 };
 #define N_SWEEP (sizeof k_sweep / sizeof k_sweep[0])
 
+/* The shapes the sweep and --overhead run: the table above, or CM_BENCH_SWEEP_SHAPES's */
+#define SWEEP_SHAPES_MAX 64
+#define SWEEP_DIM_MAX 65536
+static sweep_shape_t g_custom[SWEEP_SHAPES_MAX];
+static const sweep_shape_t *g_sweep = k_sweep;
+static size_t g_nsweep = N_SWEEP;
+
+/* CM_BENCH_SWEEP_SHAPES="MxNxK ..." (space- or comma-separated, each of m, n, k in 1 ..
+ * SWEEP_DIM_MAX, at most SWEEP_SHAPES_MAX shapes): the sweep's cases over these shapes instead
+ * of the table's, for an experiment (class "custom"). Returns 1 when the shapes were taken, 0
+ * when the variable is unset or empty, -1 (after saying why) when it cannot be read. */
+static int custom_shapes(void) {
+    const char *v = getenv("CM_BENCH_SWEEP_SHAPES");
+    if (v == NULL || *v == '\0') return 0;
+    char words[4096];
+    if (strlen(v) >= sizeof words) {
+        fprintf(stderr, "bench_gemm: CM_BENCH_SWEEP_SHAPES is longer than %zu characters\n",
+                sizeof words - 1);
+        return -1;
+    }
+    snprintf(words, sizeof words, "%s", v);
+    size_t n = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(words, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
+        unsigned long long d[3] = {0, 0, 0};
+        const char *q = w;
+        int ok = 1;
+        for (int j = 0; j < 3 && ok; ++j) {
+            char *end = NULL;
+            if (*q < '0' || *q > '9') ok = 0;
+            else d[j] = strtoull(q, &end, 10);
+            if (ok && (d[j] < 1 || d[j] > SWEEP_DIM_MAX)) ok = 0;
+            if (ok) q = end;
+            if (ok && j < 2) ok = *q++ == 'x';
+        }
+        if (!ok || *q != '\0') {
+            fprintf(stderr,
+                    "bench_gemm: CM_BENCH_SWEEP_SHAPES: \"%s\" is not MxNxK with each of m, n, k "
+                    "in 1 .. %d (e.g. \"64x4096x4096 4096x64x1000\")\n",
+                    w, SWEEP_DIM_MAX);
+            return -1;
+        }
+        if (n == SWEEP_SHAPES_MAX) {
+            fprintf(stderr, "bench_gemm: CM_BENCH_SWEEP_SHAPES: more than %d shapes\n",
+                    SWEEP_SHAPES_MAX);
+            return -1;
+        }
+        g_custom[n++] = (sweep_shape_t){(size_t)d[0], (size_t)d[1], (size_t)d[2], "custom"};
+    }
+    if (n == 0) return 0;
+    g_sweep = g_custom;
+    g_nsweep = n;
+    return 1;
+}
+
 static const cm_gemm_precision_t k_sweep_precs[3] = {CM_GEMM_FP32, CM_GEMM_TF32, CM_GEMM_BF16};
 
 /* per precision: the worst ratio and its case, cases under the goal, failed cases */
@@ -583,7 +642,7 @@ static double goal_case(const char *name, const gcase_t *g, size_t batch, const 
 /* The sweep's case of precision index p, op_a transposed when t, shape i: its problem and
  * its name (sweep_<prec>_<shape>_<ops>) */
 static gcase_t sweep_case(int p, int t, size_t i, char *name, size_t size) {
-    const sweep_shape_t *s = &k_sweep[i];
+    const sweep_shape_t *s = &g_sweep[i];
     gcase_t g = {k_sweep_precs[p], t ? CM_GEMM_OP_T : CM_GEMM_OP_N, CM_GEMM_OP_N, s->m, s->n,
                  s->k};
     char shape[64];
@@ -647,7 +706,7 @@ static void overhead(void) {
            "host", "cuBLAS", "queued", "host");
     for (int p = 0; p < 3; ++p)
         for (int t = 0; t < 2; ++t)
-            for (size_t i = 0; i < N_SWEEP; ++i) {
+            for (size_t i = 0; i < g_nsweep; ++i) {
                 char name[128];
                 gcase_t g = sweep_case(p, t, i, name, sizeof name);
                 if (!name_selected(name)) continue;
@@ -679,19 +738,19 @@ static void sweep(int list_only) {
     for (int p = 0; p < 3; ++p) st[p].worst = INFINITY;
     const double t0 = cm_bench_now_us();
     int index = 0;
-    if (list_only) printf("sweep: %zu shapes x 3 precisions x NN/TN\n", N_SWEEP);
-    for (size_t i = 0; i < N_SWEEP; ++i)
+    if (list_only) printf("sweep: %zu shapes x 3 precisions x NN/TN\n", g_nsweep);
+    for (size_t i = 0; i < g_nsweep; ++i)
         for (int p = 0; p < 3; ++p)
             for (int t = 0; t < 2; ++t, ++index) {
                 char name[96];
                 gcase_t g = sweep_case(p, t, i, name, sizeof name);
                 if (!name_selected(name)) continue;
                 if (list_only) {
-                    printf("  %-32s %s\n", name, k_sweep[i].cls);
+                    printf("  %-32s %s\n", name, g_sweep[i].cls);
                     continue;
                 }
                 const double ratio =
-                    goal_case(name, &g, 1, k_sweep[i].cls, 1000u + (uint32_t)index);
+                    goal_case(name, &g, 1, g_sweep[i].cls, 1000u + (uint32_t)index);
                 sweep_stats_t *x = &st[p];
                 ++x->cases;
                 if (!(ratio > 0)) {
@@ -1026,6 +1085,14 @@ int main(int argc, char **argv) {
                     argv[0]);
             return 2;
         }
+    }
+    const int custom = custom_shapes();
+    if (custom < 0) return 2;
+    if (custom && !list && getenv("CM_BENCH_RESULTS") != NULL) {
+        /* the results file keeps the sweep: an experiment's shapes are printed only */
+        fprintf(stderr, "bench_gemm: CM_BENCH_SWEEP_SHAPES is set: no rows go to "
+                        "CM_BENCH_RESULTS in this run\n");
+        unsetenv("CM_BENCH_RESULTS");
     }
     const int modes = do_sweep || do_batched || do_3x; /* none: the default run */
     if (list) {

@@ -13,7 +13,8 @@
 #
 # Needs build-gpu/bench/bench_gemm (scripts/gpu-check.sh's build, or part a of
 # scripts/gpu-check-part.sh). Writes ${OUT:-/tmp}/sweeps.txt: "=== config <name>" before each
-# sweep ("default" first). About 7 s a sweep on the H200. A forced name a shape cannot take
+# sweep ("default" first). About 7 s a sweep on the H200. CM_BENCH_SWEEP_SHAPES (bench_gemm.c)
+# passes through: the sweeps then run those shapes instead of the issue's 49. A forced name a shape cannot take
 # runs what the dispatch falls back to (the sweep's kernel column says what was chosen).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
