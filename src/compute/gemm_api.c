@@ -285,16 +285,17 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  * The figures are in bench/NOTES-gemm.md. */
 #define CM__GEMM_SM90_LONG_K 1024
 #define CM__GEMM_SM90_TF32_TINY_MIN_K 512
-static int cm__gemm_sm90_long_k(int precision, int arch, int fam, int have_sm90, int sms,
-                                const cm__gemm_args_t *p) {
+static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, int sms,
+                              const cm__gemm_args_t *p) {
+    const int tf32 = precision == CM_GEMM_TF32;
     if (arch != CM__GEMM_ARCH_SM90 || !have_sm90 || fam == CM__GEMM_FAM_FP32 || p->batch > 1 ||
-        sms < 1 || cm__gemm_select_shape(p, sms) != CM__GEMM_SHAPE_TINY || !p->a_kmajor ||
-        !p->b_kmajor || !cm__aligned16(p) || p->n < 64)
+        sms < 1 || p->n < 64 || (tf32 ? p->k < CM__GEMM_SM90_TF32_TINY_MIN_K : p->m < 64) ||
+        cm__gemm_select_shape(p, sms) != CM__GEMM_SHAPE_TINY || !p->a_kmajor || !p->b_kmajor ||
+        !cm__aligned16(p))
         return 0;
     const int parts = cm__gemm_splitk_parts(p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0},
                                             precision, sms, 0);
-    if (precision == CM_GEMM_TF32) return parts >= 2 && p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K;
-    if (p->m < 64) return 0;
+    if (tf32) return parts >= 2;
     const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
     return parts >= 2 && 8 * tiles * parts >= 3 * (int64_t)sms &&
            p->k >= (int64_t)CM__GEMM_SM90_LONG_K * parts;
@@ -390,7 +391,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_PACK};
     if (c.kernel == CM__GEMM_KERNEL_GEMV || c.kernel == CM__GEMM_KERNEL_SKINNY)
         c = cm__gemm_table_entry(arch, fam, cm__gemm_select_shape(p, sm_count));
-    if (!is_forced && cm__gemm_sm90_long_k(precision, arch, fam, have_sm90, sm_count, p))
+    if (!is_forced && cm__gemm_sm90_tiny(precision, arch, fam, have_sm90, sm_count, p))
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0};
     if (!is_forced && arch == CM__GEMM_ARCH_SM90 && precision == CM_GEMM_FP32 &&
         c.kernel == CM__GEMM_KERNEL_FFMA && c.config == CM__FFMA_32x64x16 &&

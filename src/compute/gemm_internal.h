@@ -111,8 +111,8 @@ enum {
  *  than packing it: the pack moves O((m + n) k) bytes, while the register-A form of a product
  *  whose MN-major operand is B writes C column by column (8 rows of a column a store), which
  *  costs more than the pack saves when K is short against C. On the H200 K >= 512 gained and
- *  K = 64 / 127 lost; 256 lies between them, unmeasured (bench/NOTES-gemm.md, session 21). A
- *  forced "sm90+at" takes any K. */
+ *  K = 64 / 127 lost; 256 lies between them, unmeasured (bench/NOTES-gemm.md). A forced
+ *  "sm90+at" takes any K. */
 #define CM__GEMM_SM90_AT_MIN_K 256
 
 /** The shortest K at which a TF32 / BF16 product that is not "TN" (or lacks 16-byte rows) takes
