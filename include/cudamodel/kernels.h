@@ -525,7 +525,11 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * where that kernel's split gives at least 2 parts: TF32 from K = 512, any M (512^3: 2 parts;
  * 7 x 4096 x 4096: 4); BF16 with M at least 64 too and a K long enough for the split to give
  * at least 3/4 of the multiprocessors a part of at least 1024 of K (64 x 4096 x 4096: 4
- * parts). Any
+ * parts). A long and thin tiny one runs the Hopper kernel too: K at least 1024, op(A)
+ * contiguous along K, op(B) along K or (through "sm90+bt" / "sm90+at") along N, 16-byte rows,
+ * C (C^T for TF32 with op(B) along N) with at least 32 rows, 64 columns and a side of at
+ * least 2048, where its split gives at least 2 parts or K is under 2048 (64 x 4096 x 2048
+ * "NN" bf16: 4 parts; 4096 x 64 x 1024 "TN": whole). Any
  * other TF32 / BF16 product on sm_80+ whose operands lack 16-byte rows (an odd K or leading
  * dimension), with K >= 32 and at least 2^28 flops (BF16: 2^21) is realigned: the operands
  * without 16-byte rows are copied into aligned scratch from the pool first, and the product

@@ -269,36 +269,65 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
     return cm__gemm_shape_class(p->m, p->n, p->k, (sms + batch - 1) / batch);
 }
 
-/* The tiny class (mma:64x64 in the table) on Hopper, operands the Hopper kernel reads as they
- * are (both K-contiguous, 16-byte rows), one product, N at least 64 (a 256-column tile for 7
- * columns loses to mma:64x64), where that kernel's split (cm__gemm_splitk_parts: its parts run
- * as 128 x 128 tiles, twice its 128 x 256 tiles a part) gives at least 2 parts:
- *  - BF16: M at least 64 too, and the split gives at least 3/4 of the multiprocessors a block
- *    with a part of at least CM__GEMM_SM90_LONG_K of K. Shorter parts or fewer blocks lost to
- *    mma:64x64 on the H200.
- *  - TF32 (mma.sync reaches a smaller share of the tensor cores' rate there than with bf16):
- *    from K = CM__GEMM_SM90_TF32_TINY_MIN_K, any M. H200 against cuBLAS, mma:64x64 -> the
- *    Hopper kernel (in cm_gemm's m x n x k; the sweep's column-major cases are n x m x k):
- *    64 x 4096 x 1000 0.74x -> 0.87-0.94x, 512^3 0.93x -> 1.06-1.27x, 7 x 4096 x 4096 0.89x ->
- *    0.94-1.04x, 127 x 3001 x 1000 0.88x -> 0.93-0.98x, 64 x 64 x 4096 0.89x -> 0.93-0.99x;
- *    4096 x 7 x 4096 (N = 7) lost, 0.94x -> 0.75-0.79x, and bf16 lost at most of these.
+/* The tiny class (mma:64x64 in the table) on Hopper: the Hopper kernel's configuration for p
+ * (0, CM__GEMM_SM90_BT or CM__GEMM_SM90_AT) where it runs p faster than mma:64x64, else -1.
+ * Both rules take one product whose operands the Hopper kernel reads as they are (16-byte
+ * rows; A K-contiguous; B K-contiguous, or MN-major through the transposed-B form for bf16 and
+ * the register-A form on C^T for TF32). Its split is cm__gemm_splitk_parts' (its parts run as
+ * 128 x 128 tiles, twice its 128 x 256 tiles a part).
+ *  1. Both operands K-contiguous, N at least 64 (a 256-column tile for 7 columns loses to
+ *     mma:64x64), where the split gives at least 2 parts:
+ *     - BF16: M at least 64 too, and the split gives at least 3/4 of the multiprocessors a
+ *       block with a part of at least CM__GEMM_SM90_LONG_K of K.
+ *     - TF32 (mma.sync reaches a smaller share of the tensor cores' rate there than with
+ *       bf16): from K = CM__GEMM_SM90_TF32_TINY_MIN_K, any M. H200 against cuBLAS, mma:64x64
+ *       -> the Hopper kernel (in cm_gemm's m x n x k; the sweep's column-major cases are
+ *       n x m x k): 64 x 4096 x 1000 0.74x -> 0.87-0.94x, 512^3 0.93x -> 1.06-1.27x,
+ *       7 x 4096 x 4096 0.89x -> 0.94-1.04x, 127 x 3001 x 1000 0.88x -> 0.93-0.98x,
+ *       64 x 64 x 4096 0.89x -> 0.93-0.99x; 4096 x 7 x 4096 (N = 7) lost, 0.94x -> 0.75-0.79x,
+ *       and bf16 lost at most of these.
+ *  2. Long and thin: K at least CM__GEMM_SM90_LONG_K and, in the kernel's own orientation
+ *     (C^T's for the register-A form on C^T), one side at least CM__GEMM_SM90_THIN_LONG_SIDE,
+ *     rows at least 32 and columns at least 64, where the split gives at least 2 parts or,
+ *     but for the register-A form on C^T, K is under 2 CM__GEMM_SM90_LONG_K (whole, it
+ *     measured better there). H200 against cuBLAS, the column-major sweep's 64 / 32 / 128 x
+ *     4096 / 2048 shapes at K = 1024 .. 8192 both ways round, NN and TN: of the 23 this rule
+ *     moves, 22 were measured in the split it gives, mma:64x64 (4 parts) 0.64-0.89x ->
+ *     0.77-1.09x, each one better. What it leaves measured no better: 32 columns (bf16
+ *     0.66-0.79x against 0.72-0.77x, TF32 on C^T 0.62-0.69x against 0.78-0.82x) and C^T's
+ *     64 columns at K = 1024 (2 parts 0.86x against 0.86-0.91x). A C of more tiles than
+ *     the split takes (34 of 128 x 256 at long K) was not measured and keeps mma:64x64.
  * The figures are in bench/NOTES-gemm.md. */
 #define CM__GEMM_SM90_LONG_K 1024
 #define CM__GEMM_SM90_TF32_TINY_MIN_K 512
+#define CM__GEMM_SM90_THIN_LONG_SIDE 2048
 static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, int sms,
                               const cm__gemm_args_t *p) {
     const int tf32 = precision == CM_GEMM_TF32;
     if (arch != CM__GEMM_ARCH_SM90 || !have_sm90 || fam == CM__GEMM_FAM_FP32 || p->batch > 1 ||
-        sms < 1 || p->n < 64 || (tf32 ? p->k < CM__GEMM_SM90_TF32_TINY_MIN_K : p->m < 64) ||
-        cm__gemm_select_shape(p, sms) != CM__GEMM_SHAPE_TINY || !p->a_kmajor || !p->b_kmajor ||
-        !cm__aligned16(p))
-        return 0;
-    const int parts = cm__gemm_splitk_parts(p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0},
+        sms < 1 || p->k < 1 || !p->a_kmajor || !cm__aligned16(p) ||
+        cm__gemm_select_shape(p, sms) != CM__GEMM_SHAPE_TINY)
+        return -1;
+    if (p->b_kmajor) {
+        const int parts = cm__gemm_splitk_parts(p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0},
+                                                precision, sms, 0);
+        const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
+        const int rule1 = p->n >= 64 && parts >= 2 &&
+                          (tf32 ? p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K
+                                : p->m >= 64 && 8 * tiles * parts >= 3 * (int64_t)sms &&
+                                      p->k >= (int64_t)CM__GEMM_SM90_LONG_K * parts);
+        if (rule1) return 0;
+    }
+    /* rule 2 */
+    const int on_ct = tf32 && !p->b_kmajor; /* the register-A form on C^T */
+    const int config = p->b_kmajor ? 0 : tf32 ? CM__GEMM_SM90_AT : CM__GEMM_SM90_BT;
+    const int rows = on_ct ? p->n : p->m, cols = on_ct ? p->m : p->n;
+    if (p->k < CM__GEMM_SM90_LONG_K || rows < 32 || cols < 64 ||
+        (rows > cols ? rows : cols) < CM__GEMM_SM90_THIN_LONG_SIDE)
+        return -1;
+    const int parts = cm__gemm_splitk_parts(p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, config},
                                             precision, sms, 0);
-    if (tf32) return parts >= 2;
-    const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
-    return parts >= 2 && 8 * tiles * parts >= 3 * (int64_t)sms &&
-           p->k >= (int64_t)CM__GEMM_SM90_LONG_K * parts;
+    return parts >= 2 || (!on_ct && p->k < 2 * CM__GEMM_SM90_LONG_K) ? config : -1;
 }
 
 /* FP32 on Hopper, the tiny class's 32 x 64 FFMA tiles (4 blocks a multiprocessor): the 64 x 64
@@ -391,8 +420,10 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_PACK};
     if (c.kernel == CM__GEMM_KERNEL_GEMV || c.kernel == CM__GEMM_KERNEL_SKINNY)
         c = cm__gemm_table_entry(arch, fam, cm__gemm_select_shape(p, sm_count));
-    if (!is_forced && cm__gemm_sm90_tiny(precision, arch, fam, have_sm90, sm_count, p))
-        c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0};
+    if (!is_forced) {
+        const int tiny_sm90 = cm__gemm_sm90_tiny(precision, arch, fam, have_sm90, sm_count, p);
+        if (tiny_sm90 >= 0) c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, tiny_sm90};
+    }
     if (!is_forced && arch == CM__GEMM_ARCH_SM90 && precision == CM_GEMM_FP32 &&
         c.kernel == CM__GEMM_KERNEL_FFMA && c.config == CM__FFMA_32x64x16 &&
         cm__gemm_ffma_64_fills(p, sm_count))
@@ -1071,7 +1102,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    parts (float inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_FFMA_LONG_K, at least
  *    CM__SPLITK_FFMA_MIN_K of K per part); both with at least CM__SPLITK_MIN_K of K per part,
  *    at most CM__SPLITK_MAX;
- *  - the Hopper kernel (one block a multiprocessor): where its 128 x 256 tiles fill at most a
+ *  - the Hopper kernel (one block a multiprocessor; its tiles over C^T in the register-A form
+ *    on C^T, "sm90+at" reading B as it is): where its 128 x 256 tiles fill at most a
  *    quarter of the multiprocessors, sms / (2 tiles) parts, which its launcher runs as 128 x
  *    128 tiles in one wave (ceil(sms / tiles) parts would make a second wave); where they fill
  *    more than an eighth, each part at least CM__GEMM_SM90_LONG_K of K (parts of 500 of 1000^3,
@@ -1134,7 +1166,11 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
     if (ch.kernel == CM__GEMM_KERNEL_FFMA) cm__gemm_ffma_tile(ch.config, &bm, &bn);
     if (ch.kernel == CM__GEMM_KERNEL_MMA) cm__gemm_mma_tile(ch.config, &bm, &bn);
     if (bm < 1 || bn < 1) return 1;
-    const int64_t tiles = ((int64_t)p->m + bm - 1) / bm * (((int64_t)p->n + bn - 1) / bn);
+    /* "sm90+at" reading B as it is runs C^T (n x m): its tiles are 128 columns of C by 256 rows */
+    const int on_ct = ch.kernel == CM__GEMM_KERNEL_SM90 && ch.config == CM__GEMM_SM90_AT &&
+                      cm__gemm_sm90_operands(p, ch.config, NULL, NULL) == CM__SM90_FORM_AT_CC;
+    const int64_t tm = on_ct ? p->n : p->m, tn = on_ct ? p->m : p->n;
+    const int64_t tiles = (tm + bm - 1) / bm * ((tn + bn - 1) / bn);
     /* resident blocks a multiprocessor: 4 of a 32 x 64 tile, 2 of a 64 x 64 one, 1 larger */
     const int per_sm = bm * bn <= 2048 ? 4 : bm * bn <= 4096 ? 2 : 1;
     const int ffma_float =

@@ -667,7 +667,10 @@ static void test_split_k(void **state) {
      * gemv across K over 1000 rows (1000 x 1 x 4096, column-major "NN"); TF32 / BF16 with
      * both operands K-contiguous on Hopper, the tiny class with a long K (row-major 64 x 4096
      * x 4100: the Hopper kernel in 4 parts of 128 x 128 tiles; column-major 64 x 4096 x 2100,
-     * 4096 x 64 to the library: in 2 parts; remainders of K) */
+     * 4096 x 64 to the library: in 2 parts; remainders of K); the long-and-thin rule of the
+     * tiny class on Hopper with B MN-major (column-major "NN": bf16 through the transposed-B
+     * form in 2 / 4 parts, TF32 through the register-A form on C^T in 4 / 2 parts, 4096 x 32
+     * x 1100 bf16 in 4, TF32 on mma:64x64) and whole (column-major "TN" 64 x 4096 x 1040) */
     static const struct {
         size_t m, n, k;
         cm_gemm_layout_t l;
@@ -681,7 +684,11 @@ static void test_split_k(void **state) {
               {4096, 64, 1000, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
               {64, 3001, 900, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N},
               {64, 4096, 4100, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T},
-              {64, 4096, 2100, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N}};
+              {64, 4096, 2100, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N},
+              {64, 4096, 2100, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
+              {4096, 64, 2100, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
+              {4096, 32, 1100, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
+              {64, 4096, 1040, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N}};
     for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i)
         for (int p = 0; p < CM_GEMM_FP32_3XTF32; ++p) {
             if (cm_test_under_sanitizer() && i > 0 && p > 0) break;
@@ -1017,8 +1024,9 @@ static void test_explain_matches_run(void **state) {
     static const size_t shapes[][3] = {{1, 512, 1000},   {7, 1000, 3001},  {64, 64, 4096},
                                        {127, 1000, 3001}, {1000, 127, 1000}, {512, 512, 512},
                                        {3001, 1000, 64},  {1000, 1000, 1000}, {4096, 64, 1000},
-                                       {64, 4096, 1000}};
-    const size_t cap = (size_t)16 << 20;
+                                       {64, 4096, 1000}, {64, 4096, 2100}, {4096, 64, 2100},
+                                       {4096, 32, 1100}};
+    const size_t cap = (size_t)40 << 20; /* 4096 x 2100 floats: 34 MB */
     cm_buffer_t *a = NULL, *b = NULL, *cc = NULL;
     CM_ASSERT_OK(cm_buffer_create(c.dev, cap, &a));
     CM_ASSERT_OK(cm_buffer_create(c.dev, cap, &b));

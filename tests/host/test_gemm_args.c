@@ -605,7 +605,8 @@ static void test_dispatch(void **state) {
             int m, n, k;
             const char *bf16, *tf32;
         } tn[] = {
-            {64, 4096, 4088, "mma:64x64", "sm90"}, /* bf16: 4 parts of 1022, too short */
+            /* bf16: 4 parts of 1022, too short for the first rule; the long-and-thin one */
+            {64, 4096, 4088, "sm90", "sm90"},
             /* 127 x 1000 (4 tiles: 16 parts, 128 blocks) from K = 16384 for bf16 */
             {127, 1000, 16384, "sm90", "sm90"},
             {127, 1000, 3000, "mma:64x64", "sm90"},
@@ -613,9 +614,13 @@ static void test_dispatch(void **state) {
             /* 4096 x 64 (the sweep's column-major 64 x 4096 x 4096): 32 tiles, 2 parts, 128
              * blocks, from K = 2048 for bf16 */
             {4096, 64, 2048, "sm90", "sm90"},
-            {4096, 64, 2040, "mma:64x64", "mma:64x64"}, /* 1 part of K */
+            /* 1 part of K: whole, by the long-and-thin rule (K under 2048); 1023 none */
+            {4096, 64, 2040, "sm90", "sm90"},
+            {4096, 64, 1016, "mma:64x64", "mma:64x64"},
+            {2040, 64, 2040, "mma:64x64", "sm90"}, /* bf16: no side of 2048 */
             {4352, 64, 8192, "mma:64x64", "mma:64x64"}, /* 34 tiles: no split */
-            {63, 4096, 8192, "mma:64x64", "sm90"}, /* bf16 7 x 4096 x 4096 lost */
+            {63, 4096, 8192, "sm90", "sm90"},
+            {31, 4096, 8192, "mma:64x64", "sm90"}, /* bf16 7 x 4096 x 4096 lost */
             {7, 4096, 4096, "mma:64x64", "sm90"},
             {127, 3001, 1000, "mma:64x64", "sm90"},
             {64, 4096, 1000, "mma:64x64", "sm90"},
@@ -626,15 +631,64 @@ static void test_dispatch(void **state) {
         for (size_t i = 0; i < sizeof tn / sizeof tn[0]; ++i) {
             cm__gemm_args_t t = args(tn[i].m, tn[i].n, tn[i].k, 1, 1, CM__GEMM_F32, tn[i].k);
             t.ldb = tn[i].k;
-            assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), tn[i].tf32);
+            const char *tf = NAME(CM_GEMM_TF32, 9, t, 1, NULL);
+            if (strcmp(tf, tn[i].tf32) != 0)
+                fail_msg("TF32 %d x %d x %d: %s, expected %s", tn[i].m, tn[i].n, tn[i].k, tf,
+                         tn[i].tf32);
             assert_string_not_equal(NAME(CM_GEMM_TF32, 9, t, 0, NULL), "sm90"); /* not built */
             t.in_type = CM__GEMM_BF16;
-            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 1, NULL), tn[i].bf16);
+            const char *bf = NAME(CM_GEMM_BF16, 9, t, 1, NULL);
+            if (strcmp(bf, tn[i].bf16) != 0)
+                fail_msg("bf16 %d x %d x %d: %s, expected %s", tn[i].m, tn[i].n, tn[i].k, bf,
+                         tn[i].bf16);
         }
-        cm__gemm_args_t t = lk; /* B N-contiguous: it would need the pack */
-        t.b_kmajor = 0;
-        assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
-        t = lk; /* a batch */
+        /* B N-contiguous (the sweep's column-major NN): the long-and-thin rule, bf16 through
+         * the transposed-B form (its tiles over C), TF32 through the register-A form on C^T
+         * (its tiles over C^T: 64 rows of C^T, 4 parts; 64 columns, 2 parts from K = 2048) */
+        static const struct {
+            int m, n, k;
+            const char *bf16, *tf32;
+            int bf16_parts, tf32_parts;
+        } thin[] = {
+            {4096, 64, 1024, "sm90+bt", "sm90+at", 1, 4},
+            {4096, 64, 8192, "sm90+bt", "sm90+at", 2, 4},
+            {64, 4096, 1024, "sm90+bt", "mma:64x64", 4, 1}, /* TF32 whole: no */
+            {64, 4096, 2048, "sm90+bt", "sm90+at", 4, 2},
+            {4096, 32, 4096, "mma:64x64", "sm90+at", 2, 4}, /* bf16: 32 columns */
+            {32, 4096, 4096, "sm90+bt", "mma:64x64", 4, 2}, /* TF32: 32 columns of C^T */
+            {2048, 128, 4096, "sm90+bt", "sm90+at", 4, 8},
+            {4096, 64, 1016, "mma:64x64", "mma:64x64", 1, 3},
+        };
+        for (size_t i = 0; i < sizeof thin / sizeof thin[0]; ++i) {
+            cm__gemm_args_t t =
+                args(thin[i].m, thin[i].n, thin[i].k, 1, 0, CM__GEMM_F32, thin[i].k);
+            t.ldb = thin[i].n;
+            assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), thin[i].tf32);
+            const cm__gemm_choice_t at = {CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_AT};
+            assert_int_equal(cm__gemm_splitk_parts(&t, at, CM_GEMM_TF32, 132, 0),
+                             thin[i].tf32_parts);
+            t.in_type = CM__GEMM_BF16;
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 1, NULL), thin[i].bf16);
+            assert_string_equal(NAME(CM_GEMM_BF16_OUT_BF16, 9, t, 1, NULL), thin[i].bf16);
+            const cm__gemm_choice_t bt = {CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_BT};
+            assert_int_equal(cm__gemm_splitk_parts(&t, bt, CM_GEMM_BF16, 132, 0),
+                             thin[i].bf16_parts);
+            /* not on sm_80, not without the Hopper kernel, not with A MN-major too, not in
+             * rows off 16 bytes, not forced otherwise */
+            assert_string_equal(NAME(CM_GEMM_BF16, 8, t, 1, NULL), "mma:64x64");
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 0, NULL), "mma:64x64");
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 1, "mma:64x64"), "mma:64x64");
+            cm__gemm_args_t u = t;
+            u.a_kmajor = 0;
+            u.lda = u.m;
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, u, 1, NULL), "mma:64x64");
+            u = t;
+            u.ldb = u.n + 1; /* the tiles' own fallback for such rows */
+            assert_int_not_equal(strncmp(NAME(CM_GEMM_BF16, 9, u, 1, NULL), "sm90", 4), 0);
+            u.in_type = CM__GEMM_F32;
+            assert_int_not_equal(strncmp(NAME(CM_GEMM_TF32, 9, u, 1, NULL), "sm90", 4), 0);
+        }
+        cm__gemm_args_t t = lk; /* a batch */
         t.batch = 2;
         t.stride_a = t.stride_b = 4096 * 4096;
         assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
