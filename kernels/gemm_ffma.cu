@@ -458,6 +458,31 @@ __device__ __forceinline__ void cp_async4(float *smem, const float *g) {
     *smem = __ldg(g);
 #endif
 }
+// 4-byte copy that writes 0 instead when !ok (cp.async's zero fill: src-size 0 reads nothing;
+// g must still be a valid address, the caller passes the tile's first element then)
+__device__ __forceinline__ void cp_async4_or_zero(float *smem, const float *g, bool ok) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    const int n = ok ? 4 : 0;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(s), "l"(g), "r"(n)
+                 : "memory");
+#else
+    *smem = ok ? __ldg(g) : 0.0f;
+#endif
+}
+
+// 16-byte copy of which only the first `bytes` (0, 4, 8, 12 or 16) are read, the rest of the
+// 16 bytes written 0 (cp.async's src-size); g 16-byte aligned and valid even when bytes is 0
+__device__ __forceinline__ void cp_async16_zfill(float *smem, const float *g, int bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(g), "r"(bytes)
+                 : "memory");
+#else
+#pragma unroll
+    for (int q = 0; q < 4; ++q) smem[q] = 4 * q < bytes ? __ldg(g + q) : 0.0f;
+#endif
+}
 template <int N> __device__ __forceinline__ void cp_async_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
@@ -478,10 +503,19 @@ template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4 = false> struct 
 // BATCHED: matrix blockIdx.z of a strided batch. The single-matrix instantiation has no batch
 // offsets at all: with them ptxas schedules this loop's integer work differently (4 more
 // instructions a K tile for the K-contiguous pair, nvcc 13.0 sm_90a).
-template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4, bool BATCHED>
+// BOUNDED (T4 only): any M, N and K, the batch's last K too (split-K's k_last), the
+// MN-contiguous operands still with 16-byte rows. The copies zero-fill what lies outside the
+// matrices (a row past M or N, a k past K): a K-contiguous element by its 4-byte copy's
+// src-size, an MN-contiguous group of 4 by the 16-byte copy's, which reads only the elements
+// before M / N; the last K tile is partly zero and adds nothing; the epilogue skips rows and
+// columns past M and N. It replaces the edge kernel (4-byte copies of every element) where the
+// MN-contiguous operands allow 16-byte copies.
+template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4, bool BATCHED,
+          bool BOUNDED = false>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(const Params p) {
     static_assert(R >= 2, "two stages at least");
     static_assert(C::THREADS % C::BK == 0, "T4: whole rows per pass of the block");
+    static_assert(!BOUNDED || T4, "bounds: K-contiguous operands by 4-byte copies only");
     using L = PipeSmem<C, R, A_KMAJOR, B_KMAJOR, T4>;
     constexpr bool XA = L::XA, XB = L::XB;
     extern __shared__ float4 pipe_smem4[];
@@ -508,6 +542,9 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     const int lda = (int)p.lda, ldb = (int)p.ldb;
     const int stepa = A_KMAJOR ? C::BK : C::BK * lda;   // per K tile
     const int stepb = B_KMAJOR ? C::BK : C::BK * ldb;
+    // BOUNDED: the matrix's K and the rows of the operand slabs inside A / B
+    const int K = BOUNDED && BATCHED ? cm__gemm_k_of_block(p.k, p.klast) : p.k;
+    const int mrem = p.m - m0, nrem = p.n - n0;
 
     // per-thread groups: 32-bit offset in the slab; position in shared memory (row kk, column r)
     int offa[C::LA], offb[C::LB];
@@ -548,38 +585,72 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     const int t4_src_b = (tid / C::BK) * ldb + tid % C::BK;
     const int t4_dst_a = (tid % C::BK) * C::PA + tid / C::BK;
     const int t4_dst_b = (tid % C::BK) * C::PB + tid / C::BK;
+    // BOUNDED: a T4 copy's k (tid % BK of its K tile) and first row (tid / BK); a 16-byte
+    // copy i's k row in its K tile and first column
+    auto k_row16 = [&](int i, int bmn) { return (tid + i * C::THREADS) / (bmn / 4); };
+    auto col16 = [&](int i, int bmn) { return ((tid + i * C::THREADS) % (bmn / 4)) * 4; };
+    // bytes a bounded 16-byte copy reads: the columns before M / N of a k row before K
+    auto bytes16 = [&](int k, int col, int rem) {
+        return k < K ? 4 * min(max(rem - col, 0), 4) : 0;
+    };
     auto issue = [&](int kt) {
         const int st = kt % R;
         if (A_KMAJOR && T4) {
             const float *src = Ab + t4_src_a + kt * C::BK;
             float *dst = As + st * C::BK * C::PA + t4_dst_a;
+            if constexpr (BOUNDED) {
+                const bool kok = kt * C::BK + tid % C::BK < K;
 #pragma unroll
-            for (int j = 0; j < C::BM / T4ROWS; ++j)
-                cp_async4(dst + j * T4ROWS, src + j * T4ROWS * lda);
+                for (int j = 0; j < C::BM / T4ROWS; ++j) {
+                    const bool ok = kok && tid / C::BK + j * T4ROWS < mrem;
+                    cp_async4_or_zero(dst + j * T4ROWS, ok ? src + j * T4ROWS * lda : Ab, ok);
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < C::BM / T4ROWS; ++j)
+                    cp_async4(dst + j * T4ROWS, src + j * T4ROWS * lda);
+            }
         } else {
 #pragma unroll
             for (int i = 0; i < C::LA; ++i) {
                 const float *src = Ab + offa[i] + kt * stepa;
-                if (A_KMAJOR)
+                if (A_KMAJOR) {
                     cp_async16(&rawA[(st * C::LA + i) * C::THREADS + tid], src);
-                else
+                } else if constexpr (BOUNDED) {
+                    const int n = bytes16(kt * C::BK + k_row16(i, C::BM), col16(i, C::BM), mrem);
+                    cp_async16_zfill(&As[st * C::BK * C::PA + a_pos(i)], n > 0 ? src : Ab, n);
+                } else {
                     cp_async16(&As[st * C::BK * C::PA + a_pos(i)], src);
+                }
             }
         }
         if (B_KMAJOR && T4) {
             const float *src = Bb + t4_src_b + kt * C::BK;
             float *dst = Bs + st * C::BK * C::PB + t4_dst_b;
+            if constexpr (BOUNDED) {
+                const bool kok = kt * C::BK + tid % C::BK < K;
 #pragma unroll
-            for (int j = 0; j < C::BN / T4ROWS; ++j)
-                cp_async4(dst + j * T4ROWS, src + j * T4ROWS * ldb);
+                for (int j = 0; j < C::BN / T4ROWS; ++j) {
+                    const bool ok = kok && tid / C::BK + j * T4ROWS < nrem;
+                    cp_async4_or_zero(dst + j * T4ROWS, ok ? src + j * T4ROWS * ldb : Bb, ok);
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < C::BN / T4ROWS; ++j)
+                    cp_async4(dst + j * T4ROWS, src + j * T4ROWS * ldb);
+            }
         } else {
 #pragma unroll
             for (int i = 0; i < C::LB; ++i) {
                 const float *src = Bb + offb[i] + kt * stepb;
-                if (B_KMAJOR)
+                if (B_KMAJOR) {
                     cp_async16(&rawB[(st * C::LB + i) * C::THREADS + tid], src);
-                else
+                } else if constexpr (BOUNDED) {
+                    const int n = bytes16(kt * C::BK + k_row16(i, C::BN), col16(i, C::BN), nrem);
+                    cp_async16_zfill(&Bs[st * C::BK * C::PB + b_pos(i)], n > 0 ? src : Bb, n);
+                } else {
                     cp_async16(&Bs[st * C::BK * C::PB + b_pos(i)], src);
+                }
             }
         }
     };
@@ -604,7 +675,8 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
         }
     };
 
-    const int ktiles = p.k / C::BK;   // whole K tiles (launcher); ktiles >= 1
+    // whole K tiles (launcher), BOUNDED the last one zero-filled past K; ktiles >= 1
+    const int ktiles = BOUNDED ? (K + C::BK - 1) / C::BK : p.k / C::BK;
 #pragma unroll
     for (int s = 0; s < R - 1; ++s) {
         if (s < ktiles) issue(s);
@@ -649,30 +721,21 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     for (int ci = 0; ci < C::CM; ++ci) {
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
-            const long long row = (long long)(m0 + ci * C::SM + ty * 4 + r) * p.ldc;
+            const int gm = m0 + ci * C::SM + ty * 4 + r;
+            if (BOUNDED && gm >= p.m) continue;
+            const long long row = (long long)gm * p.ldc;
 #pragma unroll
             for (int cj = 0; cj < C::CN; ++cj) {
                 const int gn = n0 + cj * C::SN + tx * 4;
+                const int count = BOUNDED ? min(4, p.n - gn) : 4;
+                if (BOUNDED && count <= 0) continue;
                 float v[4];
 #pragma unroll
                 for (int q = 0; q < 4; ++q) v[q] = p.alpha * acc[ci * 4 + r][cj * 4 + q];
-                store_out(Cp, row + gn, v, 4, p.vecc != 0, p.beta);
+                store_out(Cp, row + gn, v, count, p.vecc != 0, p.beta);
             }
         }
     }
-}
-
-// 4-byte copy that writes 0 instead when !ok (cp.async's zero fill: src-size 0 reads nothing;
-// g must still be a valid address, the caller passes the tile's first element then)
-__device__ __forceinline__ void cp_async4_or_zero(float *smem, const float *g, bool ok) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-    const int n = ok ? 4 : 0;
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(s), "l"(g), "r"(n)
-                 : "memory");
-#else
-    *smem = ok ? __ldg(g) : 0.0f;
-#endif
 }
 
 // The pipelined kernel for any M, N, K and any leading dimension (FP32): what the whole-tile
@@ -916,9 +979,9 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     return cudaGetLastError();
 }
 
-// The pipelined kernel where the whole problem is in whole tiles and both operands take the fast
-// 16-byte loads (FP32 only); else the general kernel of the same tile via launch<C>.
-template <class C, int R, bool AK, bool BK, bool T4, class FB>
+// The pipelined kernel (BOUNDED: its form for any M, N, K) with p's grid (FP32 only); FB's
+// kernels where the device cannot give its shared memory.
+template <class C, int R, bool AK, bool BK, bool T4, class FB, bool BOUNDED = false>
 cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 block,
                      cudaStream_t stream) {
     constexpr size_t bytes = PipeSmem<C, R, AK, BK, T4>::BYTES;
@@ -927,10 +990,10 @@ cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 
     // instantiations: single matrix and batch)
     static cm__once_per_device once;
     const cudaError_t err = cm__prepare_once(once, [](int) {
-        if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false>,
+        if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false, BOUNDED>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)bytes) == cudaSuccess &&
-            cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, true>,
+            cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, true, BOUNDED>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)bytes) == cudaSuccess)
             return cudaSuccess;
@@ -940,10 +1003,30 @@ cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 
     if (err == cudaErrorNotSupported) return launch<FB, float, float>(g, stream);
     if (err != cudaSuccess) return err;
     if (grid.z > 1)
-        gemm_ffma_pipe_kernel<C, R, AK, BK, T4, true><<<grid, block, bytes, stream>>>(p);
+        gemm_ffma_pipe_kernel<C, R, AK, BK, T4, true, BOUNDED><<<grid, block, bytes, stream>>>(p);
     else
-        gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false><<<grid, block, bytes, stream>>>(p);
+        gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false, BOUNDED><<<grid, block, bytes, stream>>>(p);
     return cudaGetLastError();
+}
+
+// The bounded pipelined kernel (T4) for a problem that is not whole tiles (the caller checked
+// launch_pipe's conditions: FP32, K > 0, MN-contiguous operands with 16-byte rows, every
+// in-slab offset within 32 bits).
+template <class C, int S, class FB>
+cudaError_t launch_pipe_bounded(const cm__gemm_args_t *g, cudaStream_t stream) {
+    Params p = make_params(g);
+    p.vecc = g->ldc % 4 == 0 && cm__gemm_batch_aligned(g->c, g->stride_c, 4, 16);
+    const long long tm = ((long long)g->m + C::BM - 1) / C::BM;
+    const long long tn = ((long long)g->n + C::BN - 1) / C::BN;
+    if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
+    p.tiles_m = (int)tm;
+    p.tiles_n = (int)tn;
+    const dim3 grid((unsigned)(tm * tn), 1, (unsigned)g->batch), block(C::THREADS);
+    if (g->a_kmajor && g->b_kmajor)
+        return run_pipe<C, S, true, true, true, FB, true>(g, p, grid, block, stream);
+    if (g->a_kmajor) return run_pipe<C, S, true, false, true, FB, true>(g, p, grid, block, stream);
+    if (g->b_kmajor) return run_pipe<C, S, false, true, true, FB, true>(g, p, grid, block, stream);
+    return run_pipe<C, S, false, false, true, FB, true>(g, p, grid, block, stream);
 }
 
 // The edge kernel of C (any M, N, K, leading dimension) for g's layout; FB's kernels where the
@@ -1014,8 +1097,18 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
         // copies cost more than the pipeline hides (H200 sweeps: 3001^3 TN 0.67 -> 0.86x
         // cuBLAS, 4096 x 4096 x 3001 TN 0.71 -> 0.78x; 4096 x 4096 x 7 1.50 -> 1.19x and
         // x 1 1.20 -> 1.08x, back to 1.40x / 1.28x without it: bench/NOTES-gemm.md)
-        if constexpr (T4 && C::THREADS % C::BM == 0 && C::THREADS % C::BN == 0)
-            if (g->k >= CM__FFMA_EDGE_MIN_K) return launch_pipe_edge<C, S, FB>(g, stream);
+        // There the bounded pipelined kernel where the MN-contiguous operands have 16-byte rows
+        // (4 elements a copy instead of 1), else the edge kernel.
+        if constexpr (T4 && C::THREADS % C::BM == 0 && C::THREADS % C::BN == 0) {
+            if (g->k >= CM__FFMA_EDGE_MIN_K) {
+                const bool bounded =
+                    (g->a_kmajor ? slab_offsets_fit<C>(g, true) : fasta) &&
+                    (g->b_kmajor ? slab_offsets_fit<C>(g, false) : fastb) &&
+                    g->in_type == CM__GEMM_F32 && g->out_type == CM__GEMM_F32;
+                if (bounded) return launch_pipe_bounded<C, S, FB>(g, stream);
+                return launch_pipe_edge<C, S, FB>(g, stream);
+            }
+        }
         return launch<FB, float, float>(g, stream);
     }
     Params p = make_params(g);

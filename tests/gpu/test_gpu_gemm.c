@@ -735,6 +735,42 @@ static void test_split_k_forced(void **state) {
             }
 }
 
+/* FP32 on the pipelined FFMA tile (forced "ffma:128x128x16q3") with tails in M, N and K (K
+ * from CM__FFMA_EDGE_MIN_K): its bounded form where the operands contiguous along M or N have
+ * 16-byte rows (leading dimensions padded to a multiple of 4, a last group of 4 partly past M
+ * or N), in each of the four orientations of the two operands; the edge kernel where they
+ * have not (padded by 3 from odd sizes); each also split over K into 3 parts (run as a batch
+ * whose last part is shorter: the k_last). Against float64 (sampled under compute-sanitizer). */
+static void test_ffma_tails(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const struct {
+        cm_gemm_layout_t l;
+        cm_gemm_op_t oa, ob;
+        size_t m, n, k, pad;
+    } sh[] = {
+        {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1001, 1030, 1100, 2}, /* B along N */
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1001, 1030, 1100, 3}, /* A along M */
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, 1001, 1029, 1027, 3}, /* both */
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 1001, 1030, 1100, 0}, /* along K */
+        {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_T, 130, 300, 1031, 2},   /* A along M */
+        {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1001, 1031, 1100, 3}, /* edge */
+    };
+    size_t idx = 0;
+    for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i)
+        for (int split = 0; split < 2; ++split) {
+            gcase_t g = {CM_GEMM_FP32, sh[i].l, sh[i].oa, sh[i].ob, sh[i].m, sh[i].n, sh[i].k,
+                         1.25f, -0.5f, sh[i].pad, 0, "ffma:128x128x16q3", 0};
+            if (cm_test_under_sanitizer()) g.samples = 2048;
+            if (split) { /* 3 parts of about K / 3; K >= 3 CM__FFMA_EDGE_MIN_K for the form */
+                g.k = 3 * g.k + 17;
+                cm__gemm_splitk_override_set_for_tests(3);
+            }
+            run_case(&g, idx++);
+            cm__gemm_splitk_override_set_for_tests(-1);
+        }
+}
+
 /* CM_GEMM_FP32_3XTF32 against CM_GEMM_FP32 (FFMA, the cublasSgemm contract) on the same data:
  * the split-TF32 result must be as accurate. Shapes the default selection sends to the Hopper
  * path (large, every layout, a long odd K, the shortest K it takes: CM__GEMM_3X_MIN_K, where
@@ -1175,6 +1211,7 @@ int main(void) {
         cmocka_unit_test(test_sm90_one_wave),
         cmocka_unit_test(test_split_k),
         cmocka_unit_test(test_split_k_forced),
+        cmocka_unit_test(test_ffma_tails),
         cmocka_unit_test(test_reproducible),
     };
     cm_test_filter_from_env();
