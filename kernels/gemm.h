@@ -85,11 +85,13 @@ typedef struct cm__gemm_args {
  *           of the configuration named `fallback`;
  *  PIPE4    ("q") the same pipeline with K-contiguous operands copied 4 bytes at a time straight
  *           into their transposed place; problems that are not whole tiles of 16-byte rows
- *           run its edge kernel (every element of both operands a zero-filled 4-byte copy,
- *           any M, N and leading dimension) from K = CM__FFMA_EDGE_MIN_K, and `fallback`
- *           the rest (shorter K, an in-slab offset past 32 bits, no room for its shared
- *           memory). */
-/** The shortest K the PIPE4 configurations' edge kernel runs (see the form above). */
+ *           run, from K = CM__FFMA_EDGE_MIN_K, its bounded form (any M, N and K; the copies
+ *           zero-fill past them) where the operands contiguous along M or N have 16-byte
+ *           rows, else its edge kernel (every element of both operands a zero-filled 4-byte
+ *           copy, any M, N and leading dimension), and `fallback` the rest (shorter K, an
+ *           in-slab offset past 32 bits, no room for its shared memory). */
+/** The shortest K the PIPE4 configurations' bounded form and edge kernel run (see the form
+ *  above). */
 #define CM__FFMA_EDGE_MIN_K 1024
 
 enum {

@@ -113,7 +113,8 @@ struct Params {
     int fasta, fastb;     // veca / vecb and every in-tile offset of the slab fits in 32 bits
     int tiles_m, tiles_n;
     int klast;            // > 0: K of the launch's last matrix (split-K's shorter last part,
-                          // kernels/gemm.h); the general and edge kernels take it
+                          // kernels/gemm.h); the general, edge and bounded pipelined
+                          // kernels take it
 };
 
 using cm_gemm_elem::f2bf;
@@ -1096,9 +1097,11 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
         // the edge kernel from K = CM__FFMA_EDGE_MIN_K: below, its ring's prologue and 4-byte
         // copies cost more than the pipeline hides (H200 sweeps: 3001^3 TN 0.67 -> 0.86x
         // cuBLAS, 4096 x 4096 x 3001 TN 0.71 -> 0.78x; 4096 x 4096 x 7 1.50 -> 1.19x and
-        // x 1 1.20 -> 1.08x, back to 1.40x / 1.28x without it: bench/NOTES-gemm.md)
+        // x 1 1.20 -> 1.08x, back to 1.40x / 1.28x without it: bench/NOTES-gemm.md).
         // There the bounded pipelined kernel where the MN-contiguous operands have 16-byte rows
-        // (4 elements a copy instead of 1), else the edge kernel.
+        // (4 elements a copy instead of 1; H200, against the edge kernel's sweeps: 4096 x 4096
+        // x 3001 NN 0.81-0.83 -> 0.87-0.91x cuBLAS, 1000 x 4096 x 4096 NN 0.80 -> 0.83-0.84x,
+        // both operands along K (4-byte copies either way) 1-3 %), else the edge kernel.
         if constexpr (T4 && C::THREADS % C::BM == 0 && C::THREADS % C::BN == 0) {
             if (g->k >= CM__FFMA_EDGE_MIN_K) {
                 const bool bounded =

@@ -104,9 +104,10 @@ int cm__gemm_family(int precision) {
  * The sm_90 row holds the tile each class measured best against cuBLAS on an H200
  * (`bench_gemm --tune` and `--ops`; figures in bench/NOTES-gemm.md):
  *   fp32  tiny 32x64x16, small 64x64x16; skinny and large the pipelined 128x128x16q3 (BK 16,
- *         3 cp.async stages, K-contiguous operands copied 4 bytes at a time into place); tails
- *         and misaligned operands run its edge kernel (every element a zero-filled 4-byte
- *         copy) from K = 1024 (CM__FFMA_EDGE_MIN_K), the 128x128x8 kernels below.
+ *         3 cp.async stages, K-contiguous operands copied 4 bytes at a time into place); from
+ *         K = 1024 (CM__FFMA_EDGE_MIN_K) tails run its bounded form (copies zero-filled past
+ *         M, N, K) where the operands contiguous along M / N have 16-byte rows, else its edge
+ *         kernel (every element a zero-filled 4-byte copy); below, the 128x128x8 kernels.
  *   tf32 / bf16  tiny mma:64x64; small, skinny and large "sm90" (the wgmma kernel); where that
  *         kernel is not built they run mma:128x128, the best mma.sync tile there.
  * The sm_75 and sm_80 rows are tile sizes the occupancy arithmetic suggests (not measured).
@@ -122,7 +123,7 @@ static const cm__gemm_choice_t cm__gemm_table[CM__GEMM_ARCH_COUNT][CM__GEMM_FAM_
      {MM(64x64), MM(64x64), MM(128x128), MM(128x128)},
      {MM(64x64), MM(64x64), MM(128x128), MM(128x128)}},
     /* sm_90 (Hopper); skinny / large fp32: the pipelined 128x128x16q3 (a problem that is not
-     * whole tiles of 16-byte rows runs its edge kernel) */
+     * whole tiles of 16-byte rows runs its bounded form or edge kernel) */
     {{FF(32x64x16), FF(64x64x16), FF(128x128x16q3), FF(128x128x16q3)},
      {MM(64x64), S90, S90, S90},
      {MM(64x64), S90, S90, S90}},
