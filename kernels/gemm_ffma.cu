@@ -586,8 +586,8 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     const int t4_src_b = (tid / C::BK) * ldb + tid % C::BK;
     const int t4_dst_a = (tid % C::BK) * C::PA + tid / C::BK;
     const int t4_dst_b = (tid % C::BK) * C::PB + tid / C::BK;
-    // BOUNDED: a T4 copy's k (tid % BK of its K tile) and first row (tid / BK); a 16-byte
-    // copy i's k row in its K tile and first column
+    // BOUNDED: a 16-byte copy i's k row in its K tile and its first column (a T4 copy's are
+    // tid % BK and tid / BK + j T4ROWS)
     auto k_row16 = [&](int i, int bmn) { return (tid + i * C::THREADS) / (bmn / 4); };
     auto col16 = [&](int i, int bmn) { return ((tid + i * C::THREADS) % (bmn / 4)) * 4; };
     // bytes a bounded 16-byte copy reads: the columns before M / N of a k row before K

@@ -279,7 +279,8 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *  1. Both operands K-contiguous, N at least 64 (a 256-column tile for 7 columns loses to
  *     mma:64x64), where the split gives at least 2 parts:
  *     - BF16: M at least 64 too, and the split gives at least 3/4 of the multiprocessors a
- *       block with a part of at least CM__GEMM_SM90_LONG_K of K.
+ *       block with a part of at least CM__GEMM_SM90_LONG_K of K. Shorter parts or fewer
+ *       blocks lost to mma:64x64 on the H200 (bf16 "TN" shapes rule 2 does not take).
  *     - TF32 (mma.sync reaches a smaller share of the tensor cores' rate there than with
  *       bf16): from K = CM__GEMM_SM90_TF32_TINY_MIN_K, any M. H200 against cuBLAS, mma:64x64
  *       -> the Hopper kernel (in cm_gemm's m x n x k; the sweep's column-major cases are
