@@ -85,13 +85,18 @@ typedef struct cm__gemm_args {
  *           of the configuration named `fallback`;
  *  PIPE4    ("q") the same pipeline with K-contiguous operands copied 4 bytes at a time straight
  *           into their transposed place; problems that are not whole tiles of 16-byte rows
- *           run, from K = CM__FFMA_EDGE_MIN_K, its bounded form (any M, N and K; the copies
- *           zero-fill past them) where the operands contiguous along M or N have 16-byte
- *           rows, else its edge kernel (every element of both operands a zero-filled 4-byte
- *           copy, any M, N and leading dimension), and `fallback` the rest (shorter K, an
- *           in-slab offset past 32 bits, no room for its shared memory). */
-/** The shortest K the PIPE4 configurations' bounded form and edge kernel run (see the form
- *  above). */
+ *           run its bounded form (any M, N and K; the copies zero-fill past them; from K =
+ *           CM__FFMA_BOUNDED_MIN_K) where the operands contiguous along M or N have 16-byte
+ *           rows, else from K = CM__FFMA_EDGE_MIN_K its edge kernel (every element of both
+ *           operands a zero-filled 4-byte copy, any M, N and leading dimension), and
+ *           `fallback` the rest (shorter K, an in-slab offset past 32 bits, no room for its
+ *           shared memory). */
+/** The shortest K the PIPE4 configurations' bounded form runs: its blocks with no row past M
+ *  or N run the whole-tile kernel's copies on every K tile but a last partial one, so it
+ *  costs about what the whole-tile kernel does; below, the fallback's kernels. */
+#define CM__FFMA_BOUNDED_MIN_K 256
+/** The shortest K the PIPE4 configurations' edge kernel runs (below, its ring's prologue and
+ *  4-byte copies of every element cost more than the pipeline hides). */
 #define CM__FFMA_EDGE_MIN_K 1024
 
 enum {
@@ -185,6 +190,21 @@ int cm__gemm_ffma_built(int config);
 /** The configuration whose kernels run what `config` cannot (itself for GENERAL and FAST
  *  ones); -1 for an unknown one (pure). */
 int cm__gemm_ffma_fallback(int config);
+
+/** What cm__gemm_ffma runs for g on configuration `config` (pure; g as the launcher gets it,
+ *  one launch's batch): CM__FFMA_RUNS_WHOLE the whole-tile pipelined kernel,
+ *  CM__FFMA_RUNS_BOUNDED its bounded form, CM__FFMA_RUNS_EDGE its edge kernel (the three of a
+ *  PIPE / PIPE4 configuration), CM__FFMA_RUNS_TILE the configuration's own or its fallback's
+ *  GENERAL / FAST kernels (every other configuration, BF16 input, an unknown one). A device
+ *  that cannot give the pipeline its shared memory runs the fallback's kernels whatever this
+ *  says. */
+enum {
+    CM__FFMA_RUNS_TILE = 0,
+    CM__FFMA_RUNS_WHOLE = 1,
+    CM__FFMA_RUNS_BOUNDED = 2,
+    CM__FFMA_RUNS_EDGE = 3
+};
+int cm__gemm_ffma_runs(const cm__gemm_args_t *g, int config);
 
 /** Launch the FFMA kernel. in_type F32 with out_type F32 takes every configuration this build
  *  compiled (cm__gemm_ffma_built(); cudaErrorNotSupported, nothing launched, for another one);

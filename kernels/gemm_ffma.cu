@@ -47,6 +47,8 @@
 // ---------------------------------------------------------------------------------------------
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "func_attr.cuh"
 #include "gemm.h"
 #include "gemm_batch.cuh"
@@ -509,8 +511,9 @@ template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4 = false> struct 
 // matrices (a row past M or N, a k past K): a K-contiguous element by its 4-byte copy's
 // src-size, an MN-contiguous group of 4 by the 16-byte copy's, which reads only the elements
 // before M / N; the last K tile is partly zero and adds nothing; the epilogue skips rows and
-// columns past M and N. It replaces the edge kernel (4-byte copies of every element) where the
-// MN-contiguous operands allow 16-byte copies.
+// columns past M and N; the copies of blocks and K tiles inside the matrices are the
+// whole-tile kernel's (issue_tile below). It replaces the edge kernel (4-byte copies of every
+// element) where the MN-contiguous operands allow 16-byte copies.
 template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4, bool BATCHED,
           bool BOUNDED = false>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(const Params p) {
@@ -594,12 +597,15 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     auto bytes16 = [&](int k, int col, int rem) {
         return k < K ? 4 * min(max(rem - col, 0), 4) : 0;
     };
-    auto issue = [&](int kt) {
+    // EDGE (a compile-time flag, the caller's block-uniform test below): the copies check the
+    // bounds; without it they are the whole-tile kernel's
+    auto issue = [&](int kt, auto edge_flag) {
+        constexpr bool EDGE = BOUNDED && decltype(edge_flag)::value;
         const int st = kt % R;
         if (A_KMAJOR && T4) {
             const float *src = Ab + t4_src_a + kt * C::BK;
             float *dst = As + st * C::BK * C::PA + t4_dst_a;
-            if constexpr (BOUNDED) {
+            if constexpr (EDGE) {
                 const bool kok = kt * C::BK + tid % C::BK < K;
 #pragma unroll
                 for (int j = 0; j < C::BM / T4ROWS; ++j) {
@@ -617,7 +623,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
                 const float *src = Ab + offa[i] + kt * stepa;
                 if (A_KMAJOR) {
                     cp_async16(&rawA[(st * C::LA + i) * C::THREADS + tid], src);
-                } else if constexpr (BOUNDED) {
+                } else if constexpr (EDGE) {
                     const int n = bytes16(kt * C::BK + k_row16(i, C::BM), col16(i, C::BM), mrem);
                     cp_async16_zfill(&As[st * C::BK * C::PA + a_pos(i)], n > 0 ? src : Ab, n);
                 } else {
@@ -628,7 +634,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
         if (B_KMAJOR && T4) {
             const float *src = Bb + t4_src_b + kt * C::BK;
             float *dst = Bs + st * C::BK * C::PB + t4_dst_b;
-            if constexpr (BOUNDED) {
+            if constexpr (EDGE) {
                 const bool kok = kt * C::BK + tid % C::BK < K;
 #pragma unroll
                 for (int j = 0; j < C::BN / T4ROWS; ++j) {
@@ -646,7 +652,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
                 const float *src = Bb + offb[i] + kt * stepb;
                 if (B_KMAJOR) {
                     cp_async16(&rawB[(st * C::LB + i) * C::THREADS + tid], src);
-                } else if constexpr (BOUNDED) {
+                } else if constexpr (EDGE) {
                     const int n = bytes16(kt * C::BK + k_row16(i, C::BN), col16(i, C::BN), nrem);
                     cp_async16_zfill(&Bs[st * C::BK * C::PB + b_pos(i)], n > 0 ? src : Bb, n);
                 } else {
@@ -678,9 +684,27 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
 
     // whole K tiles (launcher), BOUNDED the last one zero-filled past K; ktiles >= 1
     const int ktiles = BOUNDED ? (K + C::BK - 1) / C::BK : p.k / C::BK;
+    // BOUNDED: only a block with rows past M or N, and every block's K tile that passes K, take
+    // the checked copies (a test per K tile, the same for the whole block, so no divergence);
+    // every other K tile issues the whole-tile kernel's copies. Checking every copy costs each
+    // its own compares and selects: the main loop of sm_90a's SASS (nvcc 13.0) grew from 1183
+    // instructions a K tile (1024 of them FFMAs) to 1301 with both operands along K, and that
+    // form ran 15-18 % slower a tile than the whole-tile kernel on the H200
+    // (bench/NOTES-gemm.md); with the test, an inside tile executes 1186.
+    const bool edge_rows = BOUNDED && (mrem < C::BM || nrem < C::BN);
+    const int kt_whole = BOUNDED ? K / C::BK : ktiles;   // K tiles with no k past K
+    auto issue_tile = [&](int kt) {
+        if constexpr (BOUNDED) {
+            if (edge_rows || kt >= kt_whole) {
+                issue(kt, std::true_type{});
+                return;
+            }
+        }
+        issue(kt, std::false_type{});
+    };
 #pragma unroll
     for (int s = 0; s < R - 1; ++s) {
-        if (s < ktiles) issue(s);
+        if (s < ktiles) issue_tile(s);
         cp_async_commit();
     }
     cp_async_wait<R - 2>();
@@ -688,7 +712,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     __syncthreads();
 
     for (int t = 0; t < ktiles; ++t) {
-        if (t + R - 1 < ktiles) issue(t + R - 1);
+        if (t + R - 1 < ktiles) issue_tile(t + R - 1);
         cp_async_commit();
         const float *as = As + (XA ? (t & 1) : t % R) * C::BK * C::PA;
         const float *bs = Bs + (XB ? (t & 1) : t % R) * C::BK * C::PB;
@@ -1079,41 +1103,44 @@ cudaError_t launch_pipe_edge(const cm__gemm_args_t *g, cudaStream_t stream) {
     return run_pipe_edge<C, S, false, false, FB>(g, p, grid, block, stream);
 }
 
+// What launch_pipe runs for g (tile C of a PIPE / PIPE4 configuration; T4: PIPE4): one of
+// CM__FFMA_RUNS_* (gemm.h). The whole-tile kernel for problems in whole tiles whose operands
+// have 16-byte rows; else, PIPE4 only, the bounded form from K = CM__FFMA_BOUNDED_MIN_K where
+// the MN-contiguous operands have 16-byte rows (4 elements a copy; its interior blocks copy as
+// the whole-tile kernel does: H200 sweeps in bench/NOTES-gemm.md), the edge kernel from K =
+// CM__FFMA_EDGE_MIN_K (below, its ring's prologue and 4-byte copies cost more than the
+// pipeline hides: 4096 x 4096 x 7 1.50 -> 1.19x cuBLAS, x 1 1.20 -> 1.08x against the
+// fallback's general kernel, H200), and the fallback's kernels for the rest.
+template <class C, bool T4> int pipe_runs(const cm__gemm_args_t *g) {
+    const bool f32 = g->in_type == CM__GEMM_F32 && g->out_type == CM__GEMM_F32;
+    const bool veca = g->lda % 4 == 0 && cm__gemm_batch_aligned(g->a, g->stride_a, 4, 16);
+    const bool vecb = g->ldb % 4 == 0 && cm__gemm_batch_aligned(g->b, g->stride_b, 4, 16);
+    const bool fita = slab_offsets_fit<C>(g, true), fitb = slab_offsets_fit<C>(g, false);
+    // (a shorter last matrix, k_last, is not whole K tiles)
+    if (veca && fita && vecb && fitb && g->m % C::BM == 0 && g->n % C::BN == 0 &&
+        g->k % C::BK == 0 && g->k > 0 && f32 && g->k_last == 0)
+        return CM__FFMA_RUNS_WHOLE;
+    if constexpr (T4 && C::THREADS % C::BM == 0 && C::THREADS % C::BN == 0) {
+        if (!f32 || g->k <= 0 || !fita || !fitb) return CM__FFMA_RUNS_TILE;
+        if ((g->a_kmajor || veca) && (g->b_kmajor || vecb) && g->k >= CM__FFMA_BOUNDED_MIN_K)
+            return CM__FFMA_RUNS_BOUNDED;
+        if (g->k >= CM__FFMA_EDGE_MIN_K) return CM__FFMA_RUNS_EDGE;
+    }
+    return CM__FFMA_RUNS_TILE;
+}
+
 // FB: the tile whose kernels run what the pipelined one cannot (tails, misaligned operands, no
 // room for its shared memory). BK 16 pipelines fall back to 128x128x8: the general kernel at BK
 // 16 runs one block per multiprocessor (it spills at two), 4093^3 ran 0.84x on the BK 8 one.
 template <class C, int S, bool T4 = false, class FB = C>
 cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     static_assert(C::FAST, "pipelined: FAST tile");
-    const bool veca = g->lda % 4 == 0 && cm__gemm_batch_aligned(g->a, g->stride_a, 4, 16);
-    const bool vecb = g->ldb % 4 == 0 && cm__gemm_batch_aligned(g->b, g->stride_b, 4, 16);
-    const bool fasta = veca && slab_offsets_fit<C>(g, true);
-    const bool fastb = vecb && slab_offsets_fit<C>(g, false);
-    // (a shorter last matrix, k_last, is not whole K tiles: the edge or FB's general kernel)
-    const bool all_fast = fasta && fastb && g->m % C::BM == 0 && g->n % C::BN == 0 &&
-                          g->k % C::BK == 0 && g->k > 0 && g->in_type == CM__GEMM_F32 &&
-                          g->out_type == CM__GEMM_F32 && g->k_last == 0;
-    if (!all_fast) {
-        // the edge kernel from K = CM__FFMA_EDGE_MIN_K: below, its ring's prologue and 4-byte
-        // copies cost more than the pipeline hides (H200 sweeps: 3001^3 TN 0.67 -> 0.86x
-        // cuBLAS, 4096 x 4096 x 3001 TN 0.71 -> 0.78x; 4096 x 4096 x 7 1.50 -> 1.19x and
-        // x 1 1.20 -> 1.08x, back to 1.40x / 1.28x without it: bench/NOTES-gemm.md).
-        // There the bounded pipelined kernel where the MN-contiguous operands have 16-byte rows
-        // (4 elements a copy instead of 1; H200, against the edge kernel's sweeps: 4096 x 4096
-        // x 3001 NN 0.81-0.83 -> 0.87-0.91x cuBLAS, 1000 x 4096 x 4096 NN 0.80 -> 0.83-0.84x,
-        // both operands along K (4-byte copies either way) 1-3 %), else the edge kernel.
-        if constexpr (T4 && C::THREADS % C::BM == 0 && C::THREADS % C::BN == 0) {
-            if (g->k >= CM__FFMA_EDGE_MIN_K) {
-                const bool bounded =
-                    (g->a_kmajor ? slab_offsets_fit<C>(g, true) : fasta) &&
-                    (g->b_kmajor ? slab_offsets_fit<C>(g, false) : fastb) &&
-                    g->in_type == CM__GEMM_F32 && g->out_type == CM__GEMM_F32;
-                if (bounded) return launch_pipe_bounded<C, S, FB>(g, stream);
-                return launch_pipe_edge<C, S, FB>(g, stream);
-            }
-        }
-        return launch<FB, float, float>(g, stream);
+    const int runs = pipe_runs<C, T4>(g);
+    if constexpr (T4 && C::THREADS % C::BM == 0 && C::THREADS % C::BN == 0) {
+        if (runs == CM__FFMA_RUNS_BOUNDED) return launch_pipe_bounded<C, S, FB>(g, stream);
+        if (runs == CM__FFMA_RUNS_EDGE) return launch_pipe_edge<C, S, FB>(g, stream);
     }
+    if (runs != CM__FFMA_RUNS_WHOLE) return launch<FB, float, float>(g, stream);
     Params p = make_params(g);
     p.veca = 1;
     p.vecb = 1;
@@ -1130,6 +1157,18 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     if (g->a_kmajor) return run_pipe<C, S, true, false, T4, FB>(g, p, grid, block, stream);
     if (g->b_kmajor) return run_pipe<C, S, false, true, T4, FB>(g, p, grid, block, stream);
     return run_pipe<C, S, false, false, T4, FB>(g, p, grid, block, stream);
+}
+
+// What configuration FORM / C runs for g (cm__gemm_ffma_runs; one this build did not compile:
+// none, and its tile is not instantiated)
+template <bool BUILT, int FORM, class C> int config_runs(const cm__gemm_args_t *g) {
+    if constexpr (!BUILT) {
+        (void)g;
+        return CM__FFMA_RUNS_TILE;
+    } else if constexpr (FORM == CM__FFMA_FORM_PIPE || FORM == CM__FFMA_FORM_PIPE4)
+        return pipe_runs<C, FORM == CM__FFMA_FORM_PIPE4>(g);
+    else
+        return CM__FFMA_RUNS_TILE;
 }
 
 // One configuration of the table: its kernels when this build carries them, else
@@ -1189,6 +1228,18 @@ extern "C" int cm__gemm_ffma_fallback(int config) {
     CM__FFMA_CONFIGS(CM__FFMA_FB_CASE_)
 #undef CM__FFMA_FB_CASE_
     default: return -1;
+    }
+}
+
+extern "C" int cm__gemm_ffma_runs(const cm__gemm_args_t *g, int config) {
+    if (g == NULL || g->in_type != CM__GEMM_F32 || !cm__gemm_ffma_built(config))
+        return CM__FFMA_RUNS_TILE;
+    switch (config) {
+#define CM__FFMA_RUNS_CASE_(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship) \
+    case CM__FFMA_##id: return config_runs<CM__FFMA_BUILT(ship), CM__FFMA_FORM_##form, Tile_##id>(g);
+    CM__FFMA_CONFIGS(CM__FFMA_RUNS_CASE_)
+#undef CM__FFMA_RUNS_CASE_
+    default: return CM__FFMA_RUNS_TILE;
     }
 }
 

@@ -897,6 +897,103 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
     return c.kernel == CM__GEMM_KERNEL_MMA || c.kernel == CM__GEMM_KERNEL_SM90;
 }
 
+/* ---------------------------------------------------------------------- FP32 pitched copy
+ * The pipelined FFMA tile copies an operand contiguous along M or N 16 bytes (4 floats) at a
+ * time, so it needs that operand's rows on 16 bytes; without them (an odd leading dimension:
+ * 3001, 4093, a base one float off) a problem that is not whole tiles runs its edge kernel
+ * (every element a 4-byte copy), and one with K below CM__FFMA_EDGE_MIN_K the fallback's
+ * general kernel. Where the FFMA tile would run its pipelined kernel (bounded or whole) with
+ * such rows, those operands are first copied, in the same orientation, into scratch rows of
+ * whole 16 bytes (one cudaMemcpy2DAsync each). The copy reads and writes the operand once, in
+ * time against the product's about 2 / (the other side of C) of it, hence the floors. */
+/* M or N padded to whole 16 bytes of floats: the row length of a pitched operand */
+static int64_t cm__gemm_ld16(int rows) { return ((int64_t)rows + 3) / 4 * 4; }
+
+/* p with the pitched operands at a_at / b_at (stage_a: A, rows of cm__gemm_ld16(m)) */
+static cm__gemm_args_t cm__gemm_pitched_form(const cm__gemm_args_t *p, int stage_a,
+                                             int stage_b, const void *a_at, const void *b_at) {
+    cm__gemm_args_t q = *p;
+    if (stage_a) {
+        q.a = a_at;
+        q.lda = cm__gemm_ld16(p->m);
+        q.stride_a = 0;
+    }
+    if (stage_b) {
+        q.b = b_at;
+        q.ldb = cm__gemm_ld16(p->n);
+        q.stride_b = 0;
+    }
+    return q;
+}
+
+/* The scratch of the pitched copy: A's part (rounded up to 256 bytes) and B's */
+static void cm__gemm_pitch_bytes(const cm__gemm_args_t *p, int stage_a, int stage_b,
+                                 size_t *bytes_a, size_t *bytes_b) {
+    *bytes_a = stage_a ? ((size_t)cm__gemm_ld16(p->m) * (size_t)p->k * 4u + 255u) / 256u * 256u
+                       : 0;
+    *bytes_b = stage_b ? (size_t)cm__gemm_ld16(p->n) * (size_t)p->k * 4u : 0;
+}
+
+int cm__gemm_pitch_wanted(int precision, int major, const cm__gemm_args_t *p,
+                          cm__gemm_choice_t chosen, const char *override, int *stage_a,
+                          int *stage_b) {
+    *stage_a = *stage_b = 0;
+    if (precision != CM_GEMM_FP32 && precision != CM_GEMM_FP32_3XTF32) return 0;
+    if (override != NULL && override[0] != '\0') return 0; /* a forced kernel stays forced */
+    if (major < 8 || chosen.kernel != CM__GEMM_KERNEL_FFMA || p->batch > 1 || p->k_last != 0 ||
+        p->in_type != CM__GEMM_F32 || p->out_type != CM__GEMM_F32 || p->k <= 0)
+        return 0;
+    if (2.0 * p->m * (double)p->n * (double)p->k < CM__GEMM_PITCH_MIN_FLOPS) return 0;
+    /* the operands along M / N without 16-byte rows, each where the other side of C is long
+     * enough for its copy to pay */
+    const int pa = !p->a_kmajor && cm__gemm_misaligned_a(p) && p->n >= CM__GEMM_PITCH_MIN_SIDE;
+    const int pb = !p->b_kmajor && cm__gemm_misaligned_b(p) && p->m >= CM__GEMM_PITCH_MIN_SIDE;
+    if (!pa && !pb) return 0;
+    const int before = cm__gemm_ffma_runs(p, chosen.config);
+    if (before == CM__FFMA_RUNS_WHOLE || before == CM__FFMA_RUNS_BOUNDED) return 0;
+    size_t bytes_a = 0, bytes_b = 0;
+    cm__gemm_pitch_bytes(p, pa, pb, &bytes_a, &bytes_b);
+    if (bytes_a + bytes_b > CM__GEMM_REALIGN_MAX_BYTES) return 0;
+    const void *at = (const void *)(uintptr_t)256; /* where the scratch would be */
+    const cm__gemm_args_t q = cm__gemm_pitched_form(p, pa, pb, at, at);
+    const int after = cm__gemm_ffma_runs(&q, chosen.config);
+    if (after != CM__FFMA_RUNS_WHOLE && after != CM__FFMA_RUNS_BOUNDED) return 0;
+    *stage_a = pa;
+    *stage_b = pb;
+    return 1;
+}
+
+/* The pitched copy into scratch from the pool on cs: *q is p on it, *scratch the allocation
+ * (the caller frees it on cs after the product, whatever this returned). cudaErrorNotSupported
+ * with nothing queued and *scratch NULL when there is no pool or no memory for it. */
+static cudaError_t cm__gemm_pitch_stage(const cm__gemm_args_t *p, int stage_a, int stage_b,
+                                        cudaMemPool_t pool, cudaStream_t cs, cm__gemm_args_t *q,
+                                        void **scratch) {
+    *scratch = NULL;
+    *q = *p;
+    if (pool == NULL || (!stage_a && !stage_b)) return cudaErrorNotSupported;
+    size_t bytes_a = 0, bytes_b = 0;
+    cm__gemm_pitch_bytes(p, stage_a, stage_b, &bytes_a, &bytes_b);
+    if (cm__cuda.malloc_from_pool_async(scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
+        (void)cm__cuda.get_last_error();
+        *scratch = NULL;
+        return cudaErrorNotSupported;
+    }
+    unsigned char *const base = *scratch;
+    *q = cm__gemm_pitched_form(p, stage_a, stage_b, base, base + bytes_a);
+    cudaError_t err = cudaSuccess;
+    /* K rows of M (N) floats each, ld apart, into rows ld16 apart */
+    if (stage_a)
+        err = cm__cuda.memcpy_2d_async(base, (size_t)q->lda * 4u, p->a, (size_t)p->lda * 4u,
+                                       (size_t)p->m * 4u, (size_t)p->k,
+                                       cudaMemcpyDeviceToDevice, cs);
+    if (err == cudaSuccess && stage_b)
+        err = cm__cuda.memcpy_2d_async(base + bytes_a, (size_t)q->ldb * 4u, p->b,
+                                       (size_t)p->ldb * 4u, (size_t)p->n * 4u, (size_t)p->k,
+                                       cudaMemcpyDeviceToDevice, cs);
+    return err;
+}
+
 static int cm__gemm_realign_state = -1; /* -1: CM__GEMM_REALIGN_DEFAULT */
 
 void cm__gemm_realign_set_for_tests(int on) {
@@ -1525,6 +1622,33 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
                                                                  p, CM_HAVE_GEMM_SM90,
                                                                  override)));
         }
+    } else if (cm__gemm_realign_on()) {
+        int sa = 0, sb = 0;
+        if (cm__gemm_pitch_wanted(precision, major, p, ch, override, &sa, &sb)) {
+            size_t bytes_a = 0, bytes_b = 0;
+            cm__gemm_pitch_bytes(p, sa, sb, &bytes_a, &bytes_b);
+            const void *at = (const void *)(uintptr_t)256; /* where the scratch would be */
+            q = cm__gemm_pitched_form(p, sa, sb, at, at);
+            realigned = 1;
+            char bytes[32];
+            cm__format_bytes(bytes_a + bytes_b, bytes, sizeof bytes);
+            cm__gemm_explain_kernel(t, ch);
+            const int first_a = row != 0; /* the kernels' operand that is the caller's A */
+            const int staged[2] = {first_a ? sa : sb, first_a ? sb : sa};
+            cm__text_printf(t, "; first %s copied as %s into %s of scratch from the device's "
+                            "pool with rows of whole 16 bytes, since this tile copies the "
+                            "operands along M or N 16 bytes at a time (",
+                            staged[0] && staged[1] ? "A and B are"
+                            : staged[0]            ? "A is"
+                                                   : "B is",
+                            staged[0] && staged[1] ? "they are" : "it is", bytes);
+            cm__gemm_explain_both_rows(t, p, row, sa, sb);
+            const int before = cm__gemm_ffma_runs(p, ch.config);
+            cm__text_printf(t, "); without the copy: its %s",
+                            before == CM__FFMA_RUNS_EDGE
+                                ? "edge kernel, every element a 4-byte copy"
+                                : "fallback's kernel without the pipeline");
+        }
     }
     if (!realigned) {
         cm__gemm_explain_kernel(t, ch);
@@ -1704,6 +1828,18 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
                                      NULL);
             } else if (err == cudaErrorNotSupported && realigned == NULL) {
                 err = cudaSuccess; /* nothing queued: the product runs as selected */
+            }
+        } else if (cm__gemm_realign_on()) {
+            /* FP32 on the pipelined FFMA tile: operands along M / N copied to 16-byte rows */
+            int sa = 0, sb = 0;
+            if (cm__gemm_pitch_wanted((int)precision, major, &p, ch,
+                                      cm__gemm_config_override(), &sa, &sb)) {
+                cm__gemm_args_t q;
+                err = cm__gemm_pitch_stage(&p, sa, sb, pool, cs, &q, &realigned);
+                if (err == cudaSuccess)
+                    p = q; /* the same FFMA tile, now with 16-byte rows */
+                else if (err == cudaErrorNotSupported && realigned == NULL)
+                    err = cudaSuccess; /* nothing queued: the product runs as it is */
             }
         }
         int parts_ran = 1;

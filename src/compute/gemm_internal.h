@@ -194,6 +194,30 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
                             const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
                             const char *override);
 
+/**
+ * 1 when cm_gemm should first copy p's operands contiguous along M or N that lack 16-byte rows
+ * into scratch rows of whole 16 bytes, in the same orientation (gemm_api.c, "FP32 pitched
+ * copy"; *stage_a / *stage_b: which): an FP32 (or 3xTF32 on FFMA) product of one matrix on
+ * sm_80+ whose `chosen` FFMA configuration runs, for p, neither its whole-tile pipelined
+ * kernel nor its bounded form (cm__gemm_ffma_runs) and does run one of them once those rows
+ * are copied; each copied operand's other side of C at least CM__GEMM_PITCH_MIN_SIDE, at
+ * least CM__GEMM_PITCH_MIN_FLOPS flops, at most 1 GiB of scratch, no configuration forced.
+ * Pure.
+ */
+int cm__gemm_pitch_wanted(int precision, int major, const cm__gemm_args_t *p,
+                          cm__gemm_choice_t chosen, const char *override, int *stage_a,
+                          int *stage_b);
+
+/** The FP32 pitched copy's floor in flops: 2^30, ~25 us of the FFMA tile, against a copy of
+ *  a few microseconds at least (a launch, the pool's allocation). */
+#define CM__GEMM_PITCH_MIN_FLOPS 1073741824.0
+
+/** The pitched copy of an operand needs the other side of C (N for A, M for B) at least this
+ *  long: the copy reads and writes the operand once, 8 bytes an element, in about 45 / side
+ *  of the product's time on the H200 (~3 TB/s copies against ~40 TFLOP/s of FFMA), 4.5 % at
+ *  1024 against the 10-15 % the pipelined kernel gains over the edge kernel. */
+#define CM__GEMM_PITCH_MIN_SIDE 1024
+
 /** The realignment's floor in flops (times the batch): 2^28, ~10 us of the FFMA kernel, below
  *  which the staging copies would cost more than the tensor cores save. */
 #define CM__GEMM_REALIGN_MIN_FLOPS 268435456.0

@@ -735,12 +735,15 @@ static void test_split_k_forced(void **state) {
             }
 }
 
-/* FP32 on the pipelined FFMA tile (forced "ffma:128x128x16q3") with tails in M, N and K (K
- * from CM__FFMA_EDGE_MIN_K): its bounded form where the operands contiguous along M or N have
- * 16-byte rows (leading dimensions padded to a multiple of 4, a last group of 4 partly past M
- * or N), in each of the four orientations of the two operands; the edge kernel where they
- * have not (padded by 3 from odd sizes); each also split over K into 3 parts (run as a batch
- * whose last part is shorter: the k_last). Against float64 (sampled under compute-sanitizer). */
+/* FP32 on the pipelined FFMA tile (forced "ffma:128x128x16q3") with tails in M, N and K: its
+ * bounded form (from K = CM__FFMA_BOUNDED_MIN_K) where the operands contiguous along M or N
+ * have 16-byte rows (leading dimensions padded to a multiple of 4, a last group of 4 partly
+ * past M or N), in each of the four orientations of the two operands, with blocks inside M and
+ * N (the whole-tile copies on every K tile but the last) and blocks past them (checked
+ * copies), a tail in K only (every block's last K tile checked), K under CM__FFMA_EDGE_MIN_K;
+ * the edge kernel where they have not 16-byte rows (padded by 3 from odd sizes; from K =
+ * CM__FFMA_EDGE_MIN_K); each also split over K into 3 parts (run as a batch whose last part is
+ * shorter: the k_last). Against float64 (sampled under compute-sanitizer). */
 static void test_ffma_tails(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
@@ -755,6 +758,10 @@ static void test_ffma_tails(void **state) {
         {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 1001, 1030, 1100, 0}, /* along K */
         {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_T, 130, 300, 1031, 2},   /* A along M */
         {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1001, 1031, 1100, 3}, /* edge */
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 384, 256, 1101, 0},   /* K tail only */
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_T, 256, 512, 1029, 0},   /* K tail only */
+        {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 517, 390, 300, 2},    /* short K */
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 390, 517, 257, 1},    /* along K */
     };
     size_t idx = 0;
     for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i)
@@ -762,13 +769,68 @@ static void test_ffma_tails(void **state) {
             gcase_t g = {CM_GEMM_FP32, sh[i].l, sh[i].oa, sh[i].ob, sh[i].m, sh[i].n, sh[i].k,
                          1.25f, -0.5f, sh[i].pad, 0, "ffma:128x128x16q3", 0};
             if (cm_test_under_sanitizer()) g.samples = 2048;
-            if (split) { /* 3 parts of about K / 3; K >= 3 CM__FFMA_EDGE_MIN_K for the form */
+            if (split) { /* 3 parts of about K / 3, each K >= CM__FFMA_BOUNDED_MIN_K */
                 g.k = 3 * g.k + 17;
                 cm__gemm_splitk_override_set_for_tests(3);
             }
             run_case(&g, idx++);
             cm__gemm_splitk_override_set_for_tests(-1);
         }
+}
+
+/* FP32 operands contiguous along M or N without 16-byte rows (odd leading dimensions, a base
+ * one float off) copied as they are into scratch rows of whole 16 bytes first, where the
+ * default FFMA tile then runs its pipelined kernel (cm__gemm_pitch_wanted): every layout and
+ * transpose, beta != 0 and beta 0 over NaN; whether the copy ran must be what
+ * cm__gemm_pitch_wanted's rule says for the shape (cm__gemm_last_ran_for_tests), and the
+ * result match float64 either way; then the same with the copy switched off. */
+static void test_fp32_pitched(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    /* the large class (at least 132 tiles of 128 x 128), K from CM__FFMA_BOUNDED_MIN_K */
+    static const size_t shapes[][3] = {{1539, 1537, 1001}, {1537, 1539, 300}, {2050, 1100, 1027}};
+    size_t idx = 0;
+    for (int off = 0; off < 2; ++off)
+        for (int l = 0; l < 2; ++l)
+            for (int o = 0; o < 4; ++o)
+                for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh) {
+                    if (cm_test_under_sanitizer() && (l || o != 0 || sh > 0)) continue;
+                    gcase_t g = {CM_GEMM_FP32, (cm_gemm_layout_t)l, (cm_gemm_op_t)(o & 1),
+                                 (cm_gemm_op_t)(o >> 1), shapes[sh][0], shapes[sh][1],
+                                 shapes[sh][2], 1.25f, 0.5f, 3, 0, NULL, 4096};
+                    if (off) misalign(&g); /* pad 3, bases one float off, beta 0 over NaN */
+                    run_case(&g, idx++);
+                    const int q3 = strcmp(chosen(&g), "ffma:128x128x16q3") == 0;
+                    cm__gemm_ran_t ran;
+                    cm__gemm_last_ran_for_tests(&ran);
+                    /* an operand along M / N (pad 3: every leading dimension is odd) is copied
+                     * where the default tile is the pipelined one (sm_90) */
+                    const int row = l == CM_GEMM_ROW_MAJOR;
+                    const int a_along_mn = row ? (o & 1) != 0 : (o & 1) == 0;
+                    const int b_along_mn = row ? (o >> 1) == 0 : (o >> 1) != 0;
+                    const int expect = (a_along_mn || b_along_mn) && q3;
+                    if (ran.realigned != expect)
+                        fail_msg("fp32 %zux%zux%zu layout %d ops %d off %d: %s, expected %s "
+                                 "(ran %s)", g.m, g.n, g.k, l, o, off,
+                                 ran.realigned ? "copied" : "not copied",
+                                 expect ? "the copy" : "none", cm__gemm_choice_name(ran.choice));
+                    if (ran.realigned &&
+                        strcmp(cm__gemm_choice_name(ran.choice), "ffma:128x128x16q3") != 0)
+                        fail_msg("%zux%zux%zu layout %d ops %d: copied, then ran %s", g.m, g.n,
+                                 g.k, l, o, cm__gemm_choice_name(ran.choice));
+                    print_message("fp32 %zux%zux%zu layout %d ops %d off %d: %s%s\n", g.m, g.n,
+                                  g.k, l, o, off, cm__gemm_choice_name(ran.choice),
+                                  ran.realigned ? " after the pitched copy" : "");
+                }
+    /* switched off: nothing is copied, the result is the same */
+    cm__gemm_realign_set_for_tests(0);
+    gcase_t g = {CM_GEMM_FP32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1539, 1537, 1001,
+                 1.0f, 0.0f, 3, 1, NULL, 4096};
+    run_case(&g, idx++);
+    cm__gemm_ran_t ran;
+    cm__gemm_last_ran_for_tests(&ran);
+    cm__gemm_realign_set_for_tests(-1);
+    assert_false(ran.realigned);
 }
 
 /* CM_GEMM_FP32_3XTF32 against CM_GEMM_FP32 (FFMA, the cublasSgemm contract) on the same data:
@@ -1212,6 +1274,7 @@ int main(void) {
         cmocka_unit_test(test_split_k),
         cmocka_unit_test(test_split_k_forced),
         cmocka_unit_test(test_ffma_tails),
+        cmocka_unit_test(test_fp32_pitched),
         cmocka_unit_test(test_reproducible),
     };
     cm_test_filter_from_env();

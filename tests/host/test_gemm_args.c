@@ -1406,6 +1406,48 @@ static void test_explain(void **state) {
     assert_int_equal(compared, 3 * 5 * 2 * 4 * 4 * 4 * 3);
     for (int i = 0; i < 3; ++i) CM_ASSERT_OK(cm_buffer_destroy(big[i]));
     cm__gemm_config_override_set_for_tests(NULL);
+    /* FP32 on a Hopper-sized device, column-major NN with lda = 3003 (A along M without
+     * 16-byte rows): A is first copied as it is into rows of whole 16 bytes, so that the
+     * pipelined FFMA tile runs its bounded form; the text says what would run without it (K
+     * 1100: the edge kernel; K 1001: the fallback's kernel); with N under
+     * CM__GEMM_PITCH_MIN_SIDE, or the copy switched off, nothing is copied */
+    {
+        cm_buffer_t *pa = NULL, *pb = NULL, *pc = NULL;
+        CM_ASSERT_OK(cm_buffer_create(g.dev0, 3003 * 1100 * 4, &pa));
+        CM_ASSERT_OK(cm_buffer_create(g.dev0, 3001 * 3001 * 4, &pb));
+        CM_ASSERT_OK(cm_buffer_create(g.dev0, 3001 * 3001 * 4, &pc));
+        explain_facts(9, 0, 132);
+        cm__gemm_config_override_set_for_tests("");
+        CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 3001, 1100, pa, 0, 3003, 0, pb, 0,
+                                     1100, 0, pc, 0, 3001, 0, 1, text, sizeof text, &len));
+        assert_non_null(strstr(text, "ffma:128x128x16q3: "));
+        assert_non_null(strstr(text, "; first A is copied as it is into "));
+        assert_non_null(strstr(text, "of scratch from the device's pool with rows of whole 16 "
+                                     "bytes"));
+        assert_non_null(strstr(text, "lda = 3003 is not a multiple of 4 elements"));
+        assert_non_null(strstr(text, "without the copy: its edge kernel"));
+        assert_null(strstr(text, "ldb ="));
+        CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 3001, 1001, pa, 0, 3003, 0, pb, 0,
+                                     1001, 0, pc, 0, 3001, 0, 1, text, sizeof text, &len));
+        assert_non_null(strstr(text, "; first A is copied as it is into "));
+        assert_non_null(strstr(text, "without the copy: its fallback's kernel"));
+        CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 1000, 1100, pa, 0, 3003, 0, pb, 0,
+                                     1100, 0, pc, 0, 3001, 0, 1, text, sizeof text, &len));
+        assert_null(strstr(text, "first "));
+        cm__gemm_realign_set_for_tests(0);
+        CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 3001, 1100, pa, 0, 3003, 0, pb, 0,
+                                     1100, 0, pc, 0, 3001, 0, 1, text, sizeof text, &len));
+        assert_null(strstr(text, "first "));
+        cm__gemm_realign_set_for_tests(-1);
+        /* row-major NN: B (1000 x 2999, ldb 3001) along N, the kernels' b */
+        CM_ASSERT_OK(cm_gemm_explain(F32, R, N_, N_, 3001, 2999, 1000, pa, 0, 1000, 0, pb, 0,
+                                     3001, 0, pc, 0, 2999, 0, 1, text, sizeof text, &len));
+        assert_non_null(strstr(text, "; first B is copied as it is into "));
+        assert_non_null(strstr(text, "ldb = 3001 is not a multiple of 4 elements"));
+        CM_ASSERT_OK(cm_buffer_destroy(pa));
+        CM_ASSERT_OK(cm_buffer_destroy(pb));
+        CM_ASSERT_OK(cm_buffer_destroy(pc));
+    }
     explain_facts(0, 0, 0);
     /* nothing was queued and no buffer written: the fake saw no launch and C keeps its bytes */
     expect_untouched();
@@ -1756,6 +1798,122 @@ static void test_splitk_parts(void **state) {
     if (env != NULL && strcmp(env, "33") == 0) assert_int_equal(v, 0); /* over the limit */
 }
 
+/* What the pipelined FFMA tile runs for a problem (cm__gemm_ffma_runs): the whole-tile kernel
+ * for whole tiles of 16-byte rows; the bounded form from K = CM__FFMA_BOUNDED_MIN_K where the
+ * operands along M / N have 16-byte rows (K-contiguous ones need none); the edge kernel from K
+ * = CM__FFMA_EDGE_MIN_K; else the fallback's kernels. And when cm_gemm copies FP32 operands to
+ * 16-byte rows first (cm__gemm_pitch_wanted). */
+static void test_ffma_forms_and_pitch(void **state) {
+    (void)state;
+    const int q3 = CM__FFMA_128x128x16q3;
+    if (!cm__gemm_ffma_built(q3)) skip();
+    /* packed column-major C^T form: a along M (lda = m), b along K */
+    cm__gemm_args_t w = args(1024, 1024, 1024, 0, 1, CM__GEMM_F32, 1024);
+    w.ldb = 1024;
+    assert_int_equal(cm__gemm_ffma_runs(&w, q3), CM__FFMA_RUNS_WHOLE);
+    assert_int_equal(cm__gemm_ffma_runs(&w, CM__FFMA_128x128x8), CM__FFMA_RUNS_TILE);
+    assert_int_equal(cm__gemm_ffma_runs(&w, -1), CM__FFMA_RUNS_TILE);
+    assert_int_equal(cm__gemm_ffma_runs(NULL, q3), CM__FFMA_RUNS_TILE);
+    cm__gemm_args_t t = w; /* a tail in K only */
+    t.k = 1100;
+    t.ldb = 1100;
+    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_BOUNDED);
+    t.k = t.ldb = CM__FFMA_BOUNDED_MIN_K + 1;
+    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_BOUNDED);
+    t.k = t.ldb = CM__FFMA_BOUNDED_MIN_K - 1;
+    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_TILE);
+    cm__gemm_args_t mt = w; /* a tail in M, K-contiguous b without 16-byte rows: bounded */
+    mt.m = 1001;
+    mt.lda = 1004;
+    mt.ldb = 1027;
+    assert_int_equal(cm__gemm_ffma_runs(&mt, q3), CM__FFMA_RUNS_BOUNDED);
+    mt.lda = 1003; /* a along M without 16-byte rows: the edge kernel from its K */
+    assert_int_equal(cm__gemm_ffma_runs(&mt, q3), CM__FFMA_RUNS_EDGE);
+    mt.k = CM__FFMA_EDGE_MIN_K - 1;
+    assert_int_equal(cm__gemm_ffma_runs(&mt, q3), CM__FFMA_RUNS_TILE);
+    mt.k = 1024;
+    mt.lda = 1004;
+    mt.a = (const void *)(uintptr_t)4100; /* a base off 16 bytes */
+    assert_int_equal(cm__gemm_ffma_runs(&mt, q3), CM__FFMA_RUNS_EDGE);
+    cm__gemm_args_t mis = w; /* whole tiles, b (along K) without 16-byte rows: bounded */
+    mis.ldb = 1025;
+    assert_int_equal(cm__gemm_ffma_runs(&mis, q3), CM__FFMA_RUNS_BOUNDED);
+    cm__gemm_args_t kl = w; /* split-K's shorter last part: not whole K tiles */
+    kl.batch = 3;
+    kl.k_last = 100;
+    assert_int_equal(cm__gemm_ffma_runs(&kl, q3), CM__FFMA_RUNS_BOUNDED);
+    cm__gemm_args_t bf = w;
+    bf.in_type = CM__GEMM_BF16;
+    assert_int_equal(cm__gemm_ffma_runs(&bf, q3), CM__FFMA_RUNS_TILE);
+    cm__gemm_args_t huge = t; /* an in-slab offset past 32 bits: the fallback's kernels */
+    huge.k = 1100;
+    huge.lda = (int64_t)1 << 22;
+    huge.m = 1001;
+    assert_int_equal(cm__gemm_ffma_runs(&huge, q3), CM__FFMA_RUNS_TILE);
+
+    /* the pitched copy: 3001^3 column-major NN in the kernels' form (a along M, lda 3001) */
+    int sa = -1, sb = -1;
+    const cm__gemm_choice_t ch = {CM__GEMM_KERNEL_FFMA, q3};
+    cm__gemm_args_t p = args(3001, 3001, 3001, 0, 1, CM__GEMM_F32, 3001);
+    p.ldb = 3001;
+    assert_true(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &p, ch, NULL, &sa, &sb));
+    assert_int_equal(sa, 1);
+    assert_int_equal(sb, 0);
+    assert_true(cm__gemm_pitch_wanted(CM_GEMM_FP32_3XTF32, 8, &p, ch, "", &sa, &sb));
+    assert_false(cm__gemm_pitch_wanted(CM_GEMM_TF32, 9, &p, ch, NULL, &sa, &sb));
+    assert_int_equal(sa + sb, 0);
+    assert_false(cm__gemm_pitch_wanted(CM_GEMM_FP32, 7, &p, ch, NULL, &sa, &sb));
+    assert_false(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &p, ch, "ffma:128x128x16q3", &sa, &sb));
+    const cm__gemm_choice_t f8 = {CM__GEMM_KERNEL_FFMA, CM__FFMA_128x128x8};
+    assert_false(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &p, f8, NULL, &sa, &sb));
+    const cm__gemm_choice_t mma = {CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+    assert_false(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &p, mma, NULL, &sa, &sb));
+    cm__gemm_args_t b2 = p; /* a batch: left as it is */
+    b2.batch = 2;
+    b2.stride_a = 3001LL * 3001;
+    assert_false(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &b2, ch, NULL, &sa, &sb));
+    cm__gemm_args_t nn = p; /* the other side of C (N for a) under CM__GEMM_PITCH_MIN_SIDE */
+    nn.n = CM__GEMM_PITCH_MIN_SIDE - 1;
+    assert_false(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &nn, ch, NULL, &sa, &sb));
+    nn.n = CM__GEMM_PITCH_MIN_SIDE;
+    assert_true(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &nn, ch, NULL, &sa, &sb));
+    cm__gemm_args_t sk = p; /* K under the bounded form's: no form to gain */
+    sk.k = CM__FFMA_BOUNDED_MIN_K - 1;
+    sk.ldb = sk.k;
+    assert_false(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &sk, ch, NULL, &sa, &sb));
+    cm__gemm_args_t few = args(1024, 1024, 400, 0, 1, CM__GEMM_F32, 1025); /* 0.84 Gflop */
+    few.ldb = 400;
+    assert_true(2.0 * 1024 * 1024 * 400 < CM__GEMM_PITCH_MIN_FLOPS);
+    assert_false(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &few, ch, NULL, &sa, &sb));
+    cm__gemm_args_t al = p; /* 16-byte rows already */
+    al.lda = 3004;
+    assert_false(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &al, ch, NULL, &sa, &sb));
+    cm__gemm_args_t kk = p; /* along K without 16-byte rows: the bounded form reads it */
+    kk.a_kmajor = 1;
+    assert_false(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &kk, ch, NULL, &sa, &sb));
+    cm__gemm_args_t both = p; /* both along M / N, both off 16 bytes */
+    both.b_kmajor = 0;
+    both.ldb = 3003;
+    assert_true(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &both, ch, NULL, &sa, &sb));
+    assert_int_equal(sa, 1);
+    assert_int_equal(sb, 1);
+    cm__gemm_args_t bm = both; /* N too short for a's copy, and b's alone does not do */
+    bm.n = 1000;
+    assert_false(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &bm, ch, NULL, &sa, &sb));
+    bm.a_kmajor = 1; /* a along K: b's copy alone gives the bounded form */
+    assert_true(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &bm, ch, NULL, &sa, &sb));
+    assert_int_equal(sa, 0);
+    assert_int_equal(sb, 1);
+    cm__gemm_args_t wt = p; /* whole tiles with a base off 16 bytes: the whole-tile kernel */
+    wt.m = wt.n = 2048;
+    wt.k = 2048;
+    wt.lda = 2048;
+    wt.ldb = 2048;
+    wt.a = (const void *)(uintptr_t)4100;
+    assert_true(cm__gemm_pitch_wanted(CM_GEMM_FP32, 9, &wt, ch, NULL, &sa, &sb));
+    assert_int_equal(sa, 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_enums_and_sizes, setup, teardown),
@@ -1773,6 +1931,7 @@ int main(void) {
         cmocka_unit_test(test_bf16),
         cmocka_unit_test(test_splitk_parts),
         cmocka_unit_test(test_splitk_chunks),
+        cmocka_unit_test(test_ffma_forms_and_pitch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
