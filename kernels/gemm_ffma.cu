@@ -533,6 +533,15 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     tile_origin<C>(p, m0, n0);
     thread_place<C>(tx, ty);
     const int tid = (int)threadIdx.x;
+    // BOUNDED: a last tile that passes M (N) moves back to end at M (N) where the operand along
+    // that side can start there (along K: any row; along M / N: a multiple of 4 elements, for
+    // the 16-byte copies), so that its copies need no row checks; the rows (columns) before
+    // m_lo (n_lo) are the previous tile's, which this block computes again but does not store
+    const int m_lo = m0, n_lo = n0;
+    if constexpr (BOUNDED) {
+        if (p.m - m0 < C::BM && p.m >= C::BM && (A_KMAJOR || p.m % 4 == 0)) m0 = p.m - C::BM;
+        if (p.n - n0 < C::BN && p.n >= C::BN && (B_KMAJOR || p.n % 4 == 0)) n0 = p.n - C::BN;
+    }
 
     const float *Ab = static_cast<const float *>(p.a) +
                       (A_KMAJOR ? (long long)m0 * p.lda : (long long)m0);
@@ -684,13 +693,12 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
 
     // whole K tiles (launcher), BOUNDED the last one zero-filled past K; ktiles >= 1
     const int ktiles = BOUNDED ? (K + C::BK - 1) / C::BK : p.k / C::BK;
-    // BOUNDED: only a block with rows past M or N, and every block's K tile that passes K, take
-    // the checked copies (a test per K tile, the same for the whole block, so no divergence);
-    // every other K tile issues the whole-tile kernel's copies. Checking every copy costs each
-    // its own compares and selects: the main loop of sm_90a's SASS (nvcc 13.0) grew from 1183
-    // instructions a K tile (1024 of them FFMAs) to 1301 with both operands along K, and that
-    // form ran 15-18 % slower a tile than the whole-tile kernel on the H200
-    // (bench/NOTES-gemm.md); with the test, an inside tile executes 1186.
+    // BOUNDED: only a block with rows past M or N (after the move back above), and every
+    // block's K tile that passes K, take the checked copies; every other K tile issues the
+    // whole-tile kernel's copies. Checking every copy costs each its own compares and selects:
+    // the main loop of sm_90a's SASS (nvcc 13.0) grew from 1183 instructions a K tile (1024 of
+    // them FFMAs) to 1301 with both operands along K; the loop of the unchecked copies below
+    // has 1186.
     const bool edge_rows = BOUNDED && (mrem < C::BM || nrem < C::BN);
     const int kt_whole = BOUNDED ? K / C::BK : ktiles;   // K tiles with no k past K
     auto issue_tile = [&](int kt) {
@@ -711,8 +719,9 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     transpose(0);
     __syncthreads();
 
-    for (int t = 0; t < ktiles; ++t) {
-        if (t + R - 1 < ktiles) issue_tile(t + R - 1);
+    // iteration t: issue K tile t + R - 1 (EDGE: the checked copies), FFMAs on tile t
+    auto step = [&](int t, auto edge_flag) {
+        if (t + R - 1 < ktiles) issue(t + R - 1, edge_flag);
         cp_async_commit();
         const float *as = As + (XA ? (t & 1) : t % R) * C::BK * C::PA;
         const float *bs = Bs + (XB ? (t & 1) : t % R) * C::BK * C::PB;
@@ -739,25 +748,43 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
         cp_async_wait<R - 2>();
         if ((XA || XB) && t + 1 < ktiles) transpose(t + 1);
         __syncthreads();
+    };
+    // BOUNDED: the iterations that issue a K tile inside K in a block inside M and N run in a
+    // loop of their own with the whole-tile copies and no test in it; the others in a loop
+    // with the checked copies
+    int t = 0;
+    if constexpr (BOUNDED) {
+        const int t_fast = edge_rows ? 0 : max(0, kt_whole - (R - 1));
+        for (; t < t_fast; ++t) step(t, std::false_type{});
+        for (; t < ktiles; ++t) step(t, std::true_type{});
+    } else {
+        for (; t < ktiles; ++t) step(t, std::false_type{});
     }
 
     float *Cp = static_cast<float *>(p.c) + (BATCHED ? (long long)blockIdx.z * p.sc : 0);
+    // a tile moved back along N starts off a multiple of 4 columns: no 16-byte stores
+    const bool vecc = p.vecc != 0 && n0 % 4 == 0;
 #pragma unroll
     for (int ci = 0; ci < C::CM; ++ci) {
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
             const int gm = m0 + ci * C::SM + ty * 4 + r;
-            if (BOUNDED && gm >= p.m) continue;
+            if (BOUNDED && (gm >= p.m || gm < m_lo)) continue;
             const long long row = (long long)gm * p.ldc;
 #pragma unroll
             for (int cj = 0; cj < C::CN; ++cj) {
                 const int gn = n0 + cj * C::SN + tx * 4;
+                // BOUNDED: the columns gn + first .. gn + count - 1 are this tile's
                 const int count = BOUNDED ? min(4, p.n - gn) : 4;
-                if (BOUNDED && count <= 0) continue;
+                const int first = BOUNDED ? max(n_lo - gn, 0) : 0;
+                if (BOUNDED && count <= first) continue;
                 float v[4];
 #pragma unroll
                 for (int q = 0; q < 4; ++q) v[q] = p.alpha * acc[ci * 4 + r][cj * 4 + q];
-                store_out(Cp, row + gn, v, count, p.vecc != 0, p.beta);
+                if (first == 0)
+                    store_out(Cp, row + gn, v, count, vecc, p.beta);
+                else
+                    store_out(Cp, row + gn + first, v + first, count - first, false, p.beta);
             }
         }
     }

@@ -740,7 +740,10 @@ static void test_split_k_forced(void **state) {
  * have 16-byte rows (leading dimensions padded to a multiple of 4, a last group of 4 partly
  * past M or N), in each of the four orientations of the two operands, with blocks inside M and
  * N (the whole-tile copies on every K tile but the last) and blocks past them (checked
- * copies), a tail in K only (every block's last K tile checked), K under CM__FFMA_EDGE_MIN_K;
+ * copies; or, where the operand along that side allows, a last tile moved back to end at M / N,
+ * whose rows / columns before the previous tile's end are computed again but not stored: beta
+ * != 0 shows a second store), a tail in K only (every block's last K tile checked), K under
+ * CM__FFMA_EDGE_MIN_K;
  * the edge kernel where they have not 16-byte rows (padded by 3 from odd sizes; from K =
  * CM__FFMA_EDGE_MIN_K); each also split over K into 3 parts (run as a batch whose last part is
  * shorter: the k_last). Against float64 (sampled under compute-sanitizer). */
@@ -758,6 +761,8 @@ static void test_ffma_tails(void **state) {
         {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 1001, 1030, 1100, 0}, /* along K */
         {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_T, 130, 300, 1031, 2},   /* A along M */
         {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1001, 1031, 1100, 3}, /* edge */
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1000, 1030, 1100, 0}, /* M % 4 == 0 */
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 1000, 1030, 300, 0},  /* along K */
         {CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 384, 256, 1101, 0},   /* K tail only */
         {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_T, 256, 512, 1029, 0},   /* K tail only */
         {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 517, 390, 300, 2},    /* short K */
