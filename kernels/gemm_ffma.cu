@@ -1133,8 +1133,11 @@ cudaError_t launch_pipe_edge(const cm__gemm_args_t *g, cudaStream_t stream) {
 // What launch_pipe runs for g (tile C of a PIPE / PIPE4 configuration; T4: PIPE4): one of
 // CM__FFMA_RUNS_* (gemm.h). The whole-tile kernel for problems in whole tiles whose operands
 // have 16-byte rows; else, PIPE4 only, the bounded form from K = CM__FFMA_BOUNDED_MIN_K where
-// the MN-contiguous operands have 16-byte rows (4 elements a copy; its interior blocks copy as
-// the whole-tile kernel does: H200 sweeps in bench/NOTES-gemm.md), the edge kernel from K =
+// the MN-contiguous operands have 16-byte rows (4 elements a copy; its inside K tiles copy as
+// the whole-tile kernel does; H200 against cuBLAS, every copy checked -> aece948's form:
+// 4096 x 4096 x 3001 TN 0.79 -> 0.87x, 1000 x 4096 x 4096 TN 0.78-0.83 -> 0.92x, 3001^3 TN
+// 0.83-0.87 -> 0.94x, 3001 x 4096 x 1000 TN, the fallback's kernel before, 0.75-0.81 ->
+// 0.83x; bench/NOTES-gemm.md), the edge kernel from K =
 // CM__FFMA_EDGE_MIN_K (below, its ring's prologue and 4-byte copies cost more than the
 // pipeline hides: 4096 x 4096 x 7 1.50 -> 1.19x cuBLAS, x 1 1.20 -> 1.08x against the
 // fallback's general kernel, H200), and the fallback's kernels for the rest.

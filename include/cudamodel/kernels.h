@@ -534,7 +534,11 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * dimension), with K >= 32 and at least 2^28 flops (BF16: 2^21) is realigned: the operands
  * without 16-byte rows are copied into aligned scratch from the pool first, and the product
  * runs on tensor cores; a smaller one, one with a shorter K (bound by writing C), or one the
- * scratch cannot be had for runs the FFMA kernel. The environment
+ * scratch cannot be had for runs the FFMA kernel. Likewise on Hopper an FP32 product of one
+ * matrix whose op(A) / op(B) contiguous along M / N lack 16-byte rows, with K >= 256, at least
+ * 2^30 flops and the other side of C at least 1024 long, has those operands copied as they are
+ * (same orientation) into scratch rows of whole 16 bytes first, so that the pipelined FFMA tile
+ * copies them 16 bytes at a time (cm_gemm_explain() says so). The environment
  * variable CUDAMODEL_GEMM_CONFIG (read once per process, for tuning and benchmarks only)
  * forces one: "ffma:128x128x8", "mma:128x128", "sm90"
  * ... (see cm_gemm_config_name()); a name that cannot serve the call, or an FFMA or mma.sync

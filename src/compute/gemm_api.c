@@ -104,10 +104,11 @@ int cm__gemm_family(int precision) {
  * The sm_90 row holds the tile each class measured best against cuBLAS on an H200
  * (`bench_gemm --tune` and `--ops`; figures in bench/NOTES-gemm.md):
  *   fp32  tiny 32x64x16, small 64x64x16; skinny and large the pipelined 128x128x16q3 (BK 16,
- *         3 cp.async stages, K-contiguous operands copied 4 bytes at a time into place); from
- *         K = 1024 (CM__FFMA_EDGE_MIN_K) tails run its bounded form (copies zero-filled past
- *         M, N, K) where the operands contiguous along M / N have 16-byte rows, else its edge
- *         kernel (every element a zero-filled 4-byte copy); below, the 128x128x8 kernels.
+ *         3 cp.async stages, K-contiguous operands copied 4 bytes at a time into place); tails
+ *         run its bounded form from K = 256 (CM__FFMA_BOUNDED_MIN_K) where the operands
+ *         contiguous along M / N have 16-byte rows (or get them from the pitched copy,
+ *         cm__gemm_pitch_wanted), else its edge kernel (every element a zero-filled 4-byte
+ *         copy) from K = 1024 (CM__FFMA_EDGE_MIN_K); the rest, the 128x128x8 kernels.
  *   tf32 / bf16  tiny mma:64x64; small, skinny and large "sm90" (the wgmma kernel); where that
  *         kernel is not built they run mma:128x128, the best mma.sync tile there.
  * The sm_75 and sm_80 rows are tile sizes the occupancy arithmetic suggests (not measured).
