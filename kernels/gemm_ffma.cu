@@ -511,9 +511,10 @@ template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4 = false> struct 
 // matrices (a row past M or N, a k past K): a K-contiguous element by its 4-byte copy's
 // src-size, an MN-contiguous group of 4 by the 16-byte copy's, which reads only the elements
 // before M / N; the last K tile is partly zero and adds nothing; the epilogue skips rows and
-// columns past M and N; the copies of blocks and K tiles inside the matrices are the
-// whole-tile kernel's (issue_tile below). It replaces the edge kernel (4-byte copies of every
-// element) where the MN-contiguous operands allow 16-byte copies.
+// columns past M and N. A last tile past M or N moves back inside where it can, and the K
+// tiles inside K of blocks inside M and N run a loop of their own with the whole-tile kernel's
+// copies (below). It replaces the edge kernel (4-byte copies of every element) where the
+// MN-contiguous operands allow 16-byte copies.
 template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4, bool BATCHED,
           bool BOUNDED = false>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(const Params p) {
@@ -1266,7 +1267,8 @@ extern "C" int cm__gemm_ffma_runs(const cm__gemm_args_t *g, int config) {
         return CM__FFMA_RUNS_TILE;
     switch (config) {
 #define CM__FFMA_RUNS_CASE_(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship) \
-    case CM__FFMA_##id: return config_runs<CM__FFMA_BUILT(ship), CM__FFMA_FORM_##form, Tile_##id>(g);
+    case CM__FFMA_##id:                                                                       \
+        return config_runs<CM__FFMA_BUILT(ship), CM__FFMA_FORM_##form, Tile_##id>(g);
     CM__FFMA_CONFIGS(CM__FFMA_RUNS_CASE_)
 #undef CM__FFMA_RUNS_CASE_
     default: return CM__FFMA_RUNS_TILE;

@@ -313,7 +313,8 @@ void cm__gemm_device_facts_forget_for_tests(void);
 
 /** What the calling thread's last cm_gemm / cm_gemm_strided_batched piece ran, after the
  *  launchers' fallbacks: the kernel choice, the parts of split-K it ran in (1: whole) and
- *  whether its operands were realigned first (queued, not necessarily finished). For tests
+ *  whether operands were copied into scratch first: the TF32 / BF16 realignment or the FP32
+ *  pitched copy (queued, not necessarily finished). For tests
  *  that compare cm_gemm_explain with what runs. */
 typedef struct cm__gemm_ran {
     cm__gemm_choice_t choice;
