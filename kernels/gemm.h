@@ -196,8 +196,9 @@ int cm__gemm_ffma_fallback(int config);
  *  CM__FFMA_RUNS_BOUNDED its bounded form, CM__FFMA_RUNS_EDGE its edge kernel (the three of a
  *  PIPE / PIPE4 configuration), CM__FFMA_RUNS_TILE the configuration's own or its fallback's
  *  GENERAL / FAST kernels (every other configuration, BF16 input, an unknown one). A device
- *  that cannot give the pipeline its shared memory runs the fallback's kernels whatever this
- *  says. */
+ *  that cannot give the pipeline its shared memory, or one of another architecture than
+ *  sm_90 outside a tuning build (the pipelined kernels carry code for sm_90 only there:
+ *  gemm_ffma.cu, CM__FFMA_PIPE_BODY), runs the fallback's kernels whatever this says. */
 enum {
     CM__FFMA_RUNS_TILE = 0,
     CM__FFMA_RUNS_WHOLE = 1,

@@ -60,6 +60,9 @@ namespace {
 // 32-bit offsets fixed per thread from one base pointer stepped per K tile (no predicates, no
 // 64-bit index products in the loop); the tails and misaligned operands keep the general path.
 // WTX_: threads of a warp along n (8: a warp covers 4 x 8 thread tiles, 4: 8 x 4).
+// (nv_diag 177, "declared but never referenced": a tile whose kernels carry no code for the
+// architecture being compiled, CM__FFMA_PIPE_BODY below, references none of its members there)
+#pragma nv_diag_suppress 177
 template <int BM_, int BN_, int BK_, int TM_, int TN_, int MINB_, bool FAST_ = false,
           int WTX_ = 8>
 struct Cfg {
@@ -80,6 +83,7 @@ struct Cfg {
                   "every thread loads whole groups");
     static_assert(BK % 4 == 0, "BK in groups of 4");
 };
+#pragma nv_diag_default 177
 
 // Whether tile C's general kernel takes a shorter last matrix (Params::klast) itself: the tiles
 // below 128 x 128 do; with the 128 x 128 ones at their register cap (2 blocks a multiprocessor)
@@ -416,6 +420,19 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
 }
 
 // ---------------------------------------------------------------------------------------------
+// The pipelined kernels (PIPE / PIPE4 configurations) carry code only for the architectures
+// whose dispatch selects them: sm_90, where the table's FP32 tile is 128x128x16q3 (every other
+// architecture's FP32 tiles are GENERAL / FAST ones); in a tuning build, every architecture.
+// Elsewhere their bodies are empty and their launchers run the fallback's kernels
+// (pipe_arch_ok, once per device): compiling them for the default list's eight architectures
+// took gemm_ffma.cu from ~220 to ~300 s of nvcc on a 2-core machine once the bounded form had
+// two loops (bench/NOTES-gemm.md).
+#if defined(__CUDA_ARCH__) && !CM_GEMM_TUNING && (__CUDA_ARCH__ < 900 || __CUDA_ARCH__ >= 1000)
+#  define CM__FFMA_PIPE_BODY 0
+#else
+#  define CM__FFMA_PIPE_BODY 1
+#endif
+
 // Pipelined fast-interior kernel (configs "...pR", R cp.async stages).
 // Whole tiles only (the launcher's all-fast test); anything else runs the general kernel of the
 // same tile. In the "f" kernels ptxas places the next K tile's LDG at the END of the FFMA loop
@@ -438,6 +455,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
 // (LDGSTS.32) into its [k][m] place of the R-stage ring, so every layout runs the same loop
 // (issue, FFMAs, wait, one barrier) and K-contiguous operands cost no extra pass (the figures per
 // layout are in bench/NOTES-gemm.md).
+#if CM__FFMA_PIPE_BODY   // the copies of the pipelined kernels
 __device__ __forceinline__ void cp_async16(void *smem, const float *g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
@@ -491,6 +509,19 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 #endif
 }
+#endif   // CM__FFMA_PIPE_BODY
+// Whether the pipelined kernels carry code for device `dev` (CM__FFMA_PIPE_BODY): compute
+// capability 9.x, or any in a tuning build
+static bool pipe_arch_ok(int dev) {
+    if (CM_GEMM_TUNING) return true;
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return major == 9;
+}
+
 
 // dynamic shared memory of the pipelined kernel, in floats. T4 ("q" configs): K-contiguous
 // operands too land in the R-stage ring (4-byte copies), no raw ring, no 2-stage buffer.
@@ -518,6 +549,7 @@ template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4 = false> struct 
 template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4, bool BATCHED,
           bool BOUNDED = false>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(const Params p) {
+#if CM__FFMA_PIPE_BODY
     static_assert(R >= 2, "two stages at least");
     static_assert(C::THREADS % C::BK == 0, "T4: whole rows per pass of the block");
     static_assert(!BOUNDED || T4, "bounds: K-contiguous operands by 4-byte copies only");
@@ -789,6 +821,9 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
             }
         }
     }
+#else
+    (void)p;
+#endif
 }
 
 // The pipelined kernel for any M, N, K and any leading dimension (FP32): what the whole-tile
@@ -801,6 +836,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
 // of BK), whole 32-byte sectors.
 template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool BATCHED>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_edge_kernel(const Params p) {
+#if CM__FFMA_PIPE_BODY
     static_assert(R >= 2, "two stages at least");
     static_assert(C::THREADS % C::BK == 0 && C::THREADS % C::BM == 0 && C::THREADS % C::BN == 0,
                   "each thread copies a fixed column (k or m / n) of the slabs");
@@ -926,6 +962,9 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_edge_kerne
             }
         }
     }
+#else
+    (void)p;
+#endif
 }
 
 // The kernel's parameters of one launch g (cm__gemm_for_each_launch: batch >= 1, strides 0 for
@@ -1042,7 +1081,8 @@ cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 
     // cannot give that much (sm_75: 64 KB) runs FB's kernels, and is not asked again (both
     // instantiations: single matrix and batch)
     static cm__once_per_device once;
-    const cudaError_t err = cm__prepare_once(once, [](int) {
+    const cudaError_t err = cm__prepare_once(once, [](int dev) {
+        if (!pipe_arch_ok(dev)) return cudaErrorNotSupported;   // no code for it: FB's kernels
         if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false, BOUNDED>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)bytes) == cudaSuccess &&
@@ -1089,7 +1129,8 @@ cudaError_t run_pipe_edge(const cm__gemm_args_t *g, const Params &p, dim3 grid, 
                           cudaStream_t stream) {
     constexpr size_t bytes = sizeof(float) * (size_t)R * C::BK * (C::PA + C::PB);
     static cm__once_per_device once;
-    const cudaError_t err = cm__prepare_once(once, [](int) {
+    const cudaError_t err = cm__prepare_once(once, [](int dev) {
+        if (!pipe_arch_ok(dev)) return cudaErrorNotSupported;   // no code for it: FB's kernels
         if (cudaFuncSetAttribute(gemm_ffma_pipe_edge_kernel<C, R, AK, BK, false>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)bytes) == cudaSuccess &&
