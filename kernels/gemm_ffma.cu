@@ -424,7 +424,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
 // whose dispatch selects them: sm_90, where the table's FP32 tile is 128x128x16q3 (every other
 // architecture's FP32 tiles are GENERAL / FAST ones); in a tuning build, every architecture.
 // Elsewhere their bodies are empty and their launchers run the fallback's kernels
-// (pipe_arch_ok, once per device): compiling them for the default list's eight architectures
+// (pipe_has_code, once per device): compiling them for the default list's eight architectures
 // took gemm_ffma.cu from ~220 to ~300 s of nvcc on a 2-core machine once the bounded form had
 // two loops (bench/NOTES-gemm.md).
 #if defined(__CUDA_ARCH__) && !CM_GEMM_TUNING && (__CUDA_ARCH__ < 900 || __CUDA_ARCH__ >= 1000)
@@ -510,18 +510,19 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
 #endif
 }
 #endif   // CM__FFMA_PIPE_BODY
-// Whether the pipelined kernels carry code for device `dev` (CM__FFMA_PIPE_BODY): compute
-// capability 9.x, or any in a tuning build
-static bool pipe_arch_ok(int dev) {
+// Whether pipelined kernel `kernel` carries code on the current device: the PTX its code there
+// comes from was compiled for 9.x (CM__FFMA_PIPE_BODY; cudaFuncAttributes::ptxVersion, which
+// also tells a build without sm_90 code, run on an H100 through its compute_80 PTX, from one
+// with it), or any in a tuning build
+template <class Kernel> static bool pipe_has_code(Kernel kernel) {
     if (CM_GEMM_TUNING) return true;
-    int major = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+    cudaFuncAttributes fa;
+    if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }
-    return major == 9;
+    return fa.ptxVersion >= 90 && fa.ptxVersion < 100;
 }
-
 
 // dynamic shared memory of the pipelined kernel, in floats. T4 ("q" configs): K-contiguous
 // operands too land in the R-stage ring (4-byte copies), no raw ring, no 2-stage buffer.
@@ -1081,8 +1082,10 @@ cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 
     // cannot give that much (sm_75: 64 KB) runs FB's kernels, and is not asked again (both
     // instantiations: single matrix and batch)
     static cm__once_per_device once;
-    const cudaError_t err = cm__prepare_once(once, [](int dev) {
-        if (!pipe_arch_ok(dev)) return cudaErrorNotSupported;   // no code for it: FB's kernels
+    const cudaError_t err = cm__prepare_once(once, [](int) {
+        // no code for this device (CM__FFMA_PIPE_BODY): FB's kernels
+        if (!pipe_has_code(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false, BOUNDED>))
+            return cudaErrorNotSupported;
         if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false, BOUNDED>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)bytes) == cudaSuccess &&
@@ -1129,8 +1132,10 @@ cudaError_t run_pipe_edge(const cm__gemm_args_t *g, const Params &p, dim3 grid, 
                           cudaStream_t stream) {
     constexpr size_t bytes = sizeof(float) * (size_t)R * C::BK * (C::PA + C::PB);
     static cm__once_per_device once;
-    const cudaError_t err = cm__prepare_once(once, [](int dev) {
-        if (!pipe_arch_ok(dev)) return cudaErrorNotSupported;   // no code for it: FB's kernels
+    const cudaError_t err = cm__prepare_once(once, [](int) {
+        // no code for this device (CM__FFMA_PIPE_BODY): FB's kernels
+        if (!pipe_has_code(gemm_ffma_pipe_edge_kernel<C, R, AK, BK, false>))
+            return cudaErrorNotSupported;
         if (cudaFuncSetAttribute(gemm_ffma_pipe_edge_kernel<C, R, AK, BK, false>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)bytes) == cudaSuccess &&
