@@ -1446,9 +1446,17 @@ static void cm__gemm_explain_rows(cm__text_t *t, const cm__gemm_args_t *p, int r
 
 /* Why the operands marked in pa (the kernels' a) and pb lack 16-byte rows, the caller's A
  * first (the kernels' a is the caller's B in column-major storage), "; " between them */
+/* Flags of the kernels' operands a (fa) and b (fb) in the caller's order: out[0] for the
+ * caller's A (the kernels' a is the caller's B in column-major storage) */
+static void cm__gemm_user_order(int row, int fa, int fb, int out[2]) {
+    out[0] = row ? fa : fb;
+    out[1] = row ? fb : fa;
+}
+
 static void cm__gemm_explain_both_rows(cm__text_t *t, const cm__gemm_args_t *p, int row, int pa,
                                        int pb) {
-    const int first[2] = {row ? pa : pb, row ? pb : pa}; /* the caller's A, B */
+    int first[2]; /* the caller's A, B */
+    cm__gemm_user_order(row, pa, pb, first);
     for (int u = 0; u < 2; ++u) {
         if (!first[u]) continue;
         if (u == 1 && first[0]) cm__text_printf(t, "; ");
@@ -1586,9 +1594,11 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
     cm__gemm_args_t q = *p;
     int realigned = 0, too_big = 0;
     const int pa = cm__gemm_misaligned_a(p), pb = cm__gemm_misaligned_b(p);
-    if (cm__gemm_realign_on() &&
-        cm__gemm_realign_wanted(precision, major, minor, sms, p, ch, CM_HAVE_GEMM_SM90,
-                                override)) {
+    int sa = 0, sb = 0; /* the FP32 pitched copy's operands */
+    if (!cm__gemm_realign_on()) {
+        /* no copy of either kind */
+    } else if (cm__gemm_realign_wanted(precision, major, minor, sms, p, ch, CM_HAVE_GEMM_SM90,
+                                       override)) {
         size_t bytes_a = 0, bytes_b = 0;
         cm__gemm_stage_bytes(p, pa, pb, &bytes_a, &bytes_b);
         too_big = bytes_a + bytes_b > CM__GEMM_REALIGN_MAX_BYTES;
@@ -1601,11 +1611,10 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
             cm__format_bytes(bytes_a + bytes_b, bytes, sizeof bytes);
             cm__gemm_explain_kernel(t, ch);
             /* a K-contiguous operand is copied row by row, another one transposed; the
-             * caller's A first (the kernels' a is the caller's B in column-major storage) */
-            const int first_a = row != 0; /* the kernels' operand that is the caller's A */
-            const int staged[2] = {first_a ? pa : pb, first_a ? pb : pa};
-            const int kmaj[2] = {first_a ? p->a_kmajor : p->b_kmajor,
-                                 first_a ? p->b_kmajor : p->a_kmajor};
+             * caller's A first */
+            int staged[2], kmaj[2];
+            cm__gemm_user_order(row, pa, pb, staged);
+            cm__gemm_user_order(row, p->a_kmajor, p->b_kmajor, kmaj);
             cm__text_printf(t, "; first ");
             if (staged[0] && staged[1] && kmaj[0] == kmaj[1])
                 cm__text_printf(t, "A and B are %s", kmaj[0] ? "copied" : "transposed");
@@ -1623,33 +1632,29 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
                                                                  p, CM_HAVE_GEMM_SM90,
                                                                  override)));
         }
-    } else if (cm__gemm_realign_on()) {
-        int sa = 0, sb = 0;
-        if (cm__gemm_pitch_wanted(precision, major, p, ch, override, &sa, &sb)) {
-            size_t bytes_a = 0, bytes_b = 0;
-            cm__gemm_pitch_bytes(p, sa, sb, &bytes_a, &bytes_b);
-            const void *at = (const void *)(uintptr_t)256; /* where the scratch would be */
-            q = cm__gemm_pitched_form(p, sa, sb, at, at);
-            realigned = 1;
-            char bytes[32];
-            cm__format_bytes(bytes_a + bytes_b, bytes, sizeof bytes);
-            cm__gemm_explain_kernel(t, ch);
-            const int first_a = row != 0; /* the kernels' operand that is the caller's A */
-            const int staged[2] = {first_a ? sa : sb, first_a ? sb : sa};
-            cm__text_printf(t, "; first %s copied as %s into %s of scratch from the device's "
-                            "pool with rows of whole 16 bytes, since this tile copies the "
-                            "operands along M or N 16 bytes at a time (",
-                            staged[0] && staged[1] ? "A and B are"
-                            : staged[0]            ? "A is"
-                                                   : "B is",
-                            staged[0] && staged[1] ? "they are" : "it is", bytes);
-            cm__gemm_explain_both_rows(t, p, row, sa, sb);
-            const int before = cm__gemm_ffma_runs(p, ch.config);
-            cm__text_printf(t, "); without the copy: its %s",
-                            before == CM__FFMA_RUNS_EDGE
-                                ? "edge kernel, every element a 4-byte copy"
-                                : "fallback's kernel without the pipeline");
-        }
+    } else if (cm__gemm_pitch_wanted(precision, major, p, ch, override, &sa, &sb)) {
+        size_t bytes_a = 0, bytes_b = 0;
+        cm__gemm_pitch_bytes(p, sa, sb, &bytes_a, &bytes_b);
+        const void *at = (const void *)(uintptr_t)256; /* where the scratch would be */
+        q = cm__gemm_pitched_form(p, sa, sb, at, at);
+        realigned = 1;
+        char bytes[32];
+        cm__format_bytes(bytes_a + bytes_b, bytes, sizeof bytes);
+        cm__gemm_explain_kernel(t, ch);
+        int staged[2];
+        cm__gemm_user_order(row, sa, sb, staged);
+        cm__text_printf(t, "; first %s copied as %s into %s of scratch from the device's pool "
+                        "with rows of whole 16 bytes, since this tile copies the operands "
+                        "along M or N 16 bytes at a time (",
+                        staged[0] && staged[1] ? "A and B are"
+                        : staged[0]            ? "A is"
+                                               : "B is",
+                        staged[0] && staged[1] ? "they are" : "it is", bytes);
+        cm__gemm_explain_both_rows(t, p, row, sa, sb);
+        cm__text_printf(t, "); without the copy: its %s",
+                        cm__gemm_ffma_runs(p, ch.config) == CM__FFMA_RUNS_EDGE
+                            ? "edge kernel, every element a 4-byte copy"
+                            : "fallback's kernel without the pipeline");
     }
     if (!realigned) {
         cm__gemm_explain_kernel(t, ch);
@@ -1817,9 +1822,11 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
          * Hopper pre-passes', the realignment's and split-K's scratch */
         cudaMemPool_t pool = C.obj->a.dev->pool;
         void *realigned = NULL;
-        if (cm__gemm_realign_on() &&
-            cm__gemm_realign_wanted((int)precision, major, minor, sms, &p, ch,
-                                    CM_HAVE_GEMM_SM90, cm__gemm_config_override())) {
+        int sa = 0, sb = 0; /* the FP32 pitched copy's operands */
+        if (!cm__gemm_realign_on()) {
+            /* no copy of either kind */
+        } else if (cm__gemm_realign_wanted((int)precision, major, minor, sms, &p, ch,
+                                           CM_HAVE_GEMM_SM90, cm__gemm_config_override())) {
             cm__gemm_args_t q;
             err = cm__gemm_stage(&p, cm__gemm_misaligned_a(&p), cm__gemm_misaligned_b(&p),
                                  CM__GEMM_REALIGN_MAX_BYTES, pool, cs, &q, &realigned);
@@ -1830,18 +1837,15 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
             } else if (err == cudaErrorNotSupported && realigned == NULL) {
                 err = cudaSuccess; /* nothing queued: the product runs as selected */
             }
-        } else if (cm__gemm_realign_on()) {
+        } else if (cm__gemm_pitch_wanted((int)precision, major, &p, ch,
+                                         cm__gemm_config_override(), &sa, &sb)) {
             /* FP32 on the pipelined FFMA tile: operands along M / N copied to 16-byte rows */
-            int sa = 0, sb = 0;
-            if (cm__gemm_pitch_wanted((int)precision, major, &p, ch,
-                                      cm__gemm_config_override(), &sa, &sb)) {
-                cm__gemm_args_t q;
-                err = cm__gemm_pitch_stage(&p, sa, sb, pool, cs, &q, &realigned);
-                if (err == cudaSuccess)
-                    p = q; /* the same FFMA tile, now with 16-byte rows */
-                else if (err == cudaErrorNotSupported && realigned == NULL)
-                    err = cudaSuccess; /* nothing queued: the product runs as it is */
-            }
+            cm__gemm_args_t q;
+            err = cm__gemm_pitch_stage(&p, sa, sb, pool, cs, &q, &realigned);
+            if (err == cudaSuccess)
+                p = q; /* the same FFMA tile, now with 16-byte rows */
+            else if (err == cudaErrorNotSupported && realigned == NULL)
+                err = cudaSuccess; /* nothing queued: the product runs as it is */
         }
         int parts_ran = 1;
         if (err == cudaSuccess) {
