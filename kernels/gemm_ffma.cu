@@ -547,13 +547,18 @@ template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4 = false> struct 
 // tiles inside K of blocks inside M and N run a loop of their own with the whole-tile kernel's
 // copies (below). It replaces the edge kernel (4-byte copies of every element) where the
 // MN-contiguous operands allow 16-byte copies.
+// MOVED (T4, one matrix): the whole-tile kernel for a problem whose last tiles past M / N all
+// move back inside (below); a separate instantiation, so that the whole-tile kernel's code for
+// problems in whole tiles stays as it is (these tests change its schedule).
 template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4, bool BATCHED,
-          bool BOUNDED = false>
+          bool BOUNDED = false, bool MOVED = false>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(const Params p) {
 #if CM__FFMA_PIPE_BODY
     static_assert(R >= 2, "two stages at least");
     static_assert(C::THREADS % C::BK == 0, "T4: whole rows per pass of the block");
     static_assert(!BOUNDED || T4, "bounds: K-contiguous operands by 4-byte copies only");
+    static_assert(!MOVED || (T4 && !BOUNDED && !BATCHED), "moved tiles: whole-tile T4 form");
+    constexpr bool MOVES = BOUNDED || MOVED;
     using L = PipeSmem<C, R, A_KMAJOR, B_KMAJOR, T4>;
     constexpr bool XA = L::XA, XB = L::XB;
     extern __shared__ float4 pipe_smem4[];
@@ -567,12 +572,14 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     tile_origin<C>(p, m0, n0);
     thread_place<C>(tx, ty);
     const int tid = (int)threadIdx.x;
-    // BOUNDED: a last tile that passes M (N) moves back to end at M (N) where the operand along
-    // that side can start there (along K: any row; along M / N: a multiple of 4 elements, for
-    // the 16-byte copies), so that its copies need no row checks; the rows (columns) before
-    // m_lo (n_lo) are the previous tile's, which this block computes again but does not store
+    // BOUNDED / MOVED: a last tile that passes M (N) moves back to end at M (N) where the
+    // operand along that side can start there (along K: any row; along M / N: a multiple of 4
+    // elements, for the 16-byte copies), so that its copies need no row checks; the rows
+    // (columns) before m_lo (n_lo) are the previous tile's, which this block computes again
+    // but does not store. MOVED runs only problems whose every last tile moves back so
+    // (pipe_runs).
     const int m_lo = m0, n_lo = n0;
-    if constexpr (BOUNDED) {
+    if constexpr (MOVES) {
         if (p.m - m0 < C::BM && p.m >= C::BM && (A_KMAJOR || p.m % 4 == 0)) m0 = p.m - C::BM;
         if (p.n - n0 < C::BN && p.n >= C::BN && (B_KMAJOR || p.n % 4 == 0)) n0 = p.n - C::BN;
     }
@@ -803,15 +810,15 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
             const int gm = m0 + ci * C::SM + ty * 4 + r;
-            if (BOUNDED && (gm >= p.m || gm < m_lo)) continue;
+            if ((BOUNDED && gm >= p.m) || (MOVES && gm < m_lo)) continue;
             const long long row = (long long)gm * p.ldc;
 #pragma unroll
             for (int cj = 0; cj < C::CN; ++cj) {
                 const int gn = n0 + cj * C::SN + tx * 4;
-                // BOUNDED: the columns gn + first .. gn + count - 1 are this tile's
+                // MOVES: the columns gn + first .. gn + count - 1 are this tile's
                 const int count = BOUNDED ? min(4, p.n - gn) : 4;
-                const int first = BOUNDED ? max(n_lo - gn, 0) : 0;
-                if (BOUNDED && count <= first) continue;
+                const int first = MOVES ? max(n_lo - gn, 0) : 0;
+                if (MOVES && count <= first) continue;
                 float v[4];
 #pragma unroll
                 for (int q = 0; q < 4; ++q) v[q] = p.alpha * acc[ci * 4 + r][cj * 4 + q];
@@ -1072,36 +1079,48 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     return cudaGetLastError();
 }
 
-// The pipelined kernel (BOUNDED: its form for any M, N, K) with p's grid (FP32 only); FB's
-// kernels where the device cannot give its shared memory.
-template <class C, int R, bool AK, bool BK, bool T4, class FB, bool BOUNDED = false>
+// The pipelined kernel (BOUNDED: its form for any M, N, K; MOVED: its whole-tile form with last
+// tiles moved back, one matrix only) with p's grid (FP32 only); FB's kernels where the device
+// cannot give its shared memory.
+template <class C, int R, bool AK, bool BK, bool T4, class FB, bool BOUNDED = false,
+          bool MOVED = false>
 cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 block,
                      cudaStream_t stream) {
     constexpr size_t bytes = PipeSmem<C, R, AK, BK, T4>::BYTES;
     // above 48 KB only after raising the function's limit, once per device; a device that
     // cannot give that much (sm_75: 64 KB) runs FB's kernels, and is not asked again (both
-    // instantiations: single matrix and batch)
+    // instantiations: single matrix and batch; MOVED has the first only)
     static cm__once_per_device once;
     const cudaError_t err = cm__prepare_once(once, [](int) {
         // no code for this device (CM__FFMA_PIPE_BODY): FB's kernels
-        if (!pipe_has_code(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false, BOUNDED>))
+        if (!pipe_has_code(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false, BOUNDED, MOVED>))
             return cudaErrorNotSupported;
-        if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false, BOUNDED>,
+        if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false, BOUNDED, MOVED>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)bytes) == cudaSuccess &&
-            cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, true, BOUNDED>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)bytes) == cudaSuccess)
-            return cudaSuccess;
-        (void)cudaGetLastError();
-        return cudaErrorNotSupported;
+                                 (int)bytes) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return cudaErrorNotSupported;
+        }
+        if constexpr (!MOVED) {
+            if (cudaFuncSetAttribute(gemm_ffma_pipe_kernel<C, R, AK, BK, T4, true, BOUNDED>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)bytes) != cudaSuccess) {
+                (void)cudaGetLastError();
+                return cudaErrorNotSupported;
+            }
+        }
+        return cudaSuccess;
     });
     if (err == cudaErrorNotSupported) return launch<FB, float, float>(g, stream);
     if (err != cudaSuccess) return err;
-    if (grid.z > 1)
+    if constexpr (MOVED) {
+        if (grid.z > 1) return cudaErrorInvalidValue;   // (pipe_runs: one matrix)
+        gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false, false, true><<<grid, block, bytes, stream>>>(p);
+    } else if (grid.z > 1) {
         gemm_ffma_pipe_kernel<C, R, AK, BK, T4, true, BOUNDED><<<grid, block, bytes, stream>>>(p);
-    else
+    } else {
         gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false, BOUNDED><<<grid, block, bytes, stream>>>(p);
+    }
     return cudaGetLastError();
 }
 
@@ -1199,8 +1218,18 @@ template <class C, bool T4> int pipe_runs(const cm__gemm_args_t *g) {
         return CM__FFMA_RUNS_WHOLE;
     if constexpr (T4 && C::THREADS % C::BM == 0 && C::THREADS % C::BN == 0) {
         if (!f32 || g->k <= 0 || !fita || !fitb) return CM__FFMA_RUNS_TILE;
-        if ((g->a_kmajor || veca) && (g->b_kmajor || vecb) && g->k >= CM__FFMA_BOUNDED_MIN_K)
-            return CM__FFMA_RUNS_BOUNDED;
+        // K-contiguous operands go by 4-byte copies: any leading dimension
+        const bool oka = g->a_kmajor || veca, okb = g->b_kmajor || vecb;
+        // the whole-tile kernel also where every last tile past M / N moves back inside
+        // (gemm_ffma_pipe_kernel) and K's last K % BK run apart first (launch_pipe_whole)
+        const bool fit_m = g->m % C::BM == 0 || (g->m >= C::BM && (g->a_kmajor || g->m % 4 == 0));
+        const bool fit_n = g->n % C::BN == 0 || (g->n >= C::BN && (g->b_kmajor || g->n % 4 == 0));
+        const bool fit_k = g->k % C::BK == 0 || g->k >= CM__FFMA_BOUNDED_MIN_K;
+        // (moved tiles: one matrix; its kernel has no batch dimension)
+        const bool moves = g->m % C::BM != 0 || g->n % C::BN != 0;
+        if (oka && okb && fit_m && fit_n && fit_k && g->k_last == 0 && (!moves || g->batch <= 1))
+            return CM__FFMA_RUNS_WHOLE;
+        if (oka && okb && g->k >= CM__FFMA_BOUNDED_MIN_K) return CM__FFMA_RUNS_BOUNDED;
         if (g->k >= CM__FFMA_EDGE_MIN_K) return CM__FFMA_RUNS_EDGE;
     }
     return CM__FFMA_RUNS_TILE;
@@ -1218,17 +1247,46 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
         if (runs == CM__FFMA_RUNS_EDGE) return launch_pipe_edge<C, S, FB>(g, stream);
     }
     if (runs != CM__FFMA_RUNS_WHOLE) return launch<FB, float, float>(g, stream);
+    if (g->k % C::BK != 0) {
+        // (PIPE4: pipe_runs) K's last K % BK first, on FB's kernels (C = alpha A_r B_r + beta
+        // C), then the whole K tiles on the whole-tile kernel with beta 1: a pass over C more,
+        // against the bounded form's loop, which ran 0.87x of this kernel's rate at K = 3001
+        // on the H200 (bench/NOTES-gemm.md)
+        const int kw = g->k - g->k % C::BK;
+        cm__gemm_args_t r = *g;
+        r.k = g->k - kw;
+        r.a = static_cast<const float *>(g->a) + (g->a_kmajor ? (int64_t)kw : kw * g->lda);
+        r.b = static_cast<const float *>(g->b) + (g->b_kmajor ? (int64_t)kw : kw * g->ldb);
+        cudaError_t err = launch<FB, float, float>(&r, stream);
+        if (err != cudaSuccess) return err;
+        cm__gemm_args_t w = *g;
+        w.k = kw;
+        w.beta = 1.0f;
+        return launch_pipe<C, S, T4, FB>(&w, stream);
+    }
     Params p = make_params(g);
     p.veca = 1;
     p.vecb = 1;
     p.vecc = g->ldc % 4 == 0 && cm__gemm_batch_aligned(g->c, g->stride_c, 4, 16);
     p.fasta = 1;
     p.fastb = 1;
-    const long long tm = g->m / C::BM, tn = g->n / C::BN;
+    // T4: a last tile past M / N moves back inside (pipe_runs checked that each can)
+    const long long tm = (g->m + C::BM - 1) / C::BM, tn = (g->n + C::BN - 1) / C::BN;
     if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
     p.tiles_m = (int)tm;
     p.tiles_n = (int)tn;
     const dim3 grid((unsigned)(tm * tn), 1, (unsigned)g->batch), block(C::THREADS);
+    if constexpr (T4) {
+        if (g->m % C::BM != 0 || g->n % C::BN != 0) {
+            if (g->a_kmajor && g->b_kmajor)
+                return run_pipe<C, S, true, true, T4, FB, false, true>(g, p, grid, block, stream);
+            if (g->a_kmajor)
+                return run_pipe<C, S, true, false, T4, FB, false, true>(g, p, grid, block, stream);
+            if (g->b_kmajor)
+                return run_pipe<C, S, false, true, T4, FB, false, true>(g, p, grid, block, stream);
+            return run_pipe<C, S, false, false, T4, FB, false, true>(g, p, grid, block, stream);
+        }
+    }
     if (g->a_kmajor && g->b_kmajor)
         return run_pipe<C, S, true, true, T4, FB>(g, p, grid, block, stream);
     if (g->a_kmajor) return run_pipe<C, S, true, false, T4, FB>(g, p, grid, block, stream);

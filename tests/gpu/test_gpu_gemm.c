@@ -735,18 +735,22 @@ static void test_split_k_forced(void **state) {
             }
 }
 
-/* FP32 on the pipelined FFMA tile (forced "ffma:128x128x16q3") with tails in M, N and K: its
- * bounded form (from K = CM__FFMA_BOUNDED_MIN_K) where the operands contiguous along M or N
- * have 16-byte rows (leading dimensions padded to a multiple of 4, a last group of 4 partly
- * past M or N), in each of the four orientations of the two operands, with blocks inside M and
- * N (the whole-tile copies on every K tile but the last) and blocks past them (checked
- * copies; or, where the operand along that side allows, a last tile moved back to end at M / N,
- * whose rows / columns before the previous tile's end are computed again but not stored: beta
- * != 0 shows a second store), a tail in K only (every block's last K tile checked), K under
- * CM__FFMA_EDGE_MIN_K;
- * the edge kernel where they have not 16-byte rows (padded by 3 from odd sizes; from K =
- * CM__FFMA_EDGE_MIN_K); each also split over K into 3 parts (run as a batch whose last part is
- * shorter: the k_last). Against float64 (sampled under compute-sanitizer). */
+/* FP32 on the pipelined FFMA tile (forced "ffma:128x128x16q3") with tails in M, N and K, in
+ * each of the four orientations of the two operands:
+ *  - its whole-tile kernel where every last tile past M / N moves back to end there (the
+ *    operand along that side along K, or along M / N with that side a multiple of 4): the rows
+ *    / columns before the previous tile's end are computed again but not stored (beta != 0
+ *    shows a second store), and a K tail runs first on the fallback's kernel, the whole K
+ *    tiles then adding to what it stored (beta 0 over NaN shows a read of the old C);
+ *  - its bounded form (from K = CM__FFMA_BOUNDED_MIN_K) where a last tile cannot move back
+ *    and the operands contiguous along M or N have 16-byte rows (leading dimensions padded to
+ *    a multiple of 4, a last group of 4 partly past M or N): blocks inside M and N (the
+ *    whole-tile copies on every K tile but the last) and blocks past them (checked copies);
+ *  - a tail in K only, K under CM__FFMA_EDGE_MIN_K; the edge kernel where the operands along
+ *    M / N have not 16-byte rows (padded by 3 from odd sizes; from K = CM__FFMA_EDGE_MIN_K);
+ * each with beta -0.5, with beta 0 over NaN, and split over K into 3 parts (run as a batch whose
+ * last part is shorter, the k_last: the bounded form). Against float64 (sampled under
+ * compute-sanitizer). */
 static void test_ffma_tails(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
@@ -770,9 +774,12 @@ static void test_ffma_tails(void **state) {
     };
     size_t idx = 0;
     for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i)
-        for (int split = 0; split < 2; ++split) {
+        for (int v = 0; v < 3; ++v) {
+            /* v 1: split-K; v 2: beta 0 over a C of NaN (the whole-tile kernel's K tail runs
+             * first with beta 0, then the whole K tiles add to what it stored) */
+            const int split = v == 1;
             gcase_t g = {CM_GEMM_FP32, sh[i].l, sh[i].oa, sh[i].ob, sh[i].m, sh[i].n, sh[i].k,
-                         1.25f, -0.5f, sh[i].pad, 0, "ffma:128x128x16q3", 0};
+                         1.25f, v == 2 ? 0.0f : -0.5f, sh[i].pad, 0, "ffma:128x128x16q3", 0};
             if (cm_test_under_sanitizer()) g.samples = 2048;
             if (split) { /* 3 parts of about K / 3, each K >= CM__FFMA_BOUNDED_MIN_K */
                 g.k = 3 * g.k + 17;

@@ -1799,9 +1799,11 @@ static void test_splitk_parts(void **state) {
 }
 
 /* What the pipelined FFMA tile runs for a problem (cm__gemm_ffma_runs): the whole-tile kernel
- * for whole tiles of 16-byte rows; the bounded form from K = CM__FFMA_BOUNDED_MIN_K where the
- * operands along M / N have 16-byte rows (K-contiguous ones need none); the edge kernel from K
- * = CM__FFMA_EDGE_MIN_K; else the fallback's kernels. And when cm_gemm copies FP32 operands to
+ * for whole tiles of 16-byte rows, and (operands along K any rows) for one matrix whose every
+ * last tile past M / N moves back inside and whose K tail (from K = CM__FFMA_BOUNDED_MIN_K) runs
+ * apart first; the bounded form from K = CM__FFMA_BOUNDED_MIN_K where the operands along M / N
+ * have 16-byte rows (K-contiguous ones need none); the edge kernel from K =
+ * CM__FFMA_EDGE_MIN_K; else the fallback's kernels. And when cm_gemm copies FP32 operands to
  * 16-byte rows first (cm__gemm_pitch_wanted). */
 static void test_ffma_forms_and_pitch(void **state) {
     (void)state;
@@ -1814,14 +1816,32 @@ static void test_ffma_forms_and_pitch(void **state) {
     assert_int_equal(cm__gemm_ffma_runs(&w, CM__FFMA_128x128x8), CM__FFMA_RUNS_TILE);
     assert_int_equal(cm__gemm_ffma_runs(&w, -1), CM__FFMA_RUNS_TILE);
     assert_int_equal(cm__gemm_ffma_runs(NULL, q3), CM__FFMA_RUNS_TILE);
-    cm__gemm_args_t t = w; /* a tail in K only */
+    cm__gemm_args_t t = w; /* a tail in K only: whole tiles, the K tail apart */
     t.k = 1100;
     t.ldb = 1100;
-    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_BOUNDED);
+    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_WHOLE);
     t.k = t.ldb = CM__FFMA_BOUNDED_MIN_K + 1;
-    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_BOUNDED);
+    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_WHOLE);
     t.k = t.ldb = CM__FFMA_BOUNDED_MIN_K - 1;
     assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_TILE);
+    t.k = t.ldb = 112; /* whole K tiles: any K */
+    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_WHOLE);
+    cm__gemm_args_t tb = w; /* a batch with a K tail: whole tiles, the K tail apart */
+    tb.k = tb.ldb = 1100;
+    tb.batch = 2;
+    tb.stride_a = 1024LL * 1100;
+    tb.stride_b = 1024LL * 1100;
+    tb.stride_c = 1024LL * 1024;
+    assert_int_equal(cm__gemm_ffma_runs(&tb, q3), CM__FFMA_RUNS_WHOLE);
+    tb.n = 1000; /* ... but moved tiles for one matrix only */
+    assert_int_equal(cm__gemm_ffma_runs(&tb, q3), CM__FFMA_RUNS_BOUNDED);
+    cm__gemm_args_t mv = w; /* last tiles past M / N that move back: the whole-tile kernel */
+    mv.m = 1000;            /* a along M: M % 4 == 0 */
+    mv.n = 1001;            /* b along K: any N */
+    mv.k = mv.ldb = 3001;
+    assert_int_equal(cm__gemm_ffma_runs(&mv, q3), CM__FFMA_RUNS_WHOLE);
+    mv.m = 100; /* shorter than a tile: nothing to move back to */
+    assert_int_equal(cm__gemm_ffma_runs(&mv, q3), CM__FFMA_RUNS_BOUNDED);
     cm__gemm_args_t mt = w; /* a tail in M, K-contiguous b without 16-byte rows: bounded */
     mt.m = 1001;
     mt.lda = 1004;
@@ -1835,9 +1855,9 @@ static void test_ffma_forms_and_pitch(void **state) {
     mt.lda = 1004;
     mt.a = (const void *)(uintptr_t)4100; /* a base off 16 bytes */
     assert_int_equal(cm__gemm_ffma_runs(&mt, q3), CM__FFMA_RUNS_EDGE);
-    cm__gemm_args_t mis = w; /* whole tiles, b (along K) without 16-byte rows: bounded */
+    cm__gemm_args_t mis = w; /* whole tiles, b (along K: 4-byte copies) without 16-byte rows */
     mis.ldb = 1025;
-    assert_int_equal(cm__gemm_ffma_runs(&mis, q3), CM__FFMA_RUNS_BOUNDED);
+    assert_int_equal(cm__gemm_ffma_runs(&mis, q3), CM__FFMA_RUNS_WHOLE);
     cm__gemm_args_t kl = w; /* split-K's shorter last part: not whole K tiles */
     kl.batch = 3;
     kl.k_last = 100;
