@@ -579,9 +579,15 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     // but does not store. MOVED runs only problems whose every last tile moves back so
     // (pipe_runs).
     const int m_lo = m0, n_lo = n0;
-    if constexpr (MOVES) {
+    if constexpr (BOUNDED) {
         if (p.m - m0 < C::BM && p.m >= C::BM && (A_KMAJOR || p.m % 4 == 0)) m0 = p.m - C::BM;
         if (p.n - n0 < C::BN && p.n >= C::BN && (B_KMAJOR || p.n % 4 == 0)) n0 = p.n - C::BN;
+    }
+    if constexpr (MOVED) {
+        // to end at M (N), or, along M (N), at M (N) rounded up to 4: pipe_end, which the
+        // launcher checked (the rows to there readable: the operand's padding, a_pad4 / b_pad4)
+        if (p.m - m0 < C::BM) m0 = (A_KMAJOR ? p.m : (p.m + 3) / 4 * 4) - C::BM;
+        if (p.n - n0 < C::BN) n0 = (B_KMAJOR ? p.n : (p.n + 3) / 4 * 4) - C::BN;
     }
 
     const float *Ab = static_cast<const float *>(p.a) +
@@ -810,13 +816,13 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
             const int gm = m0 + ci * C::SM + ty * 4 + r;
-            if ((BOUNDED && gm >= p.m) || (MOVES && gm < m_lo)) continue;
+            if ((MOVES && gm >= p.m) || (MOVES && gm < m_lo)) continue;
             const long long row = (long long)gm * p.ldc;
 #pragma unroll
             for (int cj = 0; cj < C::CN; ++cj) {
                 const int gn = n0 + cj * C::SN + tx * 4;
                 // MOVES: the columns gn + first .. gn + count - 1 are this tile's
-                const int count = BOUNDED ? min(4, p.n - gn) : 4;
+                const int count = MOVES ? min(4, p.n - gn) : 4;
                 const int first = MOVES ? max(n_lo - gn, 0) : 0;
                 if (MOVES && count <= first) continue;
                 float v[4];
@@ -1196,6 +1202,15 @@ cudaError_t launch_pipe_edge(const cm__gemm_args_t *g, cudaStream_t stream) {
     return run_pipe_edge<C, S, false, false, FB>(g, p, grid, block, stream);
 }
 
+// Where the whole-tile kernel's last tile of `rows` rows (M or N) past them moves back to end
+// (its MOVED form): at rows where the operand along that side is along K (any row) or along it
+// with rows % 4 == 0 (its 16-byte copies start on a multiple of 4), at rows rounded up to 4
+// where the operand's padding may be read (pad4); 0 where it cannot (shorter than a tile).
+template <int T> int pipe_end(int rows, int kmajor, int pad4) {
+    const int end = kmajor || rows % 4 == 0 ? rows : pad4 ? (rows + 3) / 4 * 4 : 0;
+    return end >= T ? end : 0;
+}
+
 // What launch_pipe runs for g (tile C of a PIPE / PIPE4 configuration; T4: PIPE4): one of
 // CM__FFMA_RUNS_* (gemm.h). The whole-tile kernel for problems in whole tiles whose operands
 // have 16-byte rows; else, PIPE4 only, the bounded form from K = CM__FFMA_BOUNDED_MIN_K where
@@ -1222,9 +1237,9 @@ template <class C, bool T4> int pipe_runs(const cm__gemm_args_t *g) {
         const bool oka = g->a_kmajor || veca, okb = g->b_kmajor || vecb;
         // the whole-tile kernel also where every last tile past M / N moves back inside
         // (gemm_ffma_pipe_kernel) and K's last K % BK run apart first (launch_pipe_whole)
-        const bool fit_m = g->m % C::BM == 0 || (g->m >= C::BM && (g->a_kmajor || g->m % 4 == 0));
-        const bool fit_n = g->n % C::BN == 0 || (g->n >= C::BN && (g->b_kmajor || g->n % 4 == 0));
-        const bool fit_k = g->k % C::BK == 0 || g->k >= CM__FFMA_BOUNDED_MIN_K;
+        const bool fit_m = g->m % C::BM == 0 || pipe_end<C::BM>(g->m, g->a_kmajor, g->a_pad4) > 0;
+        const bool fit_n = g->n % C::BN == 0 || pipe_end<C::BN>(g->n, g->b_kmajor, g->b_pad4) > 0;
+        const bool fit_k = g->k % C::BK == 0 || g->k >= CM__FFMA_KTAIL_APART_MIN_K;
         // (moved tiles: one matrix; its kernel has no batch dimension)
         const bool moves = g->m % C::BM != 0 || g->n % C::BN != 0;
         if (oka && okb && fit_m && fit_n && fit_k && g->k_last == 0 && (!moves || g->batch <= 1))

@@ -914,15 +914,19 @@ static int64_t cm__gemm_ld16(int rows) { return ((int64_t)rows + 3) / 4 * 4; }
 static cm__gemm_args_t cm__gemm_pitched_form(const cm__gemm_args_t *p, int stage_a,
                                              int stage_b, const void *a_at, const void *b_at) {
     cm__gemm_args_t q = *p;
+    /* the scratch holds every row's padding (cm__gemm_pitch_bytes): the pipelined tile may
+     * read a row to M (N) rounded up to 4 and so move a last tile back to end there */
     if (stage_a) {
         q.a = a_at;
         q.lda = cm__gemm_ld16(p->m);
         q.stride_a = 0;
+        q.a_pad4 = 1;
     }
     if (stage_b) {
         q.b = b_at;
         q.ldb = cm__gemm_ld16(p->n);
         q.stride_b = 0;
+        q.b_pad4 = 1;
     }
     return q;
 }

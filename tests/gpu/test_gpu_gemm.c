@@ -771,6 +771,11 @@ static void test_ffma_tails(void **state) {
         {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_T, 256, 512, 1029, 0},   /* K tail only */
         {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 517, 390, 300, 2},    /* short K */
         {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 390, 517, 257, 1},    /* along K */
+        /* K tails from CM__FFMA_KTAIL_APART_MIN_K, run apart first */
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 1001, 1030, 2100, 1}, /* along K */
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1000, 1030, 2061, 0}, /* M % 4 == 0 */
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 384, 256, 2053, 0},   /* K tail only */
+        {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, 256, 384, 2049, 3},   /* K tail only */
     };
     size_t idx = 0;
     for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i)
@@ -800,13 +805,17 @@ static void test_fp32_pitched(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     /* the large class (at least 132 tiles of 128 x 128), K from CM__FFMA_BOUNDED_MIN_K */
-    static const size_t shapes[][3] = {{1539, 1537, 1001}, {1537, 1539, 300}, {2050, 1100, 1027}};
+    /* K from CM__FFMA_KTAIL_APART_MIN_K: the whole-tile kernel, its last tiles moved back over
+     * the copy's padding */
+    static const size_t shapes[][3] = {
+        {1539, 1537, 1001}, {1537, 1539, 300}, {2050, 1100, 1027}, {1537, 1539, 2053}};
     size_t idx = 0;
     for (int off = 0; off < 2; ++off)
         for (int l = 0; l < 2; ++l)
             for (int o = 0; o < 4; ++o)
                 for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh) {
-                    if (cm_test_under_sanitizer() && (l || o != 0 || sh > 0)) continue;
+                    if (cm_test_under_sanitizer() && (l || o != 0 || (sh > 0 && sh != 3)))
+                        continue;
                     /* pad 2: leading dimensions with and without 16-byte rows (1539 + 2,
                      * 300 + 2 not, 2050 + 2 yes); misalign: pad 3, bases one float off, beta 0
                      * over NaN */

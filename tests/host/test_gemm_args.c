@@ -1816,21 +1816,25 @@ static void test_ffma_forms_and_pitch(void **state) {
     assert_int_equal(cm__gemm_ffma_runs(&w, CM__FFMA_128x128x8), CM__FFMA_RUNS_TILE);
     assert_int_equal(cm__gemm_ffma_runs(&w, -1), CM__FFMA_RUNS_TILE);
     assert_int_equal(cm__gemm_ffma_runs(NULL, q3), CM__FFMA_RUNS_TILE);
-    cm__gemm_args_t t = w; /* a tail in K only: whole tiles, the K tail apart */
-    t.k = 1100;
-    t.ldb = 1100;
+    cm__gemm_args_t t = w; /* a tail in K only: from CM__FFMA_KTAIL_APART_MIN_K whole tiles,
+                              * the K tail apart; below, the bounded form */
+    t.k = t.ldb = CM__FFMA_KTAIL_APART_MIN_K + 1;
     assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_WHOLE);
+    t.k = t.ldb = CM__FFMA_KTAIL_APART_MIN_K - 1;
+    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_BOUNDED);
+    t.k = t.ldb = 1100;
+    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_BOUNDED);
     t.k = t.ldb = CM__FFMA_BOUNDED_MIN_K + 1;
-    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_WHOLE);
+    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_BOUNDED);
     t.k = t.ldb = CM__FFMA_BOUNDED_MIN_K - 1;
     assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_TILE);
     t.k = t.ldb = 112; /* whole K tiles: any K */
     assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_WHOLE);
     cm__gemm_args_t tb = w; /* a batch with a K tail: whole tiles, the K tail apart */
-    tb.k = tb.ldb = 1100;
+    tb.k = tb.ldb = 3001;
     tb.batch = 2;
-    tb.stride_a = 1024LL * 1100;
-    tb.stride_b = 1024LL * 1100;
+    tb.stride_a = 1024LL * 3001;
+    tb.stride_b = 1024LL * 3001;
     tb.stride_c = 1024LL * 1024;
     assert_int_equal(cm__gemm_ffma_runs(&tb, q3), CM__FFMA_RUNS_WHOLE);
     tb.n = 1000; /* ... but moved tiles for one matrix only */
@@ -1841,6 +1845,13 @@ static void test_ffma_forms_and_pitch(void **state) {
     mv.k = mv.ldb = 3001;
     assert_int_equal(cm__gemm_ffma_runs(&mv, q3), CM__FFMA_RUNS_WHOLE);
     mv.m = 100; /* shorter than a tile: nothing to move back to */
+    assert_int_equal(cm__gemm_ffma_runs(&mv, q3), CM__FFMA_RUNS_BOUNDED);
+    mv.m = 1001; /* a along M, M % 4 != 0: bounded, unless its padding may be read */
+    mv.lda = 1004;
+    assert_int_equal(cm__gemm_ffma_runs(&mv, q3), CM__FFMA_RUNS_BOUNDED);
+    mv.a_pad4 = 1;
+    assert_int_equal(cm__gemm_ffma_runs(&mv, q3), CM__FFMA_RUNS_WHOLE);
+    mv.k = mv.ldb = 1100; /* a K tail under CM__FFMA_KTAIL_APART_MIN_K: bounded */
     assert_int_equal(cm__gemm_ffma_runs(&mv, q3), CM__FFMA_RUNS_BOUNDED);
     cm__gemm_args_t mt = w; /* a tail in M, K-contiguous b without 16-byte rows: bounded */
     mt.m = 1001;
