@@ -102,11 +102,6 @@ typedef struct cm__gemm_args {
 /** The shortest K the PIPE4 configurations' edge kernel runs (below, its ring's prologue and
  *  4-byte copies of every element cost more than the pipeline hides). */
 #define CM__FFMA_EDGE_MIN_K 1024
-/** The shortest K whose tail (K % 16) the PIPE4 whole-tile kernel runs apart, first, on the
- *  fallback's kernel (then the whole K tiles with beta 1: two passes over C more); below, a
- *  problem with a K tail runs the bounded form. H200 against cuBLAS: 4096 x 4096 x 3001 NN
- *  0.79 -> 1.01x, TN 0.87 -> 0.89x; 3001 x 4096 x 1000 TN 0.83 -> 0.75x (bench/NOTES-gemm.md). */
-#define CM__FFMA_KTAIL_APART_MIN_K 2048
 
 enum {
     CM__FFMA_FORM_GENERAL = 0,

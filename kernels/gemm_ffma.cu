@@ -807,6 +807,29 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     } else {
         for (; t < ktiles; ++t) step(t, std::false_type{});
     }
+    if constexpr (MOVED) {
+        // K's last K % BK (ktiles counts whole K tiles only): each thread reads its own rows of
+        // A and columns of B for them straight from global memory (the block's tile lies inside
+        // the readable rows: moved back above), no shared memory, no pass over C of their own
+        const int A_LD = (int)p.lda, B_LD = (int)p.ldb;
+        for (int kk = ktiles * C::BK; kk < p.k; ++kk) {
+            float a[C::TM], b[C::TN];
+#pragma unroll
+            for (int i = 0; i < C::TM; ++i) {
+                const int r = (i / 4) * C::SM + ty * 4 + i % 4;   // row of the tile
+                a[i] = A_KMAJOR ? Ab[r * A_LD + kk] : Ab[kk * A_LD + r];
+            }
+#pragma unroll
+            for (int j = 0; j < C::TN; ++j) {
+                const int c = (j / 4) * C::SN + tx * 4 + j % 4;   // column of the tile
+                b[j] = B_KMAJOR ? Bb[c * B_LD + kk] : Bb[kk * B_LD + c];
+            }
+#pragma unroll
+            for (int i = 0; i < C::TM; ++i)
+#pragma unroll
+                for (int j = 0; j < C::TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+    }
 
     float *Cp = static_cast<float *>(p.c) + (BATCHED ? (long long)blockIdx.z * p.sc : 0);
     // a tile moved back along N starts off a multiple of 4 columns: no 16-byte stores
@@ -1239,9 +1262,9 @@ template <class C, bool T4> int pipe_runs(const cm__gemm_args_t *g) {
         // (gemm_ffma_pipe_kernel) and K's last K % BK run apart first (launch_pipe_whole)
         const bool fit_m = g->m % C::BM == 0 || pipe_end<C::BM>(g->m, g->a_kmajor, g->a_pad4) > 0;
         const bool fit_n = g->n % C::BN == 0 || pipe_end<C::BN>(g->n, g->b_kmajor, g->b_pad4) > 0;
-        const bool fit_k = g->k % C::BK == 0 || g->k >= CM__FFMA_KTAIL_APART_MIN_K;
-        // (moved tiles: one matrix; its kernel has no batch dimension)
-        const bool moves = g->m % C::BM != 0 || g->n % C::BN != 0;
+        const bool fit_k = g->k % C::BK == 0 || g->k >= CM__FFMA_BOUNDED_MIN_K;
+        // (moved tiles and a K tail: one matrix; the MOVED kernel has no batch dimension)
+        const bool moves = g->m % C::BM != 0 || g->n % C::BN != 0 || g->k % C::BK != 0;
         if (oka && okb && fit_m && fit_n && fit_k && g->k_last == 0 && (!moves || g->batch <= 1))
             return CM__FFMA_RUNS_WHOLE;
         if (oka && okb && g->k >= CM__FFMA_BOUNDED_MIN_K) return CM__FFMA_RUNS_BOUNDED;
@@ -1262,23 +1285,6 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
         if (runs == CM__FFMA_RUNS_EDGE) return launch_pipe_edge<C, S, FB>(g, stream);
     }
     if (runs != CM__FFMA_RUNS_WHOLE) return launch<FB, float, float>(g, stream);
-    if (g->k % C::BK != 0) {
-        // (PIPE4: pipe_runs) K's last K % BK first, on FB's kernels (C = alpha A_r B_r + beta
-        // C), then the whole K tiles on the whole-tile kernel with beta 1: a pass over C more,
-        // against the bounded form's loop, which ran 0.87x of this kernel's rate at K = 3001
-        // on the H200 (bench/NOTES-gemm.md)
-        const int kw = g->k - g->k % C::BK;
-        cm__gemm_args_t r = *g;
-        r.k = g->k - kw;
-        r.a = static_cast<const float *>(g->a) + (g->a_kmajor ? (int64_t)kw : kw * g->lda);
-        r.b = static_cast<const float *>(g->b) + (g->b_kmajor ? (int64_t)kw : kw * g->ldb);
-        cudaError_t err = launch<FB, float, float>(&r, stream);
-        if (err != cudaSuccess) return err;
-        cm__gemm_args_t w = *g;
-        w.k = kw;
-        w.beta = 1.0f;
-        return launch_pipe<C, S, T4, FB>(&w, stream);
-    }
     Params p = make_params(g);
     p.veca = 1;
     p.vecb = 1;
@@ -1292,7 +1298,8 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     p.tiles_n = (int)tn;
     const dim3 grid((unsigned)(tm * tn), 1, (unsigned)g->batch), block(C::THREADS);
     if constexpr (T4) {
-        if (g->m % C::BM != 0 || g->n % C::BN != 0) {
+        // the MOVED kernel: last tiles past M / N moved back, K's tail in its epilogue
+        if (g->m % C::BM != 0 || g->n % C::BN != 0 || g->k % C::BK != 0) {
             if (g->a_kmajor && g->b_kmajor)
                 return run_pipe<C, S, true, true, T4, FB, false, true>(g, p, grid, block, stream);
             if (g->a_kmajor)

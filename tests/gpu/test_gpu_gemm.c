@@ -771,7 +771,7 @@ static void test_ffma_tails(void **state) {
         {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_T, 256, 512, 1029, 0},   /* K tail only */
         {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 517, 390, 300, 2},    /* short K */
         {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 390, 517, 257, 1},    /* along K */
-        /* K tails from CM__FFMA_KTAIL_APART_MIN_K, run apart first */
+        /* long K with a tail */
         {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 1001, 1030, 2100, 1}, /* along K */
         {CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1000, 1030, 2061, 0}, /* M % 4 == 0 */
         {CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 384, 256, 2053, 0},   /* K tail only */
@@ -805,8 +805,7 @@ static void test_fp32_pitched(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     /* the large class (at least 132 tiles of 128 x 128), K from CM__FFMA_BOUNDED_MIN_K */
-    /* K from CM__FFMA_KTAIL_APART_MIN_K: the whole-tile kernel, its last tiles moved back over
-     * the copy's padding */
+    /* the last: the moved-tile kernel, its last tiles moved back over the copy's padding */
     static const size_t shapes[][3] = {
         {1539, 1537, 1001}, {1537, 1539, 300}, {2050, 1100, 1027}, {1537, 1539, 2053}};
     size_t idx = 0;

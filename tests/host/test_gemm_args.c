@@ -1816,28 +1816,27 @@ static void test_ffma_forms_and_pitch(void **state) {
     assert_int_equal(cm__gemm_ffma_runs(&w, CM__FFMA_128x128x8), CM__FFMA_RUNS_TILE);
     assert_int_equal(cm__gemm_ffma_runs(&w, -1), CM__FFMA_RUNS_TILE);
     assert_int_equal(cm__gemm_ffma_runs(NULL, q3), CM__FFMA_RUNS_TILE);
-    cm__gemm_args_t t = w; /* a tail in K only: from CM__FFMA_KTAIL_APART_MIN_K whole tiles,
-                              * the K tail apart; below, the bounded form */
-    t.k = t.ldb = CM__FFMA_KTAIL_APART_MIN_K + 1;
+    cm__gemm_args_t t = w; /* a tail in K only: the whole-tile kernel, its tail in the epilogue */
+    t.k = t.ldb = 3001;
     assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_WHOLE);
-    t.k = t.ldb = CM__FFMA_KTAIL_APART_MIN_K - 1;
-    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_BOUNDED);
     t.k = t.ldb = 1100;
-    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_BOUNDED);
+    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_WHOLE);
     t.k = t.ldb = CM__FFMA_BOUNDED_MIN_K + 1;
-    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_BOUNDED);
+    assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_WHOLE);
     t.k = t.ldb = CM__FFMA_BOUNDED_MIN_K - 1;
     assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_TILE);
     t.k = t.ldb = 112; /* whole K tiles: any K */
     assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_WHOLE);
-    cm__gemm_args_t tb = w; /* a batch with a K tail: whole tiles, the K tail apart */
+    cm__gemm_args_t tb = w; /* a batch with a K tail: the bounded form */
     tb.k = tb.ldb = 3001;
     tb.batch = 2;
     tb.stride_a = 1024LL * 3001;
     tb.stride_b = 1024LL * 3001;
     tb.stride_c = 1024LL * 1024;
+    assert_int_equal(cm__gemm_ffma_runs(&tb, q3), CM__FFMA_RUNS_BOUNDED);
+    tb.k = tb.ldb = 3008; /* a batch: whole tiles only (the MOVED kernel runs one matrix) */
     assert_int_equal(cm__gemm_ffma_runs(&tb, q3), CM__FFMA_RUNS_WHOLE);
-    tb.n = 1000; /* ... but moved tiles for one matrix only */
+    tb.n = 1000;
     assert_int_equal(cm__gemm_ffma_runs(&tb, q3), CM__FFMA_RUNS_BOUNDED);
     cm__gemm_args_t mv = w; /* last tiles past M / N that move back: the whole-tile kernel */
     mv.m = 1000;            /* a along M: M % 4 == 0 */
@@ -1851,8 +1850,8 @@ static void test_ffma_forms_and_pitch(void **state) {
     assert_int_equal(cm__gemm_ffma_runs(&mv, q3), CM__FFMA_RUNS_BOUNDED);
     mv.a_pad4 = 1;
     assert_int_equal(cm__gemm_ffma_runs(&mv, q3), CM__FFMA_RUNS_WHOLE);
-    mv.k = mv.ldb = 1100; /* a K tail under CM__FFMA_KTAIL_APART_MIN_K: bounded */
-    assert_int_equal(cm__gemm_ffma_runs(&mv, q3), CM__FFMA_RUNS_BOUNDED);
+    mv.k = mv.ldb = CM__FFMA_BOUNDED_MIN_K - 1; /* K under the pipelined forms' */
+    assert_int_equal(cm__gemm_ffma_runs(&mv, q3), CM__FFMA_RUNS_TILE);
     cm__gemm_args_t mt = w; /* a tail in M, K-contiguous b without 16-byte rows: bounded */
     mt.m = 1001;
     mt.lda = 1004;
