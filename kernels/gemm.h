@@ -102,6 +102,13 @@ typedef struct cm__gemm_args {
 /** The shortest K the PIPE4 configurations' edge kernel runs (below, its ring's prologue and
  *  4-byte copies of every element cost more than the pipeline hides). */
 #define CM__FFMA_EDGE_MIN_K 1024
+/** The shortest K with a tail (K % 16) the PIPE4 whole-tile kernels run, where both operands
+ *  are along K or both along M / N: the tail runs apart first on the fallback's kernel, then
+ *  the whole K tiles with beta 1 (two passes over C more); below, the bounded form. (One
+ *  operand along K, the other along M / N: the moved-tile kernel's epilogue runs the tail, from
+ *  CM__FFMA_BOUNDED_MIN_K.) H200 against cuBLAS, the tail apart: 4096 x 4096 x 3001 TN 0.87 ->
+ *  0.89-0.90x; 3001 x 4096 x 1000 TN 0.83 -> 0.75x (bench/NOTES-gemm.md). */
+#define CM__FFMA_KTAIL_APART_MIN_K 2048
 
 enum {
     CM__FFMA_FORM_GENERAL = 0,

@@ -807,10 +807,15 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     } else {
         for (; t < ktiles; ++t) step(t, std::false_type{});
     }
-    if constexpr (MOVED) {
-        // K's last K % BK (ktiles counts whole K tiles only): each thread reads its own rows of
-        // A and columns of B for them straight from global memory (the block's tile lies inside
-        // the readable rows: moved back above), no shared memory, no pass over C of their own
+    if constexpr (MOVED && A_KMAJOR != B_KMAJOR) {
+        // one operand along K, the other along M / N: K's last K % BK (ktiles counts whole K
+        // tiles only), each thread reading its own rows of A and columns of B for them straight
+        // from global memory (the block's tile lies inside the readable rows: moved back above),
+        // no shared memory, no pass over C of their own. (The operands' other orientations run
+        // K's tail apart first: launch_pipe. With this code in it, their moved-tile kernel's
+        // loop scheduled differently and lost: H200, 1000 x 4096 x 4096 TN 0.93 -> 0.87x
+        // cuBLAS, while this one's gained, 4096 x 4096 x 3001 NN 0.99 -> 1.03x, 3001 x 4096 x
+        // 1000 NN 0.81 -> 0.89x; bench/NOTES-gemm.md.)
         const int A_LD = (int)p.lda, B_LD = (int)p.ldb;
         for (int kk = ktiles * C::BK; kk < p.k; ++kk) {
             float a[C::TM], b[C::TN];
@@ -1262,9 +1267,15 @@ template <class C, bool T4> int pipe_runs(const cm__gemm_args_t *g) {
         // (gemm_ffma_pipe_kernel) and K's last K % BK run apart first (launch_pipe_whole)
         const bool fit_m = g->m % C::BM == 0 || pipe_end<C::BM>(g->m, g->a_kmajor, g->a_pad4) > 0;
         const bool fit_n = g->n % C::BN == 0 || pipe_end<C::BN>(g->n, g->b_kmajor, g->b_pad4) > 0;
-        const bool fit_k = g->k % C::BK == 0 || g->k >= CM__FFMA_BOUNDED_MIN_K;
-        // (moved tiles and a K tail: one matrix; the MOVED kernel has no batch dimension)
-        const bool moves = g->m % C::BM != 0 || g->n % C::BN != 0 || g->k % C::BK != 0;
+        // a K tail: in the moved-tile kernel's epilogue where one operand is along K and the
+        // other along M / N, else apart first, from CM__FFMA_KTAIL_APART_MIN_K (launch_pipe)
+        const bool mixed = g->a_kmajor != g->b_kmajor;
+        const bool fit_k = g->k % C::BK == 0 ||
+                           g->k >= (mixed ? CM__FFMA_BOUNDED_MIN_K : CM__FFMA_KTAIL_APART_MIN_K);
+        // (moved tiles, a K tail in the epilogue: one matrix; that kernel has no batch
+        // dimension)
+        const bool moves =
+            g->m % C::BM != 0 || g->n % C::BN != 0 || (mixed && g->k % C::BK != 0);
         if (oka && okb && fit_m && fit_n && fit_k && g->k_last == 0 && (!moves || g->batch <= 1))
             return CM__FFMA_RUNS_WHOLE;
         if (oka && okb && g->k >= CM__FFMA_BOUNDED_MIN_K) return CM__FFMA_RUNS_BOUNDED;
@@ -1285,6 +1296,24 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
         if (runs == CM__FFMA_RUNS_EDGE) return launch_pipe_edge<C, S, FB>(g, stream);
     }
     if (runs != CM__FFMA_RUNS_WHOLE) return launch<FB, float, float>(g, stream);
+    if constexpr (T4) {
+        if (g->k % C::BK != 0 && g->a_kmajor == g->b_kmajor) {
+            // both operands along K, or both along M / N (pipe_runs: K from
+            // CM__FFMA_KTAIL_APART_MIN_K): K's last K % BK first, on FB's kernels (C = alpha
+            // A_r B_r + beta C), then the whole K tiles with beta 1: two passes over C more
+            const int kw = g->k - g->k % C::BK;
+            cm__gemm_args_t r = *g;
+            r.k = g->k - kw;
+            r.a = static_cast<const float *>(g->a) + (g->a_kmajor ? (int64_t)kw : kw * g->lda);
+            r.b = static_cast<const float *>(g->b) + (g->b_kmajor ? (int64_t)kw : kw * g->ldb);
+            cudaError_t err = launch<FB, float, float>(&r, stream);
+            if (err != cudaSuccess) return err;
+            cm__gemm_args_t w = *g;
+            w.k = kw;
+            w.beta = 1.0f;
+            return launch_pipe<C, S, T4, FB>(&w, stream);
+        }
+    }
     Params p = make_params(g);
     p.veca = 1;
     p.vecb = 1;
@@ -1298,7 +1327,8 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     p.tiles_n = (int)tn;
     const dim3 grid((unsigned)(tm * tn), 1, (unsigned)g->batch), block(C::THREADS);
     if constexpr (T4) {
-        // the MOVED kernel: last tiles past M / N moved back, K's tail in its epilogue
+        // the MOVED kernel: last tiles past M / N moved back, K's tail in its epilogue (one
+        // operand along K, the other along M / N; the others' K tail ran apart, above)
         if (g->m % C::BM != 0 || g->n % C::BN != 0 || g->k % C::BK != 0) {
             if (g->a_kmajor && g->b_kmajor)
                 return run_pipe<C, S, true, true, T4, FB, false, true>(g, p, grid, block, stream);

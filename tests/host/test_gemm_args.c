@@ -1816,7 +1816,8 @@ static void test_ffma_forms_and_pitch(void **state) {
     assert_int_equal(cm__gemm_ffma_runs(&w, CM__FFMA_128x128x8), CM__FFMA_RUNS_TILE);
     assert_int_equal(cm__gemm_ffma_runs(&w, -1), CM__FFMA_RUNS_TILE);
     assert_int_equal(cm__gemm_ffma_runs(NULL, q3), CM__FFMA_RUNS_TILE);
-    cm__gemm_args_t t = w; /* a tail in K only: the whole-tile kernel, its tail in the epilogue */
+    cm__gemm_args_t t = w; /* a tail in K only, a along M and b along K: the moved-tile
+                              * kernel, its tail in the epilogue, from CM__FFMA_BOUNDED_MIN_K */
     t.k = t.ldb = 3001;
     assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_WHOLE);
     t.k = t.ldb = 1100;
@@ -1827,6 +1828,19 @@ static void test_ffma_forms_and_pitch(void **state) {
     assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_TILE);
     t.k = t.ldb = 112; /* whole K tiles: any K */
     assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_WHOLE);
+    cm__gemm_args_t kk2 = t; /* both along K: the tail apart from CM__FFMA_KTAIL_APART_MIN_K */
+    kk2.a_kmajor = 1;
+    kk2.k = kk2.lda = kk2.ldb = CM__FFMA_KTAIL_APART_MIN_K + 1;
+    assert_int_equal(cm__gemm_ffma_runs(&kk2, q3), CM__FFMA_RUNS_WHOLE);
+    kk2.k = kk2.lda = kk2.ldb = CM__FFMA_KTAIL_APART_MIN_K - 1;
+    assert_int_equal(cm__gemm_ffma_runs(&kk2, q3), CM__FFMA_RUNS_BOUNDED);
+    kk2.k = kk2.lda = kk2.ldb = 3001; /* ... for a batch too (whole tiles in M and N) */
+    kk2.batch = 2;
+    kk2.stride_a = kk2.stride_b = 1024LL * 3001;
+    kk2.stride_c = 1024LL * 1024;
+    assert_int_equal(cm__gemm_ffma_runs(&kk2, q3), CM__FFMA_RUNS_WHOLE);
+    kk2.m = 1000; /* a batch with tiles to move: bounded */
+    assert_int_equal(cm__gemm_ffma_runs(&kk2, q3), CM__FFMA_RUNS_BOUNDED);
     cm__gemm_args_t tb = w; /* a batch with a K tail: the bounded form */
     tb.k = tb.ldb = 3001;
     tb.batch = 2;
