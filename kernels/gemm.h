@@ -88,10 +88,17 @@ typedef struct cm__gemm_args {
  *           memory one tile ahead; problems in whole tiles only, the rest runs the kernels
  *           of the configuration named `fallback`;
  *  PIPE4    ("q") the same pipeline with K-contiguous operands copied 4 bytes at a time straight
- *           into their transposed place; problems that are not whole tiles of 16-byte rows
- *           run its bounded form (any M, N and K; the copies zero-fill past them; from K =
- *           CM__FFMA_BOUNDED_MIN_K) where the operands contiguous along M or N have 16-byte
- *           rows, else from K = CM__FFMA_EDGE_MIN_K its edge kernel (every element of both
+ *           into their transposed place (so of any leading dimension); one matrix whose
+ *           last tiles past M / N can all move back to end there (an operand along K, or
+ *           along M / N with that side a multiple of 4 or its padding readable: a_pad4 /
+ *           b_pad4) runs the whole-tile kernel so (its MOVED form), and a K tail (K % BK) in
+ *           that kernel's epilogue from K = CM__FFMA_BOUNDED_MIN_K where one operand is along
+ *           K and the other along M / N, else apart first (the fallback's kernel, then beta
+ *           1) from K = CM__FFMA_KTAIL_APART_MIN_K; other problems that are not whole tiles
+ *           of 16-byte rows run its bounded form (any M, N and K; the copies zero-fill past
+ *           them; from K = CM__FFMA_BOUNDED_MIN_K) where the operands contiguous along M or N
+ *           have 16-byte rows, else from K = CM__FFMA_EDGE_MIN_K its edge kernel (every
+ *           element of both
  *           operands a zero-filled 4-byte copy, any M, N and leading dimension), and
  *           `fallback` the rest (shorter K, an in-slab offset past 32 bits, no room for its
  *           shared memory). */
@@ -203,7 +210,8 @@ int cm__gemm_ffma_built(int config);
 int cm__gemm_ffma_fallback(int config);
 
 /** What cm__gemm_ffma runs for g on configuration `config` (pure; g as the launcher gets it,
- *  one launch's batch): CM__FFMA_RUNS_WHOLE the whole-tile pipelined kernel,
+ *  one launch's batch): CM__FFMA_RUNS_WHOLE the whole-tile pipelined kernel (for a PIPE4
+ *  configuration also its moved-tile form and a K tail in its epilogue or apart: above),
  *  CM__FFMA_RUNS_BOUNDED its bounded form, CM__FFMA_RUNS_EDGE its edge kernel (the three of a
  *  PIPE / PIPE4 configuration), CM__FFMA_RUNS_TILE the configuration's own or its fallback's
  *  GENERAL / FAST kernels (every other configuration, BF16 input, an unknown one). A device

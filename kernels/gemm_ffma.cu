@@ -548,7 +548,8 @@ template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4 = false> struct 
 // copies (below). It replaces the edge kernel (4-byte copies of every element) where the
 // MN-contiguous operands allow 16-byte copies.
 // MOVED (T4, one matrix): the whole-tile kernel for a problem whose last tiles past M / N all
-// move back inside (below); a separate instantiation, so that the whole-tile kernel's code for
+// move back inside (below), with one operand along K and the other along M / N also a K tail
+// (after the loop); a separate instantiation, so that the whole-tile kernel's code for
 // problems in whole tiles stays as it is (these tests change its schedule).
 template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4, bool BATCHED,
           bool BOUNDED = false, bool MOVED = false>
@@ -1241,7 +1242,15 @@ template <int T> int pipe_end(int rows, int kmajor, int pad4) {
 
 // What launch_pipe runs for g (tile C of a PIPE / PIPE4 configuration; T4: PIPE4): one of
 // CM__FFMA_RUNS_* (gemm.h). The whole-tile kernel for problems in whole tiles whose operands
-// have 16-byte rows; else, PIPE4 only, the bounded form from K = CM__FFMA_BOUNDED_MIN_K where
+// have 16-byte rows; PIPE4 also (its K-contiguous operands any leading dimension) one matrix
+// whose every last tile past M / N moves back inside (pipe_end) on its MOVED kernel, and a K
+// tail: from K = CM__FFMA_BOUNDED_MIN_K in the MOVED kernel's epilogue where one operand is
+// along K and the other along M / N, from K = CM__FFMA_KTAIL_APART_MIN_K apart first where
+// both are along K or both along M / N (H200 against cuBLAS, the bounded form -> these:
+// 4096 x 4096 x 3001 NN 0.79 -> 1.03x, TN 0.87 -> 0.90x; 1000 x 4096 x 4096 NN 0.85 -> 0.96x;
+// 3001 x 4096 x 1000 NN 0.81 -> 0.89x; 3001^3 NN, the pitched copy's padding read, 0.79 ->
+// 0.88x, TN 0.95 -> 0.91x; bench/NOTES-gemm.md); else, PIPE4 only, the bounded form from K =
+// CM__FFMA_BOUNDED_MIN_K where
 // the MN-contiguous operands have 16-byte rows (4 elements a copy; its inside K tiles copy as
 // the whole-tile kernel does; H200 against cuBLAS, every copy checked -> aece948's form:
 // 4096 x 4096 x 3001 TN 0.79 -> 0.87x, 1000 x 4096 x 4096 TN 0.78-0.83 -> 0.92x, 3001^3 TN
@@ -1264,7 +1273,7 @@ template <class C, bool T4> int pipe_runs(const cm__gemm_args_t *g) {
         // K-contiguous operands go by 4-byte copies: any leading dimension
         const bool oka = g->a_kmajor || veca, okb = g->b_kmajor || vecb;
         // the whole-tile kernel also where every last tile past M / N moves back inside
-        // (gemm_ffma_pipe_kernel) and K's last K % BK run apart first (launch_pipe_whole)
+        // (gemm_ffma_pipe_kernel, MOVED) and K has a tail (below)
         const bool fit_m = g->m % C::BM == 0 || pipe_end<C::BM>(g->m, g->a_kmajor, g->a_pad4) > 0;
         const bool fit_n = g->n % C::BN == 0 || pipe_end<C::BN>(g->n, g->b_kmajor, g->b_pad4) > 0;
         // a K tail: in the moved-tile kernel's epilogue where one operand is along K and the

@@ -104,8 +104,11 @@ int cm__gemm_family(int precision) {
  * The sm_90 row holds the tile each class measured best against cuBLAS on an H200
  * (`bench_gemm --tune` and `--ops`; figures in bench/NOTES-gemm.md):
  *   fp32  tiny 32x64x16, small 64x64x16; skinny and large the pipelined 128x128x16q3 (BK 16,
- *         3 cp.async stages, K-contiguous operands copied 4 bytes at a time into place); tails
- *         run its bounded form from K = 256 (CM__FFMA_BOUNDED_MIN_K) where the operands
+ *         3 cp.async stages, K-contiguous operands copied 4 bytes at a time into place); one
+ *         matrix whose last tiles past M / N all move back inside runs its whole-tile kernel
+ *         so, a K tail in that kernel's epilogue (one operand along K, the other along M / N;
+ *         from K = 256) or apart first (from K = 2048, CM__FFMA_KTAIL_APART_MIN_K); other
+ *         tails run its bounded form from K = 256 (CM__FFMA_BOUNDED_MIN_K) where the operands
  *         contiguous along M / N have 16-byte rows (or get them from the pitched copy,
  *         cm__gemm_pitch_wanted), else its edge kernel (every element a zero-filled 4-byte
  *         copy) from K = 1024 (CM__FFMA_EDGE_MIN_K); the rest, the 128x128x8 kernels.

@@ -740,8 +740,10 @@ static void test_split_k_forced(void **state) {
  *  - its whole-tile kernel where every last tile past M / N moves back to end there (the
  *    operand along that side along K, or along M / N with that side a multiple of 4): the rows
  *    / columns before the previous tile's end are computed again but not stored (beta != 0
- *    shows a second store), and a K tail runs first on the fallback's kernel, the whole K
- *    tiles then adding to what it stored (beta 0 over NaN shows a read of the old C);
+ *    shows a second store); a K tail in its epilogue (one operand along K, the other along M /
+ *    N) or, both along K or both along M / N from K = CM__FFMA_KTAIL_APART_MIN_K, first on
+ *    the fallback's kernel, the whole K tiles then adding to what it stored (beta 0 over NaN
+ *    shows a read of the old C);
  *  - its bounded form (from K = CM__FFMA_BOUNDED_MIN_K) where a last tile cannot move back
  *    and the operands contiguous along M or N have 16-byte rows (leading dimensions padded to
  *    a multiple of 4, a last group of 4 partly past M or N): blocks inside M and N (the
