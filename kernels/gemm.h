@@ -226,6 +226,13 @@ enum {
 };
 int cm__gemm_ffma_runs(const cm__gemm_args_t *g, int config);
 
+/** For a problem cm__gemm_ffma_runs gives CM__FFMA_RUNS_WHOLE on a PIPE4 configuration (else
+ *  all 0, pure): *moved 1 where a last tile past M or N moves back inside (its MOVED kernel),
+ *  *k_tail the K % BK its whole K tiles leave, *apart 1 where that tail runs apart first on the
+ *  fallback's kernel (0: in the MOVED kernel's epilogue). Any pointer may be NULL. */
+void cm__gemm_ffma_whole_form(const cm__gemm_args_t *g, int config, int *moved, int *k_tail,
+                              int *apart);
+
 /** Launch the FFMA kernel. in_type F32 with out_type F32 takes every configuration this build
  *  compiled (cm__gemm_ffma_built(); cudaErrorNotSupported, nothing launched, for another one);
  *  BF16 input (the sm_75 fallback of the BF16 precisions) runs the CM__FFMA_128x128x8 or the

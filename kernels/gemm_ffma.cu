@@ -1440,6 +1440,29 @@ extern "C" int cm__gemm_ffma_runs(const cm__gemm_args_t *g, int config) {
     }
 }
 
+extern "C" void cm__gemm_ffma_whole_form(const cm__gemm_args_t *g, int config, int *moved,
+                                         int *k_tail, int *apart) {
+    int mv = 0, kt = 0, ap = 0;
+    if (cm__gemm_ffma_runs(g, config) == CM__FFMA_RUNS_WHOLE) {
+        switch (config) {
+#define CM__FFMA_WHOLE_CASE_(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship) \
+    case CM__FFMA_##id:                                                                       \
+        if (CM__FFMA_FORM_##form == CM__FFMA_FORM_PIPE4) {                                    \
+            mv = g->m % (bm) != 0 || g->n % (bn) != 0;                                        \
+            kt = g->k % (bk);                                                                 \
+            ap = kt != 0 && g->a_kmajor == g->b_kmajor;                                       \
+        }                                                                                     \
+        break;
+            CM__FFMA_CONFIGS(CM__FFMA_WHOLE_CASE_)
+#undef CM__FFMA_WHOLE_CASE_
+        default: break;
+        }
+    }
+    if (moved) *moved = mv;
+    if (k_tail) *k_tail = kt;
+    if (apart) *apart = ap;
+}
+
 // One launch of configuration `config` (g: batch 1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH).
 static cudaError_t ffma_one_launch(const cm__gemm_args_t *g, int config, cudaStream_t stream) {
     if (g->in_type == CM__GEMM_BF16) {

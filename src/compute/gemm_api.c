@@ -1711,6 +1711,20 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
         else cm__text_printf(t, "the %d matrices of C", matrices);
         cm__text_printf(t, ", %.2f a multiprocessor", (double)tiles / (double)(sms > 0 ? sms : 1));
     }
+    if (ch.kernel == CM__GEMM_KERNEL_FFMA && major == 9 && matrices <= 1) {
+        /* the pipelined FFMA tile's whole-tile kernel on a problem that is not whole tiles */
+        int moved = 0, k_tail = 0, apart = 0;
+        cm__gemm_ffma_whole_form(&q, ch.config, &moved, &k_tail, &apart);
+        if (moved)
+            cm__text_printf(t, "; the last tiles past the edge of C move back inside it (the "
+                            "rows of the tile before computed again, stored once)");
+        if (k_tail > 0 && apart)
+            cm__text_printf(t, "; K's last %d run first on a kernel of their own, the whole K "
+                            "tiles then adding to C (two passes over C more)", k_tail);
+        else if (k_tail > 0)
+            cm__text_printf(t, "; K's last %d run in the kernel's epilogue, each thread reading "
+                            "its rows and columns for them from global memory", k_tail);
+    }
     if (precision == CM_GEMM_FP32 && !forced) {
         const cm__gemm_choice_t x3 = cm__gemm_select(CM_GEMM_FP32_3XTF32, major, minor, sms, p,
                                                      CM_HAVE_GEMM_SM90, NULL);

@@ -1427,10 +1427,29 @@ static void test_explain(void **state) {
         assert_non_null(strstr(text, "lda = 3003 is not a multiple of 4 elements"));
         assert_non_null(strstr(text, "without the copy: its edge kernel"));
         assert_null(strstr(text, "ldb ="));
+        /* after the copy, its whole-tile kernel: last tiles moved back over the copy's
+         * padding, K's tail (1100 % 16) in its epilogue (B along K, A along M) */
+        assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
+        assert_non_null(strstr(text, "; K's last 12 run in the kernel's epilogue"));
         CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 3001, 1001, pa, 0, 3003, 0, pb, 0,
                                      1001, 0, pc, 0, 3001, 0, 1, text, sizeof text, &len));
         assert_non_null(strstr(text, "; first A is copied as it is into "));
         assert_non_null(strstr(text, "without the copy: its fallback's kernel"));
+        assert_non_null(strstr(text, "; K's last 9 run in the kernel's epilogue"));
+        /* both operands along K (column-major TN), K 3001: the tail apart first; K 1100:
+         * the bounded form, nothing of the whole-tile kernel said */
+        CM_ASSERT_OK(cm_gemm_explain(F32, CO, CM_GEMM_OP_T, N_, 3001, 3001, 3001, pb, 0, 3001,
+                                     0, pb, 0, 3001, 0, pc, 0, 3001, 0, 1, text, sizeof text,
+                                     &len));
+        assert_non_null(strstr(text, "ffma:128x128x16q3: "));
+        assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
+        assert_non_null(strstr(text, "; K's last 9 run first on a kernel of their own"));
+        CM_ASSERT_OK(cm_gemm_explain(F32, CO, CM_GEMM_OP_T, N_, 3001, 3001, 1100, pa, 0, 1100,
+                                     0, pb, 0, 1100, 0, pc, 0, 3001, 0, 1, text, sizeof text,
+                                     &len));
+        assert_non_null(strstr(text, "ffma:128x128x16q3: "));
+        assert_null(strstr(text, "move back"));
+        assert_null(strstr(text, "K's last"));
         CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 1000, 1100, pa, 0, 3003, 0, pb, 0,
                                      1100, 0, pc, 0, 3001, 0, 1, text, sizeof text, &len));
         assert_null(strstr(text, "first "));
