@@ -1150,7 +1150,8 @@ cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 
     if (err != cudaSuccess) return err;
     if constexpr (MOVED) {
         if (grid.z > 1) return cudaErrorInvalidValue;   // (pipe_runs: one matrix)
-        gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false, false, true><<<grid, block, bytes, stream>>>(p);
+        gemm_ffma_pipe_kernel<C, R, AK, BK, T4, false, false, true>
+            <<<grid, block, bytes, stream>>>(p);
     } else if (grid.z > 1) {
         gemm_ffma_pipe_kernel<C, R, AK, BK, T4, true, BOUNDED><<<grid, block, bytes, stream>>>(p);
     } else {
@@ -1249,13 +1250,12 @@ template <int T> int pipe_end(int rows, int kmajor, int pad4) {
 // both are along K or both along M / N (H200 against cuBLAS, the bounded form -> these:
 // 4096 x 4096 x 3001 NN 0.79 -> 1.03x, TN 0.87 -> 0.90x; 1000 x 4096 x 4096 NN 0.85 -> 0.96x;
 // 3001 x 4096 x 1000 NN 0.81 -> 0.89x; 3001^3 NN, the pitched copy's padding read, 0.79 ->
-// 0.88x, TN 0.95 -> 0.91x; bench/NOTES-gemm.md); else, PIPE4 only, the bounded form from K =
-// CM__FFMA_BOUNDED_MIN_K where
-// the MN-contiguous operands have 16-byte rows (4 elements a copy; its inside K tiles copy as
-// the whole-tile kernel does; H200 against cuBLAS, every copy checked -> aece948's form:
-// 4096 x 4096 x 3001 TN 0.79 -> 0.87x, 1000 x 4096 x 4096 TN 0.78-0.83 -> 0.92x, 3001^3 TN
-// 0.83-0.87 -> 0.94x, 3001 x 4096 x 1000 TN, the fallback's kernel before, 0.75-0.81 ->
-// 0.83x; bench/NOTES-gemm.md), the edge kernel from K =
+// 0.88x, TN 0.95 -> 0.91x; bench/NOTES-gemm.md); else, PIPE4 only, the bounded form from
+// K = CM__FFMA_BOUNDED_MIN_K where the MN-contiguous operands have 16-byte rows (4 elements a
+// copy; its inside K tiles copy as the whole-tile kernel does; H200 against cuBLAS, every copy
+// checked -> aece948's form: 4096 x 4096 x 3001 TN 0.79 -> 0.87x, 1000 x 4096 x 4096 TN
+// 0.78-0.83 -> 0.92x, 3001^3 TN 0.83-0.87 -> 0.94x, 3001 x 4096 x 1000 TN, the fallback's
+// kernel before, 0.75-0.81 -> 0.83x; bench/NOTES-gemm.md), the edge kernel from K =
 // CM__FFMA_EDGE_MIN_K (below, its ring's prologue and 4-byte copies cost more than the
 // pipeline hides: 4096 x 4096 x 7 1.50 -> 1.19x cuBLAS, x 1 1.20 -> 1.08x against the
 // fallback's general kernel, H200), and the fallback's kernels for the rest.
