@@ -1241,6 +1241,24 @@ template <int T> int pipe_end(int rows, int kmajor, int pad4) {
     return end >= T ? end : 0;
 }
 
+// How the whole-tile kernel of PIPE4 tile C runs g past whole tiles (pipe_runs gave it
+// CM__FFMA_RUNS_WHOLE): moved_mn, a last tile past M / N moves back inside; k_tail, the K % BK
+// its whole K tiles leave; apart, that tail runs first on the fallback's kernel (both operands
+// along K, or both along M / N), else in the MOVED kernel's epilogue; moved_kernel, the MOVED
+// kernel runs it (a tile to move, or a tail in its epilogue).
+struct WholeForm {
+    bool moved_mn, apart, moved_kernel;
+    int k_tail;
+};
+template <class C> WholeForm whole_form(const cm__gemm_args_t *g) {
+    WholeForm w;
+    w.moved_mn = g->m % C::BM != 0 || g->n % C::BN != 0;
+    w.k_tail = g->k % C::BK;
+    w.apart = w.k_tail != 0 && g->a_kmajor == g->b_kmajor;
+    w.moved_kernel = w.moved_mn || (w.k_tail != 0 && !w.apart);
+    return w;
+}
+
 // What launch_pipe runs for g (tile C of a PIPE / PIPE4 configuration; T4: PIPE4): one of
 // CM__FFMA_RUNS_* (gemm.h). The whole-tile kernel for problems in whole tiles whose operands
 // have 16-byte rows; PIPE4 also (its K-contiguous operands any leading dimension) one matrix
@@ -1278,14 +1296,12 @@ template <class C, bool T4> int pipe_runs(const cm__gemm_args_t *g) {
         const bool fit_n = g->n % C::BN == 0 || pipe_end<C::BN>(g->n, g->b_kmajor, g->b_pad4) > 0;
         // a K tail: in the moved-tile kernel's epilogue where one operand is along K and the
         // other along M / N, else apart first, from CM__FFMA_KTAIL_APART_MIN_K (launch_pipe)
-        const bool mixed = g->a_kmajor != g->b_kmajor;
-        const bool fit_k = g->k % C::BK == 0 ||
-                           g->k >= (mixed ? CM__FFMA_BOUNDED_MIN_K : CM__FFMA_KTAIL_APART_MIN_K);
-        // (moved tiles, a K tail in the epilogue: one matrix; that kernel has no batch
-        // dimension)
-        const bool moves =
-            g->m % C::BM != 0 || g->n % C::BN != 0 || (mixed && g->k % C::BK != 0);
-        if (oka && okb && fit_m && fit_n && fit_k && g->k_last == 0 && (!moves || g->batch <= 1))
+        const WholeForm wf = whole_form<C>(g);
+        const bool fit_k = wf.k_tail == 0 ||
+                           g->k >= (wf.apart ? CM__FFMA_KTAIL_APART_MIN_K : CM__FFMA_BOUNDED_MIN_K);
+        // (the MOVED kernel: one matrix; it has no batch dimension)
+        const bool one = !wf.moved_kernel || g->batch <= 1;
+        if (oka && okb && fit_m && fit_n && fit_k && g->k_last == 0 && one)
             return CM__FFMA_RUNS_WHOLE;
         if (oka && okb && g->k >= CM__FFMA_BOUNDED_MIN_K) return CM__FFMA_RUNS_BOUNDED;
         if (g->k >= CM__FFMA_EDGE_MIN_K) return CM__FFMA_RUNS_EDGE;
@@ -1306,7 +1322,7 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     }
     if (runs != CM__FFMA_RUNS_WHOLE) return launch<FB, float, float>(g, stream);
     if constexpr (T4) {
-        if (g->k % C::BK != 0 && g->a_kmajor == g->b_kmajor) {
+        if (whole_form<C>(g).apart) {
             // both operands along K, or both along M / N (pipe_runs: K from
             // CM__FFMA_KTAIL_APART_MIN_K): K's last K % BK first, on FB's kernels (C = alpha
             // A_r B_r + beta C), then the whole K tiles with beta 1: two passes over C more
@@ -1338,7 +1354,7 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     if constexpr (T4) {
         // the MOVED kernel: last tiles past M / N moved back, K's tail in its epilogue (one
         // operand along K, the other along M / N; the others' K tail ran apart, above)
-        if (g->m % C::BM != 0 || g->n % C::BN != 0 || g->k % C::BK != 0) {
+        if (whole_form<C>(g).moved_kernel) {
             if (g->a_kmajor && g->b_kmajor)
                 return run_pipe<C, S, true, true, T4, FB, false, true>(g, p, grid, block, stream);
             if (g->a_kmajor)
@@ -1440,27 +1456,28 @@ extern "C" int cm__gemm_ffma_runs(const cm__gemm_args_t *g, int config) {
     }
 }
 
+// The whole-tile form of configuration FORM / C for g (cm__gemm_ffma_whole_form): PIPE4 only
+template <int FORM, class C> WholeForm config_whole_form(const cm__gemm_args_t *g) {
+    if constexpr (FORM == CM__FFMA_FORM_PIPE4) return whole_form<C>(g);
+    (void)g;
+    return WholeForm{false, false, false, 0};
+}
+
 extern "C" void cm__gemm_ffma_whole_form(const cm__gemm_args_t *g, int config, int *moved,
                                          int *k_tail, int *apart) {
-    int mv = 0, kt = 0, ap = 0;
+    WholeForm w{false, false, false, 0};
     if (cm__gemm_ffma_runs(g, config) == CM__FFMA_RUNS_WHOLE) {
         switch (config) {
 #define CM__FFMA_WHOLE_CASE_(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship) \
-    case CM__FFMA_##id:                                                                       \
-        if (CM__FFMA_FORM_##form == CM__FFMA_FORM_PIPE4) {                                    \
-            mv = g->m % (bm) != 0 || g->n % (bn) != 0;                                        \
-            kt = g->k % (bk);                                                                 \
-            ap = kt != 0 && g->a_kmajor == g->b_kmajor;                                       \
-        }                                                                                     \
-        break;
+    case CM__FFMA_##id: w = config_whole_form<CM__FFMA_FORM_##form, Tile_##id>(g); break;
             CM__FFMA_CONFIGS(CM__FFMA_WHOLE_CASE_)
 #undef CM__FFMA_WHOLE_CASE_
         default: break;
         }
     }
-    if (moved) *moved = mv;
-    if (k_tail) *k_tail = kt;
-    if (apart) *apart = ap;
+    if (moved) *moved = w.moved_mn;
+    if (k_tail) *k_tail = w.k_tail;
+    if (apart) *apart = w.apart;
 }
 
 // One launch of configuration `config` (g: batch 1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH).

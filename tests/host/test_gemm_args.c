@@ -1186,6 +1186,16 @@ static void test_config_name(void **state) {
     assert_string_equal(name, "ffma:128x128x8");
 }
 
+/* cm_gemm_explain of a column-major FP32 product op_a(A) B with C (m x n) of ldc m, one
+ * matrix, no offsets (test_explain's pitched-copy cases) */
+static void explain_pitched(cm_gemm_op_t op_a, size_t m, size_t n, size_t k, const cm_buffer_t *a,
+                            size_t lda, const cm_buffer_t *b, size_t ldb, const cm_buffer_t *c,
+                            char *text, size_t size) {
+    size_t len = 0;
+    CM_ASSERT_OK(cm_gemm_explain(F32, CO, op_a, N_, m, n, k, a, 0, lda, 0, b, 0, ldb, 0, c, 0, m,
+                                 0, 1, text, size, &len));
+}
+
 /* cm_gemm_explain: the checks of cm_gemm_strided_batched, then the plan for the real
  * operands, in the caller's names (on simulated devices whose compute capability and
  * multiprocessor count the test sets). */
@@ -1408,7 +1418,7 @@ static void test_explain(void **state) {
     cm__gemm_config_override_set_for_tests(NULL);
     /* FP32 on a Hopper-sized device, column-major NN with lda = 3003 (A along M without
      * 16-byte rows): A is first copied as it is into rows of whole 16 bytes, so that the
-     * pipelined FFMA tile runs its bounded form; the text says what would run without it (K
+     * pipelined FFMA tile runs its moved-tile kernel; the text says what would run without it (K
      * 1100: the edge kernel; K 1001: the fallback's kernel); with N under
      * CM__GEMM_PITCH_MIN_SIDE, or the copy switched off, nothing is copied */
     {
@@ -1418,8 +1428,7 @@ static void test_explain(void **state) {
         CM_ASSERT_OK(cm_buffer_create(g.dev0, 3001 * 3001 * 4, &pc));
         explain_facts(9, 0, 132);
         cm__gemm_config_override_set_for_tests("");
-        CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 3001, 1100, pa, 0, 3003, 0, pb, 0,
-                                     1100, 0, pc, 0, 3001, 0, 1, text, sizeof text, &len));
+        explain_pitched(N_, 3001, 3001, 1100, pa, 3003, pb, 1100, pc, text, sizeof text);
         assert_non_null(strstr(text, "ffma:128x128x16q3: "));
         assert_non_null(strstr(text, "; first A is copied as it is into "));
         assert_non_null(strstr(text, "of scratch from the device's pool with rows of whole 16 "
@@ -1431,31 +1440,24 @@ static void test_explain(void **state) {
          * padding, K's tail (1100 % 16) in its epilogue (B along K, A along M) */
         assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
         assert_non_null(strstr(text, "; K's last 12 run in the kernel's epilogue"));
-        CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 3001, 1001, pa, 0, 3003, 0, pb, 0,
-                                     1001, 0, pc, 0, 3001, 0, 1, text, sizeof text, &len));
+        explain_pitched(N_, 3001, 3001, 1001, pa, 3003, pb, 1001, pc, text, sizeof text);
         assert_non_null(strstr(text, "; first A is copied as it is into "));
         assert_non_null(strstr(text, "without the copy: its fallback's kernel"));
         assert_non_null(strstr(text, "; K's last 9 run in the kernel's epilogue"));
         /* both operands along K (column-major TN), K 3001: the tail apart first; K 1100:
          * the bounded form, nothing of the whole-tile kernel said */
-        CM_ASSERT_OK(cm_gemm_explain(F32, CO, CM_GEMM_OP_T, N_, 3001, 3001, 3001, pb, 0, 3001,
-                                     0, pb, 0, 3001, 0, pc, 0, 3001, 0, 1, text, sizeof text,
-                                     &len));
+        explain_pitched(CM_GEMM_OP_T, 3001, 3001, 3001, pb, 3001, pb, 3001, pc, text, sizeof text);
         assert_non_null(strstr(text, "ffma:128x128x16q3: "));
         assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
         assert_non_null(strstr(text, "; K's last 9 run first on a kernel of their own"));
-        CM_ASSERT_OK(cm_gemm_explain(F32, CO, CM_GEMM_OP_T, N_, 3001, 3001, 1100, pa, 0, 1100,
-                                     0, pb, 0, 1100, 0, pc, 0, 3001, 0, 1, text, sizeof text,
-                                     &len));
+        explain_pitched(CM_GEMM_OP_T, 3001, 3001, 1100, pa, 1100, pb, 1100, pc, text, sizeof text);
         assert_non_null(strstr(text, "ffma:128x128x16q3: "));
         assert_null(strstr(text, "move back"));
         assert_null(strstr(text, "K's last"));
-        CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 1000, 1100, pa, 0, 3003, 0, pb, 0,
-                                     1100, 0, pc, 0, 3001, 0, 1, text, sizeof text, &len));
+        explain_pitched(N_, 3001, 1000, 1100, pa, 3003, pb, 1100, pc, text, sizeof text);
         assert_null(strstr(text, "first "));
         cm__gemm_realign_set_for_tests(0);
-        CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 3001, 1100, pa, 0, 3003, 0, pb, 0,
-                                     1100, 0, pc, 0, 3001, 0, 1, text, sizeof text, &len));
+        explain_pitched(N_, 3001, 3001, 1100, pa, 3003, pb, 1100, pc, text, sizeof text);
         assert_null(strstr(text, "first "));
         cm__gemm_realign_set_for_tests(-1);
         /* row-major NN: B (1000 x 2999, ldb 3001) along N, the kernels' b */
