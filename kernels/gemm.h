@@ -91,17 +91,17 @@ typedef struct cm__gemm_args {
  *           into their transposed place (so of any leading dimension); one matrix whose
  *           last tiles past M / N can all move back to end there (an operand along K, or
  *           along M / N with that side a multiple of 4 or its padding readable: a_pad4 /
- *           b_pad4) runs the whole-tile kernel so (its MOVED form), and a K tail (K % BK) in
- *           that kernel's epilogue from K = CM__FFMA_BOUNDED_MIN_K where one operand is along
- *           K and the other along M / N, else apart first (the fallback's kernel, then beta
- *           1) from K = CM__FFMA_KTAIL_APART_MIN_K; other problems that are not whole tiles
- *           of 16-byte rows run its bounded form (any M, N and K; the copies zero-fill past
- *           them; from K = CM__FFMA_BOUNDED_MIN_K) where the operands contiguous along M or N
- *           have 16-byte rows, else from K = CM__FFMA_EDGE_MIN_K its edge kernel (every
- *           element of both
- *           operands a zero-filled 4-byte copy, any M, N and leading dimension), and
- *           `fallback` the rest (shorter K, an in-slab offset past 32 bits, no room for its
- *           shared memory). */
+ *           b_pad4) runs the whole-tile kernel so (its MOVED form), and a K tail (K % BK)
+ *           from K = CM__FFMA_BOUNDED_MIN_K in that kernel (before its pipeline, or after
+ *           its main loop where one operand is along K and the other along M / N) or, both
+ *           along K or both along M / N with M and N whole tiles, apart first (the
+ *           fallback's kernel, then beta 1) from K = CM__FFMA_KTAIL_APART_MIN_K; other
+ *           problems that are not whole tiles of 16-byte rows run its bounded form (any M,
+ *           N and K; the copies zero-fill past them; from K = CM__FFMA_BOUNDED_MIN_K) where
+ *           the operands contiguous along M or N have 16-byte rows, else from K =
+ *           CM__FFMA_EDGE_MIN_K its edge kernel (every element of both operands a
+ *           zero-filled 4-byte copy, any M, N and leading dimension), and `fallback` the
+ *           rest (shorter K, an in-slab offset past 32 bits, no room for its shared memory). */
 /** The shortest K the PIPE4 configurations' bounded form runs: its blocks with no row past M
  *  or N run the whole-tile kernel's copies on every K tile but a last partial one, so it
  *  costs about what the whole-tile kernel does; below, the fallback's kernels. */
@@ -109,12 +109,13 @@ typedef struct cm__gemm_args {
 /** The shortest K the PIPE4 configurations' edge kernel runs (below, its ring's prologue and
  *  4-byte copies of every element cost more than the pipeline hides). */
 #define CM__FFMA_EDGE_MIN_K 1024
-/** The shortest K with a tail (K % 16) the PIPE4 whole-tile kernels run, where both operands
- *  are along K or both along M / N: the tail runs apart first on the fallback's kernel, then
- *  the whole K tiles with beta 1 (two passes over C more); below, the bounded form. (One
- *  operand along K, the other along M / N: the moved-tile kernel's epilogue runs the tail, from
- *  CM__FFMA_BOUNDED_MIN_K.) H200 against cuBLAS, the tail apart: 4096 x 4096 x 3001 TN 0.87 ->
- *  0.89-0.90x; 3001 x 4096 x 1000 TN 0.83 -> 0.75x (bench/NOTES-gemm.md). */
+/** The shortest K whose tail (K % 16) the PIPE4 whole-tile kernels run apart first (on the
+ *  fallback's kernel, then the whole K tiles with beta 1: two passes over C more), where both
+ *  operands are along K or both along M / N and M and N are whole tiles; below it, and where a
+ *  last tile moves, the moved-tile kernel runs the tail before its pipeline (from
+ *  CM__FFMA_BOUNDED_MIN_K). H200 against cuBLAS, the tail apart against in the moved-tile
+ *  kernel: 4096 x 4096 x 3001 TN 0.90 against 0.89x; 3001^3 TN (tiles moved) 0.91 against
+ *  0.96x; 3001 x 4096 x 1000 TN 0.75 against 0.83x (bench/NOTES-gemm.md). */
 #define CM__FFMA_KTAIL_APART_MIN_K 2048
 
 enum {
@@ -226,12 +227,22 @@ enum {
 };
 int cm__gemm_ffma_runs(const cm__gemm_args_t *g, int config);
 
+/** Where the PIPE4 whole-tile kernels run a K tail (K % BK): none; apart first on the
+ *  fallback's kernel, then the whole K tiles with beta 1; in the MOVED kernel before its
+ *  pipeline; in the MOVED kernel after its main loop. */
+enum {
+    CM__FFMA_KTAIL_NONE = 0,
+    CM__FFMA_KTAIL_APART = 1,
+    CM__FFMA_KTAIL_BEFORE = 2,
+    CM__FFMA_KTAIL_AFTER = 3
+};
+
 /** For a problem cm__gemm_ffma_runs gives CM__FFMA_RUNS_WHOLE on a PIPE4 configuration (else
  *  all 0, pure): *moved 1 where a last tile past M or N moves back inside (its MOVED kernel),
- *  *k_tail the K % BK its whole K tiles leave, *apart 1 where that tail runs apart first on the
- *  fallback's kernel (0: in the MOVED kernel's epilogue). Any pointer may be NULL. */
+ *  *k_tail the K % BK its whole K tiles leave, *tail_at where that tail runs (CM__FFMA_KTAIL_*).
+ *  Any pointer may be NULL. */
 void cm__gemm_ffma_whole_form(const cm__gemm_args_t *g, int config, int *moved, int *k_tail,
-                              int *apart);
+                              int *tail_at);
 
 /** Launch the FFMA kernel. in_type F32 with out_type F32 takes every configuration this build
  *  compiled (cm__gemm_ffma_built(); cudaErrorNotSupported, nothing launched, for another one);

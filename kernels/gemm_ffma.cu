@@ -548,9 +548,32 @@ template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4 = false> struct 
 // copies (below). It replaces the edge kernel (4-byte copies of every element) where the
 // MN-contiguous operands allow 16-byte copies.
 // MOVED (T4, one matrix): the whole-tile kernel for a problem whose last tiles past M / N all
-// move back inside (below), with one operand along K and the other along M / N also a K tail
-// (after the loop); a separate instantiation, so that the whole-tile kernel's code for
-// problems in whole tiles stays as it is (these tests change its schedule).
+// move back inside (below), and / or with a K tail (K % BK, CM__FFMA_K_TAIL: before the
+// pipeline or after the main loop, by the operands' orientation); a separate instantiation,
+// so that the whole-tile kernel's code for problems in whole tiles stays as it is (these tests
+// change its schedule).
+// The moved-tile kernel's K tail from k_from to p.k into acc (gemm_ffma_pipe_kernel, MOVED,
+// says where it runs and why): a macro, not a lambda, since the lambda changed all four
+// moved-tile kernels' sm_90 code (nvcc 13.0) away from the code measured.
+#define CM__FFMA_K_TAIL(k_from)                                                                \
+    do {                                                                                       \
+        const int A_LD = (int)p.lda, B_LD = (int)p.ldb;                                        \
+        for (int kk = (k_from); kk < p.k; ++kk) {                                              \
+            float a[C::TM], b[C::TN];                                                          \
+            _Pragma("unroll") for (int i = 0; i < C::TM; ++i) {                                \
+                const int r = (i / 4) * C::SM + ty * 4 + i % 4; /* row of the tile */         \
+                a[i] = A_KMAJOR ? Ab[r * A_LD + kk] : Ab[kk * A_LD + r];                       \
+            }                                                                                  \
+            _Pragma("unroll") for (int j = 0; j < C::TN; ++j) {                                \
+                const int c = (j / 4) * C::SN + tx * 4 + j % 4; /* column of the tile */      \
+                b[j] = B_KMAJOR ? Bb[c * B_LD + kk] : Bb[kk * B_LD + c];                       \
+            }                                                                                  \
+            _Pragma("unroll") for (int i = 0; i < C::TM; ++i)                                  \
+                _Pragma("unroll") for (int j = 0; j < C::TN; ++j)                              \
+                    acc[i][j] = fmaf(a[i], b[j], acc[i][j]);                                   \
+        }                                                                                      \
+    } while (0)
+
 template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4, bool BATCHED,
           bool BOUNDED = false, bool MOVED = false>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(const Params p) {
@@ -637,6 +660,17 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     for (int i = 0; i < C::TM; ++i)
 #pragma unroll
         for (int j = 0; j < C::TN; ++j) acc[i][j] = 0.0f;
+    // MOVED: K's last K % BK (CM__FFMA_K_TAIL, from the whole K tiles' end), each thread
+    // reading its own rows of A and columns of B for them straight from global memory (the
+    // block's tile lies inside the readable rows: moved back above), no shared memory, no pass
+    // over C of their own. Where it runs is what measured best for the operands' orientation
+    // (H200 against cuBLAS, bench/NOTES-gemm.md): one along K, the other along M / N, after
+    // the main loop (4096 x 4096 x 3001 NN 0.99 -> 1.03x, 3001 x 4096 x 1000 NN 0.81 ->
+    // 0.89x against the tail apart / the bounded form; before the pipeline, 0.97x / 0.84x);
+    // both along K or both along M / N, before the pipeline (3001^3 TN 0.91 -> 0.96x, 4093^3
+    // TN 0.85 -> 0.89x against the tail apart / the bounded form), since after the loop
+    // their loop was rescheduled and lost (1000 x 4096 x 4096 TN 0.93 -> 0.87x).
+    if constexpr (MOVED && A_KMAJOR == B_KMAJOR) CM__FFMA_K_TAIL(p.k / C::BK * C::BK);
 
     // T4: element e = tid + j * THREADS of a K-contiguous slab is (row e / BK, k e % BK): a
     // warp reads 32 consecutive floats of 32 / BK rows (whole 32-byte sectors) and stores them
@@ -808,34 +842,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
     } else {
         for (; t < ktiles; ++t) step(t, std::false_type{});
     }
-    if constexpr (MOVED && A_KMAJOR != B_KMAJOR) {
-        // one operand along K, the other along M / N: K's last K % BK (ktiles counts whole K
-        // tiles only), each thread reading its own rows of A and columns of B for them straight
-        // from global memory (the block's tile lies inside the readable rows: moved back above),
-        // no shared memory, no pass over C of their own. (The operands' other orientations run
-        // K's tail apart first: launch_pipe. With this code in it, their moved-tile kernel's
-        // loop scheduled differently and lost: H200, 1000 x 4096 x 4096 TN 0.93 -> 0.87x
-        // cuBLAS, while this one's gained, 4096 x 4096 x 3001 NN 0.99 -> 1.03x, 3001 x 4096 x
-        // 1000 NN 0.81 -> 0.89x; bench/NOTES-gemm.md.)
-        const int A_LD = (int)p.lda, B_LD = (int)p.ldb;
-        for (int kk = ktiles * C::BK; kk < p.k; ++kk) {
-            float a[C::TM], b[C::TN];
-#pragma unroll
-            for (int i = 0; i < C::TM; ++i) {
-                const int r = (i / 4) * C::SM + ty * 4 + i % 4;   // row of the tile
-                a[i] = A_KMAJOR ? Ab[r * A_LD + kk] : Ab[kk * A_LD + r];
-            }
-#pragma unroll
-            for (int j = 0; j < C::TN; ++j) {
-                const int c = (j / 4) * C::SN + tx * 4 + j % 4;   // column of the tile
-                b[j] = B_KMAJOR ? Bb[c * B_LD + kk] : Bb[kk * B_LD + c];
-            }
-#pragma unroll
-            for (int i = 0; i < C::TM; ++i)
-#pragma unroll
-                for (int j = 0; j < C::TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-        }
-    }
+    if constexpr (MOVED && A_KMAJOR != B_KMAJOR) CM__FFMA_K_TAIL(ktiles * C::BK);   // (above)
 
     float *Cp = static_cast<float *>(p.c) + (BATCHED ? (long long)blockIdx.z * p.sc : 0);
     // a tile moved back along N starts off a multiple of 4 columns: no 16-byte stores
@@ -1243,19 +1250,27 @@ template <int T> int pipe_end(int rows, int kmajor, int pad4) {
 
 // How the whole-tile kernel of PIPE4 tile C runs g past whole tiles (pipe_runs gave it
 // CM__FFMA_RUNS_WHOLE): moved_mn, a last tile past M / N moves back inside; k_tail, the K % BK
-// its whole K tiles leave; apart, that tail runs first on the fallback's kernel (both operands
-// along K, or both along M / N), else in the MOVED kernel's epilogue; moved_kernel, the MOVED
-// kernel runs it (a tile to move, or a tail in its epilogue).
+// its whole K tiles leave; tail_at, where that tail runs (CM__FFMA_KTAIL_*, gemm.h): apart
+// first on the fallback's kernel where both operands are along K (or both along M / N), M and
+// N are whole tiles and K >= CM__FFMA_KTAIL_APART_MIN_K, else in the MOVED kernel, before its
+// pipeline for those orientations, after its main loop where one operand is along K and the
+// other along M / N (CM__FFMA_K_TAIL); moved_kernel, the MOVED kernel runs g (a tile to move,
+// or a tail in it).
 struct WholeForm {
-    bool moved_mn, apart, moved_kernel;
-    int k_tail;
+    bool moved_mn, moved_kernel;
+    int k_tail, tail_at;
 };
 template <class C> WholeForm whole_form(const cm__gemm_args_t *g) {
     WholeForm w;
     w.moved_mn = g->m % C::BM != 0 || g->n % C::BN != 0;
     w.k_tail = g->k % C::BK;
-    w.apart = w.k_tail != 0 && g->a_kmajor == g->b_kmajor;
-    w.moved_kernel = w.moved_mn || (w.k_tail != 0 && !w.apart);
+    const bool same = g->a_kmajor == g->b_kmajor;
+    w.tail_at = w.k_tail == 0 ? CM__FFMA_KTAIL_NONE
+                : !same       ? CM__FFMA_KTAIL_AFTER
+                : !w.moved_mn && g->k >= CM__FFMA_KTAIL_APART_MIN_K ? CM__FFMA_KTAIL_APART
+                                                                    : CM__FFMA_KTAIL_BEFORE;
+    w.moved_kernel = w.moved_mn || w.tail_at == CM__FFMA_KTAIL_AFTER ||
+                     w.tail_at == CM__FFMA_KTAIL_BEFORE;
     return w;
 }
 
@@ -1263,20 +1278,19 @@ template <class C> WholeForm whole_form(const cm__gemm_args_t *g) {
 // CM__FFMA_RUNS_* (gemm.h). The whole-tile kernel for problems in whole tiles whose operands
 // have 16-byte rows; PIPE4 also (its K-contiguous operands any leading dimension) one matrix
 // whose every last tile past M / N moves back inside (pipe_end) on its MOVED kernel, and a K
-// tail: from K = CM__FFMA_BOUNDED_MIN_K in the MOVED kernel's epilogue where one operand is
-// along K and the other along M / N, from K = CM__FFMA_KTAIL_APART_MIN_K apart first where
-// both are along K or both along M / N (H200 against cuBLAS, the bounded form -> these:
-// 4096 x 4096 x 3001 NN 0.79 -> 1.03x, TN 0.87 -> 0.90x; 1000 x 4096 x 4096 NN 0.85 -> 0.96x;
-// 3001 x 4096 x 1000 NN 0.81 -> 0.89x; 3001^3 NN, the pitched copy's padding read, 0.79 ->
-// 0.88x, TN 0.95 -> 0.91x; bench/NOTES-gemm.md); else, PIPE4 only, the bounded form from
-// K = CM__FFMA_BOUNDED_MIN_K where the MN-contiguous operands have 16-byte rows (4 elements a
-// copy; its inside K tiles copy as the whole-tile kernel does; H200 against cuBLAS, every copy
-// checked -> aece948's form: 4096 x 4096 x 3001 TN 0.79 -> 0.87x, 1000 x 4096 x 4096 TN
-// 0.78-0.83 -> 0.92x, 3001^3 TN 0.83-0.87 -> 0.94x, 3001 x 4096 x 1000 TN, the fallback's
-// kernel before, 0.75-0.81 -> 0.83x; bench/NOTES-gemm.md), the edge kernel from K =
-// CM__FFMA_EDGE_MIN_K (below, its ring's prologue and 4-byte copies cost more than the
-// pipeline hides: 4096 x 4096 x 7 1.50 -> 1.19x cuBLAS, x 1 1.20 -> 1.08x against the
-// fallback's general kernel, H200), and the fallback's kernels for the rest.
+// tail from K = CM__FFMA_BOUNDED_MIN_K (whole_form says where it runs; H200 against cuBLAS,
+// the bounded form -> these: 4096 x 4096 x 3001 NN 0.79 -> 1.03x, TN 0.87 -> 0.90x; 1000 x
+// 4096 x 4096 NN 0.85 -> 0.96x; 3001 x 4096 x 1000 NN 0.81 -> 0.89x; 3001^3 NN, the pitched
+// copy's padding read, 0.79 -> 0.88x, TN 0.95 -> 0.96x; 4093^3 TN 0.85 -> 0.89x;
+// bench/NOTES-gemm.md); else, PIPE4 only, the bounded form from K = CM__FFMA_BOUNDED_MIN_K
+// where the MN-contiguous operands have 16-byte rows (4 elements a copy; its inside K tiles
+// copy as the whole-tile kernel does; H200 against cuBLAS, every copy checked -> aece948's
+// form: 4096 x 4096 x 3001 TN 0.79 -> 0.87x, 1000 x 4096 x 4096 TN 0.78-0.83 -> 0.92x,
+// 3001^3 TN 0.83-0.87 -> 0.94x, 3001 x 4096 x 1000 TN, the fallback's kernel before, 0.75-0.81
+// -> 0.83x; bench/NOTES-gemm.md), the edge kernel from K = CM__FFMA_EDGE_MIN_K (below, its
+// ring's prologue and 4-byte copies cost more than the pipeline hides: 4096 x 4096 x 7 1.50 ->
+// 1.19x cuBLAS, x 1 1.20 -> 1.08x against the fallback's general kernel, H200), and the
+// fallback's kernels for the rest.
 template <class C, bool T4> int pipe_runs(const cm__gemm_args_t *g) {
     const bool f32 = g->in_type == CM__GEMM_F32 && g->out_type == CM__GEMM_F32;
     const bool veca = g->lda % 4 == 0 && cm__gemm_batch_aligned(g->a, g->stride_a, 4, 16);
@@ -1294,11 +1308,10 @@ template <class C, bool T4> int pipe_runs(const cm__gemm_args_t *g) {
         // (gemm_ffma_pipe_kernel, MOVED) and K has a tail (below)
         const bool fit_m = g->m % C::BM == 0 || pipe_end<C::BM>(g->m, g->a_kmajor, g->a_pad4) > 0;
         const bool fit_n = g->n % C::BN == 0 || pipe_end<C::BN>(g->n, g->b_kmajor, g->b_pad4) > 0;
-        // a K tail: in the moved-tile kernel's epilogue where one operand is along K and the
-        // other along M / N, else apart first, from CM__FFMA_KTAIL_APART_MIN_K (launch_pipe)
+        // a K tail from CM__FFMA_BOUNDED_MIN_K: in the moved-tile kernel, or apart first
+        // (whole_form, launch_pipe)
         const WholeForm wf = whole_form<C>(g);
-        const bool fit_k = wf.k_tail == 0 ||
-                           g->k >= (wf.apart ? CM__FFMA_KTAIL_APART_MIN_K : CM__FFMA_BOUNDED_MIN_K);
+        const bool fit_k = wf.k_tail == 0 || g->k >= CM__FFMA_BOUNDED_MIN_K;
         // (the MOVED kernel: one matrix; it has no batch dimension)
         const bool one = !wf.moved_kernel || g->batch <= 1;
         if (oka && okb && fit_m && fit_n && fit_k && g->k_last == 0 && one)
@@ -1322,9 +1335,9 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     }
     if (runs != CM__FFMA_RUNS_WHOLE) return launch<FB, float, float>(g, stream);
     if constexpr (T4) {
-        if (whole_form<C>(g).apart) {
-            // both operands along K, or both along M / N (pipe_runs: K from
-            // CM__FFMA_KTAIL_APART_MIN_K): K's last K % BK first, on FB's kernels (C = alpha
+        if (whole_form<C>(g).tail_at == CM__FFMA_KTAIL_APART) {
+            // both operands along K, or both along M / N, M and N whole tiles, K from
+            // CM__FFMA_KTAIL_APART_MIN_K: K's last K % BK first, on FB's kernels (C = alpha
             // A_r B_r + beta C), then the whole K tiles with beta 1: two passes over C more
             const int kw = g->k - g->k % C::BK;
             cm__gemm_args_t r = *g;
@@ -1352,8 +1365,8 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     p.tiles_n = (int)tn;
     const dim3 grid((unsigned)(tm * tn), 1, (unsigned)g->batch), block(C::THREADS);
     if constexpr (T4) {
-        // the MOVED kernel: last tiles past M / N moved back, K's tail in its epilogue (one
-        // operand along K, the other along M / N; the others' K tail ran apart, above)
+        // the MOVED kernel: last tiles past M / N moved back, K's tail in it (where the
+        // operands' orientation puts it: CM__FFMA_K_TAIL) unless it ran apart, above
         if (whole_form<C>(g).moved_kernel) {
             if (g->a_kmajor && g->b_kmajor)
                 return run_pipe<C, S, true, true, T4, FB, false, true>(g, p, grid, block, stream);
@@ -1460,12 +1473,12 @@ extern "C" int cm__gemm_ffma_runs(const cm__gemm_args_t *g, int config) {
 template <int FORM, class C> WholeForm config_whole_form(const cm__gemm_args_t *g) {
     if constexpr (FORM == CM__FFMA_FORM_PIPE4) return whole_form<C>(g);
     (void)g;
-    return WholeForm{false, false, false, 0};
+    return WholeForm{false, false, 0, CM__FFMA_KTAIL_NONE};
 }
 
 extern "C" void cm__gemm_ffma_whole_form(const cm__gemm_args_t *g, int config, int *moved,
-                                         int *k_tail, int *apart) {
-    WholeForm w{false, false, false, 0};
+                                         int *k_tail, int *tail_at) {
+    WholeForm w{false, false, 0, CM__FFMA_KTAIL_NONE};
     if (cm__gemm_ffma_runs(g, config) == CM__FFMA_RUNS_WHOLE) {
         switch (config) {
 #define CM__FFMA_WHOLE_CASE_(id, bm, bn, bk, tm, tn, minb, wtx, form, stages, fallback, ship) \
@@ -1477,7 +1490,7 @@ extern "C" void cm__gemm_ffma_whole_form(const cm__gemm_args_t *g, int config, i
     }
     if (moved) *moved = w.moved_mn;
     if (k_tail) *k_tail = w.k_tail;
-    if (apart) *apart = w.apart;
+    if (tail_at) *tail_at = w.tail_at;
 }
 
 // One launch of configuration `config` (g: batch 1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH).

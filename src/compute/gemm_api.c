@@ -106,12 +106,13 @@ int cm__gemm_family(int precision) {
  *   fp32  tiny 32x64x16, small 64x64x16; skinny and large the pipelined 128x128x16q3 (BK 16,
  *         3 cp.async stages, K-contiguous operands copied 4 bytes at a time into place); one
  *         matrix whose last tiles past M / N all move back inside runs its whole-tile kernel
- *         so, a K tail in that kernel's epilogue (one operand along K, the other along M / N;
- *         from K = 256) or apart first (from K = 2048, CM__FFMA_KTAIL_APART_MIN_K); other
- *         tails run its bounded form from K = 256 (CM__FFMA_BOUNDED_MIN_K) where the operands
- *         contiguous along M / N have 16-byte rows (or get them from the pitched copy,
- *         cm__gemm_pitch_wanted), else its edge kernel (every element a zero-filled 4-byte
- *         copy) from K = 1024 (CM__FFMA_EDGE_MIN_K); the rest, the 128x128x8 kernels.
+ *         so, a K tail in that kernel from K = 256 (both operands along K or both along
+ *         M / N with M and N whole tiles: apart first from K = 2048,
+ *         CM__FFMA_KTAIL_APART_MIN_K); other tails run its bounded form from K = 256
+ *         (CM__FFMA_BOUNDED_MIN_K) where the operands contiguous along M / N have 16-byte
+ *         rows (or get them from the pitched copy, cm__gemm_pitch_wanted), else its edge
+ *         kernel (every element a zero-filled 4-byte copy) from K = 1024
+ *         (CM__FFMA_EDGE_MIN_K); the rest, the 128x128x8 kernels.
  *   tf32 / bf16  tiny mma:64x64; small, skinny and large "sm90" (the wgmma kernel); where that
  *         kernel is not built they run mma:128x128, the best mma.sync tile there.
  * The sm_75 and sm_80 rows are tile sizes the occupancy arithmetic suggests (not measured).
@@ -1713,17 +1714,19 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
     }
     if (ch.kernel == CM__GEMM_KERNEL_FFMA && major == 9 && matrices <= 1) {
         /* the pipelined FFMA tile's whole-tile kernel on a problem that is not whole tiles */
-        int moved = 0, k_tail = 0, apart = 0;
-        cm__gemm_ffma_whole_form(&q, ch.config, &moved, &k_tail, &apart);
+        int moved = 0, k_tail = 0, tail_at = CM__FFMA_KTAIL_NONE;
+        cm__gemm_ffma_whole_form(&q, ch.config, &moved, &k_tail, &tail_at);
         if (moved)
             cm__text_printf(t, "; the last tiles past the edge of C move back inside it (the "
                             "rows of the tile before computed again, stored once)");
-        if (k_tail > 0 && apart)
+        if (k_tail > 0 && tail_at == CM__FFMA_KTAIL_APART)
             cm__text_printf(t, "; K's last %d run first on a kernel of their own, the whole K "
                             "tiles then adding to C (two passes over C more)", k_tail);
         else if (k_tail > 0)
-            cm__text_printf(t, "; K's last %d run in the kernel's epilogue, each thread reading "
-                            "its rows and columns for them from global memory", k_tail);
+            cm__text_printf(t, "; K's last %d run in the kernel %s, each thread reading its "
+                            "rows and columns for them from global memory", k_tail,
+                            tail_at == CM__FFMA_KTAIL_BEFORE ? "before its pipeline"
+                                                             : "after its main loop");
     }
     if (precision == CM_GEMM_FP32 && !forced) {
         const cm__gemm_choice_t x3 = cm__gemm_select(CM_GEMM_FP32_3XTF32, major, minor, sms, p,

@@ -740,10 +740,11 @@ static void test_split_k_forced(void **state) {
  *  - its whole-tile kernel where every last tile past M / N moves back to end there (the
  *    operand along that side along K, or along M / N with that side a multiple of 4): the rows
  *    / columns before the previous tile's end are computed again but not stored (beta != 0
- *    shows a second store); a K tail in its epilogue (one operand along K, the other along M /
- *    N) or, both along K or both along M / N from K = CM__FFMA_KTAIL_APART_MIN_K, first on
- *    the fallback's kernel, the whole K tiles then adding to what it stored (beta 0 over NaN
- *    shows a read of the old C);
+ *    shows a second store); a K tail in it, after its main loop (one operand along K, the
+ *    other along M / N) or before its pipeline (both along K or both along M / N), or, those
+ *    with M and N whole tiles from K = CM__FFMA_KTAIL_APART_MIN_K, first on the fallback's
+ *    kernel, the whole K tiles then adding to what it stored (beta 0 over NaN shows a read of
+ *    the old C);
  *  - its bounded form (from K = CM__FFMA_BOUNDED_MIN_K) where a last tile cannot move back
  *    and the operands contiguous along M or N have 16-byte rows (leading dimensions padded to
  *    a multiple of 4, a last group of 4 partly past M or N): blocks inside M and N (the
@@ -778,6 +779,9 @@ static void test_ffma_tails(void **state) {
         {CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1000, 1030, 2061, 0}, /* M % 4 == 0 */
         {CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 384, 256, 2053, 0},   /* K tail only */
         {CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, 256, 384, 2049, 3},   /* K tail only */
+        /* both along K / both along M / N, the tail before the pipeline */
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 256, 384, 1029, 1},   /* K tail only */
+        {CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, 1000, 1028, 1100, 0}, /* M, N % 4 == 0 */
     };
     size_t idx = 0;
     for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i)

@@ -1437,23 +1437,30 @@ static void test_explain(void **state) {
         assert_non_null(strstr(text, "without the copy: its edge kernel"));
         assert_null(strstr(text, "ldb ="));
         /* after the copy, its whole-tile kernel: last tiles moved back over the copy's
-         * padding, K's tail (1100 % 16) in its epilogue (B along K, A along M) */
+         * padding, K's tail (1100 % 16) after its main loop (B along K, A along M) */
         assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
-        assert_non_null(strstr(text, "; K's last 12 run in the kernel's epilogue"));
+        assert_non_null(strstr(text, "; K's last 12 run in the kernel after its main loop"));
         explain_pitched(N_, 3001, 3001, 1001, pa, 3003, pb, 1001, pc, text, sizeof text);
         assert_non_null(strstr(text, "; first A is copied as it is into "));
         assert_non_null(strstr(text, "without the copy: its fallback's kernel"));
-        assert_non_null(strstr(text, "; K's last 9 run in the kernel's epilogue"));
-        /* both operands along K (column-major TN), K 3001: the tail apart first; K 1100:
-         * the bounded form, nothing of the whole-tile kernel said */
+        assert_non_null(strstr(text, "; K's last 9 run in the kernel after its main loop"));
+        /* both operands along K (column-major TN): tiles to move, K 3001 and 1100: the tail in
+         * the moved-tile kernel before its pipeline; whole tiles in M and N, K 3001: apart
+         * first (from CM__FFMA_KTAIL_APART_MIN_K), K 1100: in the moved-tile kernel */
         explain_pitched(CM_GEMM_OP_T, 3001, 3001, 3001, pb, 3001, pb, 3001, pc, text, sizeof text);
         assert_non_null(strstr(text, "ffma:128x128x16q3: "));
         assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
-        assert_non_null(strstr(text, "; K's last 9 run first on a kernel of their own"));
+        assert_non_null(strstr(text, "; K's last 9 run in the kernel before its pipeline"));
         explain_pitched(CM_GEMM_OP_T, 3001, 3001, 1100, pa, 1100, pb, 1100, pc, text, sizeof text);
+        assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
+        assert_non_null(strstr(text, "; K's last 12 run in the kernel before its pipeline"));
+        explain_pitched(CM_GEMM_OP_T, 2048, 2048, 3001, pb, 3001, pb, 3001, pc, text, sizeof text);
         assert_non_null(strstr(text, "ffma:128x128x16q3: "));
         assert_null(strstr(text, "move back"));
-        assert_null(strstr(text, "K's last"));
+        assert_non_null(strstr(text, "; K's last 9 run first on a kernel of their own"));
+        explain_pitched(CM_GEMM_OP_T, 2048, 2048, 1100, pa, 1100, pb, 1100, pc, text, sizeof text);
+        assert_null(strstr(text, "move back"));
+        assert_non_null(strstr(text, "; K's last 12 run in the kernel before its pipeline"));
         explain_pitched(N_, 3001, 1000, 1100, pa, 3003, pb, 1100, pc, text, sizeof text);
         assert_null(strstr(text, "first "));
         cm__gemm_realign_set_for_tests(0);
@@ -1819,11 +1826,22 @@ static void test_splitk_parts(void **state) {
     if (env != NULL && strcmp(env, "33") == 0) assert_int_equal(v, 0); /* over the limit */
 }
 
+/* cm__gemm_ffma_whole_form's K tail of x on the pipelined FFMA tile: where it runs (tail_at,
+ * CM__FFMA_KTAIL_*) and how long it is (K % 16, or 0 where it has none or x does not run the
+ * whole-tile kernel) */
+static void tail_at_is(const cm__gemm_args_t *x, int tail_at, int k_tail) {
+    int moved = -1, kt = -1, at = -1;
+    cm__gemm_ffma_whole_form(x, CM__FFMA_128x128x16q3, &moved, &kt, &at);
+    if (at != tail_at || kt != k_tail)
+        fail_msg("%dx%dx%d (a_kmajor %d, b_kmajor %d): tail_at %d, k_tail %d; expected %d, %d",
+                 x->m, x->n, x->k, x->a_kmajor, x->b_kmajor, at, kt, tail_at, k_tail);
+}
+
 /* What the pipelined FFMA tile runs for a problem (cm__gemm_ffma_runs): the whole-tile kernel
  * for whole tiles of 16-byte rows, and (operands along K any rows) for one matrix whose every
  * last tile past M / N moves back inside and whose K tail (from K = CM__FFMA_BOUNDED_MIN_K) runs
- * apart first; the bounded form from K = CM__FFMA_BOUNDED_MIN_K where the operands along M / N
- * have 16-byte rows (K-contiguous ones need none); the edge kernel from K =
+ * in it or apart first (tail_at_is); the bounded form from K = CM__FFMA_BOUNDED_MIN_K where the
+ * operands along M / N have 16-byte rows (K-contiguous ones need none); the edge kernel from K =
  * CM__FFMA_EDGE_MIN_K; else the fallback's kernels. And when cm_gemm copies FP32 operands to
  * 16-byte rows first (cm__gemm_pitch_wanted). */
 static void test_ffma_forms_and_pitch(void **state) {
@@ -1849,17 +1867,42 @@ static void test_ffma_forms_and_pitch(void **state) {
     assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_TILE);
     t.k = t.ldb = 112; /* whole K tiles: any K */
     assert_int_equal(cm__gemm_ffma_runs(&t, q3), CM__FFMA_RUNS_WHOLE);
-    cm__gemm_args_t kk2 = t; /* both along K: the tail apart from CM__FFMA_KTAIL_APART_MIN_K */
+    t.k = t.ldb = 3001; /* a along M, b along K: after the main loop */
+    tail_at_is(&t, CM__FFMA_KTAIL_AFTER, 9);
+    t.k = t.ldb = 112;
+    /* both along K, whole tiles in M and N: the tail apart from CM__FFMA_KTAIL_APART_MIN_K,
+     * below it in the moved-tile kernel before its pipeline (from CM__FFMA_BOUNDED_MIN_K) */
+    cm__gemm_args_t kk2 = t;
     kk2.a_kmajor = 1;
     kk2.k = kk2.lda = kk2.ldb = CM__FFMA_KTAIL_APART_MIN_K + 1;
     assert_int_equal(cm__gemm_ffma_runs(&kk2, q3), CM__FFMA_RUNS_WHOLE);
+    tail_at_is(&kk2, CM__FFMA_KTAIL_APART, 1);
     kk2.k = kk2.lda = kk2.ldb = CM__FFMA_KTAIL_APART_MIN_K - 1;
-    assert_int_equal(cm__gemm_ffma_runs(&kk2, q3), CM__FFMA_RUNS_BOUNDED);
-    kk2.k = kk2.lda = kk2.ldb = 3001; /* ... for a batch too (whole tiles in M and N) */
+    assert_int_equal(cm__gemm_ffma_runs(&kk2, q3), CM__FFMA_RUNS_WHOLE);
+    tail_at_is(&kk2, CM__FFMA_KTAIL_BEFORE, 15);
+    kk2.k = kk2.lda = kk2.ldb = CM__FFMA_BOUNDED_MIN_K - 1; /* under the pipelined forms' K */
+    assert_int_equal(cm__gemm_ffma_runs(&kk2, q3), CM__FFMA_RUNS_TILE);
+    tail_at_is(&kk2, CM__FFMA_KTAIL_NONE, 0); /* (not the whole-tile kernel: all 0) */
+    cm__gemm_args_t mn2 = kk2; /* both along M / N (M, N multiples of 4), tiles to move */
+    mn2.a_kmajor = mn2.b_kmajor = 0;
+    mn2.m = 1000;
+    mn2.n = 1028;
+    mn2.lda = mn2.ldb = 1028;
+    mn2.k = 3001;
+    assert_int_equal(cm__gemm_ffma_runs(&mn2, q3), CM__FFMA_RUNS_WHOLE);
+    tail_at_is(&mn2, CM__FFMA_KTAIL_BEFORE, 9);
+    kk2.k = kk2.lda = kk2.ldb = 3001; /* tiles to move, a long K: before its pipeline */
+    kk2.m = 1000;
+    tail_at_is(&kk2, CM__FFMA_KTAIL_BEFORE, 9);
+    kk2.m = 1024; /* apart for a batch too (whole tiles in M and N) */
     kk2.batch = 2;
     kk2.stride_a = kk2.stride_b = 1024LL * 3001;
     kk2.stride_c = 1024LL * 1024;
     assert_int_equal(cm__gemm_ffma_runs(&kk2, q3), CM__FFMA_RUNS_WHOLE);
+    tail_at_is(&kk2, CM__FFMA_KTAIL_APART, 9);
+    kk2.k = kk2.lda = kk2.ldb = 1100; /* a batch: its tail cannot run in the MOVED kernel */
+    assert_int_equal(cm__gemm_ffma_runs(&kk2, q3), CM__FFMA_RUNS_BOUNDED);
+    kk2.k = kk2.lda = kk2.ldb = 3001;
     kk2.m = 1000; /* a batch with tiles to move: bounded */
     assert_int_equal(cm__gemm_ffma_runs(&kk2, q3), CM__FFMA_RUNS_BOUNDED);
     cm__gemm_args_t tb = w; /* a batch with a K tail: the bounded form */
