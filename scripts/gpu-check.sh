@@ -13,7 +13,9 @@
 #   sanitizer   each GPU test executable (label gpu, not label faulting) under
 #               compute-sanitizer --tool memcheck --error-exitcode 1 --report-api-errors no
 #               (the tests provoke failing CUDA calls on purpose, e.g. an out-of-memory
-#               cudaMalloc; memcheck still fails the run on any bad device memory access)
+#               cudaMalloc; memcheck still fails the run on any bad device memory access);
+#               then --tool initcheck over CM_INITCHECK_TESTS ("<executable>:<test filter>"
+#               words, default test_gpu_gemm:test_fp32_pitched; empty: none)
 #   racecheck   compute-sanitizer --tool racecheck over CM_RACECHECK_TESTS (default
 #               test_gpu_stream test_gpu_kernels), after a planted shared-memory race is caught
 #   doctor      build-gpu/tools/cudamodel-doctor, text and --json: must exit 0
@@ -299,7 +301,35 @@ else
         fi
         rm -f "$out"
     done
-    detail="$san_pass passed, $san_fail failed of ${#gpu_tests[@]} executables"
+    # initcheck (reads of device memory never written) over CM_INITCHECK_TESTS, words
+    # "<executable>:<CM_TEST_FILTER>" (default test_gpu_gemm:test_fp32_pitched: the moved-tile
+    # kernel reads the FP32 pitched copy's row padding, which the library must have written);
+    # each counts as one more run, named <executable>[initcheck]
+    runs=${#gpu_tests[@]}
+    for spec in ${CM_INITCHECK_TESTS-test_gpu_gemm:test_fp32_pitched}; do
+        iname="${spec%%:*}" ifilter="${spec#*:}" iexe=""
+        for exe in "${gpu_tests[@]}"; do [ "$(basename "$exe")" = "$iname" ] && iexe="$exe"; done
+        [ -n "$iexe" ] || continue # not among this run's tests
+        runs=$((runs + 1))
+        echo "===== $iname ($ifilter) under initcheck" >>"$log_sanitizer"
+        out="$(mktemp)"
+        rc=0
+        (cd "$(dirname "$iexe")" && CM_TEST_FILTER="$ifilter" CM_TEST_TIER=gpu \
+            CUDAMODEL_REQUIRE_GPU=1 CM_TEST_UNDER_SANITIZER=1 \
+            timeout "$per_run_timeout" "$sanitizer" --tool initcheck --error-exitcode 1 \
+                --report-api-errors no "$iexe") \
+            >"$out" 2>&1 || rc=$?
+        cat "$out" >>"$log_sanitizer"
+        if [ "$rc" -eq 0 ]; then
+            san_pass=$((san_pass + 1)); echo "  $iname ($ifilter) under initcheck: pass"
+        else
+            san_fail=$((san_fail + 1)); san_failed_names+=("$iname[initcheck]")
+            echo "  $iname ($ifilter) under initcheck: FAILED (exit $rc)"
+            grep -E '=========|FAILED|\[  ERROR' "$out" | head -n 30
+        fi
+        rm -f "$out"
+    done
+    detail="$san_pass passed, $san_fail failed of $runs runs (${#gpu_tests[@]} executables under memcheck, $((runs - ${#gpu_tests[@]})) under initcheck)"
     if [ "$canary_ok" -ne 1 ] && [ "$san_unsupported" -ne "${#gpu_tests[@]}" ]; then
         record sanitizer FAIL "$detail; but memcheck missed the planted canary error" $((SECONDS - t0))
     elif [ "$san_fail" -gt 0 ]; then
@@ -310,7 +340,7 @@ else
     elif [ "$san_unsupported" -gt 0 ]; then
         record sanitizer FAIL "$detail, $san_unsupported refused ('Device not supported')" $((SECONDS - t0))
     else
-        record sanitizer PASS "$detail, memcheck clean" $((SECONDS - t0))
+        record sanitizer PASS "$detail, clean" $((SECONDS - t0))
     fi
 fi
 

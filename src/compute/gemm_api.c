@@ -983,7 +983,16 @@ static cudaError_t cm__gemm_pitch_stage(const cm__gemm_args_t *p, int stage_a, i
     if (pool == NULL || (!stage_a && !stage_b)) return cudaErrorNotSupported;
     size_t bytes_a = 0, bytes_b = 0;
     cm__gemm_pitch_bytes(p, stage_a, stage_b, &bytes_a, &bytes_b);
-    if (cm__cuda.malloc_from_pool_async(scratch, bytes_a + bytes_b, pool, cs) != cudaSuccess) {
+    /* the padding after each row's M (N) floats, 0 to 3 floats, is written too: the moved-tile
+     * kernel reads it for rows of C it never stores (a_pad4 / b_pad4), and a read of memory
+     * never written is what compute-sanitizer's initcheck reports. One 2-D copy each from a
+     * strip of zeros (K rows of 12 bytes) at the scratch's end: cudaMemcpy2DAsync's source
+     * pitch may not be shorter than its width, so the zeros are a strip, not one row. */
+    const int64_t pad_a = stage_a ? cm__gemm_ld16(p->m) - p->m : 0;
+    const int64_t pad_b = stage_b ? cm__gemm_ld16(p->n) - p->n : 0;
+    const size_t zeros_at = (bytes_a + bytes_b + 255u) / 256u * 256u;
+    const size_t zeros = pad_a > 0 || pad_b > 0 ? (size_t)p->k * 12u : 0;
+    if (cm__cuda.malloc_from_pool_async(scratch, zeros_at + zeros, pool, cs) != cudaSuccess) {
         (void)cm__cuda.get_last_error();
         *scratch = NULL;
         return cudaErrorNotSupported;
@@ -991,15 +1000,24 @@ static cudaError_t cm__gemm_pitch_stage(const cm__gemm_args_t *p, int stage_a, i
     unsigned char *const base = *scratch;
     *q = cm__gemm_pitched_form(p, stage_a, stage_b, base, base + bytes_a);
     cudaError_t err = cudaSuccess;
-    /* K rows of M (N) floats each, ld apart, into rows ld16 apart */
-    if (stage_a)
+    if (zeros > 0) err = cm__cuda.memset_async(base + zeros_at, 0, zeros, cs);
+    /* K rows of M (N) floats each, ld apart, into rows ld16 apart; then their padding */
+    if (err == cudaSuccess && stage_a)
         err = cm__cuda.memcpy_2d_async(base, (size_t)q->lda * 4u, p->a, (size_t)p->lda * 4u,
                                        (size_t)p->m * 4u, (size_t)p->k,
                                        cudaMemcpyDeviceToDevice, cs);
+    if (err == cudaSuccess && pad_a > 0)
+        err = cm__cuda.memcpy_2d_async(base + (size_t)p->m * 4u, (size_t)q->lda * 4u,
+                                       base + zeros_at, (size_t)pad_a * 4u, (size_t)pad_a * 4u,
+                                       (size_t)p->k, cudaMemcpyDeviceToDevice, cs);
     if (err == cudaSuccess && stage_b)
         err = cm__cuda.memcpy_2d_async(base + bytes_a, (size_t)q->ldb * 4u, p->b,
                                        (size_t)p->ldb * 4u, (size_t)p->n * 4u, (size_t)p->k,
                                        cudaMemcpyDeviceToDevice, cs);
+    if (err == cudaSuccess && pad_b > 0)
+        err = cm__cuda.memcpy_2d_async(base + bytes_a + (size_t)p->n * 4u, (size_t)q->ldb * 4u,
+                                       base + zeros_at, (size_t)pad_b * 4u, (size_t)pad_b * 4u,
+                                       (size_t)p->k, cudaMemcpyDeviceToDevice, cs);
     return err;
 }
 
