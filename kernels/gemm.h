@@ -198,6 +198,9 @@ enum { CM__FFMA_CONFIGS(CM__FFMA_ENUM_) CM__FFMA_COUNT };
 
 /** Block tile (bm x bn) of an FFMA configuration; 0 for an unknown one (pure). */
 void cm__gemm_ffma_tile(int config, int *bm, int *bn);
+/** The resident blocks a multiprocessor configuration `config` is built for (its
+ *  __launch_bounds__ minimum: the `minb` column above); 0 for an unknown configuration. */
+int cm__gemm_ffma_blocks_per_sm(int config);
 
 /** 1 when the configuration is in the shipped set (compiled in every build), else 0 (pure). */
 int cm__gemm_ffma_shipped(int config);

@@ -1413,6 +1413,16 @@ cudaError_t launch_config(const cm__gemm_args_t *g, cudaStream_t stream) {
 
 }  // namespace
 
+extern "C" int cm__gemm_ffma_blocks_per_sm(int config) {
+    switch (config) {
+#define CM__FFMA_MINB_CASE_(id, bm_, bn_, bk, tm, tn, minb, wtx, form, stages, fallback, ship) \
+    case CM__FFMA_##id: return minb;
+        CM__FFMA_CONFIGS(CM__FFMA_MINB_CASE_)
+#undef CM__FFMA_MINB_CASE_
+    default: return 0;
+    }
+}
+
 extern "C" void cm__gemm_ffma_tile(int config, int *bm, int *bn) {
     int m = 0, n = 0;
     switch (config) {

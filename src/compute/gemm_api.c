@@ -1405,6 +1405,82 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
     return err;
 }
 
+/* ---------------------------------------------------------------------- the last wave's split
+ * The tiles of a product run in waves of the resident blocks (multiprocessors x blocks a
+ * multiprocessor); a last wave that fills a small part of them leaves most multiprocessors idle
+ * or running one block alone at a fraction of their rate: on the H200 the FFMA tile ran 3001^3
+ * (576 tiles of 128 x 128, 2.18 waves of 264) at 0.80 of its 4096^3 rate, 0.87x cuBLAS NN.
+ * Such a product runs as two pieces: the first rows (or columns) of C in whole tiles that make
+ * whole waves, then the rest split over K (cm__gemm_splitk) into about as many parts as fill
+ * one wave, each part a short K range of the same tiles, added in order by the split's
+ * reduction (deterministic). */
+int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision, int sms,
+                        int forced, cm__gemm_wave_t *w) {
+    *w = (cm__gemm_wave_t){0, 0, 0, 0, 0};
+    if (forced != 0 || p == NULL || sms < 1) return 1; /* a forced split (1: none) rules */
+    if (ch.kernel != CM__GEMM_KERNEL_FFMA || precision != CM_GEMM_FP32 || p->batch > 1 ||
+        p->k_last != 0 || p->in_type != CM__GEMM_F32 || p->out_type != CM__GEMM_F32 ||
+        p->k < CM__SPLITK_LONG_K || p->m < 1 || p->n < 1)
+        return 1;
+    int bm = 0, bn = 0;
+    cm__gemm_ffma_tile(ch.config, &bm, &bn);
+    const int per_sm = cm__gemm_ffma_blocks_per_sm(ch.config);
+    if (bm < 128 || bn < 128 || per_sm < 1) return 1;
+    const int64_t tm = ((int64_t)p->m + bm - 1) / bm, tn = ((int64_t)p->n + bn - 1) / bn;
+    const int64_t tiles = tm * tn, slots = (int64_t)sms * per_sm;
+    const int64_t waves = tiles / slots, last = tiles - waves * slots;
+    if (waves < 1 || waves > CM__WAVE_SPLIT_MAX_WAVES || last == 0 ||
+        (double)last > CM__WAVE_SPLIT_MAX_FILL * (double)slots)
+        return 1;
+    /* the first piece: the most whole tile rows (columns) that fit in those whole waves */
+    const int64_t rows1 = waves * slots / tn, cols1 = waves * slots / tm;
+    const int along_n = cols1 * tm > rows1 * tn;
+    const int64_t t1 = along_n ? cols1 * tm : rows1 * tn;
+    const int64_t lead = along_n ? cols1 * bn : rows1 * bm;
+    if (t1 < 1 || lead >= (along_n ? p->n : p->m)) return 1;
+    const int64_t t2 = tiles - t1;
+    int64_t parts = slots / t2;
+    if (parts > p->k / CM__SPLITK_MIN_K) parts = p->k / CM__SPLITK_MIN_K;
+    if (parts > CM__SPLITK_MAX) parts = CM__SPLITK_MAX;
+    if (parts < 2) return 1;
+    *w = (cm__gemm_wave_t){along_n, (int)lead, (int)parts, (long long)t1, (long long)t2};
+    return (int)parts;
+}
+
+/* Run p as cm__gemm_wave_split's two pieces (w): the first on *ch, the second split over K
+ * (or whole, where split-K's scratch cannot be had). *parts: the second piece's parts. */
+static cudaError_t cm__gemm_wave_run(cm__gemm_choice_t *ch, int precision,
+                                     const cm__gemm_args_t *p, const cm__gemm_wave_t *w,
+                                     int major, int minor, int sms, cudaMemPool_t pool,
+                                     cudaStream_t cs, int *parts) {
+    cm__gemm_args_t first = *p, rest = *p;
+    const int64_t at = w->lead; /* float operands and C (cm__gemm_wave_split: FP32 only) */
+    if (w->along_n) {
+        first.n = w->lead;
+        rest.n = p->n - w->lead;
+        rest.b = (const float *)p->b + (p->b_kmajor ? at * p->ldb : at);
+        rest.c = (float *)p->c + at * p->ldc;
+    } else {
+        first.m = w->lead;
+        rest.m = p->m - w->lead;
+        rest.a = (const float *)p->a + (p->a_kmajor ? at * p->lda : at);
+        rest.c = (float *)p->c + at;
+    }
+    *parts = 1;
+    cudaError_t err = cm__gemm_launch(ch, precision, &first, sms, pool, cs);
+    if (err != cudaSuccess) return err;
+    cm__gemm_choice_t rc = *ch;
+    int split = 1;
+    err = cm__gemm_splitk(&rc, precision, &rest, w->parts, major, minor, sms, pool, cs, &split);
+    if (err == cudaErrorNotSupported) /* nothing queued: the rest runs whole */
+        err = cm__gemm_launch(&rc, precision, &rest, sms, pool, cs);
+    else
+        *parts = split;
+    if (err != cudaSuccess) *ch = rc;
+    /* the first piece is queued: the caller must not run the whole product again */
+    return err == cudaErrorNotSupported ? cudaErrorUnknown : err;
+}
+
 /* cm_gemm (batch 1) and cm_gemm_strided_batched: every matrix of the batch checked before
  * anything is queued, then one product per matrix on the stream with one kernel choice. */
 /* The kernels' form of matrices b0 .. b0 + nb of a checked call (A, B, C as checked): the
@@ -1720,6 +1796,17 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
         cm__text_printf(t, "; each part goes to float scratch, then one kernel adds the parts "
                         "in order (the same bits every call)");
     }
+    cm__gemm_wave_t wv;
+    if (!(parts > 1 && full >= 1) &&
+        cm__gemm_wave_split(&q, ch, precision, sms, split_forced, &wv) > 1) {
+        const int per_sm = cm__gemm_ffma_blocks_per_sm(ch.config);
+        cm__text_printf(t, "; C's leading %d %s (%lld tiles) run as whole waves of the %d "
+                        "resident blocks (%d a multiprocessor), its last %lld tiles split over K "
+                        "into %d parts, since their wave alone would leave most multiprocessors "
+                        "idle; the parts go to float scratch, then one kernel adds them in order",
+                        wv.lead, wv.along_n != row ? "columns" : "rows", wv.tiles1,
+                        per_sm * sms, per_sm, wv.tiles2, wv.parts);
+    }
     const int matrices = parts > 1 && full >= 1 ? full + (rem > 0) : q.batch;
     int bm = 0, bn = 0;
     const long long tiles = cm__gemm_tiles(ch, &q, matrices, sms, &bm, &bn);
@@ -1889,20 +1976,26 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
             else if (err == cudaErrorNotSupported && realigned == NULL)
                 err = cudaSuccess; /* nothing queued: the product runs as it is */
         }
-        int parts_ran = 1;
+        int parts_ran = 1, wave_ran = 0;
         if (err == cudaSuccess) {
-            const int parts = cm__gemm_splitk_parts(&p, ch, (int)precision, sms,
-                                                    cm__gemm_splitk_override());
+            const int forced = cm__gemm_splitk_override();
+            const int parts = cm__gemm_splitk_parts(&p, ch, (int)precision, sms, forced);
+            cm__gemm_wave_t wv;
             int split = 1;
-            err = parts > 1 ? cm__gemm_splitk(&ch, (int)precision, &p, parts, major, minor, sms,
-                                              pool, cs, &split)
-                            : cudaErrorNotSupported;
-            if (err != cudaErrorNotSupported) parts_ran = split;
+            if (parts > 1)
+                err = cm__gemm_splitk(&ch, (int)precision, &p, parts, major, minor, sms, pool,
+                                      cs, &split);
+            else if (cm__gemm_wave_split(&p, ch, (int)precision, sms, forced, &wv) > 1)
+                err = cm__gemm_wave_run(&ch, (int)precision, &p, &wv, major, minor, sms, pool,
+                                        cs, &wave_ran);
+            else
+                err = cudaErrorNotSupported;
+            if (err != cudaErrorNotSupported && parts > 1) parts_ran = split;
             if (err == cudaErrorNotSupported)
                 err = cm__gemm_launch(&ch, (int)precision, &p, sms, pool, cs);
         }
         /* what this piece ran (ch: after the launchers' fallbacks), for the tests */
-        cm__gemm_ran = (cm__gemm_ran_t){ch, parts_ran, realigned != NULL};
+        cm__gemm_ran = (cm__gemm_ran_t){ch, parts_ran, realigned != NULL, wave_ran};
         /* stream-ordered: after the product (and the copies, if the product failed) */
         if (realigned != NULL) {
             const cudaError_t ferr = cm__cuda.free_async(realigned, cs);

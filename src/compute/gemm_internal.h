@@ -285,6 +285,28 @@ void cm__gemm_splitk_chunks(int64_t k, int parts, int last_short, int64_t *kc, i
                             int64_t *rem);
 
 /**
+ * The last wave's split (gemm_api.c): a single FP32 product on an FFMA tile of at least 128 x
+ * 128 whose tiles make at least one whole wave of resident blocks and a last wave at most half
+ * full (CM__WAVE_SPLIT_MAX_FILL) runs in two pieces: the first `lead` rows (along_n 0) or
+ * columns (along_n 1) of C, whole tiles, as one launch of (nearly) whole waves, then the rest
+ * split over K in `parts` parts (cm__gemm_splitk), which fills the last wave's multiprocessors
+ * that would otherwise sit idle or run one block alone. Returns parts (>= 2) and fills *w, or 1
+ * (no split: *w zeroed). forced: cm__gemm_splitk_override()'s value; any forced split
+ * (including 1, never) turns this off. Pure.
+ */
+typedef struct cm__gemm_wave {
+    int along_n;       /* 1: the pieces are column ranges of C, 0: row ranges */
+    int lead;          /* rows (columns) of C in the first piece, whole tiles */
+    int parts;         /* K parts of the second piece */
+    long long tiles1;  /* tiles of the first piece, and of the second */
+    long long tiles2;
+} cm__gemm_wave_t;
+#define CM__WAVE_SPLIT_MAX_FILL 0.5
+#define CM__WAVE_SPLIT_MAX_WAVES 4
+int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision, int sms,
+                        int forced, cm__gemm_wave_t *w);
+
+/**
  * The split-K override cm_gemm passes to cm__gemm_splitk_parts: the tests' one when set
  * (cm__gemm_splitk_override_set_for_tests), else CUDAMODEL_GEMM_SPLITK (a decimal 1 ..
  * CM__SPLITK_MAX; another value counts as unset), read once per process (at every call in a
@@ -320,6 +342,7 @@ typedef struct cm__gemm_ran {
     cm__gemm_choice_t choice;
     int parts;
     int realigned;
+    int wave_parts; /* the last wave's split: its second piece's parts (0: none) */
 } cm__gemm_ran_t;
 void cm__gemm_last_ran_for_tests(cm__gemm_ran_t *out);
 

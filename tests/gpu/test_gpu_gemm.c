@@ -801,6 +801,52 @@ static void test_ffma_tails(void **state) {
         }
 }
 
+/* The last wave's split (cm__gemm_wave_split): FP32 products on the default 128 x 128 FFMA tile
+ * whose last wave of tiles is at most half full run their leading rows (columns) of whole
+ * waves, then the rest split over K into float scratch and added in order: both layouts, the
+ * four orientations, beta != 0, and misaligned (beta 0 over NaN; the pitched copy first where
+ * the rule takes it); each against float64 (sampled). On 132 multiprocessors (H200) every
+ * shape here splits (cm__gemm_last_ran_for_tests' wave_parts); with split-K forced off
+ * (CUDAMODEL_GEMM_SPLITK=1's hook) nothing does, and the result is the same. */
+static void test_wave_split(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    int sms = 0;
+    assert_int_equal(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0),
+                     cudaSuccess);
+    /* 576 tiles (2 waves of 264 and 48), 312 (1 and 48), 272 (1 and 8: parts capped by K) */
+    static const size_t shapes[][3] = {{3001, 3001, 3001}, {3001, 1601, 2053}, {2176, 2048, 1024}};
+    size_t idx = 0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh)
+        for (int l = 0; l < 2; ++l)
+            for (int o = 0; o < 4; ++o)
+                for (int v = 0; v < 2; ++v) {
+                    if (cm_test_under_sanitizer() && (sh != 2 || l || o > 1)) continue;
+                    gcase_t g = {CM_GEMM_FP32, (cm_gemm_layout_t)l, (cm_gemm_op_t)(o & 1),
+                                 (cm_gemm_op_t)(o >> 1), shapes[sh][0], shapes[sh][1],
+                                 shapes[sh][2], 1.25f, -0.5f, 0, 0, NULL, 4096};
+                    if (v) misalign(&g);
+                    run_case(&g, idx++);
+                    cm__gemm_ran_t ran;
+                    cm__gemm_last_ran_for_tests(&ran);
+                    print_message("fp32 %zux%zux%zu layout %d ops %d%s: %s, last wave in %d "
+                                  "parts\n", g.m, g.n, g.k, l, o, v ? " misaligned" : "",
+                                  cm__gemm_choice_name(ran.choice), ran.wave_parts);
+                    const int q3 = strcmp(chosen(&g), "ffma:128x128x16q3") == 0;
+                    if (q3 && sms == 132 && ran.wave_parts < 2)
+                        fail_msg("fp32 %zux%zux%zu layout %d ops %d: the last wave not split",
+                                 g.m, g.n, g.k, l, o);
+                }
+    cm__gemm_splitk_override_set_for_tests(1); /* never split: the last wave runs as it is */
+    gcase_t g = {CM_GEMM_FP32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 2176, 2048, 1024,
+                 1.25f, -0.5f, 0, 0, NULL, 4096};
+    run_case(&g, idx++);
+    cm__gemm_splitk_override_set_for_tests(-1);
+    cm__gemm_ran_t ran;
+    cm__gemm_last_ran_for_tests(&ran);
+    assert_int_equal(ran.wave_parts, 0);
+}
+
 /* FP32 operands contiguous along M or N without 16-byte rows (odd leading dimensions, a base
  * one float off) copied as they are into scratch rows of whole 16 bytes first, where the
  * default FFMA tile then runs its pipelined kernel (cm__gemm_pitch_wanted): every layout and
@@ -1309,6 +1355,7 @@ int main(void) {
         cmocka_unit_test(test_split_k_forced),
         cmocka_unit_test(test_ffma_tails),
         cmocka_unit_test(test_fp32_pitched),
+        cmocka_unit_test(test_wave_split),
         cmocka_unit_test(test_reproducible),
     };
     cm_test_filter_from_env();

@@ -1451,6 +1451,10 @@ static void test_explain(void **state) {
         assert_non_null(strstr(text, "ffma:128x128x16q3: "));
         assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
         assert_non_null(strstr(text, "; K's last 9 run in the kernel before its pipeline"));
+        /* 576 tiles: 2 waves of 264 and 48 left, split over K (cm__gemm_wave_split) */
+        assert_non_null(strstr(text, "; C's leading 2816 rows (528 tiles) run as whole waves of "
+                                     "the 264 resident blocks (2 a multiprocessor), its last 48 "
+                                     "tiles split over K into 5 parts"));
         explain_pitched(CM_GEMM_OP_T, 3001, 3001, 1100, pa, 1100, pb, 1100, pc, text, sizeof text);
         assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
         assert_non_null(strstr(text, "; K's last 12 run in the kernel before its pipeline"));
@@ -1826,6 +1830,76 @@ static void test_splitk_parts(void **state) {
     if (env != NULL && strcmp(env, "33") == 0) assert_int_equal(v, 0); /* over the limit */
 }
 
+/* The last wave's split (cm__gemm_wave_split): FP32 on the 128 x 128 FFMA tile (2 blocks a
+ * multiprocessor) whose tiles make 1 to CM__WAVE_SPLIT_MAX_WAVES whole waves and a last one at
+ * most half full runs the tile rows (columns) of the whole waves first, the rest split over K
+ * into about a wave of parts; nothing else. */
+static void test_wave_split(void **state) {
+    (void)state;
+    const int q3 = CM__FFMA_128x128x16q3;
+    if (!cm__gemm_ffma_built(q3)) skip();
+    assert_int_equal(cm__gemm_ffma_blocks_per_sm(q3), 2);
+    assert_int_equal(cm__gemm_ffma_blocks_per_sm(-1), 0);
+    const cm__gemm_choice_t ch = {CM__GEMM_KERNEL_FFMA, q3};
+    cm__gemm_wave_t w;
+    /* 3001^3: 24 x 24 = 576 tiles, 2 waves of 264 and 48 left: 22 tile rows (2816 rows, 528
+     * tiles), then 48 tiles in 264 / 48 = 5 parts */
+    cm__gemm_args_t p = args(3001, 3001, 3001, 0, 1, CM__GEMM_F32, 3004);
+    assert_int_equal(cm__gemm_wave_split(&p, ch, CM_GEMM_FP32, 132, 0, &w), 5);
+    assert_int_equal(w.along_n, 0);
+    assert_int_equal(w.lead, 2816);
+    assert_int_equal(w.parts, 5);
+    assert_int_equal(w.tiles1, 528);
+    assert_int_equal(w.tiles2, 48);
+    /* 24 x 13 tiles (3001 x 1601): 312, 48 left; 20 whole tile rows of 13 make 260 tiles, 11
+     * whole tile columns of 24 make 264: the pieces are columns */
+    cm__gemm_args_t q = p;
+    q.n = 1601;
+    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 5);
+    assert_int_equal(w.along_n, 1);
+    assert_int_equal(w.lead, 11 * 128);
+    assert_int_equal(w.tiles1, 264);
+    assert_int_equal(w.tiles2, 48);
+    q.m = 1601; /* 13 x 24 tiles the other way round: rows */
+    q.n = 3001;
+    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 5);
+    assert_int_equal(w.along_n, 0);
+    assert_int_equal(w.lead, 11 * 128);
+    assert_int_equal(w.tiles1, 264);
+    assert_int_equal(w.tiles2, 48);
+    q = p; /* a last wave more than half full: 4096 x 4096 (1024 tiles, 232 left of 264) */
+    q.m = q.n = 4096;
+    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
+    assert_int_equal(w.parts, 0);
+    q = p; /* under one wave: 2000^3 (256 tiles) */
+    q.m = q.n = 2000;
+    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
+    q = p; /* more than CM__WAVE_SPLIT_MAX_WAVES whole waves: 6000^3 (2209 tiles, 8.4 waves) */
+    q.m = q.n = 6000;
+    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
+    q = p; /* a short K */
+    q.k = CM__SPLITK_LONG_K - 1;
+    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
+    q.k = CM__SPLITK_LONG_K; /* 1024: parts of at least CM__SPLITK_MIN_K, 4 */
+    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 4);
+    /* a forced split (1: none), a batch, other precisions, kernels and tiles: none */
+    assert_int_equal(cm__gemm_wave_split(&p, ch, CM_GEMM_FP32, 132, 1, &w), 1);
+    assert_int_equal(cm__gemm_wave_split(&p, ch, CM_GEMM_FP32, 132, 3, &w), 1);
+    q = p;
+    q.batch = 2;
+    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
+    assert_int_equal(cm__gemm_wave_split(&p, ch, CM_GEMM_FP32_3XTF32, 132, 0, &w), 1);
+    assert_int_equal(cm__gemm_wave_split(&p, ch, CM_GEMM_TF32, 132, 0, &w), 1);
+    const cm__gemm_choice_t small = {CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
+    assert_int_equal(cm__gemm_wave_split(&p, small, CM_GEMM_FP32, 132, 0, &w), 1);
+    const cm__gemm_choice_t mma = {CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+    assert_int_equal(cm__gemm_wave_split(&p, mma, CM_GEMM_FP32, 132, 0, &w), 1);
+    assert_int_equal(cm__gemm_wave_split(&p, ch, CM_GEMM_FP32, 0, 0, &w), 1);
+    assert_int_equal(cm__gemm_wave_split(NULL, ch, CM_GEMM_FP32, 132, 0, &w), 1);
+    /* another GPU: 3001^3 on 108 multiprocessors (216 slots): 2 waves and 144 left, no */
+    assert_int_equal(cm__gemm_wave_split(&p, ch, CM_GEMM_FP32, 108, 0, &w), 1);
+}
+
 /* cm__gemm_ffma_whole_form's K tail of x on the pipelined FFMA tile: where it runs (tail_at,
  * CM__FFMA_KTAIL_*) and how long it is (K % 16, or 0 where it has none or x does not run the
  * whole-tile kernel) */
@@ -2040,6 +2114,7 @@ int main(void) {
         cmocka_unit_test(test_splitk_parts),
         cmocka_unit_test(test_splitk_chunks),
         cmocka_unit_test(test_ffma_forms_and_pitch),
+        cmocka_unit_test(test_wave_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
