@@ -16,8 +16,8 @@ for i in 1 2; do
     CUDAMODEL_GEMM_SPLITK=1 CM_BENCH_SWEEP_ONLY=fp32 CM_BENCH_SWEEP_SHAPES="$SH" build-gpu/bench/bench_gemm --sweep >"$R/off$i.txt" 2>&1
 done
 echo "bench done $(( $(date +%s) - t0 )) s"
-OUT=/tmp bash scripts/gpu-test-one.sh -s 200 test_gpu_gemm; echo "test_gpu_gemm rc $? $(( $(date +%s) - t0 )) s"
+OUT=/tmp bash scripts/gpu-test-one.sh -s 150 test_gpu_gemm; echo "test_gpu_gemm rc $? $(( $(date +%s) - t0 )) s"
 cp /tmp/one-test_gpu_gemm-none.txt "$R/gemm.txt"
 CUDAMODEL_REQUIRE_GPU=1 CM_TEST_TIER=gpu CM_TEST_FILTER=test_wave_split build-gpu/tests/test_gpu_gemm >"$R/wave.txt" 2>&1; echo "wave plain rc $?"
-OUT=/tmp bash scripts/gpu-test-one.sh -t memcheck -s 150 -f test_wave_split test_gpu_gemm; echo "memcheck rc $? $(( $(date +%s) - t0 )) s"
+OUT=/tmp bash scripts/gpu-test-one.sh -t memcheck -s 110 -f test_wave_split test_gpu_gemm; echo "memcheck rc $? $(( $(date +%s) - t0 )) s"
 cp /tmp/one-test_gpu_gemm-memcheck.txt "$R/memcheck.txt"
