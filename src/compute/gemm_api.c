@@ -1454,17 +1454,20 @@ static cudaError_t cm__gemm_wave_run(cm__gemm_choice_t *ch, int precision,
                                      int major, int minor, int sms, cudaMemPool_t pool,
                                      cudaStream_t cs, int *parts) {
     cm__gemm_args_t first = *p, rest = *p;
-    const int64_t at = w->lead; /* float operands and C (cm__gemm_wave_split: FP32 only) */
+    /* float operands and C (cm__gemm_wave_split: FP32 only); the kernels' C is m rows of n
+     * (row i at c + i ldc), A's row i at a + i lda (along K) or a + i, B's column j at
+     * b + j ldb (along K) or b + j */
+    const int64_t at = w->lead;
     if (w->along_n) {
         first.n = w->lead;
         rest.n = p->n - w->lead;
         rest.b = (const float *)p->b + (p->b_kmajor ? at * p->ldb : at);
-        rest.c = (float *)p->c + at * p->ldc;
+        rest.c = (float *)p->c + at;
     } else {
         first.m = w->lead;
         rest.m = p->m - w->lead;
         rest.a = (const float *)p->a + (p->a_kmajor ? at * p->lda : at);
-        rest.c = (float *)p->c + at;
+        rest.c = (float *)p->c + at * p->ldc;
     }
     *parts = 1;
     cudaError_t err = cm__gemm_launch(ch, precision, &first, sms, pool, cs);
@@ -1804,7 +1807,7 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
                         "resident blocks (%d a multiprocessor), its last %lld tiles split over K "
                         "into %d parts, since their wave alone would leave most multiprocessors "
                         "idle; the parts go to float scratch, then one kernel adds them in order",
-                        wv.lead, wv.along_n != row ? "columns" : "rows", wv.tiles1,
+                        wv.lead, wv.along_n == row ? "columns" : "rows", wv.tiles1,
                         per_sm * sms, per_sm, wv.tiles2, wv.parts);
     }
     const int matrices = parts > 1 && full >= 1 ? full + (rem > 0) : q.batch;

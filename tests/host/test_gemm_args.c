@@ -1452,9 +1452,9 @@ static void test_explain(void **state) {
         assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
         assert_non_null(strstr(text, "; K's last 9 run in the kernel before its pipeline"));
         /* 576 tiles: 2 waves of 264 and 48 left, split over K (cm__gemm_wave_split) */
-        assert_non_null(strstr(text, "; C's leading 2816 rows (528 tiles) run as whole waves of "
-                                     "the 264 resident blocks (2 a multiprocessor), its last 48 "
-                                     "tiles split over K into 5 parts"));
+        assert_non_null(strstr(text, "; C's leading 2816 columns (528 tiles) run as whole "
+                                     "waves of the 264 resident blocks (2 a multiprocessor), its "
+                                     "last 48 tiles split over K into 5 parts"));
         explain_pitched(CM_GEMM_OP_T, 3001, 3001, 1100, pa, 1100, pb, 1100, pc, text, sizeof text);
         assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
         assert_non_null(strstr(text, "; K's last 12 run in the kernel before its pipeline"));
