@@ -1410,10 +1410,22 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
  * multiprocessor); a last wave that fills a small part of them leaves most multiprocessors idle
  * or running one block alone at a fraction of their rate: on the H200 the FFMA tile ran 3001^3
  * (576 tiles of 128 x 128, 2.18 waves of 264) at 0.80 of its 4096^3 rate, 0.87x cuBLAS NN.
- * Such a product runs as two pieces: the first rows (or columns) of C in whole tiles that make
+ * Such a product runs (where the split is on: CM__GEMM_WAVE_SPLIT_DEFAULT, gemm_internal.h;
+ * off until it passes its GPU test) as two pieces: the first rows (or columns) of C in whole
+ * tiles that make
  * whole waves, then the rest split over K (cm__gemm_splitk) into about as many parts as fill
  * one wave, each part a short K range of the same tiles, added in order by the split's
  * reduction (deterministic). */
+static int cm__gemm_wave_state = -1; /* -1: CM__GEMM_WAVE_SPLIT_DEFAULT */
+
+void cm__gemm_wave_split_set_for_tests(int on) {
+    cm__gemm_wave_state = on < 0 ? -1 : (on != 0);
+}
+
+static int cm__gemm_wave_on(void) {
+    return cm__gemm_wave_state < 0 ? CM__GEMM_WAVE_SPLIT_DEFAULT : cm__gemm_wave_state;
+}
+
 int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision, int sms,
                         int forced, cm__gemm_wave_t *w) {
     *w = (cm__gemm_wave_t){0, 0, 0, 0, 0};
@@ -1800,7 +1812,7 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
                         "in order (the same bits every call)");
     }
     cm__gemm_wave_t wv;
-    if (!(parts > 1 && full >= 1) &&
+    if (!(parts > 1 && full >= 1) && cm__gemm_wave_on() &&
         cm__gemm_wave_split(&q, ch, precision, sms, split_forced, &wv) > 1) {
         const int per_sm = cm__gemm_ffma_blocks_per_sm(ch.config);
         cm__text_printf(t, "; C's leading %d %s (%lld tiles) run as whole waves of the %d "
@@ -1988,7 +2000,8 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
             if (parts > 1)
                 err = cm__gemm_splitk(&ch, (int)precision, &p, parts, major, minor, sms, pool,
                                       cs, &split);
-            else if (cm__gemm_wave_split(&p, ch, (int)precision, sms, forced, &wv) > 1)
+            else if (cm__gemm_wave_on() &&
+                     cm__gemm_wave_split(&p, ch, (int)precision, sms, forced, &wv) > 1)
                 err = cm__gemm_wave_run(&ch, (int)precision, &p, &wv, major, minor, sms, pool,
                                         cs, &wave_ran);
             else

@@ -306,6 +306,17 @@ typedef struct cm__gemm_wave {
 int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision, int sms,
                         int forced, cm__gemm_wave_t *w);
 
+/** Whether cm_gemm and cm_gemm_explain take the last wave's split (cm__gemm_wave_split): off
+ *  until its GPU test passes on the H200. Its first run there (4033b45) had the second piece's
+ *  C at the wrong offset (a wrong result and an illegal address, caught by test_gpu_gemm's
+ *  test_wave_split) while its timing gave 3001^3 FP32 NN 0.87 -> 0.96x cuBLAS and TN 0.96 ->
+ *  1.08x; c85c080 corrects the offset and has not run on a GPU (bench/NOTES-gemm.md). */
+#define CM__GEMM_WAVE_SPLIT_DEFAULT 0
+
+/** For tests: 1 or 0 turns the last wave's split on or off for the process, -1 goes back to
+ *  CM__GEMM_WAVE_SPLIT_DEFAULT. Not synchronised: set it while no GEMM is being issued. */
+void cm__gemm_wave_split_set_for_tests(int on);
+
 /**
  * The split-K override cm_gemm passes to cm__gemm_splitk_parts: the tests' one when set
  * (cm__gemm_splitk_override_set_for_tests), else CUDAMODEL_GEMM_SPLITK (a decimal 1 ..

@@ -817,6 +817,7 @@ static void test_wave_split(void **state) {
     /* 576 tiles (2 waves of 264 and 48), 312 (1 and 48), 272 (1 and 8: parts capped by K) */
     static const size_t shapes[][3] = {{3001, 3001, 3001}, {3001, 1601, 2053}, {2176, 2048, 1024}};
     size_t idx = 0;
+    cm__gemm_wave_split_set_for_tests(1); /* (CM__GEMM_WAVE_SPLIT_DEFAULT may be off) */
     for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh)
         for (int l = 0; l < 2; ++l)
             for (int o = 0; o < 4; ++o)
@@ -845,6 +846,7 @@ static void test_wave_split(void **state) {
     cm__gemm_ran_t ran;
     cm__gemm_last_ran_for_tests(&ran);
     assert_int_equal(ran.wave_parts, 0);
+    cm__gemm_wave_split_set_for_tests(-1);
 }
 
 /* FP32 operands contiguous along M or N without 16-byte rows (odd leading dimensions, a base

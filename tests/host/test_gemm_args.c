@@ -1451,7 +1451,12 @@ static void test_explain(void **state) {
         assert_non_null(strstr(text, "ffma:128x128x16q3: "));
         assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
         assert_non_null(strstr(text, "; K's last 9 run in the kernel before its pipeline"));
-        /* 576 tiles: 2 waves of 264 and 48 left, split over K (cm__gemm_wave_split) */
+        /* 576 tiles: 2 waves of 264 and 48 left, split over K (cm__gemm_wave_split), where
+         * the split is on (CM__GEMM_WAVE_SPLIT_DEFAULT: off by default, said nowhere) */
+        assert_int_equal(CM__GEMM_WAVE_SPLIT_DEFAULT == 0, strstr(text, "C's leading") == NULL);
+        cm__gemm_wave_split_set_for_tests(1);
+        explain_pitched(CM_GEMM_OP_T, 3001, 3001, 3001, pb, 3001, pb, 3001, pc, text, sizeof text);
+        cm__gemm_wave_split_set_for_tests(-1);
         assert_non_null(strstr(text, "; C's leading 2816 columns (528 tiles) run as whole "
                                      "waves of the 264 resident blocks (2 a multiprocessor), its "
                                      "last 48 tiles split over K into 5 parts"));
