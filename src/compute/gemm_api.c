@@ -1458,28 +1458,35 @@ int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int prec
     return (int)parts;
 }
 
+void cm__gemm_wave_pieces(const cm__gemm_args_t *p, const cm__gemm_wave_t *w,
+                          cm__gemm_args_t *first, cm__gemm_args_t *rest) {
+    *first = *p;
+    *rest = *p;
+    /* float operands and C (cm__gemm_wave_split: FP32 only); the kernels' C is m rows of n
+     * (row i at c + i ldc), A's row i at a + i lda (along K) or a + i, B's column j at
+     * b + j ldb (along K) or b + j */
+    const int64_t at = w->lead;
+    if (w->along_n) {
+        first->n = w->lead;
+        rest->n = p->n - w->lead;
+        rest->b = (const float *)p->b + (p->b_kmajor ? at * p->ldb : at);
+        rest->c = (float *)p->c + at;
+    } else {
+        first->m = w->lead;
+        rest->m = p->m - w->lead;
+        rest->a = (const float *)p->a + (p->a_kmajor ? at * p->lda : at);
+        rest->c = (float *)p->c + at * p->ldc;
+    }
+}
+
 /* Run p as cm__gemm_wave_split's two pieces (w): the first on *ch, the second split over K
  * (or whole, where split-K's scratch cannot be had). *parts: the second piece's parts. */
 static cudaError_t cm__gemm_wave_run(cm__gemm_choice_t *ch, int precision,
                                      const cm__gemm_args_t *p, const cm__gemm_wave_t *w,
                                      int major, int minor, int sms, cudaMemPool_t pool,
                                      cudaStream_t cs, int *parts) {
-    cm__gemm_args_t first = *p, rest = *p;
-    /* float operands and C (cm__gemm_wave_split: FP32 only); the kernels' C is m rows of n
-     * (row i at c + i ldc), A's row i at a + i lda (along K) or a + i, B's column j at
-     * b + j ldb (along K) or b + j */
-    const int64_t at = w->lead;
-    if (w->along_n) {
-        first.n = w->lead;
-        rest.n = p->n - w->lead;
-        rest.b = (const float *)p->b + (p->b_kmajor ? at * p->ldb : at);
-        rest.c = (float *)p->c + at;
-    } else {
-        first.m = w->lead;
-        rest.m = p->m - w->lead;
-        rest.a = (const float *)p->a + (p->a_kmajor ? at * p->lda : at);
-        rest.c = (float *)p->c + at * p->ldc;
-    }
+    cm__gemm_args_t first, rest;
+    cm__gemm_wave_pieces(p, w, &first, &rest);
     *parts = 1;
     cudaError_t err = cm__gemm_launch(ch, precision, &first, sms, pool, cs);
     if (err != cudaSuccess) return err;

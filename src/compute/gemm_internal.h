@@ -306,6 +306,12 @@ typedef struct cm__gemm_wave {
 int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision, int sms,
                         int forced, cm__gemm_wave_t *w);
 
+/** The two pieces of p under w (cm__gemm_wave_split gave it): *first the leading w->lead rows
+ *  (columns) of the kernels' C with their rows of A (columns of B), *rest the others, each
+ *  with the operands' and C's addresses moved to its part. Pure. */
+void cm__gemm_wave_pieces(const cm__gemm_args_t *p, const cm__gemm_wave_t *w,
+                          cm__gemm_args_t *first, cm__gemm_args_t *rest);
+
 /** Whether cm_gemm and cm_gemm_explain take the last wave's split (cm__gemm_wave_split): off
  *  until its GPU test passes on the H200. Its first run there (4033b45) had the second piece's
  *  C at the wrong offset (a wrong result and an illegal address, caught by test_gpu_gemm's

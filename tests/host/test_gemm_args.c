@@ -1835,6 +1835,66 @@ static void test_splitk_parts(void **state) {
     if (env != NULL && strcmp(env, "33") == 0) assert_int_equal(v, 0); /* over the limit */
 }
 
+/* Addresses of the kernels' form (kernels/gemm.h: C row-major m x n; A m x k along K (row i
+ * at a + i lda) or along M; B k x n along K (column j at b + j ldb) or along N), floats */
+static uintptr_t at_c(const cm__gemm_args_t *x, int64_t i, int64_t j) {
+    return (uintptr_t)x->c + 4u * (uintptr_t)(i * x->ldc + j);
+}
+static uintptr_t at_a(const cm__gemm_args_t *x, int64_t i, int64_t kk) {
+    return (uintptr_t)x->a + 4u * (uintptr_t)(x->a_kmajor ? i * x->lda + kk : kk * x->lda + i);
+}
+static uintptr_t at_b(const cm__gemm_args_t *x, int64_t kk, int64_t j) {
+    return (uintptr_t)x->b + 4u * (uintptr_t)(x->b_kmajor ? j * x->ldb + kk : kk * x->ldb + j);
+}
+
+/* cm__gemm_wave_pieces: every element of C (a grid of rows and columns with the edges and the
+ * pieces' border) lies in exactly one piece, at the same address there, with the same rows of
+ * A and columns of B at k = 0 and K - 1; in each orientation of the operands, split along M
+ * and along N. */
+static void test_wave_pieces(void **state) {
+    (void)state;
+    static const int shapes[][3] = {{3001, 3001, 3001}, {3001, 1601, 2053}, {1601, 3001, 1024}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int o = 0; o < 4; ++o)
+            for (int along_n = 0; along_n < 2; ++along_n) {
+                const int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+                cm__gemm_args_t p = args(m, n, k, o & 1, o >> 1, CM__GEMM_F32, 0);
+                p.lda = (o & 1 ? k : m) + 3;
+                p.ldb = (o >> 1 ? k : n) + 5;
+                p.ldc = n + 7;
+                p.a = (const void *)(uintptr_t)((uintptr_t)1 << 32);
+                p.b = (const void *)(uintptr_t)((uintptr_t)2 << 32);
+                p.c = (void *)(uintptr_t)((uintptr_t)3 << 32);
+                const int lead = along_n ? 1408 : 1536;
+                const cm__gemm_wave_t w = {along_n, lead, 5, 0, 0};
+                cm__gemm_args_t f, r;
+                cm__gemm_wave_pieces(&p, &w, &f, &r);
+                assert_int_equal(along_n ? f.n + r.n : f.m + r.m, along_n ? n : m);
+                assert_int_equal(along_n ? f.m : f.n, along_n ? m : n);
+                assert_int_equal(along_n ? r.m : r.n, along_n ? m : n);
+                assert_int_equal(f.k, k);
+                assert_int_equal(r.k, k);
+                const int64_t rows[] = {0, 1, lead - 1, lead, lead + 1, m / 2, m - 2, m - 1};
+                const int64_t cols[] = {0, 1, lead - 1, lead, lead + 1, n / 2, n - 2, n - 1};
+                for (size_t a = 0; a < 8; ++a)
+                    for (size_t b = 0; b < 8; ++b) {
+                        const int64_t i = rows[a], j = cols[b];
+                        const int second = along_n ? j >= lead : i >= lead;
+                        const cm__gemm_args_t *x = second ? &r : &f;
+                        const int64_t li = !along_n && second ? i - lead : i;
+                        const int64_t lj = along_n && second ? j - lead : j;
+                        if (li < 0 || li >= x->m || lj < 0 || lj >= x->n)
+                            fail_msg("%dx%dx%d ops %d along_n %d: (%lld, %lld) in no piece", m,
+                                     n, k, o, along_n, (long long)i, (long long)j);
+                        assert_true(at_c(x, li, lj) == at_c(&p, i, j));
+                        assert_true(at_a(x, li, 0) == at_a(&p, i, 0));
+                        assert_true(at_a(x, li, k - 1) == at_a(&p, i, k - 1));
+                        assert_true(at_b(x, 0, lj) == at_b(&p, 0, j));
+                        assert_true(at_b(x, k - 1, lj) == at_b(&p, k - 1, j));
+                    }
+            }
+}
+
 /* The last wave's split (cm__gemm_wave_split): FP32 on the 128 x 128 FFMA tile (2 blocks a
  * multiprocessor) whose tiles make 1 to CM__WAVE_SPLIT_MAX_WAVES whole waves and a last one at
  * most half full runs the tile rows (columns) of the whole waves first, the rest split over K
@@ -2120,6 +2180,7 @@ int main(void) {
         cmocka_unit_test(test_splitk_chunks),
         cmocka_unit_test(test_ffma_forms_and_pitch),
         cmocka_unit_test(test_wave_split),
+        cmocka_unit_test(test_wave_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
