@@ -852,7 +852,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
             const int gm = m0 + ci * C::SM + ty * 4 + r;
-            if ((MOVES && gm >= p.m) || (MOVES && gm < m_lo)) continue;
+            if (MOVES && (gm >= p.m || gm < m_lo)) continue;
             const long long row = (long long)gm * p.ldc;
 #pragma unroll
             for (int cj = 0; cj < C::CN; ++cj) {

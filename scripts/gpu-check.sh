@@ -281,25 +281,31 @@ elif [ ${#gpu_tests[@]} -eq 0 ]; then
     echo "no GPU test executables found" | tee -a "$log_sanitizer"
     record sanitizer FAIL "no GPU test executables found (label gpu)" $((SECONDS - t0))
 else
-    for exe in "${gpu_tests[@]}"; do
-        name="$(basename "$exe")"
-        echo "===== $name" >>"$log_sanitizer"
+    # One run of executable $2 under compute-sanitizer tool $1, named $3 in the log and the
+    # summary, with CM_TEST_FILTER=$4 when given; counted in san_pass / san_fail /
+    # san_unsupported (the tool refusing the device).
+    san_run() {
+        local tool="$1" exe="$2" label="$3" filter="${4:-}" out rc=0
+        echo "===== $label" >>"$log_sanitizer"
         out="$(mktemp)"
-        rc=0
-        (cd "$(dirname "$exe")" && CM_TEST_TIER=gpu CUDAMODEL_REQUIRE_GPU=1 CM_TEST_UNDER_SANITIZER=1 \
-            timeout "$per_run_timeout" "$sanitizer" --tool memcheck --error-exitcode 1 \
+        (cd "$(dirname "$exe")" && env ${filter:+CM_TEST_FILTER="$filter"} CM_TEST_TIER=gpu \
+            CUDAMODEL_REQUIRE_GPU=1 CM_TEST_UNDER_SANITIZER=1 \
+            timeout "$per_run_timeout" "$sanitizer" --tool "$tool" --error-exitcode 1 \
                 --report-api-errors no "$exe") \
             >"$out" 2>&1 || rc=$?
         cat "$out" >>"$log_sanitizer"
         if [ "$rc" -eq 0 ]; then
-            san_pass=$((san_pass + 1)); echo "  $name: pass"
+            san_pass=$((san_pass + 1)); echo "  $label: pass"
         elif grep -q 'Device not supported' "$out"; then
-            san_unsupported=$((san_unsupported + 1)); echo "  $name: compute-sanitizer does not support this device"
+            san_unsupported=$((san_unsupported + 1)); echo "  $label: compute-sanitizer does not support this device"
         else
-            san_fail=$((san_fail + 1)); san_failed_names+=("$name")
-            echo "  $name: FAILED (exit $rc)"; grep -E '=========|FAILED|\[  ERROR' "$out" | head -n 30
+            san_fail=$((san_fail + 1)); san_failed_names+=("$label")
+            echo "  $label: FAILED (exit $rc)"; grep -E '=========|FAILED|\[  ERROR' "$out" | head -n 30
         fi
         rm -f "$out"
+    }
+    for exe in "${gpu_tests[@]}"; do
+        san_run memcheck "$exe" "$(basename "$exe")"
     done
     # initcheck (reads of device memory never written) over CM_INITCHECK_TESTS, words
     # "<executable>:<CM_TEST_FILTER>" (default test_gpu_gemm:test_fp32_pitched: the moved-tile
@@ -307,36 +313,20 @@ else
     # each counts as one more run, named <executable>[initcheck]
     runs=${#gpu_tests[@]}
     for spec in ${CM_INITCHECK_TESTS-test_gpu_gemm:test_fp32_pitched}; do
-        iname="${spec%%:*}" ifilter="${spec#*:}" iexe=""
+        iname="${spec%%:*}" iexe=""
         for exe in "${gpu_tests[@]}"; do [ "$(basename "$exe")" = "$iname" ] && iexe="$exe"; done
         [ -n "$iexe" ] || continue # not among this run's tests
         runs=$((runs + 1))
-        echo "===== $iname ($ifilter) under initcheck" >>"$log_sanitizer"
-        out="$(mktemp)"
-        rc=0
-        (cd "$(dirname "$iexe")" && CM_TEST_FILTER="$ifilter" CM_TEST_TIER=gpu \
-            CUDAMODEL_REQUIRE_GPU=1 CM_TEST_UNDER_SANITIZER=1 \
-            timeout "$per_run_timeout" "$sanitizer" --tool initcheck --error-exitcode 1 \
-                --report-api-errors no "$iexe") \
-            >"$out" 2>&1 || rc=$?
-        cat "$out" >>"$log_sanitizer"
-        if [ "$rc" -eq 0 ]; then
-            san_pass=$((san_pass + 1)); echo "  $iname ($ifilter) under initcheck: pass"
-        else
-            san_fail=$((san_fail + 1)); san_failed_names+=("$iname[initcheck]")
-            echo "  $iname ($ifilter) under initcheck: FAILED (exit $rc)"
-            grep -E '=========|FAILED|\[  ERROR' "$out" | head -n 30
-        fi
-        rm -f "$out"
+        san_run initcheck "$iexe" "${iname}[initcheck]" "${spec#*:}"
     done
     detail="$san_pass passed, $san_fail failed of $runs runs (${#gpu_tests[@]} executables under memcheck, $((runs - ${#gpu_tests[@]})) under initcheck)"
-    if [ "$canary_ok" -ne 1 ] && [ "$san_unsupported" -ne "${#gpu_tests[@]}" ]; then
+    if [ "$canary_ok" -ne 1 ] && [ "$san_unsupported" -ne "$runs" ]; then
         record sanitizer FAIL "$detail; but memcheck missed the planted canary error" $((SECONDS - t0))
     elif [ "$san_fail" -gt 0 ]; then
         record sanitizer FAIL "$detail: ${san_failed_names[*]}" $((SECONDS - t0))
-    elif [ "$san_unsupported" -eq "${#gpu_tests[@]}" ]; then
+    elif [ "$san_unsupported" -eq "$runs" ]; then
         # The tool itself refuses this machine's GPU (seen under gVisor): no verdict either way.
-        record sanitizer N/A "compute-sanitizer refused the device ('Device not supported') for all ${#gpu_tests[@]}" $((SECONDS - t0))
+        record sanitizer N/A "compute-sanitizer refused the device ('Device not supported') for all $runs runs" $((SECONDS - t0))
     elif [ "$san_unsupported" -gt 0 ]; then
         record sanitizer FAIL "$detail, $san_unsupported refused ('Device not supported')" $((SECONDS - t0))
     else

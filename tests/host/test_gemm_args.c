@@ -1428,50 +1428,66 @@ static void test_explain(void **state) {
         CM_ASSERT_OK(cm_buffer_create(g.dev0, 3001 * 3001 * 4, &pc));
         explain_facts(9, 0, 132);
         cm__gemm_config_override_set_for_tests("");
-        explain_pitched(N_, 3001, 3001, 1100, pa, 3003, pb, 1100, pc, text, sizeof text);
-        assert_non_null(strstr(text, "ffma:128x128x16q3: "));
-        assert_non_null(strstr(text, "; first A is copied as it is into "));
-        assert_non_null(strstr(text, "of scratch from the device's pool with rows of whole 16 "
-                                     "bytes"));
-        assert_non_null(strstr(text, "lda = 3003 is not a multiple of 4 elements"));
-        assert_non_null(strstr(text, "without the copy: its edge kernel"));
-        assert_null(strstr(text, "ldb ="));
-        /* after the copy, its whole-tile kernel: last tiles moved back over the copy's
-         * padding, K's tail (1100 % 16) after its main loop (B along K, A along M) */
-        assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
-        assert_non_null(strstr(text, "; K's last 12 run in the kernel after its main loop"));
-        explain_pitched(N_, 3001, 3001, 1001, pa, 3003, pb, 1001, pc, text, sizeof text);
-        assert_non_null(strstr(text, "; first A is copied as it is into "));
-        assert_non_null(strstr(text, "without the copy: its fallback's kernel"));
-        assert_non_null(strstr(text, "; K's last 9 run in the kernel after its main loop"));
-        /* both operands along K (column-major TN): tiles to move, K 3001 and 1100: the tail in
-         * the moved-tile kernel before its pipeline; whole tiles in M and N, K 3001: apart
-         * first (from CM__FFMA_KTAIL_APART_MIN_K), K 1100: in the moved-tile kernel */
-        explain_pitched(CM_GEMM_OP_T, 3001, 3001, 3001, pb, 3001, pb, 3001, pc, text, sizeof text);
-        assert_non_null(strstr(text, "ffma:128x128x16q3: "));
-        assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
-        assert_non_null(strstr(text, "; K's last 9 run in the kernel before its pipeline"));
-        /* 576 tiles: 2 waves of 264 and 48 left, split over K (cm__gemm_wave_split), where
-         * the split is on (CM__GEMM_WAVE_SPLIT_DEFAULT: off by default, said nowhere) */
-        assert_int_equal(CM__GEMM_WAVE_SPLIT_DEFAULT == 0, strstr(text, "C's leading") == NULL);
-        cm__gemm_wave_split_set_for_tests(1);
-        explain_pitched(CM_GEMM_OP_T, 3001, 3001, 3001, pb, 3001, pb, 3001, pc, text, sizeof text);
-        cm__gemm_wave_split_set_for_tests(-1);
-        assert_non_null(strstr(text, "; C's leading 2816 columns (528 tiles) run as whole "
-                                     "waves of the 264 resident blocks (2 a multiprocessor), its "
-                                     "last 48 tiles split over K into 5 parts"));
-        explain_pitched(CM_GEMM_OP_T, 3001, 3001, 1100, pa, 1100, pb, 1100, pc, text, sizeof text);
-        assert_non_null(strstr(text, "; the last tiles past the edge of C move back inside"));
-        assert_non_null(strstr(text, "; K's last 12 run in the kernel before its pipeline"));
-        explain_pitched(CM_GEMM_OP_T, 2048, 2048, 3001, pb, 3001, pb, 3001, pc, text, sizeof text);
-        assert_non_null(strstr(text, "ffma:128x128x16q3: "));
-        assert_null(strstr(text, "move back"));
-        assert_non_null(strstr(text, "; K's last 9 run first on a kernel of their own"));
-        explain_pitched(CM_GEMM_OP_T, 2048, 2048, 1100, pa, 1100, pb, 1100, pc, text, sizeof text);
-        assert_null(strstr(text, "move back"));
-        assert_non_null(strstr(text, "; K's last 12 run in the kernel before its pipeline"));
-        explain_pitched(N_, 3001, 1000, 1100, pa, 3003, pb, 1100, pc, text, sizeof text);
-        assert_null(strstr(text, "first "));
+        /* each call's text: what it must say and what it must not (wave: the last wave's
+         * split forced on / off through its hook, -1 its default) */
+        static const struct {
+            cm_gemm_op_t op_a;
+            size_t m, n, k, lda, ldb;
+            int a_pb, wave; /* A in pb (else pa); B is in pb */
+            const char *has[7], *lacks;
+        } ex[] = {
+            /* column-major NN, lda 3003: A copied; after the copy the whole-tile kernel, last
+             * tiles moved back over the copy's padding, K's tail (1100 % 16) after its main
+             * loop (B along K, A along M); without the copy: the edge kernel (K 1100) or the
+             * fallback's kernel (K 1001) */
+            {N_, 3001, 3001, 1100, 3003, 1100, 0, -1,
+             {"ffma:128x128x16q3: ", "; first A is copied as it is into ",
+              "of scratch from the device's pool with rows of whole 16 bytes",
+              "lda = 3003 is not a multiple of 4 elements", "without the copy: its edge kernel",
+              "; the last tiles past the edge of C move back inside",
+              "; K's last 12 run in the kernel after its main loop"},
+             "ldb ="},
+            {N_, 3001, 3001, 1001, 3003, 1001, 0, -1,
+             {"; first A is copied as it is into ", "without the copy: its fallback's kernel",
+              "; K's last 9 run in the kernel after its main loop"},
+             NULL},
+            /* both operands along K (column-major TN): tiles to move, K 3001 and 1100: the
+             * tail in the moved-tile kernel before its pipeline; 576 tiles, 2 waves of 264 and
+             * 48 left: split over K where the last wave's split is on, said nowhere where it
+             * is off */
+            {CM_GEMM_OP_T, 3001, 3001, 3001, 3001, 3001, 1, 0,
+             {"ffma:128x128x16q3: ", "; the last tiles past the edge of C move back inside",
+              "; K's last 9 run in the kernel before its pipeline"},
+             "C's leading"},
+            {CM_GEMM_OP_T, 3001, 3001, 3001, 3001, 3001, 1, 1,
+             {"; C's leading 2816 columns (528 tiles) run as whole waves of the 264 resident "
+              "blocks (2 a multiprocessor), its last 48 tiles split over K into 5 parts"},
+             NULL},
+            {CM_GEMM_OP_T, 3001, 3001, 1100, 1100, 1100, 0, -1,
+             {"; the last tiles past the edge of C move back inside",
+              "; K's last 12 run in the kernel before its pipeline"},
+             NULL},
+            /* whole tiles in M and N, K 3001: apart first (from CM__FFMA_KTAIL_APART_MIN_K);
+             * K 1100: in the moved-tile kernel */
+            {CM_GEMM_OP_T, 2048, 2048, 3001, 3001, 3001, 1, -1,
+             {"ffma:128x128x16q3: ", "; K's last 9 run first on a kernel of their own"},
+             "move back"},
+            {CM_GEMM_OP_T, 2048, 2048, 1100, 1100, 1100, 0, -1,
+             {"; K's last 12 run in the kernel before its pipeline"}, "move back"},
+            /* N under CM__GEMM_PITCH_MIN_SIDE: nothing copied */
+            {N_, 3001, 1000, 1100, 3003, 1100, 0, -1, {NULL}, "first "},
+        };
+        for (size_t e = 0; e < sizeof ex / sizeof ex[0]; ++e) {
+            cm__gemm_wave_split_set_for_tests(ex[e].wave);
+            explain_pitched(ex[e].op_a, ex[e].m, ex[e].n, ex[e].k, ex[e].a_pb ? pb : pa,
+                            ex[e].lda, pb, ex[e].ldb, pc, text, sizeof text);
+            cm__gemm_wave_split_set_for_tests(-1);
+            for (size_t h = 0; h < 7 && ex[e].has[h] != NULL; ++h)
+                if (strstr(text, ex[e].has[h]) == NULL)
+                    fail_msg("explain %zu: \"%s\" missing from: %s", e, ex[e].has[h], text);
+            if (ex[e].lacks != NULL && strstr(text, ex[e].lacks) != NULL)
+                fail_msg("explain %zu: \"%s\" in: %s", e, ex[e].lacks, text);
+        }
         cm__gemm_realign_set_for_tests(0);
         explain_pitched(N_, 3001, 3001, 1100, pa, 3003, pb, 1100, pc, text, sizeof text);
         assert_null(strstr(text, "first "));

@@ -1,0 +1,47 @@
+# shellcheck shell=bash
+# Sourced by the device-call experiment scripts of bench/experiments (exp_s27_*.sh): the
+# steps they share. On the device machine, from the script's own directory:
+#   . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
+#   exp_start        $R = $OUT, cd to the repository root, the clock started
+#   exp_build        scripts/gpu-check.sh's build (build-gpu/, its CMocka unpacked: a bare
+#                    cmake --build there lacks it) and the test binaries' loader path
+#   exp_say WORDS    WORDS and the seconds since exp_start
+#   exp_shapes FILE SHAPES [VAR=VALUE ...]
+#                    bench_gemm's FP32 sweep over SHAPES ("MxNxK ...") into $R/FILE, with the
+#                    environment words given
+#   exp_ab_patch PATCH SHAPES
+#                    SHAPES twice at the checkout ($R/head1.txt, head2.txt), then PATCH applied
+#                    and built, twice again ($R/patch1.txt, patch2.txt); the patch stays applied
+#                    (exp_unpatch PATCH takes it out)
+exp_start() {
+    R="${OUT:?OUT is not set (the device tool sets it)}"
+    cd "$(dirname "${BASH_SOURCE[1]}")/../.." || exit 2
+    t0=$(date +%s)
+}
+exp_say() { echo "$* $(($(date +%s) - t0)) s"; }
+exp_build() {
+    (CM_GPU_CHECK_ONLY=none CM_GPU_CHECK_TESTS='^test_gpu_core$' OUT=/tmp/gc \
+        bash scripts/gpu-check.sh) >/tmp/build.txt 2>&1
+    grep "^build " /tmp/build.txt
+    local m="$PWD/.deps/root/usr/lib/x86_64-linux-gnu"
+    export LD_LIBRARY_PATH="$m${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    exp_say "build done"
+}
+exp_shapes() {
+    local file="$1" shapes="$2"
+    shift 2
+    env "$@" CM_BENCH_SWEEP_ONLY=fp32 CM_BENCH_SWEEP_SHAPES="$shapes" timeout 120 \
+        build-gpu/bench/bench_gemm --sweep >"$R/$file" 2>&1
+}
+exp_ab_patch() {
+    local patch="$1" shapes="$2" i
+    for i in 1 2; do exp_shapes "head$i.txt" "$shapes"; done
+    exp_say "head shapes done"
+    git apply "$patch" || { echo "patch $patch failed"; exit 1; }
+    cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
+        { echo "patched build failed"; tail -30 /tmp/patch-build.txt; }
+    exp_say "patched build done"
+    for i in 1 2; do exp_shapes "patch$i.txt" "$shapes"; done
+    exp_say "patch shapes done"
+}
+exp_unpatch() { git apply -R "$1"; }
