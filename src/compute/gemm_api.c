@@ -1410,9 +1410,8 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
  * multiprocessor); a last wave that fills a small part of them leaves most multiprocessors idle
  * or running one block alone at a fraction of their rate: on the H200 the FFMA tile ran 3001^3
  * (576 tiles of 128 x 128, 2.18 waves of 264) at 0.80 of its 4096^3 rate, 0.87x cuBLAS NN.
- * Such a product runs (where the split is on: CM__GEMM_WAVE_SPLIT_DEFAULT, gemm_internal.h;
- * off until it passes its GPU test) as two pieces: the first rows (or columns) of C in whole
- * tiles that make whole waves, then the rest split over K (cm__gemm_splitk) into about as
+ * Such a product runs (where the split is on: CM__GEMM_WAVE_SPLIT_DEFAULT, gemm_internal.h)
+ * as two pieces: the first rows (or columns) of C in whole tiles that make whole waves, then the rest split over K (cm__gemm_splitk) into about as
  * many parts as fill one wave, each part a short K range of the same tiles, added in order by
  * the split's reduction (deterministic). */
 static int cm__gemm_wave_state = -1; /* -1: CM__GEMM_WAVE_SPLIT_DEFAULT */

@@ -312,12 +312,10 @@ int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int prec
 void cm__gemm_wave_pieces(const cm__gemm_args_t *p, const cm__gemm_wave_t *w,
                           cm__gemm_args_t *first, cm__gemm_args_t *rest);
 
-/** Whether cm_gemm and cm_gemm_explain take the last wave's split (cm__gemm_wave_split): off
- *  until its GPU test passes on the H200. Its first run there (4033b45) had the second piece's
- *  C at the wrong offset (a wrong result and an illegal address, caught by test_gpu_gemm's
- *  test_wave_split) while its timing gave 3001^3 FP32 NN 0.87 -> 0.96x cuBLAS and TN 0.96 ->
- *  1.08x; c85c080 corrects the offset and has not run on a GPU (bench/NOTES-gemm.md). */
-#define CM__GEMM_WAVE_SPLIT_DEFAULT 0
+/** Whether cm_gemm and cm_gemm_explain take the last wave's split (cm__gemm_wave_split) by
+ *  default: on (bench/NOTES-gemm.md, session 28: its GPU test passes on the H200, plain and
+ *  under memcheck, and it takes 3001^3 FP32 NN from 0.87 to 0.97x cuBLAS). */
+#define CM__GEMM_WAVE_SPLIT_DEFAULT 1
 
 /** For tests: 1 or 0 turns the last wave's split on or off for the process, -1 goes back to
  *  CM__GEMM_WAVE_SPLIT_DEFAULT. Not synchronised: set it while no GEMM is being issued. */
