@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The last wave's split's limits on the H200 (session 28): wave-split-knobs.patch reads the
+# most whole waves (CM_WS_WAVES, default CM__WAVE_SPLIT_MAX_WAVES 4) and the least K
+# (CM_WS_MINK, default CM__SPLITK_LONG_K 1024) from the environment; FP32 shapes with whole
+# waves 1..8 and last waves under half full (W) and with K 512..900 (K), each under the default,
+# 16 waves, K from 512, and the split off (CUDAMODEL_GEMM_SPLITK=1), twice, alternating.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
+exp_start
+git apply bench/experiments/wave-split-knobs.patch || { echo "patch failed"; exit 1; }
+exp_build
+W="2400x2400x2048 3200x3200x2048 3800x3800x2048 4300x4300x2048 4800x4800x1536 5000x5000x2048 6000x6000x1024 4096x1200x4096"
+K="3001x3001x768 3001x3001x512 2176x2048x640 3200x3200x900 4300x4300x768"
+for i in 1 2; do
+    exp_shapes "w_def$i.txt" "$W"
+    exp_shapes "w_16_$i.txt" "$W" CM_WS_WAVES=16
+    exp_shapes "w_off$i.txt" "$W" CUDAMODEL_GEMM_SPLITK=1
+    exp_shapes "k_def$i.txt" "$K"
+    exp_shapes "k_512_$i.txt" "$K" CM_WS_MINK=512
+done
+exp_say "done"
