@@ -11,11 +11,13 @@ git apply bench/experiments/wave-split-knobs.patch || { echo "patch failed"; exi
 exp_build
 W="2400x2400x2048 3200x3200x2048 3800x3800x2048 4300x4300x2048 4800x4800x1536 5000x5000x2048 6000x6000x1024 4096x1200x4096"
 K="3001x3001x768 3001x3001x512 2176x2048x640 3200x3200x900 4300x4300x768"
+# both runs of a setting into one file (at most 8 files come back from $OUT)
+two() { exp_shapes one.txt "$@"; cat "$R/one.txt" >>"$R/$f"; rm -f "$R/one.txt"; }
 for i in 1 2; do
-    exp_shapes "w_def$i.txt" "$W"
-    exp_shapes "w_16_$i.txt" "$W" CM_WS_WAVES=16
-    exp_shapes "w_off$i.txt" "$W" CUDAMODEL_GEMM_SPLITK=1
-    exp_shapes "k_def$i.txt" "$K"
-    exp_shapes "k_512_$i.txt" "$K" CM_WS_MINK=512
+    f=w_def.txt two "$W"
+    f=w_16.txt two "$W" CM_WS_WAVES=16
+    f=w_off.txt two "$W" CUDAMODEL_GEMM_SPLITK=1
+    f=k_def.txt two "$K"
+    f=k_512.txt two "$K" CM_WS_MINK=512
 done
 exp_say "done"
