@@ -556,8 +556,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * 4096 x 64 x 1000); "skinny" with K >= 2048 over at most 64 rows per
  * multiprocessor (7 x 4096 x 4096: 2 parts); a matrix-vector product read across K over 512 to
  * 2048 rows with K >= 2048 (1000 x 1 x 4096).
- * The last wave: a single CM_GEMM_FP32 product on the 128 x 128 FFMA tile with K >= 1024 whose
- * tiles make 1 to 4 whole waves of the blocks the GPU holds at once and a last wave at most half
+ * The last wave: a single CM_GEMM_FP32 product on the 128 x 128 FFMA tile with K >= 512 whose
+ * tiles make 1 to 8 whole waves of the blocks the GPU holds at once and a last wave at most 0.3
  * full (3001^3 on an H200: 576 tiles, 2 waves of 264 and 48 left) runs its leading rows (or
  * columns) of whole waves first, then the rest split over K like split-K (its parts filling
  * about one wave), so that the last wave does not leave most multiprocessors idle.

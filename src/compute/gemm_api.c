@@ -1430,7 +1430,7 @@ int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int prec
     if (forced != 0 || p == NULL || sms < 1) return 1; /* a forced split (1: none) rules */
     if (ch.kernel != CM__GEMM_KERNEL_FFMA || precision != CM_GEMM_FP32 || p->batch > 1 ||
         p->k_last != 0 || p->in_type != CM__GEMM_F32 || p->out_type != CM__GEMM_F32 ||
-        p->k < CM__SPLITK_LONG_K || p->m < 1 || p->n < 1)
+        p->k < CM__WAVE_SPLIT_MIN_K || p->m < 1 || p->n < 1)
         return 1;
     int bm = 0, bn = 0;
     cm__gemm_ffma_tile(ch.config, &bm, &bn);

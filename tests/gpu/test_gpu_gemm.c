@@ -802,7 +802,7 @@ static void test_ffma_tails(void **state) {
 }
 
 /* The last wave's split (cm__gemm_wave_split): FP32 products on the default 128 x 128 FFMA tile
- * whose last wave of tiles is at most half full run their leading rows (columns) of whole
+ * whose last wave of tiles is at most CM__WAVE_SPLIT_MAX_FILL full run their leading rows (columns) of whole
  * waves, then the rest split over K into float scratch and added in order: both layouts, the
  * four orientations, beta != 0, and misaligned (beta 0 over NaN; the pitched copy first where
  * the rule takes it); each against float64 (sampled). On 132 multiprocessors (H200) every

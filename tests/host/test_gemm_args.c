@@ -1912,8 +1912,8 @@ static void test_wave_pieces(void **state) {
 }
 
 /* The last wave's split (cm__gemm_wave_split): FP32 on the 128 x 128 FFMA tile (2 blocks a
- * multiprocessor) whose tiles make 1 to CM__WAVE_SPLIT_MAX_WAVES whole waves and a last one at
- * most half full runs the tile rows (columns) of the whole waves first, the rest split over K
+ * multiprocessor) with K >= CM__WAVE_SPLIT_MIN_K whose tiles make 1 to CM__WAVE_SPLIT_MAX_WAVES
+ * whole waves and a last one at most CM__WAVE_SPLIT_MAX_FILL full runs the tile rows (columns) of the whole waves first, the rest split over K
  * into about a wave of parts; nothing else. */
 static void test_wave_split(void **state) {
     (void)state;
@@ -1952,16 +1952,33 @@ static void test_wave_split(void **state) {
     q.m = q.n = 4096;
     assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
     assert_int_equal(w.parts, 0);
+    /* over CM__WAVE_SPLIT_MAX_FILL (0.3) but under half: 2400^2 (361 tiles, 97 left, 0.37) */
+    q.m = q.n = 2400;
+    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
+    /* 2200^2: 18^2 = 324 tiles, 60 left (0.23); 14 whole tile rows (252 tiles) first, then 72
+     * tiles in 264 / 72 = 3 parts */
+    q.m = q.n = 2200;
+    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 3);
+    assert_int_equal(w.tiles1, 252);
+    assert_int_equal(w.tiles2, 72);
     q = p; /* under one wave: 2000^3 (256 tiles) */
     q.m = q.n = 2000;
     assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
-    q = p; /* more than CM__WAVE_SPLIT_MAX_WAVES whole waves: 6000^3 (2209 tiles, 8.4 waves) */
-    q.m = q.n = 6000;
+    /* CM__WAVE_SPLIT_MAX_WAVES (8) whole waves: 5000^2 (1600 tiles: 6 waves, 16 left) splits
+     * (39 whole tile rows of 40, 1560 tiles, then 40 in 6 parts), 6200^2 (2401 tiles: 9 waves,
+     * 25 left) does not */
+    q.m = q.n = 5000;
+    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 6);
+    assert_int_equal(w.tiles1, 1560);
+    assert_int_equal(w.tiles2, 40);
+    q.m = q.n = 6200;
     assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
     q = p; /* a short K */
-    q.k = CM__SPLITK_LONG_K - 1;
+    q.k = CM__WAVE_SPLIT_MIN_K - 1;
     assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
-    q.k = CM__SPLITK_LONG_K; /* 1024: parts of at least CM__SPLITK_MIN_K, 4 */
+    q.k = CM__WAVE_SPLIT_MIN_K; /* 512: parts of at least CM__SPLITK_MIN_K (256), 2 */
+    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 2);
+    q.k = 1024; /* 4 */
     assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 4);
     /* a forced split (1: none), a batch, other precisions, kernels and tiles: none */
     assert_int_equal(cm__gemm_wave_split(&p, ch, CM_GEMM_FP32, 132, 1, &w), 1);
