@@ -19,4 +19,6 @@ for s in 1 2 4 8 16; do run split.txt CUDAMODEL_GEMM_SPLITK=$s; echo "=== end $s
 run default.txt
 CM_BENCH_SWEEP_SHAPES="$S" timeout 120 build-gpu/bench/bench_gemm --overhead \
     >"$R/overhead.txt" 2>&1
+# the last wave's split at d9a6fff's limits (its knobs run's shapes either side of them)
+exp_shapes limits.txt "2176x2048x640 3200x3200x900 4300x4300x768 5000x5000x2048 2400x2400x2048 3001x3001x3001"
 exp_say "done"
