@@ -1223,11 +1223,12 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    about one wave of resident blocks (slots / tiles parts, slots as below: the count the
  *    second rule gives too; on the H200 no better or worse than sms / tiles parts within the
  *    runs' spread, bench/NOTES-gemm.md); else, for K >= CM__SPLITK_LONG_K, where they
- *    leave at least half of the GPU's resident tile slots empty (slots: 4 blocks per
- *    multiprocessor of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), slots / tiles
- *    parts (float inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_FFMA_LONG_K, at least
+ *    leave at least half of the GPU's resident tile slots empty (slots: an FFMA tile's blocks
+ *    a multiprocessor from its configuration, 4 of 32 x 64 and 64 x 64, 2 of 128 x 128; mma's
+ *    4 of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), slots / tiles parts (float inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_FFMA_LONG_K, at least
  *    CM__SPLITK_FFMA_MIN_K of K per part); both with at least CM__SPLITK_MIN_K of K per part,
- *    at most CM__SPLITK_MAX;
+ *    at most CM__SPLITK_MAX; where those limits cut the parts so that the last layer of
+ *    blocks over the multiprocessors is under 3/4 full, the most whole layers;
  *  - the Hopper kernel (one block a multiprocessor; its tiles over C^T in the register-A form
  *    on C^T, "sm90+at" reading B as it is): where its 128 x 256 tiles fill at most a
  *    quarter of the multiprocessors, sms / (2 tiles) parts, which its launcher runs as 128 x
@@ -1247,7 +1248,12 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * 4096 x 4096 0.33-0.46x cuBLAS unsplit, 0.62-0.84x in 4 parts; 4096 x 7 x 4096 FP32 on the
  * tiles 0.43x -> 0.92x; 7 x 4096 x 4096 on skinny 0.68-0.75x -> 0.98-1.15x in 2; 1000 x 1 x 4096
  * gemv across K 0.67-0.82x -> 1.03-1.17x in 8. Below K = 1024 the split lost where the first
- * rule did not already take it (512^3 BF16 on mma 1.07x -> 0.77x in 2, 4096 x 64 x 1000). */
+ * rule did not already take it (512^3 BF16 on mma 1.07x -> 0.77x in 2, 4096 x 64 x 1000).
+ * The FFMA slots from the configuration table (4 blocks of 64 x 64, 2 of 128 x 128, where
+ * 2 and 1 were guessed before; exp_s28_persm.sh, two runs each side): FP32 64 x 4096 x 4096
+ * and 4096 x 64 x 4096 +6-11 % (8 parts for 4), 768^2 x 4096 and 96 x 5000 x 3000 +60 % (3
+ * parts for none), 640^2 x 2048 +35 %, 1024^2 x 8192 +13 %; 19 shapes, geomean 0.75 ->
+ * 0.86x cuBLAS. */
 #define CM__SPLITK_MIN_K 256
 /* The small FFMA tiles (32 x 64, 4 blocks a multiprocessor) with float inputs (FP32
  * arithmetic, ~1/8 of the tensor cores' rate, so a part of K is worth more time against the
@@ -1297,10 +1303,17 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
                       cm__gemm_sm90_operands(p, ch.config, NULL, NULL) == CM__SM90_FORM_AT_CC;
     const int64_t tm = on_ct ? p->n : p->m, tn = on_ct ? p->m : p->n;
     const int64_t tiles = (tm + bm - 1) / bm * ((tn + bn - 1) / bn);
-    /* resident blocks a multiprocessor: 4 of a 32 x 64 tile, 2 of a 64 x 64 one, 1 larger */
-    const int per_sm = bm * bn <= 2048 ? 4 : bm * bn <= 4096 ? 2 : 1;
-    const int ffma_float =
-        ch.kernel == CM__GEMM_KERNEL_FFMA && p->in_type != CM__GEMM_BF16 && per_sm == 4;
+    /* resident blocks a multiprocessor: an FFMA tile's from its configuration (the table's
+     * __launch_bounds__ minimum: 4 of 32 x 64 and 64 x 64, 2 of 128 x 128); else 4 of a 32 x 64
+     * tile, 2 of a 64 x 64 one, 1 larger */
+    const int ffma_per_sm =
+        ch.kernel == CM__GEMM_KERNEL_FFMA ? cm__gemm_ffma_blocks_per_sm(ch.config) : 0;
+    const int per_sm = ffma_per_sm > 0                ? ffma_per_sm
+                       : bm * bn <= 2048 ? 4
+                       : bm * bn <= 4096 ? 2
+                                         : 1;
+    const int ffma_float = ch.kernel == CM__GEMM_KERNEL_FFMA && p->in_type != CM__GEMM_BF16 &&
+                           bm * bn <= 2048;
     int64_t parts = 1;
     int min_k = CM__SPLITK_MIN_K;
     if (ch.kernel == CM__GEMM_KERNEL_SM90) {
@@ -1316,8 +1329,17 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
         if (2 * tiles <= slots) parts = slots / tiles;
         if (ffma_float) min_k = CM__SPLITK_FFMA_MIN_K;
     }
-    if (parts > p->k / min_k) parts = p->k / min_k;
-    if (parts > CM__SPLITK_MAX) parts = CM__SPLITK_MAX;
+    const int64_t cap = p->k / min_k < CM__SPLITK_MAX ? p->k / min_k : CM__SPLITK_MAX;
+    if (parts > cap) {
+        parts = cap;
+        /* capped: a last layer of blocks (tiles x parts over the multiprocessors) under 3/4
+         * full runs behind the others; the most whole layers instead (H200: 127 x 1000 x 3001
+         * on 32 tiles of 64 x 64, 11 parts = 2.67 layers 4-8 % under 8 parts = 1.94; 200 x 200
+         * x 8192, 16 tiles in 32 parts = 3.88 layers, kept) */
+        const int64_t blocks = parts * tiles, layers = blocks / sms, rest = blocks % sms;
+        if (ch.kernel != CM__GEMM_KERNEL_SM90 && layers >= 1 && rest != 0 && 4 * rest < 3 * sms)
+            parts = layers * sms / tiles;
+    }
     return parts < 2 ? 1 : (int)parts;
 }
 

@@ -1743,12 +1743,14 @@ static void test_splitk_chunks(void **state) {
  * chosen kernel, the precision, the forced count, the parts expected (132 SMs). */
 static void test_splitk_parts(void **state) {
     (void)state;
-    enum { FFMA, MMA, SM90, GEMV, SKINNY };
+    enum { FFMA, MMA, SM90, GEMV, SKINNY, FFMA64, FFMAQ3 };
     static const cm__gemm_choice_t kernels[] = {{CM__GEMM_KERNEL_FFMA, CM__FFMA_32x64x16},
                                                 {CM__GEMM_KERNEL_MMA, CM__MMA_64x64},
                                                 {CM__GEMM_KERNEL_SM90, 0},
                                                 {CM__GEMM_KERNEL_GEMV, 0},
-                                                {CM__GEMM_KERNEL_SKINNY, 0}};
+                                                {CM__GEMM_KERNEL_SKINNY, 0},
+                                                {CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16},
+                                                {CM__GEMM_KERNEL_FFMA, CM__FFMA_128x128x16q3}};
     static const struct {
         int m, n, k, a_k, batch, kernel, prec, forced, parts;
     } rows[] = {
@@ -1777,6 +1779,18 @@ static void test_splitk_parts(void **state) {
          * capped by K / 256 */
         {127, 1000, 3001, 1, 1, MMA, CM_GEMM_TF32, 0, 8},
         {127, 127, 3001, 1, 1, FFMA, CM_GEMM_FP32, 0, 11},
+        /* an FFMA tile's slots from its configuration (64 x 64: 4 a multiprocessor, 128 x
+         * 128: 2): 64 x 4096, 64 tiles of 64 x 64 in 4 x 132 slots -> 8; 1024^2, 64 tiles of
+         * 128 x 128 in 2 x 132 -> 4 */
+        {64, 4096, 4096, 1, 1, FFMA64, CM_GEMM_FP32, 0, 8},
+        {4096, 64, 4096, 0, 1, FFMA64, CM_GEMM_FP32, 0, 8},
+        {1024, 1024, 8192, 1, 1, FFMAQ3, CM_GEMM_FP32, 0, 4},
+        /* capped by K / 256 with the last layer of blocks under 3/4 full: the most whole
+         * layers (127 x 1000, 32 tiles of 64 x 64: 16 parts, capped 11 = 352 blocks, 2.67
+         * layers of 132 -> 2 layers, 8 parts); 200^2, 16 tiles: 33 capped 32 = 512 blocks, 3.88
+         * layers, kept */
+        {127, 1000, 3001, 1, 1, FFMA64, CM_GEMM_FP32, 0, 8},
+        {200, 200, 8192, 1, 1, FFMA64, CM_GEMM_FP32, 0, 32},
         /* the Hopper kernel: sms / (2 tiles of 128 x 256) parts where 4 tiles fit the SMs (its
          * launcher then runs 128 x 128 tiles), parts of at least 1024 of K where the tiles
          * fill more than an eighth of the SMs: 16 tiles -> 4, 8 -> 8, 12 -> 5 (K = 1000 allows
