@@ -802,27 +802,30 @@ static void test_ffma_tails(void **state) {
 }
 
 /* The last wave's split (cm__gemm_wave_split): FP32 products on the default 128 x 128 FFMA tile
- * whose last wave of tiles is at most CM__WAVE_SPLIT_MAX_FILL full run their leading rows (columns) of whole
- * waves, then the rest split over K into float scratch and added in order: both layouts, the
- * four orientations, beta != 0, and misaligned (beta 0 over NaN; the pitched copy first where
- * the rule takes it); each against float64 (sampled). On 132 multiprocessors (H200) every
- * shape here splits (cm__gemm_last_ran_for_tests' wave_parts); with split-K forced off
- * (CUDAMODEL_GEMM_SPLITK=1's hook) nothing does, and the result is the same. */
+ * whose last wave of tiles is at most CM__WAVE_SPLIT_MAX_FILL full run their leading rows
+ * (columns) of whole waves, then the rest split over K into float scratch and added in order:
+ * both layouts, the four orientations, beta != 0, and misaligned (beta 0 over NaN; the pitched
+ * copy first where the rule takes it); each against float64 (sampled). On 132 multiprocessors
+ * (H200) every shape of the table splits (cm__gemm_last_ran_for_tests' wave_parts); with
+ * split-K forced off (CUDAMODEL_GEMM_SPLITK=1's hook) nothing does, and the result is the same;
+ * a last wave over the limit (2400^2) runs whole. */
 static void test_wave_split(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     int sms = 0;
     assert_int_equal(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0),
                      cudaSuccess);
-    /* 576 tiles (2 waves of 264 and 48), 312 (1 and 48), 272 (1 and 8: parts capped by K) */
-    static const size_t shapes[][3] = {{3001, 3001, 3001}, {3001, 1601, 2053}, {2176, 2048, 1024}};
+    /* 576 tiles (2 waves of 264 and 48), 312 (1 and 48), 272 (1 and 8: parts capped by K),
+     * the same with K under 1024 (2 parts of 320) */
+    static const size_t shapes[][3] = {
+        {3001, 3001, 3001}, {3001, 1601, 2053}, {2176, 2048, 1024}, {2176, 2048, 640}};
     size_t idx = 0;
-    cm__gemm_wave_split_set_for_tests(1); /* (CM__GEMM_WAVE_SPLIT_DEFAULT may be off) */
+    cm__gemm_wave_split_set_for_tests(1); /* (whatever CM__GEMM_WAVE_SPLIT_DEFAULT says) */
     for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh)
         for (int l = 0; l < 2; ++l)
             for (int o = 0; o < 4; ++o)
                 for (int v = 0; v < 2; ++v) {
-                    if (cm_test_under_sanitizer() && (sh != 2 || l || o > 1)) continue;
+                    if (cm_test_under_sanitizer() && (sh < 2 || l || o > 1)) continue;
                     gcase_t g = {CM_GEMM_FP32, (cm_gemm_layout_t)l, (cm_gemm_op_t)(o & 1),
                                  (cm_gemm_op_t)(o >> 1), shapes[sh][0], shapes[sh][1],
                                  shapes[sh][2], 1.25f, -0.5f, 0, 0, NULL, 4096};
@@ -846,6 +849,13 @@ static void test_wave_split(void **state) {
     cm__gemm_ran_t ran;
     cm__gemm_last_ran_for_tests(&ran);
     assert_int_equal(ran.wave_parts, 0);
+    /* a last wave over CM__WAVE_SPLIT_MAX_FILL: 2400^2 (361 tiles, 97 of 264 left) whole */
+    gcase_t h = {CM_GEMM_FP32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 2400, 2400, 1100,
+                 1.25f, -0.5f, 0, 0, NULL, 4096};
+    run_case(&h, idx++);
+    cm__gemm_last_ran_for_tests(&ran);
+    if (sms == 132 && strcmp(chosen(&h), "ffma:128x128x16q3") == 0)
+        assert_int_equal(ran.wave_parts, 0);
     cm__gemm_wave_split_set_for_tests(-1);
 }
 
