@@ -1225,7 +1225,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    runs' spread, bench/NOTES-gemm.md); else, for K >= CM__SPLITK_LONG_K, where they
  *    leave at least half of the GPU's resident tile slots empty (slots: an FFMA tile's blocks
  *    a multiprocessor from its configuration, 4 of 32 x 64 and 64 x 64, 2 of 128 x 128; mma's
- *    4 of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), slots / tiles parts (float inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_FFMA_LONG_K, at least
+ *    4 of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), slots / tiles parts (float
+ *    inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_FFMA_LONG_K, at least
  *    CM__SPLITK_FFMA_MIN_K of K per part); both with at least CM__SPLITK_MIN_K of K per part,
  *    at most CM__SPLITK_MAX; where those limits cut the parts so that the last layer of
  *    blocks over the multiprocessors is under 3/4 full, the most whole layers;
@@ -1433,9 +1434,9 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
  * or running one block alone at a fraction of their rate: on the H200 the FFMA tile ran 3001^3
  * (576 tiles of 128 x 128, 2.18 waves of 264) at 0.80 of its 4096^3 rate, 0.87x cuBLAS NN.
  * Such a product runs (where the split is on: CM__GEMM_WAVE_SPLIT_DEFAULT, gemm_internal.h)
- * as two pieces: the first rows (or columns) of C in whole tiles that make whole waves, then the rest split over K (cm__gemm_splitk) into about as
- * many parts as fill one wave, each part a short K range of the same tiles, added in order by
- * the split's reduction (deterministic). */
+ * as two pieces: the first rows (or columns) of C in whole tiles that make whole waves, then
+ * the rest split over K (cm__gemm_splitk) into about as many parts as fill one wave, each part
+ * a short K range of the same tiles, added in order by the split's reduction (deterministic). */
 static int cm__gemm_wave_state = -1; /* -1: CM__GEMM_WAVE_SPLIT_DEFAULT */
 
 void cm__gemm_wave_split_set_for_tests(int on) {

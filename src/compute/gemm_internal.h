@@ -291,9 +291,9 @@ void cm__gemm_splitk_chunks(int64_t k, int parts, int last_short, int64_t *kc, i
  * pieces: the first `lead` rows (along_n 0) or columns (along_n 1) of C, whole tiles, as one
  * launch of (nearly) whole waves, then the rest split over K in `parts` parts
  * (cm__gemm_splitk), which fills the last wave's multiprocessors that would otherwise sit idle
- * or run one block alone. Returns parts (>= 2) and fills *w, or 1
- * (no split: *w zeroed). forced: cm__gemm_splitk_override()'s value; any forced split
- * (including 1, never) turns this off. Pure.
+ * or run one block alone. Returns parts (>= 2) and fills *w, or 1 (no split: *w zeroed).
+ * forced: cm__gemm_splitk_override()'s value; any forced split (including 1, never) turns
+ * this off. Pure.
  */
 typedef struct cm__gemm_wave {
     int along_n;       /* 1: the pieces are column ranges of C, 0: row ranges */
@@ -304,9 +304,9 @@ typedef struct cm__gemm_wave {
 } cm__gemm_wave_t;
 /* The limits, from the H200 (bench/NOTES-gemm.md, session 28; split against unsplit, two runs
  * each): last waves of 0.03-0.21 of the slots gained 4-30 % (3001^3, 4096 x 1200 x 4096,
- * 2176 x 2048 x 640 and x 1024, 5000^2 x 2048 at 6 whole waves); 0.37-0.47 gained nothing at K 1536-2048
- * (2400^2, 3200^2, 3800^2, 4300^2, 4800^2) and lost 4 % at K 768-900 (3200^2, 4300^2); 8 whole
- * waves with 0.37 left was even. */
+ * 2176 x 2048 x 640 and x 1024, 5000^2 x 2048 at 6 whole waves); 0.37-0.47 gained nothing at
+ * K 1536-2048 (2400^2, 3200^2, 3800^2, 4300^2, 4800^2) and lost 4 % at K 768-900 (3200^2,
+ * 4300^2); 8 whole waves with 0.37 left was even. */
 #define CM__WAVE_SPLIT_MAX_FILL 0.3
 #define CM__WAVE_SPLIT_MAX_WAVES 8
 #define CM__WAVE_SPLIT_MIN_K 512

@@ -1927,8 +1927,9 @@ static void test_wave_pieces(void **state) {
 
 /* The last wave's split (cm__gemm_wave_split): FP32 on the 128 x 128 FFMA tile (2 blocks a
  * multiprocessor) with K >= CM__WAVE_SPLIT_MIN_K whose tiles make 1 to CM__WAVE_SPLIT_MAX_WAVES
- * whole waves and a last one at most CM__WAVE_SPLIT_MAX_FILL full runs the tile rows (columns) of the whole waves first, the rest split over K
- * into about a wave of parts; nothing else. */
+ * whole waves and a last one at most CM__WAVE_SPLIT_MAX_FILL full runs the tile rows
+ * (columns) of the whole waves first, the rest split over K into about a wave of parts;
+ * nothing else. */
 static void test_wave_split(void **state) {
     (void)state;
     const int q3 = CM__FFMA_128x128x16q3;
