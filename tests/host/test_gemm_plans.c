@@ -1,0 +1,171 @@
+/*
+ * cm_gemm_explain() over bench_gemm's sweep (bench/gemm_sweep_shapes.h: 49 shapes) on simulated
+ * devices, without a GPU: every precision, every (op_a, op_b), column-major and packed, on an
+ * H200 (9.0, 132 multiprocessors), an A100 (8.0, 108) and a T4 (7.5, 40). Each plan must be
+ * given (CM_OK, a text of its own length), start with the name of a kernel configuration the
+ * library knows (cm__gemm_parse_name), name the simulated device at its end, split K into 2 to
+ * CM__SPLITK_MAX parts where it splits, and take the last wave's split only where its rule
+ * allows it (FP32 on a 128 x 128 FFMA tile). The same plans come from cm__gemm_select and
+ * cm__gemm_splitk_parts that cm_gemm runs, so this is the dispatch's map of the sweep.
+ *
+ * With CM_GEMM_PLANS=1 in the environment the test also prints one line per case,
+ *   PLAN <cc> <sms> <precision>_<m>x<n>x<k>_<ops> <configuration> parts <P> [wave]
+ * so that a change to the dispatch or to split-K can be compared on the host against the
+ * previous commit's lines (diff) before it goes to the GPU (bench/NOTES-gemm.md, session 28).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cm_test.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cudamodel/buffer.h>
+#include <cudamodel/device.h>
+#include <cudamodel/kernels.h>
+
+#include "gemm.h"
+#include "gemm_internal.h"
+#include "test_stream_fake.h" /* and test_buffer_fake.h */
+#include "../../bench/gemm_sweep_shapes.h"
+
+/* The largest operand of the sweep: 4096 x 4096 floats, and a little room */
+#define BUF_BYTES ((size_t)4096 * 4096 * 4 + 4096)
+
+static struct {
+    cm_device_t *dev;
+    cm_buffer_t *a, *b, *c;
+} g;
+
+static int setup(void **state) {
+    (void)state;
+    xfake_install(1);
+    memset(&g, 0, sizeof g);
+    if (cm_device_open(0, &g.dev)) return -1;
+    if (cm_buffer_create(g.dev, BUF_BYTES, &g.a) || cm_buffer_create(g.dev, BUF_BYTES, &g.b) ||
+        cm_buffer_create(g.dev, BUF_BYTES, &g.c))
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    int bad = cm_buffer_destroy(g.a) | cm_buffer_destroy(g.b) | cm_buffer_destroy(g.c);
+    bad |= cm_device_close(g.dev);
+    int left = fake_outstanding(), violations = fake.violations;
+    fake.cc_major = fake.cc_minor = fake.sm_count = 0;
+    cm__gemm_device_facts_forget_for_tests();
+    xfake_uninstall();
+    return (bad || left || violations) ? -1 : 0;
+}
+
+static const char *prec_tag(cm_gemm_precision_t p) {
+    switch (p) {
+    case CM_GEMM_FP32: return "fp32";
+    case CM_GEMM_TF32: return "tf32";
+    case CM_GEMM_BF16: return "bf16";
+    case CM_GEMM_BF16_OUT_BF16: return "bf16o";
+    case CM_GEMM_FP32_3XTF32: return "3xtf32";
+    }
+    return "?";
+}
+
+/* One case's plan, checked; *wave: whether it took the last wave's split */
+static void check_plan(int major, int minor, int sms, cm_gemm_precision_t prec, size_t m,
+                       size_t n, size_t k, cm_gemm_op_t op_a, cm_gemm_op_t op_b, int print,
+                       int *wave) {
+    char text[4096], name[64], tail[96];
+    const char *ops[2] = {"N", "T"};
+    char what[128];
+    snprintf(what, sizeof what, "%d.%d/%d %s %zux%zux%zu %s%s", major, minor, sms, prec_tag(prec),
+             m, n, k, ops[op_a == CM_GEMM_OP_T], ops[op_b == CM_GEMM_OP_T]);
+    /* packed column-major: op(A) m x k, op(B) k x n */
+    const size_t lda = op_a == CM_GEMM_OP_N ? m : k, ldb = op_b == CM_GEMM_OP_N ? k : n;
+    size_t len = 0;
+    memset(text, 0, sizeof text);
+    const cm_status_t st = cm_gemm_explain(prec, CM_GEMM_COL_MAJOR, op_a, op_b, m, n, k, g.a, 0,
+                                           lda, 0, g.b, 0, ldb, 0, g.c, 0, m, 0, 1, text,
+                                           sizeof text, &len);
+    if (st != CM_OK) fail_msg("%s: cm_gemm_explain returned %d", what, (int)st);
+    if (len == 0 || len != strlen(text) || len >= sizeof text)
+        fail_msg("%s: a text of length %zu (strlen %zu)", what, len, strlen(text));
+    /* "<configuration>: ..." */
+    const char *colon = strstr(text, ": ");
+    if (colon == NULL || (size_t)(colon - text) >= sizeof name)
+        fail_msg("%s: no configuration name in: %s", what, text);
+    memcpy(name, text, (size_t)(colon - text));
+    name[colon - text] = '\0';
+    cm__gemm_choice_t ch;
+    if (!cm__gemm_parse_name(name, &ch)) fail_msg("%s: unknown configuration \"%s\"", what, name);
+    /* "... [compute capability 9.0, 132 multiprocessors]" */
+    snprintf(tail, sizeof tail, "[compute capability %d.%d, %d multiprocessors]", major, minor,
+             sms);
+    if (len < strlen(tail) || strcmp(text + len - strlen(tail), tail) != 0)
+        fail_msg("%s: the text does not end with \"%s\": %s", what, tail, text);
+    /* "K = 3001 is split into 8 parts of ..." */
+    int parts = 1;
+    const char *sp = strstr(text, " is split into ");
+    if (sp != NULL) {
+        parts = atoi(sp + strlen(" is split into "));
+        if (parts < 2 || parts > CM__SPLITK_MAX)
+            fail_msg("%s: K split into %d parts: %s", what, parts, text);
+        if (prec == CM_GEMM_FP32_3XTF32) fail_msg("%s: 3xTF32 split over K: %s", what, text);
+    }
+    /* the last wave's split: "C's leading 2816 rows (528 tiles) run as whole waves of ..." */
+    *wave = strstr(text, "run as whole waves") != NULL;
+    if (*wave) {
+        int bm = 0, bn = 0;
+        if (ch.kernel == CM__GEMM_KERNEL_FFMA) cm__gemm_ffma_tile(ch.config, &bm, &bn);
+        if (prec != CM_GEMM_FP32 || bm < 128 || bn < 128 || k < CM__WAVE_SPLIT_MIN_K ||
+            sp != NULL)
+            fail_msg("%s: the last wave's split where its rule excludes it: %s", what, text);
+    }
+    if (print)
+        printf("PLAN %d.%d %d %s_%zux%zux%zu_%s%s %s parts %d%s\n", major, minor, sms,
+               prec_tag(prec), m, n, k, ops[op_a == CM_GEMM_OP_T], ops[op_b == CM_GEMM_OP_T],
+               name, parts, *wave ? " wave" : "");
+}
+
+static void test_sweep_plans(void **state) {
+    (void)state;
+    static const struct {
+        int major, minor, sms;
+    } devs[] = {{9, 0, 132}, {8, 0, 108}, {7, 5, 40}};
+    static const cm_gemm_precision_t precs[] = {CM_GEMM_FP32, CM_GEMM_TF32, CM_GEMM_BF16,
+                                                CM_GEMM_BF16_OUT_BF16, CM_GEMM_FP32_3XTF32};
+    const char *env = getenv("CM_GEMM_PLANS");
+    const int print = env != NULL && strcmp(env, "1") == 0;
+    cm__gemm_config_override_set_for_tests(""); /* the dispatch's own choice */
+    cm__gemm_splitk_override_set_for_tests(-1);
+    int cases = 0, waves_h200 = 0;
+    for (size_t d = 0; d < sizeof devs / sizeof devs[0]; ++d) {
+        fake.cc_major = devs[d].major;
+        fake.cc_minor = devs[d].minor;
+        fake.sm_count = devs[d].sms;
+        cm__gemm_device_facts_forget_for_tests();
+        for (size_t p = 0; p < sizeof precs / sizeof precs[0]; ++p)
+            for (size_t i = 0; i < N_SWEEP; ++i)
+                for (int o = 0; o < 4; ++o) {
+                    int wave = 0;
+                    check_plan(devs[d].major, devs[d].minor, devs[d].sms, precs[p], k_sweep[i].m,
+                               k_sweep[i].n, k_sweep[i].k, (cm_gemm_op_t)(o & 1),
+                               (cm_gemm_op_t)(o >> 1), print, &wave);
+                    ++cases;
+                    if (wave && d == 0) ++waves_h200;
+                }
+    }
+    assert_int_equal(cases, 3 * 5 * (int)N_SWEEP * 4);
+    /* the sweep's 3001^3 FP32 takes the last wave's split on an H200 (2 waves of 264 and 48
+     * tiles) in each of the four orientations: the check above saw it */
+    if (waves_h200 < 4)
+        fail_msg("%d FP32 cases took the last wave's split on 132 SMs", waves_h200);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_sweep_plans, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
