@@ -1284,8 +1284,8 @@ template <class C> WholeForm whole_form(const cm__gemm_args_t *g) {
 // copy's padding read, 0.79 -> 0.88x, TN 0.95 -> 0.96x; 4093^3 TN 0.85 -> 0.89x;
 // bench/NOTES-gemm.md); else, PIPE4 only, the bounded form from K = CM__FFMA_BOUNDED_MIN_K
 // where the MN-contiguous operands have 16-byte rows (4 elements a copy; its inside K tiles
-// copy as the whole-tile kernel does; H200 against cuBLAS, every copy checked -> aece948's
-// form: 4096 x 4096 x 3001 TN 0.79 -> 0.87x, 1000 x 4096 x 4096 TN 0.78-0.83 -> 0.92x,
+// copy as the whole-tile kernel does; H200 against cuBLAS, every copy checked -> this form:
+// 4096 x 4096 x 3001 TN 0.79 -> 0.87x, 1000 x 4096 x 4096 TN 0.78-0.83 -> 0.92x,
 // 3001^3 TN 0.83-0.87 -> 0.94x, 3001 x 4096 x 1000 TN, the fallback's kernel before, 0.75-0.81
 // -> 0.83x; bench/NOTES-gemm.md), the edge kernel from K = CM__FFMA_EDGE_MIN_K (below, its
 // ring's prologue and 4-byte copies cost more than the pipeline hides: 4096 x 4096 x 7 1.50 ->
@@ -1334,8 +1334,9 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
         if (runs == CM__FFMA_RUNS_EDGE) return launch_pipe_edge<C, S, FB>(g, stream);
     }
     if (runs != CM__FFMA_RUNS_WHOLE) return launch<FB, float, float>(g, stream);
+    [[maybe_unused]] const WholeForm wf = whole_form<C>(g);   // (T4: K tail, moved tiles)
     if constexpr (T4) {
-        if (whole_form<C>(g).tail_at == CM__FFMA_KTAIL_APART) {
+        if (wf.tail_at == CM__FFMA_KTAIL_APART) {
             // both operands along K, or both along M / N, M and N whole tiles, K from
             // CM__FFMA_KTAIL_APART_MIN_K: K's last K % BK first, on FB's kernels (C = alpha
             // A_r B_r + beta C), then the whole K tiles with beta 1: two passes over C more
@@ -1367,7 +1368,7 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     if constexpr (T4) {
         // the MOVED kernel: last tiles past M / N moved back, K's tail in it (where the
         // operands' orientation puts it: CM__FFMA_K_TAIL) unless it ran apart, above
-        if (whole_form<C>(g).moved_kernel) {
+        if (wf.moved_kernel) {
             if (g->a_kmajor && g->b_kmajor)
                 return run_pipe<C, S, true, true, T4, FB, false, true>(g, p, grid, block, stream);
             if (g->a_kmajor)

@@ -9,6 +9,14 @@
 #   exp_shapes FILE SHAPES [VAR=VALUE ...]
 #                    bench_gemm's FP32 sweep over SHAPES ("MxNxK ...") into $R/FILE, with the
 #                    environment words given
+#   exp_fp32_sweeps N
+#                    bench_gemm's whole FP32 sweep N times ($R/sweep1.txt ...)
+#   exp_gemm_tests FILTER ...
+#                    each test_gpu_gemm FILTER plain through scripts/gpu-test-one.sh
+#                    ($R/FILTER.txt: a line a run, the output of a failed one)
+#   exp_gemm_test_memcheck FILTER NAME
+#                    test_gpu_gemm's FILTER plain ($R/NAME.txt, its whole output) and under
+#                    memcheck ($R/NAME-memcheck.txt, as exp_gemm_tests writes)
 #   exp_ab_patch PATCH SHAPES
 #                    SHAPES twice at the checkout ($R/head1.txt, head2.txt), then PATCH applied
 #                    and built, twice again ($R/patch1.txt, patch2.txt); the patch stays applied
@@ -32,6 +40,30 @@ exp_shapes() {
     shift 2
     env "$@" CM_BENCH_SWEEP_ONLY=fp32 CM_BENCH_SWEEP_SHAPES="$shapes" timeout 120 \
         build-gpu/bench/bench_gemm --sweep >"$R/$file" 2>&1
+}
+exp_fp32_sweeps() {
+    local i
+    for ((i = 1; i <= $1; ++i)); do
+        CM_BENCH_SWEEP_ONLY=fp32 build-gpu/bench/bench_gemm --sweep >"$R/sweep$i.txt" 2>&1
+        exp_say "sweep $i done"
+    done
+}
+exp_gemm_tests() {
+    local f
+    for f in "$@"; do
+        OUT=/tmp bash scripts/gpu-test-one.sh -f "$f" test_gpu_gemm
+        exp_say "$f rc $?"
+        cp /tmp/one-test_gpu_gemm-none.txt "$R/$f.txt"
+    done
+}
+exp_gemm_test_memcheck() {
+    local filter="$1" name="$2"
+    CUDAMODEL_REQUIRE_GPU=1 CM_TEST_TIER=gpu CM_TEST_FILTER="$filter" timeout 300 \
+        build-gpu/tests/test_gpu_gemm >"$R/$name.txt" 2>&1
+    exp_say "$name plain rc $?"
+    OUT=/tmp bash scripts/gpu-test-one.sh -t memcheck -s 300 -f "$filter" test_gpu_gemm
+    exp_say "$name memcheck rc $?"
+    cp /tmp/one-test_gpu_gemm-memcheck.txt "$R/$name-memcheck.txt"
 }
 exp_ab_patch() {
     local patch="$1" shapes="$2" i

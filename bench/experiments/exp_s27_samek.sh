@@ -7,14 +7,10 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
 exp_build
-for i in 1 2; do
-    CM_BENCH_SWEEP_ONLY=fp32 build-gpu/bench/bench_gemm --sweep >"$R/sweep$i.txt" 2>&1
-done
+exp_fp32_sweeps 2
 patch=bench/experiments/ffma-moved-tail-samek.patch
 exp_ab_patch "$patch" "1000x4096x4096 3001x3001x3001 4096x4096x3001 3001x4096x1000 \
 4093x4093x4093 2000x2000x2000 1000x1000x1000 4096x4096x1000 4096x4096x4096"
-OUT=/tmp bash scripts/gpu-test-one.sh -f test_ffma_tails test_gpu_gemm; echo "ffma_tails rc $?"
-cp /tmp/one-test_gpu_gemm-none.txt "$R/tails.txt"
-OUT=/tmp bash scripts/gpu-test-one.sh -f test_fp32_pitched test_gpu_gemm; echo "pitched rc $?"
+exp_gemm_tests test_ffma_tails test_fp32_pitched
 exp_unpatch "$patch"
 exp_say "all done"

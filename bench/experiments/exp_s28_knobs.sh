@@ -4,6 +4,7 @@
 # (CM_WS_MINK, default CM__SPLITK_LONG_K 1024) from the environment; FP32 shapes with whole
 # waves 1..8 and last waves under half full (W) and with K 512..900 (K), each under the default,
 # 16 waves, K from 512, and the split off (CUDAMODEL_GEMM_SPLITK=1), twice, alternating.
+# The patch applies to ce45b80's src/compute/gemm_api.c (run there; d9a6fff took its results).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start

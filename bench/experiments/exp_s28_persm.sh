@@ -3,7 +3,8 @@
 # cm__gemm_splitk_parts count an FFMA tile's resident blocks a multiprocessor from its
 # configuration's __launch_bounds__ minimum (64 x 64: 4, was guessed 2; 128 x 128: 2, was 1),
 # so its slot rules give twice the parts. FP32 shapes whose parts change (the sweep's four and
-# others), at the checkout and with the patch, twice each (exp_ab_patch).
+# others), at the checkout and with the patch, twice each (exp_ab_patch). The patch applies to
+# d9a6fff's src/compute/gemm_api.c (run at 822eafa; 50d8002 took it, with the layer rule).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start

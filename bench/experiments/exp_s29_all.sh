@@ -2,7 +2,7 @@
 # The next GPU session's first call (written in session 28, which had no device time left):
 # one build, then
 #   1. test_gpu_gemm's test_wave_split (175bb89's cases: K = 640, 2400^2 whole) plain and
-#      under memcheck                                               -> wave.txt, memcheck.txt
+#      under memcheck                                          -> wave.txt, wave-memcheck.txt
 #   2. FP32 shapes off the sweep that the dispatch runs on 64 x 64 FFMA tiles in split-K where
 #      cuBLAS is far ahead (768^2 x 4096 0.70x, 1024^2 x 8192 0.78x at 50d8002), forced onto
 #      the 128 x 128 tiles, with and without split-K                 -> tiles.txt
@@ -15,12 +15,7 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
 exp_build
-CUDAMODEL_REQUIRE_GPU=1 CM_TEST_TIER=gpu CM_TEST_FILTER=test_wave_split timeout 120 \
-    build-gpu/tests/test_gpu_gemm >"$R/wave.txt" 2>&1
-exp_say "wave plain rc $?"
-OUT=/tmp bash scripts/gpu-test-one.sh -t memcheck -s 300 -f test_wave_split test_gpu_gemm
-exp_say "wave memcheck rc $?"
-cp /tmp/one-test_gpu_gemm-memcheck.txt "$R/memcheck.txt"
+exp_gemm_test_memcheck test_wave_split wave
 export CM_BENCH_SWEEP_ONLY=fp32
 sweeps() { # FILE SHAPES CONFIG...
     local file="$1" shapes="$2"

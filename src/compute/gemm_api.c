@@ -1250,11 +1250,9 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * tiles 0.43x -> 0.92x; 7 x 4096 x 4096 on skinny 0.68-0.75x -> 0.98-1.15x in 2; 1000 x 1 x 4096
  * gemv across K 0.67-0.82x -> 1.03-1.17x in 8. Below K = 1024 the split lost where the first
  * rule did not already take it (512^3 BF16 on mma 1.07x -> 0.77x in 2, 4096 x 64 x 1000).
- * The FFMA slots from the configuration table (4 blocks of 64 x 64, 2 of 128 x 128, where
- * 2 and 1 were guessed before; exp_s28_persm.sh, two runs each side): FP32 64 x 4096 x 4096
- * and 4096 x 64 x 4096 +6-11 % (8 parts for 4), 768^2 x 4096 and 96 x 5000 x 3000 +60 % (3
- * parts for none), 640^2 x 2048 +35 %, 1024^2 x 8192 +13 %; 19 shapes, geomean 0.75 ->
- * 0.86x cuBLAS. */
+ * The FFMA slots count the configuration table's blocks (4 of 64 x 64, 2 of 128 x 128): on the
+ * H200 FP32 64 x 4096 x 4096 and 4096 x 64 x 4096 ran 6-11 % faster in the 8 parts that gives
+ * than in 4, 768^2 x 4096 and 96 x 5000 x 3000 60 % faster in 3 than whole. */
 #define CM__SPLITK_MIN_K 256
 /* The small FFMA tiles (32 x 64, 4 blocks a multiprocessor) with float inputs (FP32
  * arithmetic, ~1/8 of the tensor cores' rate, so a part of K is worth more time against the
@@ -1270,6 +1268,21 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 #define CM__SPLITK_GEMV_MIN_ROWS 512
 #define CM__SPLITK_GEMV_MAX_ROWS 2048
 #define CM__SPLITK_SKINNY_ROWS_PER_SM 64
+/* Resident blocks a multiprocessor of choice ch's bm x bn tiles: an FFMA configuration's from
+ * its table (the __launch_bounds__ minimum: 4 of 32 x 64 and 64 x 64, 2 of 128 x 128); else 4
+ * of a 32 x 64 tile, 2 of a 64 x 64 one, 1 larger */
+static int cm__gemm_resident_blocks(cm__gemm_choice_t ch, int bm, int bn) {
+    const int table = ch.kernel == CM__GEMM_KERNEL_FFMA ? cm__gemm_ffma_blocks_per_sm(ch.config)
+                                                        : 0;
+    if (table > 0) return table;
+    return bm * bn <= 2048 ? 4 : bm * bn <= 4096 ? 2 : 1;
+}
+
+/* The most parts of K: min_k of K at least each, at most CM__SPLITK_MAX */
+static int64_t cm__gemm_parts_cap(int64_t k, int64_t min_k) {
+    return k / min_k < CM__SPLITK_MAX ? k / min_k : CM__SPLITK_MAX;
+}
+
 int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision,
                           int sms, int forced) {
     if (p->batch > 1 || p->m < 1 || p->n < 1 || precision == CM_GEMM_FP32_3XTF32) return 1;
@@ -1304,15 +1317,7 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
                       cm__gemm_sm90_operands(p, ch.config, NULL, NULL) == CM__SM90_FORM_AT_CC;
     const int64_t tm = on_ct ? p->n : p->m, tn = on_ct ? p->m : p->n;
     const int64_t tiles = (tm + bm - 1) / bm * ((tn + bn - 1) / bn);
-    /* resident blocks a multiprocessor: an FFMA tile's from its configuration (the table's
-     * __launch_bounds__ minimum: 4 of 32 x 64 and 64 x 64, 2 of 128 x 128); else 4 of a 32 x 64
-     * tile, 2 of a 64 x 64 one, 1 larger */
-    const int ffma_per_sm =
-        ch.kernel == CM__GEMM_KERNEL_FFMA ? cm__gemm_ffma_blocks_per_sm(ch.config) : 0;
-    const int per_sm = ffma_per_sm > 0                ? ffma_per_sm
-                       : bm * bn <= 2048 ? 4
-                       : bm * bn <= 4096 ? 2
-                                         : 1;
+    const int per_sm = cm__gemm_resident_blocks(ch, bm, bn);
     const int ffma_float = ch.kernel == CM__GEMM_KERNEL_FFMA && p->in_type != CM__GEMM_BF16 &&
                            bm * bn <= 2048;
     int64_t parts = 1;
@@ -1330,7 +1335,7 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
         if (2 * tiles <= slots) parts = slots / tiles;
         if (ffma_float) min_k = CM__SPLITK_FFMA_MIN_K;
     }
-    const int64_t cap = p->k / min_k < CM__SPLITK_MAX ? p->k / min_k : CM__SPLITK_MAX;
+    const int64_t cap = cm__gemm_parts_cap(p->k, min_k);
     if (parts > cap) {
         parts = cap;
         /* capped: a last layer of blocks (tiles x parts over the multiprocessors) under 3/4
@@ -1433,18 +1438,13 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
  * multiprocessor); a last wave that fills a small part of them leaves most multiprocessors idle
  * or running one block alone at a fraction of their rate: on the H200 the FFMA tile ran 3001^3
  * (576 tiles of 128 x 128, 2.18 waves of 264) at 0.80 of its 4096^3 rate, 0.87x cuBLAS NN.
- * Such a product runs (where the split is on: CM__GEMM_WAVE_SPLIT_DEFAULT, gemm_internal.h)
- * as two pieces: the first rows (or columns) of C in whole tiles that make whole waves, then
+ * Such a product runs as two pieces: the first rows (or columns) of C in whole tiles that make whole waves, then
  * the rest split over K (cm__gemm_splitk) into about as many parts as fill one wave, each part
  * a short K range of the same tiles, added in order by the split's reduction (deterministic). */
-static int cm__gemm_wave_state = -1; /* -1: CM__GEMM_WAVE_SPLIT_DEFAULT */
+static int cm__gemm_wave_on = 1; /* the tests' switch (cm__gemm_wave_split_set_for_tests) */
 
 void cm__gemm_wave_split_set_for_tests(int on) {
-    cm__gemm_wave_state = on < 0 ? -1 : (on != 0);
-}
-
-static int cm__gemm_wave_on(void) {
-    return cm__gemm_wave_state < 0 ? CM__GEMM_WAVE_SPLIT_DEFAULT : cm__gemm_wave_state;
+    cm__gemm_wave_on = on != 0;
 }
 
 int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision, int sms,
@@ -1457,8 +1457,8 @@ int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int prec
         return 1;
     int bm = 0, bn = 0;
     cm__gemm_ffma_tile(ch.config, &bm, &bn);
-    const int per_sm = cm__gemm_ffma_blocks_per_sm(ch.config);
-    if (bm < 128 || bn < 128 || per_sm < 1) return 1;
+    if (bm < 128 || bn < 128) return 1;
+    const int per_sm = cm__gemm_resident_blocks(ch, bm, bn);
     const int64_t tm = ((int64_t)p->m + bm - 1) / bm, tn = ((int64_t)p->n + bn - 1) / bn;
     const int64_t tiles = tm * tn, slots = (int64_t)sms * per_sm;
     const int64_t waves = tiles / slots, last = tiles - waves * slots;
@@ -1473,11 +1473,20 @@ int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int prec
     if (t1 < 1 || lead >= (along_n ? p->n : p->m)) return 1;
     const int64_t t2 = tiles - t1;
     int64_t parts = slots / t2;
-    if (parts > p->k / CM__SPLITK_MIN_K) parts = p->k / CM__SPLITK_MIN_K;
-    if (parts > CM__SPLITK_MAX) parts = CM__SPLITK_MAX;
+    const int64_t cap = cm__gemm_parts_cap(p->k, CM__SPLITK_MIN_K);
+    if (parts > cap) parts = cap;
     if (parts < 2) return 1;
     *w = (cm__gemm_wave_t){along_n, (int)lead, (int)parts, (long long)t1, (long long)t2};
     return (int)parts;
+}
+
+int cm__gemm_wave_taken(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision, int sms,
+                        int forced, int splitk_parts, cm__gemm_wave_t *w) {
+    if (splitk_parts > 1 || !cm__gemm_wave_on) {
+        *w = (cm__gemm_wave_t){0, 0, 0, 0, 0};
+        return 0;
+    }
+    return cm__gemm_wave_split(p, ch, precision, sms, forced, w) > 1;
 }
 
 void cm__gemm_wave_pieces(const cm__gemm_args_t *p, const cm__gemm_wave_t *w,
@@ -1840,8 +1849,7 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
                         "in order (the same bits every call)");
     }
     cm__gemm_wave_t wv;
-    if (!(parts > 1 && full >= 1) && cm__gemm_wave_on() &&
-        cm__gemm_wave_split(&q, ch, precision, sms, split_forced, &wv) > 1) {
+    if (cm__gemm_wave_taken(&q, ch, precision, sms, split_forced, parts, &wv)) {
         const int per_sm = cm__gemm_ffma_blocks_per_sm(ch.config);
         cm__text_printf(t, "; C's leading %d %s (%lld tiles) run as whole waves of the %d "
                         "resident blocks (%d a multiprocessor), its last %lld tiles split over K "
@@ -2028,8 +2036,7 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
             if (parts > 1)
                 err = cm__gemm_splitk(&ch, (int)precision, &p, parts, major, minor, sms, pool,
                                       cs, &split);
-            else if (cm__gemm_wave_on() &&
-                     cm__gemm_wave_split(&p, ch, (int)precision, sms, forced, &wv) > 1)
+            else if (cm__gemm_wave_taken(&p, ch, (int)precision, sms, forced, parts, &wv))
                 err = cm__gemm_wave_run(&ch, (int)precision, &p, &wv, major, minor, sms, pool,
                                         cs, &wave_ran);
             else

@@ -302,11 +302,10 @@ typedef struct cm__gemm_wave {
     long long tiles1;  /* tiles of the first piece, and of the second */
     long long tiles2;
 } cm__gemm_wave_t;
-/* The limits, from the H200 (bench/NOTES-gemm.md, session 28; split against unsplit, two runs
- * each): last waves of 0.03-0.21 of the slots gained 4-30 % (3001^3, 4096 x 1200 x 4096,
- * 2176 x 2048 x 640 and x 1024, 5000^2 x 2048 at 6 whole waves); 0.37-0.47 gained nothing at
- * K 1536-2048 (2400^2, 3200^2, 3800^2, 4300^2, 4800^2) and lost 4 % at K 768-900 (3200^2,
- * 4300^2); 8 whole waves with 0.37 left was even. */
+/* The limits: on the H200 a last wave of 0.03-0.21 of the slots split gained 4-30 % (3001^3,
+ * 4096 x 1200 x 4096, 2176 x 2048 x 640, 5000^2 x 2048 at 6 whole waves), one of 0.37-0.47
+ * gained nothing at K 1536-2048 and lost 4 % at K 768-900; at 8 whole waves the split is even
+ * (bench/NOTES-gemm.md). */
 #define CM__WAVE_SPLIT_MAX_FILL 0.3
 #define CM__WAVE_SPLIT_MAX_WAVES 8
 #define CM__WAVE_SPLIT_MIN_K 512
@@ -319,14 +318,16 @@ int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int prec
 void cm__gemm_wave_pieces(const cm__gemm_args_t *p, const cm__gemm_wave_t *w,
                           cm__gemm_args_t *first, cm__gemm_args_t *rest);
 
-/** Whether cm_gemm and cm_gemm_explain take the last wave's split (cm__gemm_wave_split) by
- *  default: on (bench/NOTES-gemm.md, session 28: its GPU test passes on the H200, plain and
- *  under memcheck, and it takes 3001^3 FP32 NN from 0.87 to 0.97x cuBLAS). */
-#define CM__GEMM_WAVE_SPLIT_DEFAULT 1
-
-/** For tests: 1 or 0 turns the last wave's split on or off for the process, -1 goes back to
- *  CM__GEMM_WAVE_SPLIT_DEFAULT. Not synchronised: set it while no GEMM is being issued. */
+/** For tests: 0 turns the last wave's split (on in cm_gemm and cm_gemm_explain) off for the
+ *  process, 1 or -1 back on. Not synchronised: set it while no GEMM is being issued. */
 void cm__gemm_wave_split_set_for_tests(int on);
+
+/** Whether cm_gemm takes the last wave's split for p under choice ch, given the split-K parts
+ *  cm__gemm_splitk_parts gave it (split-K, where it splits, rules): 1 with *w filled (the
+ *  split on and cm__gemm_wave_split's parts >= 2), else 0 with *w zeroed. cm_gemm and
+ *  cm_gemm_explain both decide through it. Pure but for the tests' switch. */
+int cm__gemm_wave_taken(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision, int sms,
+                        int forced, int splitk_parts, cm__gemm_wave_t *w);
 
 /**
  * The split-K override cm_gemm passes to cm__gemm_splitk_parts: the tests' one when set

@@ -820,7 +820,7 @@ static void test_wave_split(void **state) {
     static const size_t shapes[][3] = {
         {3001, 3001, 3001}, {3001, 1601, 2053}, {2176, 2048, 1024}, {2176, 2048, 640}};
     size_t idx = 0;
-    cm__gemm_wave_split_set_for_tests(1); /* (whatever CM__GEMM_WAVE_SPLIT_DEFAULT says) */
+    cm__gemm_wave_split_set_for_tests(1); /* (a test before may have turned it off) */
     for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh)
         for (int l = 0; l < 2; ++l)
             for (int o = 0; o < 4; ++o)

@@ -1938,67 +1938,57 @@ static void test_wave_split(void **state) {
     assert_int_equal(cm__gemm_ffma_blocks_per_sm(-1), 0);
     const cm__gemm_choice_t ch = {CM__GEMM_KERNEL_FFMA, q3};
     cm__gemm_wave_t w;
-    /* 3001^3: 24 x 24 = 576 tiles, 2 waves of 264 and 48 left: 22 tile rows (2816 rows, 528
-     * tiles), then 48 tiles in 264 / 48 = 5 parts */
+    /* m, n, k -> parts (1: none), and where it splits the pieces (along_n, lead, tiles) */
+    static const struct {
+        int m, n, k, parts, along_n, lead, tiles1, tiles2;
+    } rows[] = {
+        /* 3001^3: 24 x 24 = 576 tiles, 2 waves of 264 and 48 left: 22 tile rows (2816 rows,
+         * 528 tiles), then 48 tiles in 264 / 48 = 5 parts */
+        {3001, 3001, 3001, 5, 0, 2816, 528, 48},
+        /* 24 x 13 tiles (3001 x 1601): 312, 48 left; 20 whole tile rows of 13 make 260 tiles,
+         * 11 whole tile columns of 24 make 264: the pieces are columns; the other way round,
+         * rows */
+        {3001, 1601, 3001, 5, 1, 11 * 128, 264, 48},
+        {1601, 3001, 3001, 5, 0, 11 * 128, 264, 48},
+        /* a last wave more than half full: 4096^2 (1024 tiles, 232 left of 264); over
+         * CM__WAVE_SPLIT_MAX_FILL (0.3) but under half: 2400^2 (361 tiles, 97 left, 0.37) */
+        {4096, 4096, 3001, 1, 0, 0, 0, 0},
+        {2400, 2400, 3001, 1, 0, 0, 0, 0},
+        /* 2200^2: 18^2 = 324 tiles, 60 left (0.23); 14 whole tile rows (252 tiles) first,
+         * then 72 tiles in 264 / 72 = 3 parts */
+        {2200, 2200, 3001, 3, 0, 14 * 128, 252, 72},
+        /* under one wave: 2000^2 (256 tiles) */
+        {2000, 2000, 3001, 1, 0, 0, 0, 0},
+        /* CM__WAVE_SPLIT_MAX_WAVES (8) whole waves: 5000^2 (1600 tiles: 6 waves, 16 left)
+         * splits (39 whole tile rows of 40, 1560 tiles, then 40 in 6 parts), 6200^2 (2401
+         * tiles: 9 waves, 25 left) does not */
+        {5000, 5000, 3001, 6, 0, 39 * 128, 1560, 40},
+        {6200, 6200, 3001, 1, 0, 0, 0, 0},
+        /* a short K; from CM__WAVE_SPLIT_MIN_K (512) parts of at least CM__SPLITK_MIN_K
+         * (256): 2, at 1024 4 */
+        {3001, 3001, CM__WAVE_SPLIT_MIN_K - 1, 1, 0, 0, 0, 0},
+        {3001, 3001, CM__WAVE_SPLIT_MIN_K, 2, 0, 2816, 528, 48},
+        {3001, 3001, 1024, 4, 0, 2816, 528, 48},
+    };
     cm__gemm_args_t p = args(3001, 3001, 3001, 0, 1, CM__GEMM_F32, 3004);
-    assert_int_equal(cm__gemm_wave_split(&p, ch, CM_GEMM_FP32, 132, 0, &w), 5);
-    assert_int_equal(w.along_n, 0);
-    assert_int_equal(w.lead, 2816);
-    assert_int_equal(w.parts, 5);
-    assert_int_equal(w.tiles1, 528);
-    assert_int_equal(w.tiles2, 48);
-    /* 24 x 13 tiles (3001 x 1601): 312, 48 left; 20 whole tile rows of 13 make 260 tiles, 11
-     * whole tile columns of 24 make 264: the pieces are columns */
-    cm__gemm_args_t q = p;
-    q.n = 1601;
-    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 5);
-    assert_int_equal(w.along_n, 1);
-    assert_int_equal(w.lead, 11 * 128);
-    assert_int_equal(w.tiles1, 264);
-    assert_int_equal(w.tiles2, 48);
-    q.m = 1601; /* 13 x 24 tiles the other way round: rows */
-    q.n = 3001;
-    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 5);
-    assert_int_equal(w.along_n, 0);
-    assert_int_equal(w.lead, 11 * 128);
-    assert_int_equal(w.tiles1, 264);
-    assert_int_equal(w.tiles2, 48);
-    q = p; /* a last wave more than half full: 4096 x 4096 (1024 tiles, 232 left of 264) */
-    q.m = q.n = 4096;
-    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
-    assert_int_equal(w.parts, 0);
-    /* over CM__WAVE_SPLIT_MAX_FILL (0.3) but under half: 2400^2 (361 tiles, 97 left, 0.37) */
-    q.m = q.n = 2400;
-    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
-    /* 2200^2: 18^2 = 324 tiles, 60 left (0.23); 14 whole tile rows (252 tiles) first, then 72
-     * tiles in 264 / 72 = 3 parts */
-    q.m = q.n = 2200;
-    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 3);
-    assert_int_equal(w.tiles1, 252);
-    assert_int_equal(w.tiles2, 72);
-    q = p; /* under one wave: 2000^3 (256 tiles) */
-    q.m = q.n = 2000;
-    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
-    /* CM__WAVE_SPLIT_MAX_WAVES (8) whole waves: 5000^2 (1600 tiles: 6 waves, 16 left) splits
-     * (39 whole tile rows of 40, 1560 tiles, then 40 in 6 parts), 6200^2 (2401 tiles: 9 waves,
-     * 25 left) does not */
-    q.m = q.n = 5000;
-    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 6);
-    assert_int_equal(w.tiles1, 1560);
-    assert_int_equal(w.tiles2, 40);
-    q.m = q.n = 6200;
-    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
-    q = p; /* a short K */
-    q.k = CM__WAVE_SPLIT_MIN_K - 1;
-    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
-    q.k = CM__WAVE_SPLIT_MIN_K; /* 512: parts of at least CM__SPLITK_MIN_K (256), 2 */
-    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 2);
-    q.k = 1024; /* 4 */
-    assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 4);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+        cm__gemm_args_t q = p;
+        q.m = rows[i].m;
+        q.n = rows[i].n;
+        q.k = rows[i].k;
+        const int got = cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w);
+        const int split = rows[i].parts > 1;
+        if (got != rows[i].parts || w.parts != (split ? rows[i].parts : 0) ||
+            w.along_n != rows[i].along_n || w.lead != rows[i].lead ||
+            w.tiles1 != rows[i].tiles1 || w.tiles2 != rows[i].tiles2)
+            fail_msg("row %zu: %d x %d x %d: %d parts (w: %d along_n %d lead %d tiles %lld + "
+                     "%lld), expected %d", i, q.m, q.n, q.k, got, w.parts, w.along_n, w.lead,
+                     w.tiles1, w.tiles2, rows[i].parts);
+    }
     /* a forced split (1: none), a batch, other precisions, kernels and tiles: none */
     assert_int_equal(cm__gemm_wave_split(&p, ch, CM_GEMM_FP32, 132, 1, &w), 1);
     assert_int_equal(cm__gemm_wave_split(&p, ch, CM_GEMM_FP32, 132, 3, &w), 1);
-    q = p;
+    cm__gemm_args_t q = p;
     q.batch = 2;
     assert_int_equal(cm__gemm_wave_split(&q, ch, CM_GEMM_FP32, 132, 0, &w), 1);
     assert_int_equal(cm__gemm_wave_split(&p, ch, CM_GEMM_FP32_3XTF32, 132, 0, &w), 1);
@@ -2011,6 +2001,17 @@ static void test_wave_split(void **state) {
     assert_int_equal(cm__gemm_wave_split(NULL, ch, CM_GEMM_FP32, 132, 0, &w), 1);
     /* another GPU: 3001^3 on 108 multiprocessors (216 slots): 2 waves and 144 left, no */
     assert_int_equal(cm__gemm_wave_split(&p, ch, CM_GEMM_FP32, 108, 0, &w), 1);
+    /* cm_gemm's and cm_gemm_explain's decision (cm__gemm_wave_taken): the split where split-K
+     * does not split and the tests' switch is on */
+    assert_int_equal(cm__gemm_wave_taken(&p, ch, CM_GEMM_FP32, 132, 0, 1, &w), 1);
+    assert_int_equal(w.parts, 5);
+    assert_int_equal(cm__gemm_wave_taken(&p, ch, CM_GEMM_FP32, 132, 0, 2, &w), 0);
+    assert_int_equal(w.parts, 0);
+    cm__gemm_wave_split_set_for_tests(0);
+    assert_int_equal(cm__gemm_wave_taken(&p, ch, CM_GEMM_FP32, 132, 0, 1, &w), 0);
+    cm__gemm_wave_split_set_for_tests(-1);
+    assert_int_equal(cm__gemm_wave_taken(&p, ch, CM_GEMM_FP32, 132, 0, 1, &w), 1);
+    assert_int_equal(cm__gemm_wave_taken(&p, ch, CM_GEMM_FP32, 132, 1, 1, &w), 0);
 }
 
 /* cm__gemm_ffma_whole_form's K tail of x on the pipelined FFMA tile: where it runs (tail_at,

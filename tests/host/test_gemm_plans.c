@@ -11,7 +11,7 @@
  * With CM_GEMM_PLANS=1 in the environment the test also prints one line per case,
  *   PLAN <cc> <sms> <precision>_<m>x<n>x<k>_<ops> <configuration> parts <P> [wave]
  * so that a change to the dispatch or to split-K can be compared on the host against the
- * previous commit's lines (diff) before it goes to the GPU (bench/NOTES-gemm.md, session 28).
+ * previous commit's lines (diff) before it goes to the GPU.
  */
 #define _POSIX_C_SOURCE 200809L
 
