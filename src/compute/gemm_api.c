@@ -357,6 +357,28 @@ static int cm__gemm_ffma_64_fills(const cm__gemm_args_t *p, int sm_count) {
     return 4 * tiles * parts >= 3 * 2 * (int64_t)sm_count;
 }
 
+/* FP32 on Hopper, the small class's 64 x 64 FFMA tiles (C of fewer 128 x 128 tiles than
+ * multiprocessors but at least as many 64 x 64 ones): the pipelined 128 x 128 ones
+ * (128x128x16q3, twice the work per operand load) instead where those, split along K by
+ * cm__gemm_splitk_parts, give at least 3/4 of the multiprocessors a block, from K =
+ * CM__GEMM_FFMA_128_SMALL_MIN_K. H200 against cuBLAS, the 64 x 64 tiles (their split) -> the
+ * 128 x 128 ones (theirs), NN and TN: 768^2 x 4096 0.70x -> 0.93-0.95x, 1024^2 x 8192
+ * 0.73-0.78x -> 0.91-0.98x, 256 x 4096 x 4096 0.74-0.76x -> 0.91-0.94x, 96 x 5000 x 3000
+ * 0.74-0.77x -> 0.82-0.87x, 640^2 x 2048 0.92-0.94x -> 0.98-1.01x, 512 x 4096 x 512 (128
+ * tiles, whole) 0.85-0.95x -> 0.96-1.08x; 1000^3 (64 tiles, whole: too few) 0.85-0.92x ->
+ * 0.59-0.60x keeps 64 x 64 (bench/NOTES-gemm.md). One product only (split-K never splits a
+ * batch). */
+#define CM__GEMM_FFMA_128_SMALL_MIN_K 512
+static int cm__gemm_ffma_128_fills(const cm__gemm_args_t *p, int sm_count) {
+    if (p->batch > 1 || sm_count < 1 || p->k < CM__GEMM_FFMA_128_SMALL_MIN_K ||
+        !cm__gemm_ffma_built(CM__FFMA_128x128x16q3))
+        return 0;
+    const cm__gemm_choice_t f128 = {CM__GEMM_KERNEL_FFMA, CM__FFMA_128x128x16q3};
+    const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 127) / 128);
+    const int parts = cm__gemm_splitk_parts(p, f128, CM_GEMM_FP32, sm_count, 0);
+    return 4 * tiles * parts >= 3 * (int64_t)sm_count;
+}
+
 cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,
                                   const cm__gemm_args_t *p, int have_sm90, const char *override) {
     const int arch = cm__gemm_arch_class(major, minor);
@@ -435,6 +457,11 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         c.kernel == CM__GEMM_KERNEL_FFMA && c.config == CM__FFMA_32x64x16 &&
         cm__gemm_ffma_64_fills(p, sm_count))
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
+    else if (!is_forced && arch == CM__GEMM_ARCH_SM90 && precision == CM_GEMM_FP32 &&
+             c.kernel == CM__GEMM_KERNEL_FFMA && c.config == CM__FFMA_64x64x16 &&
+             cm__gemm_select_shape(p, sm_count) == CM__GEMM_SHAPE_SMALL &&
+             cm__gemm_ffma_128_fills(p, sm_count))
+        c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_128x128x16q3};
     /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
     if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
