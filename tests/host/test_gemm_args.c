@@ -595,6 +595,40 @@ static void test_dispatch(void **state) {
             /* 3xTF32 keeps the table's tile */
             assert_string_equal(NAME(CM_GEMM_FP32_3XTF32, 9, lk, 1, NULL), "ffma:32x64x16");
         }
+        /* the small class (fewer 128 x 128 tiles than SMs, not fewer 64 x 64 ones): the
+         * pipelined 128 x 128 tiles where their split gives 3/4 of the SMs a block from K = 512
+         * (cm__gemm_ffma_128_fills); else the table's 64 x 64 */
+        {
+            cm__gemm_args_t s = args(768, 768, 4096, 1, 1, CM__GEMM_F32, 4096);
+            s.ldb = 4096;
+            assert_int_equal(cm__gemm_shape_class(768, 768, 4096, 132), CM__GEMM_SHAPE_SMALL);
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, s, 1, NULL), "ffma:128x128x16q3");
+            s.a_kmajor = s.b_kmajor = 0; /* NN */
+            s.lda = s.ldb = 768;
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, s, 1, NULL), "ffma:128x128x16q3");
+            assert_string_equal(NAME(CM_GEMM_FP32, 8, s, 1, NULL), "ffma:64x64x16"); /* Hopper */
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, s, 1, "ffma:64x64x16"), "ffma:64x64x16");
+            assert_string_equal(NAME(CM_GEMM_FP32_3XTF32, 9, s, 0, NULL), "ffma:64x64x16");
+            /* 512 x 4096 x 512: 128 tiles whole, 128 of 132 SMs a block */
+            cm__gemm_args_t w = args(512, 4096, 512, 1, 1, CM__GEMM_F32, 512);
+            w.ldb = 512;
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, w, 1, NULL), "ffma:128x128x16q3");
+            w.k = w.lda = w.ldb = 511; /* under K = 512 */
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, w, 1, NULL), "ffma:64x64x16");
+            /* 1000^3: 64 tiles, K = 1000 unsplit on them: 64 blocks, too few */
+            cm__gemm_args_t t = args(1000, 1000, 1000, 1, 1, CM__GEMM_F32, 1000);
+            t.ldb = 1000;
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, t, 1, NULL), "ffma:64x64x16");
+            /* 768^2 x 4096 on 120 SMs: still the small class, 36 tiles x 7 parts */
+            assert_string_equal(
+                cm__gemm_choice_name(cm__gemm_select(CM_GEMM_FP32, 9, 0, 120, &s, 1, NULL)),
+                "ffma:128x128x16q3");
+            /* a batch of two 768^2 x 4096: never split, 72 tiles under 3/4 of 132 */
+            s.batch = 2;
+            s.stride_a = s.stride_b = 768 * 4096;
+            s.stride_c = 768 * 768;
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, s, 1, NULL), "ffma:64x64x16");
+        }
         cm__gemm_args_t lkb = lk;
         lkb.in_type = CM__GEMM_BF16;
         assert_string_equal(NAME(CM_GEMM_BF16, 9, lkb, 1, NULL), "sm90");
