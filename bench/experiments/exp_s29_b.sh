@@ -2,8 +2,9 @@
 # Session 29's second call, at the commit with cm__gemm_ffma_128_fills (FP32 small class on
 # Hopper: 128x128x16q3 where its split-K gives 3/4 of the SMs a block):
 #   1. test_gpu_gemm whole, plain                                   -> gemm.txt
-#   2. FP32 small-class shapes off the sweep, the new rule's 128 x 128 tiles against the 64 x 64
-#      ones forced                                                  -> small128.txt
+#   2. FP32 small-class shapes off the sweep: the default (the rule's choice) against the 64 x
+#      64 and 128 x 128 tiles forced, twice each (1024^3 keeps 64 x 64 by the rule's
+#      400-long parts; is that right?)                              -> small128.txt
 #   3. FP32 short K (<= 128) on C of many tiles: 128x128x16q3 (skinny class's table entry)
 #      against the 32 x 64 and 64 x 64 tiles                        -> shortk.txt
 #   4. FP32 tiny class at K = 512 .. 767 (no split-K today): forced 2 and 4 parts
@@ -25,7 +26,7 @@ sweeps() { # FILE SHAPES CONFIG...
     exp_say "$file done"
 }
 sweeps small128.txt "1024x1024x1024 1024x1024x1500 1000x1000x1000 768x768x4096 640x640x2048 1000x1500x2000 700x900x3000 1500x1100x600 1408x1280x768 1100x1100x1024 512x4096x512 2000x600x1500 300x3000x2500" \
-    ffma:64x64x16 ffma:64x64x16
+    ffma:64x64x16 ffma:128x128x16q3 ffma:64x64x16 ffma:128x128x16q3
 sweeps shortk.txt "3001x1000x64 2000x2000x64 1500x3000x64 2500x2500x64 3001x3001x100 1000x3001x127 4096x2048x64 3001x1000x32" \
     ffma:32x64x16 ffma:64x64x16 ffma:128x128x8
 sweeps tinyk.txt "512x512x512 256x1024x640 384x384x600 4096x64x512 700x300x700 1000x127x512 512x512x700" \

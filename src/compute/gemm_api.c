@@ -361,7 +361,8 @@ static int cm__gemm_ffma_64_fills(const cm__gemm_args_t *p, int sm_count) {
  * multiprocessors but at least as many 64 x 64 ones): the pipelined 128 x 128 ones
  * (128x128x16q3, twice the work per operand load) instead where those, split along K by
  * cm__gemm_splitk_parts, give at least 3/4 of the multiprocessors a block, from K =
- * CM__GEMM_FFMA_128_SMALL_MIN_K. H200 against cuBLAS, the 64 x 64 tiles (their split) -> the
+ * CM__GEMM_FFMA_128_SMALL_MIN_K with parts of at least CM__GEMM_FFMA_128_SMALL_PART_K (the
+ * shortest measured, 640^2 x 2048's 5 parts of 416; 1024^3 would take 4 parts of 256). H200 against cuBLAS, the 64 x 64 tiles (their split) -> the
  * 128 x 128 ones (theirs), NN and TN: 768^2 x 4096 0.70x -> 0.93-0.95x, 1024^2 x 8192
  * 0.73-0.78x -> 0.91-0.98x, 256 x 4096 x 4096 0.74-0.76x -> 0.91-0.94x, 96 x 5000 x 3000
  * 0.74-0.77x -> 0.82-0.87x, 640^2 x 2048 0.92-0.94x -> 0.98-1.01x, 512 x 4096 x 512 (128
@@ -369,6 +370,7 @@ static int cm__gemm_ffma_64_fills(const cm__gemm_args_t *p, int sm_count) {
  * 0.59-0.60x keeps 64 x 64 (bench/NOTES-gemm.md). One product only (split-K never splits a
  * batch). */
 #define CM__GEMM_FFMA_128_SMALL_MIN_K 512
+#define CM__GEMM_FFMA_128_SMALL_PART_K 400
 static int cm__gemm_ffma_128_fills(const cm__gemm_args_t *p, int sm_count) {
     if (p->batch > 1 || sm_count < 1 || p->k < CM__GEMM_FFMA_128_SMALL_MIN_K ||
         !cm__gemm_ffma_built(CM__FFMA_128x128x16q3))
@@ -376,7 +378,8 @@ static int cm__gemm_ffma_128_fills(const cm__gemm_args_t *p, int sm_count) {
     const cm__gemm_choice_t f128 = {CM__GEMM_KERNEL_FFMA, CM__FFMA_128x128x16q3};
     const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 127) / 128);
     const int parts = cm__gemm_splitk_parts(p, f128, CM_GEMM_FP32, sm_count, 0);
-    return 4 * tiles * parts >= 3 * (int64_t)sm_count;
+    return 4 * tiles * parts >= 3 * (int64_t)sm_count &&
+           p->k / parts >= CM__GEMM_FFMA_128_SMALL_PART_K;
 }
 
 cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,

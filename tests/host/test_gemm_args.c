@@ -615,6 +615,13 @@ static void test_dispatch(void **state) {
             assert_string_equal(NAME(CM_GEMM_FP32, 9, w, 1, NULL), "ffma:128x128x16q3");
             w.k = w.lda = w.ldb = 511; /* under K = 512 */
             assert_string_equal(NAME(CM_GEMM_FP32, 9, w, 1, NULL), "ffma:64x64x16");
+            /* 1024^3: 64 tiles in 4 parts of 256, shorter than 400; 1024^2 x 1600: in 4 of
+             * 400 */
+            cm__gemm_args_t q = args(1024, 1024, 1024, 1, 1, CM__GEMM_F32, 1024);
+            q.ldb = 1024;
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, q, 1, NULL), "ffma:64x64x16");
+            q.k = q.lda = q.ldb = 1600;
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, q, 1, NULL), "ffma:128x128x16q3");
             /* 1000^3: 64 tiles, K = 1000 unsplit on them: 64 blocks, too few */
             cm__gemm_args_t t = args(1000, 1000, 1000, 1, 1, CM__GEMM_F32, 1000);
             t.ldb = 1000;
