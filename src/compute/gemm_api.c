@@ -1657,8 +1657,8 @@ static void cm__gemm_explain_kernel(cm__text_t *t, cm__gemm_choice_t c) {
                         "matrix)", name);
         break;
     case CM__GEMM_KERNEL_SKINNY:
-        cm__text_printf(t, "%s: the skinny kernel (a side of C of at most 64: each block "
-                        "runs whole rows of the long operand)", name);
+        cm__text_printf(t, "%s: the skinny kernel (a side of C of at most %d: each block "
+                        "runs whole rows of the long operand)", name, CM__GEMM_SKINNY_MAX);
         break;
     case CM__GEMM_KERNEL_MMA:
         cm__text_printf(t, "%s: tensor-core tiles (mma.sync)", name);
