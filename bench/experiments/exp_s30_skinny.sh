@@ -12,7 +12,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
-[ -x build-gpu/bench/bench_gemm ] || exp_build
+exp_build # cached after exp_s29_b.sh; sets the loader path for CMocka
 shapes="7x3001x3001 7x4096x4095 16x3001x2001 5x10000x999 2x8191x1023 7x4096x4096 1x4096x127"
 runs() { # FILE
     local i
