@@ -358,17 +358,16 @@ static int cm__gemm_ffma_64_fills(const cm__gemm_args_t *p, int sm_count) {
 }
 
 /* FP32 on Hopper, the small class's 64 x 64 FFMA tiles (C of fewer 128 x 128 tiles than
- * multiprocessors but at least as many 64 x 64 ones): the pipelined 128 x 128 ones
- * (128x128x16q3, twice the work per operand load) instead where those, split along K by
- * cm__gemm_splitk_parts, give at least 3/4 of the multiprocessors a block, from K =
- * CM__GEMM_FFMA_128_SMALL_MIN_K with parts of at least CM__GEMM_FFMA_128_SMALL_PART_K (the
- * shortest measured, 640^2 x 2048's 5 parts of 416; 1024^3 would take 4 parts of 256). H200 against cuBLAS, the 64 x 64 tiles (their split) -> the
- * 128 x 128 ones (theirs), NN and TN: 768^2 x 4096 0.70x -> 0.93-0.95x, 1024^2 x 8192
+ * multiprocessors but at least as many 64 x 64 ones): the pipelined 128 x 128 ones (128x128x16q3,
+ * twice the work per operand load) instead where those, split along K by cm__gemm_splitk_parts,
+ * give at least 3/4 of the multiprocessors a block, from K = CM__GEMM_FFMA_128_SMALL_MIN_K with
+ * parts of at least CM__GEMM_FFMA_128_SMALL_PART_K (the shortest measured, 640^2 x 2048's 5 parts
+ * of 416; 1024^3 would take 4 parts of 256). H200 against cuBLAS, the 64 x 64 tiles (their split)
+ * -> the 128 x 128 ones (theirs), NN and TN: 768^2 x 4096 0.70x -> 0.93-0.95x, 1024^2 x 8192
  * 0.73-0.78x -> 0.91-0.98x, 256 x 4096 x 4096 0.74-0.76x -> 0.91-0.94x, 96 x 5000 x 3000
- * 0.74-0.77x -> 0.82-0.87x, 640^2 x 2048 0.92-0.94x -> 0.98-1.01x, 512 x 4096 x 512 (128
- * tiles, whole) 0.85-0.95x -> 0.96-1.08x; 1000^3 (64 tiles, whole: too few) 0.85-0.92x ->
- * 0.59-0.60x keeps 64 x 64 (bench/NOTES-gemm.md). One product only (split-K never splits a
- * batch). */
+ * 0.74-0.77x -> 0.82-0.87x, 640^2 x 2048 0.92-0.94x -> 0.98-1.01x, 512 x 4096 x 512 (128 tiles,
+ * whole) 0.85-0.95x -> 0.96-1.08x; 1000^3 (64 tiles, whole: too few) 0.85-0.92x -> 0.59-0.60x
+ * keeps 64 x 64 (bench/NOTES-gemm.md). One product only (split-K never splits a batch). */
 #define CM__GEMM_FFMA_128_SMALL_MIN_K 512
 #define CM__GEMM_FFMA_128_SMALL_PART_K 400
 static int cm__gemm_ffma_128_fills(const cm__gemm_args_t *p, int sm_count) {
@@ -1468,9 +1467,10 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
  * multiprocessor); a last wave that fills a small part of them leaves most multiprocessors idle
  * or running one block alone at a fraction of their rate: on the H200 the FFMA tile ran 3001^3
  * (576 tiles of 128 x 128, 2.18 waves of 264) at 0.80 of its 4096^3 rate, 0.87x cuBLAS NN.
- * Such a product runs as two pieces: the first rows (or columns) of C in whole tiles that make whole waves, then
- * the rest split over K (cm__gemm_splitk) into about as many parts as fill one wave, each part
- * a short K range of the same tiles, added in order by the split's reduction (deterministic). */
+ * Such a product runs as two pieces: the first rows (or columns) of C in whole tiles that make
+ * whole waves, then the rest split over K (cm__gemm_splitk) into about as many parts as fill one
+ * wave, each part a short K range of the same tiles, added in order by the split's reduction
+ * (deterministic). */
 static int cm__gemm_wave_on = 1; /* the tests' switch (cm__gemm_wave_split_set_for_tests) */
 
 void cm__gemm_wave_split_set_for_tests(int on) {
