@@ -11,7 +11,10 @@ by at least --margin (default 1.10), the case, the default's ratio and kernel, t
 configuration, its ratio and the kernel its sweep named (a forced name a shape cannot take
 runs the dispatch's fallback: then the "win" is the spread between runs); then, per
 configuration, how many cases it wins that way, and the cases that stay under 0.9x whatever
-runs them. --all lists every case.
+runs them. --all lists every case. --table prints instead one row a case with every run's
+ratio and, after it, the kernel column of that run (the kernel family, "+copy" for staged
+operands, "/N" for N parts of K). A configuration run twice is named "<name>#2" the second
+time.
 """
 import argparse
 import re
@@ -55,8 +58,25 @@ def read_runs(paths):
         else:
             chunks.append((path.rsplit("/", 1)[-1], lines))
         for n, ls in chunks:
-            runs[n] = parse_sweep(ls)
+            key, i = n, 2
+            while key in runs:
+                key, i = f"{n}#{i}", i + 1
+            runs[key] = parse_sweep(ls)
     return runs
+
+
+def print_table(runs, base):
+    names = list(runs)
+    base_r = runs[base][0]
+    width = max(18, *(len(n) for n in names))
+    print(f"{'case':36s} " + " ".join(f"{n:>{width}s}" for n in names))
+    for case in base_r:
+        cells = []
+        for n in names:
+            r = runs[n][0].get(case)
+            k = runs[n][1].get(case, "?")
+            cells.append(f"{'-' if r is None else f'{r:.3f}'} {k}"[:width].rjust(width))
+        print(f"{case:36s} " + " ".join(cells))
 
 
 def main():
@@ -64,6 +84,7 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("--margin", type=float, default=1.10)
     ap.add_argument("--all", action="store_true")
+    ap.add_argument("--table", action="store_true")
     a = ap.parse_args()
     runs = read_runs(a.files)
     if not runs:
@@ -73,6 +94,9 @@ def main():
     base_r, base_k = runs[base]
     if not base_r:
         sys.exit(f"the {base} run has no sweep rows")
+    if a.table:
+        print_table(runs, base)
+        return
     wins = {n: 0 for n in names if n != base}
     stuck = []
     print(f"{'case':36s} {base:>8s} {'kernel':18s} {'best forced':>14s} {'ratio':>7s}  kernel")
