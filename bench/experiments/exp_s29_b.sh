@@ -9,6 +9,9 @@
 #      against the 32 x 64 and 64 x 64 tiles                        -> shortk.txt
 #   4. FP32 tiny class at K = 512 .. 767 (no split-K today): forced 2 and 4 parts
 #                                                                   -> tinyk.txt
+#   5. FP32 tiny C over a long K (64 x 64 x 4096 runs 0.79-0.84x in 16 parts of 256, 32 blocks
+#      on 132 SMs; cuBLAS ~19 us, ours ~23): 8 and 32 parts, 64 x 64 tiles in 32
+#                                                                   -> tinylong.txt
 # scripts/gemm-sweep-configs.sh: "=== config <name>" before each sweep, "default" first;
 # compare with scripts/sweep_compare.py.
 set -u
@@ -31,4 +34,6 @@ sweeps shortk.txt "3001x1000x64 2000x2000x64 1500x3000x64 2500x2500x64 3001x3001
     ffma:32x64x16 ffma:64x64x16 ffma:128x128x8
 sweeps tinyk.txt "512x512x512 256x1024x640 384x384x600 4096x64x512 700x300x700 1000x127x512 512x512x700" \
     splitk=2 splitk=4 splitk=2 splitk=4
+sweeps tinylong.txt "64x64x4096 64x64x8192 32x128x4096 100x100x5000 64x128x2048 128x128x8192" \
+    splitk=8 splitk=32 ffma:64x64x16,splitk=32 ffma:32x64x16,splitk=32
 exp_say "done"
