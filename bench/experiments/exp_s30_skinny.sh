@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# The skinny kernel's rows orientation, two steps (kernels/gemm_skinny.cu):
-#   A. skinny-shifted-rows.patch: rows that are not 16-byte aligned read as aligned vectors
-#      shifted into place through a shuffle instead of element loads (index logic checked on
-#      the host by skinny_shift_emu.py);
-#   B. on top of A, KC 256 -> 512 (k values staged a chunk: twice the matrix loads in flight a
-#      lane between barriers; 33 KB of static shared memory a block; ptxas sm_90: 80 -> 192-202
-#      registers, no spill, so one block of 8 warps an SM instead of three).
+# The skinny kernel's rows orientation (kernels/gemm_skinny.cu), three steps, each on the last:
+#   A. skinny-shifted-rows.patch: rows that are not 16-byte aligned read as the aligned vectors
+#      around them, shifted into place through a shuffle, instead of element loads (bf16 7 x
+#      3001 x 3001 NN runs 0.72x cuBLAS on 2-byte loads; index logic checked on the host by
+#      skinny_shift_emu.py). ptxas sm_90: 78-80 registers, 8 bytes of spill in the bf16 forms.
+#   B. skinny-loads-first.patch: a chunk's matrix loads issued before the barrier and X's
+#      staging (the shuffle and the shift after it), so that their latency overlaps the
+#      staging's instead of following it. ptxas sm_90: 110-128 registers, no spill (two blocks
+#      of 8 warps an SM instead of three).
+#   C. KC 256 -> 512 (twice the matrix loads in flight a lane, half the barriers; 33 KB of
+#      static shared memory a block; 117-128 registers).
 # Run after exp_s29_b.sh in the same call (its build is reused). Into $OUT, 3 files:
-#   skinny-ab.txt        "=== head" / "=== patch" / "=== patch+kc512", each the shapes twice
-#   skinny.txt           test_gpu_gemm's test_skinny with A, plain and under memcheck (its
-#   skinny-memcheck.txt  misaligned cases: odd K as ld, offset pointers, K tails); with B,
-#                        plain, appended to skinny.txt
-# The patch and the KC change stay applied. Shapes (bench_gemm's column-major m x n x k): C
+#   skinny-ab.txt        "=== head" / "=== A" / "=== A+B" / "=== A+B+C", each the shapes twice
+#   skinny.txt           test_gpu_gemm's test_skinny with A+B, plain, then under memcheck
+#   skinny-memcheck.txt  (skinny-memcheck.txt); with A alone and with A+B+C, plain, appended to
+#                        skinny.txt (its misaligned cases: odd K as ld, offset pointers, tails)
+# The patches and the KC change stay applied. Shapes (bench_gemm's column-major m x n x k): C
 # with 7 / 16 / 5 / 2 rows over a long operand read along K, rows of odd length, and two
 # aligned ones (7 x 4096 x 4096, 1 x 4096 x 127).
 set -u
@@ -34,19 +38,28 @@ rebuild() {
         { echo "build failed"; tail -30 /tmp/patch-build.txt; exit 1; }
     exp_say "build done"
 }
+plain() { # LABEL FILE: test_skinny plain, appended to FILE
+    {
+        echo "=== $1"
+        CUDAMODEL_REQUIRE_GPU=1 CM_TEST_TIER=gpu CM_TEST_FILTER=test_skinny timeout 300 \
+            build-gpu/tests/test_gpu_gemm
+    } >>"$2" 2>&1
+    exp_say "test_skinny $1 rc $?"
+}
 runs head
-git apply bench/experiments/skinny-shifted-rows.patch || { echo "patch failed"; exit 1; }
+git apply bench/experiments/skinny-shifted-rows.patch || { echo "patch A failed"; exit 1; }
 rebuild
-exp_gemm_test_memcheck test_skinny skinny
-runs patch
+rm -f /tmp/skinny-A.txt
+plain A /tmp/skinny-A.txt
+runs A
+git apply bench/experiments/skinny-loads-first.patch || { echo "patch B failed"; exit 1; }
+rebuild
+exp_gemm_test_memcheck test_skinny skinny # writes skinny.txt (A+B) and skinny-memcheck.txt
+cat /tmp/skinny-A.txt >>"$R/skinny.txt"
+runs A+B
 sed -i 's/^constexpr int KC = 256; /constexpr int KC = 512; /' kernels/gemm_skinny.cu
 grep -q '^constexpr int KC = 512; ' kernels/gemm_skinny.cu || { echo "KC edit failed"; exit 1; }
 rebuild
-{
-    echo "=== KC 512"
-    CUDAMODEL_REQUIRE_GPU=1 CM_TEST_TIER=gpu CM_TEST_FILTER=test_skinny timeout 300 \
-        build-gpu/tests/test_gpu_gemm
-} >>"$R/skinny.txt" 2>&1
-exp_say "test_skinny KC 512 rc $?"
-runs patch+kc512
+plain A+B+C "$R/skinny.txt"
+runs A+B+C
 exp_say "done"
