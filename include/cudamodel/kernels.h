@@ -504,7 +504,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * in src/compute/gemm_api.c that `bench_gemm --tune` produced: FP32 runs the FFMA kernel
  * (kernels/gemm_ffma.cu) everywhere (on Hopper a tiny-class product with both sides of C at
  * least 64 whose split along K fills 3/4 of the 64 x 64 tiles' slots takes those instead of
- * 32 x 64); TF32 and BF16 run an mma.sync tensor-core kernel
+ * 32 x 64, and a small-class product with K >= 512 whose 128 x 128 tiles, split along K into
+ * parts of at least 400, give 3/4 of the multiprocessors a block takes those instead of 64 x
+ * 64: 768 x 768 x 4096, 512 x 4096 x 512); TF32 and BF16 run an mma.sync tensor-core kernel
  * (kernels/gemm_mma.cu) on sm_80 and later, and the Hopper wgmma kernel on sm_90 where the
  * library carries it and the problem is "TN" (op(A) contiguous along K, op(B) contiguous
  * along K, 16-byte aligned rows). A TF32 / BF16 problem that is not (NN, NT, TT, or
