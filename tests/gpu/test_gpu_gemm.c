@@ -859,6 +859,62 @@ static void test_wave_split(void **state) {
     cm__gemm_wave_split_set_for_tests(-1);
 }
 
+/* FP32's small class (fewer 128 x 128 tiles of C than multiprocessors, not fewer 64 x 64 ones)
+ * on Hopper: the pipelined 128 x 128 tiles where their split along K gives 3/4 of the
+ * multiprocessors a block, from K = 512 with parts of at least 400 (768 x 768 x 4096: 7 parts;
+ * 512 x 4096 x 512: 128 tiles whole; 700 x 900 x 3000: tails in M, N and K), the table's 64 x
+ * 64 tiles where not (1000^3: 64 tiles whole; 1024^3: parts of 256). Every layout and
+ * transpose, plain and misaligned (leading dimensions padded by 3, bases one float off, beta 0
+ * over NaN), against float64; on an H200 (132 multiprocessors, compute capability 9.0) the
+ * dispatch's tile (cm_gemm_config_name) is checked too, and for the plain cases the tile and
+ * parts that ran (cm__gemm_last_ran_for_tests). */
+static void test_ffma_small_class(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    int sms = 0, major = 0;
+    assert_int_equal(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0),
+                     cudaSuccess);
+    assert_int_equal(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0),
+                     cudaSuccess);
+    const bool h200 = sms == 132 && major == 9;
+    static const struct {
+        size_t m, n, k;
+        const char *tile; /* on the H200 */
+        int parts;
+    } shapes[] = {{768, 768, 4096, "ffma:128x128x16q3", 7},
+                  {512, 4096, 512, "ffma:128x128x16q3", 1},
+                  {700, 900, 3000, "ffma:128x128x16q3", 5},
+                  {1000, 1000, 1000, "ffma:64x64x16", 1},
+                  {1024, 1024, 1024, "ffma:64x64x16", 2}};
+    size_t idx = 0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh)
+        for (int l = 0; l < 2; ++l)
+            for (int o = 0; o < 4; ++o)
+                for (int v = 0; v < 2; ++v) {
+                    if (cm_test_under_sanitizer() && (sh > 2 || l || o > 1)) continue;
+                    gcase_t g = {CM_GEMM_FP32, (cm_gemm_layout_t)l, (cm_gemm_op_t)(o & 1),
+                                 (cm_gemm_op_t)(o >> 1), shapes[sh].m, shapes[sh].n,
+                                 shapes[sh].k, 0.75f, 1.5f, 0, 0, NULL, 4096};
+                    if (v) misalign(&g);
+                    run_case(&g, idx++);
+                    cm__gemm_ran_t ran;
+                    cm__gemm_last_ran_for_tests(&ran);
+                    const char *tile = cm__gemm_choice_name(ran.choice);
+                    print_message("fp32 %zux%zux%zu layout %d ops %d%s: %s in %d parts\n", g.m,
+                                  g.n, g.k, l, o, v ? " misaligned" : "", tile, ran.parts);
+                    if (!h200) continue;
+                    assert_string_equal(chosen(&g), shapes[sh].tile);
+                    /* misaligned, the tile's launcher may run another of its forms (its
+                     * fallback's kernels under K = 1024): the dispatch's choice only */
+                    if (v) continue;
+                    if (strcmp(tile, shapes[sh].tile) != 0 || ran.parts != shapes[sh].parts)
+                        fail_msg("fp32 %zux%zux%zu layout %d ops %d%s: ran %s in %d parts, "
+                                 "expected %s in %d", g.m, g.n, g.k, l, o,
+                                 v ? " misaligned" : "", tile, ran.parts, shapes[sh].tile,
+                                 shapes[sh].parts);
+                }
+}
+
 /* FP32 operands contiguous along M or N without 16-byte rows (odd leading dimensions, a base
  * one float off) copied as they are into scratch rows of whole 16 bytes first, where the
  * default FFMA tile then runs its pipelined kernel (cm__gemm_pitch_wanted): every layout and
@@ -1368,6 +1424,7 @@ int main(void) {
         cmocka_unit_test(test_ffma_tails),
         cmocka_unit_test(test_fp32_pitched),
         cmocka_unit_test(test_wave_split),
+        cmocka_unit_test(test_ffma_small_class),
         cmocka_unit_test(test_reproducible),
     };
     cm_test_filter_from_env();

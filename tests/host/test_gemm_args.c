@@ -615,6 +615,22 @@ static void test_dispatch(void **state) {
             assert_string_equal(NAME(CM_GEMM_FP32, 9, w, 1, NULL), "ffma:128x128x16q3");
             w.k = w.lda = w.ldb = 511; /* under K = 512 */
             assert_string_equal(NAME(CM_GEMM_FP32, 9, w, 1, NULL), "ffma:64x64x16");
+            /* the parts test_gpu_gemm's test_ffma_small_class expects on the H200 */
+            {
+                const cm__gemm_choice_t q3 = {CM__GEMM_KERNEL_FFMA, CM__FFMA_128x128x16q3};
+                const cm__gemm_choice_t f64 = {CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
+                cm__gemm_args_t e = args(768, 768, 4096, 0, 0, CM__GEMM_F32, 768);
+                e.ldb = 768;
+                assert_int_equal(cm__gemm_splitk_parts(&e, q3, CM_GEMM_FP32, 132, 0), 7);
+                e = args(700, 900, 3000, 0, 0, CM__GEMM_F32, 3000);
+                e.ldb = 900;
+                assert_string_equal(NAME(CM_GEMM_FP32, 9, e, 1, NULL), "ffma:128x128x16q3");
+                assert_int_equal(cm__gemm_splitk_parts(&e, q3, CM_GEMM_FP32, 132, 0), 5);
+                e = args(1024, 1024, 1024, 0, 0, CM__GEMM_F32, 1024);
+                e.ldb = 1024;
+                assert_int_equal(cm__gemm_splitk_parts(&e, f64, CM_GEMM_FP32, 132, 0), 2);
+                assert_int_equal(cm__gemm_splitk_parts(&e, q3, CM_GEMM_FP32, 132, 0), 4);
+            }
             /* 1024^3: 64 tiles in 4 parts of 256, shorter than 400; 1024^2 x 1600: in 4 of
              * 400 */
             cm__gemm_args_t q = args(1024, 1024, 1024, 1, 1, CM__GEMM_F32, 1024);
