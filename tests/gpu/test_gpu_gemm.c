@@ -908,10 +908,9 @@ static void test_ffma_small_class(void **state) {
                      * fallback's kernels under K = 1024): the dispatch's choice only */
                     if (v) continue;
                     if (strcmp(tile, shapes[sh].tile) != 0 || ran.parts != shapes[sh].parts)
-                        fail_msg("fp32 %zux%zux%zu layout %d ops %d%s: ran %s in %d parts, "
-                                 "expected %s in %d", g.m, g.n, g.k, l, o,
-                                 v ? " misaligned" : "", tile, ran.parts, shapes[sh].tile,
-                                 shapes[sh].parts);
+                        fail_msg("fp32 %zux%zux%zu layout %d ops %d: ran %s in %d parts, "
+                                 "expected %s in %d", g.m, g.n, g.k, l, o, tile, ran.parts,
+                                 shapes[sh].tile, shapes[sh].parts);
                 }
 }
 
