@@ -7,7 +7,8 @@
 #   B. skinny-loads-first.patch: a chunk's matrix loads issued before the barrier and X's
 #      staging (the shuffle and the shift after it), so that their latency overlaps the
 #      staging's instead of following it. ptxas sm_90: 110-128 registers, no spill (two blocks
-#      of 8 warps an SM instead of three).
+#      of 8 warps an SM instead of three). skinny_rows_emu.py emulates A+B's loads of whole
+#      rows on the host (element sizes, ld residues, K tails, KC 256 / 512, vec modes).
 #   C. KC 256 -> 512 (twice the matrix loads in flight a lane, half the barriers; 33 KB of
 #      static shared memory a block; 117-128 registers).
 # Run after exp_s29_b.sh in the same call (its build is reused). Into $OUT, 3 files:
