@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 29's second call, at the commit with cm__gemm_ffma_128_fills (FP32 small class on
+# Written in session 29 for its second call (no machine was lent after its first three): the
+# next session's first call, at a commit with cm__gemm_ffma_128_fills (FP32 small class on
 # Hopper: 128x128x16q3 where its split-K gives 3/4 of the SMs a block):
 #   1. test_gpu_gemm whole, plain                                   -> gemm.txt
 #   2. FP32 small-class shapes off the sweep: the default (the rule's choice) against the 64 x
