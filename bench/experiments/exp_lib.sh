@@ -17,6 +17,10 @@
 #   exp_gemm_test_memcheck FILTER NAME
 #                    test_gpu_gemm's FILTER plain ($R/NAME.txt, its whole output) and under
 #                    memcheck ($R/NAME-memcheck.txt, as exp_gemm_tests writes)
+#   exp_config_sweeps FILE SHAPES CONFIG ...
+#                    scripts/gemm-sweep-configs.sh over SHAPES ("MxNxK ...": the default
+#                    dispatch, then each CONFIG forced) into $R/FILE; the precisions are
+#                    CM_BENCH_SWEEP_ONLY's
 #   exp_ab_patch PATCH SHAPES
 #                    SHAPES twice at the checkout ($R/head1.txt, head2.txt), then PATCH applied
 #                    and built, twice again ($R/patch1.txt, patch2.txt); the patch stays applied
@@ -64,6 +68,13 @@ exp_gemm_test_memcheck() {
     OUT=/tmp bash scripts/gpu-test-one.sh -t memcheck -s 300 -f "$filter" test_gpu_gemm
     exp_say "$name memcheck rc $?"
     cp /tmp/one-test_gpu_gemm-memcheck.txt "$R/$name-memcheck.txt"
+}
+exp_config_sweeps() {
+    local file="$1" shapes="$2"
+    shift 2
+    CM_BENCH_SWEEP_SHAPES="$shapes" OUT=/tmp bash scripts/gemm-sweep-configs.sh "$@" >/dev/null
+    cp /tmp/sweeps.txt "$R/$file"
+    exp_say "$file done"
 }
 exp_ab_patch() {
     local patch="$1" shapes="$2" i

@@ -17,17 +17,10 @@ exp_start
 exp_build
 exp_gemm_test_memcheck test_wave_split wave
 export CM_BENCH_SWEEP_ONLY=fp32
-sweeps() { # FILE SHAPES CONFIG...
-    local file="$1" shapes="$2"
-    shift 2
-    CM_BENCH_SWEEP_SHAPES="$shapes" OUT=/tmp bash scripts/gemm-sweep-configs.sh "$@" >/dev/null
-    cp /tmp/sweeps.txt "$R/$file"
-    exp_say "$file done"
-}
-sweeps tiles.txt "768x768x4096 1024x1024x8192 512x2048x8192 256x4096x4096 96x5000x3000 640x640x2048 2048x256x4096 1024x512x4096" \
+exp_config_sweeps tiles.txt "768x768x4096 1024x1024x8192 512x2048x8192 256x4096x4096 96x5000x3000 640x640x2048 2048x256x4096 1024x512x4096" \
     ffma:128x128x16q3 ffma:128x128x8 ffma:64x64x16 ffma:128x128x16q3,splitk=2 \
     ffma:128x128x16q3,splitk=4 ffma:128x128x16q3,splitk=8
-sweeps small.txt "1000x1000x1000 512x512x512 512x4096x512 3001x1000x64 3001x127x1000 127x1000x3001 3001x4096x1000" \
+exp_config_sweeps small.txt "1000x1000x1000 512x512x512 512x4096x512 3001x1000x64 3001x127x1000 127x1000x3001 3001x4096x1000" \
     ffma:32x64x16 ffma:64x64x16 ffma:128x128x16q3 ffma:128x128x8 splitk=2 splitk=4 \
     ffma:32x64x16,splitk=2 ffma:64x64x16,splitk=2
 exp_say "done"

@@ -22,19 +22,12 @@ exp_build
 CUDAMODEL_REQUIRE_GPU=1 CM_TEST_TIER=gpu timeout 300 build-gpu/tests/test_gpu_gemm >"$R/gemm.txt" 2>&1
 exp_say "test_gpu_gemm rc $?"
 export CM_BENCH_SWEEP_ONLY=fp32
-sweeps() { # FILE SHAPES CONFIG...
-    local file="$1" shapes="$2"
-    shift 2
-    CM_BENCH_SWEEP_SHAPES="$shapes" OUT=/tmp bash scripts/gemm-sweep-configs.sh "$@" >/dev/null
-    cp /tmp/sweeps.txt "$R/$file"
-    exp_say "$file done"
-}
-sweeps small128.txt "1200x1200x1200 1024x1024x1024 1024x1024x1500 1000x1000x1000 768x768x4096 640x640x2048 1000x1500x2000 700x900x3000 1500x1100x600 1408x1280x768 1100x1100x1024 512x4096x512 2000x600x1500 300x3000x2500" \
+exp_config_sweeps small128.txt "1200x1200x1200 1024x1024x1024 1024x1024x1500 1000x1000x1000 768x768x4096 640x640x2048 1000x1500x2000 700x900x3000 1500x1100x600 1408x1280x768 1100x1100x1024 512x4096x512 2000x600x1500 300x3000x2500" \
     ffma:64x64x16 ffma:128x128x16q3 ffma:64x64x16 ffma:128x128x16q3
-sweeps shortk.txt "3001x1000x64 2000x2000x64 1500x3000x64 2500x2500x64 3001x3001x100 1000x3001x127 4096x2048x64 3001x1000x32" \
+exp_config_sweeps shortk.txt "3001x1000x64 2000x2000x64 1500x3000x64 2500x2500x64 3001x3001x100 1000x3001x127 4096x2048x64 3001x1000x32" \
     ffma:32x64x16 ffma:64x64x16 ffma:128x128x8
-sweeps tinyk.txt "512x512x512 256x1024x640 384x384x600 4096x64x512 700x300x700 1000x127x512 512x512x700" \
+exp_config_sweeps tinyk.txt "512x512x512 256x1024x640 384x384x600 4096x64x512 700x300x700 1000x127x512 512x512x700" \
     splitk=2 splitk=4 splitk=2 splitk=4
-sweeps tinylong.txt "64x64x4096 64x64x8192 32x128x4096 100x100x5000 64x128x2048 128x128x8192" \
+exp_config_sweeps tinylong.txt "64x64x4096 64x64x8192 32x128x4096 100x100x5000 64x128x2048 128x128x8192" \
     splitk=8 splitk=32 ffma:64x64x16,splitk=32 ffma:32x64x16,splitk=32
 exp_say "done"

@@ -21,8 +21,6 @@ cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
     { echo "patched build failed"; tail -30 /tmp/patch-build.txt; exit 1; }
 exp_say "patched build done"
 exp_gemm_test_memcheck test_every_config every
-CM_BENCH_SWEEP_ONLY=fp32 CM_BENCH_SWEEP_SHAPES="3001x127x1000 127x1000x3001 1000x127x3001 1000x1000x1000 512x512x512 64x64x4096 3001x1000x64 64x4096x4096 4096x64x4096 4096x64x1000 768x768x4096 96x5000x3000 127x127x127 2000x300x800" \
-    OUT=/tmp bash scripts/gemm-sweep-configs.sh ffma:64x64x16q3 ffma:32x64x16q3 ffma:64x64x16 \
-    ffma:32x64x16 ffma:64x64x16q3 ffma:32x64x16q3 >/dev/null
-cp /tmp/sweeps.txt "$R/smallq3.txt"
+CM_BENCH_SWEEP_ONLY=fp32 exp_config_sweeps smallq3.txt "3001x127x1000 127x1000x3001 1000x127x3001 1000x1000x1000 512x512x512 64x64x4096 3001x1000x64 64x4096x4096 4096x64x4096 4096x64x1000 768x768x4096 96x5000x3000 127x127x127 2000x300x800" \
+    ffma:64x64x16q3 ffma:32x64x16q3 ffma:64x64x16 ffma:32x64x16 ffma:64x64x16q3 ffma:32x64x16q3
 exp_say "done"

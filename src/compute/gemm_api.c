@@ -347,14 +347,26 @@ static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, i
  * lost, and those keep 32 x 64; so did a side under 64 (4096 x 7 x 4096 NN 1.58x -> 0.93x: a
  * 64-row tile over 7 rows), which keeps it too (bench/NOTES-gemm.md). One product only (split-K
  * never splits a batch). */
+/* The blocks FFMA configuration `config` runs p in on sm_count multiprocessors: its tiles of C
+ * times the parts of K cm__gemm_splitk_parts gives it (in *parts); 0 for a configuration this
+ * build did not compile. One FP32 product (split-K never splits a batch). */
+static int64_t cm__gemm_ffma_split_blocks(const cm__gemm_args_t *p, int config, int sm_count,
+                                          int *parts) {
+    *parts = 1;
+    if (!cm__gemm_ffma_built(config)) return 0;
+    int bm = 0, bn = 0;
+    cm__gemm_ffma_tile(config, &bm, &bn);
+    if (bm < 1 || bn < 1) return 0;
+    const cm__gemm_choice_t ch = {CM__GEMM_KERNEL_FFMA, config};
+    *parts = cm__gemm_splitk_parts(p, ch, CM_GEMM_FP32, sm_count, 0);
+    return ((int64_t)p->m + bm - 1) / bm * (((int64_t)p->n + bn - 1) / bn) * *parts;
+}
+
 static int cm__gemm_ffma_64_fills(const cm__gemm_args_t *p, int sm_count) {
-    if (p->batch > 1 || sm_count < 1 || p->k < 1 || p->m < 64 || p->n < 64 ||
-        !cm__gemm_ffma_built(CM__FFMA_64x64x16))
-        return 0;
-    const cm__gemm_choice_t f64 = {CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
-    const int64_t tiles = ((int64_t)p->m + 63) / 64 * (((int64_t)p->n + 63) / 64);
-    const int parts = cm__gemm_splitk_parts(p, f64, CM_GEMM_FP32, sm_count, 0);
-    return 4 * tiles * parts >= 3 * 2 * (int64_t)sm_count;
+    if (p->batch > 1 || sm_count < 1 || p->k < 1 || p->m < 64 || p->n < 64) return 0;
+    int parts = 1;
+    const int64_t blocks = cm__gemm_ffma_split_blocks(p, CM__FFMA_64x64x16, sm_count, &parts);
+    return 4 * blocks >= 3 * 2 * (int64_t)sm_count;
 }
 
 /* FP32 on Hopper, the small class's 64 x 64 FFMA tiles (C of fewer 128 x 128 tiles than
@@ -371,21 +383,19 @@ static int cm__gemm_ffma_64_fills(const cm__gemm_args_t *p, int sm_count) {
 #define CM__GEMM_FFMA_128_SMALL_MIN_K 512
 #define CM__GEMM_FFMA_128_SMALL_PART_K 400
 static int cm__gemm_ffma_128_fills(const cm__gemm_args_t *p, int sm_count) {
-    if (p->batch > 1 || sm_count < 1 || p->k < CM__GEMM_FFMA_128_SMALL_MIN_K ||
-        !cm__gemm_ffma_built(CM__FFMA_128x128x16q3))
-        return 0;
-    const cm__gemm_choice_t f128 = {CM__GEMM_KERNEL_FFMA, CM__FFMA_128x128x16q3};
-    const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 127) / 128);
-    const int parts = cm__gemm_splitk_parts(p, f128, CM_GEMM_FP32, sm_count, 0);
-    return 4 * tiles * parts >= 3 * (int64_t)sm_count &&
-           p->k / parts >= CM__GEMM_FFMA_128_SMALL_PART_K;
+    if (p->batch > 1 || sm_count < 1 || p->k < CM__GEMM_FFMA_128_SMALL_MIN_K) return 0;
+    int parts = 1;
+    const int64_t blocks =
+        cm__gemm_ffma_split_blocks(p, CM__FFMA_128x128x16q3, sm_count, &parts);
+    return 4 * blocks >= 3 * (int64_t)sm_count && p->k / parts >= CM__GEMM_FFMA_128_SMALL_PART_K;
 }
 
 cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,
                                   const cm__gemm_args_t *p, int have_sm90, const char *override) {
     const int arch = cm__gemm_arch_class(major, minor);
     const int fam = cm__gemm_family(precision);
-    cm__gemm_choice_t c = cm__gemm_table_entry(arch, fam, cm__gemm_select_shape(p, sm_count));
+    const int shape = cm__gemm_select_shape(p, sm_count);
+    cm__gemm_choice_t c = cm__gemm_table_entry(arch, fam, shape);
     cm__gemm_choice_t forced;
     /* an FFMA or mma.sync configuration this build did not compile (CUDAMODEL_BUILD_TUNING=OFF)
      * is ignored like an unknown name: the table decides */
@@ -450,20 +460,22 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     if (!is_forced && skinny_class && skinny_sm90_better)
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_PACK};
     if (c.kernel == CM__GEMM_KERNEL_GEMV || c.kernel == CM__GEMM_KERNEL_SKINNY)
-        c = cm__gemm_table_entry(arch, fam, cm__gemm_select_shape(p, sm_count));
+        c = cm__gemm_table_entry(arch, fam, shape);
     if (!is_forced) {
         const int tiny_sm90 = cm__gemm_sm90_tiny(precision, arch, fam, have_sm90, sm_count, p);
         if (tiny_sm90 >= 0) c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, tiny_sm90};
     }
+    /* FP32 on Hopper: the tiny class's 32 x 64 tiles or the small class's 64 x 64 ones give way
+     * to the next larger tile where its split fills the GPU (cm__gemm_ffma_64_fills,
+     * cm__gemm_ffma_128_fills) */
     if (!is_forced && arch == CM__GEMM_ARCH_SM90 && precision == CM_GEMM_FP32 &&
-        c.kernel == CM__GEMM_KERNEL_FFMA && c.config == CM__FFMA_32x64x16 &&
-        cm__gemm_ffma_64_fills(p, sm_count))
-        c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
-    else if (!is_forced && arch == CM__GEMM_ARCH_SM90 && precision == CM_GEMM_FP32 &&
-             c.kernel == CM__GEMM_KERNEL_FFMA && c.config == CM__FFMA_64x64x16 &&
-             cm__gemm_select_shape(p, sm_count) == CM__GEMM_SHAPE_SMALL &&
-             cm__gemm_ffma_128_fills(p, sm_count))
-        c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_128x128x16q3};
+        c.kernel == CM__GEMM_KERNEL_FFMA) {
+        if (c.config == CM__FFMA_32x64x16 && cm__gemm_ffma_64_fills(p, sm_count))
+            c.config = CM__FFMA_64x64x16;
+        else if (c.config == CM__FFMA_64x64x16 && shape == CM__GEMM_SHAPE_SMALL &&
+                 cm__gemm_ffma_128_fills(p, sm_count))
+            c.config = CM__FFMA_128x128x16q3;
+    }
     /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
     if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, CM__FFMA_64x64x16};
@@ -473,7 +485,6 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
          * tensor-core kernel */
         const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256) *
                               (p->batch > 1 ? p->batch : 1);
-        const int shape = cm__gemm_select_shape(p, sm_count);
         const int fills = shape == CM__GEMM_SHAPE_LARGE ||
                           (shape == CM__GEMM_SHAPE_SKINNY && tiles >= sm_count);
         const int want = is_forced ? c.kernel == CM__GEMM_KERNEL_SM90
@@ -494,7 +505,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
             c.config = 0;
         else if (c.config == CM__GEMM_SM90_PACK || c.config == CM__GEMM_SM90_BT ||
                  c.config == CM__GEMM_SM90_AT ||
-                 cm__gemm_select_shape(p, sm_count) == CM__GEMM_SHAPE_LARGE ||
+                 shape == CM__GEMM_SHAPE_LARGE ||
                  p->k >= CM__GEMM_PACK_MIN_K) {
             /* transposing pre-pass: O((m + n) k) bytes against O(m n k) flops pays off on the
              * large class, and on the small and skinny ones from K = CM__GEMM_PACK_MIN_K
