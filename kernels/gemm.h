@@ -287,12 +287,28 @@ int cm__gemm_mma_built(int config);
  *  16-byte aligned); C any. Pure (no device query): alignment only. */
 int cm__gemm_mma_aligned(const cm__gemm_args_t *p);
 
+/** 1: kernels/gemm_mma.cu builds the TF32 "align1" form of CM__MMA_128x128 and CM__MMA_64x64
+ *  (every element of A and B its own zero-filled 4-byte cp.async, lanes along each row's
+ *  contiguous dimension: any base and leading dimension of whole floats), which cm__gemm_mma
+ *  runs for a TF32 product that cm__gemm_mma_aligned refuses, and src/compute/gemm_api.c then
+ *  takes instead of the realignment's copy where that copy would have led to mma.sync tiles;
+ *  0 (the default): not built, those products are copied first as before. Off by default until
+ *  an H200 run has measured it against the copy (bench/NOTES-gemm.md, session 30). */
+#ifndef CM__GEMM_MMA_ALIGN1
+#  define CM__GEMM_MMA_ALIGN1 0
+#endif
+
+/** CM__GEMM_MMA_ALIGN1 of the build that compiled kernels/gemm_mma.cu (pure). */
+int cm__gemm_mma_align1_built(void);
+
 /** Launch the mma.sync kernel: tf32 != 0 rounds FP32 inputs to TF32 (m16n8k8); in_type BF16
  *  uses m16n8k16. Returns cudaErrorNotSupported (launching nothing) when the device is older than
  *  sm_80, the library carries no sm_80+ image, this build did not compile `config`
  *  (cm__gemm_mma_built) or cm__gemm_mma_aligned(p) is 0 (for a batch whose
  *  strides alone break the alignment, the caller may still run it one matrix at a time, with
- *  batch 1 and the pointers moved, or take FFMA). A batch runs whole otherwise. */
+ *  batch 1 and the pointers moved, or take FFMA) and p is not a TF32 product that the align1
+ *  form takes (built, CM__MMA_128x128 or CM__MMA_64x64, A and B 4-byte aligned). A batch runs
+ *  whole otherwise. */
 cudaError_t cm__gemm_mma(const cm__gemm_args_t *p, int tf32, int config, cudaStream_t stream);
 
 /* ---------------------------------------------------------------- matrix-vector (kernels/gemv.cu) */

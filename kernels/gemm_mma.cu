@@ -12,6 +12,14 @@
 // cvt.rna.tf32.f32. Needs A and B 16-byte aligned with leading dimensions (and, for a batch,
 // strides) a multiple of 16 bytes (cm__gemm_mma_aligned); C any. A strided batch runs as
 // gridDim.z, matrix blockIdx.z.
+//
+// The TF32 "align1" form (A1, built with CM__GEMM_MMA_ALIGN1: kernels/gemm.h) takes operands
+// of any base and leading dimension: every element is its own 4-byte cp.async (zero-filled past
+// the edges), the block's consecutive threads on consecutive elements of a row's contiguous
+// dimension (a warp covers 128 bytes of two K-contiguous rows of BK, or of one M/N-contiguous
+// row of 64 / 128), into the same shared layout; the rest of the kernel is the same. cuBLAS
+// runs such operands likewise ("align1" kernels); without the form, the library copies them to
+// 16-byte rows first (src/compute/gemm_api.c, the realignment).
 #include <stdint.h>
 
 #include <atomic>
@@ -72,6 +80,15 @@ __device__ __forceinline__ uint32_t smem_addr(const void *p) {
 __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, int src_bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes));
+#else
+    (void)dst; (void)src; (void)src_bytes;
+#endif
+}
+// 4 bytes, src_bytes 4 or 0 (0: zero-fill, nothing read); .ca: the 4-byte form has no .cg
+__device__ __forceinline__ void cp_async4(uint32_t dst, const void *src, int src_bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
                  "r"(src_bytes));
 #else
     (void)dst; (void)src; (void)src_bytes;
@@ -141,9 +158,11 @@ using cm_gemm_elem::f2bf;
 // BATCHED: matrix blockIdx.z of a strided batch (pointers moved once, at the start and in the
 // epilogue). The single-matrix instantiation has no batch offsets at all, so that its code is
 // what it was before batches existed (with them ptxas allocates up to 34 more registers here).
-template <class C, bool A_K, bool B_K, bool BATCHED>
+// A1: the align1 form (TF32 only; see the top of the file).
+template <class C, bool A_K, bool B_K, bool BATCHED, bool A1>
 __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    static_assert(!(A1 && C::BF16), "the align1 form is TF32 only (cp.async has no 2-byte size)");
     extern __shared__ __align__(16) unsigned char smem[];
     using T = typename std::conditional<C::BF16, uint16_t, float>::type;
 
@@ -169,8 +188,53 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
         return reinterpret_cast<T *>(smem + s * C::STAGE_BYTES + C::A_ELEMS * C::ES);
     };
 
+    // one stage of the align1 form: A's elements then B's, thread i + j THREADS on element i +
+    // j THREADS of the tile in the order of its contiguous dimension, zero-filled outside. A
+    // thread's elements share their place along the contiguous dimension and sit THREADS /
+    // (the tile's row length) rows apart: one pointer and one row check a row, moved by a
+    // fixed stride (a pointer an element would double the kernel's registers).
+    auto load_side_a1 = [&](T *sm, const T *X, long long ld, bool along_k, int rows0,
+                            int rows_max, int cols_max, int k0, int tile_len, int sstride,
+                            auto elems_c) {
+        constexpr int ELEMS = decltype(elems_c)::value;
+        // along K: rows along M / N of BK elements; else rows along K of tile_len elements
+        const int row_len = along_k ? C::BK : tile_len;
+        const int step = C::THREADS / row_len; // rows between a thread's elements
+        const int r0 = tid / row_len, c0 = tid % row_len;
+        // the global row (M / N along K, else K) and column of the thread's first element
+        const int grow = along_k ? rows0 + r0 : k0 + r0;
+        const int gcol = along_k ? k0 + c0 : rows0 + c0;
+        const int row_end = along_k ? rows_max : K, col_end = along_k ? K : cols_max;
+        // rows of the thread's elements inside the matrix (e * step < rows_left), 0 past K or
+        // past the contiguous dimension's end: one comparison an element, no per-element flag
+        const int rows_left = gcol < col_end ? row_end - grow : 0;
+        const T *src = X + (long long)grow * ld + gcol;
+        const long long src_step = (long long)step * ld;
+        uint32_t dst = smem_addr(sm + r0 * sstride + c0);
+        const uint32_t dst_step = (uint32_t)(step * sstride * (int)sizeof(T));
+#pragma unroll
+        for (int e = 0; e < ELEMS; ++e) {
+            const bool ok = e * step < rows_left;
+            cp_async4(dst, ok ? src : X, ok ? 4 : 0);
+            src += src_step;
+            dst += dst_step;
+        }
+    };
+    auto load_stage_a1 = [&](int s, int k0) {
+        constexpr int EA = C::BM * C::BK / C::THREADS, EB = C::BN * C::BK / C::THREADS;
+        static_assert(EA * C::THREADS == C::BM * C::BK && EB * C::THREADS == C::BN * C::BK &&
+                          C::THREADS % C::BK == 0 && C::THREADS % C::BM == 0 &&
+                          C::THREADS % C::BN == 0,
+                      "a thread's elements in whole rows of the tile");
+        // A: rows m of BK (K-contiguous) or rows k of BM; B likewise with n
+        load_side_a1(sA(s), A, p.lda, A_K, m0, p.m, p.m, k0, C::BM, A_K ? C::SK : C::SAM,
+                     std::integral_constant<int, EA>());
+        load_side_a1(sB(s), B, p.ldb, B_K, n0, p.n, p.n, k0, C::BN, B_K ? C::SK : C::SBN,
+                     std::integral_constant<int, EB>());
+    };
+
     // one stage: A chunks then B chunks, zero-filled outside the matrices
-    auto load_stage = [&](int s, int k0) {
+    auto load_stage16 = [&](int s, int k0) {
         T *a_s = sA(s), *b_s = sB(s);
 #pragma unroll
         for (int i = 0; i < C::CA; ++i) {
@@ -222,6 +286,12 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
             }
             cp_async16(dst, src, valid * C::ES);
         }
+    };
+    auto load_stage = [&](int s, int k0) {
+        if constexpr (A1)
+            load_stage_a1(s, k0);
+        else
+            load_stage16(s, k0);
     };
 
     float acc[C::MT][C::NT][4];
@@ -391,28 +461,28 @@ using M64x64_B = MCfg<64, 64, 2, 2, true>;
 
 // The dynamic shared-memory limit of an instantiation, raised once per device.
 // (both instantiations: single matrix and batch)
-template <class C, bool A_K, bool B_K>
+template <class C, bool A_K, bool B_K, bool A1>
 cudaError_t launch_one(const MParams &p, int batch, cudaStream_t stream) {
     static cm__once_per_device once;
     const cudaError_t err = cm__prepare_once(once, [](int) {
-        cudaError_t e = cudaFuncSetAttribute(gemm_mma_kernel<C, A_K, B_K, false>,
+        cudaError_t e = cudaFuncSetAttribute(gemm_mma_kernel<C, A_K, B_K, false, A1>,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
         if (e == cudaSuccess)
-            e = cudaFuncSetAttribute(gemm_mma_kernel<C, A_K, B_K, true>,
+            e = cudaFuncSetAttribute(gemm_mma_kernel<C, A_K, B_K, true, A1>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
         return e;
     });
     if (err != cudaSuccess) return err;
     const dim3 grid((unsigned)((long long)p.tiles_m * p.tiles_n), 1, (unsigned)batch);
     if (batch > 1)
-        gemm_mma_kernel<C, A_K, B_K, true><<<grid, C::THREADS, C::SMEM, stream>>>(p);
+        gemm_mma_kernel<C, A_K, B_K, true, A1><<<grid, C::THREADS, C::SMEM, stream>>>(p);
     else
-        gemm_mma_kernel<C, A_K, B_K, false><<<grid, C::THREADS, C::SMEM, stream>>>(p);
+        gemm_mma_kernel<C, A_K, B_K, false, A1><<<grid, C::THREADS, C::SMEM, stream>>>(p);
     return cudaGetLastError();
 }
 
-// One launch: g->batch matrices (at most CM__GEMM_MAX_BATCH_PER_LAUNCH).
-template <class C>
+// One launch: g->batch matrices (at most CM__GEMM_MAX_BATCH_PER_LAUNCH); A1: the align1 form.
+template <class C, bool A1 = false>
 cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     MParams p;
     p.m = g->m;
@@ -436,10 +506,10 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
     p.tiles_m = (int)tm;
     p.tiles_n = (int)tn;
-    if (g->a_kmajor && g->b_kmajor) return launch_one<C, true, true>(p, g->batch, stream);
-    if (g->a_kmajor) return launch_one<C, true, false>(p, g->batch, stream);
-    if (g->b_kmajor) return launch_one<C, false, true>(p, g->batch, stream);
-    return launch_one<C, false, false>(p, g->batch, stream);
+    if (g->a_kmajor && g->b_kmajor) return launch_one<C, true, true, A1>(p, g->batch, stream);
+    if (g->a_kmajor) return launch_one<C, true, false, A1>(p, g->batch, stream);
+    if (g->b_kmajor) return launch_one<C, false, true, A1>(p, g->batch, stream);
+    return launch_one<C, false, false, A1>(p, g->batch, stream);
 }
 
 // Whether the current device runs the mma kernels: sm_80+, and the image it runs was built for
@@ -457,7 +527,7 @@ cudaError_t mma_usable(void) {
     int ok = 0;
     if (major >= 8) {
         cudaFuncAttributes attr;
-        err = cudaFuncGetAttributes(&attr, gemm_mma_kernel<M64x64_T, true, true, false>);
+        err = cudaFuncGetAttributes(&attr, gemm_mma_kernel<M64x64_T, true, true, false, false>);
         if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
             (void)cudaGetLastError();
             ok = 0;
@@ -484,6 +554,21 @@ cudaError_t launch_128x64(const cm__gemm_args_t *q, bool bf16, cudaStream_t stre
     } else {
         (void)q;
         (void)bf16;
+        (void)stream;
+        return cudaErrorNotSupported;
+    }
+}
+
+// The TF32 align1 form of the 128 x 128 and 64 x 64 tiles: compiled with CM__GEMM_MMA_ALIGN1
+// only (BUILT), like launch_128x64.
+template <bool BUILT>
+cudaError_t launch_align1(const cm__gemm_args_t *q, int config, cudaStream_t stream) {
+    if constexpr (BUILT) {
+        return config == CM__MMA_128x128 ? launch<M128x128_T, true>(q, stream)
+                                         : launch<M64x64_T, true>(q, stream);
+    } else {
+        (void)q;
+        (void)config;
         (void)stream;
         return cudaErrorNotSupported;
     }
@@ -518,16 +603,27 @@ extern "C" int cm__gemm_mma_aligned(const cm__gemm_args_t *p) {
            p->ldb % e == 0 && strides;
 }
 
+extern "C" int cm__gemm_mma_align1_built(void) { return CM__GEMM_MMA_ALIGN1 != 0; }
+
 extern "C" cudaError_t cm__gemm_mma(const cm__gemm_args_t *g, int tf32, int config,
                                     cudaStream_t stream) {
     if (g == NULL || g->m <= 0 || g->n <= 0 || g->k < 0) return cudaErrorInvalidValue;
-    if (!cm__gemm_mma_aligned(g)) return cudaErrorNotSupported;
     const bool bf16 = g->in_type == CM__GEMM_BF16;
+    // operands without 16-byte rows: the TF32 align1 form where built, of whole floats
+    const bool align1 = !cm__gemm_mma_aligned(g);
+    if (align1 && (bf16 || !cm__gemm_mma_align1_built() ||
+                   (config != CM__MMA_128x128 && config != CM__MMA_64x64) ||
+                   (uintptr_t)g->a % 4u != 0 || (uintptr_t)g->b % 4u != 0))
+        return cudaErrorNotSupported;
     if (!bf16 && !tf32) return cudaErrorNotSupported; // FP32 never runs on tensor cores
     cudaError_t err = mma_usable();
     if (err != cudaSuccess) return err;
     if (config < 0 || config >= CM__MMA_COUNT) return cudaErrorInvalidValue;
     if (!cm__gemm_mma_built(config)) return cudaErrorNotSupported;
+    if (align1)
+        return cm__gemm_for_each_launch(g, [&](const cm__gemm_args_t *q) {
+            return launch_align1<CM__GEMM_MMA_ALIGN1 != 0>(q, config, stream);
+        });
     return cm__gemm_for_each_launch(g, [&](const cm__gemm_args_t *q) {
         switch (config) {
         case CM__MMA_128x128:

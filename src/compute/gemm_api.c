@@ -390,6 +390,24 @@ static int cm__gemm_ffma_128_fills(const cm__gemm_args_t *p, int sm_count) {
     return 4 * blocks >= 3 * (int64_t)sm_count && p->k / parts >= CM__GEMM_FFMA_128_SMALL_PART_K;
 }
 
+/* ---------------------------------------------------------------------- TF32 align1
+ * A TF32 product that the realignment would copy and then run on mma.sync tiles runs those
+ * tiles' align1 form on the operands as they are instead, where the build has it
+ * (kernels/gemm.h, CM__GEMM_MMA_ALIGN1): the copy of (m + n) k floats each way is saved for
+ * 4-byte copies into shared memory in place of 16-byte ones (cm__gemm_align1_choice, below the
+ * realignment); a forced mma:128x128 / mma:64x64 runs it on any such TF32 product
+ * (cm__gemm_select). BF16 has no such form (cp.async copies 4, 8 or 16 bytes, and a bf16 row of
+ * odd length starts on 2 bytes). */
+static int cm__gemm_align1_state = -1; /* -1: cm__gemm_mma_align1_built() */
+
+void cm__gemm_align1_set_for_tests(int on) {
+    cm__gemm_align1_state = on < 0 ? -1 : (on != 0);
+}
+
+static int cm__gemm_align1_on(void) {
+    return cm__gemm_align1_state >= 0 ? cm__gemm_align1_state : cm__gemm_mma_align1_built();
+}
+
 cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,
                                   const cm__gemm_args_t *p, int have_sm90, const char *override) {
     const int arch = cm__gemm_arch_class(major, minor);
@@ -531,8 +549,14 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
             c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
         }
     }
+    /* mma.sync tiles need 16-byte rows; forced, a TF32 product without them runs the tiles'
+     * align1 form where it is on (cm__gemm_align1_choice takes it by default) */
+    const int forced_align1 = is_forced && fam == CM__GEMM_FAM_TF32 && cm__gemm_align1_on() &&
+                              (c.config == CM__MMA_128x128 || c.config == CM__MMA_64x64) &&
+                              (uintptr_t)p->a % 4u == 0 && (uintptr_t)p->b % 4u == 0;
     if (c.kernel == CM__GEMM_KERNEL_MMA &&
-        !(arch != CM__GEMM_ARCH_SM75 && fam != CM__GEMM_FAM_FP32 && cm__gemm_mma_aligned(p))) {
+        !(arch != CM__GEMM_ARCH_SM75 && fam != CM__GEMM_FAM_FP32 &&
+          (cm__gemm_mma_aligned(p) || forced_align1))) {
         int bm = 0;
         cm__gemm_mma_tile(c.config, &bm, NULL);
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA,
@@ -1069,6 +1093,24 @@ void cm__gemm_realign_set_for_tests(int on) {
 
 static int cm__gemm_realign_on(void) {
     return cm__gemm_realign_state >= 0 ? cm__gemm_realign_state : CM__GEMM_REALIGN_DEFAULT;
+}
+
+/* (gemm_internal.h) */
+int cm__gemm_align1_choice(int precision, int major, int minor, int sm_count,
+                           const cm__gemm_args_t *p, int have_sm90, cm__gemm_choice_t *out) {
+    if (!cm__gemm_align1_on() || precision != CM_GEMM_TF32 || p->in_type != CM__GEMM_F32 ||
+        (uintptr_t)p->a % 4u != 0 || (uintptr_t)p->b % 4u != 0)
+        return 0;
+    const int pa = cm__gemm_misaligned_a(p), pb = cm__gemm_misaligned_b(p);
+    const void *aligned_at = (const void *)(uintptr_t)256; /* where the scratch would be */
+    const cm__gemm_args_t q = cm__gemm_staged_form(p, pa, pb, aligned_at, aligned_at);
+    const cm__gemm_choice_t c = cm__gemm_select(precision, major, minor, sm_count, &q, have_sm90,
+                                                NULL);
+    if (c.kernel != CM__GEMM_KERNEL_MMA ||
+        (c.config != CM__MMA_128x128 && c.config != CM__MMA_64x64))
+        return 0;
+    *out = c;
+    return 1;
 }
 
 /* The Hopper kernel for a problem that is not "TN" (choice "sm90+pack"): every operand that is not
@@ -1758,6 +1800,15 @@ static long long cm__gemm_tiles(cm__gemm_choice_t ch, const cm__gemm_args_t *q, 
            (matrices > 1 ? matrices : 1);
 }
 
+/* The TF32 align1 form's reading of p's operands (cm__gemm_align1_choice), after its kernel */
+static void cm__gemm_explain_align1(cm__text_t *t, const cm__gemm_args_t *p, int row) {
+    cm__text_printf(t, "; A and B are read as they are by the tiles' align1 form, every element "
+                    "a 4-byte copy into shared memory, since the 16-byte copies need 16-byte "
+                    "rows (");
+    cm__gemm_explain_both_rows(t, p, row, cm__gemm_misaligned_a(p), cm__gemm_misaligned_b(p));
+    cm__text_printf(t, "); no copy to such rows first");
+}
+
 /* The explanation of one piece p of a call (device facts major, minor, sms; have_pool: C's
  * device object has a memory pool, where every copy, split and 3xTF32 scratch comes from) */
 static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int minor, int sms,
@@ -1773,8 +1824,14 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
     }
     if (!have_pool) {
         /* cm__gemm_impl: no realignment, no split; the Hopper pre-passes refuse and the
-         * launcher falls back (cm__gemm_launch) */
+         * launcher falls back (cm__gemm_launch); the TF32 align1 form needs no scratch */
+        const int align1 =
+            cm__gemm_realign_on() &&
+            cm__gemm_realign_wanted(precision, major, minor, sms, p, ch, CM_HAVE_GEMM_SM90,
+                                    override) &&
+            cm__gemm_align1_choice(precision, major, minor, sms, p, CM_HAVE_GEMM_SM90, &ch);
         cm__gemm_explain_kernel(t, ch);
+        if (align1) cm__gemm_explain_align1(t, p, row);
         if (forced) cm__text_printf(t, " (forced by CUDAMODEL_GEMM_CONFIG=%s)", override);
         cm__text_printf(t, "; this device object has no memory pool (scratch comes from it), so "
                         "no operand is copied first and K is not split%s",
@@ -1787,13 +1844,20 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
         return;
     }
     cm__gemm_args_t q = *p;
-    int realigned = 0, too_big = 0;
+    int realigned = 0, too_big = 0, align1 = 0;
     const int pa = cm__gemm_misaligned_a(p), pb = cm__gemm_misaligned_b(p);
     int sa = 0, sb = 0; /* the FP32 pitched copy's operands */
+    const int realign = cm__gemm_realign_on() &&
+                        cm__gemm_realign_wanted(precision, major, minor, sms, p, ch,
+                                                CM_HAVE_GEMM_SM90, override);
     if (!cm__gemm_realign_on()) {
         /* no copy of either kind */
-    } else if (cm__gemm_realign_wanted(precision, major, minor, sms, p, ch, CM_HAVE_GEMM_SM90,
-                                       override)) {
+    } else if (realign &&
+               cm__gemm_align1_choice(precision, major, minor, sms, p, CM_HAVE_GEMM_SM90, &ch)) {
+        align1 = 1;
+        cm__gemm_explain_kernel(t, ch);
+        cm__gemm_explain_align1(t, p, row);
+    } else if (realign) {
         size_t bytes_a = 0, bytes_b = 0;
         cm__gemm_stage_bytes(p, pa, pb, &bytes_a, &bytes_b);
         too_big = bytes_a + bytes_b > CM__GEMM_REALIGN_MAX_BYTES;
@@ -1851,7 +1915,7 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
                             ? "edge kernel, every element a 4-byte copy"
                             : "fallback's kernel without the pipeline");
     }
-    if (!realigned) {
+    if (!realigned && !align1) {
         cm__gemm_explain_kernel(t, ch);
         if (forced) cm__text_printf(t, " (forced by CUDAMODEL_GEMM_CONFIG=%s)", override);
         const int tc = precision == CM_GEMM_TF32 || precision == CM_GEMM_BF16 ||
@@ -2044,10 +2108,16 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
         cudaMemPool_t pool = C.obj->a.dev->pool;
         void *realigned = NULL;
         int sa = 0, sb = 0; /* the FP32 pitched copy's operands */
+        const int realign = cm__gemm_realign_on() &&
+                            cm__gemm_realign_wanted((int)precision, major, minor, sms, &p, ch,
+                                                    CM_HAVE_GEMM_SM90,
+                                                    cm__gemm_config_override());
         if (!cm__gemm_realign_on()) {
             /* no copy of either kind */
-        } else if (cm__gemm_realign_wanted((int)precision, major, minor, sms, &p, ch,
-                                           CM_HAVE_GEMM_SM90, cm__gemm_config_override())) {
+        } else if (realign && cm__gemm_align1_choice((int)precision, major, minor, sms, &p,
+                                                     CM_HAVE_GEMM_SM90, &ch)) {
+            /* TF32: the mma.sync tiles' align1 form reads the operands as they are */
+        } else if (realign) {
             cm__gemm_args_t q;
             err = cm__gemm_stage(&p, cm__gemm_misaligned_a(&p), cm__gemm_misaligned_b(&p),
                                  CM__GEMM_REALIGN_MAX_BYTES, pool, cs, &q, &realigned);

@@ -195,6 +195,21 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
                             const char *override);
 
 /**
+ * 1 when a TF32 product for which cm__gemm_realign_wanted is 1 runs, instead of the copy, the
+ * mma.sync tiles' align1 form on its operands as they are (kernels/gemm.h,
+ * CM__GEMM_MMA_ALIGN1): the form is on (built, or cm__gemm_align1_set_for_tests), A and B are
+ * 4-byte aligned and the selection of the copied form gives mma.sync tiles of 128 x 128 or 64 x
+ * 64; *out is then that choice (else untouched). Pure.
+ */
+int cm__gemm_align1_choice(int precision, int major, int minor, int sm_count,
+                           const cm__gemm_args_t *p, int have_sm90, cm__gemm_choice_t *out);
+
+/** For tests: 1 or 0 turns the align1 form's choice on or off for the process (on without the
+ *  form built, cm__gemm_mma refuses it and the FFMA kernel runs), -1 goes back to
+ *  cm__gemm_mma_align1_built(). Not synchronised: set it while no GEMM is being issued. */
+void cm__gemm_align1_set_for_tests(int on);
+
+/**
  * 1 when cm_gemm should first copy p's operands contiguous along M or N that lack 16-byte rows
  * into scratch rows of whole 16 bytes, in the same orientation (gemm_api.c, "FP32 pitched
  * copy"; *stage_a / *stage_b: which): an FP32 (or 3xTF32 on FFMA) product of one matrix on

@@ -1088,6 +1088,59 @@ static void test_realigned(void **state) {
     cm__gemm_realign_set_for_tests(-1);
 }
 
+/* The TF32 align1 form of the mma.sync tiles (kernels/gemm.h, CM__GEMM_MMA_ALIGN1; skipped
+ * where the build has not compiled it): operands without 16-byte rows (odd leading dimensions,
+ * bases one float off), every layout and transpose, sizes off every tile and K step, K long
+ * enough to be split; forced mma:128x128 and mma:64x64, and the default where the
+ * realignment's copy would have run mma.sync tiles. The tensor cores must have run (the
+ * error against the TF32-rounded inputs under 1e-5, as in test_realigned), the tile must be
+ * what ran, and nothing copied first. */
+static void test_tf32_align1(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    int dev = 0, major = 0;
+    assert_int_equal(cudaGetDevice(&dev), cudaSuccess);
+    assert_int_equal(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
+                     cudaSuccess);
+    if (!cm__gemm_mma_align1_built() || major < 8) {
+        print_message("the TF32 align1 form is %s: nothing to test\n",
+                      major < 8 ? "for sm_80 and later" : "not built (CM__GEMM_MMA_ALIGN1 0)");
+        skip();
+    }
+    static const size_t shapes[][3] = {{127, 1000, 3001}, {301, 700, 1001}, {65, 33, 17},
+                                       {200, 129, 4099}, {1000, 127, 1000}};
+    static const char *const configs[] = {"mma:64x64", "mma:128x128", NULL};
+    size_t idx = 0;
+    int defaults = 0;
+    for (size_t f = 0; f < 3; ++f)
+        for (int l = 0; l < 2; ++l)
+            for (int o = 0; o < 4; ++o)
+                for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh) {
+                    if (cm_test_under_sanitizer() && (l || o % 3 != 0 || sh % 2 != 0)) continue;
+                    gcase_t g = {CM_GEMM_TF32, (cm_gemm_layout_t)l, (cm_gemm_op_t)(o & 1),
+                                 (cm_gemm_op_t)(o >> 1), shapes[sh][0], shapes[sh][1],
+                                 shapes[sh][2], 0.75f, 0.5f, 1, 0, configs[f], 4096};
+                    if ((sh + (size_t)o) % 2) misalign(&g); /* pad 3, one float off */
+                    const double err = run_case(&g, idx++);
+                    cm__gemm_ran_t ran;
+                    cm__gemm_last_ran_for_tests(&ran);
+                    const char *name = cm__gemm_choice_name(ran.choice);
+                    /* by default the FFMA kernel may run a small product, the Hopper kernel
+                     * one copied first; mma.sync tiles never after a copy */
+                    const int mma = ran.choice.kernel == CM__GEMM_KERNEL_MMA;
+                    const int tc = mma || ran.choice.kernel == CM__GEMM_KERNEL_SM90;
+                    if ((tc && !(err < 1e-5)) || (mma && ran.realigned) ||
+                        (configs[f] != NULL && (strcmp(name, configs[f]) != 0 || ran.realigned)))
+                        fail_msg("TF32 %zux%zux%zu layout %d ops %d %s: ran %s%s, %.3g off the "
+                                 "product of the TF32-rounded inputs",
+                                 g.m, g.n, g.k, l, o, configs[f] ? configs[f] : "(default)",
+                                 name, ran.realigned ? " after a copy" : "", err);
+                    defaults += configs[f] == NULL && ran.choice.kernel == CM__GEMM_KERNEL_MMA;
+                }
+    print_message("%zu TF32 products without 16-byte rows on the align1 form (%d by default)\n",
+                  idx, defaults);
+}
+
 /* bf16 "NN" through the Hopper kernel's transposed-B form ("sm90+bt", forced here; the
  * default dispatch's too with CM__GEMM_SM90_BT_DISPATCH): B is read MN-major as it is, with
  * wgmma's imm-trans-b and a descriptor of its own (kernels/gemm_sm90.cu). Both layouts of "NN"
@@ -1415,6 +1468,7 @@ int main(void) {
         cmocka_unit_test(test_sm90_mn_b),
         cmocka_unit_test(test_sm90_mn_tf32),
         cmocka_unit_test(test_realigned),
+        cmocka_unit_test(test_tf32_align1),
         cmocka_unit_test(test_explain_on_device),
         cmocka_unit_test(test_explain_matches_run),
         cmocka_unit_test(test_sm90_one_wave),

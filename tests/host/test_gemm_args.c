@@ -557,6 +557,93 @@ static void test_dispatch(void **state) {
         mnb.ldb = 1001;
         assert_true(WANT(CM_GEMM_BF16, 9, mnb, 1, NULL));
 #undef WANT
+        /* the TF32 align1 form instead of the copy (kernels/gemm.h, CM__GEMM_MMA_ALIGN1): where
+         * the copied form runs mma.sync tiles of 128 x 128 or 64 x 64, TF32 only, 4-byte
+         * aligned bases; off, or not built, nothing */
+        cm__gemm_choice_t a1 = {-1, -1};
+        cm__gemm_align1_set_for_tests(0);
+        assert_false(cm__gemm_align1_choice(CM_GEMM_TF32, 8, 0, 108, &odd, 0, &a1));
+        assert_int_equal(a1.kernel, -1); /* untouched */
+        cm__gemm_align1_set_for_tests(-1);
+        assert_int_equal(cm__gemm_align1_choice(CM_GEMM_TF32, 8, 0, 108, &odd, 0, &a1),
+                         cm__gemm_mma_align1_built());
+        cm__gemm_align1_set_for_tests(1);
+        a1 = (cm__gemm_choice_t){-1, -1};
+        assert_true(cm__gemm_align1_choice(CM_GEMM_TF32, 8, 0, 108, &odd, 0, &a1));
+        {
+            cm__gemm_args_t staged = odd; /* the copy's form: rows of 3004 at an aligned base */
+            staged.a = staged.b = (const void *)(uintptr_t)256;
+            staged.lda = staged.ldb = 3004;
+            const cm__gemm_choice_t want = cm__gemm_select(CM_GEMM_TF32, 8, 0, 108, &staged, 0,
+                                                           NULL);
+            assert_int_equal(want.kernel, CM__GEMM_KERNEL_MMA);
+            assert_int_equal(a1.kernel, want.kernel); /* what the copy would have run */
+            assert_int_equal(a1.config, want.config);
+        }
+        /* on the H200 this shape's copied form (both operands K-contiguous) runs the Hopper
+         * kernel: the copy stays */
+        assert_false(cm__gemm_align1_choice(CM_GEMM_TF32, 9, 0, 132, &odd, 1, &a1));
+        assert_false(cm__gemm_align1_choice(CM_GEMM_BF16, 9, 0, 132, &oddbf, 1, &a1));
+        assert_false(cm__gemm_align1_choice(CM_GEMM_BF16_OUT_BF16, 8, 0, 108, &oddbf, 0, &a1));
+        assert_false(cm__gemm_align1_choice(CM_GEMM_FP32, 9, 0, 132, &odd, 1, &a1));
+        assert_false(cm__gemm_align1_choice(CM_GEMM_FP32_3XTF32, 9, 0, 132, &odd, 1, &a1));
+        /* forced mma.sync tiles on the misaligned TF32 product: the align1 form where on,
+         * else (and for BF16, and for a tile without the form) the FFMA stand-in */
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, odd, 1, "mma:64x64"), "mma:64x64");
+        assert_string_equal(NAME(CM_GEMM_TF32, 8, odd, 0, "mma:128x128"), "mma:128x128");
+        assert_string_equal(NAME(CM_GEMM_BF16, 9, oddbf, 1, "mma:64x64"), "ffma:64x64x16");
+        if (cm__gemm_mma_built(CM__MMA_128x64))
+            assert_string_equal(NAME(CM_GEMM_TF32, 8, odd, 0, "mma:128x64"), "ffma:128x128x8");
+        cm__gemm_align1_set_for_tests(0);
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, odd, 1, "mma:64x64"), "ffma:64x64x16");
+        cm__gemm_align1_set_for_tests(1);
+        cm__gemm_args_t bytes_off = odd; /* a base 2 bytes off a float: no 4-byte copies */
+        bytes_off.a = (const void *)(uintptr_t)258;
+        assert_false(cm__gemm_align1_choice(CM_GEMM_TF32, 9, 0, 132, &bytes_off, 1, &a1));
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, bytes_off, 1, "mma:64x64"), "ffma:64x64x16");
+        /* over shapes of every class, both operands misaligned, every orientation, H200 and
+         * A100 facts: the form is taken exactly where the copied form runs mma.sync tiles (a
+         * copied form on the Hopper kernel keeps the copy), and both cases occur */
+        {
+            static const int shp[][3] = {{127, 1000, 3001}, {3001, 127, 1000}, {4096, 4096, 4097},
+                                         {1000, 1000, 1001}, {64, 4096, 4095}, {3001, 1000, 65},
+                                         {7, 4096, 4097}, {512, 512, 511}, {2047, 129, 2047}};
+            int taken[2] = {0, 0}, kept[2] = {0, 0};
+            for (size_t i = 0; i < sizeof shp / sizeof shp[0]; ++i)
+                for (int o = 0; o < 4; ++o)
+                    for (int maj = 8; maj <= 9; ++maj) {
+                        const int sms = maj == 9 ? 132 : 108, h = maj == 9;
+                        cm__gemm_args_t q = args(shp[i][0], shp[i][1], shp[i][2], o & 1, o >> 1,
+                                                 CM__GEMM_F32, 1);
+                        q.lda = (o & 1 ? q.k : q.m) | 1; /* odd: no 16-byte rows */
+                        q.ldb = (o >> 1 ? q.k : q.n) | 1;
+                        const cm__gemm_choice_t ch =
+                            cm__gemm_select(CM_GEMM_TF32, maj, 0, sms, &q, h, NULL);
+                        if (!cm__gemm_realign_wanted(CM_GEMM_TF32, maj, 0, sms, &q, ch, h, NULL))
+                            continue;
+                        cm__gemm_args_t st = q;
+                        st.a = st.b = (const void *)(uintptr_t)256;
+                        st.lda = st.ldb = (q.k + 3) / 4 * 4;
+                        st.a_kmajor = st.b_kmajor = 1;
+                        const cm__gemm_choice_t sc =
+                            cm__gemm_select(CM_GEMM_TF32, maj, 0, sms, &st, h, NULL);
+                        const int want = sc.kernel == CM__GEMM_KERNEL_MMA &&
+                                         (sc.config == CM__MMA_128x128 ||
+                                          sc.config == CM__MMA_64x64);
+                        cm__gemm_choice_t got = {-1, -1};
+                        if (cm__gemm_align1_choice(CM_GEMM_TF32, maj, 0, sms, &q, h, &got) !=
+                            want)
+                            fail_msg("%dx%dx%d orientation %d sm_%d0: align1 %s, the copied form "
+                                     "runs %s", q.m, q.n, q.k, o, maj, want ? "not taken" : "taken",
+                                     cm__gemm_choice_name(sc));
+                        if (want) assert_int_equal(got.config, sc.config);
+                        taken[maj - 8] += want;
+                        kept[maj - 8] += !want;
+                    }
+            assert_true(taken[0] > 0 && taken[1] > 0);
+            assert_true(kept[1] > 0);
+        }
+        cm__gemm_align1_set_for_tests(-1);
     }
 
     /* the tiny class with a long K on Hopper (TF32 / BF16, both operands K-contiguous with
@@ -1296,7 +1383,9 @@ static void test_explain(void **state) {
     assert_int_equal(len, strlen(text));
 
     /* TF32 on an sm_80 device of 108 multiprocessors, 512 x 512 x 1001, row-major NN: A (512 x
-     * 1001) has rows of 1001 floats, so the tensor-core kernels need a copy first */
+     * 1001) has rows of 1001 floats, so the tensor-core kernels need a copy first (without the
+     * align1 form, whatever the build: it is tested on its own below) */
+    cm__gemm_align1_set_for_tests(0);
     const size_t m = 512, n = 512, k = 1001;
     cm_buffer_t *a = NULL, *b = NULL, *c = NULL;
     CM_ASSERT_OK(cm_buffer_create(g.dev0, m * k * 4, &a));
@@ -1315,6 +1404,25 @@ static void test_explain(void **state) {
     assert_non_null(strstr(text, "mma:64x64: "));
     assert_non_null(strstr(text, "[compute capability 8.0, 108 multiprocessors]"));
     assert_null(strstr(text, "ldb"));
+    /* the same call with the TF32 align1 form: the tiles read A as it is, no copy */
+    cm__gemm_align1_set_for_tests(1);
+    CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, R, N_, N_, m, n, k, a, 0, k, 0, b, 0, n, 0, c, 0,
+                                 n, 0, 1, text, sizeof text, &len));
+    assert_non_null(strstr(text, "mma:64x64: "));
+    assert_non_null(strstr(text, "; A and B are read as they are by the tiles' align1 form, every "
+                                 "element a 4-byte copy into shared memory, since the 16-byte "
+                                 "copies need 16-byte rows (lda = 1001 is not a multiple of 4 "
+                                 "elements"));
+    assert_non_null(strstr(text, "); no copy to such rows first"));
+    assert_null(strstr(text, "copied into"));
+    assert_null(strstr(text, "of scratch from the device's pool"));
+    assert_non_null(strstr(text, " tiles of 64 x 64 over C, "));
+    /* BF16 has no align1 form: copied as before */
+    CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_BF16, R, N_, N_, m, n, k, a, 0, k, 0, b, 0, n, 0, c, 0,
+                                 n, 0, 1, text, sizeof text, &len));
+    assert_non_null(strstr(text, "first A is copied into"));
+    assert_null(strstr(text, "align1"));
+    cm__gemm_align1_set_for_tests(0);
     /* column-major storage, where B (1001 x 512, ldb = 1001) has the rows without 16 bytes:
      * the text names the caller's B and ldb (the kernels' form swaps A and B) */
     CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, CO, N_, N_, m, n, k, a, 0, m, 0, b, 0, k, 0, c, 0,
@@ -1420,6 +1528,14 @@ static void test_explain(void **state) {
     assert_non_null(strstr(text, "ffma:"));
     assert_non_null(strstr(text, "has no memory pool"));
     assert_null(strstr(text, "copied into"));
+    /* the align1 form needs no scratch: it runs there too */
+    cm__gemm_align1_set_for_tests(1);
+    CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, R, N_, N_, m, n, k, na, 0, k, 0, nb, 0, n, 0, nc, 0,
+                                 n, 0, 1, text, sizeof text, &len));
+    assert_non_null(strstr(text, "mma:64x64: "));
+    assert_non_null(strstr(text, "by the tiles' align1 form"));
+    assert_non_null(strstr(text, "has no memory pool"));
+    cm__gemm_align1_set_for_tests(-1);
     CM_ASSERT_OK(cm_buffer_destroy(na));
     CM_ASSERT_OK(cm_buffer_destroy(nb));
     CM_ASSERT_OK(cm_buffer_destroy(nc));
