@@ -11,7 +11,9 @@
 #                        copy" / "copy#2"): the realignment's copy, as shipped
 #   a1.txt               the same with the patch: the default ("=== config default": the copy
 #                        replaced where it led to mma.sync), then mma:64x64 and mma:128x128
-#                        forced (align1 on every misaligned shape, each with its own split-K);
+#                        forced (align1 on every misaligned shape, each with its own split-K),
+#                        then mma:128x128 in 16 parts (cuBLAS's align1 plan for 127 x 1000 x
+#                        3001) and mma:64x64 in 4;
 #                        scripts/sweep_compare.py --table copy.txt a1.txt
 #   align1.txt           test_gpu_gemm's test_tf32_align1 plain (every layout and transpose,
 #   align1-memcheck.txt  odd sizes, misaligned bases, split K; forced and default), and under
@@ -30,7 +32,7 @@ shapes="127x1000x3001 1000x127x3001 3001x127x1000 1000x3001x127 127x127x127 3001
 {
     for i in 1 2; do
         echo "=== config copy"
-        CM_BENCH_SWEEP_ONLY=tf32 CM_BENCH_SWEEP_SHAPES="$shapes" timeout 120 \
+        CM_BENCH_SWEEP_ONLY=sweep_tf32 CM_BENCH_SWEEP_SHAPES="$shapes" timeout 120 \
             env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
     done
 } >"$R/copy.txt" 2>&1
@@ -39,7 +41,8 @@ git apply bench/experiments/mma-align1-on.patch || { echo "patch failed"; exit 1
 cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
     { echo "patched build failed"; tail -30 /tmp/patch-build.txt; exit 1; }
 exp_say "patched build done"
-CM_BENCH_SWEEP_ONLY=tf32 exp_config_sweeps a1.txt "$shapes" mma:64x64 mma:128x128
+CM_BENCH_SWEEP_ONLY=sweep_tf32 exp_config_sweeps a1.txt "$shapes" mma:64x64 mma:128x128 \
+    mma:128x128,splitk=16 mma:64x64,splitk=4
 exp_gemm_test_memcheck test_tf32_align1 align1
 exp_gemm_tests test_realigned test_explain_matches_run
 OUT=/tmp bash scripts/gpu-test-one.sh -f 'test_kernels_mma*' test_gpu_gemm_batched
