@@ -9,7 +9,10 @@
  * cm__gemm_splitk_parts that cm_gemm runs, so this is the dispatch's map of the sweep.
  *
  * With CM_GEMM_PLANS=1 in the environment the test also prints one line per case,
- *   PLAN <cc> <sms> <precision>_<m>x<n>x<k>_<ops> <configuration> parts <P> [wave]
+ *   PLAN <cc> <sms> <precision>_<m>x<n>x<k>_<ops> <configuration> parts <P> [wave] [copy]
+ *        [align1]
+ * (copy: an operand is copied or transposed into scratch first; align1: the TF32 mma.sync
+ * tiles' align1 form reads the operands as they are)
  * so that a change to the dispatch or to split-K can be compared on the host against the
  * previous commit's lines (diff) before it goes to the GPU.
  */
@@ -122,10 +125,15 @@ static void check_plan(int major, int minor, int sms, cm_gemm_precision_t prec, 
             sp != NULL)
             fail_msg("%s: the last wave's split where its rule excludes it: %s", what, text);
     }
+    /* operands copied first (the realignment, the FP32 pitched copy, the Hopper pre-passes:
+     * "first ... is copied / transposed"), or read as they are by the TF32 align1 form */
+    const int copied = strstr(text, "; first ") != NULL;
+    const int align1 = strstr(text, "align1 form") != NULL;
     if (print)
-        printf("PLAN %d.%d %d %s_%zux%zux%zu_%s%s %s parts %d%s\n", major, minor, sms,
+        printf("PLAN %d.%d %d %s_%zux%zux%zu_%s%s %s parts %d%s%s%s\n", major, minor, sms,
                prec_tag(prec), m, n, k, ops[op_a == CM_GEMM_OP_T], ops[op_b == CM_GEMM_OP_T],
-               name, parts, *wave ? " wave" : "");
+               name, parts, *wave ? " wave" : "", copied ? " copy" : "",
+               align1 ? " align1" : "");
 }
 
 static void test_sweep_plans(void **state) {
