@@ -1826,10 +1826,11 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
         /* cm__gemm_impl: no realignment, no split; the Hopper pre-passes refuse and the
          * launcher falls back (cm__gemm_launch); the TF32 align1 form needs no scratch */
         const int align1 =
-            cm__gemm_realign_on() &&
-            cm__gemm_realign_wanted(precision, major, minor, sms, p, ch, CM_HAVE_GEMM_SM90,
-                                    override) &&
-            cm__gemm_align1_choice(precision, major, minor, sms, p, CM_HAVE_GEMM_SM90, &ch);
+            (cm__gemm_realign_on() &&
+             cm__gemm_realign_wanted(precision, major, minor, sms, p, ch, CM_HAVE_GEMM_SM90,
+                                     override) &&
+             cm__gemm_align1_choice(precision, major, minor, sms, p, CM_HAVE_GEMM_SM90, &ch)) ||
+            (ch.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_aligned(p)); /* forced */
         cm__gemm_explain_kernel(t, ch);
         if (align1) cm__gemm_explain_align1(t, p, row);
         if (forced) cm__text_printf(t, " (forced by CUDAMODEL_GEMM_CONFIG=%s)", override);
@@ -1917,6 +1918,9 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
     }
     if (!realigned && !align1) {
         cm__gemm_explain_kernel(t, ch);
+        /* a forced mma.sync tile on operands without 16-byte rows: its align1 form */
+        if (ch.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_aligned(p))
+            cm__gemm_explain_align1(t, p, row);
         if (forced) cm__text_printf(t, " (forced by CUDAMODEL_GEMM_CONFIG=%s)", override);
         const int tc = precision == CM_GEMM_TF32 || precision == CM_GEMM_BF16 ||
                        precision == CM_GEMM_BF16_OUT_BF16;

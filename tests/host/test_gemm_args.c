@@ -1417,6 +1417,21 @@ static void test_explain(void **state) {
     assert_null(strstr(text, "copied into"));
     assert_null(strstr(text, "of scratch from the device's pool"));
     assert_non_null(strstr(text, " tiles of 64 x 64 over C, "));
+    /* forced mma:64x64: the align1 form, named as such, and the override */
+    cm__gemm_config_override_set_for_tests("mma:64x64");
+    CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, R, N_, N_, m, n, k, a, 0, k, 0, b, 0, n, 0, c, 0,
+                                 n, 0, 1, text, sizeof text, &len));
+    assert_non_null(strstr(text, "mma:64x64: "));
+    assert_non_null(strstr(text, "by the tiles' align1 form"));
+    assert_non_null(strstr(text, "(forced by CUDAMODEL_GEMM_CONFIG=mma:64x64)"));
+    assert_null(strstr(text, "copied into"));
+    cm__gemm_align1_set_for_tests(0); /* off: the forced tile falls back to FFMA */
+    CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, R, N_, N_, m, n, k, a, 0, k, 0, b, 0, n, 0, c, 0,
+                                 n, 0, 1, text, sizeof text, &len));
+    assert_non_null(strstr(text, "ffma:"));
+    assert_null(strstr(text, "align1"));
+    cm__gemm_config_override_set_for_tests(NULL);
+    cm__gemm_align1_set_for_tests(1);
     /* BF16 has no align1 form: copied as before */
     CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_BF16, R, N_, N_, m, n, k, a, 0, k, 0, b, 0, n, 0, c, 0,
                                  n, 0, 1, text, sizeof text, &len));
