@@ -1742,7 +1742,7 @@ static void test_explain_random(void **state) {
                                   SIZE_MAX};
     static const size_t offs[] = {0, 0, 0, 0, 16, 4096, 2, 4, 8, (size_t)1 << 26, SIZE_MAX - 3};
     static const size_t batches[] = {1, 1, 1, 1, 0, 2, 3, 7, (size_t)1 << 31, SIZE_MAX};
-    int ok = 0, refused = 0;
+    int ok = 0, refused = 0, aligned1 = 0;
     for (int it = 0; it < 4000; ++it) {
         const uint64_t r = ex_next();
         /* one in 16 outside its enum */
@@ -1773,12 +1773,18 @@ static void test_explain_random(void **state) {
         const size_t ao = ex_pick(offs, 11), bo = ex_pick(offs, 11), co = ex_pick(offs, 11);
         char text[512], tiny[8];
         size_t len = 0, len2 = 0;
+        /* every third call with the TF32 align1 form on (its branches of the explanation),
+         * alternately on an sm_80 device (where more copied forms run mma.sync tiles) */
+        cm__gemm_align1_set_for_tests(it % 3 == 0 ? 1 : -1);
+        const int a100 = it % 3 == 0 && it % 2;
+        explain_facts(a100 ? 8 : 9, 0, a100 ? 108 : 132);
         cm_last_error_clear();
         const cm_status_t st = cm_gemm_explain(prec, lay, oa, ob, m, n, k, a, ao, lda, sa, b, bo,
                                                ldb, sb, c, co, ldc, sc, batch, text, sizeof text,
                                                &len);
         if (st == CM_OK) {
             ++ok;
+            aligned1 += strstr(text, "align1 form") != NULL;
             assert_int_equal(len, strlen(text) < sizeof text - 1 ? strlen(text) : len);
             if (strncmp(text, "nothing to run", 14) == 0) {
                 CM_ASSERT_OK(cm_gemm_strided_batched(NULL, prec, lay, oa, ob, m, n, k, 1.0f, a,
@@ -1818,8 +1824,10 @@ static void test_explain_random(void **state) {
                          cm_last_error()->message);
         }
     }
-    print_message("explained %d, refused %d\n", ok, refused);
+    cm__gemm_align1_set_for_tests(-1);
+    print_message("explained %d (%d on the align1 form), refused %d\n", ok, aligned1, refused);
     assert_true(ok > 300 && refused > 300); /* both paths, many times (a fixed seed) */
+    assert_true(aligned1 > 0);
     for (int i = 0; i < 3; ++i) CM_ASSERT_OK(cm_buffer_destroy(big[i]));
     cm__gemm_config_override_set_for_tests(NULL);
     explain_facts(0, 0, 0);
