@@ -112,6 +112,15 @@ static const char *chosen(const gcase_t *g) {
     return name;
 }
 
+/* The compute capability's major number of the calling thread's current device */
+static int current_major(void) {
+    int dev = 0, major = 0;
+    assert_int_equal(cudaGetDevice(&dev), cudaSuccess);
+    assert_int_equal(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
+                     cudaSuccess);
+    return major;
+}
+
 /* The default choice for a row-major "NN" product of m x n x k in precision p */
 static const char *nn_choice(cm_gemm_precision_t p, size_t m, size_t n, size_t k) {
     const gcase_t g = {p, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, m, n, k,
@@ -1033,10 +1042,7 @@ static void test_3xtf32_accuracy(void **state) {
 static void test_realigned(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
-    int dev = 0, major = 0;
-    assert_int_equal(cudaGetDevice(&dev), cudaSuccess);
-    assert_int_equal(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
-                     cudaSuccess);
+    const int major = current_major();
     static const size_t shapes[][3] = {{127, 1000, 3001}, {301, 700, 1001}, {1000, 129, 2047}};
     size_t idx = 0;
     cm__gemm_realign_set_for_tests(0);
@@ -1098,10 +1104,7 @@ static void test_realigned(void **state) {
 static void test_tf32_align1(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
-    int dev = 0, major = 0;
-    assert_int_equal(cudaGetDevice(&dev), cudaSuccess);
-    assert_int_equal(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
-                     cudaSuccess);
+    const int major = current_major();
     if (!cm__gemm_mma_align1_built() || major < 8) {
         print_message("the TF32 align1 form is %s: nothing to test\n",
                       major < 8 ? "for sm_80 and later" : "not built (CM__GEMM_MMA_ALIGN1 0)");
