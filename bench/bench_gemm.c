@@ -141,8 +141,8 @@ static void report_with_extras(const cm_bench_row_t *row, const char *const *key
 
 /* What cm_gemm runs for r's first input set, from cm_gemm_explain (the real leading dimensions,
  * offsets and strides): tag is the kernel's name (the text up to its first ':'), "+copy" when
- * it copies or transposes operands first and "/N" for N parts of split-K; text is the whole
- * explanation ("?" when it failed). */
+ * it copies or transposes operands first, "+a1" when the TF32 align1 form reads them as they
+ * are, and "/N" for N parts of split-K; text is the whole explanation ("?" when it failed). */
 static void plan_of(const run_ctx_t *r, char *tag, size_t tag_size, char *text, size_t size) {
     const int batched = r->batch > 1;
     if (cm_gemm_explain(r->prec, CM_GEMM_COL_MAJOR, r->oa, r->ob, r->m, r->n, r->k, r->ab, 0,
@@ -155,7 +155,9 @@ static void plan_of(const run_ctx_t *r, char *tag, size_t tag_size, char *text, 
     int parts = 0;
     if (split != NULL && sscanf(split, " is split into %d", &parts) != 1) parts = 0;
     snprintf(tag, tag_size, "%.*s%s", (int)(name_len < 24 ? name_len : 24), text,
-             strstr(text, "; first ") != NULL ? "+copy" : "");
+             strstr(text, "; first ") != NULL      ? "+copy"
+             : strstr(text, "align1 form") != NULL ? "+a1"
+                                                   : "");
     if (parts > 1) {
         const size_t used = strlen(tag);
         snprintf(tag + used, tag_size - used, "/%d", parts);

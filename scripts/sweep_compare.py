@@ -13,7 +13,7 @@ runs the dispatch's fallback: then the "win" is the spread between runs); then, 
 configuration, how many cases it wins that way, and the cases that stay under 0.9x whatever
 runs them. --all lists every case. --table prints instead one row a case with every run's
 ratio and, after it, the kernel column of that run (the kernel family, "+copy" for staged
-operands, "/N" for N parts of K). A configuration run twice is named "<name>#2" the second
+operands, "+a1" for operands read by the TF32 align1 form, "/N" for N parts of K). A configuration run twice is named "<name>#2" the second
 time.
 """
 import argparse
