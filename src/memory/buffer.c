@@ -77,12 +77,10 @@ static cm_status_t cm__classify_host(const void *p, const char *arg, const char 
     struct cudaPointerAttributes attr;
     memset(&attr, 0, sizeof attr);
     cudaError_t err = cm__cuda.pointer_get_attributes(&attr, p);
-    if (err == cudaErrorInvalidValue) {
-        /* older drivers say so for memory CUDA does not know: ordinary pageable memory */
-        (void)cm__cuda.get_last_error();
-        *out = CM__HOST_PAGEABLE;
-        return CM_OK;
-    }
+    /* memory CUDA does not know is cudaMemoryTypeUnregistered (CUDA 11 and later; drivers
+     * before it said cudaErrorInvalidValue, which a CUDA 13 runtime never runs on): any error is
+     * reported, never taken for pageable memory, which would copy device memory as host memory
+     * in the wrong direction */
     if (err != cudaSuccess)
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaPointerGetAttributes(%s) in %s", arg, func);
     switch (attr.type) {

@@ -200,9 +200,17 @@ static void test_copy_faults(void **state) {
     fake_fail(FAKE_PTR_ATTR, cudaErrorUnknown, 1);
     assert_int_equal(cm_buffer_copy_from_host(NULL, b, 0, host, 16), CM_ERROR_CUDA);
     expect_call("cudaPointerGetAttributes(src)");
-    /* older drivers call pageable memory an invalid value: still copied */
+    /* cudaErrorInvalidValue too is the failure it is (no runtime the library runs on says so
+     * of pageable memory): nothing is copied, the buffer keeps its bytes */
+    unsigned char before[16], after[16];
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, 0, before, sizeof before));
+    memset(host, 7, 16);
     fake_fail(FAKE_PTR_ATTR, cudaErrorInvalidValue, 1);
-    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b, 0, host, 16));
+    assert_int_equal(cm_buffer_copy_from_host(NULL, b, 0, host, 16), CM_ERROR_INVALID_ARGUMENT);
+    expect_call("cudaPointerGetAttributes(src)");
+    CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, 0, after, sizeof after));
+    assert_memory_equal(before, after, sizeof before);
+    memset(host, 1, sizeof host);
     fake_fail(FAKE_MEMCPY, cudaErrorUnknown, 1);
     assert_int_equal(cm_buffer_copy_to_host(NULL, b, 0, host, 16), CM_ERROR_CUDA);
     expect_call("cudaMemcpy(16 bytes, device to host)");
