@@ -203,6 +203,7 @@ static void test_copy_faults(void **state) {
     /* cudaErrorInvalidValue too is the failure it is (no runtime the library runs on says so
      * of pageable memory): nothing is copied, the buffer keeps its bytes */
     unsigned char before[16], after[16];
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b, 0, host, 16)); /* known bytes first */
     CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, b, 0, before, sizeof before));
     memset(host, 7, 16);
     fake_fail(FAKE_PTR_ATTR, cudaErrorInvalidValue, 1);
