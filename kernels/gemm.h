@@ -292,8 +292,8 @@ int cm__gemm_mma_aligned(const cm__gemm_args_t *p);
  *  contiguous dimension: any base and leading dimension of whole floats), which cm__gemm_mma
  *  runs for a TF32 product that cm__gemm_mma_aligned refuses, and src/compute/gemm_api.c then
  *  takes instead of the realignment's copy where that copy would have led to mma.sync tiles;
- *  0 (the default): not built, those products are copied first as before. Off by default until
- *  an H200 run has measured it against the copy (bench/NOTES-gemm.md, session 30). */
+ *  0 (the default): not built, those products are copied first (its measurements against the
+ *  copy: bench/NOTES-gemm.md). */
 #ifndef CM__GEMM_MMA_ALIGN1
 #  define CM__GEMM_MMA_ALIGN1 0
 #endif

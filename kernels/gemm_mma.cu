@@ -193,9 +193,9 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
     // thread's elements share their place along the contiguous dimension and sit THREADS /
     // (the tile's row length) rows apart: one pointer and one row check a row, moved by a
     // fixed stride (a pointer an element would double the kernel's registers).
-    auto load_side_a1 = [&](T *sm, const T *X, long long ld, bool along_k, int rows0,
-                            int rows_max, int cols_max, int k0, int tile_len, int sstride,
-                            auto elems_c) {
+    // side: the operand's M (A) or N (B); rows0: the tile's first row or column along it
+    auto load_side_a1 = [&](T *sm, const T *X, long long ld, bool along_k, int rows0, int side,
+                            int k0, int tile_len, int sstride, auto elems_c) {
         constexpr int ELEMS = decltype(elems_c)::value;
         // along K: rows along M / N of BK elements; else rows along K of tile_len elements
         const int row_len = along_k ? C::BK : tile_len;
@@ -204,7 +204,7 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
         // the global row (M / N along K, else K) and column of the thread's first element
         const int grow = along_k ? rows0 + r0 : k0 + r0;
         const int gcol = along_k ? k0 + c0 : rows0 + c0;
-        const int row_end = along_k ? rows_max : K, col_end = along_k ? K : cols_max;
+        const int row_end = along_k ? side : K, col_end = along_k ? K : side;
         // rows of the thread's elements inside the matrix (e * step < rows_left), 0 past K or
         // past the contiguous dimension's end: one comparison an element, no per-element flag
         const int rows_left = gcol < col_end ? row_end - grow : 0;
@@ -227,9 +227,9 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
                           C::THREADS % C::BN == 0,
                       "a thread's elements in whole rows of the tile");
         // A: rows m of BK (K-contiguous) or rows k of BM; B likewise with n
-        load_side_a1(sA(s), A, p.lda, A_K, m0, p.m, p.m, k0, C::BM, A_K ? C::SK : C::SAM,
+        load_side_a1(sA(s), A, p.lda, A_K, m0, p.m, k0, C::BM, A_K ? C::SK : C::SAM,
                      std::integral_constant<int, EA>());
-        load_side_a1(sB(s), B, p.ldb, B_K, n0, p.n, p.n, k0, C::BN, B_K ? C::SK : C::SBN,
+        load_side_a1(sB(s), B, p.ldb, B_K, n0, p.n, k0, C::BN, B_K ? C::SK : C::SBN,
                      std::integral_constant<int, EB>());
     };
 

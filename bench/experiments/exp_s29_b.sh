@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Written in session 29 for its second call (no machine was lent after its first three): the
-# next session's first call, at a commit with cm__gemm_ffma_128_fills (FP32 small class on
-# Hopper: 128x128x16q3 where its split-K gives 3/4 of the SMs a block):
+# The FP32 small-class rule cm__gemm_ffma_128_fills (on Hopper: 128x128x16q3 where its
+# split-K gives 3/4 of the SMs a block) and its neighbours:
 #   1. test_gpu_gemm whole, plain                                   -> gemm.txt
 #   2. FP32 small-class shapes off the sweep: the default (the rule's choice) against the 64 x
 #      64 and 128 x 128 tiles forced, twice each (1024^3 keeps 64 x 64 by the rule's

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Split-K's reduction as a programmatic dependent launch (pdl-splitk.patch, written in session
-# 30 without a GPU): every GEMM kernel executes griddepcontrol.launch_dependents at its start,
+# Split-K's reduction as a programmatic dependent launch (pdl-splitk.patch, not yet run on a
+# GPU): every GEMM kernel executes griddepcontrol.launch_dependents at its start,
 # and cm__gemm_splitk_reduce launches its kernel with
 # cudaLaunchAttributeProgrammaticStreamSerialization on sm_90+, the kernel first waiting
 # (griddepcontrol.wait) for the parts' kernel to complete and its writes to be visible. The

@@ -394,18 +394,24 @@ static int cm__gemm_ffma_128_fills(const cm__gemm_args_t *p, int sm_count) {
  * A TF32 product that the realignment would copy and then run on mma.sync tiles runs those
  * tiles' align1 form on the operands as they are instead, where the build has it
  * (kernels/gemm.h, CM__GEMM_MMA_ALIGN1): the copy of (m + n) k floats each way is saved for
- * 4-byte copies into shared memory in place of 16-byte ones (cm__gemm_align1_choice, below the
- * realignment); a forced mma:128x128 / mma:64x64 runs it on any such TF32 product
- * (cm__gemm_select). BF16 has no such form (cp.async copies 4, 8 or 16 bytes, and a bf16 row of
- * odd length starts on 2 bytes). */
+ * 4-byte copies into shared memory in place of 16-byte ones (cm__gemm_realign_mode); a forced
+ * mma:128x128 / mma:64x64 runs it on any such TF32 product (cm__gemm_select). BF16 has no such
+ * form (cp.async copies 4, 8 or 16 bytes, and a bf16 row of odd length starts on 2 bytes). */
 static int cm__gemm_align1_state = -1; /* -1: cm__gemm_mma_align1_built() */
 
 void cm__gemm_align1_set_for_tests(int on) {
     cm__gemm_align1_state = on < 0 ? -1 : (on != 0);
 }
 
-static int cm__gemm_align1_on(void) {
-    return cm__gemm_align1_state >= 0 ? cm__gemm_align1_state : cm__gemm_mma_align1_built();
+/* Whether the align1 form of mma.sync configuration `config` takes p in precision: the form
+ * on, TF32, a tile that has the form, A and B on whole floats (the kernel's conditions,
+ * cm__gemm_mma) */
+static int cm__gemm_align1_takes(int precision, const cm__gemm_args_t *p, int config) {
+    const int on = cm__gemm_align1_state >= 0 ? cm__gemm_align1_state
+                                              : cm__gemm_mma_align1_built();
+    return on && precision == CM_GEMM_TF32 && p->in_type == CM__GEMM_F32 &&
+           (config == CM__MMA_128x128 || config == CM__MMA_64x64) &&
+           (uintptr_t)p->a % 4u == 0 && (uintptr_t)p->b % 4u == 0;
 }
 
 cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_count,
@@ -550,10 +556,8 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         }
     }
     /* mma.sync tiles need 16-byte rows; forced, a TF32 product without them runs the tiles'
-     * align1 form where it is on (cm__gemm_align1_choice takes it by default) */
-    const int forced_align1 = is_forced && fam == CM__GEMM_FAM_TF32 && cm__gemm_align1_on() &&
-                              (c.config == CM__MMA_128x128 || c.config == CM__MMA_64x64) &&
-                              (uintptr_t)p->a % 4u == 0 && (uintptr_t)p->b % 4u == 0;
+     * align1 form where it takes them (by default cm__gemm_realign_mode chooses it) */
+    const int forced_align1 = is_forced && cm__gemm_align1_takes(precision, p, c.config);
     if (c.kernel == CM__GEMM_KERNEL_MMA &&
         !(arch != CM__GEMM_ARCH_SM75 && fam != CM__GEMM_FAM_FP32 &&
           (cm__gemm_mma_aligned(p) || forced_align1))) {
@@ -944,26 +948,41 @@ static int cm__gemm_misaligned_b(const cm__gemm_args_t *p) {
     return !cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
 }
 
-int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
-                            const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
-                            const char *override) {
+int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
+                          const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
+                          const char *override, cm__gemm_choice_t *tiles) {
     if (precision != CM_GEMM_TF32 && precision != CM_GEMM_BF16 &&
         precision != CM_GEMM_BF16_OUT_BF16)
-        return 0;
-    if (override != NULL && override[0] != '\0') return 0; /* a forced kernel stays forced */
+        return CM__REALIGN_NONE;
+    if (override != NULL && override[0] != '\0')
+        return CM__REALIGN_NONE; /* a forced kernel stays forced */
     if (major < 8 || chosen.kernel != CM__GEMM_KERNEL_FFMA || p->k < CM__GEMM_REALIGN_MIN_K)
-        return 0; /* small K: bound by writing C, which FFMA does best */
+        return CM__REALIGN_NONE; /* small K: bound by writing C, which FFMA does best */
     const double batch = p->batch > 1 ? (double)p->batch : 1.0;
     const double floor = p->in_type == CM__GEMM_BF16 ? CM__GEMM_REALIGN_MIN_FLOPS_BF16
                                                      : CM__GEMM_REALIGN_MIN_FLOPS;
-    if (2.0 * p->m * (double)p->n * (double)p->k * batch < floor) return 0;
+    if (2.0 * p->m * (double)p->n * (double)p->k * batch < floor) return CM__REALIGN_NONE;
     const int pa = cm__gemm_misaligned_a(p), pb = cm__gemm_misaligned_b(p);
-    if (!pa && !pb) return 0; /* aligned already: FFMA is the table's own choice */
+    if (!pa && !pb) return CM__REALIGN_NONE; /* aligned already: FFMA is the table's choice */
     const void *aligned_at = (const void *)(uintptr_t)256; /* where the scratch would be */
     const cm__gemm_args_t q = cm__gemm_staged_form(p, pa, pb, aligned_at, aligned_at);
     const cm__gemm_choice_t c = cm__gemm_select(precision, major, minor, sm_count, &q, have_sm90,
                                                 NULL);
-    return c.kernel == CM__GEMM_KERNEL_MMA || c.kernel == CM__GEMM_KERNEL_SM90;
+    if (c.kernel != CM__GEMM_KERNEL_MMA && c.kernel != CM__GEMM_KERNEL_SM90)
+        return CM__REALIGN_NONE;
+    if (c.kernel == CM__GEMM_KERNEL_MMA && cm__gemm_align1_takes(precision, p, c.config)) {
+        *tiles = c; /* the copied form's tiles, on the operands as they are */
+        return CM__REALIGN_ALIGN1;
+    }
+    return CM__REALIGN_COPY;
+}
+
+int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
+                            const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
+                            const char *override) {
+    cm__gemm_choice_t tiles;
+    return cm__gemm_realign_mode(precision, major, minor, sm_count, p, chosen, have_sm90,
+                                 override, &tiles) != CM__REALIGN_NONE;
 }
 
 /* ---------------------------------------------------------------------- FP32 pitched copy
@@ -1093,24 +1112,6 @@ void cm__gemm_realign_set_for_tests(int on) {
 
 static int cm__gemm_realign_on(void) {
     return cm__gemm_realign_state >= 0 ? cm__gemm_realign_state : CM__GEMM_REALIGN_DEFAULT;
-}
-
-/* (gemm_internal.h) */
-int cm__gemm_align1_choice(int precision, int major, int minor, int sm_count,
-                           const cm__gemm_args_t *p, int have_sm90, cm__gemm_choice_t *out) {
-    if (!cm__gemm_align1_on() || precision != CM_GEMM_TF32 || p->in_type != CM__GEMM_F32 ||
-        (uintptr_t)p->a % 4u != 0 || (uintptr_t)p->b % 4u != 0)
-        return 0;
-    const int pa = cm__gemm_misaligned_a(p), pb = cm__gemm_misaligned_b(p);
-    const void *aligned_at = (const void *)(uintptr_t)256; /* where the scratch would be */
-    const cm__gemm_args_t q = cm__gemm_staged_form(p, pa, pb, aligned_at, aligned_at);
-    const cm__gemm_choice_t c = cm__gemm_select(precision, major, minor, sm_count, &q, have_sm90,
-                                                NULL);
-    if (c.kernel != CM__GEMM_KERNEL_MMA ||
-        (c.config != CM__MMA_128x128 && c.config != CM__MMA_64x64))
-        return 0;
-    *out = c;
-    return 1;
 }
 
 /* The Hopper kernel for a problem that is not "TN" (choice "sm90+pack"): every operand that is not
@@ -1800,8 +1801,11 @@ static long long cm__gemm_tiles(cm__gemm_choice_t ch, const cm__gemm_args_t *q, 
            (matrices > 1 ? matrices : 1);
 }
 
-/* The TF32 align1 form's reading of p's operands (cm__gemm_align1_choice), after its kernel */
-static void cm__gemm_explain_align1(cm__text_t *t, const cm__gemm_args_t *p, int row) {
+/* After the kernel: mma.sync tiles ch on operands without 16-byte rows run their TF32 align1
+ * form (cm__gemm_realign_mode's choice, or forced): how it reads them; nothing otherwise */
+static void cm__gemm_explain_align1(cm__text_t *t, const cm__gemm_args_t *p,
+                                    cm__gemm_choice_t ch, int row) {
+    if (ch.kernel != CM__GEMM_KERNEL_MMA || cm__gemm_mma_aligned(p)) return;
     cm__text_printf(t, "; A and B are read as they are by the tiles' align1 form, every element "
                     "a 4-byte copy into shared memory, since the 16-byte copies need 16-byte "
                     "rows (");
@@ -1822,17 +1826,16 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
         cm__text_printf(t, "; K is 0: C = beta C, no product");
         return;
     }
+    /* the realignment (cm__gemm_impl's order); CM__REALIGN_ALIGN1 sets ch to the tiles */
+    const int mode = cm__gemm_realign_on()
+                         ? cm__gemm_realign_mode(precision, major, minor, sms, p, ch,
+                                                 CM_HAVE_GEMM_SM90, override, &ch)
+                         : CM__REALIGN_NONE;
     if (!have_pool) {
-        /* cm__gemm_impl: no realignment, no split; the Hopper pre-passes refuse and the
-         * launcher falls back (cm__gemm_launch); the TF32 align1 form needs no scratch */
-        const int align1 =
-            (cm__gemm_realign_on() &&
-             cm__gemm_realign_wanted(precision, major, minor, sms, p, ch, CM_HAVE_GEMM_SM90,
-                                     override) &&
-             cm__gemm_align1_choice(precision, major, minor, sms, p, CM_HAVE_GEMM_SM90, &ch)) ||
-            (ch.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_aligned(p)); /* forced */
+        /* cm__gemm_impl: no copy, no split; the Hopper pre-passes refuse and the launcher falls
+         * back (cm__gemm_launch); the TF32 align1 form needs no scratch */
         cm__gemm_explain_kernel(t, ch);
-        if (align1) cm__gemm_explain_align1(t, p, row);
+        cm__gemm_explain_align1(t, p, ch, row);
         if (forced) cm__text_printf(t, " (forced by CUDAMODEL_GEMM_CONFIG=%s)", override);
         cm__text_printf(t, "; this device object has no memory pool (scratch comes from it), so "
                         "no operand is copied first and K is not split%s",
@@ -1845,20 +1848,12 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
         return;
     }
     cm__gemm_args_t q = *p;
-    int realigned = 0, too_big = 0, align1 = 0;
+    int realigned = 0, too_big = 0;
     const int pa = cm__gemm_misaligned_a(p), pb = cm__gemm_misaligned_b(p);
     int sa = 0, sb = 0; /* the FP32 pitched copy's operands */
-    const int realign = cm__gemm_realign_on() &&
-                        cm__gemm_realign_wanted(precision, major, minor, sms, p, ch,
-                                                CM_HAVE_GEMM_SM90, override);
-    if (!cm__gemm_realign_on()) {
+    if (!cm__gemm_realign_on() || mode == CM__REALIGN_ALIGN1) {
         /* no copy of either kind */
-    } else if (realign &&
-               cm__gemm_align1_choice(precision, major, minor, sms, p, CM_HAVE_GEMM_SM90, &ch)) {
-        align1 = 1;
-        cm__gemm_explain_kernel(t, ch);
-        cm__gemm_explain_align1(t, p, row);
-    } else if (realign) {
+    } else if (mode == CM__REALIGN_COPY) {
         size_t bytes_a = 0, bytes_b = 0;
         cm__gemm_stage_bytes(p, pa, pb, &bytes_a, &bytes_b);
         too_big = bytes_a + bytes_b > CM__GEMM_REALIGN_MAX_BYTES;
@@ -1916,11 +1911,9 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
                             ? "edge kernel, every element a 4-byte copy"
                             : "fallback's kernel without the pipeline");
     }
-    if (!realigned && !align1) {
+    if (!realigned) {
         cm__gemm_explain_kernel(t, ch);
-        /* a forced mma.sync tile on operands without 16-byte rows: its align1 form */
-        if (ch.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_aligned(p))
-            cm__gemm_explain_align1(t, p, row);
+        cm__gemm_explain_align1(t, p, ch, row);
         if (forced) cm__text_printf(t, " (forced by CUDAMODEL_GEMM_CONFIG=%s)", override);
         const int tc = precision == CM_GEMM_TF32 || precision == CM_GEMM_BF16 ||
                        precision == CM_GEMM_BF16_OUT_BF16;
@@ -2112,16 +2105,15 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
         cudaMemPool_t pool = C.obj->a.dev->pool;
         void *realigned = NULL;
         int sa = 0, sb = 0; /* the FP32 pitched copy's operands */
-        const int realign = cm__gemm_realign_on() &&
-                            cm__gemm_realign_wanted((int)precision, major, minor, sms, &p, ch,
-                                                    CM_HAVE_GEMM_SM90,
-                                                    cm__gemm_config_override());
-        if (!cm__gemm_realign_on()) {
+        /* CM__REALIGN_ALIGN1 sets ch to the tiles that read the operands as they are */
+        const int mode = cm__gemm_realign_on()
+                             ? cm__gemm_realign_mode((int)precision, major, minor, sms, &p, ch,
+                                                     CM_HAVE_GEMM_SM90,
+                                                     cm__gemm_config_override(), &ch)
+                             : CM__REALIGN_NONE;
+        if (!cm__gemm_realign_on() || mode == CM__REALIGN_ALIGN1) {
             /* no copy of either kind */
-        } else if (realign && cm__gemm_align1_choice((int)precision, major, minor, sms, &p,
-                                                     CM_HAVE_GEMM_SM90, &ch)) {
-            /* TF32: the mma.sync tiles' align1 form reads the operands as they are */
-        } else if (realign) {
+        } else if (mode == CM__REALIGN_COPY) {
             cm__gemm_args_t q;
             err = cm__gemm_stage(&p, cm__gemm_misaligned_a(&p), cm__gemm_misaligned_b(&p),
                                  CM__GEMM_REALIGN_MAX_BYTES, pool, cs, &q, &realigned);

@@ -182,8 +182,10 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
 const char *cm__gemm_config_override(void);
 
 /**
- * 1 when cm_gemm should first copy p's misaligned operands into K-contiguous scratch with
- * 16-byte rows (gemm_api.c, "realignment"): a TF32 / BF16 product on sm_80+ that the selection
+ * 1 when the realignment applies to p (gemm_api.c): cm_gemm first copies p's misaligned
+ * operands into K-contiguous scratch with 16-byte rows, or runs the copied form's mma.sync
+ * tiles' TF32 align1 form instead (cm__gemm_realign_mode says which): a TF32 / BF16 product on
+ * sm_80+ that the selection
  * gave `chosen` = the FFMA kernel only because an operand lacks 16-byte rows, whose aligned form
  * the selection gives to a tensor-core kernel (mma.sync or the Hopper kernel), with K of at
  * least CM__GEMM_REALIGN_MIN_K and at least CM__GEMM_REALIGN_MIN_FLOPS flops (BF16:
@@ -194,15 +196,19 @@ int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
                             const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
                             const char *override);
 
+/** What the realignment does with p (cm__gemm_realign_mode). */
+enum { CM__REALIGN_NONE = 0, CM__REALIGN_COPY = 1, CM__REALIGN_ALIGN1 = 2 };
+
 /**
- * 1 when a TF32 product for which cm__gemm_realign_wanted is 1 runs, instead of the copy, the
- * mma.sync tiles' align1 form on its operands as they are (kernels/gemm.h,
- * CM__GEMM_MMA_ALIGN1): the form is on (built, or cm__gemm_align1_set_for_tests), A and B are
- * 4-byte aligned and the selection of the copied form gives mma.sync tiles of 128 x 128 or 64 x
- * 64; *out is then that choice (else untouched). Pure.
+ * CM__REALIGN_NONE where cm__gemm_realign_wanted is 0; else CM__REALIGN_ALIGN1 where the
+ * copied form's selection gives mma.sync tiles of 128 x 128 or 64 x 64 whose TF32 align1 form
+ * (kernels/gemm.h, CM__GEMM_MMA_ALIGN1) takes p as it is: the form on (built, or
+ * cm__gemm_align1_set_for_tests), TF32, A and B 4-byte aligned; *tiles is then that choice,
+ * which runs without the copy (else *tiles is untouched); otherwise CM__REALIGN_COPY. Pure.
  */
-int cm__gemm_align1_choice(int precision, int major, int minor, int sm_count,
-                           const cm__gemm_args_t *p, int have_sm90, cm__gemm_choice_t *out);
+int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
+                          const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
+                          const char *override, cm__gemm_choice_t *tiles);
 
 /** For tests: 1 or 0 turns the align1 form's choice on or off for the process (on without the
  *  form built, cm__gemm_mma refuses it and the FFMA kernel runs), -1 goes back to

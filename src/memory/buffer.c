@@ -68,35 +68,18 @@ static cm_status_t cm__check_host_ptr(const void *p, size_t bytes, const char *a
                     arg, bytes);
 }
 
-/* How host memory behind a pointer is backed. */
-typedef enum { CM__HOST_PAGEABLE, CM__HOST_PINNED, CM__HOST_MANAGED } cm__host_mem_t;
-
-/* Classify host memory; device memory is a wrong-direction error. The device is current. */
+/* Classify host memory (cm__ms_classify); device memory is a wrong-direction error. The device
+ * is current. */
 static cm_status_t cm__classify_host(const void *p, const char *arg, const char *func,
-                                     const char *instead, cm__host_mem_t *out) {
-    struct cudaPointerAttributes attr;
-    memset(&attr, 0, sizeof attr);
-    cudaError_t err = cm__cuda.pointer_get_attributes(&attr, p);
-    /* memory CUDA does not know is cudaMemoryTypeUnregistered (CUDA 11 and later; drivers
-     * before it said cudaErrorInvalidValue, which a CUDA 13 runtime never runs on): any error is
-     * reported, never taken for pageable memory, which would copy device memory as host memory
-     * in the wrong direction */
-    if (err != cudaSuccess)
-        return cm__cuda_fail(err, __FILE__, __LINE__, "cudaPointerGetAttributes(%s) in %s", arg, func);
-    switch (attr.type) {
-    case cudaMemoryTypeDevice: {
-        char hint[CM_ERROR_HINT_MAX];
-        snprintf(hint, sizeof hint, "%s expects host memory; %s", func, instead);
-        return cm__fail(CM_ERROR_INVALID_ARGUMENT, attr.device, __FILE__, __LINE__, func, hint,
-                        "%s (%p) is device memory of device %d, not host memory: wrong direction; "
-                        "nothing was copied", arg, p, attr.device);
-    }
-    case cudaMemoryTypeHost: *out = CM__HOST_PINNED; return CM_OK;
-    case cudaMemoryTypeManaged: *out = CM__HOST_MANAGED; return CM_OK;
-    case cudaMemoryTypeUnregistered: break;
-    }
-    *out = CM__HOST_PAGEABLE;
-    return CM_OK;
+                                     const char *instead, cm__ms_mem_t *out) {
+    int device = -1;
+    CM_TRY(cm__ms_classify(p, arg, func, out, &device));
+    if (*out != CM__MS_DEVICE) return CM_OK;
+    char hint[CM_ERROR_HINT_MAX];
+    snprintf(hint, sizeof hint, "%s expects host memory; %s", func, instead);
+    return cm__fail(CM_ERROR_INVALID_ARGUMENT, device, __FILE__, __LINE__, func, hint,
+                    "%s (%p) is device memory of device %d, not host memory: wrong direction; "
+                    "nothing was copied", arg, p, device);
 }
 
 /* ------------------------------------------------------------------ create, destroy */
@@ -437,14 +420,14 @@ cm_status_t cm__buffer_h2d(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_of
     CM_TRY(cm__context_guard(d.ordinal));
     cm__scope_t sc;
     CM_TRY(cm__enter(d.ordinal, 1, &sc));
-    cm__host_mem_t kind = CM__HOST_PAGEABLE;
+    cm__ms_mem_t kind = CM__MS_PAGEABLE;
     cm_status_t status = cm__classify_host(src, "src", func,
                                            CM__HINT_COPY_BETWEEN_BUFFERS,
                                            &kind);
     if (status != CM_OK) goto out;
     unsigned char *to = d.ptr + dst_offset;
     size_t min_bytes = cm__staging_config(d.dev).min_bytes;
-    if (kind == CM__HOST_PAGEABLE && bytes >= min_bytes) {
+    if (kind == CM__MS_PAGEABLE && bytes >= min_bytes) {
         bool capturing = false; /* a captured copy is direct (cm__copy_capturing) */
         status = cm__copy_capturing(sync, stream, func, &capturing);
         if (status != CM_OK) goto out;
@@ -453,7 +436,7 @@ cm_status_t cm__buffer_h2d(const cm__queue_t *q, cm_buffer_t *dst, size_t dst_of
             goto out;
         }
     }
-    enum cudaMemcpyKind k = kind == CM__HOST_MANAGED ? cudaMemcpyDefault : cudaMemcpyHostToDevice;
+    enum cudaMemcpyKind k = kind == CM__MS_MANAGED ? cudaMemcpyDefault : cudaMemcpyHostToDevice;
     cudaError_t err = sync ? cm__cuda.memcpy_sync(to, src, bytes, k)
                            : cm__cuda.memcpy_async(to, src, bytes, k, stream);
     if (err != cudaSuccess) {
@@ -486,7 +469,7 @@ cm_status_t cm__buffer_d2h(const cm__queue_t *q, const cm_buffer_t *src, size_t 
     CM_TRY(cm__context_guard(s.ordinal));
     cm__scope_t sc;
     CM_TRY(cm__enter(s.ordinal, 1, &sc));
-    cm__host_mem_t kind = CM__HOST_PAGEABLE;
+    cm__ms_mem_t kind = CM__MS_PAGEABLE;
     cm_status_t status = cm__classify_host(dst, "dst", func,
                                            CM__HINT_COPY_BETWEEN_BUFFERS,
                                            &kind);
@@ -494,21 +477,21 @@ cm_status_t cm__buffer_d2h(const cm__queue_t *q, const cm_buffer_t *src, size_t 
     const unsigned char *from = s.ptr + src_offset;
     size_t min_bytes = cm__staging_config(s.dev).min_bytes;
     bool capturing = false; /* then neither staged nor waited for (cm__copy_capturing) */
-    if (kind == CM__HOST_PAGEABLE) {
+    if (kind == CM__MS_PAGEABLE) {
         status = cm__copy_capturing(sync, stream, func, &capturing);
         if (status != CM_OK) goto out;
     }
-    if (kind == CM__HOST_PAGEABLE && bytes >= min_bytes && !capturing) {
+    if (kind == CM__MS_PAGEABLE && bytes >= min_bytes && !capturing) {
         status = cm__staged_d2h(s.dev, dst, from, bytes, stream, sync);
         goto out;
     }
-    enum cudaMemcpyKind k = kind == CM__HOST_MANAGED ? cudaMemcpyDefault : cudaMemcpyDeviceToHost;
+    enum cudaMemcpyKind k = kind == CM__MS_MANAGED ? cudaMemcpyDefault : cudaMemcpyDeviceToHost;
     cudaError_t err = sync ? cm__cuda.memcpy_sync(dst, from, bytes, k)
                            : cm__cuda.memcpy_async(dst, from, bytes, k, stream);
     if (err != cudaSuccess) {
         status = cm__cuda_fail(err, __FILE__, __LINE__, "%s(%zu bytes, device to host) in %s",
                                sync ? "cudaMemcpy" : "cudaMemcpyAsync", bytes, func);
-    } else if (!sync && kind == CM__HOST_PAGEABLE && !capturing) {
+    } else if (!sync && kind == CM__MS_PAGEABLE && !capturing) {
         /* a pageable destination is promised complete on return (outside a capture: there the
          * copy only runs when the graph is launched, and a wait would invalidate the capture) */
         err = cm__cuda.stream_synchronize(stream);

@@ -70,7 +70,8 @@ cm_status_t cm__ms_attribute(int ordinal, enum cudaDeviceAttr attr, const char *
     return CM_OK;
 }
 
-cm_status_t cm__ms_classify(const void *p, const char *arg, const char *func, cm__ms_mem_t *out) {
+cm_status_t cm__ms_classify(const void *p, const char *arg, const char *func, cm__ms_mem_t *out,
+                            int *device) {
     struct cudaPointerAttributes attr;
     memset(&attr, 0, sizeof attr);
     cudaError_t err = cm__cuda.pointer_get_attributes(&attr, p);
@@ -80,6 +81,7 @@ cm_status_t cm__ms_classify(const void *p, const char *arg, const char *func, cm
      * in the wrong direction */
     if (err != cudaSuccess)
         return cm__cuda_fail(err, __FILE__, __LINE__, "cudaPointerGetAttributes(%s) in %s", arg, func);
+    if (device != NULL) *device = attr.device;
     switch (attr.type) {
     case cudaMemoryTypeDevice: *out = CM__MS_DEVICE; return CM_OK;
     case cudaMemoryTypeHost: *out = CM__MS_PINNED; return CM_OK;

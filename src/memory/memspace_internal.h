@@ -112,9 +112,13 @@ cm_status_t cm__ms_check_queue(const cm__queue_t *q, int ordinal, const char *wh
 cm_status_t cm__ms_attribute(int ordinal, enum cudaDeviceAttr attr, const char *name, int *out,
                              const char *func);
 
-/** How host memory behind a pointer is backed (the device is current). */
+/** How memory behind a pointer given as host memory is backed (the device is current), from
+ *  cudaPointerGetAttributes (any failure of it recorded, naming arg and func); *device (may be
+ *  NULL): the device of device memory, else the attribute's device. The buffer copies and the
+ *  2-D copies share it. */
 typedef enum { CM__MS_PAGEABLE, CM__MS_PINNED, CM__MS_MANAGED, CM__MS_DEVICE } cm__ms_mem_t;
-cm_status_t cm__ms_classify(const void *p, const char *arg, const char *func, cm__ms_mem_t *out);
+cm_status_t cm__ms_classify(const void *p, const char *arg, const char *func, cm__ms_mem_t *out,
+                            int *device);
 
 /** Whether the calling thread captures a graph (a synchronous free would be refused by CUDA). */
 bool cm__ms_thread_capturing(void);

@@ -414,7 +414,8 @@ cm_status_t cm__copy_2d_q(const cm__queue_t *q, const cm_place_t *dst_pl, const 
     cm__side_t *host = d.kind == CM_PLACE_HOST ? &d : s.kind == CM_PLACE_HOST ? &s : NULL;
     cm__ms_mem_t hk = CM__MS_PAGEABLE;
     if (host != NULL) {
-        status = cm__ms_classify(host->host, host == &d ? "dst.host" : "src.host", func, &hk);
+        status = cm__ms_classify(host->host, host == &d ? "dst.host" : "src.host", func, &hk,
+                                 NULL);
         if (status == CM_OK && hk == CM__MS_DEVICE) {
             status = cm__fail(CM_ERROR_INVALID_ARGUMENT, ordinal, __FILE__, __LINE__, func,
                               "a host place holds host memory; to copy device memory of your "

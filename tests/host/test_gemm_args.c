@@ -557,19 +557,24 @@ static void test_dispatch(void **state) {
         mnb.ldb = 1001;
         assert_true(WANT(CM_GEMM_BF16, 9, mnb, 1, NULL));
 #undef WANT
+        /* 1 where cm__gemm_realign_mode takes the align1 form for q (*out: its tiles) */
+#define ALIGN1(prec, maj, sms, q, sm90, out)                                                   \
+    (cm__gemm_realign_mode((prec), (maj), 0, (sms), (q),                                      \
+                           cm__gemm_select((prec), (maj), 0, (sms), (q), (sm90), NULL), (sm90), \
+                           NULL, (out)) == CM__REALIGN_ALIGN1)
         /* the TF32 align1 form instead of the copy (kernels/gemm.h, CM__GEMM_MMA_ALIGN1): where
          * the copied form runs mma.sync tiles of 128 x 128 or 64 x 64, TF32 only, 4-byte
          * aligned bases; off, or not built, nothing */
         cm__gemm_choice_t a1 = {-1, -1};
         cm__gemm_align1_set_for_tests(0);
-        assert_false(cm__gemm_align1_choice(CM_GEMM_TF32, 8, 0, 108, &odd, 0, &a1));
+        assert_false(ALIGN1(CM_GEMM_TF32, 8, 108, &odd, 0, &a1));
         assert_int_equal(a1.kernel, -1); /* untouched */
         cm__gemm_align1_set_for_tests(-1);
-        assert_int_equal(cm__gemm_align1_choice(CM_GEMM_TF32, 8, 0, 108, &odd, 0, &a1),
+        assert_int_equal(ALIGN1(CM_GEMM_TF32, 8, 108, &odd, 0, &a1),
                          cm__gemm_mma_align1_built());
         cm__gemm_align1_set_for_tests(1);
         a1 = (cm__gemm_choice_t){-1, -1};
-        assert_true(cm__gemm_align1_choice(CM_GEMM_TF32, 8, 0, 108, &odd, 0, &a1));
+        assert_true(ALIGN1(CM_GEMM_TF32, 8, 108, &odd, 0, &a1));
         {
             cm__gemm_args_t staged = odd; /* the copy's form: rows of 3004 at an aligned base */
             staged.a = staged.b = (const void *)(uintptr_t)256;
@@ -582,11 +587,11 @@ static void test_dispatch(void **state) {
         }
         /* on the H200 this shape's copied form (both operands K-contiguous) runs the Hopper
          * kernel: the copy stays */
-        assert_false(cm__gemm_align1_choice(CM_GEMM_TF32, 9, 0, 132, &odd, 1, &a1));
-        assert_false(cm__gemm_align1_choice(CM_GEMM_BF16, 9, 0, 132, &oddbf, 1, &a1));
-        assert_false(cm__gemm_align1_choice(CM_GEMM_BF16_OUT_BF16, 8, 0, 108, &oddbf, 0, &a1));
-        assert_false(cm__gemm_align1_choice(CM_GEMM_FP32, 9, 0, 132, &odd, 1, &a1));
-        assert_false(cm__gemm_align1_choice(CM_GEMM_FP32_3XTF32, 9, 0, 132, &odd, 1, &a1));
+        assert_false(ALIGN1(CM_GEMM_TF32, 9, 132, &odd, 1, &a1));
+        assert_false(ALIGN1(CM_GEMM_BF16, 9, 132, &oddbf, 1, &a1));
+        assert_false(ALIGN1(CM_GEMM_BF16_OUT_BF16, 8, 108, &oddbf, 0, &a1));
+        assert_false(ALIGN1(CM_GEMM_FP32, 9, 132, &odd, 1, &a1));
+        assert_false(ALIGN1(CM_GEMM_FP32_3XTF32, 9, 132, &odd, 1, &a1));
         /* forced mma.sync tiles on the misaligned TF32 product: the align1 form where on,
          * else (and for BF16, and for a tile without the form) the FFMA stand-in */
         assert_string_equal(NAME(CM_GEMM_TF32, 9, odd, 1, "mma:64x64"), "mma:64x64");
@@ -599,7 +604,7 @@ static void test_dispatch(void **state) {
         cm__gemm_align1_set_for_tests(1);
         cm__gemm_args_t bytes_off = odd; /* a base 2 bytes off a float: no 4-byte copies */
         bytes_off.a = (const void *)(uintptr_t)258;
-        assert_false(cm__gemm_align1_choice(CM_GEMM_TF32, 9, 0, 132, &bytes_off, 1, &a1));
+        assert_false(ALIGN1(CM_GEMM_TF32, 9, 132, &bytes_off, 1, &a1));
         assert_string_equal(NAME(CM_GEMM_TF32, 9, bytes_off, 1, "mma:64x64"), "ffma:64x64x16");
         /* over shapes of every class, both operands misaligned, every orientation, H200 and
          * A100 facts: the form is taken exactly where the copied form runs mma.sync tiles (a
@@ -631,7 +636,7 @@ static void test_dispatch(void **state) {
                                          (sc.config == CM__MMA_128x128 ||
                                           sc.config == CM__MMA_64x64);
                         cm__gemm_choice_t got = {-1, -1};
-                        if (cm__gemm_align1_choice(CM_GEMM_TF32, maj, 0, sms, &q, h, &got) !=
+                        if (ALIGN1(CM_GEMM_TF32, maj, sms, &q, h, &got) !=
                             want)
                             fail_msg("%dx%dx%d orientation %d sm_%d0: align1 %s, the copied form "
                                      "runs %s", q.m, q.n, q.k, o, maj, want ? "not taken" : "taken",
@@ -644,6 +649,7 @@ static void test_dispatch(void **state) {
             assert_true(kept[1] > 0);
         }
         cm__gemm_align1_set_for_tests(-1);
+#undef ALIGN1
     }
 
     /* the tiny class with a long K on Hopper (TF32 / BF16, both operands K-contiguous with
