@@ -29,17 +29,28 @@ if [ "$need_update" -eq 1 ]; then
     fi
 fi
 
-mkdir -p .deps/debs
-rm -f .deps/debs/*.deb
+# Download into a fresh folder beside .deps/debs and replace the old packages only when all of
+# them came: without network (e.g. on the GPU machine) the download fails and the packages
+# already there stay usable.
+mkdir -p .deps
+tmp="$(mktemp -d .deps/debs.new.XXXXXX)"
+trap 'rm -rf "$tmp"' EXIT
+chmod 755 "$tmp"
 # apt-get download writes into the current directory; as root it drops privileges to _apt,
 # which must be able to write there (a warning otherwise, but the files still land).
-(cd .deps/debs && apt-get download "${packages[@]}")
+if ! (cd "$tmp" && apt-get download "${packages[@]}"); then
+    echo "fetch-deps: download failed; .deps/debs left as it was" >&2
+    exit 1
+fi
+n="$(find "$tmp" -name '*.deb' | wc -l)"
+if [ "$n" -ne "${#packages[@]}" ]; then
+    echo "fetch-deps: expected ${#packages[@]} .deb files, downloaded $n; .deps/debs left as it was" >&2
+    exit 1
+fi
+rm -rf .deps/debs
+mv "$tmp" .deps/debs
+trap - EXIT
 
 echo "fetch-deps: downloaded into .deps/debs:"
 ls -l .deps/debs
-n="$(find .deps/debs -name '*.deb' | wc -l)"
-if [ "$n" -ne "${#packages[@]}" ]; then
-    echo "fetch-deps: expected ${#packages[@]} .deb files, found $n" >&2
-    exit 1
-fi
 echo "fetch-deps: done. On the GPU machine: bash scripts/gpu-check.sh (device tool, carry [\".deps\"])"
