@@ -287,15 +287,16 @@ int cm__gemm_mma_built(int config);
  *  16-byte aligned); C any. Pure (no device query): alignment only. */
 int cm__gemm_mma_aligned(const cm__gemm_args_t *p);
 
-/** 1: kernels/gemm_mma.cu builds the TF32 "align1" form of CM__MMA_128x128 and CM__MMA_64x64
- *  (every element of A and B its own zero-filled 4-byte cp.async, lanes along each row's
- *  contiguous dimension: any base and leading dimension of whole floats), which cm__gemm_mma
- *  runs for a TF32 product that cm__gemm_mma_aligned refuses, and src/compute/gemm_api.c then
- *  takes instead of the realignment's copy where that copy would have led to mma.sync tiles;
- *  0 (the default): not built, those products are copied first (its measurements against the
- *  copy: bench/NOTES-gemm.md). */
+/** 1 (the default): kernels/gemm_mma.cu builds the TF32 "align1" form of CM__MMA_128x128 and
+ *  CM__MMA_64x64 (every element of A and B its own zero-filled 4-byte cp.async, lanes along
+ *  each row's contiguous dimension: any base and leading dimension of whole floats), which
+ *  cm__gemm_mma runs for a TF32 product that cm__gemm_mma_aligned refuses, and
+ *  src/compute/gemm_api.c then takes instead of the realignment's copy where that copy would
+ *  have led to mma.sync tiles or to the Hopper kernel split over K (cm__gemm_realign_mode);
+ *  0: not built (about 40 s less compile time), those products are copied first (the form's
+ *  measurements against the copy: bench/NOTES-gemm.md). */
 #ifndef CM__GEMM_MMA_ALIGN1
-#  define CM__GEMM_MMA_ALIGN1 0
+#  define CM__GEMM_MMA_ALIGN1 1
 #endif
 
 /** CM__GEMM_MMA_ALIGN1 of the build that compiled kernels/gemm_mma.cu (pure). */

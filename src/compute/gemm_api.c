@@ -974,6 +974,17 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
         *tiles = c; /* the copied form's tiles, on the operands as they are */
         return CM__REALIGN_ALIGN1;
     }
+    /* the copied form on the Hopper kernel split over K (C too small for the GPU): the 128 x
+     * 128 tiles' align1 form instead, split by its own rule; the copy costs as much as the
+     * product there (H200: TF32 127 x 1000 x 3001 0.60x cuBLAS copied, 0.90x align1 in 16
+     * parts; 1000 x 127 x 3001 TN 0.71x -> 1.17x; 2047 x 129 x 2047 0.66-0.68x -> 0.75-0.81x;
+     * bench/NOTES-gemm.md) */
+    if (c.kernel == CM__GEMM_KERNEL_SM90 && cm__gemm_mma_built(CM__MMA_128x128) &&
+        cm__gemm_align1_takes(precision, p, CM__MMA_128x128) &&
+        cm__gemm_splitk_parts(&q, c, precision, sm_count, 0) > 1) {
+        *tiles = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+        return CM__REALIGN_ALIGN1;
+    }
     return CM__REALIGN_COPY;
 }
 
@@ -1310,7 +1321,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    a multiprocessor from its configuration, 4 of 32 x 64 and 64 x 64, 2 of 128 x 128; mma's
  *    4 of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), slots / tiles parts (float
  *    inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_FFMA_LONG_K, at least
- *    CM__SPLITK_FFMA_MIN_K of K per part); both with at least CM__SPLITK_MIN_K of K per part,
+ *    CM__SPLITK_FFMA_MIN_K of K per part); both with at least CM__SPLITK_MIN_K of K per part
+ *    (CM__SPLITK_ALIGN1_MIN_K on the mma.sync tiles' TF32 align1 form),
  *    at most CM__SPLITK_MAX; where those limits cut the parts so that the last layer of
  *    blocks over the multiprocessors is under 3/4 full, the most whole layers;
  *  - the Hopper kernel (one block a multiprocessor; its tiles over C^T in the register-A form
@@ -1345,6 +1357,11 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * (188 tiles) 0.66 / 0.69x whole, 0.72 / 0.71x in 2. On 64 x 64 FFMA tiles (TF32 3001 x 127 x
  * 1000, misaligned: 94 tiles) 2 parts lost (0.66 / 0.88x -> 0.61 / 0.73x), and the mma and
  * widened-bf16 tiles of 4096 x 64 x 1000 lost in any split (bench/NOTES-gemm.md). */
+/* The TF32 align1 form of the mma.sync tiles (4-byte copies into shared memory, more latency
+ * to hide per element than the 16-byte form): parts of at least 128 of K. H200, forced
+ * mma:128x128: TF32 127 x 1000 x 3001 (8 tiles) 0.84-0.86x cuBLAS in 11 parts (the 256 rule's
+ * cap), 0.90-0.91x in 16; 1000 x 127 x 3001 1.00-1.06x -> 1.17-1.20x. */
+#define CM__SPLITK_ALIGN1_MIN_K 128
 #define CM__SPLITK_FFMA_LONG_K 768
 #define CM__SPLITK_FFMA_MIN_K 192
 #define CM__SPLITK_SKINNY_K 2048
@@ -1404,7 +1421,11 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
     const int ffma_float = ch.kernel == CM__GEMM_KERNEL_FFMA && p->in_type != CM__GEMM_BF16 &&
                            bm * bn <= 2048;
     int64_t parts = 1;
-    int min_k = CM__SPLITK_MIN_K;
+    /* the TF32 align1 form (mma.sync on operands without 16-byte rows): parts of at least
+     * CM__SPLITK_ALIGN1_MIN_K */
+    int min_k = ch.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_aligned(p)
+                    ? CM__SPLITK_ALIGN1_MIN_K
+                    : CM__SPLITK_MIN_K;
     if (ch.kernel == CM__GEMM_KERNEL_SM90) {
         /* one block a multiprocessor; where 2 x tiles x parts <= sms its launcher runs 128 x
          * 128 tiles, twice the blocks (kernels/gemm_sm90.cu): one wave of those; tiles on more

@@ -201,10 +201,13 @@ enum { CM__REALIGN_NONE = 0, CM__REALIGN_COPY = 1, CM__REALIGN_ALIGN1 = 2 };
 
 /**
  * CM__REALIGN_NONE where cm__gemm_realign_wanted is 0; else CM__REALIGN_ALIGN1 where the
- * copied form's selection gives mma.sync tiles of 128 x 128 or 64 x 64 whose TF32 align1 form
- * (kernels/gemm.h, CM__GEMM_MMA_ALIGN1) takes p as it is: the form on (built, or
- * cm__gemm_align1_set_for_tests), TF32, A and B 4-byte aligned; *tiles is then that choice,
- * which runs without the copy (else *tiles is untouched); otherwise CM__REALIGN_COPY. Pure.
+ * TF32 align1 form of mma.sync tiles (kernels/gemm.h, CM__GEMM_MMA_ALIGN1) takes p as it is
+ * (the form on: built, or cm__gemm_align1_set_for_tests; TF32; A and B 4-byte aligned) and
+ * either the copied form's selection gives mma.sync tiles of 128 x 128 or 64 x 64 (*tiles:
+ * that choice) or it gives the Hopper kernel and split-K would cut that kernel's product into
+ * parts (cm__gemm_splitk_parts, no override: C too small for the GPU; *tiles: mma:128x128);
+ * *tiles then runs without the copy (else *tiles is untouched); otherwise CM__REALIGN_COPY.
+ * Pure.
  */
 int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
                           const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,

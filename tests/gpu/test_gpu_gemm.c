@@ -1098,7 +1098,8 @@ static void test_realigned(void **state) {
  * where the build has not compiled it): operands without 16-byte rows (odd leading dimensions,
  * bases one float off), every layout and transpose, sizes off every tile and K step, K long
  * enough to be split; forced mma:128x128 and mma:64x64, and the default where the
- * realignment's copy would have run mma.sync tiles. The tensor cores must have run (the
+ * realignment's copy would have run mma.sync tiles or (on Hopper) the Hopper kernel split over
+ * K (127 x 1000 x 3001: the tiles split instead). The tensor cores must have run (the
  * error against the TF32-rounded inputs under 1e-5, as in test_realigned), the tile must be
  * what ran, and nothing copied first. */
 static void test_tf32_align1(void **state) {
@@ -1139,6 +1140,14 @@ static void test_tf32_align1(void **state) {
                                  g.m, g.n, g.k, l, o, configs[f] ? configs[f] : "(default)",
                                  name, ran.realigned ? " after a copy" : "", err);
                     defaults += configs[f] == NULL && ran.choice.kernel == CM__GEMM_KERNEL_MMA;
+                    /* 127 x 1000 x 3001 by default on Hopper: its copied form would run the
+                     * Hopper kernel split over K (C: 8 of its tiles) or mma:64x64; the align1
+                     * form of the 128 x 128 / 64 x 64 tiles runs instead, split over K too */
+                    if (configs[f] == NULL && sh == 0 && major == 9 && hopper_kernel_chosen() &&
+                        (!mma || ran.realigned || ran.parts < 2))
+                        fail_msg("TF32 127x1000x3001 layout %d ops %d by default: ran %s in %d "
+                                 "parts%s; the mma.sync tiles' align1 form split over K expected",
+                                 l, o, name, ran.parts, ran.realigned ? " after a copy" : "");
                 }
     print_message("%zu TF32 products without 16-byte rows on the align1 form (%d by default)\n",
                   idx, defaults);

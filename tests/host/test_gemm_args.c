@@ -586,8 +586,19 @@ static void test_dispatch(void **state) {
             assert_int_equal(a1.config, want.config);
         }
         /* on the H200 this shape's copied form (both operands K-contiguous) runs the Hopper
-         * kernel: the copy stays */
-        assert_false(ALIGN1(CM_GEMM_TF32, 9, 132, &odd, 1, &a1));
+         * kernel split over K (8 tiles of C): the 128 x 128 tiles' align1 form instead, split
+         * into parts of at least 128 of K (16 parts: about one per multiprocessor) */
+        a1 = (cm__gemm_choice_t){-1, -1};
+        assert_true(ALIGN1(CM_GEMM_TF32, 9, 132, &odd, 1, &a1));
+        assert_int_equal(a1.kernel, CM__GEMM_KERNEL_MMA);
+        assert_int_equal(a1.config, CM__MMA_128x128);
+        assert_int_equal(cm__gemm_splitk_parts(&odd, a1, CM_GEMM_TF32, 132, 0), 16);
+        {
+            /* the same tiles on operands with 16-byte rows keep parts of at least 256 of K */
+            cm__gemm_args_t al = odd;
+            al.lda = al.ldb = 3004;
+            assert_int_equal(cm__gemm_splitk_parts(&al, a1, CM_GEMM_TF32, 132, 0), 11);
+        }
         assert_false(ALIGN1(CM_GEMM_BF16, 9, 132, &oddbf, 1, &a1));
         assert_false(ALIGN1(CM_GEMM_BF16_OUT_BF16, 8, 108, &oddbf, 0, &a1));
         assert_false(ALIGN1(CM_GEMM_FP32, 9, 132, &odd, 1, &a1));
@@ -607,13 +618,16 @@ static void test_dispatch(void **state) {
         assert_false(ALIGN1(CM_GEMM_TF32, 9, 132, &bytes_off, 1, &a1));
         assert_string_equal(NAME(CM_GEMM_TF32, 9, bytes_off, 1, "mma:64x64"), "ffma:64x64x16");
         /* over shapes of every class, both operands misaligned, every orientation, H200 and
-         * A100 facts: the form is taken exactly where the copied form runs mma.sync tiles (a
-         * copied form on the Hopper kernel keeps the copy), and both cases occur */
+         * A100 facts: the form is taken exactly where the copied form runs mma.sync tiles of
+         * 128 x 128 or 64 x 64 (those tiles) or the Hopper kernel split over K (128 x 128), and
+         * both cases occur (else the copy stays: the form off, a BF16 product or a base off
+         * whole floats, above) */
         {
             static const int shp[][3] = {{127, 1000, 3001}, {3001, 127, 1000}, {4096, 4096, 4097},
                                          {1000, 1000, 1001}, {64, 4096, 4095}, {3001, 1000, 65},
-                                         {7, 4096, 4097}, {512, 512, 511}, {2047, 129, 2047}};
-            int taken[2] = {0, 0}, kept[2] = {0, 0};
+                                         {7, 4096, 4097}, {512, 512, 511}, {2047, 129, 2047},
+                                         {3001, 3001, 3001}};
+            int taken[2] = {0, 0}, from_sm90 = 0;
             for (size_t i = 0; i < sizeof shp / sizeof shp[0]; ++i)
                 for (int o = 0; o < 4; ++o)
                     for (int maj = 8; maj <= 9; ++maj) {
@@ -632,21 +646,28 @@ static void test_dispatch(void **state) {
                         st.a_kmajor = st.b_kmajor = 1;
                         const cm__gemm_choice_t sc =
                             cm__gemm_select(CM_GEMM_TF32, maj, 0, sms, &st, h, NULL);
-                        const int want = sc.kernel == CM__GEMM_KERNEL_MMA &&
-                                         (sc.config == CM__MMA_128x128 ||
-                                          sc.config == CM__MMA_64x64);
+                        const int on_tiles = sc.kernel == CM__GEMM_KERNEL_MMA &&
+                                             (sc.config == CM__MMA_128x128 ||
+                                              sc.config == CM__MMA_64x64);
+                        const int split_sm90 =
+                            sc.kernel == CM__GEMM_KERNEL_SM90 &&
+                            cm__gemm_splitk_parts(&st, sc, CM_GEMM_TF32, sms, 0) > 1;
+                        const int want = on_tiles || split_sm90;
                         cm__gemm_choice_t got = {-1, -1};
                         if (ALIGN1(CM_GEMM_TF32, maj, sms, &q, h, &got) !=
                             want)
                             fail_msg("%dx%dx%d orientation %d sm_%d0: align1 %s, the copied form "
                                      "runs %s", q.m, q.n, q.k, o, maj, want ? "not taken" : "taken",
                                      cm__gemm_choice_name(sc));
-                        if (want) assert_int_equal(got.config, sc.config);
+                        if (want) {
+                            assert_int_equal(got.kernel, CM__GEMM_KERNEL_MMA);
+                            assert_int_equal(got.config, on_tiles ? sc.config : CM__MMA_128x128);
+                        }
                         taken[maj - 8] += want;
-                        kept[maj - 8] += !want;
+                        from_sm90 += split_sm90;
                     }
             assert_true(taken[0] > 0 && taken[1] > 0);
-            assert_true(kept[1] > 0);
+            assert_true(from_sm90 > 0);
         }
         cm__gemm_align1_set_for_tests(-1);
 #undef ALIGN1
