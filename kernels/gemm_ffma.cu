@@ -51,6 +51,7 @@
 
 #include "func_attr.cuh"
 #include "gemm.h"
+#include "pdl.cuh"
 #include "gemm_batch.cuh"
 #include "gemm_elem.cuh"
 
@@ -249,6 +250,7 @@ template <class C> __device__ __forceinline__ void thread_place(int &tx, int &ty
 template <class C, bool A_KMAJOR, bool B_KMAJOR, bool ALL_FAST, bool BATCHED, typename TIn,
           typename TOut>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Params p) {
+    cm__pdl_launch_dependents(); // kernels/pdl.cuh
     static_assert(C::FAST || !ALL_FAST, "the fast-interior form only for FAST configurations");
     static_assert(!(ALL_FAST && BATCHED), "the fast-interior form runs single matrices");
     __shared__ __align__(16) float As[2][C::BK][C::PA];
@@ -578,6 +580,7 @@ template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool T4, bool BATCHED,
           bool BOUNDED = false, bool MOVED = false>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(const Params p) {
 #if CM__FFMA_PIPE_BODY
+    cm__pdl_launch_dependents(); // kernels/pdl.cuh
     static_assert(R >= 2, "two stages at least");
     static_assert(C::THREADS % C::BK == 0, "T4: whole rows per pass of the block");
     static_assert(!BOUNDED || T4, "bounds: K-contiguous operands by 4-byte copies only");
@@ -887,6 +890,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_kernel(con
 template <class C, int R, bool A_KMAJOR, bool B_KMAJOR, bool BATCHED>
 __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_pipe_edge_kernel(const Params p) {
 #if CM__FFMA_PIPE_BODY
+    cm__pdl_launch_dependents(); // kernels/pdl.cuh
     static_assert(R >= 2, "two stages at least");
     static_assert(C::THREADS % C::BK == 0 && C::THREADS % C::BM == 0 && C::THREADS % C::BN == 0,
                   "each thread copies a fixed column (k or m / n) of the slabs");

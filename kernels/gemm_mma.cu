@@ -27,6 +27,7 @@
 
 #include "func_attr.cuh"
 #include "gemm.h"
+#include "pdl.cuh"
 #include "gemm_batch.cuh"
 #include "gemm_elem.cuh"
 
@@ -163,6 +164,7 @@ template <class C, bool A_K, bool B_K, bool BATCHED, bool A1>
 __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     static_assert(!(A1 && C::BF16), "the align1 form is TF32 only (cp.async has no 2-byte size)");
+    cm__pdl_launch_dependents(); // kernels/pdl.cuh
     extern __shared__ __align__(16) unsigned char smem[];
     using T = typename std::conditional<C::BF16, uint16_t, float>::type;
 

@@ -20,6 +20,7 @@
 #include <cuda_bf16.h>
 
 #include "gemm.h"
+#include "pdl.cuh"
 
 namespace {
 
@@ -326,6 +327,7 @@ namespace {
 __global__ void __launch_bounds__(256) gemm_splitk_reduce_kernel(
     const float *__restrict__ P, int parts, long long mn, int n, float alpha, float beta,
     void *__restrict__ c, long long ldc, int c_bf16) {
+    cm__pdl_wait(); // the parts' kernel complete, its writes visible (kernels/pdl.cuh)
     constexpr int G = 8;
     const bool narrow = mn <= 0xFFFFFFFFLL;
     for (long long idx = (long long)blockIdx.x * 256 + threadIdx.x; idx < mn;
@@ -366,7 +368,27 @@ extern "C" cudaError_t cm__gemm_splitk_reduce(const float *partials, int parts, 
     if (mn == 0) return cudaSuccess;
     long long blocks = (mn + 255) / 256;
     if (blocks > 132LL * 16) blocks = 132LL * 16;  // grid-stride beyond ~16 blocks a multiprocessor
-    gemm_splitk_reduce_kernel<<<(unsigned)blocks, 256, 0, stream>>>(
-        partials, parts, mn, n, alpha, beta, c, (long long)ldc, c_bf16);
-    return cudaGetLastError();
+    // sm_90+: a programmatic dependent launch (kernels/pdl.cuh), scheduled while the parts'
+    // kernel before it on the stream still runs; the attribute needs compute capability 9.0
+    int dev = 0, major = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (err != cudaSuccess) return err;
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3(256);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = stream;
+    if (major >= 9) {
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    }
+    const long long ldc64 = (long long)ldc;
+    err = cudaLaunchKernelEx(&cfg, gemm_splitk_reduce_kernel, partials, parts, mn, n, alpha,
+                             beta, c, ldc64, c_bf16);
+    return err != cudaSuccess ? err : cudaGetLastError();
 }

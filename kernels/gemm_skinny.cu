@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "gemm.h"
+#include "pdl.cuh"
 #include "gemm_batch.cuh"
 #include "gemm_elem.cuh"
 
@@ -51,6 +52,7 @@ __global__ void __launch_bounds__(32 * COLS_KG)
 skinny_cols(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
             const TI *__restrict__ x, int64_t xk, int64_t xr, TO *y, int64_t yi, int64_t yr,
             float alpha, float beta, int64_t smat, int64_t sx, int64_t sy, int klast) {
+    cm__pdl_launch_dependents(); // kernels/pdl.cuh
     {
         const int64_t z = (int64_t)blockIdx.z; // product z of the batch (0 for one)
         mat += z * smat;
@@ -140,6 +142,7 @@ __global__ void __launch_bounds__(32 * ROWS_WARPS)
 skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
             const TI *__restrict__ x, int64_t xk, int64_t xr, TO *y, int64_t yi, int64_t yr,
             float alpha, float beta, int vec, int64_t smat, int64_t sx, int64_t sy, int klast) {
+    cm__pdl_launch_dependents(); // kernels/pdl.cuh
     // a lane's k of a chunk: SEGS segments of SE elements at k0 + s * 32 * SE + lane * SE
     constexpr int SE = sizeof(TI) == 4 ? 4 : 8;
     constexpr int SEGS = KC / (32 * SE);

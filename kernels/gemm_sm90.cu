@@ -46,6 +46,7 @@
 
 #include "func_attr.cuh"
 #include "gemm.h"  // CM__GEMM_MAX_BATCH_PER_LAUNCH
+#include "pdl.cuh"
 #include "gemm_sm90.h"
 
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -402,6 +403,7 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
 #ifdef CM__SM90A_DEVICE
     static_assert(!AT || (IT == kTf32 && PROMO == 0 && !BT && (BN == 128 || BN == 256)),
                   "AT: TF32, no promotion, a K-major B, BN 128 or 256");
+    cm__pdl_launch_dependents(); // kernels/pdl.cuh
     using C = Cfg<BN, STAGES, IT, MINB>;
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;

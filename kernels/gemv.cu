@@ -29,6 +29,7 @@
 #include <type_traits>
 
 #include "gemm.h"
+#include "pdl.cuh"
 #include "gemm_batch.cuh"
 #include "gemm_elem.cuh"
 
@@ -65,6 +66,7 @@ __global__ void __launch_bounds__(WARPS * 32)
 gemv_rows(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__restrict__ x,
           int64_t incx, TO *y, int64_t incy, float alpha, float beta, int vec, int64_t smat,
           int64_t sx, int64_t sy, int klast) {
+    cm__pdl_launch_dependents(); // kernels/pdl.cuh
     constexpr int VE = 16 / (int)sizeof(TI); // elements per 16-byte vector
     if (BATCHED) {                           // product blockIdx.z of the batch
         const int64_t z = (int64_t)blockIdx.z;
@@ -121,6 +123,7 @@ __global__ void __launch_bounds__(32 * KG)
 gemv_cols(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__restrict__ x,
           int64_t incx, TO *y, int64_t incy, float alpha, float beta, int64_t smat, int64_t sx,
           int64_t sy, int klast) {
+    cm__pdl_launch_dependents(); // kernels/pdl.cuh
     if (BATCHED) { // product blockIdx.z of the batch
         const int64_t z = (int64_t)blockIdx.z;
         mat += z * smat;
@@ -165,6 +168,7 @@ __global__ void __launch_bounds__(32 * KG)
 gemv_cols_bf16x2(int rows, int K, const uint16_t *__restrict__ mat, int64_t ld,
                  const uint16_t *__restrict__ x, int64_t incx, TO *y, int64_t incy, float alpha,
                  float beta, int64_t smat, int64_t sx, int64_t sy, int klast) {
+    cm__pdl_launch_dependents(); // kernels/pdl.cuh
     if (BATCHED) { // product blockIdx.z of the batch
         const int64_t z = (int64_t)blockIdx.z;
         mat += z * smat;
