@@ -157,6 +157,16 @@ if [ ! -f "$bdir/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then
     gen_args=(-G Ninja)
 fi
 build_ok=1
+# Files an experiment patched in an earlier call on this machine (bench/experiments/exp_lib.sh,
+# exp_apply): the device copies the tree afresh with the files' own (older) times, so the
+# build would keep the patched objects; touched, they are rebuilt.
+if [ -f "$bdir/.cm-patched" ]; then
+    while IFS= read -r f; do
+        [ -n "$f" ] && [ -f "$root/$f" ] && touch "$root/$f"
+    done <"$bdir/.cm-patched"
+    echo "touched for a rebuild (patched by an earlier experiment): $(sort -u "$bdir/.cm-patched" | tr '\n' ' ')" >>"$log_build"
+    rm -f "$bdir/.cm-patched"
+fi
 {
     echo "commit: $commit"; echo "nvidia-smi: $gpu_line"
     cmake -S "$root" -B "$bdir" "${gen_args[@]}" -DCMAKE_BUILD_TYPE=Release \

@@ -21,6 +21,10 @@
 #                    scripts/gemm-sweep-configs.sh over SHAPES ("MxNxK ...": the default
 #                    dispatch, then each CONFIG forced) into $R/FILE; the precisions are
 #                    CM_BENCH_SWEEP_ONLY's
+#   exp_apply PATCH  git apply PATCH, its files noted in build-gpu/.cm-patched: the device
+#                    keeps build-gpu/ between calls but copies the tree afresh with the files'
+#                    old times, so a later call's build would keep the patched objects;
+#                    scripts/gpu-check.sh touches the noted files before it builds
 #   exp_ab_patch PATCH SHAPES
 #                    SHAPES twice at the checkout ($R/head1.txt, head2.txt), then PATCH applied
 #                    and built, twice again ($R/patch1.txt, patch2.txt); the patch stays applied
@@ -76,15 +80,23 @@ exp_config_sweeps() {
     cp /tmp/sweeps.txt "$R/$file"
     exp_say "$file done"
 }
+exp_apply() {
+    mkdir -p build-gpu
+    grep '^+++ b/' "$1" | sed 's|^+++ b/||' >>build-gpu/.cm-patched
+    git apply "$1" || { echo "patch $1 failed"; exit 1; }
+}
 exp_ab_patch() {
     local patch="$1" shapes="$2" i
     for i in 1 2; do exp_shapes "head$i.txt" "$shapes"; done
     exp_say "head shapes done"
-    git apply "$patch" || { echo "patch $patch failed"; exit 1; }
+    exp_apply "$patch"
     cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
         { echo "patched build failed"; tail -30 /tmp/patch-build.txt; }
     exp_say "patched build done"
     for i in 1 2; do exp_shapes "patch$i.txt" "$shapes"; done
     exp_say "patch shapes done"
 }
-exp_unpatch() { git apply -R "$1"; }
+exp_unpatch() {
+    grep '^+++ b/' "$1" | sed 's|^+++ b/||' >>build-gpu/.cm-patched
+    git apply -R "$1"
+}

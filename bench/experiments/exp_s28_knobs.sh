@@ -8,7 +8,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
-git apply bench/experiments/wave-split-knobs.patch || { echo "patch failed"; exit 1; }
+exp_apply bench/experiments/wave-split-knobs.patch
 exp_build
 W="2400x2400x2048 3200x3200x2048 3800x3800x2048 4300x4300x2048 4800x4800x1536 5000x5000x2048 6000x6000x1024 4096x1200x4096"
 K="3001x3001x768 3001x3001x512 2176x2048x640 3200x3200x900 4300x4300x768"

@@ -16,7 +16,7 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
 exp_build
-git apply bench/experiments/ffma-small-q3-ship.patch || { echo "patch failed"; exit 1; }
+exp_apply bench/experiments/ffma-small-q3-ship.patch
 cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
     { echo "patched build failed"; tail -30 /tmp/patch-build.txt; exit 1; }
 exp_say "patched build done"

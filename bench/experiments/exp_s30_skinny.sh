@@ -48,12 +48,12 @@ plain() { # LABEL FILE: test_skinny plain, appended to FILE
     exp_say "test_skinny $1 rc $?"
 }
 runs head
-git apply bench/experiments/skinny-shifted-rows.patch || { echo "patch A failed"; exit 1; }
+exp_apply bench/experiments/skinny-shifted-rows.patch
 rebuild
 rm -f /tmp/skinny-A.txt
 plain A /tmp/skinny-A.txt
 runs A
-git apply bench/experiments/skinny-loads-first.patch || { echo "patch B failed"; exit 1; }
+exp_apply bench/experiments/skinny-loads-first.patch
 rebuild
 exp_gemm_test_memcheck test_skinny skinny # writes skinny.txt (A+B) and skinny-memcheck.txt
 cat /tmp/skinny-A.txt >>"$R/skinny.txt"
