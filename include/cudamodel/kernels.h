@@ -505,8 +505,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * (kernels/gemm_ffma.cu) everywhere (on Hopper a tiny-class product with both sides of C at
  * least 64 whose split along K fills 3/4 of the 64 x 64 tiles' slots takes those instead of
  * 32 x 64, and a small-class product with K >= 512 whose 128 x 128 tiles, split along K into
- * parts of at least 400, give 3/4 of the multiprocessors a block takes those instead of 64 x
- * 64: 768 x 768 x 4096, 512 x 4096 x 512); TF32 and BF16 run an mma.sync tensor-core kernel
+ * parts of at least 256, give 3/4 of the multiprocessors a block takes those instead of 64 x
+ * 64: 768 x 768 x 4096, 512 x 4096 x 512, 1024^3; a skinny-class product with 32 <= K <= 128
+ * runs 64 x 64 tiles instead of 128 x 128 ones unless those fill whole waves of the GPU, at
+ * least 7/8 of their slots: 3001 x 1000 x 64); TF32 and BF16 run an mma.sync tensor-core kernel
  * (kernels/gemm_mma.cu) on sm_80 and later, and the Hopper wgmma kernel on sm_90 where the
  * library carries it and the problem is "TN" (op(A) contiguous along K, op(B) contiguous
  * along K, 16-byte aligned rows). A TF32 / BF16 problem that is not (NN, NT, TT, or
@@ -561,8 +563,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * for the blocks the GPU holds at once; on the Hopper kernel one wave of its 128 x 128 tiles,
  * each part at least 1024 of K where its tiles fill more than an eighth of the
  * multiprocessors), or, with K >= 1024, at most half the blocks the GPU holds at once (64 x
- * 4096 x 4096, 4096 x 7 x 4096; FP32 / TF32 inputs on the smallest FFMA tiles from K >= 768:
- * 4096 x 64 x 1000); "skinny" with K >= 2048 over at most 64 rows per
+ * 4096 x 4096, 4096 x 7 x 4096; FP32 / TF32 inputs on the smallest FFMA tiles from K >= 512,
+ * parts of at least 128 of K below 768 and 192 from there: 512^3, 4096 x 64 x 1000; the
+ * mma.sync tiles' TF32 align1 form in parts of at least 128); "skinny" with K >= 2048 over at most 64 rows per
  * multiprocessor (7 x 4096 x 4096: 2 parts); a matrix-vector product read across K over 512 to
  * 2048 rows with K >= 2048 (1000 x 1 x 4096).
  * The last wave: a single CM_GEMM_FP32 product on the 128 x 128 FFMA tile with K >= 512 whose

@@ -372,22 +372,48 @@ static int cm__gemm_ffma_64_fills(const cm__gemm_args_t *p, int sm_count) {
 /* FP32 on Hopper, the small class's 64 x 64 FFMA tiles (C of fewer 128 x 128 tiles than
  * multiprocessors but at least as many 64 x 64 ones): the pipelined 128 x 128 ones (128x128x16q3,
  * twice the work per operand load) instead where those, split along K by cm__gemm_splitk_parts,
- * give at least 3/4 of the multiprocessors a block, from K = CM__GEMM_FFMA_128_SMALL_MIN_K with
- * parts of at least CM__GEMM_FFMA_128_SMALL_PART_K (the shortest measured, 640^2 x 2048's 5 parts
- * of 416; 1024^3 would take 4 parts of 256). H200 against cuBLAS, the 64 x 64 tiles (their split)
- * -> the 128 x 128 ones (theirs), NN and TN: 768^2 x 4096 0.70x -> 0.93-0.95x, 1024^2 x 8192
- * 0.73-0.78x -> 0.91-0.98x, 256 x 4096 x 4096 0.74-0.76x -> 0.91-0.94x, 96 x 5000 x 3000
+ * give at least 3/4 of the multiprocessors a block, from K = CM__GEMM_FFMA_128_SMALL_MIN_K (the
+ * parts: split-K's own, at least CM__SPLITK_MIN_K of K). H200 against cuBLAS, the 64 x 64 tiles (their
+ * split) -> the 128 x 128 ones (theirs), NN and TN: 768^2 x 4096 0.70x -> 0.93-0.95x, 1024^2 x
+ * 8192 0.73-0.78x -> 0.91-0.98x, 256 x 4096 x 4096 0.74-0.76x -> 0.91-0.94x, 96 x 5000 x 3000
  * 0.74-0.77x -> 0.82-0.87x, 640^2 x 2048 0.92-0.94x -> 0.98-1.01x, 512 x 4096 x 512 (128 tiles,
- * whole) 0.85-0.95x -> 0.96-1.08x; 1000^3 (64 tiles, whole: too few) 0.85-0.92x -> 0.59-0.60x
- * keeps 64 x 64 (bench/NOTES-gemm.md). One product only (split-K never splits a batch). */
+ * whole) 0.85-0.95x -> 0.96-1.08x; with parts of 256-375 of K, 1024^3 (4 parts) 0.91-0.94x ->
+ * 1.04-1.09x, 1024^2 x 1500 (4) 0.81-0.82x -> 0.91-0.93x, 1100^2 x 1024 (3) 0.73-0.88x ->
+ * 0.93-1.10x; 1000^3 (64 tiles, whole: too few) 0.85-0.92x -> 0.59-0.60x keeps 64 x 64
+ * (bench/NOTES-gemm.md). One product only (split-K never splits a batch). */
 #define CM__GEMM_FFMA_128_SMALL_MIN_K 512
-#define CM__GEMM_FFMA_128_SMALL_PART_K 400
 static int cm__gemm_ffma_128_fills(const cm__gemm_args_t *p, int sm_count) {
     if (p->batch > 1 || sm_count < 1 || p->k < CM__GEMM_FFMA_128_SMALL_MIN_K) return 0;
     int parts = 1;
     const int64_t blocks =
         cm__gemm_ffma_split_blocks(p, CM__FFMA_128x128x16q3, sm_count, &parts);
-    return 4 * blocks >= 3 * (int64_t)sm_count && p->k / parts >= CM__GEMM_FFMA_128_SMALL_PART_K;
+    return 4 * blocks >= 3 * (int64_t)sm_count;
+}
+
+/* FP32 on Hopper, a short K (CM__GEMM_FFMA_SHORT_K_MIN .. CM__GEMM_FFMA_SHORT_K, the range
+ * measured; shorter ones are bound by writing C) on C of at least as many 128 x 128 tiles as
+ * multiprocessors (the skinny class, whose table entry is 128x128x16q3): those tiles only where
+ * they fill at least one whole wave of their resident blocks and use at least 7/8 of the slots
+ * of the waves they take (a thin last wave weighs little only behind many full ones); else the
+ * 64 x 64 tiles, four times the blocks (a short K makes each block's work small). H200 against
+ * cuBLAS, 128x128x16q3 -> ffma:64x64x16, NN / TN, the tiles over 264 slots: 1500 x 3000 x 64
+ * (288 tiles: 0.55 of 2 waves used) 0.80x -> 1.11-1.12x, 2500^2 x 64 (0.76) 0.92-0.93x ->
+ * 1.09-1.11x, 3001^2 x 100 (0.73) 0.65x -> 0.74x, 3001 x 1000 x 64 (under a wave) 0.70-0.73x ->
+ * 0.78-0.84x, 1000 x 3001 x 127 (under) 0.92-0.99x -> 0.97-1.05x, 2000^2 x 64 (under, 0.97)
+ * 0.91-1.03x -> 0.98-1.08x; 4096 x 2048 x 64 (0.97 of 2 waves) keeps them, 1.11-1.22x against
+ * 0.96-1.02x (bench/NOTES-gemm.md). One product only (a batch was not measured). */
+#define CM__GEMM_FFMA_SHORT_K_MIN 32
+#define CM__GEMM_FFMA_SHORT_K 128
+static int cm__gemm_ffma_128_thin_wave(const cm__gemm_args_t *p, int sm_count) {
+    if (p->batch > 1 || p->k < CM__GEMM_FFMA_SHORT_K_MIN || p->k > CM__GEMM_FFMA_SHORT_K ||
+        sm_count < 1 || !cm__gemm_ffma_built(CM__FFMA_64x64x16))
+        return 0;
+    const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 127) / 128);
+    const int64_t slots =
+        (int64_t)sm_count * cm__gemm_ffma_blocks_per_sm(CM__FFMA_128x128x16q3);
+    if (slots < 1) return 0;
+    const int64_t waves = (tiles + slots - 1) / slots;
+    return tiles < slots || 8 * tiles < 7 * waves * slots;
 }
 
 /* ---------------------------------------------------------------------- TF32 align1
@@ -489,9 +515,11 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         const int tiny_sm90 = cm__gemm_sm90_tiny(precision, arch, fam, have_sm90, sm_count, p);
         if (tiny_sm90 >= 0) c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, tiny_sm90};
     }
-    /* FP32 on Hopper: the tiny class's 32 x 64 tiles or the small class's 64 x 64 ones give way
-     * to the next larger tile where its split fills the GPU (cm__gemm_ffma_64_fills,
-     * cm__gemm_ffma_128_fills) */
+    /* FP32 on Hopper (CM_GEMM_FP32_3XTF32 keeps the table's tiles, as measured there): the
+     * tiny class's 32 x 64 tiles or the small class's 64 x 64 ones give way to the next larger
+     * tile where its split fills the GPU (cm__gemm_ffma_64_fills,
+     * cm__gemm_ffma_128_fills); the skinny class's 128 x 128 ones over a short K to 64 x 64
+     * ones where they would leave a thin last wave (cm__gemm_ffma_128_thin_wave) */
     if (!is_forced && arch == CM__GEMM_ARCH_SM90 && precision == CM_GEMM_FP32 &&
         c.kernel == CM__GEMM_KERNEL_FFMA) {
         if (c.config == CM__FFMA_32x64x16 && cm__gemm_ffma_64_fills(p, sm_count))
@@ -499,6 +527,9 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         else if (c.config == CM__FFMA_64x64x16 && shape == CM__GEMM_SHAPE_SMALL &&
                  cm__gemm_ffma_128_fills(p, sm_count))
             c.config = CM__FFMA_128x128x16q3;
+        else if (c.config == CM__FFMA_128x128x16q3 && shape == CM__GEMM_SHAPE_SKINNY &&
+                 cm__gemm_ffma_128_thin_wave(p, sm_count))
+            c.config = CM__FFMA_64x64x16;
     }
     /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
     if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
@@ -1364,6 +1395,13 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 #define CM__SPLITK_ALIGN1_MIN_K 128
 #define CM__SPLITK_FFMA_LONG_K 768
 #define CM__SPLITK_FFMA_MIN_K 192
+/* Below CM__SPLITK_FFMA_LONG_K, from K = 512 (2 CM__SPLITK_MIN_K), the same tiles take the slot
+ * rule with parts of at least 128 of K: H200, tiny-class FP32 shapes at K = 512 .. 700 (32-64
+ * tiles of 32 x 64 / 64 x 64, unsplit before) against cuBLAS, whole -> 4 parts, NN / TN:
+ * 512^3 0.85-0.92x -> 1.08-1.10x, 384^2 x 600 0.67-0.73x -> 1.00-1.12x, 1000 x 127 x 512
+ * 0.62-0.71x -> 0.93-1.25x, 256 x 1024 x 640 0.80x -> 1.02-1.17x, 700 x 300 x 700 0.69-0.75x
+ * -> 0.96-0.99x (2 parts: about half the gain; bench/NOTES-gemm.md). */
+#define CM__SPLITK_FFMA_SHORT_MIN_K 128
 #define CM__SPLITK_SKINNY_K 2048
 #define CM__SPLITK_GEMV_MIN_ROWS 512
 #define CM__SPLITK_GEMV_MAX_ROWS 2048
@@ -1434,10 +1472,12 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
         if (8 * tiles > sms) min_k = CM__GEMM_SM90_LONG_K;
     } else if (4 * tiles <= sms) {
         parts = (int64_t)sms * per_sm / tiles; /* about one wave of resident blocks */
-    } else if (p->k >= (ffma_float ? CM__SPLITK_FFMA_LONG_K : CM__SPLITK_LONG_K)) {
+    } else if (p->k >= (ffma_float ? 2 * CM__SPLITK_MIN_K : CM__SPLITK_LONG_K)) {
         const int64_t slots = (int64_t)sms * per_sm;
         if (2 * tiles <= slots) parts = slots / tiles;
-        if (ffma_float) min_k = CM__SPLITK_FFMA_MIN_K;
+        if (ffma_float)
+            min_k = p->k >= CM__SPLITK_FFMA_LONG_K ? CM__SPLITK_FFMA_MIN_K
+                                                   : CM__SPLITK_FFMA_SHORT_MIN_K;
     }
     const int64_t cap = cm__gemm_parts_cap(p->k, min_k);
     if (parts > cap) {

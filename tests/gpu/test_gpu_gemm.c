@@ -870,9 +870,11 @@ static void test_wave_split(void **state) {
 
 /* FP32's small class (fewer 128 x 128 tiles of C than multiprocessors, not fewer 64 x 64 ones)
  * on Hopper: the pipelined 128 x 128 tiles where their split along K gives 3/4 of the
- * multiprocessors a block, from K = 512 with parts of at least 400 (768 x 768 x 4096: 7 parts;
- * 512 x 4096 x 512: 128 tiles whole; 700 x 900 x 3000: tails in M, N and K), the table's 64 x
- * 64 tiles where not (1000^3: 64 tiles whole; 1024^3: parts of 256). Every layout and
+ * multiprocessors a block, from K = 512 (768 x 768 x 4096: 7 parts; 512 x 4096 x 512: 128
+ * tiles whole; 700 x 900 x 3000: tails in M, N and K; 1024^3: 4 parts of 256), the table's 64 x
+ * 64 tiles where not (1000^3: 64 tiles whole). With them, the neighbouring rules: a short K on
+ * C of many 128 x 128 tiles that leave a thin last wave runs 64 x 64 tiles (3001 x 1000 x 64),
+ * and the tiny class's 32 x 64 tiles split K from 512 (512^3: 4 parts of 128). Every layout and
  * transpose, plain and misaligned (leading dimensions padded by 3, bases one float off, beta 0
  * over NaN), against float64; on an H200 (132 multiprocessors, compute capability 9.0) the
  * dispatch's tile (cm_gemm_config_name) is checked too, and for the plain cases the tile and
@@ -894,7 +896,9 @@ static void test_ffma_small_class(void **state) {
                   {512, 4096, 512, "ffma:128x128x16q3", 1},
                   {700, 900, 3000, "ffma:128x128x16q3", 5},
                   {1000, 1000, 1000, "ffma:64x64x16", 1},
-                  {1024, 1024, 1024, "ffma:64x64x16", 2}};
+                  {1024, 1024, 1024, "ffma:128x128x16q3", 4},
+                  {3001, 1000, 64, "ffma:64x64x16", 1},
+                  {512, 512, 512, "ffma:32x64x16", 4}};
     size_t idx = 0;
     for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh)
         for (int l = 0; l < 2; ++l)

@@ -745,13 +745,46 @@ static void test_dispatch(void **state) {
                 assert_int_equal(cm__gemm_splitk_parts(&e, f64, CM_GEMM_FP32, 132, 0), 2);
                 assert_int_equal(cm__gemm_splitk_parts(&e, q3, CM_GEMM_FP32, 132, 0), 4);
             }
-            /* 1024^3: 64 tiles in 4 parts of 256, shorter than 400; 1024^2 x 1600: in 4 of
-             * 400 */
+            /* 1024^3: 64 tiles in 4 parts of 256; 1024^2 x 1600: in 4 of 400; 1024^2 x 1023:
+             * unsplit (split-K from K = 1024 there), 64 blocks, too few */
             cm__gemm_args_t q = args(1024, 1024, 1024, 1, 1, CM__GEMM_F32, 1024);
             q.ldb = 1024;
-            assert_string_equal(NAME(CM_GEMM_FP32, 9, q, 1, NULL), "ffma:64x64x16");
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, q, 1, NULL), "ffma:128x128x16q3");
             q.k = q.lda = q.ldb = 1600;
             assert_string_equal(NAME(CM_GEMM_FP32, 9, q, 1, NULL), "ffma:128x128x16q3");
+            q.k = q.lda = q.ldb = 1023;
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, q, 1, NULL), "ffma:64x64x16");
+            /* a short K on C of at least 132 tiles of 128 x 128: those tiles only where they
+             * fill a wave (264 slots) and 7/8 of the waves' slots, else 64 x 64 */
+            {
+                static const struct {
+                    int m, n, k;
+                    const char *tile;
+                } sk[] = {{3001, 1000, 64, "ffma:64x64x16"},   /* 192 tiles: 0.73 wave */
+                          {1500, 3000, 64, "ffma:64x64x16"},   /* 288: 1.09 waves */
+                          {2000, 2000, 64, "ffma:64x64x16"},   /* 256: 0.97 */
+                          {3001, 3001, 100, "ffma:64x64x16"},  /* 576: 2.18 */
+                          {2500, 2500, 64, "ffma:64x64x16"},   /* 400: 1.52 */
+                          {8192, 8192, 128, "ffma:128x128x16q3"}, /* 4096: 0.97 of 16 */
+                          {1000, 3001, 127, "ffma:64x64x16"},  /* 192 */
+                          {4096, 2048, 64, "ffma:128x128x16q3"}, /* 512: 1.94 */
+                          {4096, 4096, 64, "ffma:128x128x16q3"}, /* 1024: 3.88 */
+                          {4224, 2048, 64, "ffma:128x128x16q3"}, /* 528: 2 whole */
+                          {3001, 1000, 16, "ffma:128x128x16q3"}, /* K under 32 */
+                          {3001, 1000, 129, "ffma:128x128x16q3"}}; /* K over 128 */
+                for (size_t i = 0; i < sizeof sk / sizeof sk[0]; ++i) {
+                    cm__gemm_args_t e = args(sk[i].m, sk[i].n, sk[i].k, 1, 1, CM__GEMM_F32,
+                                             sk[i].k);
+                    e.ldb = sk[i].k;
+                    if (strcmp(NAME(CM_GEMM_FP32, 9, e, 1, NULL), sk[i].tile) != 0)
+                        fail_msg("fp32 %dx%dx%d on the H200: %s, expected %s", sk[i].m, sk[i].n,
+                                 sk[i].k, NAME(CM_GEMM_FP32, 9, e, 1, NULL), sk[i].tile);
+                    /* TF32 and other archs are not this rule's */
+                    if (strcmp(sk[i].tile, "ffma:64x64x16") == 0)
+                        assert_string_not_equal(NAME(CM_GEMM_FP32, 8, e, 0, NULL),
+                                                "ffma:64x64x16");
+                }
+            }
             /* 1000^3: 64 tiles, K = 1000 unsplit on them: 64 blocks, too few */
             cm__gemm_args_t t = args(1000, 1000, 1000, 1, 1, CM__GEMM_F32, 1000);
             t.ldb = 1000;
@@ -2038,12 +2071,15 @@ static void test_splitk_parts(void **state) {
         {1000, 1000, 1000, 1, 1, SM90, CM_GEMM_BF16, 0, 1},
         {1000, 1000, 2047, 1, 1, SM90, CM_GEMM_BF16, 0, 1},
         {4352, 64, 8192, 1, 1, SM90, CM_GEMM_BF16, 0, 1},
-        /* float inputs on the 32 x 64 FFMA tiles: the slot rule from K = 768, >= 192 of K a
-         * part */
+        /* float inputs on the 32 x 64 FFMA tiles: the slot rule from K = 768 with >= 192 of K
+         * a part, from K = 512 with >= 128 */
         {64, 4096, 1000, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
         {4096, 64, 1000, 0, 1, FFMA, CM_GEMM_TF32, 0, 4},
         {64, 4096, 768, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
-        {64, 4096, 767, 1, 1, FFMA, CM_GEMM_FP32, 0, 1},
+        {64, 4096, 767, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
+        {512, 512, 512, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
+        {384, 384, 600, 1, 1, FFMA, CM_GEMM_FP32, 0, 3}, /* 72 tiles: 4 parts, 2.18 layers */
+        {64, 4096, 511, 1, 1, FFMA, CM_GEMM_FP32, 0, 1},
         {64, 4096, 1000, 1, 1, FFMA, CM_GEMM_BF16, 0, 1},
         {1000, 4096, 1000, 1, 1, FFMA, CM_GEMM_FP32, 0, 1}, /* 2048 tiles: no slot free */
         {512, 4096, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 1},
