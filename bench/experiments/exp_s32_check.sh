@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The dispatch rules shipped without a GPU run of their own (9b96191, 6ea68e8, 58dd0b3), by
+# default at the checkout, beside the configurations they replaced (forced), and the TF32 /
+# BF16 shapes whose K-contiguous rows are 16-byte but not 128-byte multiples. One device call
+# after the full check (its build-gpu/ is reused), carry .deps.
+# Into $OUT, 5 files:
+#   a1.txt       TF32 misaligned shapes that now run the align1 form in place of the copy:
+#                the default twice ("splitk=0": the heuristic again), then "copy" (the realignment's copy forced back:
+#                CUDAMODEL_GEMM_CONFIG names cannot, so mma:64x64 / mma:128x128 with the
+#                library's split and 3001 x 127 x 1000 in 3 and 5 parts; the copy's figures of
+#                7a784b2 are in bench/NOTES-gemm.md's session 31 section)
+#   fp32.txt     FP32 shapes the three Hopper rules of 9b96191 move: the default twice (splitk=0), the
+#                tiles they replaced forced (ffma:64x64x16 / 128x128x16q3, splitk=1)
+#   stride.txt   TF32 / BF16 "TN" and "NN" over K whose rows are 16-byte but not 128-byte
+#                multiples (4096 x 4096 x K, K^3) against K a multiple of 128 bytes
+#                (TF32 4096 x 4096 x 3004 TN ran 0.76x cuBLAS at 7a784b2, 4096^3 1.02x)
+#   tests.txt    test_gpu_gemm's test_tf32_align1, test_ffma_small_class and test_split_k*,
+#                plain, then test_tf32_align1 and test_split_k* under memcheck
+#   summary.txt  the exp_say lines
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
+exp_start
+exp_build | tee -a "$R/summary.txt"
+a1="127x1000x3001 1000x127x3001 3001x127x1000 2047x129x2047 127x4096x3001 4096x127x3001"
+CM_BENCH_SWEEP_ONLY=tf32 exp_config_sweeps a1.txt "$a1" splitk=0 mma:128x128 mma:64x64 \
+    mma:128x128,splitk=3 mma:128x128,splitk=5
+exp_say "a1 done" | tee -a "$R/summary.txt"
+fp32="1024x1024x1024 1100x1100x1024 1024x1024x1500 1200x1200x1200 3001x1000x64 1500x3000x64 2500x2500x64 3001x3001x100 2000x2000x64 4096x2048x64 8192x8192x128 512x512x512 384x384x600 1000x127x512 256x1024x640 64x4096x767"
+CM_BENCH_SWEEP_ONLY=fp32 exp_config_sweeps fp32.txt "$fp32" splitk=0 ffma:64x64x16 \
+    ffma:128x128x16q3 splitk=1
+exp_say "fp32 done" | tee -a "$R/summary.txt"
+stride="4096x4096x3004 4096x4096x3008 4096x4096x3072 4096x4096x4092 4096x4096x4096 3004x3004x3004 3072x3072x3072 4096x4096x3000 4096x4096x3064"
+{
+    for i in 1 2; do
+        echo "=== config default#$i"
+        CM_BENCH_SWEEP_ONLY="tf32 bf16" CM_BENCH_SWEEP_SHAPES="$stride" timeout 150 \
+            env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
+    done
+} >"$R/stride.txt" 2>&1
+exp_say "stride done" | tee -a "$R/summary.txt"
+{
+    for f in test_tf32_align1 test_ffma_small_class 'test_split_k*'; do
+        echo "=== $f none"
+        OUT=/tmp bash scripts/gpu-test-one.sh -f "$f" test_gpu_gemm
+        echo "rc $?"
+        tail -5 /tmp/one-test_gpu_gemm-none.txt
+    done
+    for f in test_tf32_align1 'test_split_k*'; do
+        echo "=== $f memcheck"
+        OUT=/tmp bash scripts/gpu-test-one.sh -t memcheck -s 300 -f "$f" test_gpu_gemm
+        echo "rc $?"
+        tail -5 /tmp/one-test_gpu_gemm-memcheck.txt
+    done
+} >"$R/tests.txt" 2>&1
+exp_say "done" | tee -a "$R/summary.txt"
