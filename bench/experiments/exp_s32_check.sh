@@ -5,12 +5,13 @@
 # after the full check (its build-gpu/ is reused), carry .deps.
 # Into $OUT, 5 files:
 #   a1.txt       TF32 misaligned shapes that now run the align1 form in place of the copy:
-#                the default twice ("splitk=0": the heuristic again), then "copy" (the realignment's copy forced back:
-#                CUDAMODEL_GEMM_CONFIG names cannot, so mma:64x64 / mma:128x128 with the
-#                library's split and 3001 x 127 x 1000 in 3 and 5 parts; the copy's figures of
-#                7a784b2 are in bench/NOTES-gemm.md's session 31 section)
-#   fp32.txt     FP32 shapes the three Hopper rules of 9b96191 move: the default twice (splitk=0), the
-#                tiles they replaced forced (ffma:64x64x16 / 128x128x16q3, splitk=1)
+#                the default twice ("splitk=0": the heuristic again), then mma:128x128 and
+#                mma:64x64 forced with the library's split, mma:128x128 in 3 and 5 parts
+#                (3001 x 127 x 1000 takes 5 by default); the copy cannot be forced back: its
+#                figures of 7a784b2 are in bench/NOTES-gemm.md's session 31 section
+#   fp32.txt     FP32 shapes the three Hopper rules of 9b96191 move: the default twice
+#                (splitk=0), then the tiles they replaced forced (ffma:64x64x16,
+#                ffma:128x128x16q3) and splitk=1 (no split)
 #   stride.txt   TF32 / BF16 "TN" and "NN" over K whose rows are 16-byte but not 128-byte
 #                multiples (4096 x 4096 x K, K^3) against K a multiple of 128 bytes
 #                (TF32 4096 x 4096 x 3004 TN ran 0.76x cuBLAS at 7a784b2, 4096^3 1.02x)
