@@ -3,7 +3,7 @@
 # default at the checkout, beside the configurations they replaced (forced), and the TF32 /
 # BF16 shapes whose K-contiguous rows are 16-byte but not 128-byte multiples. One device call
 # after the full check (its build-gpu/ is reused), carry .deps.
-# Into $OUT, 5 files:
+# Into $OUT, 6 files:
 #   a1.txt       TF32 misaligned shapes that now run the align1 form in place of the copy:
 #                the default twice ("splitk=0": the heuristic again), then mma:128x128 and
 #                mma:64x64 forced with the library's split, mma:128x128 in 3 and 5 parts
@@ -17,6 +17,10 @@
 #                (TF32 4096 x 4096 x 3004 TN ran 0.76x cuBLAS at 7a784b2, 4096^3 1.02x)
 #   tests.txt    test_gpu_gemm's test_tf32_align1, test_ffma_small_class and test_split_k*,
 #                plain, then test_tf32_align1 and test_split_k* under memcheck
+#   ld128.txt    the staged operands' rows rounded to 128 bytes (pack-ld128.patch) against 16:
+#                TF32 / BF16 shapes that run "sm90+pack" / "+copy", twice at the checkout
+#                ("=== config head#i"), twice patched ("=== config ld128#i"); the patch stays
+#                applied (exp_apply notes it for the next build)
 #   summary.txt  the exp_say lines
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
@@ -54,3 +58,18 @@ exp_say "stride done" | tee -a "$R/summary.txt"
     done
 } >"$R/tests.txt" 2>&1
 exp_say "done" | tee -a "$R/summary.txt"
+packed="4096x4096x3001 3001x3001x3001 3001x4096x1000 1000x3001x127 2047x2047x2047 4096x1000x1001"
+ld128_sweeps() {
+    local i
+    for i in 1 2; do
+        echo "=== config $1#$i"
+        CM_BENCH_SWEEP_ONLY="tf32 bf16" CM_BENCH_SWEEP_SHAPES="$packed" timeout 120 \
+            env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
+    done
+}
+ld128_sweeps head >"$R/ld128.txt" 2>&1
+exp_apply bench/experiments/pack-ld128.patch
+cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
+    { echo "patched build failed"; tail -30 /tmp/patch-build.txt; }
+ld128_sweeps ld128 >>"$R/ld128.txt" 2>&1
+exp_say "ld128 done" | tee -a "$R/summary.txt"
