@@ -373,8 +373,8 @@ static int cm__gemm_ffma_64_fills(const cm__gemm_args_t *p, int sm_count) {
  * multiprocessors but at least as many 64 x 64 ones): the pipelined 128 x 128 ones (128x128x16q3,
  * twice the work per operand load) instead where those, split along K by cm__gemm_splitk_parts,
  * give at least 3/4 of the multiprocessors a block, from K = CM__GEMM_FFMA_128_SMALL_MIN_K (the
- * parts: split-K's own, at least CM__SPLITK_MIN_K of K). H200 against cuBLAS, the 64 x 64 tiles (their
- * split) -> the 128 x 128 ones (theirs), NN and TN: 768^2 x 4096 0.70x -> 0.93-0.95x, 1024^2 x
+ * parts: split-K's own, at least CM__SPLITK_MIN_K of K). H200 against cuBLAS, the 64 x 64 tiles
+ * (their split) -> the 128 x 128 ones (theirs), NN and TN: 768^2 x 4096 0.70x -> 0.93-0.95x, 1024^2 x
  * 8192 0.73-0.78x -> 0.91-0.98x, 256 x 4096 x 4096 0.74-0.76x -> 0.91-0.94x, 96 x 5000 x 3000
  * 0.74-0.77x -> 0.82-0.87x, 640^2 x 2048 0.92-0.94x -> 0.98-1.01x, 512 x 4096 x 512 (128 tiles,
  * whole) 0.85-0.95x -> 0.96-1.08x; with parts of 256-375 of K, 1024^3 (4 parts) 0.91-0.94x ->
@@ -1351,8 +1351,9 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    leave at least half of the GPU's resident tile slots empty (slots: an FFMA tile's blocks
  *    a multiprocessor from its configuration, 4 of 32 x 64 and 64 x 64, 2 of 128 x 128; mma's
  *    4 of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), slots / tiles parts (float
- *    inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_FFMA_LONG_K, at least
- *    CM__SPLITK_FFMA_MIN_K of K per part); both with at least CM__SPLITK_MIN_K of K per part
+ *    inputs on the 32 x 64 FFMA tiles: from K >= 2 CM__SPLITK_MIN_K, at least
+ *    CM__SPLITK_FFMA_SHORT_MIN_K of K per part below CM__SPLITK_FFMA_LONG_K and
+ *    CM__SPLITK_FFMA_MIN_K from there); both with at least CM__SPLITK_MIN_K of K per part
  *    (CM__SPLITK_ALIGN1_MIN_K on the mma.sync tiles' TF32 align1 form),
  *    at most CM__SPLITK_MAX; where those limits cut the parts so that the last layer of
  *    blocks over the multiprocessors is under 3/4 full, the most whole layers;
@@ -1396,8 +1397,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 #define CM__SPLITK_FFMA_LONG_K 768
 #define CM__SPLITK_FFMA_MIN_K 192
 /* Below CM__SPLITK_FFMA_LONG_K, from K = 512 (2 CM__SPLITK_MIN_K), the same tiles take the slot
- * rule with parts of at least 128 of K: H200, tiny-class FP32 shapes at K = 512 .. 700 (32-64
- * tiles of 32 x 64 / 64 x 64, unsplit before) against cuBLAS, whole -> 4 parts, NN / TN:
+ * rule with parts of at least 128 of K: H200, tiny-class FP32 shapes at K = 512 .. 700 on the
+ * 32 x 64 tiles (unsplit before) against cuBLAS, whole -> 4 parts forced, NN / TN:
  * 512^3 0.85-0.92x -> 1.08-1.10x, 384^2 x 600 0.67-0.73x -> 1.00-1.12x, 1000 x 127 x 512
  * 0.62-0.71x -> 0.93-1.25x, 256 x 1024 x 640 0.80x -> 1.02-1.17x, 700 x 300 x 700 0.69-0.75x
  * -> 0.96-0.99x (2 parts: about half the gain; bench/NOTES-gemm.md). */
