@@ -1274,6 +1274,92 @@ static void test_reproducible(void **state) {
     free(h); free(r1); free(r2);
 }
 
+/* Split-K captured into a graph (cm_graph_capture_begin on the test's stream) and replayed:
+ * the parts' kernel, the reduction (on sm_90+ a programmatic dependent launch, which the
+ * capture keeps as the graph's edge between the two) and the scratch's stream-ordered
+ * allocation and free are captured. Each replay, C poisoned before, must give the bits of the same call run
+ * directly on the stream (the split is deterministic), for FP32 on the FFMA tiles, TF32 / BF16
+ * on the tensor-core kernels, and a TF32 product on operands without 16-byte rows (the align1
+ * form, split too). */
+static void test_split_k_graph(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const struct {
+        cm_gemm_precision_t p;
+        size_t m, n, k, ld_pad;
+    } cases[] = {{CM_GEMM_FP32, 64, 64, 4096, 0},
+                 {CM_GEMM_TF32, 64, 64, 4096, 0},
+                 {CM_GEMM_BF16, 64, 64, 4096, 0},
+                 {CM_GEMM_FP32, 512, 512, 512, 0},
+                 {CM_GEMM_TF32, 127, 1000, 3001, 0},
+                 {CM_GEMM_TF32, 100, 200, 2001, 3}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const size_t m = cases[i].m, n = cases[i].n, k = cases[i].k;
+        const size_t lda = k + cases[i].ld_pad, ldb = n + cases[i].ld_pad; /* row-major N, N */
+        const size_t es = cases[i].p == CM_GEMM_BF16 ? 2 : 4;
+        const size_t bytes_a = m * lda * es, bytes_b = k * ldb * es, bytes_c = m * n * 4;
+        unsigned char *h = malloc(bytes_a + bytes_b);
+        float *direct = malloc(bytes_c), *replay = malloc(bytes_c);
+        assert_true(h && direct && replay);
+        for (size_t e = 0; e < (bytes_a + bytes_b) / es; ++e) {
+            const float f = rnd_f();
+            if (es == 4) {
+                memcpy(h + 4 * e, &f, 4);
+            } else { /* bf16: the float's upper half */
+                uint32_t u;
+                memcpy(&u, &f, 4);
+                const uint16_t b = (uint16_t)(u >> 16);
+                memcpy(h + 2 * e, &b, 2);
+            }
+        }
+        cm_buffer_t *a = NULL, *b = NULL, *cc = NULL;
+        CM_ASSERT_OK(cm_buffer_create(c.dev, bytes_a, &a));
+        CM_ASSERT_OK(cm_buffer_create(c.dev, bytes_b, &b));
+        CM_ASSERT_OK(cm_buffer_create(c.dev, bytes_c, &cc));
+        CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, a, 0, h, bytes_a));
+        CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b, 0, h + bytes_a, bytes_b));
+        CM_ASSERT_OK(cm_buffer_set(NULL, cc, 0, bytes_c, 0xFF));
+        CM_ASSERT_OK(cm_gemm(c.stream, cases[i].p, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N,
+                             m, n, k, 1.0f, a, 0, lda, b, 0, ldb, 0.0f, cc, 0, n));
+        CM_ASSERT_OK(cm_stream_synchronize(c.stream));
+        cm__gemm_ran_t ran;
+        cm__gemm_last_ran_for_tests(&ran);
+        CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, cc, 0, direct, bytes_c));
+        for (size_t e = 0; e < m * n; ++e)
+            if (!isfinite(direct[e]))
+                fail_msg("%s %zux%zux%zu: C[%zu] not written by the direct call",
+                         prec_name(cases[i].p), m, n, k, e);
+        cm_graph_t *graph = NULL;
+        CM_ASSERT_OK(cm_graph_capture_begin(c.stream));
+        const cm_status_t st =
+            cm_gemm(c.stream, cases[i].p, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, m, n,
+                    k, 1.0f, a, 0, lda, b, 0, ldb, 0.0f, cc, 0, n);
+        CM_ASSERT_OK(cm_graph_capture_end(c.stream, &graph));
+        CM_ASSERT_OK(st);
+        print_message("%s %zux%zux%zu: %s in %d parts, captured and replayed\n",
+                      prec_name(cases[i].p), m, n, k, cm__gemm_choice_name(ran.choice),
+                      ran.parts);
+        for (int rep = 0; rep < 3; ++rep) {
+            CM_ASSERT_OK(cm_buffer_set(NULL, cc, 0, bytes_c, 0xFF));
+            CM_ASSERT_OK(cm_graph_launch(graph, c.stream));
+            CM_ASSERT_OK(cm_stream_synchronize(c.stream));
+            CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, cc, 0, replay, bytes_c));
+            if (memcmp(direct, replay, bytes_c) != 0)
+                fail_msg("%s %zux%zux%zu (%s in %d parts): replay %d of the captured product "
+                         "differs from the direct call",
+                         prec_name(cases[i].p), m, n, k, cm__gemm_choice_name(ran.choice),
+                         ran.parts, rep);
+        }
+        CM_ASSERT_OK(cm_graph_destroy(graph));
+        CM_ASSERT_OK(cm_buffer_destroy(a));
+        CM_ASSERT_OK(cm_buffer_destroy(b));
+        CM_ASSERT_OK(cm_buffer_destroy(cc));
+        free(h);
+        free(direct);
+        free(replay);
+    }
+}
+
 /* Offsets count bytes and must be a multiple of each operand's element size (float, or bf16
  * for the bf16 inputs / output): a misaligned one is refused before anything is queued, naming
  * the argument and the element size, on either stream; C is left as it was. */
@@ -1485,6 +1571,7 @@ int main(void) {
         cmocka_unit_test(test_sm90_mn_tf32),
         cmocka_unit_test(test_realigned),
         cmocka_unit_test(test_tf32_align1),
+        cmocka_unit_test(test_split_k_graph),
         cmocka_unit_test(test_explain_on_device),
         cmocka_unit_test(test_explain_matches_run),
         cmocka_unit_test(test_sm90_one_wave),
