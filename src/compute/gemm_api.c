@@ -1345,7 +1345,9 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 
 /* Parts for p under choice ch (cm__gemm_splitk_parts in gemm_internal.h), by kernel:
  *  - the tiles (FFMA, mma.sync): where C's tiles fill at most a quarter of the multiprocessors,
- *    about one wave of resident blocks (slots / tiles parts, slots as below: the count the
+ *    about one wave of resident blocks (float inputs on the 32 x 64 FFMA tiles from K >=
+ *    CM__SPLITK_FFMA_TINY_LONG_K in parts of at least CM__SPLITK_FFMA_TINY_MIN_K of K) (slots
+ *    / tiles parts, slots as below: the count the
  *    second rule gives too; on the H200 no better or worse than sms / tiles parts within the
  *    runs' spread, bench/NOTES-gemm.md); else, for K >= CM__SPLITK_LONG_K, where they
  *    leave at least half of the GPU's resident tile slots empty (slots: an FFMA tile's blocks
@@ -1403,6 +1405,15 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * 0.62-0.71x -> 0.93-1.25x, 256 x 1024 x 640 0.80x -> 1.02-1.17x, 700 x 300 x 700 0.69-0.75x
  * -> 0.96-0.99x (2 parts: about half the gain; bench/NOTES-gemm.md). */
 #define CM__SPLITK_FFMA_SHORT_MIN_K 128
+/* Float inputs on the 32 x 64 FFMA tiles over at most a quarter of the multiprocessors' worth
+ * of tiles (the first rule) with K >= CM__SPLITK_FFMA_TINY_LONG_K: parts of at least
+ * CM__SPLITK_FFMA_TINY_MIN_K of K (each block's part is short work over FP32 arithmetic; more
+ * blocks hide its latency). H200, FP32 against cuBLAS, 256-of-K parts -> 32 parts forced, NN /
+ * TN: 64 x 128 x 2048 (8 parts) 0.90 / 0.77x -> 1.15 / 1.13x, 100 x 100 x 5000 (16) 0.88 /
+ * 0.94x -> 1.03 / 1.11x, 64 x 64 x 4096 (16) 0.82 / 1.07x -> 1.03 / 1.05x, 32 x 128 x 4096
+ * (16) 0.95 / 0.96x -> 1.02 / 1.01x (bench/NOTES-gemm.md; shorter K not measured). */
+#define CM__SPLITK_FFMA_TINY_LONG_K 2048
+#define CM__SPLITK_FFMA_TINY_MIN_K 64
 #define CM__SPLITK_SKINNY_K 2048
 #define CM__SPLITK_GEMV_MIN_ROWS 512
 #define CM__SPLITK_GEMV_MAX_ROWS 2048
@@ -1473,6 +1484,7 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
         if (8 * tiles > sms) min_k = CM__GEMM_SM90_LONG_K;
     } else if (4 * tiles <= sms) {
         parts = (int64_t)sms * per_sm / tiles; /* about one wave of resident blocks */
+        if (ffma_float && p->k >= CM__SPLITK_FFMA_TINY_LONG_K) min_k = CM__SPLITK_FFMA_TINY_MIN_K;
     } else if (p->k >= (ffma_float ? 2 * CM__SPLITK_MIN_K : CM__SPLITK_LONG_K)) {
         const int64_t slots = (int64_t)sms * per_sm;
         if (2 * tiles <= slots) parts = slots / tiles;

@@ -2021,8 +2021,12 @@ static void test_splitk_parts(void **state) {
     static const struct {
         int m, n, k, a_k, batch, kernel, prec, forced, parts;
     } rows[] = {
-        /* 64 x 64 x 4096: 2 tiles of 32 x 64 -> one wave, capped by K / 256 = 16 */
-        {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32, 0, 16},
+        /* 64 x 64 x 4096: 2 tiles of 32 x 64 -> one wave, capped by K / 256 = 16; float
+         * inputs on the 32 x 64 FFMA tiles from K = 2048 by K / 64 and CM__SPLITK_MAX = 32 */
+        {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32, 0, 32},
+        {64, 64, 2047, 1, 1, FFMA, CM_GEMM_FP32, 0, 7},
+        {64, 128, 2048, 1, 1, FFMA, CM_GEMM_FP32, 0, 32},
+        {64, 64, 4096, 1, 1, FFMA, CM_GEMM_BF16, 0, 16},
         {64, 64, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 16},
         {64, 64, 4096, 1, 1, SM90, CM_GEMM_TF32, 0, 16},
         {64, 64, 4096, 1, 1, GEMV, CM_GEMM_FP32, 0, 1},
@@ -2043,9 +2047,9 @@ static void test_splitk_parts(void **state) {
         {64, 4096, 1000, 1, 1, MMA, CM_GEMM_TF32, 0, 1},
         /* the first rule fills the resident slots: 127 x 1000, 32 tiles of 64 x 64 in 2 x 132
          * slots -> 8 parts (K / 256 = 11 allows them); 8 tiles of 32 x 64 in 4 x 132 -> 66,
-         * capped by K / 256 */
+         * capped by CM__SPLITK_MAX (float inputs: K / 64) */
         {127, 1000, 3001, 1, 1, MMA, CM_GEMM_TF32, 0, 8},
-        {127, 127, 3001, 1, 1, FFMA, CM_GEMM_FP32, 0, 11},
+        {127, 127, 3001, 1, 1, FFMA, CM_GEMM_FP32, 0, 32},
         /* an FFMA tile's slots from its configuration (64 x 64: 4 a multiprocessor, 128 x
          * 128: 2): 64 x 4096, 64 tiles of 64 x 64 in 4 x 132 slots -> 8; 1024^2, 64 tiles of
          * 128 x 128 in 2 x 132 -> 4 */
