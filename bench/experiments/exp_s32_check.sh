@@ -9,9 +9,10 @@
 #                mma:64x64 forced with the library's split, mma:128x128 in 3 and 5 parts
 #                (3001 x 127 x 1000 takes 5 by default); the copy cannot be forced back: its
 #                figures of 7a784b2 are in bench/NOTES-gemm.md's session 31 section
-#   fp32.txt     FP32 shapes the three Hopper rules of 9b96191 move: the default twice
+#   fp32.txt     FP32 shapes the Hopper rules of 9b96191 and 9477cac move: the default twice
 #                (splitk=0), then the tiles they replaced forced (ffma:64x64x16,
-#                ffma:128x128x16q3) and splitk=1 (no split)
+#                ffma:128x128x16q3), splitk=1 (no split) and 8 / 16 parts (the tiny tiles'
+#                parts before 9477cac)
 #   stride.txt   TF32 / BF16 "TN" and "NN" over K whose rows are 16-byte but not 128-byte
 #                multiples (4096 x 4096 x K, K^3) against K a multiple of 128 bytes
 #                (TF32 4096 x 4096 x 3004 TN ran 0.76x cuBLAS at 7a784b2, 4096^3 1.02x)
@@ -30,9 +31,9 @@ a1="127x1000x3001 1000x127x3001 3001x127x1000 2047x129x2047 127x4096x3001 4096x1
 CM_BENCH_SWEEP_ONLY=tf32 exp_config_sweeps a1.txt "$a1" splitk=0 mma:128x128 mma:64x64 \
     mma:128x128,splitk=3 mma:128x128,splitk=5
 exp_say "a1 done" | tee -a "$R/summary.txt"
-fp32="1024x1024x1024 1100x1100x1024 1024x1024x1500 1200x1200x1200 3001x1000x64 1500x3000x64 2500x2500x64 3001x3001x100 2000x2000x64 4096x2048x64 8192x8192x128 512x512x512 384x384x600 1000x127x512 256x1024x640 64x4096x767"
+fp32="1024x1024x1024 1100x1100x1024 1024x1024x1500 1200x1200x1200 3001x1000x64 1500x3000x64 2500x2500x64 3001x3001x100 2000x2000x64 4096x2048x64 8192x8192x128 512x512x512 384x384x600 1000x127x512 256x1024x640 64x4096x767 64x128x2048 100x100x5000 64x64x4096 32x128x4096"
 CM_BENCH_SWEEP_ONLY=fp32 exp_config_sweeps fp32.txt "$fp32" splitk=0 ffma:64x64x16 \
-    ffma:128x128x16q3 splitk=1
+    ffma:128x128x16q3 splitk=1 splitk=8 splitk=16
 exp_say "fp32 done" | tee -a "$R/summary.txt"
 stride="4096x4096x3004 4096x4096x3008 4096x4096x3072 4096x4096x4092 4096x4096x4096 3004x3004x3004 3072x3072x3072 4096x4096x3000 4096x4096x3064"
 {
