@@ -376,14 +376,14 @@ cudaError_t cm__gemm_pack_batched(int elem_bytes, const void *src, int64_t ld, i
 
 /** Split-K's reduction on `stream`: C = alpha * (sum of the `parts` row-major m x n float
  *  matrices at partials, m*n apart, summed in order) + beta * C (beta == 0: C not read); C
- *  row-major with ldc, float or (c_bf16) bf16. Deterministic. On sm_90+ (the current
- *  device's) it is a programmatic dependent launch (kernels/pdl.cuh): scheduled while the
- *  kernel before it on `stream` (the parts' GEMM, which allows it at its start) still runs, it
- *  reads the partials only once that kernel has completed. cudaErrorInvalidValue (nothing
- *  launched) for NULL pointers, parts < 1, negative sizes or ldc < n; else the device query's
- *  or the launch's error. */
+ *  row-major with ldc, float or (c_bf16) bf16. Deterministic. dependent != 0 (compute
+ *  capability 9.0 and later only: the caller knows the device) makes it a programmatic
+ *  dependent launch (kernels/pdl.cuh): scheduled while the kernel before it on `stream` (the
+ *  parts' GEMM, which allows it at its start) still runs, it reads the partials only once that
+ *  kernel has completed. cudaErrorInvalidValue (nothing launched) for NULL pointers, parts < 1,
+ *  negative sizes or ldc < n; else the launch's error. */
 cudaError_t cm__gemm_splitk_reduce(const float *partials, int parts, int m, int n, float alpha,
-                                   float beta, void *c, int64_t ldc, int c_bf16,
+                                   float beta, void *c, int64_t ldc, int c_bf16, int dependent,
                                    cudaStream_t stream);
 
 /** The 3xTF32 pre-pass (CM_GEMM_FP32_3XTF32, kernels/gemm_pack.cu): each float x of the

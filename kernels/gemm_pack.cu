@@ -361,34 +361,29 @@ __global__ void __launch_bounds__(256) gemm_splitk_reduce_kernel(
 
 extern "C" cudaError_t cm__gemm_splitk_reduce(const float *partials, int parts, int m, int n,
                                               float alpha, float beta, void *c, int64_t ldc,
-                                              int c_bf16, cudaStream_t stream) {
+                                              int c_bf16, int dependent, cudaStream_t stream) {
     if (partials == NULL || c == NULL || parts < 1 || m < 0 || n < 0 || ldc < n)
         return cudaErrorInvalidValue;
     const long long mn = (long long)m * n;
     if (mn == 0) return cudaSuccess;
     long long blocks = (mn + 255) / 256;
     if (blocks > 132LL * 16) blocks = 132LL * 16;  // grid-stride beyond ~16 blocks a multiprocessor
-    // sm_90+: a programmatic dependent launch (kernels/pdl.cuh), scheduled while the parts'
-    // kernel before it on the stream still runs; the attribute needs compute capability 9.0
-    int dev = 0, major = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    if (err != cudaSuccess) return err;
+    // dependent (sm_90+): a programmatic dependent launch (kernels/pdl.cuh), scheduled while
+    // the parts' kernel before it on the stream still runs
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
     cfg.gridDim = dim3((unsigned)blocks);
     cfg.blockDim = dim3(256);
     cfg.dynamicSmemBytes = 0;
     cfg.stream = stream;
-    if (major >= 9) {
+    if (dependent) {
         attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
         attr[0].val.programmaticStreamSerializationAllowed = 1;
         cfg.attrs = attr;
         cfg.numAttrs = 1;
     }
     const long long ldc64 = (long long)ldc;
-    err = cudaLaunchKernelEx(&cfg, gemm_splitk_reduce_kernel, partials, parts, mn, n, alpha,
-                             beta, c, ldc64, c_bf16);
+    const cudaError_t err = cudaLaunchKernelEx(&cfg, gemm_splitk_reduce_kernel, partials, parts,
+                                               mn, n, alpha, beta, c, ldc64, c_bf16);
     return err != cudaSuccess ? err : cudaGetLastError();
 }

@@ -80,9 +80,12 @@ exp_config_sweeps() {
     cp /tmp/sweeps.txt "$R/$file"
     exp_say "$file done"
 }
-exp_apply() {
+exp_note_patched() {
     mkdir -p build-gpu
     grep '^+++ b/' "$1" | sed 's|^+++ b/||' >>build-gpu/.cm-patched
+}
+exp_apply() {
+    exp_note_patched "$1"
     git apply "$1" || { echo "patch $1 failed"; exit 1; }
 }
 exp_ab_patch() {
@@ -97,6 +100,6 @@ exp_ab_patch() {
     exp_say "patch shapes done"
 }
 exp_unpatch() {
-    grep '^+++ b/' "$1" | sed 's|^+++ b/||' >>build-gpu/.cm-patched
+    exp_note_patched "$1"
     git apply -R "$1"
 }

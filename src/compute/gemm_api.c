@@ -408,12 +408,13 @@ static int cm__gemm_ffma_128_thin_wave(const cm__gemm_args_t *p, int sm_count) {
     if (p->batch > 1 || p->k < CM__GEMM_FFMA_SHORT_K_MIN || p->k > CM__GEMM_FFMA_SHORT_K ||
         sm_count < 1 || !cm__gemm_ffma_built(CM__FFMA_64x64x16))
         return 0;
-    const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 127) / 128);
+    int parts = 1; /* 1: a K this short is never split */
+    const int64_t blocks = cm__gemm_ffma_split_blocks(p, CM__FFMA_128x128x16q3, sm_count, &parts);
     const int64_t slots =
         (int64_t)sm_count * cm__gemm_ffma_blocks_per_sm(CM__FFMA_128x128x16q3);
-    if (slots < 1) return 0;
-    const int64_t waves = (tiles + slots - 1) / slots;
-    return tiles < slots || 8 * tiles < 7 * waves * slots;
+    if (blocks < 1 || slots < 1) return 0;
+    const int64_t waves = (blocks + slots - 1) / slots;
+    return blocks < slots || 8 * blocks < 7 * waves * slots;
 }
 
 /* ---------------------------------------------------------------------- TF32 align1
@@ -1583,7 +1584,7 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
     }
     if (err == cudaSuccess)
         err = cm__gemm_splitk_reduce(part, total, p->m, p->n, p->alpha, p->beta, p->c, p->ldc,
-                                     p->out_type == CM__GEMM_BF16, cs);
+                                     p->out_type == CM__GEMM_BF16, major >= 9, cs);
     /* stream-ordered: after the reduction */
     const cudaError_t ferr = cm__cuda.free_async(scratch, cs);
     if (err == cudaSuccess && ferr != cudaSuccess) err = ferr;

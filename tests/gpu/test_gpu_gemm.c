@@ -1298,26 +1298,21 @@ static void test_split_k_graph(void **state) {
         const size_t lda = k + cases[i].ld_pad, ldb = n + cases[i].ld_pad; /* row-major N, N */
         const size_t es = cases[i].p == CM_GEMM_BF16 ? 2 : 4;
         const size_t bytes_a = m * lda * es, bytes_b = k * ldb * es, bytes_c = m * n * 4;
-        unsigned char *h = malloc(bytes_a + bytes_b);
-        float *direct = malloc(bytes_c), *replay = malloc(bytes_c);
-        assert_true(h && direct && replay);
-        for (size_t e = 0; e < (bytes_a + bytes_b) / es; ++e) {
-            const float f = rnd_f();
-            if (es == 4) {
-                memcpy(h + 4 * e, &f, 4);
-            } else { /* bf16: the float's upper half */
-                uint32_t u;
-                memcpy(&u, &f, 4);
-                const uint16_t b = (uint16_t)(u >> 16);
-                memcpy(h + 2 * e, &b, 2);
-            }
-        }
+        const size_t elems = (bytes_a + bytes_b) / es;
+        float *f = malloc(elems * 4), *direct = malloc(bytes_c), *replay = malloc(bytes_c);
+        void *h = malloc(bytes_a + bytes_b);
+        assert_true(f && h && direct && replay);
+        for (size_t e = 0; e < elems; ++e) f[e] = rnd_f();
+        if (es == 2)
+            cm_bf16_from_float_array(h, f, elems);
+        else
+            memcpy(h, f, elems * 4);
         cm_buffer_t *a = NULL, *b = NULL, *cc = NULL;
         CM_ASSERT_OK(cm_buffer_create(c.dev, bytes_a, &a));
         CM_ASSERT_OK(cm_buffer_create(c.dev, bytes_b, &b));
         CM_ASSERT_OK(cm_buffer_create(c.dev, bytes_c, &cc));
         CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, a, 0, h, bytes_a));
-        CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b, 0, h + bytes_a, bytes_b));
+        CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, b, 0, (unsigned char *)h + bytes_a, bytes_b));
         CM_ASSERT_OK(cm_buffer_set(NULL, cc, 0, bytes_c, 0xFF));
         CM_ASSERT_OK(cm_gemm(c.stream, cases[i].p, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N,
                              m, n, k, 1.0f, a, 0, lda, b, 0, ldb, 0.0f, cc, 0, n));
@@ -1354,6 +1349,7 @@ static void test_split_k_graph(void **state) {
         CM_ASSERT_OK(cm_buffer_destroy(a));
         CM_ASSERT_OK(cm_buffer_destroy(b));
         CM_ASSERT_OK(cm_buffer_destroy(cc));
+        free(f);
         free(h);
         free(direct);
         free(replay);
