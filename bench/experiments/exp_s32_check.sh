@@ -16,7 +16,7 @@
 #   stride.txt   TF32 / BF16 "TN" and "NN" over K whose rows are 16-byte but not 128-byte
 #                multiples (4096 x 4096 x K, K^3) against K a multiple of 128 bytes
 #                (TF32 4096 x 4096 x 3004 TN ran 0.76x cuBLAS at 7a784b2, 4096^3 1.02x)
-#   tests.txt    test_gpu_gemm's test_tf32_align1, test_ffma_small_class and test_split_k*,
+#   tests.txt    test_gpu_gemm's test_tf32_align1, test_ffma_small_class, test_split_k*, test_explain*,
 #                plain, then test_tf32_align1 and test_split_k* under memcheck
 #   ld128.txt    the staged operands' rows rounded to 128 bytes (pack-ld128.patch) against 16:
 #                TF32 / BF16 shapes that run "sm90+pack" / "+copy", twice at the checkout
@@ -45,7 +45,7 @@ stride="4096x4096x3004 4096x4096x3008 4096x4096x3072 4096x4096x4092 4096x4096x40
 } >"$R/stride.txt" 2>&1
 exp_say "stride done" | tee -a "$R/summary.txt"
 {
-    for f in test_tf32_align1 test_ffma_small_class 'test_split_k*'; do
+    for f in test_tf32_align1 test_ffma_small_class 'test_split_k*' 'test_explain*'; do
         echo "=== $f none"
         OUT=/tmp bash scripts/gpu-test-one.sh -f "$f" test_gpu_gemm
         echo "rc $?"
