@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# TF32 / BF16 "TN" products whose K-contiguous rows are 16-byte but not 128-byte multiples
+# (TF32 4096 x 4096 x 3004 TN ran 0.76x cuBLAS at 7a784b2, 4096^3 1.02x, the same shape NN
+# 0.99x): at the checkout, then with stage128.patch, which stages such operands into rows of
+# whole 128-byte lines before the Hopper kernel where m n / (m + n) >= 1536 and K >= 256 (and
+# rounds every staged row to 128 bytes, as pack-ld128.patch). One device call, carry .deps;
+# on a machine that ran the full check (build-gpu/ reused) or a fresh one (~70 s of build).
+# Into $OUT, 3 files (the sweep's kernel column says what ran):
+#   stride.txt   the sweep over $shapes, TF32 and BF16, twice at the checkout ("=== config
+#                head#i"), twice patched ("=== config stage128#i"): K = 3004 / 3000 / 3064 /
+#                4092 (rows of 16 but not 128 bytes: 3000 for BF16, whose 3004 is realigned)
+#                against 3008 / 3072 / 4096; 1000 x 4096 x 3004 stays unstaged (the control);
+#                3001 x 4096 x 1000 TN (rows of 4000 bytes) is staged too (2.56x cuBLAS at
+#                7a784b2: must not lose); then "=== config hm1024#1": four shapes under the
+#                floor staged (CM_EXP_STAGE128_HM=1024), to set the floor
+#   tests.txt    test_gpu_gemm's Hopper and staging tests with the patch, plain, then under
+#                memcheck
+#   summary.txt  the exp_say lines
+# The patch stays applied (exp_apply notes it for the next build); exp_unpatch takes it out.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
+exp_start
+exp_build | tee -a "$R/summary.txt"
+shapes="4096x4096x3004 4096x4096x3008 4096x4096x3000 4096x4096x3064 4096x4096x3072 4096x4096x4092 4096x4096x4096 3004x3004x3004 3072x3072x3072 8192x8192x3000 2048x8192x3004 1000x4096x3004 3001x4096x1000"
+stride_sweeps() {
+    local i
+    for i in 1 2; do
+        echo "=== config $1#$i"
+        CM_BENCH_SWEEP_ONLY="tf32 bf16" CM_BENCH_SWEEP_SHAPES="$shapes" timeout 140 \
+            env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
+    done
+}
+stride_sweeps head >"$R/stride.txt" 2>&1
+exp_say "head done" | tee -a "$R/summary.txt"
+exp_apply bench/experiments/stage128.patch
+cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
+    { echo "patched build failed"; tail -30 /tmp/patch-build.txt; } | tee -a "$R/summary.txt"
+exp_say "patched build done" | tee -a "$R/summary.txt"
+stride_sweeps stage128 >>"$R/stride.txt" 2>&1
+exp_say "stage128 done" | tee -a "$R/summary.txt"
+# the floor m n / (m + n) >= 1536 is a guess from one shape: below it, 1024 (3004^3: 1502)
+{
+    echo "=== config hm1024#1"
+    CM_EXP_STAGE128_HM=1024 CM_BENCH_SWEEP_ONLY="tf32 bf16" \
+        CM_BENCH_SWEEP_SHAPES="3004x3004x3004 2048x2048x3004 1500x4096x3004 3001x3001x3000" \
+        timeout 100 env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
+} >>"$R/stride.txt" 2>&1
+exp_say "hm1024 done" | tee -a "$R/summary.txt"
+{
+    for f in 'test_sm90*' test_realigned 'test_large*' 'test_explain*'; do
+        echo "=== $f none"
+        OUT=/tmp bash scripts/gpu-test-one.sh -f "$f" test_gpu_gemm
+        echo "rc $?"
+        tail -5 /tmp/one-test_gpu_gemm-none.txt
+    done
+    for f in 'test_sm90*' test_realigned; do
+        echo "=== $f memcheck"
+        OUT=/tmp bash scripts/gpu-test-one.sh -t memcheck -s 200 -f "$f" test_gpu_gemm
+        echo "rc $?"
+        tail -5 /tmp/one-test_gpu_gemm-memcheck.txt
+    done
+} >"$R/tests.txt" 2>&1
+exp_say "tests done" | tee -a "$R/summary.txt"
+exp_say "done" | tee -a "$R/summary.txt"
