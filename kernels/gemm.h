@@ -293,8 +293,10 @@ int cm__gemm_mma_aligned(const cm__gemm_args_t *p);
  *  cm__gemm_mma runs for a TF32 product that cm__gemm_mma_aligned refuses, and
  *  src/compute/gemm_api.c then takes instead of the realignment's copy where that copy would
  *  have led to mma.sync tiles or to the Hopper kernel split over K (cm__gemm_realign_mode);
- *  0: not built (about 40 s less compile time), those products are copied first (the form's
- *  measurements against the copy: bench/NOTES-gemm.md). */
+ *  0: not built, those products are copied first (the form's measurements against the copy:
+ *  bench/NOTES-gemm.md). Outside tuning builds the form carries code for sm_90 only, where it
+ *  was measured (cm__gemm_mma_align1_for): for the default list's seven sm_80+ architectures
+ *  it took gemm_mma.cu from 95 to 140 s of nvcc on a 2-core machine; for sm_90 alone ~6 s. */
 #ifndef CM__GEMM_MMA_ALIGN1
 #  define CM__GEMM_MMA_ALIGN1 1
 #endif
@@ -302,14 +304,20 @@ int cm__gemm_mma_aligned(const cm__gemm_args_t *p);
 /** CM__GEMM_MMA_ALIGN1 of the build that compiled kernels/gemm_mma.cu (pure). */
 int cm__gemm_mma_align1_built(void);
 
+/** 1 when the align1 form carries code for devices of compute capability `major`: built
+ *  (cm__gemm_mma_align1_built) and either a tuning build (CM_GEMM_TUNING: every architecture)
+ *  or major 9 (Hopper); elsewhere its kernels are empty and cm__gemm_mma refuses such operands
+ *  (pure). */
+int cm__gemm_mma_align1_for(int major);
+
 /** Launch the mma.sync kernel: tf32 != 0 rounds FP32 inputs to TF32 (m16n8k8); in_type BF16
  *  uses m16n8k16. Returns cudaErrorNotSupported (launching nothing) when the device is older than
  *  sm_80, the library carries no sm_80+ image, this build did not compile `config`
  *  (cm__gemm_mma_built) or cm__gemm_mma_aligned(p) is 0 (for a batch whose
  *  strides alone break the alignment, the caller may still run it one matrix at a time, with
  *  batch 1 and the pointers moved, or take FFMA) and p is not a TF32 product that the align1
- *  form takes (built, CM__MMA_128x128 or CM__MMA_64x64, A and B 4-byte aligned). A batch runs
- *  whole otherwise. */
+ *  form takes (built with code for the device's image, cm__gemm_mma_align1_for;
+ *  CM__MMA_128x128 or CM__MMA_64x64; A and B 4-byte aligned). A batch runs whole otherwise. */
 cudaError_t cm__gemm_mma(const cm__gemm_args_t *p, int tf32, int config, cudaStream_t stream);
 
 /* ---------------------------------------------------------------- matrix-vector (kernels/gemv.cu) */

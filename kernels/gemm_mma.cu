@@ -159,290 +159,305 @@ using cm_gemm_elem::f2bf;
 // BATCHED: matrix blockIdx.z of a strided batch (pointers moved once, at the start and in the
 // epilogue). The single-matrix instantiation has no batch offsets at all, so that its code is
 // what it was before batches existed (with them ptxas allocates up to 34 more registers here).
-// A1: the align1 form (TF32 only; see the top of the file).
+// A1: the align1 form (TF32 only; see the top of the file). It carries code only for the
+// architectures whose dispatch selects it: sm_90, where it was measured; in a tuning build,
+// every architecture (cm__gemm_mma_align1_for). Elsewhere its kernels are empty and
+// cm__gemm_mma refuses the operands that need it (a1_usable): compiling it for the default
+// list's seven sm_80+ architectures took gemm_mma.cu from 95 to 140 s of nvcc on a 2-core
+// machine (bench/NOTES-gemm.md).
+#if defined(__CUDA_ARCH__) && !CM_GEMM_TUNING && (__CUDA_ARCH__ < 900 || __CUDA_ARCH__ >= 1000)
+#  define CM__MMA_A1_BODY 0
+#else
+#  define CM__MMA_A1_BODY 1
+#endif
 template <class C, bool A_K, bool B_K, bool BATCHED, bool A1>
 __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    static_assert(!(A1 && C::BF16), "the align1 form is TF32 only (cp.async has no 2-byte size)");
-    cm__pdl_launch_dependents(); // kernels/pdl.cuh
-    extern __shared__ __align__(16) unsigned char smem[];
-    using T = typename std::conditional<C::BF16, uint16_t, float>::type;
+    if constexpr (A1 && !CM__MMA_A1_BODY) {
+        (void)p; // no align1 code for this architecture: never launched (a1_usable)
+    } else {
+        static_assert(!(A1 && C::BF16),
+                      "the align1 form is TF32 only (cp.async has no 2-byte size)");
+        cm__pdl_launch_dependents(); // kernels/pdl.cuh
+        extern __shared__ __align__(16) unsigned char smem[];
+        using T = typename std::conditional<C::BF16, uint16_t, float>::type;
 
-    constexpr int GROUP = 8;
-    const int pid = (int)blockIdx.x;
-    const int in_group = GROUP * p.tiles_n;
-    const int first_m = (pid / in_group) * GROUP;
-    const int gsize = min(p.tiles_m - first_m, GROUP);
-    const int m0 = (first_m + (pid % in_group) % gsize) * C::BM;
-    const int n0 = ((pid % in_group) / gsize) * C::BN;
+        constexpr int GROUP = 8;
+        const int pid = (int)blockIdx.x;
+        const int in_group = GROUP * p.tiles_n;
+        const int first_m = (pid / in_group) * GROUP;
+        const int gsize = min(p.tiles_m - first_m, GROUP);
+        const int m0 = (first_m + (pid % in_group) % gsize) * C::BM;
+        const int n0 = ((pid % in_group) / gsize) * C::BN;
 
-    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int wm0 = (warp / C::WN) * C::WTM, wn0 = (warp % C::WN) * C::WTN;
-    const int g = lane >> 2, t = lane & 3;
+        const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
+        const int wm0 = (warp / C::WN) * C::WTM, wn0 = (warp % C::WN) * C::WTN;
+        const int g = lane >> 2, t = lane & 3;
 
-    // matrix blockIdx.z of the batch, and its K (the last one may be shorter: split-K)
-    const int K = BATCHED ? cm__gemm_k_of_block(p.k, p.klast) : p.k;
-    const T *A = static_cast<const T *>(p.a) + (BATCHED ? (long long)blockIdx.z * p.sa : 0);
-    const T *B = static_cast<const T *>(p.b) + (BATCHED ? (long long)blockIdx.z * p.sb : 0);
+        // matrix blockIdx.z of the batch, and its K (the last one may be shorter: split-K)
+        const int K = BATCHED ? cm__gemm_k_of_block(p.k, p.klast) : p.k;
+        const T *A = static_cast<const T *>(p.a) + (BATCHED ? (long long)blockIdx.z * p.sa : 0);
+        const T *B = static_cast<const T *>(p.b) + (BATCHED ? (long long)blockIdx.z * p.sb : 0);
 
-    auto sA = [&](int s) { return reinterpret_cast<T *>(smem + s * C::STAGE_BYTES); };
-    auto sB = [&](int s) {
-        return reinterpret_cast<T *>(smem + s * C::STAGE_BYTES + C::A_ELEMS * C::ES);
-    };
+        auto sA = [&](int s) { return reinterpret_cast<T *>(smem + s * C::STAGE_BYTES); };
+        auto sB = [&](int s) {
+            return reinterpret_cast<T *>(smem + s * C::STAGE_BYTES + C::A_ELEMS * C::ES);
+        };
 
-    // one stage of the align1 form: A's elements then B's, thread i + j THREADS on element i +
-    // j THREADS of the tile in the order of its contiguous dimension, zero-filled outside. A
-    // thread's elements share their place along the contiguous dimension and sit THREADS /
-    // (the tile's row length) rows apart: one pointer and one row check a row, moved by a
-    // fixed stride (a pointer an element would double the kernel's registers).
-    // side: the operand's M (A) or N (B); rows0: the tile's first row or column along it
-    auto load_side_a1 = [&](T *sm, const T *X, long long ld, bool along_k, int rows0, int side,
-                            int k0, int tile_len, int sstride, auto elems_c) {
-        constexpr int ELEMS = decltype(elems_c)::value;
-        // along K: rows along M / N of BK elements; else rows along K of tile_len elements
-        const int row_len = along_k ? C::BK : tile_len;
-        const int step = C::THREADS / row_len; // rows between a thread's elements
-        const int r0 = tid / row_len, c0 = tid % row_len;
-        // the global row (M / N along K, else K) and column of the thread's first element
-        const int grow = along_k ? rows0 + r0 : k0 + r0;
-        const int gcol = along_k ? k0 + c0 : rows0 + c0;
-        const int row_end = along_k ? side : K, col_end = along_k ? K : side;
-        // rows of the thread's elements inside the matrix (e * step < rows_left), 0 past K or
-        // past the contiguous dimension's end: one comparison an element, no per-element flag
-        const int rows_left = gcol < col_end ? row_end - grow : 0;
-        const T *src = X + (long long)grow * ld + gcol;
-        const long long src_step = (long long)step * ld;
-        uint32_t dst = smem_addr(sm + r0 * sstride + c0);
-        const uint32_t dst_step = (uint32_t)(step * sstride * (int)sizeof(T));
+        // one stage of the align1 form: A's elements then B's, thread i + j THREADS on element i +
+        // j THREADS of the tile in the order of its contiguous dimension, zero-filled outside. A
+        // thread's elements share their place along the contiguous dimension and sit THREADS /
+        // (the tile's row length) rows apart: one pointer and one row check a row, moved by a
+        // fixed stride (a pointer an element would double the kernel's registers).
+        // side: the operand's M (A) or N (B); rows0: the tile's first row or column along it
+        auto load_side_a1 = [&](T *sm, const T *X, long long ld, bool along_k, int rows0, int side,
+                                int k0, int tile_len, int sstride, auto elems_c) {
+            constexpr int ELEMS = decltype(elems_c)::value;
+            // along K: rows along M / N of BK elements; else rows along K of tile_len elements
+            const int row_len = along_k ? C::BK : tile_len;
+            const int step = C::THREADS / row_len; // rows between a thread's elements
+            const int r0 = tid / row_len, c0 = tid % row_len;
+            // the global row (M / N along K, else K) and column of the thread's first element
+            const int grow = along_k ? rows0 + r0 : k0 + r0;
+            const int gcol = along_k ? k0 + c0 : rows0 + c0;
+            const int row_end = along_k ? side : K, col_end = along_k ? K : side;
+            // rows of the thread's elements inside the matrix (e * step < rows_left), 0 past K or
+            // past the contiguous dimension's end: one comparison an element, no per-element flag
+            const int rows_left = gcol < col_end ? row_end - grow : 0;
+            const T *src = X + (long long)grow * ld + gcol;
+            const long long src_step = (long long)step * ld;
+            uint32_t dst = smem_addr(sm + r0 * sstride + c0);
+            const uint32_t dst_step = (uint32_t)(step * sstride * (int)sizeof(T));
 #pragma unroll
-        for (int e = 0; e < ELEMS; ++e) {
-            const bool ok = e * step < rows_left;
-            cp_async4(dst, ok ? src : X, ok ? 4 : 0);
-            src += src_step;
-            dst += dst_step;
-        }
-    };
-    auto load_stage_a1 = [&](int s, int k0) {
-        constexpr int EA = C::BM * C::BK / C::THREADS, EB = C::BN * C::BK / C::THREADS;
-        static_assert(EA * C::THREADS == C::BM * C::BK && EB * C::THREADS == C::BN * C::BK &&
-                          C::THREADS % C::BK == 0 && C::THREADS % C::BM == 0 &&
-                          C::THREADS % C::BN == 0,
-                      "a thread's elements in whole rows of the tile");
-        // A: rows m of BK (K-contiguous) or rows k of BM; B likewise with n
-        load_side_a1(sA(s), A, p.lda, A_K, m0, p.m, k0, C::BM, A_K ? C::SK : C::SAM,
-                     std::integral_constant<int, EA>());
-        load_side_a1(sB(s), B, p.ldb, B_K, n0, p.n, k0, C::BN, B_K ? C::SK : C::SBN,
-                     std::integral_constant<int, EB>());
-    };
-
-    // one stage: A chunks then B chunks, zero-filled outside the matrices
-    auto load_stage16 = [&](int s, int k0) {
-        T *a_s = sA(s), *b_s = sB(s);
-#pragma unroll
-        for (int i = 0; i < C::CA; ++i) {
-            const int idx = tid + i * C::THREADS;
-            int valid = 0;
-            const T *src = A;
-            uint32_t dst;
-            if (A_K) { // rows m, chunks along k
-                const int r = idx / (C::BK / C::E), kc = (idx % (C::BK / C::E)) * C::E;
-                const int gm = m0 + r, gk = k0 + kc;
-                if (gm < p.m && gk < K) {
-                    valid = min(C::E, K - gk);
-                    src = A + (long long)gm * p.lda + gk;
-                }
-                dst = smem_addr(a_s + r * C::SK + kc);
-            } else { // rows k, chunks along m
-                const int r = idx / (C::BM / C::E), mc = (idx % (C::BM / C::E)) * C::E;
-                const int gk = k0 + r, gm = m0 + mc;
-                if (gk < K && gm < p.m) {
-                    valid = min(C::E, p.m - gm);
-                    src = A + (long long)gk * p.lda + gm;
-                }
-                dst = smem_addr(a_s + r * C::SAM + mc);
+            for (int e = 0; e < ELEMS; ++e) {
+                const bool ok = e * step < rows_left;
+                cp_async4(dst, ok ? src : X, ok ? 4 : 0);
+                src += src_step;
+                dst += dst_step;
             }
-            cp_async16(dst, src, valid * C::ES);
-        }
+        };
+        auto load_stage_a1 = [&](int s, int k0) {
+            constexpr int EA = C::BM * C::BK / C::THREADS, EB = C::BN * C::BK / C::THREADS;
+            static_assert(EA * C::THREADS == C::BM * C::BK && EB * C::THREADS == C::BN * C::BK &&
+                              C::THREADS % C::BK == 0 && C::THREADS % C::BM == 0 &&
+                              C::THREADS % C::BN == 0,
+                          "a thread's elements in whole rows of the tile");
+            // A: rows m of BK (K-contiguous) or rows k of BM; B likewise with n
+            load_side_a1(sA(s), A, p.lda, A_K, m0, p.m, k0, C::BM, A_K ? C::SK : C::SAM,
+                         std::integral_constant<int, EA>());
+            load_side_a1(sB(s), B, p.ldb, B_K, n0, p.n, k0, C::BN, B_K ? C::SK : C::SBN,
+                         std::integral_constant<int, EB>());
+        };
+
+        // one stage: A chunks then B chunks, zero-filled outside the matrices
+        auto load_stage16 = [&](int s, int k0) {
+            T *a_s = sA(s), *b_s = sB(s);
 #pragma unroll
-        for (int i = 0; i < C::CB; ++i) {
-            const int idx = tid + i * C::THREADS;
-            int valid = 0;
-            const T *src = B;
-            uint32_t dst;
-            if (B_K) { // rows n, chunks along k
-                const int r = idx / (C::BK / C::E), kc = (idx % (C::BK / C::E)) * C::E;
-                const int gn = n0 + r, gk = k0 + kc;
-                if (gn < p.n && gk < K) {
-                    valid = min(C::E, K - gk);
-                    src = B + (long long)gn * p.ldb + gk;
+            for (int i = 0; i < C::CA; ++i) {
+                const int idx = tid + i * C::THREADS;
+                int valid = 0;
+                const T *src = A;
+                uint32_t dst;
+                if (A_K) { // rows m, chunks along k
+                    const int r = idx / (C::BK / C::E), kc = (idx % (C::BK / C::E)) * C::E;
+                    const int gm = m0 + r, gk = k0 + kc;
+                    if (gm < p.m && gk < K) {
+                        valid = min(C::E, K - gk);
+                        src = A + (long long)gm * p.lda + gk;
+                    }
+                    dst = smem_addr(a_s + r * C::SK + kc);
+                } else { // rows k, chunks along m
+                    const int r = idx / (C::BM / C::E), mc = (idx % (C::BM / C::E)) * C::E;
+                    const int gk = k0 + r, gm = m0 + mc;
+                    if (gk < K && gm < p.m) {
+                        valid = min(C::E, p.m - gm);
+                        src = A + (long long)gk * p.lda + gm;
+                    }
+                    dst = smem_addr(a_s + r * C::SAM + mc);
                 }
-                dst = smem_addr(b_s + r * C::SK + kc);
-            } else { // rows k, chunks along n
-                const int r = idx / (C::BN / C::E), nc = (idx % (C::BN / C::E)) * C::E;
-                const int gk = k0 + r, gn = n0 + nc;
-                if (gk < K && gn < p.n) {
-                    valid = min(C::E, p.n - gn);
-                    src = B + (long long)gk * p.ldb + gn;
-                }
-                dst = smem_addr(b_s + r * C::SBN + nc);
+                cp_async16(dst, src, valid * C::ES);
             }
-            cp_async16(dst, src, valid * C::ES);
-        }
-    };
-    auto load_stage = [&](int s, int k0) {
-        if constexpr (A1)
-            load_stage_a1(s, k0);
-        else
-            load_stage16(s, k0);
-    };
+#pragma unroll
+            for (int i = 0; i < C::CB; ++i) {
+                const int idx = tid + i * C::THREADS;
+                int valid = 0;
+                const T *src = B;
+                uint32_t dst;
+                if (B_K) { // rows n, chunks along k
+                    const int r = idx / (C::BK / C::E), kc = (idx % (C::BK / C::E)) * C::E;
+                    const int gn = n0 + r, gk = k0 + kc;
+                    if (gn < p.n && gk < K) {
+                        valid = min(C::E, K - gk);
+                        src = B + (long long)gn * p.ldb + gk;
+                    }
+                    dst = smem_addr(b_s + r * C::SK + kc);
+                } else { // rows k, chunks along n
+                    const int r = idx / (C::BN / C::E), nc = (idx % (C::BN / C::E)) * C::E;
+                    const int gk = k0 + r, gn = n0 + nc;
+                    if (gk < K && gn < p.n) {
+                        valid = min(C::E, p.n - gn);
+                        src = B + (long long)gk * p.ldb + gn;
+                    }
+                    dst = smem_addr(b_s + r * C::SBN + nc);
+                }
+                cp_async16(dst, src, valid * C::ES);
+            }
+        };
+        auto load_stage = [&](int s, int k0) {
+            if constexpr (A1)
+                load_stage_a1(s, k0);
+            else
+                load_stage16(s, k0);
+        };
 
-    float acc[C::MT][C::NT][4];
+        float acc[C::MT][C::NT][4];
 #pragma unroll
-    for (int i = 0; i < C::MT; ++i)
+        for (int i = 0; i < C::MT; ++i)
 #pragma unroll
-        for (int j = 0; j < C::NT; ++j)
+            for (int j = 0; j < C::NT; ++j)
 #pragma unroll
-            for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.0f;
+                for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.0f;
 
-    const int ktiles = (K + C::BK - 1) / C::BK;
+        const int ktiles = (K + C::BK - 1) / C::BK;
 #pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-        if (s < ktiles) load_stage(s, s * C::BK);
-        cp_commit();
-    }
-
-    for (int kt = 0; kt < ktiles; ++kt) {
-        cp_wait<kStages - 2>();
-        __syncthreads();
-        {
-            const int nk = kt + kStages - 1;
-            if (nk < ktiles) load_stage(nk % kStages, nk * C::BK);
+        for (int s = 0; s < kStages - 1; ++s) {
+            if (s < ktiles) load_stage(s, s * C::BK);
             cp_commit();
         }
-        const int s = kt % kStages;
-        const T *a_s = sA(s), *b_s = sB(s);
+
+        for (int kt = 0; kt < ktiles; ++kt) {
+            cp_wait<kStages - 2>();
+            __syncthreads();
+            {
+                const int nk = kt + kStages - 1;
+                if (nk < ktiles) load_stage(nk % kStages, nk * C::BK);
+                cp_commit();
+            }
+            const int s = kt % kStages;
+            const T *a_s = sA(s), *b_s = sB(s);
 #pragma unroll
-        for (int ks = 0; ks < C::BK; ks += C::KSTEP) {
-            uint32_t af[C::MT][4], bfr[C::NT][2];
-            if constexpr (C::BF16) {
-                const int r = lane & 7, j = lane >> 3;
+            for (int ks = 0; ks < C::BK; ks += C::KSTEP) {
+                uint32_t af[C::MT][4], bfr[C::NT][2];
+                if constexpr (C::BF16) {
+                    const int r = lane & 7, j = lane >> 3;
 #pragma unroll
-                for (int mt = 0; mt < C::MT; ++mt) {
-                    const int mb = wm0 + mt * 16;
-                    if (A_K) {
-                        const int mm = mb + r + (j & 1) * 8, kk = ks + (j >> 1) * 8;
-                        ldsm_x4(smem_addr(a_s + mm * C::SK + kk), af[mt]);
-                    } else {
-                        const int kk = ks + r + (j >> 1) * 8, mm = mb + (j & 1) * 8;
-                        ldsm_x4_t(smem_addr(a_s + kk * C::SAM + mm), af[mt]);
+                    for (int mt = 0; mt < C::MT; ++mt) {
+                        const int mb = wm0 + mt * 16;
+                        if (A_K) {
+                            const int mm = mb + r + (j & 1) * 8, kk = ks + (j >> 1) * 8;
+                            ldsm_x4(smem_addr(a_s + mm * C::SK + kk), af[mt]);
+                        } else {
+                            const int kk = ks + r + (j >> 1) * 8, mm = mb + (j & 1) * 8;
+                            ldsm_x4_t(smem_addr(a_s + kk * C::SAM + mm), af[mt]);
+                        }
                     }
-                }
 #pragma unroll
-                for (int nt = 0; nt < C::NT; nt += 2) {
-                    const int nb = wn0 + nt * 8;
-                    uint32_t r4[4];
-                    if (B_K) {
-                        const int nn = nb + r + (j >> 1) * 8, kk = ks + (j & 1) * 8;
-                        ldsm_x4(smem_addr(b_s + nn * C::SK + kk), r4);
-                    } else {
-                        const int kk = ks + r + (j & 1) * 8, nn = nb + (j >> 1) * 8;
-                        ldsm_x4_t(smem_addr(b_s + kk * C::SBN + nn), r4);
+                    for (int nt = 0; nt < C::NT; nt += 2) {
+                        const int nb = wn0 + nt * 8;
+                        uint32_t r4[4];
+                        if (B_K) {
+                            const int nn = nb + r + (j >> 1) * 8, kk = ks + (j & 1) * 8;
+                            ldsm_x4(smem_addr(b_s + nn * C::SK + kk), r4);
+                        } else {
+                            const int kk = ks + r + (j & 1) * 8, nn = nb + (j >> 1) * 8;
+                            ldsm_x4_t(smem_addr(b_s + kk * C::SBN + nn), r4);
+                        }
+                        bfr[nt][0] = r4[0];
+                        bfr[nt][1] = r4[1];
+                        bfr[nt + 1][0] = r4[2];
+                        bfr[nt + 1][1] = r4[3];
                     }
-                    bfr[nt][0] = r4[0];
-                    bfr[nt][1] = r4[1];
-                    bfr[nt + 1][0] = r4[2];
-                    bfr[nt + 1][1] = r4[3];
+#pragma unroll
+                    for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+                        for (int nt = 0; nt < C::NT; ++nt) mma_bf16(acc[mt][nt], af[mt], bfr[nt]);
+                } else {
+                    auto a_at = [&](int m, int k) -> float {
+                        return A_K ? a_s[m * C::SK + k] : a_s[k * C::SAM + m];
+                    };
+                    auto b_at = [&](int k, int n) -> float {
+                        return B_K ? b_s[n * C::SK + k] : b_s[k * C::SBN + n];
+                    };
+#pragma unroll
+                    for (int mt = 0; mt < C::MT; ++mt) {
+                        const int mb = wm0 + mt * 16;
+                        af[mt][0] = to_tf32(a_at(mb + g, ks + t));
+                        af[mt][1] = to_tf32(a_at(mb + g + 8, ks + t));
+                        af[mt][2] = to_tf32(a_at(mb + g, ks + t + 4));
+                        af[mt][3] = to_tf32(a_at(mb + g + 8, ks + t + 4));
+                    }
+#pragma unroll
+                    for (int nt = 0; nt < C::NT; ++nt) {
+                        const int nb = wn0 + nt * 8;
+                        bfr[nt][0] = to_tf32(b_at(ks + t, nb + g));
+                        bfr[nt][1] = to_tf32(b_at(ks + t + 4, nb + g));
+                    }
+#pragma unroll
+                    for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+                        for (int nt = 0; nt < C::NT; ++nt) mma_tf32(acc[mt][nt], af[mt], bfr[nt]);
                 }
-#pragma unroll
-                for (int mt = 0; mt < C::MT; ++mt)
-#pragma unroll
-                    for (int nt = 0; nt < C::NT; ++nt) mma_bf16(acc[mt][nt], af[mt], bfr[nt]);
-            } else {
-                auto a_at = [&](int m, int k) -> float {
-                    return A_K ? a_s[m * C::SK + k] : a_s[k * C::SAM + m];
-                };
-                auto b_at = [&](int k, int n) -> float {
-                    return B_K ? b_s[n * C::SK + k] : b_s[k * C::SBN + n];
-                };
-#pragma unroll
-                for (int mt = 0; mt < C::MT; ++mt) {
-                    const int mb = wm0 + mt * 16;
-                    af[mt][0] = to_tf32(a_at(mb + g, ks + t));
-                    af[mt][1] = to_tf32(a_at(mb + g + 8, ks + t));
-                    af[mt][2] = to_tf32(a_at(mb + g, ks + t + 4));
-                    af[mt][3] = to_tf32(a_at(mb + g + 8, ks + t + 4));
-                }
-#pragma unroll
-                for (int nt = 0; nt < C::NT; ++nt) {
-                    const int nb = wn0 + nt * 8;
-                    bfr[nt][0] = to_tf32(b_at(ks + t, nb + g));
-                    bfr[nt][1] = to_tf32(b_at(ks + t + 4, nb + g));
-                }
-#pragma unroll
-                for (int mt = 0; mt < C::MT; ++mt)
-#pragma unroll
-                    for (int nt = 0; nt < C::NT; ++nt) mma_tf32(acc[mt][nt], af[mt], bfr[nt]);
             }
         }
-    }
-    cp_wait<0>();
+        cp_wait<0>();
 
-    // epilogue: fragment (g, 2t..2t+1) and (g+8, ...)
-    const long long c0 = BATCHED ? (long long)blockIdx.z * p.sc : 0;
+        // epilogue: fragment (g, 2t..2t+1) and (g+8, ...)
+        const long long c0 = BATCHED ? (long long)blockIdx.z * p.sc : 0;
 #pragma unroll
-    for (int mt = 0; mt < C::MT; ++mt) {
+        for (int mt = 0; mt < C::MT; ++mt) {
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int gm = m0 + wm0 + mt * 16 + g + h * 8;
-            if (gm >= p.m) continue;
-            const long long row = c0 + (long long)gm * p.ldc;
-            // a thread's column pairs start on even columns, so they share this row's
-            // alignment: one store a pair where the row starts on an even element
-            const uintptr_t esize = p.c_bf16 ? 2 : 4;
-            const bool row_pairs = ((uintptr_t)p.c / esize + (uintptr_t)row) % 2 == 0;
+            for (int h = 0; h < 2; ++h) {
+                const int gm = m0 + wm0 + mt * 16 + g + h * 8;
+                if (gm >= p.m) continue;
+                const long long row = c0 + (long long)gm * p.ldc;
+                // a thread's column pairs start on even columns, so they share this row's
+                // alignment: one store a pair where the row starts on an even element
+                const uintptr_t esize = p.c_bf16 ? 2 : 4;
+                const bool row_pairs = ((uintptr_t)p.c / esize + (uintptr_t)row) % 2 == 0;
 #pragma unroll
-            for (int nt = 0; nt < C::NT; ++nt) {
-                const int gn = n0 + wn0 + nt * 8 + 2 * t;
-                if (gn >= p.n) continue;
-                float v0 = p.alpha * acc[mt][nt][h * 2];
-                float v1 = p.alpha * acc[mt][nt][h * 2 + 1];
-                const bool pair = row_pairs && gn + 1 < p.n;
-                if (p.c_bf16) {
-                    uint16_t *cp = static_cast<uint16_t *>(p.c) + row + gn;
-                    if (pair) {
-                        uint32_t *cp2 = reinterpret_cast<uint32_t *>(cp);
-                        if (p.beta != 0.0f) {
-                            const uint32_t old = *cp2;
-                            v0 = fmaf(p.beta, __uint_as_float(old << 16), v0);
-                            v1 = fmaf(p.beta, __uint_as_float(old & 0xffff0000u), v1);
-                        }
-                        *cp2 = (uint32_t)f2bf(v0) | ((uint32_t)f2bf(v1) << 16);
-                    } else {
-                        if (p.beta != 0.0f)
-                            v0 = fmaf(p.beta, __uint_as_float((uint32_t)cp[0] << 16), v0);
-                        cp[0] = f2bf(v0);
-                        if (gn + 1 < p.n) {
+                for (int nt = 0; nt < C::NT; ++nt) {
+                    const int gn = n0 + wn0 + nt * 8 + 2 * t;
+                    if (gn >= p.n) continue;
+                    float v0 = p.alpha * acc[mt][nt][h * 2];
+                    float v1 = p.alpha * acc[mt][nt][h * 2 + 1];
+                    const bool pair = row_pairs && gn + 1 < p.n;
+                    if (p.c_bf16) {
+                        uint16_t *cp = static_cast<uint16_t *>(p.c) + row + gn;
+                        if (pair) {
+                            uint32_t *cp2 = reinterpret_cast<uint32_t *>(cp);
+                            if (p.beta != 0.0f) {
+                                const uint32_t old = *cp2;
+                                v0 = fmaf(p.beta, __uint_as_float(old << 16), v0);
+                                v1 = fmaf(p.beta, __uint_as_float(old & 0xffff0000u), v1);
+                            }
+                            *cp2 = (uint32_t)f2bf(v0) | ((uint32_t)f2bf(v1) << 16);
+                        } else {
                             if (p.beta != 0.0f)
-                                v1 = fmaf(p.beta, __uint_as_float((uint32_t)cp[1] << 16), v1);
-                            cp[1] = f2bf(v1);
+                                v0 = fmaf(p.beta, __uint_as_float((uint32_t)cp[0] << 16), v0);
+                            cp[0] = f2bf(v0);
+                            if (gn + 1 < p.n) {
+                                if (p.beta != 0.0f)
+                                    v1 = fmaf(p.beta, __uint_as_float((uint32_t)cp[1] << 16), v1);
+                                cp[1] = f2bf(v1);
+                            }
                         }
-                    }
-                } else {
-                    float *cp = static_cast<float *>(p.c) + row + gn;
-                    if (pair) {
-                        float2 *cp2 = reinterpret_cast<float2 *>(cp);
-                        if (p.beta != 0.0f) {
-                            const float2 old = *cp2;
-                            v0 = fmaf(p.beta, old.x, v0);
-                            v1 = fmaf(p.beta, old.y, v1);
-                        }
-                        *cp2 = make_float2(v0, v1);
                     } else {
-                        if (p.beta != 0.0f) v0 = fmaf(p.beta, cp[0], v0);
-                        cp[0] = v0;
-                        if (gn + 1 < p.n) {
-                            if (p.beta != 0.0f) v1 = fmaf(p.beta, cp[1], v1);
-                            cp[1] = v1;
+                        float *cp = static_cast<float *>(p.c) + row + gn;
+                        if (pair) {
+                            float2 *cp2 = reinterpret_cast<float2 *>(cp);
+                            if (p.beta != 0.0f) {
+                                const float2 old = *cp2;
+                                v0 = fmaf(p.beta, old.x, v0);
+                                v1 = fmaf(p.beta, old.y, v1);
+                            }
+                            *cp2 = make_float2(v0, v1);
+                        } else {
+                            if (p.beta != 0.0f) v0 = fmaf(p.beta, cp[0], v0);
+                            cp[0] = v0;
+                            if (gn + 1 < p.n) {
+                                if (p.beta != 0.0f) v1 = fmaf(p.beta, cp[1], v1);
+                                cp[1] = v1;
+                            }
                         }
                     }
                 }
@@ -546,6 +561,34 @@ cudaError_t mma_usable(void) {
     return ok ? cudaSuccess : cudaErrorNotSupported;
 }
 
+// Whether the current device's image of the align1 form has code (CM__MMA_A1_BODY: the image's
+// virtual architecture, ptxVersion, is 9.x; in a tuning build any sm_80+ one, which mma_usable
+// checked). Cached per device.
+cudaError_t a1_usable(void) {
+    static std::atomic<int> cache[64]; // 0 unknown, 1 yes, 2 no
+    int dev = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err != cudaSuccess) return err;
+    const int known = dev < 64 ? cache[dev].load(std::memory_order_relaxed) : 0;
+    if (known) return known == 1 ? cudaSuccess : cudaErrorNotSupported;
+    int ok = 0;
+    if (CM_GEMM_TUNING) {
+        ok = 1;
+    } else {
+        cudaFuncAttributes attr;
+        err = cudaFuncGetAttributes(&attr, gemm_mma_kernel<M64x64_T, true, true, false, true>);
+        if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
+            (void)cudaGetLastError();
+        } else if (err != cudaSuccess) {
+            return err;
+        } else {
+            ok = attr.ptxVersion >= 90 && attr.ptxVersion < 100;
+        }
+    }
+    if (dev < 64) cache[dev].store(ok ? 1 : 2, std::memory_order_relaxed);
+    return ok ? cudaSuccess : cudaErrorNotSupported;
+}
+
 // The 128 x 64 tile is not in the dispatch table: its kernels are compiled for tuning builds
 // only (BUILT: CM_GEMM_TUNING; a discarded `if constexpr` branch of a template instantiates no
 // kernel).
@@ -607,6 +650,10 @@ extern "C" int cm__gemm_mma_aligned(const cm__gemm_args_t *p) {
 
 extern "C" int cm__gemm_mma_align1_built(void) { return CM__GEMM_MMA_ALIGN1 != 0; }
 
+extern "C" int cm__gemm_mma_align1_for(int major) {
+    return CM__GEMM_MMA_ALIGN1 != 0 && (CM_GEMM_TUNING != 0 || major == 9);
+}
+
 extern "C" cudaError_t cm__gemm_mma(const cm__gemm_args_t *g, int tf32, int config,
                                     cudaStream_t stream) {
     if (g == NULL || g->m <= 0 || g->n <= 0 || g->k < 0) return cudaErrorInvalidValue;
@@ -622,6 +669,7 @@ extern "C" cudaError_t cm__gemm_mma(const cm__gemm_args_t *g, int tf32, int conf
     if (err != cudaSuccess) return err;
     if (config < 0 || config >= CM__MMA_COUNT) return cudaErrorInvalidValue;
     if (!cm__gemm_mma_built(config)) return cudaErrorNotSupported;
+    if (align1 && (err = a1_usable()) != cudaSuccess) return err;
     if (align1)
         return cm__gemm_for_each_launch(g, [&](const cm__gemm_args_t *q) {
             return launch_align1<CM__GEMM_MMA_ALIGN1 != 0>(q, config, stream);

@@ -538,13 +538,14 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * dimension), with K >= 32 and at least 2^28 flops (BF16: 2^21) is realigned: the operands
  * without 16-byte rows are copied into aligned scratch from the pool first, and the product
  * runs on tensor cores; a smaller one, one with a shorter K (bound by writing C), or one the
- * scratch cannot be had for runs the FFMA kernel. A TF32 one with A and B on whole floats is
- * not copied where the copy would lead to the 128 x 128 or 64 x 64 mma.sync tiles, or on
- * Hopper to the Hopper kernel split over K (C too small for the GPU): the mma.sync tiles'
+ * scratch cannot be had for runs the FFMA kernel. On Hopper a TF32 one with A and B on whole
+ * floats is not copied where the copy would lead to the 128 x 128 or 64 x 64 mma.sync tiles,
+ * or to the Hopper kernel split over K (C too small for the GPU): the mma.sync tiles'
  * "align1" form reads its operands as they are, every element a 4-byte copy into shared
  * memory (the 128 x 128 tiles in place of the split Hopper kernel; split-K gives that form
  * parts of at least 128 of K), as cuBLAS does for such operands (kernels/gemm.h's
- * CM__GEMM_MMA_ALIGN1: 0 at build time leaves them to the copy). Likewise on Hopper an FP32
+ * CM__GEMM_MMA_ALIGN1: 0 at build time leaves them to the copy; the form is compiled for
+ * sm_90 only, where it was measured, except in tuning builds). Likewise on Hopper an FP32
  * product of one
  * matrix whose op(A) / op(B) contiguous along M / N lack 16-byte rows, with K >= 256, at least
  * 2^30 flops and the other side of C at least 1024 long, has those operands copied as they are

@@ -424,18 +424,20 @@ static int cm__gemm_ffma_128_thin_wave(const cm__gemm_args_t *p, int sm_count) {
  * 4-byte copies into shared memory in place of 16-byte ones (cm__gemm_realign_mode); a forced
  * mma:128x128 / mma:64x64 runs it on any such TF32 product (cm__gemm_select). BF16 has no such
  * form (cp.async copies 4, 8 or 16 bytes, and a bf16 row of odd length starts on 2 bytes). */
-static int cm__gemm_align1_state = -1; /* -1: cm__gemm_mma_align1_built() */
+static int cm__gemm_align1_state = -1; /* -1: cm__gemm_mma_align1_for(major) */
 
 void cm__gemm_align1_set_for_tests(int on) {
     cm__gemm_align1_state = on < 0 ? -1 : (on != 0);
 }
 
-/* Whether the align1 form of mma.sync configuration `config` takes p in precision: the form
- * on, TF32, a tile that has the form, A and B on whole floats (the kernel's conditions,
- * cm__gemm_mma) */
-static int cm__gemm_align1_takes(int precision, const cm__gemm_args_t *p, int config) {
+/* Whether the align1 form of mma.sync configuration `config` takes p in precision on a device
+ * of compute capability `major`: the form on (built with code for that architecture:
+ * cm__gemm_mma_align1_for), TF32, a tile that has the form, A and B on whole floats (the
+ * kernel's conditions, cm__gemm_mma) */
+static int cm__gemm_align1_takes(int precision, int major, const cm__gemm_args_t *p,
+                                 int config) {
     const int on = cm__gemm_align1_state >= 0 ? cm__gemm_align1_state
-                                              : cm__gemm_mma_align1_built();
+                                              : cm__gemm_mma_align1_for(major);
     return on && precision == CM_GEMM_TF32 && p->in_type == CM__GEMM_F32 &&
            (config == CM__MMA_128x128 || config == CM__MMA_64x64) &&
            (uintptr_t)p->a % 4u == 0 && (uintptr_t)p->b % 4u == 0;
@@ -589,7 +591,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     }
     /* mma.sync tiles need 16-byte rows; forced, a TF32 product without them runs the tiles'
      * align1 form where it takes them (by default cm__gemm_realign_mode chooses it) */
-    const int forced_align1 = is_forced && cm__gemm_align1_takes(precision, p, c.config);
+    const int forced_align1 = is_forced && cm__gemm_align1_takes(precision, major, p, c.config);
     if (c.kernel == CM__GEMM_KERNEL_MMA &&
         !(arch != CM__GEMM_ARCH_SM75 && fam != CM__GEMM_FAM_FP32 &&
           (cm__gemm_mma_aligned(p) || forced_align1))) {
@@ -1002,7 +1004,7 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
                                                 NULL);
     if (c.kernel != CM__GEMM_KERNEL_MMA && c.kernel != CM__GEMM_KERNEL_SM90)
         return CM__REALIGN_NONE;
-    if (c.kernel == CM__GEMM_KERNEL_MMA && cm__gemm_align1_takes(precision, p, c.config)) {
+    if (c.kernel == CM__GEMM_KERNEL_MMA && cm__gemm_align1_takes(precision, major, p, c.config)) {
         *tiles = c; /* the copied form's tiles, on the operands as they are */
         return CM__REALIGN_ALIGN1;
     }
@@ -1012,7 +1014,7 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
      * parts; 1000 x 127 x 3001 TN 0.71x -> 1.17x; 2047 x 129 x 2047 0.66-0.68x -> 0.75-0.81x;
      * bench/NOTES-gemm.md) */
     if (c.kernel == CM__GEMM_KERNEL_SM90 && cm__gemm_mma_built(CM__MMA_128x128) &&
-        cm__gemm_align1_takes(precision, p, CM__MMA_128x128) &&
+        cm__gemm_align1_takes(precision, major, p, CM__MMA_128x128) &&
         cm__gemm_splitk_parts(&q, c, precision, sm_count, 0) > 1) {
         *tiles = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
         return CM__REALIGN_ALIGN1;

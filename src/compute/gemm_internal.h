@@ -202,7 +202,8 @@ enum { CM__REALIGN_NONE = 0, CM__REALIGN_COPY = 1, CM__REALIGN_ALIGN1 = 2 };
 /**
  * CM__REALIGN_NONE where cm__gemm_realign_wanted is 0; else CM__REALIGN_ALIGN1 where the
  * TF32 align1 form of mma.sync tiles (kernels/gemm.h, CM__GEMM_MMA_ALIGN1) takes p as it is
- * (the form on: built, or cm__gemm_align1_set_for_tests; TF32; A and B 4-byte aligned) and
+ * (the form on: built with code for compute capability major, cm__gemm_mma_align1_for, or
+ * cm__gemm_align1_set_for_tests; TF32; A and B 4-byte aligned) and
  * either the copied form's selection gives mma.sync tiles of 128 x 128 or 64 x 64 (*tiles:
  * that choice) or it gives the Hopper kernel and split-K would cut that kernel's product into
  * parts (cm__gemm_splitk_parts, no override: C too small for the GPU; *tiles: mma:128x128);
@@ -214,8 +215,8 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
                           const char *override, cm__gemm_choice_t *tiles);
 
 /** For tests: 1 or 0 turns the align1 form's choice on or off for the process (on without the
- *  form built, cm__gemm_mma refuses it and the FFMA kernel runs), -1 goes back to
- *  cm__gemm_mma_align1_built(). Not synchronised: set it while no GEMM is being issued. */
+ *  form's code for the device, cm__gemm_mma refuses it and the FFMA kernel runs), -1 goes back
+ *  to cm__gemm_mma_align1_for(major). Not synchronised: set it while no GEMM is being issued. */
 void cm__gemm_align1_set_for_tests(int on);
 
 /**

@@ -1110,9 +1110,12 @@ static void test_tf32_align1(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     const int major = current_major();
-    if (!cm__gemm_mma_align1_built() || major < 8) {
+    if (!cm__gemm_mma_align1_for(major) || major < 8) {
         print_message("the TF32 align1 form is %s: nothing to test\n",
-                      major < 8 ? "for sm_80 and later" : "not built (CM__GEMM_MMA_ALIGN1 0)");
+                      major < 8                      ? "for sm_80 and later"
+                      : !cm__gemm_mma_align1_built() ? "not built (CM__GEMM_MMA_ALIGN1 0)"
+                                                     : "compiled for sm_90 only outside "
+                                                       "tuning builds");
         skip();
     }
     static const size_t shapes[][3] = {{127, 1000, 3001}, {301, 700, 1001}, {65, 33, 17},
@@ -1498,8 +1501,8 @@ static void test_sm90_one_wave(void **state) {
 
 /* cm_gemm_explain on the real device: it names the device's compute capability and
  * multiprocessor count as CUDA reports them; a TF32 product whose A has rows of 1001 floats runs
- * on sm_80+ the mma.sync tiles' align1 form (or, where that form is not built, is copied to
- * 16-byte rows first) and the text names lda and 1004;
+ * on sm_80+ the mma.sync tiles' align1 form (or, where that form has no code for the device,
+ * is copied to 16-byte rows first) and the text names lda and 1004;
  * then the same call runs on the tensor cores (its error against the product of the
  * TF32-rounded inputs), and explaining queued nothing (C untouched before the run). */
 static void test_explain_on_device(void **state) {
@@ -1532,7 +1535,7 @@ static void test_explain_on_device(void **state) {
     if (major >= 8) {
         /* the align1 form (when built) reads such rows as they are; without it A is copied to
          * 16-byte rows first; either way the text names lda and the padded width */
-        if (cm__gemm_mma_align1_built())
+        if (cm__gemm_mma_align1_for(major))
             assert_non_null(strstr(text, "read as they are by the tiles' align1 form"));
         else
             assert_non_null(strstr(text, "first A is copied into"));

@@ -570,8 +570,18 @@ static void test_dispatch(void **state) {
         assert_false(ALIGN1(CM_GEMM_TF32, 8, 108, &odd, 0, &a1));
         assert_int_equal(a1.kernel, -1); /* untouched */
         cm__gemm_align1_set_for_tests(-1);
+        /* by default the form is taken where it carries code: sm_90 (any architecture in a
+         * tuning build), not the A100's sm_80, whose product is copied */
+        assert_int_equal(cm__gemm_mma_align1_for(9), cm__gemm_mma_align1_built());
+        assert_int_equal(cm__gemm_mma_align1_for(8),
+                         cm__gemm_mma_align1_built() && CM_GEMM_TUNING);
+        assert_int_equal(cm__gemm_mma_align1_for(10),
+                         cm__gemm_mma_align1_built() && CM_GEMM_TUNING);
         assert_int_equal(ALIGN1(CM_GEMM_TF32, 8, 108, &odd, 0, &a1),
-                         cm__gemm_mma_align1_built());
+                         cm__gemm_mma_align1_for(8));
+        a1 = (cm__gemm_choice_t){-1, -1};
+        assert_int_equal(ALIGN1(CM_GEMM_TF32, 9, 132, &odd, 1, &a1),
+                         cm__gemm_mma_align1_for(9));
         cm__gemm_align1_set_for_tests(1);
         a1 = (cm__gemm_choice_t){-1, -1};
         assert_true(ALIGN1(CM_GEMM_TF32, 8, 108, &odd, 0, &a1));
