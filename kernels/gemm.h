@@ -396,17 +396,19 @@ cudaError_t cm__gemm_splitk_reduce(const float *partials, int parts, int m, int 
 
 /** The 3xTF32 pre-pass (CM_GEMM_FP32_3XTF32, kernels/gemm_pack.cu): each float x of the
  *  rdim x kdim operand is split into big = tf32(x) (round to nearest) and small = tf32(x - big),
- *  and written K-contiguous as three segments of kpad elements per row r:
- *    dst[r*ldd + s*kpad + k] = part(order[s])(x(r, k))  for s = 0, 1, 2 and k < kdim,
+ *  and written K-contiguous as two segments of kpad elements per row r:
+ *    dst[r*ldd + s*kpad + k] = part(order[s])(x(r, k))  for s = 0, 1 and k < kdim,
  *    0 for kdim <= k < kpad,
  *  where part(0) = big and part(1) = small; x(r, k) = src[r*ld + k] when kmajor, else
- *  src[k*ld + r]. A TF32 GEMM over the 3 kpad concatenated K then sums small*big + big*small +
- *  big*big (A with order {1, 0, 0}, B with {0, 1, 0}): the FP32 product to about FP32 accuracy.
- *  k0 moves the window: x(r, k0 + k) for k < kdim (chunks of a long K). cudaErrorInvalidValue
- *  (nothing launched) for NULL pointers, negative sizes, kpad < kdim, ldd < 3 kpad or ld below
- *  the stored extent; else the launch's error. */
+ *  src[k*ld + r]. The Hopper 3xTF32 kernel (kernels/gemm_sm90.h, CM__GEMM_SM90_TF32X3) reads
+ *  A's segments 0, 1, 1 and B's 0, 1, 0 as its three K segments, so that A with order {1, 0}
+ *  and B with {0, 1} give small*big + big*small + big*big: the FP32 product to about FP32
+ *  accuracy (a third segment would repeat a part: 1/3 more writes). k0 moves the window:
+ *  x(r, k0 + k) for k < kdim (chunks of a long K). cudaErrorInvalidValue (nothing launched) for
+ *  NULL pointers, negative sizes, kpad < kdim, ldd < 2 kpad or ld below the stored extent; else
+ *  the launch's error. */
 cudaError_t cm__gemm_split_tf32(const float *src, int64_t ld, int kmajor, int k0, int kdim,
-                                int rdim, const int order[3], float *dst, int64_t kpad,
+                                int rdim, const int order[2], float *dst, int64_t kpad,
                                 int64_t ldd, cudaStream_t stream);
 
 #ifdef __cplusplus

@@ -210,8 +210,8 @@ extern "C" cudaError_t cm__gemm_pack_batched(int elem_bytes, const void *src, in
 // Each float x becomes big = tf32(x) and small = tf32(x - big), both rounded to nearest (ties
 // away, as cvt.rna.tf32.f32) with the bit arithmetic below so that every architecture the
 // library is built for runs the same code. x - big is exact in FP32 (big is x rounded at bit 13),
-// so big + small carries x to within 2^-22 of itself. A row of the destination holds three
-// segments of kpad elements (part order[0], order[1], order[2]), zero past kdim.
+// so big + small carries x to within 2^-22 of itself. A row of the destination holds two
+// segments of kpad elements (part order[0], order[1]), zero past kdim.
 
 namespace {
 
@@ -234,7 +234,7 @@ __device__ __forceinline__ void tf32_split(float x, float *big, float *small) {
 }
 
 struct SplitOrder {
-    int o0, o1, o2;
+    int o0, o1;
 };
 
 __device__ __forceinline__ void split_store(float *__restrict__ row, long long kpad, int k,
@@ -243,7 +243,6 @@ __device__ __forceinline__ void split_store(float *__restrict__ row, long long k
     tf32_split(x, &part[0], &part[1]);
     row[k] = part[o.o0];
     row[kpad + k] = part[o.o1];
-    row[2 * kpad + k] = part[o.o2];
 }
 
 // K-contiguous source: consecutive threads on consecutive k (coalesced reads and writes)
@@ -290,16 +289,16 @@ __global__ void __launch_bounds__(TILE *ROWS) gemm_split_rmajor(const float *__r
 }  // namespace
 
 extern "C" cudaError_t cm__gemm_split_tf32(const float *src, int64_t ld, int kmajor, int k0,
-                                           int kdim, int rdim, const int order[3], float *dst,
+                                           int kdim, int rdim, const int order[2], float *dst,
                                            int64_t kpad, int64_t ldd, cudaStream_t stream) {
     if (src == NULL || dst == NULL || order == NULL || k0 < 0 || kdim < 0 || rdim < 0 ||
-        kpad < kdim || kpad > INT32_MAX || ldd < 3 * kpad || ld < 1 ||
+        kpad < kdim || kpad > INT32_MAX || ldd < 2 * kpad || ld < 1 ||
         (kmajor && ld < (int64_t)k0 + kdim) || (!kmajor && ld < rdim))
         return cudaErrorInvalidValue;
-    for (int s = 0; s < 3; ++s)
+    for (int s = 0; s < 2; ++s)
         if (order[s] != 0 && order[s] != 1) return cudaErrorInvalidValue;
     if (rdim == 0 || kpad == 0) return cudaSuccess;
-    const SplitOrder o = {order[0], order[1], order[2]};
+    const SplitOrder o = {order[0], order[1]};
     if (kmajor) {
         const dim3 grid((unsigned)((kpad + 255) / 256), (unsigned)(rdim < 65535 ? rdim : 65535));
         gemm_split_kmajor<<<grid, 256, 0, stream>>>(src, (long long)ld, k0, kdim, rdim, o, dst,

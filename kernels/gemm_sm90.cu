@@ -444,8 +444,14 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
         if (threadIdx.x == (MINB == 1 ? 0u : 256u)) {
             // maps3d: bit 0 A's map is 3-D, bit 1 B's (matrix z of the batch)
             const int z = (int)blockIdx.z;
+            // PROMO (3xTF32): K is three segments of seg steps (small x big, big x small, big x
+            // big) over operands that hold two (A = [small | big], B = [big | small]): the
+            // third segment reads A's second and B's first
+            const int seg = PROMO > 0 ? k_steps / 3 : k_steps;
             for (int i = 0; i < k_steps; ++i) {
                 const int s = i % STAGES;
+                const int ka = (PROMO > 0 && i >= 2 * seg ? i - seg : i) * C::kBK;
+                const int kb = (PROMO > 0 && i >= 2 * seg ? i - 2 * seg : i) * C::kBK;
                 if (i >= STAGES) mbar_wait(empty_bar + 8 * s, (uint32_t)((i / STAGES) - 1) & 1u);
                 mbar_expect_tx(full_bar + 8 * s, (uint32_t)C::kStageBytes);
                 if (AT) {
@@ -459,10 +465,9 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
                             tma_load_2d(dst, &tma_a, m0 + 32 * j, i * C::kBK, full_bar + 8 * s);
                     }
                 } else if (BATCHED && (maps3d & 1))
-                    tma_load_3d(a_base + s * C::kABytes, &tma_a, i * C::kBK, m0, z,
-                                full_bar + 8 * s);
+                    tma_load_3d(a_base + s * C::kABytes, &tma_a, ka, m0, z, full_bar + 8 * s);
                 else
-                    tma_load_2d(a_base + s * C::kABytes, &tma_a, i * C::kBK, m0, full_bar + 8 * s);
+                    tma_load_2d(a_base + s * C::kABytes, &tma_a, ka, m0, full_bar + 8 * s);
                 if (BT) {
                     // BN / 64 chunks of 64 N (the map's inner dimension) x kBK K rows
 #pragma unroll
@@ -474,10 +479,9 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
                             tma_load_2d(dst, &tma_b, n0 + 64 * j, i * C::kBK, full_bar + 8 * s);
                     }
                 } else if (BATCHED && (maps3d & 2)) {
-                    tma_load_3d(b_base + s * C::kBBytes, &tma_b, i * C::kBK, n0, z,
-                                full_bar + 8 * s);
+                    tma_load_3d(b_base + s * C::kBBytes, &tma_b, kb, n0, z, full_bar + 8 * s);
                 } else {
-                    tma_load_2d(b_base + s * C::kBBytes, &tma_b, i * C::kBK, n0, full_bar + 8 * s);
+                    tma_load_2d(b_base + s * C::kBBytes, &tma_b, kb, n0, full_bar + 8 * s);
                 }
             }
         }
@@ -805,10 +809,13 @@ static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, co
     alignas(64) CUtensorMap tb;
     // A: M rows of K (box kBM x 128 bytes of K), or AT: K rows of M (box kBK x 128 bytes of M);
     // B: N rows of K (box BN x 128 bytes of K), or BT: K rows of N (box kBK x 128 bytes of N)
+    // PROMO (3xTF32): the operands hold two of the product's three K segments (the kernel's
+    // producer reads the third from them)
+    const int kop = PROMO > 0 ? 2 * (k / 3) : k;
     if (!(AT ? encode_operand(&ta, dt, Cf::kElem, a, k, m, lda, Cf::kBK, a3 ? batch : 1, sa)
-             : encode_operand(&ta, dt, Cf::kElem, a, m, k, lda, kBM, a3 ? batch : 1, sa)) ||
+             : encode_operand(&ta, dt, Cf::kElem, a, m, kop, lda, kBM, a3 ? batch : 1, sa)) ||
         !(BT ? encode_operand(&tb, dt, Cf::kElem, b, k, n, ldb, Cf::kBK, b3 ? batch : 1, sb)
-             : encode_operand(&tb, dt, Cf::kElem, b, n, k, ldb, BN, b3 ? batch : 1, sb)))
+             : encode_operand(&tb, dt, Cf::kElem, b, n, kop, ldb, BN, b3 ? batch : 1, sb)))
         return cudaErrorNotSupported;
     const long long tiles = (long long)((m + kBM - 1) / kBM) * ((n + BN - 1) / BN);
     const size_t celem = c_bf16 ? 2 : 4;
@@ -853,12 +860,15 @@ extern "C" int cm__gemm_sm90_batched_supported(int in_type, int c_bf16, int m, i
     // A: K rows of M (lda >= m); CC: C column-major (ldc >= m)
     const bool at = in_type == CM__GEMM_SM90_TF32_AT || in_type == CM__GEMM_SM90_TF32_AT_CC;
     const bool cc = in_type == CM__GEMM_SM90_TF32_AT_CC;
+    const bool x3 = in_type == CM__GEMM_SM90_TF32X3;  // A, B: two segments of k / 3 a row
+    if (x3 && k % 96 != 0) return 0;
+    const int64_t kop = x3 ? 2 * (int64_t)(k / 3) : k;  // the operands' K
     const int64_t elem = in_type == CM__GEMM_SM90_BF16 || bt ? 2 : 4;
     const int64_t celem = c_bf16 ? 2 : 4;
     if ((uintptr_t)a % 16 != 0 || (uintptr_t)b % 16 != 0 || (uintptr_t)c % (uintptr_t)celem != 0)
         return 0;
     const int64_t max_ld = ((int64_t)1 << 40) / 4;  // strides below 2^40 bytes
-    if (lda < (at ? m : k) || ldb < (bt ? n : k) || ldc < (cc ? m : n) || lda >= max_ld ||
+    if (lda < (at ? m : kop) || ldb < (bt ? n : kop) || ldc < (cc ? m : n) || lda >= max_ld ||
         ldb >= max_ld || ldc >= max_ld)
         return 0;
     if ((lda * elem) % 16 != 0 || (ldb * elem) % 16 != 0) return 0;

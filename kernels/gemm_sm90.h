@@ -34,6 +34,9 @@ enum {
  * tile with two-level accumulation (the tensor cores' accumulator is added into a second FP32
  * one, round to nearest, every 256 K elements of the first two thirds of K, the cross terms,
  * and every 64 of the last third, big x big: k must be 3 x a multiple of 32), C float only.
+ * k counts the product's three K segments of k / 3 each; A and B hold two segments per row
+ * (2k / 3 elements, lda, ldb >= 2k / 3): the kernel reads A's segments 0, 1, 1 and B's 0, 1, 0
+ * (A = [small | big], B = [big | small]: small x big, big x small, big x big).
  * CM__GEMM_SM90_BF16_BT: bf16 with B MN-major instead: B stored K x N row-major (ldb >= n,
  * N contiguous), B[k*ldb+n], read by wgmma's transposed-B form (no pre-pass); A as above.
  * CM__GEMM_SM90_TF32_AT: TF32 with A MN-major instead: A stored K x M row-major (lda >= m, M
@@ -56,7 +59,8 @@ enum {
  * cm__gemm_sm90_batched_supported returns 1 when cm__gemm_sm90_batched would run these
  * operands, else 0. It needs: in_type and c_bf16 as above; m, n, k >= 1; a and b 16-byte
  * aligned; lda*elem and ldb*elem multiples of 16 bytes (elem = 2 for bf16, 4 for tf32),
- * lda >= k (TF32_AT*: >= m), ldb >= k (BF16_BT: >= n), ldc >= n (TF32_AT_CC: >= m), and
+ * lda >= k (TF32_AT*: >= m; TF32X3: >= 2k / 3, k a multiple of 96), ldb >= k (BF16_BT: >= n;
+ * TF32X3: >= 2k / 3), ldc >= n (TF32_AT_CC: >= m), and
  * below 2^40 bytes; c aligned to its element;
  * ceil(m/128)*ceil(n/256) tiles fit in an int; and for batch > 1 (the 3-D tensor maps): every
  * stride >= 0, stride_a*elem and stride_b*elem multiples of 16 bytes and below 2^40 bytes

@@ -1215,9 +1215,10 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, int config, cu
 }
 
 /* CM_GEMM_FP32_3XTF32 on the Hopper kernel (choice "sm90+3xtf32"): A and B are split into
- * K-contiguous TF32 operands of three K segments each (kernels/gemm_pack.cu,
- * cm__gemm_split_tf32: A' = [small | big | big], B' = [big | small | big]), so that one TF32
- * GEMM over 3 K sums small_A big_B + big_A small_B + big_A big_B in FP32. The scratch comes from
+ * K-contiguous TF32 operands of two K segments each (kernels/gemm_pack.cu,
+ * cm__gemm_split_tf32: A' = [small | big], B' = [big | small]), and one TF32 GEMM over 3 K
+ * (kernels/gemm_sm90.h, CM__GEMM_SM90_TF32X3: its third segment reads A's big and B's big
+ * again) sums small_A big_B + big_A small_B + big_A big_B in FP32. The scratch comes from
  * the device's pool on the call's stream and goes back there after the product; a K whose
  * scratch would pass CM__GEMM_3X_SCRATCH bytes runs in passes of fewer K (beta = 1 after the
  * first). cudaErrorNotSupported with nothing queued when there is no pool or no memory: the
@@ -1232,11 +1233,11 @@ static cudaError_t cm__gemm_sm90_3xtf32_one(const cm__gemm_args_t *p, cudaMemPoo
     /* K per pass: whole K steps of the kernel (32 floats = 128 bytes), scratch within the cap
      * (at least one step: an M + N so large that one step passes the cap still runs) */
     const size_t rows = (size_t)p->m + (size_t)p->n;
-    size_t kc = CM__GEMM_3X_SCRATCH / (rows * 12u) / 32u * 32u;
+    size_t kc = CM__GEMM_3X_SCRATCH / (rows * 8u) / 32u * 32u;
     const size_t kpad_all = ((size_t)p->k + 31u) / 32u * 32u;
     if (kc < 32u) kc = 32u;
     if (kc > kpad_all) kc = kpad_all;
-    const size_t ld = 3u * kc;
+    const size_t ld = 2u * kc;
     const size_t bytes_a = ((size_t)p->m * ld * 4u + 255u) / 256u * 256u;
     const size_t bytes_b = (size_t)p->n * ld * 4u;
     void *scratch = NULL;
@@ -1246,7 +1247,7 @@ static cudaError_t cm__gemm_sm90_3xtf32_one(const cm__gemm_args_t *p, cudaMemPoo
     }
     float *const sa = scratch;
     float *const sb = (float *)((unsigned char *)scratch + bytes_a);
-    static const int order_a[3] = {1, 0, 0}, order_b[3] = {0, 1, 0};
+    static const int order_a[2] = {1, 0}, order_b[2] = {0, 1};
     cudaError_t err = cudaSuccess;
     float beta = p->beta;
     for (int64_t k0 = 0; k0 < (int64_t)p->k && err == cudaSuccess; k0 += (int64_t)kc) {
@@ -1254,13 +1255,13 @@ static cudaError_t cm__gemm_sm90_3xtf32_one(const cm__gemm_args_t *p, cudaMemPoo
         const int kd = (int)(left < (int64_t)kc ? left : (int64_t)kc);
         const int64_t kp = ((int64_t)kd + 31) / 32 * 32;
         err = cm__gemm_split_tf32(p->a, p->lda, p->a_kmajor, (int)k0, kd, p->m, order_a, sa, kp,
-                                  3 * kp, cs);
+                                  2 * kp, cs);
         if (err == cudaSuccess)
             err = cm__gemm_split_tf32(p->b, p->ldb, p->b_kmajor, (int)k0, kd, p->n, order_b, sb,
-                                      kp, 3 * kp, cs);
+                                      kp, 2 * kp, cs);
         if (err == cudaSuccess)
             err = cm__gemm_sm90(CM__GEMM_SM90_TF32X3, 0, p->m, p->n, (int)(3 * kp), p->alpha, sa,
-                                3 * kp, sb, 3 * kp, beta, p->c, p->ldc, cs);
+                                2 * kp, sb, 2 * kp, beta, p->c, p->ldc, cs);
         /* a refusal of the first pass has written nothing: the caller's fallback runs it all;
          * a later pass cannot be refused (same operands, fewer K) */
         beta = 1.0f;
