@@ -1224,6 +1224,11 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, int config, cu
  * first). cudaErrorNotSupported with nothing queued when there is no pool or no memory: the
  * caller then runs the FP32 kernels (the same accuracy). */
 #define CM__GEMM_3X_SCRATCH ((size_t)1 << 30)
+static size_t cm__gemm_3x_scratch_cap = 0; /* 0: CM__GEMM_3X_SCRATCH */
+
+void cm__gemm_3x_scratch_set_for_tests(size_t bytes) {
+    cm__gemm_3x_scratch_cap = bytes;
+}
 
 static cudaError_t cm__gemm_sm90_3xtf32_one(const cm__gemm_args_t *p, cudaMemPool_t pool,
                                             cudaStream_t cs) {
@@ -1233,7 +1238,9 @@ static cudaError_t cm__gemm_sm90_3xtf32_one(const cm__gemm_args_t *p, cudaMemPoo
     /* K per pass: whole K steps of the kernel (32 floats = 128 bytes), scratch within the cap
      * (at least one step: an M + N so large that one step passes the cap still runs) */
     const size_t rows = (size_t)p->m + (size_t)p->n;
-    size_t kc = CM__GEMM_3X_SCRATCH / (rows * 8u) / 32u * 32u;
+    const size_t cap = cm__gemm_3x_scratch_cap != 0 ? cm__gemm_3x_scratch_cap
+                                                    : CM__GEMM_3X_SCRATCH;
+    size_t kc = cap / (rows * 8u) / 32u * 32u;
     const size_t kpad_all = ((size_t)p->k + 31u) / 32u * 32u;
     if (kc < 32u) kc = 32u;
     if (kc > kpad_all) kc = kpad_all;

@@ -366,6 +366,11 @@ int cm__gemm_splitk_override(void);
  *  process, or with -1 go back to CUDAMODEL_GEMM_SPLITK. Atomic. */
 void cm__gemm_splitk_override_set_for_tests(int parts);
 
+/** Tests only: the scratch cap of the 3xTF32 split in bytes (0: the library's 1 GiB), so that
+ *  a small product runs in several passes over K (beta 1 after the first). Not synchronised:
+ *  set it while no GEMM is being issued. */
+void cm__gemm_3x_scratch_set_for_tests(size_t bytes);
+
 /**
  * Tests only: force the configuration of every following cm_gemm() / cm_gemm_config_name() in
  * the process (a name as CUDAMODEL_GEMM_CONFIG takes; the string must stay valid until the

@@ -1036,6 +1036,36 @@ static void test_3xtf32_accuracy(void **state) {
     }
 }
 
+/* 3xTF32 on Hopper in several passes over K (the split's scratch capped at 1 MiB: passes of
+ * 1 MiB / ((M + N) 8 bytes) of K, rounded down to 32, beta 1 after the first; the 1 GiB cap
+ * takes that path only for (M + N) K above 2^27), forced "sm90+3xtf32": a K that ends in a
+ * partial pass, beta != 0, padded and misaligned operands, both layouts; the error against
+ * float64 as the one-pass products' (run_case's 3xTF32 bound). */
+static void test_3xtf32_passes(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    if (!hopper_kernel_chosen()) {
+        print_message("no Hopper kernel on this device: nothing to test\n");
+        return;
+    }
+    cm__gemm_3x_scratch_set_for_tests((size_t)1 << 20);
+    /* 300 + 200 rows: passes of 256 of K (4 for K = 1000, the last 232) */
+    static const size_t shapes[][3] = {{300, 200, 1000}, {129, 257, 700}};
+    size_t idx = 0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh)
+        for (int l = 0; l < 2; ++l)
+            for (int v = 0; v < 2; ++v) {
+                if (cm_test_under_sanitizer() && sh > 0) continue;
+                gcase_t g = {CM_GEMM_FP32_3XTF32, (cm_gemm_layout_t)l, CM_GEMM_OP_N,
+                             l ? CM_GEMM_OP_T : CM_GEMM_OP_N, shapes[sh][0], shapes[sh][1],
+                             shapes[sh][2], 1.25f, 0.5f, 0, 0, "sm90+3xtf32", 0};
+                if (v) misalign(&g);
+                assert_string_equal(chosen(&g), "sm90+3xtf32");
+                run_case(&g, idx++);
+            }
+    cm__gemm_3x_scratch_set_for_tests(0);
+}
+
 /* Realignment (gemm_api.c): TF32 / BF16 products whose operands lack 16-byte rows (K or the
  * leading dimension odd) and are large enough are copied into aligned scratch and run on tensor
  * cores instead of the FFMA kernel (turned on here whatever CM__GEMM_REALIGN_DEFAULT says; one
@@ -1572,6 +1602,7 @@ int main(void) {
         cmocka_unit_test(test_small_skinny_packed),
         cmocka_unit_test(test_large_sampled),
         cmocka_unit_test(test_3xtf32_accuracy),
+        cmocka_unit_test(test_3xtf32_passes),
         cmocka_unit_test(test_sm90_mn_b),
         cmocka_unit_test(test_sm90_mn_tf32),
         cmocka_unit_test(test_realigned),
