@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The dispatch rules shipped without a GPU run of their own (9b96191, 6ea68e8, 58dd0b3), by
-# default at the checkout, beside the configurations they replaced (forced), and the TF32 /
-# BF16 shapes whose K-contiguous rows are 16-byte but not 128-byte multiples. One device call
+# default at the checkout, beside the configurations they replaced (forced), and the staged
+# operands' rows rounded to 128 bytes. One device call
 # after the full check (its build-gpu/ is reused), carry .deps.
-# Into $OUT, 6 files:
+# Into $OUT, 5 files (the stride shapes, 16- but not 128-byte K rows, moved to
+# exp_s33_stage128.sh, which measures them at the checkout and staged):
 #   a1.txt       TF32 misaligned shapes that now run the align1 form in place of the copy:
 #                the default twice ("splitk=0": the heuristic again), then mma:128x128 and
 #                mma:64x64 forced with the library's split, mma:128x128 in 3 and 5 parts
@@ -13,9 +14,6 @@
 #                (splitk=0), then the tiles they replaced forced (ffma:64x64x16,
 #                ffma:128x128x16q3), splitk=1 (no split) and 8 / 16 parts (the tiny tiles'
 #                parts before 9477cac)
-#   stride.txt   TF32 / BF16 "TN" and "NN" over K whose rows are 16-byte but not 128-byte
-#                multiples (4096 x 4096 x K, K^3) against K a multiple of 128 bytes
-#                (TF32 4096 x 4096 x 3004 TN ran 0.76x cuBLAS at 7a784b2, 4096^3 1.02x)
 #   tests.txt    test_gpu_gemm's test_tf32_align1, test_ffma_small_class, test_split_k*, test_explain*,
 #                plain, then test_tf32_align1 and test_split_k* under memcheck
 #   ld128.txt    the staged operands' rows rounded to 128 bytes (pack-ld128.patch) against 16:
@@ -35,15 +33,6 @@ fp32="1024x1024x1024 1100x1100x1024 1024x1024x1500 1200x1200x1200 3001x1000x64 1
 CM_BENCH_SWEEP_ONLY=fp32 exp_config_sweeps fp32.txt "$fp32" splitk=0 ffma:64x64x16 \
     ffma:128x128x16q3 splitk=1 splitk=8 splitk=16
 exp_say "fp32 done" | tee -a "$R/summary.txt"
-stride="4096x4096x3004 4096x4096x3008 4096x4096x3072 4096x4096x4092 4096x4096x4096 3004x3004x3004 3072x3072x3072 4096x4096x3000 4096x4096x3064"
-{
-    for i in 1 2; do
-        echo "=== config default#$i"
-        CM_BENCH_SWEEP_ONLY="tf32 bf16" CM_BENCH_SWEEP_SHAPES="$stride" timeout 150 \
-            env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
-    done
-} >"$R/stride.txt" 2>&1
-exp_say "stride done" | tee -a "$R/summary.txt"
 {
     for f in test_tf32_align1 test_ffma_small_class 'test_split_k*' 'test_explain*'; do
         echo "=== $f none"
