@@ -287,6 +287,23 @@ int cm__gemm_mma_built(int config);
  *  16-byte aligned); C any. Pure (no device query): alignment only. */
 int cm__gemm_mma_aligned(const cm__gemm_args_t *p);
 
+/** Kernels that only Hopper's dispatch selects (the pipelined FFMA tiles of kernels/gemm_ffma.cu,
+ *  the TF32 align1 form of kernels/gemm_mma.cu) carry code for sm_90 only, outside tuning builds
+ *  (CM_GEMM_TUNING: every architecture): CM__GEMM_SM90_ONLY_BODY is 0 in the device code of
+ *  the other architectures, whose bodies are then empty; 1 in sm_90's and in host code. */
+#if defined(__CUDA_ARCH__) && !CM_GEMM_TUNING && (__CUDA_ARCH__ < 900 || __CUDA_ARCH__ >= 1000)
+#  define CM__GEMM_SM90_ONLY_BODY 0
+#else
+#  define CM__GEMM_SM90_ONLY_BODY 1
+#endif
+
+/** Whether such a kernel carries code in a device's image whose code was compiled for virtual
+ *  architecture ptx_version (cudaFuncAttributes::ptxVersion: 90 for sm_90's, also 80 for an
+ *  image JIT-compiled on a Hopper from compute_80 PTX): 9.x, or any in a tuning build. Pure. */
+static inline int cm__gemm_sm90_only_has_code(int ptx_version) {
+    return CM_GEMM_TUNING || (ptx_version >= 90 && ptx_version < 100);
+}
+
 /** 1 (the default): kernels/gemm_mma.cu builds the TF32 "align1" form of CM__MMA_128x128 and
  *  CM__MMA_64x64 (every element of A and B its own zero-filled 4-byte cp.async, lanes along
  *  each row's contiguous dimension: any base and leading dimension of whole floats), which

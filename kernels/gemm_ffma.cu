@@ -429,11 +429,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
 // (pipe_has_code, once per device): compiling them for the default list's eight architectures
 // took gemm_ffma.cu from ~220 to ~300 s of nvcc on a 2-core machine once the bounded form had
 // two loops (bench/NOTES-gemm.md).
-#if defined(__CUDA_ARCH__) && !CM_GEMM_TUNING && (__CUDA_ARCH__ < 900 || __CUDA_ARCH__ >= 1000)
-#  define CM__FFMA_PIPE_BODY 0
-#else
-#  define CM__FFMA_PIPE_BODY 1
-#endif
+#define CM__FFMA_PIPE_BODY CM__GEMM_SM90_ONLY_BODY
 
 // Pipelined fast-interior kernel (configs "...pR", R cp.async stages).
 // Whole tiles only (the launcher's all-fast test); anything else runs the general kernel of the
@@ -523,7 +519,7 @@ template <class Kernel> static bool pipe_has_code(Kernel kernel) {
         (void)cudaGetLastError();
         return false;
     }
-    return fa.ptxVersion >= 90 && fa.ptxVersion < 100;
+    return cm__gemm_sm90_only_has_code(fa.ptxVersion) != 0;
 }
 
 // dynamic shared memory of the pipelined kernel, in floats. T4 ("q" configs): K-contiguous

@@ -160,20 +160,15 @@ using cm_gemm_elem::f2bf;
 // epilogue). The single-matrix instantiation has no batch offsets at all, so that its code is
 // what it was before batches existed (with them ptxas allocates up to 34 more registers here).
 // A1: the align1 form (TF32 only; see the top of the file). It carries code only for the
-// architectures whose dispatch selects it: sm_90, where it was measured; in a tuning build,
-// every architecture (cm__gemm_mma_align1_for). Elsewhere its kernels are empty and
-// cm__gemm_mma refuses the operands that need it (a1_usable): compiling it for the default
-// list's seven sm_80+ architectures took gemm_mma.cu from 95 to 140 s of nvcc on a 2-core
-// machine (bench/NOTES-gemm.md).
-#if defined(__CUDA_ARCH__) && !CM_GEMM_TUNING && (__CUDA_ARCH__ < 900 || __CUDA_ARCH__ >= 1000)
-#  define CM__MMA_A1_BODY 0
-#else
-#  define CM__MMA_A1_BODY 1
-#endif
+// architectures whose dispatch selects it (CM__GEMM_SM90_ONLY_BODY: sm_90, where it was
+// measured; in a tuning build, every architecture; cm__gemm_mma_align1_for). Elsewhere its
+// kernels are empty and cm__gemm_mma refuses the operands that need it (a1_usable): compiling
+// it for the default list's seven sm_80+ architectures took gemm_mma.cu from 95 to 140 s of
+// nvcc on a 2-core machine (bench/NOTES-gemm.md).
 template <class C, bool A_K, bool B_K, bool BATCHED, bool A1>
 __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if constexpr (A1 && !CM__MMA_A1_BODY) {
+    if constexpr (A1 && !CM__GEMM_SM90_ONLY_BODY) {
         (void)p; // no align1 code for this architecture: never launched (a1_usable)
     } else {
         static_assert(!(A1 && C::BF16),
@@ -249,59 +244,44 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
                          std::integral_constant<int, EB>());
         };
 
-        // one stage: A chunks then B chunks, zero-filled outside the matrices
+        // one operand's 16-byte chunks of a stage, zero-filled outside the matrix: along K, rows
+        // along M / N (side: their count; rows0: the tile's first) of BK elements; else rows
+        // along K of tile_len elements. sstride: the shared tile's row stride in elements.
+        auto load_side16 = [&](T *sm, const T *X, long long ld, bool along_k, int rows0, int side,
+                               int k0, int tile_len, int sstride, auto chunks_c) {
+            constexpr int CHUNKS = decltype(chunks_c)::value;
+#pragma unroll
+            for (int i = 0; i < CHUNKS; ++i) {
+                const int idx = tid + i * C::THREADS;
+                int valid = 0;
+                const T *src = X;
+                uint32_t dst;
+                if (along_k) { // rows m / n, chunks along k
+                    const int r = idx / (C::BK / C::E), kc = (idx % (C::BK / C::E)) * C::E;
+                    const int gr = rows0 + r, gk = k0 + kc;
+                    if (gr < side && gk < K) {
+                        valid = min(C::E, K - gk);
+                        src = X + (long long)gr * ld + gk;
+                    }
+                    dst = smem_addr(sm + r * sstride + kc);
+                } else { // rows k, chunks along m / n
+                    const int r = idx / (tile_len / C::E), rc = (idx % (tile_len / C::E)) * C::E;
+                    const int gk = k0 + r, gr = rows0 + rc;
+                    if (gk < K && gr < side) {
+                        valid = min(C::E, side - gr);
+                        src = X + (long long)gk * ld + gr;
+                    }
+                    dst = smem_addr(sm + r * sstride + rc);
+                }
+                cp_async16(dst, src, valid * C::ES);
+            }
+        };
+        // one stage: A chunks then B chunks
         auto load_stage16 = [&](int s, int k0) {
-            T *a_s = sA(s), *b_s = sB(s);
-#pragma unroll
-            for (int i = 0; i < C::CA; ++i) {
-                const int idx = tid + i * C::THREADS;
-                int valid = 0;
-                const T *src = A;
-                uint32_t dst;
-                if (A_K) { // rows m, chunks along k
-                    const int r = idx / (C::BK / C::E), kc = (idx % (C::BK / C::E)) * C::E;
-                    const int gm = m0 + r, gk = k0 + kc;
-                    if (gm < p.m && gk < K) {
-                        valid = min(C::E, K - gk);
-                        src = A + (long long)gm * p.lda + gk;
-                    }
-                    dst = smem_addr(a_s + r * C::SK + kc);
-                } else { // rows k, chunks along m
-                    const int r = idx / (C::BM / C::E), mc = (idx % (C::BM / C::E)) * C::E;
-                    const int gk = k0 + r, gm = m0 + mc;
-                    if (gk < K && gm < p.m) {
-                        valid = min(C::E, p.m - gm);
-                        src = A + (long long)gk * p.lda + gm;
-                    }
-                    dst = smem_addr(a_s + r * C::SAM + mc);
-                }
-                cp_async16(dst, src, valid * C::ES);
-            }
-#pragma unroll
-            for (int i = 0; i < C::CB; ++i) {
-                const int idx = tid + i * C::THREADS;
-                int valid = 0;
-                const T *src = B;
-                uint32_t dst;
-                if (B_K) { // rows n, chunks along k
-                    const int r = idx / (C::BK / C::E), kc = (idx % (C::BK / C::E)) * C::E;
-                    const int gn = n0 + r, gk = k0 + kc;
-                    if (gn < p.n && gk < K) {
-                        valid = min(C::E, K - gk);
-                        src = B + (long long)gn * p.ldb + gk;
-                    }
-                    dst = smem_addr(b_s + r * C::SK + kc);
-                } else { // rows k, chunks along n
-                    const int r = idx / (C::BN / C::E), nc = (idx % (C::BN / C::E)) * C::E;
-                    const int gk = k0 + r, gn = n0 + nc;
-                    if (gk < K && gn < p.n) {
-                        valid = min(C::E, p.n - gn);
-                        src = B + (long long)gk * p.ldb + gn;
-                    }
-                    dst = smem_addr(b_s + r * C::SBN + nc);
-                }
-                cp_async16(dst, src, valid * C::ES);
-            }
+            load_side16(sA(s), A, p.lda, A_K, m0, p.m, k0, C::BM, A_K ? C::SK : C::SAM,
+                        std::integral_constant<int, C::CA>());
+            load_side16(sB(s), B, p.ldb, B_K, n0, p.n, k0, C::BN, B_K ? C::SK : C::SBN,
+                        std::integral_constant<int, C::CB>());
         };
         auto load_stage = [&](int s, int k0) {
             if constexpr (A1)
@@ -529,64 +509,53 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     return launch_one<C, false, false, A1>(p, g->batch, stream);
 }
 
-// Whether the current device runs the mma kernels: sm_80+, and the image it runs was built for
-// sm_80+ (a library built for sm_75 only would run the empty sm_75 body). Cached per device.
-cudaError_t mma_usable(void) {
-    static std::atomic<int> cache[64]; // 0 unknown, 1 yes, 2 no
-    int dev = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err != cudaSuccess) return err;
-    const int known = dev < 64 ? cache[dev].load(std::memory_order_relaxed) : 0;
-    if (known) return known == 1 ? cudaSuccess : cudaErrorNotSupported;
-    int major = 0;
-    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    if (err != cudaSuccess) return err;
-    int ok = 0;
-    if (major >= 8) {
-        cudaFuncAttributes attr;
-        err = cudaFuncGetAttributes(&attr, gemm_mma_kernel<M64x64_T, true, true, false, false>);
-        if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
-            (void)cudaGetLastError();
-            ok = 0;
-        } else if (err != cudaSuccess) {
-            return err;
-        } else {
-            /* ptxVersion is the virtual architecture the code was compiled for (__CUDA_ARCH__),
-             * also for an image JIT-compiled from older PTX, whose binaryVersion is the device's:
-             * a compute_75 image run on sm_90 has empty mma.sync bodies and must not be used */
-            ok = attr.ptxVersion >= 80 && attr.binaryVersion >= 80;
-        }
+// The virtual (ptxVersion: __CUDA_ARCH__ of its code) and binary architecture of the current
+// device's image of `kernel`; cudaErrorNotSupported (the error cleared) when the library carries
+// none for the device.
+template <class F>
+static cudaError_t image_versions(F *kernel, int *ptx, int *bin) {
+    cudaFuncAttributes attr;
+    const cudaError_t err = cudaFuncGetAttributes(&attr, kernel);
+    if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
+        (void)cudaGetLastError();
+        return cudaErrorNotSupported;
     }
-    if (dev < 64) cache[dev].store(ok ? 1 : 2, std::memory_order_relaxed);
-    return ok ? cudaSuccess : cudaErrorNotSupported;
+    if (err != cudaSuccess) return err;
+    *ptx = attr.ptxVersion;
+    *bin = attr.binaryVersion;
+    return cudaSuccess;
 }
 
-// Whether the current device's image of the align1 form has code (CM__MMA_A1_BODY: the image's
-// virtual architecture, ptxVersion, is 9.x; in a tuning build any sm_80+ one, which mma_usable
-// checked). Cached per device.
+// Whether the current device runs the mma kernels: sm_80+, and the image it runs was built for
+// sm_80+ (a library built for sm_75 only would run the empty sm_75 body). Once per device
+// (kernels/func_attr.cuh).
+cudaError_t mma_usable(void) {
+    static cm__once_per_device once;
+    return cm__prepare_once(once, [](int dev) {
+        int major = 0, ptx = 0, bin = 0;
+        cudaError_t err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        if (err != cudaSuccess) return err;
+        if (major < 8) return cudaErrorNotSupported;
+        err = image_versions(gemm_mma_kernel<M64x64_T, true, true, false, false>, &ptx, &bin);
+        if (err != cudaSuccess) return err;
+        /* ptxVersion is the virtual architecture also for an image JIT-compiled from older
+         * PTX, whose binaryVersion is the device's: a compute_75 image run on sm_90 has empty
+         * mma.sync bodies and must not be used */
+        return ptx >= 80 && bin >= 80 ? cudaSuccess : cudaErrorNotSupported;
+    });
+}
+
+// Whether the current device's image of the align1 form has code (CM__GEMM_SM90_ONLY_BODY).
+// Once per device.
 cudaError_t a1_usable(void) {
-    static std::atomic<int> cache[64]; // 0 unknown, 1 yes, 2 no
-    int dev = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err != cudaSuccess) return err;
-    const int known = dev < 64 ? cache[dev].load(std::memory_order_relaxed) : 0;
-    if (known) return known == 1 ? cudaSuccess : cudaErrorNotSupported;
-    int ok = 0;
-    if (CM_GEMM_TUNING) {
-        ok = 1;
-    } else {
-        cudaFuncAttributes attr;
-        err = cudaFuncGetAttributes(&attr, gemm_mma_kernel<M64x64_T, true, true, false, true>);
-        if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
-            (void)cudaGetLastError();
-        } else if (err != cudaSuccess) {
-            return err;
-        } else {
-            ok = attr.ptxVersion >= 90 && attr.ptxVersion < 100;
-        }
-    }
-    if (dev < 64) cache[dev].store(ok ? 1 : 2, std::memory_order_relaxed);
-    return ok ? cudaSuccess : cudaErrorNotSupported;
+    static cm__once_per_device once;
+    return cm__prepare_once(once, [](int) {
+        int ptx = 0, bin = 0;
+        const cudaError_t err =
+            image_versions(gemm_mma_kernel<M64x64_T, true, true, false, true>, &ptx, &bin);
+        if (err != cudaSuccess) return err;
+        return cm__gemm_sm90_only_has_code(ptx) ? cudaSuccess : cudaErrorNotSupported;
+    });
 }
 
 // The 128 x 64 tile is not in the dispatch table: its kernels are compiled for tuning builds

@@ -25,6 +25,17 @@
 #                    keeps build-gpu/ between calls but copies the tree afresh with the files'
 #                    old times, so a later call's build would keep the patched objects;
 #                    scripts/gpu-check.sh touches the noted files before it builds
+#   exp_patch_build PATCH
+#                    exp_apply PATCH, then build-gpu/ rebuilt (a failed build's last lines on
+#                    stdout)
+#   exp_sweeps2 LABEL SHAPES PRECISIONS SECS
+#                    bench_gemm --sweep over SHAPES ("MxNxK ...") in PRECISIONS
+#                    (CM_BENCH_SWEEP_ONLY) twice, each after a line "=== config LABEL#i", each
+#                    run limited to SECS; on stdout, no rows to the results file
+#   exp_test_runs TOOL SECS FILTER ...
+#                    each test_gpu_gemm FILTER through scripts/gpu-test-one.sh under TOOL (none:
+#                    plain; SECS a run), on stdout after "=== FILTER TOOL": its exit status and
+#                    the last lines of its output
 #   exp_ab_patch PATCH SHAPES
 #                    SHAPES twice at the checkout ($R/head1.txt, head2.txt), then PATCH applied
 #                    and built, twice again ($R/patch1.txt, patch2.txt); the patch stays applied
@@ -88,13 +99,34 @@ exp_apply() {
     exp_note_patched "$1"
     git apply "$1" || { echo "patch $1 failed"; exit 1; }
 }
+exp_patch_build() {
+    exp_apply "$1"
+    cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
+        { echo "patched build failed"; tail -30 /tmp/patch-build.txt; }
+}
+exp_sweeps2() {
+    local label="$1" shapes="$2" only="$3" secs="$4" i
+    for i in 1 2; do
+        echo "=== config $label#$i"
+        CM_BENCH_SWEEP_ONLY="$only" CM_BENCH_SWEEP_SHAPES="$shapes" timeout "$secs" \
+            env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
+    done
+}
+exp_test_runs() {
+    local tool="$1" secs="$2" f
+    shift 2
+    for f in "$@"; do
+        echo "=== $f $tool"
+        OUT=/tmp bash scripts/gpu-test-one.sh -t "$tool" -s "$secs" -f "$f" test_gpu_gemm
+        echo "rc $?"
+        tail -5 "/tmp/one-test_gpu_gemm-$tool.txt"
+    done
+}
 exp_ab_patch() {
     local patch="$1" shapes="$2" i
     for i in 1 2; do exp_shapes "head$i.txt" "$shapes"; done
     exp_say "head shapes done"
-    exp_apply "$patch"
-    cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
-        { echo "patched build failed"; tail -30 /tmp/patch-build.txt; }
+    exp_patch_build "$patch"
     exp_say "patched build done"
     for i in 1 2; do exp_shapes "patch$i.txt" "$shapes"; done
     exp_say "patch shapes done"

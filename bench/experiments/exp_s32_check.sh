@@ -34,32 +34,12 @@ CM_BENCH_SWEEP_ONLY=fp32 exp_config_sweeps fp32.txt "$fp32" splitk=0 ffma:64x64x
     ffma:128x128x16q3 splitk=1 splitk=8 splitk=16
 exp_say "fp32 done" | tee -a "$R/summary.txt"
 {
-    for f in test_tf32_align1 test_ffma_small_class 'test_split_k*' 'test_explain*'; do
-        echo "=== $f none"
-        OUT=/tmp bash scripts/gpu-test-one.sh -f "$f" test_gpu_gemm
-        echo "rc $?"
-        tail -5 /tmp/one-test_gpu_gemm-none.txt
-    done
-    for f in test_tf32_align1 'test_split_k*'; do
-        echo "=== $f memcheck"
-        OUT=/tmp bash scripts/gpu-test-one.sh -t memcheck -s 300 -f "$f" test_gpu_gemm
-        echo "rc $?"
-        tail -5 /tmp/one-test_gpu_gemm-memcheck.txt
-    done
+    exp_test_runs none 300 test_tf32_align1 test_ffma_small_class 'test_split_k*' 'test_explain*'
+    exp_test_runs memcheck 300 test_tf32_align1 'test_split_k*'
 } >"$R/tests.txt" 2>&1
 exp_say "done" | tee -a "$R/summary.txt"
 packed="4096x4096x3001 3001x3001x3001 3001x4096x1000 1000x3001x127 2047x2047x2047 4096x1000x1001"
-ld128_sweeps() {
-    local i
-    for i in 1 2; do
-        echo "=== config $1#$i"
-        CM_BENCH_SWEEP_ONLY="tf32 bf16" CM_BENCH_SWEEP_SHAPES="$packed" timeout 120 \
-            env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
-    done
-}
-ld128_sweeps head >"$R/ld128.txt" 2>&1
-exp_apply bench/experiments/pack-ld128.patch
-cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
-    { echo "patched build failed"; tail -30 /tmp/patch-build.txt; }
-ld128_sweeps ld128 >>"$R/ld128.txt" 2>&1
+exp_sweeps2 head "$packed" "tf32 bf16" 120 >"$R/ld128.txt" 2>&1
+exp_patch_build bench/experiments/pack-ld128.patch
+exp_sweeps2 ld128 "$packed" "tf32 bf16" 120 >>"$R/ld128.txt" 2>&1
 exp_say "ld128 done" | tee -a "$R/summary.txt"

@@ -25,21 +25,12 @@ set -u
 exp_start
 exp_build | tee -a "$R/summary.txt"
 shapes="4096x4096x3004 4096x4096x3008 4096x4096x3000 4096x4096x3064 4096x4096x3072 4096x4096x4092 4096x4096x4096 3004x3004x3004 3072x3072x3072 8192x8192x3000 2048x8192x3004 1000x4096x3004 3001x4096x1000"
-stride_sweeps() {
-    local i
-    for i in 1 2; do
-        echo "=== config $1#$i"
-        CM_BENCH_SWEEP_ONLY="tf32 bf16" CM_BENCH_SWEEP_SHAPES="$shapes" timeout 140 \
-            env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
-    done
-}
-stride_sweeps head >"$R/stride.txt" 2>&1
+exp_sweeps2 head "$shapes" "tf32 bf16" 140 >"$R/stride.txt" 2>&1
 exp_say "head done" | tee -a "$R/summary.txt"
-exp_apply bench/experiments/stage128.patch
-cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
-    { echo "patched build failed"; tail -30 /tmp/patch-build.txt; } | tee -a "$R/summary.txt"
+# not in a pipeline: a failed apply (exp_apply) ends the script
+exp_patch_build bench/experiments/stage128.patch >>"$R/summary.txt"
 exp_say "patched build done" | tee -a "$R/summary.txt"
-stride_sweeps stage128 >>"$R/stride.txt" 2>&1
+exp_sweeps2 stage128 "$shapes" "tf32 bf16" 140 >>"$R/stride.txt" 2>&1
 exp_say "stage128 done" | tee -a "$R/summary.txt"
 # the floor m n / (m + n) >= 1536 is a guess from one shape: below it, 1024 (3004^3: 1502)
 {
@@ -56,18 +47,8 @@ gemv="127x1x3001 64x1x4096 200x1x8192 300x1x2048 32x1x8192 127x1x1000 400x1x5000
 CM_BENCH_SWEEP_ONLY="fp32 bf16" exp_config_sweeps gemv.txt "$gemv" splitk=0 splitk=1 splitk=2 \
     splitk=4 splitk=8 splitk=16
 {
-    for f in 'test_sm90*' test_realigned 'test_large*' 'test_explain*' 'test_matrix*'; do
-        echo "=== $f none"
-        OUT=/tmp bash scripts/gpu-test-one.sh -f "$f" test_gpu_gemm
-        echo "rc $?"
-        tail -5 /tmp/one-test_gpu_gemm-none.txt
-    done
-    for f in 'test_sm90*' test_realigned; do
-        echo "=== $f memcheck"
-        OUT=/tmp bash scripts/gpu-test-one.sh -t memcheck -s 200 -f "$f" test_gpu_gemm
-        echo "rc $?"
-        tail -5 /tmp/one-test_gpu_gemm-memcheck.txt
-    done
+    exp_test_runs none 300 'test_sm90*' test_realigned 'test_large*' 'test_explain*' 'test_matrix*'
+    exp_test_runs memcheck 200 'test_sm90*' test_realigned
 } >"$R/tests.txt" 2>&1
 exp_say "tests done" | tee -a "$R/summary.txt"
 exp_say "done" | tee -a "$R/summary.txt"

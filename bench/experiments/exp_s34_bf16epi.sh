@@ -26,22 +26,13 @@ runs() {
 }
 runs head >"$R/runs.txt" 2>&1
 exp_say "head done" | tee -a "$R/summary.txt"
-exp_apply bench/experiments/sm90-bf16-store16.patch
-cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
-    { echo "patched build failed"; tail -30 /tmp/patch-build.txt; } | tee -a "$R/summary.txt"
+# not in a pipeline: a failed apply (exp_apply) ends the script
+exp_patch_build bench/experiments/sm90-bf16-store16.patch >>"$R/summary.txt"
 exp_say "patched build done" | tee -a "$R/summary.txt"
 runs store16 >>"$R/runs.txt" 2>&1
 exp_say "store16 done" | tee -a "$R/summary.txt"
 {
-    for f in test_sm90_bf16_store16 'test_sm90*' 'test_large*'; do
-        echo "=== $f none"
-        OUT=/tmp bash scripts/gpu-test-one.sh -f "$f" test_gpu_gemm
-        echo "rc $?"
-        tail -5 /tmp/one-test_gpu_gemm-none.txt
-    done
-    echo "=== test_sm90_bf16_store16 memcheck"
-    OUT=/tmp bash scripts/gpu-test-one.sh -t memcheck -s 200 -f test_sm90_bf16_store16 test_gpu_gemm
-    echo "rc $?"
-    tail -5 /tmp/one-test_gpu_gemm-memcheck.txt
+    exp_test_runs none 300 test_sm90_bf16_store16 'test_sm90*' 'test_large*'
+    exp_test_runs memcheck 200 test_sm90_bf16_store16
 } >"$R/tests.txt" 2>&1
 exp_say "done" | tee -a "$R/summary.txt"
