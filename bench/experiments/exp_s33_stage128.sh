@@ -3,7 +3,8 @@
 # (TF32 4096 x 4096 x 3004 TN ran 0.76x cuBLAS at 7a784b2, 4096^3 1.02x, the same shape NN
 # 0.99x): at the checkout, then with stage128.patch, which stages such operands into rows of
 # whole 128-byte lines before the Hopper kernel where m n / (m + n) >= 1536 and K >= 256 (and
-# rounds every staged row to 128 bytes, as pack-ld128.patch). One device call, carry .deps;
+# rounds every staged row to 128 bytes, as pack-ld128.patch; its BF16 transposed-B arm is
+# exp_s35_bt128.sh's to measure: no shape here takes it). One device call, carry .deps;
 # on a machine that ran the full check (build-gpu/ reused) or a fresh one (~70 s of build).
 # Into $OUT, 4 files (the sweep's kernel column says what ran):
 #   stride.txt   the sweep over $shapes, TF32 and BF16, twice at the checkout ("=== config
