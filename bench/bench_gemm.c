@@ -40,7 +40,9 @@
  *            CM_BENCH_SWEEP_SHAPES="64x4096x2048 4096x64x8192" runs these shapes (m x n x k,
  *            at most 64, each side 1 .. 65536) instead of the 49, for an experiment (with
  *            scripts/gemm-sweep-configs.sh: forced configurations over chosen shapes); such a
- *            run writes no rows to CM_BENCH_RESULTS.
+ *            run writes no rows to CM_BENCH_RESULTS. With such shapes, CM_BENCH_LDC_PAD=P
+ *            (0 .. 4096) stores C with P more elements a column (ldc = m + P, ours and
+ *            cuBLAS's alike): what C's row alignment costs (3001 rows against 3004).
  * --list     print the cases the other flags select (and the sweep's shapes), run nothing.
  * --overhead a diagnostic over the sweep's cases (CM_BENCH_SWEEP_ONLY selects): per call, ours
  *            and cuBLAS's, the event time of one call alone, of one call among 64 queued back
@@ -133,6 +135,10 @@ typedef struct run_ctx {
     size_t set_bytes, a_bytes, in_elem, out_elem;
     size_t sets, set;
 } run_ctx_t;
+
+/* elements added to each column of C (ldc = m + g_ldc_pad): CM_BENCH_LDC_PAD, read with
+ * CM_BENCH_SWEEP_SHAPES only (custom_shapes) */
+static size_t g_ldc_pad = 0;
 
 /* cm_bench_report with extra numbers (keys, vals) and the kernel's tag (NULL: none) in the
  * results file's row */
@@ -281,10 +287,10 @@ static int prepare_ex(const gcase_t *g, size_t batch, int ns, prepared_t *P, uin
     const size_t b_cols = g->ob == CM_GEMM_OP_N ? g->n : g->k;
     r->lda = a_rows;
     r->ldb = b_rows;
-    r->ldc = g->m;
+    r->ldc = g->m + g_ldc_pad;
     r->stride_a = a_rows * a_cols;
     r->stride_b = b_rows * b_cols;
-    r->stride_c = g->m * g->n;
+    r->stride_c = r->ldc * g->n;
     r->a_bytes = (r->batch * r->stride_a * r->in_elem + 255) / 256 * 256;
     r->set_bytes = r->a_bytes + (r->batch * r->stride_b * r->in_elem + 255) / 256 * 256;
     r->sets = (ROT_BYTES + r->set_bytes - 1) / r->set_bytes;
@@ -573,6 +579,18 @@ static int custom_shapes(void) {
     if (n == 0) return 0;
     g_sweep = g_custom;
     g_nsweep = n;
+    const char *pad = getenv("CM_BENCH_LDC_PAD");
+    if (pad != NULL && *pad != '\0') {
+        char *end = NULL;
+        const unsigned long long p = strtoull(pad, &end, 10);
+        if (*pad < '0' || *pad > '9' || *end != '\0' || p > 4096) {
+            fprintf(stderr, "bench_gemm: CM_BENCH_LDC_PAD: \"%s\" is not a number of elements "
+                            "in 0 .. 4096\n", pad);
+            return -1;
+        }
+        g_ldc_pad = (size_t)p;
+        printf("C stored with ldc = m + %zu (CM_BENCH_LDC_PAD)\n", g_ldc_pad);
+    }
     return 1;
 }
 
