@@ -7,8 +7,11 @@
 # instructions a K tile for 1024 FFMAs (FFMA share 0.866-0.891, 64 LDS.128 + 3 LDS), 16q3t
 # 2231-2277 for 2048 (0.899-0.918, 96 LDS.128 + 3), 207-249 registers, no spill: ~3 % more
 # of the issue slots on FFMAs, with 8 warps a multiprocessor instead of 16.
-# ffma-big-t-ship.patch ships 128x128x16q3t and a 4-stage 128x128x16q4t (table lines only) so
-# that build-gpu/ compiles them without a tuning build. One device call, carry .deps; on a
+# ffma-big-t-ship.patch ships 128x128x16q3t and a 4-stage 128x128x16q4t (table lines only,
+# their fallback 16q3's 128x128x8f: as their own fallback their general kernels compiled for
+# every architecture doubled gemm_ffma.cu's compile time) so that build-gpu/ compiles them
+# without a tuning build. Shipped for good, a winning t tile replaces 16q3 in the sm_90 table
+# (each costs ~48 s of sm_90 compile: bench/NOTES-gemm.md, session 33). One device call, carry .deps; on a
 # machine that ran the full check (build-gpu/ reused) or a fresh one. Into $OUT, 3 files:
 #   ffmat.txt    FP32 sweeps over $shapes (NN and TN): the default, then 16q3, 16q3t, 16q4t
 #                forced, twice each in turn (scripts/sweep_compare.py --table). Ship a t tile
