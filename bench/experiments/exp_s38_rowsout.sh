@@ -7,12 +7,14 @@
 # the main loop) a band of rows at a time and the block writes each row in runs of consecutive
 # elements (a warp store: 32 consecutive floats of one row, 4-5 sectors). In the general
 # kernels of the 64 x 64 and 32 x 64 tiles (not 128 x 128: ptxas spilled 8-44 bytes at their
-# register cap) and, with CM__FFMA_ROWS_OUT_PIPE=1 (the patch's default), the pipelined and
-# edge kernels. sm_90 SASS (cuobjdump): with CM__FFMA_ROWS_OUT_PIPE=0 the 28 pipelined / edge
-# kernels and the 28 general 128 x 128 ones are byte-identical to the checkout's (only the 32
-# small general kernels change); with 1 the pipelined kernels' main loops are rescheduled too
-# (1149-1187 instructions a K tile either way), so the aligned FP32 shapes are measured too.
-# No spill, no warning. One device call, carry .deps; on a machine that ran the full check or a
+# register cap; sm_90's code only, CM__GEMM_SM90_ONLY_BODY) and, with CM__FFMA_ROWS_OUT_PIPE=1
+# (the patch's default), the pipelined and edge kernels (sm_90 only already). SASS
+# (cuobjdump): sm_80's 88 kernels byte-identical to the checkout's; sm_90 with
+# CM__FFMA_ROWS_OUT_PIPE=0 the 28 pipelined / edge kernels and the 28 general 128 x 128 ones
+# byte-identical (only the 32 small general kernels change); with 1 the pipelined kernels'
+# main loops are rescheduled too (1149-1194 instructions a K tile, against 1149-1192), so the
+# aligned FP32 shapes are measured too. No spill, no warning; gemm_ffma.cu's default-list
+# compile within the machine's spread (156.6 s against 146.9 / 158.4 at the checkout). One device call, carry .deps; on a machine that ran the full check or a
 # fresh one. Into $OUT, 3 files:
 #   rowsout.txt  the sweep over $shapes (FP32, BF16; NN and TN): "=== config head#i", then
 #                patched "rows#i" (pipe 1), then "rows-pipe0#i" (CM__FFMA_ROWS_OUT_PIPE 0),
