@@ -28,10 +28,17 @@
 #   exp_patch_build PATCH
 #                    exp_apply PATCH, then build-gpu/ rebuilt (a failed build's last lines on
 #                    stdout)
-#   exp_sweeps2 LABEL SHAPES PRECISIONS SECS
+#   exp_sweep1 LABEL SHAPES PRECISIONS SECS [VAR=VALUE ...]
 #                    bench_gemm --sweep over SHAPES ("MxNxK ...") in PRECISIONS
-#                    (CM_BENCH_SWEEP_ONLY) twice, each after a line "=== config LABEL#i", each
-#                    run limited to SECS; on stdout, no rows to the results file
+#                    (CM_BENCH_SWEEP_ONLY) once, after a line "=== config LABEL", with the
+#                    environment words given, limited to SECS; on stdout, no rows to the results
+#                    file
+#   exp_sweeps2 LABEL SHAPES PRECISIONS SECS
+#                    exp_sweep1 twice, labelled LABEL#1 and LABEL#2
+#   exp_sweeps_ab FILE PATCH LABEL SHAPES PRECISIONS SECS
+#                    exp_sweeps2 head at the checkout into $R/FILE, then PATCH applied and
+#                    built (exp_patch_build), then exp_sweeps2 LABEL appended; progress lines
+#                    to $R/summary.txt. Not in a pipeline: a failed apply ends the script
 #   exp_test_runs TOOL SECS FILTER ...
 #                    each test_gpu_gemm FILTER through scripts/gpu-test-one.sh under TOOL (none:
 #                    plain; SECS a run), on stdout after "=== FILTER TOOL": its exit status and
@@ -104,13 +111,25 @@ exp_patch_build() {
     cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
         { echo "patched build failed"; tail -30 /tmp/patch-build.txt; }
 }
+exp_sweep1() {
+    local label="$1" shapes="$2" only="$3" secs="$4"
+    shift 4
+    echo "=== config $label"
+    env "$@" CM_BENCH_SWEEP_ONLY="$only" CM_BENCH_SWEEP_SHAPES="$shapes" timeout "$secs" \
+        env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
+}
 exp_sweeps2() {
-    local label="$1" shapes="$2" only="$3" secs="$4" i
-    for i in 1 2; do
-        echo "=== config $label#$i"
-        CM_BENCH_SWEEP_ONLY="$only" CM_BENCH_SWEEP_SHAPES="$shapes" timeout "$secs" \
-            env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
-    done
+    local i
+    for i in 1 2; do exp_sweep1 "$1#$i" "$2" "$3" "$4"; done
+}
+exp_sweeps_ab() {
+    local file="$1" patch="$2" label="$3" shapes="$4" only="$5" secs="$6"
+    exp_sweeps2 head "$shapes" "$only" "$secs" >"$R/$file" 2>&1
+    exp_say "head done" | tee -a "$R/summary.txt"
+    exp_patch_build "$patch" >>"$R/summary.txt"
+    exp_say "patched build done" | tee -a "$R/summary.txt"
+    exp_sweeps2 "$label" "$shapes" "$only" "$secs" >>"$R/$file" 2>&1
+    exp_say "$label done" | tee -a "$R/summary.txt"
 }
 exp_test_runs() {
     local tool="$1" secs="$2" f

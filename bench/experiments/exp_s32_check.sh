@@ -39,7 +39,4 @@ exp_say "fp32 done" | tee -a "$R/summary.txt"
 } >"$R/tests.txt" 2>&1
 exp_say "done" | tee -a "$R/summary.txt"
 packed="4096x4096x3001 3001x3001x3001 3001x4096x1000 1000x3001x127 2047x2047x2047 4096x1000x1001"
-exp_sweeps2 head "$packed" "tf32 bf16" 120 >"$R/ld128.txt" 2>&1
-exp_patch_build bench/experiments/pack-ld128.patch
-exp_sweeps2 ld128 "$packed" "tf32 bf16" 120 >>"$R/ld128.txt" 2>&1
-exp_say "ld128 done" | tee -a "$R/summary.txt"
+exp_sweeps_ab ld128.txt bench/experiments/pack-ld128.patch ld128 "$packed" "tf32 bf16" 120

@@ -26,20 +26,10 @@ set -u
 exp_start
 exp_build | tee -a "$R/summary.txt"
 shapes="4096x4096x3004 4096x4096x3008 4096x4096x3000 4096x4096x3064 4096x4096x3072 4096x4096x4092 4096x4096x4096 3004x3004x3004 3072x3072x3072 8192x8192x3000 2048x8192x3004 1000x4096x3004 3001x4096x1000"
-exp_sweeps2 head "$shapes" "tf32 bf16" 140 >"$R/stride.txt" 2>&1
-exp_say "head done" | tee -a "$R/summary.txt"
-# not in a pipeline: a failed apply (exp_apply) ends the script
-exp_patch_build bench/experiments/stage128.patch >>"$R/summary.txt"
-exp_say "patched build done" | tee -a "$R/summary.txt"
-exp_sweeps2 stage128 "$shapes" "tf32 bf16" 140 >>"$R/stride.txt" 2>&1
-exp_say "stage128 done" | tee -a "$R/summary.txt"
+exp_sweeps_ab stride.txt bench/experiments/stage128.patch stage128 "$shapes" "tf32 bf16" 140
 # the floor m n / (m + n) >= 1536 is a guess from one shape: below it, 1024 (3004^3: 1502)
-{
-    echo "=== config hm1024#1"
-    CM_EXP_STAGE128_HM=1024 CM_BENCH_SWEEP_ONLY="tf32 bf16" \
-        CM_BENCH_SWEEP_SHAPES="3004x3004x3004 2048x2048x3004 1500x4096x3004 3001x3001x3000" \
-        timeout 100 env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
-} >>"$R/stride.txt" 2>&1
+exp_sweep1 "hm1024#1" "3004x3004x3004 2048x2048x3004 1500x4096x3004 3001x3001x3000" \
+    "tf32 bf16" 100 CM_EXP_STAGE128_HM=1024 >>"$R/stride.txt" 2>&1
 exp_say "hm1024 done" | tee -a "$R/summary.txt"
 # matrix-vector products over few rows read across K (gemv's "cols" orientation: split-K's gemv
 # rule starts at 512 rows, measured at 1000 x 1 x 4096; 127 x 1 x 3001 NN ran 0.89-0.92x

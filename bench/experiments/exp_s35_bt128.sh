@@ -27,18 +27,9 @@ set -u
 exp_start
 exp_build | tee -a "$R/summary.txt"
 bt="1000x4096x4096 2000x4096x4096 3000x4096x4096 4000x4096x4096 1024x4096x4096 4096x4096x4096 1000x1024x4096 1000x2048x4096 1000x8192x4096"
-exp_sweeps2 head "$bt" "bf16" 120 >"$R/bt.txt" 2>&1
-exp_say "head done" | tee -a "$R/summary.txt"
-# not in a pipeline: a failed apply (exp_apply) ends the script
-exp_patch_build bench/experiments/stage128.patch >>"$R/summary.txt"
-exp_say "patched build done" | tee -a "$R/summary.txt"
-exp_sweeps2 stage128 "$bt" "bf16" 120 >>"$R/bt.txt" 2>&1
-{
-    echo "=== config bt0#1"
-    CM_EXP_BT128_M=0 CM_BENCH_SWEEP_ONLY="bf16" CM_BENCH_SWEEP_SHAPES="$bt" \
-        timeout 120 env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
-} >>"$R/bt.txt" 2>&1
-exp_say "stage128 done" | tee -a "$R/summary.txt"
+exp_sweeps_ab bt.txt bench/experiments/stage128.patch stage128 "$bt" "bf16" 120
+exp_sweep1 "bt0#1" "$bt" "bf16" 120 CM_EXP_BT128_M=0 >>"$R/bt.txt" 2>&1
+exp_say "bt0 done" | tee -a "$R/summary.txt"
 {
     exp_test_runs none 200 test_sm90_stage128 test_sm90_mn_b
     exp_test_runs memcheck 200 test_sm90_stage128

@@ -33,13 +33,7 @@ set -u
 exp_start
 exp_build | tee -a "$R/summary.txt"
 shapes="3001x1000x64 3001x127x1000 3001x4096x1000 3001x64x127 3001x3001x3001 127x1000x3001 127x4096x127 1000x3001x64 4096x1000x64 1000x127x3001 4096x4096x4096"
-exp_sweeps2 head "$shapes" "fp32" 150 >"$R/rowsout.txt" 2>&1
-exp_say "head done" | tee -a "$R/summary.txt"
-# not in a pipeline: a failed apply (exp_apply) ends the script
-exp_patch_build bench/experiments/ffma-rows-out.patch >>"$R/summary.txt"
-exp_say "patched build done" | tee -a "$R/summary.txt"
-exp_sweeps2 rows "$shapes" "fp32" 150 >>"$R/rowsout.txt" 2>&1
-exp_say "rows done" | tee -a "$R/summary.txt"
+exp_sweeps_ab rowsout.txt bench/experiments/ffma-rows-out.patch rows "$shapes" "fp32" 150
 pipe_build() {
     sed -i "s/^#  define CM__FFMA_ROWS_OUT_PIPE [01]$/#  define CM__FFMA_ROWS_OUT_PIPE $1/" \
         kernels/gemm_ffma.cu
