@@ -15,8 +15,8 @@
 // 16-byte alignment and x is contiguous and aligned; scalar loads otherwise), each lane keeps one
 // running sum, the warp combines them with shuffles; with few rows several warps share a row and
 // combine through shared memory. cols: each lane owns one i (two adjacent bf16 ones, read as one
-// 32-bit word, when aligned; then half-warps may take two k), the block's warps split K, and the
-// block combines their sums through shared memory. Every sum is formed in a fixed order (the
+// 32-bit word, when aligned), the block's warps split K, and the block combines their sums
+// through shared memory. Every sum is formed in a fixed order (the
 // order depends on the shape, the alignment and the multiprocessor count only), so results are
 // bit-identical run to run, without atomics or scratch memory.
 // A strided batch runs as gridDim.z: block z moves mat, x and y by z times their strides
@@ -160,22 +160,14 @@ gemv_cols(int rows, int K, const TI *__restrict__ mat, int64_t ld, const TI *__r
     epilogue(y + (int64_t)i * incy, acc, alpha, beta);
 }
 
-// cols for bf16 with 4-byte aligned pairs (base and leading dimension even): RB columns a
-// block (64 or 32); lane l owns the two columns 2 (l % (RB / 2)), 2 (l % (RB / 2)) + 1 and reads
-// them with one 32-bit load. RB = 64: a warp reads 128 contiguous bytes of a row of the matrix,
-// as the float kernel does; RB = 32: its two half-warps take two consecutive k, 64 contiguous
-// bytes each, so that a block covers 32 columns, as the float kernel does, and there are twice
-// as many blocks (run: where 64 would leave multiprocessors short of blocks). Otherwise as
-// gemv_cols.
-template <typename TO, int KG, int RB, bool BATCHED>
+// cols for bf16 with 4-byte aligned pairs (base and leading dimension even): lane l owns the two
+// columns 2l, 2l + 1 of the block's 64 and reads them with one 32-bit load (a warp reads 128
+// contiguous bytes of a row of the matrix, as the float kernel does), otherwise as gemv_cols.
+template <typename TO, int KG, bool BATCHED>
 __global__ void __launch_bounds__(32 * KG)
 gemv_cols_bf16x2(int rows, int K, const uint16_t *__restrict__ mat, int64_t ld,
                  const uint16_t *__restrict__ x, int64_t incx, TO *y, int64_t incy, float alpha,
                  float beta, int64_t smat, int64_t sx, int64_t sy, int klast) {
-    static_assert(RB == 64 || RB == 32, "64 or 32 columns a block");
-    constexpr int PL = RB / 2;  // lanes on one k (the block's column pairs)
-    constexpr int KS = 32 / PL; // k of a warp a step
-    constexpr int KW = KG * KS; // k of the block a step
     cm__pdl_launch_dependents(); // kernels/pdl.cuh
     if (BATCHED) { // product blockIdx.z of the batch
         const int64_t z = (int64_t)blockIdx.z;
@@ -185,20 +177,19 @@ gemv_cols_bf16x2(int rows, int K, const uint16_t *__restrict__ mat, int64_t ld,
         K = cm__gemm_k_of_block(K, klast); // split-K's shorter last part
     }
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    const int pr = lane % PL, slot = w * KS + lane / PL;
-    const int i = blockIdx.x * RB + 2 * pr;
+    const int i = blockIdx.x * 64 + 2 * lane;
     float acc0 = 0.0f, acc1 = 0.0f;
     if (i < rows) {
         const uint32_t *c = reinterpret_cast<const uint32_t *>(mat + i);
         const int64_t ldw = ld / 2; // leading dimension in 32-bit words
-        int k = slot;
-        for (; k + 7 * KW < K; k += 8 * KW) {
+        int k = w;
+        for (; k + 7 * KG < K; k += 8 * KG) {
             uint32_t m[8];
             float v[8];
 #pragma unroll
             for (int j = 0; j < 8; ++j) {
-                m[j] = __ldg(c + (int64_t)(k + j * KW) * ldw);
-                v[j] = to_f(__ldg(x + (int64_t)(k + j * KW) * incx));
+                m[j] = __ldg(c + (int64_t)(k + j * KG) * ldw);
+                v[j] = to_f(__ldg(x + (int64_t)(k + j * KG) * incx));
             }
 #pragma unroll
             for (int j = 0; j < 8; ++j) {
@@ -206,24 +197,24 @@ gemv_cols_bf16x2(int rows, int K, const uint16_t *__restrict__ mat, int64_t ld,
                 acc1 = fmaf(__uint_as_float(m[j] & 0xffff0000u), v[j], acc1);
             }
         }
-        for (; k < K; k += KW) {
+        for (; k < K; k += KG) {
             const uint32_t m = c[(int64_t)k * ldw];
             const float v = to_f(x[(int64_t)k * incx]);
             acc0 = fmaf(__uint_as_float(m << 16), v, acc0);
             acc1 = fmaf(__uint_as_float(m & 0xffff0000u), v, acc1);
         }
     }
-    __shared__ float sums[KW][RB + 1];
-    sums[slot][2 * pr] = acc0;
-    sums[slot][2 * pr + 1] = acc1;
+    __shared__ float sums[KG][65];
+    sums[w][2 * lane] = acc0;
+    sums[w][2 * lane + 1] = acc1;
     __syncthreads();
-    if (slot != 0 || i >= rows) return;
+    if (w != 0 || i >= rows) return;
     acc0 = 0.0f;
     acc1 = 0.0f;
 #pragma unroll 8
-    for (int j = 0; j < KW; ++j) {
-        acc0 += sums[j][2 * pr];
-        acc1 += sums[j][2 * pr + 1];
+    for (int j = 0; j < KG; ++j) {
+        acc0 += sums[j][2 * lane];
+        acc1 += sums[j][2 * lane + 1];
     }
     epilogue(y + (int64_t)i * incy, acc0, alpha, beta);
     if (i + 1 < rows) epilogue(y + (int64_t)(i + 1) * incy, acc1, alpha, beta);
@@ -263,22 +254,11 @@ cudaError_t run(const cm__gemm_vec_view &v, int K, int klast, float alpha, float
                 rows, K, mat, ld, x, incx, y, incy, alpha, beta, vec, smat, sx, sy, klast);
         }
     } else if (sizeof(TI) == 2 && ld % 2 == 0 && cm__gemm_batch_aligned(mat, smat, 2, 4)) {
-        const uint16_t *m16 = reinterpret_cast<const uint16_t *>(mat);
-        const uint16_t *x16 = reinterpret_cast<const uint16_t *>(x);
-        // 32 columns a block where those blocks fit on the multiprocessors at once (one each:
-        // that kernel takes 50 registers a thread, so one block of 1024 threads is resident),
-        // twice as many as of 64 columns: 4096 rows in 64 blocks of 64 left 68 of the H200's
-        // 132 multiprocessors idle and read 1.3 TB/s, the float kernel's 128 blocks of 32 rows
-        // 2.6 TB/s. Else 64 columns (32 registers: two blocks a multiprocessor).
-        if ((long long)(rows + 31) / 32 * batch > (long long)sm_count) {
-            const dim3 grid((unsigned)(rows + 63) / 64, 1, nz);
-            gemv_cols_bf16x2<TO, 32, 64, BATCHED><<<grid, 1024, 0, stream>>>(
-                rows, K, m16, ld, x16, incx, y, incy, alpha, beta, smat, sx, sy, klast);
-        } else {
-            const dim3 grid((unsigned)(rows + 31) / 32, 1, nz);
-            gemv_cols_bf16x2<TO, 32, 32, BATCHED><<<grid, 1024, 0, stream>>>(
-                rows, K, m16, ld, x16, incx, y, incy, alpha, beta, smat, sx, sy, klast);
-        }
+        const dim3 grid((unsigned)(rows + 63) / 64, 1, nz);
+        gemv_cols_bf16x2<TO, 32, BATCHED><<<grid, 1024, 0, stream>>>(
+            rows, K, reinterpret_cast<const uint16_t *>(mat), ld,
+            reinterpret_cast<const uint16_t *>(x), incx, y, incy, alpha, beta, smat, sx, sy,
+            klast);
     } else {
         const dim3 grid((unsigned)(rows + 31) / 32, 1, nz);
         gemv_cols<TI, TO, 32, BATCHED><<<grid, 1024, 0, stream>>>(
