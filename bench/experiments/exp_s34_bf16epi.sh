@@ -24,8 +24,12 @@ runs() {
     echo "=== config $1#2 (--quick)"
     timeout 60 env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --quick
 }
-runs head >"$R/runs.txt" 2>&1
-exp_say "head done" | tee -a "$R/summary.txt"
+# CM_EXP_HEAD=0 leaves out the checkout's runs: after part b of scripts/gpu-check-part.sh in
+# the same call, whose bench stage ran bench_gemm at the checkout on the same machine
+if [ "${CM_EXP_HEAD:-1}" != 0 ]; then
+    runs head >"$R/runs.txt" 2>&1
+    exp_say "head done" | tee -a "$R/summary.txt"
+fi
 # not in a pipeline: a failed apply (exp_apply) ends the script
 exp_patch_build bench/experiments/sm90-bf16-store16.patch >>"$R/summary.txt"
 exp_say "patched build done" | tee -a "$R/summary.txt"
