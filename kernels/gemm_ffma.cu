@@ -213,6 +213,57 @@ __device__ __forceinline__ void store_out(uint16_t *c, long long i, const float 
     }
 }
 
+// The epilogue of a tile whose C has no 16-byte rows (Params::vecc == 0): the thread-tile
+// layout stores such C element by element, a warp store writing 8 elements 16 bytes apart in
+// each of 4 rows (4 x 4-5 sectors for 32 elements, every sector written 4 times). Here the
+// tile goes through shared memory RC rows at a time (cs: CAP floats of the kernel's operand
+// buffers, free after the main loop's last barrier; rows of BN + 4 floats, so that each
+// thread's 16-byte writes of a row are conflict-free by quarter-warp), and the block then
+// writes each row as runs of consecutive elements (a warp store: 32 consecutive elements of
+// one row, 4-5 sectors). Rows and columns past M and N are skipped; beta == 0 reads nothing
+// of C.
+// Only the general kernels of the small tiles take it: in the pipelined and edge kernels it
+// moved the main loops' schedules and lost more on aligned shapes (FP32 4096^3 TN, 3001^3)
+// than it gained on unaligned ones (bench/NOTES-gemm.md).
+template <class C, int CAP, typename TOut>
+__device__ __forceinline__ void rows_out(const Params &p, TOut *Cp, float *cs, int m0, int n0,
+                                         int tx, int ty, const float (&acc)[C::TM][C::TN]) {
+    constexpr int LD = C::BN + 4;
+    constexpr int RC = CAP / LD;   // rows a pass
+    static_assert(RC >= 4, "at least a thread row a pass");
+    const int tid = (int)threadIdx.x;
+#pragma unroll 1
+    for (int pb = 0; pb < C::BM; pb += RC) {
+#pragma unroll
+        for (int ci = 0; ci < C::CM; ++ci)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const int tr = ci * C::SM + ty * 4 + r - pb;
+                if (tr < 0 || tr >= RC) continue;
+#pragma unroll
+                for (int cj = 0; cj < C::CN; ++cj)
+                    *reinterpret_cast<float4 *>(&cs[tr * LD + cj * C::SN + tx * 4]) =
+                        make_float4(acc[ci * 4 + r][cj * 4 + 0], acc[ci * 4 + r][cj * 4 + 1],
+                                    acc[ci * 4 + r][cj * 4 + 2], acc[ci * 4 + r][cj * 4 + 3]);
+            }
+        __syncthreads();
+        const int rows = min(RC, min(C::BM - pb, p.m - m0 - pb)), cols = min(C::BN, p.n - n0);
+#pragma unroll 1
+        for (int idx = tid; idx < rows * C::BN; idx += C::THREADS) {
+            const int tr = idx / C::BN, tc = idx % C::BN;
+            if (tc >= cols) continue;
+            TOut *const c = Cp + (long long)(m0 + pb + tr) * p.ldc + (n0 + tc);
+            float v = p.alpha * cs[tr * LD + tc];
+            if (p.beta != 0.0f) v = fmaf(p.beta, to_f(*c), v);
+            if constexpr (sizeof(TOut) == 2)
+                *c = f2bf(v);
+            else
+                *c = v;
+        }
+        __syncthreads();
+    }
+}
+
 // ---- the tile order and thread placement every kernel below shares. (The FFMA step and the
 // epilogue stay written out in each kernel: as shared inline functions taking the accumulators
 // by reference they changed ptxas's sm_90a code of 44 of the 76 kernels, where these two
@@ -400,6 +451,16 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
 
     // epilogue
     TOut *Cp = static_cast<TOut *>(p.c) + (BATCHED ? (long long)blockIdx.z * p.sc : 0);
+    // C without 16-byte rows (block-uniform): through shared memory; not in the 128 x 128
+    // tiles, at their register cap (ptxas spilled 8-44 bytes with it, nvcc 13.0 sm_90), and
+    // in sm_90's code only (kernels/gemm.h, CM__GEMM_SM90_ONLY_BODY: the architecture it is
+    // measured on; on every architecture it cost gemm_ffma.cu 16 s more of the default build)
+    if constexpr (C::BM * C::BN < 128 * 128 && CM__GEMM_SM90_ONLY_BODY) {
+        if (!p.vecc) {
+            rows_out<C, 2 * C::BK * C::PA>(p, Cp, &As[0][0][0], m0, n0, tx, ty, acc);
+            return;
+        }
+    }
 #pragma unroll
     for (int ci = 0; ci < C::CM; ++ci) {
 #pragma unroll
