@@ -418,6 +418,13 @@ static void test_every_config(void **state) {
                     run_case(&g, idx++);
                     g.prec = CM_GEMM_BF16; /* the sm_75 fallback kernel, wherever we are */
                     run_case(&g, idx++);
+                    /* BF16 in and out, tails, C's rows off 16 bytes and C read (beta != 0):
+                     * the BF16 stores of the epilogue for unaligned C */
+                    g.prec = CM_GEMM_BF16_OUT_BF16;
+                    g.pad = 3;
+                    g.off = 1;
+                    g.beta = -0.5f;
+                    run_case(&g, idx++);
                     /* whole tiles, packed 16-byte rows: the fast interior kernels ("...f") */
                     gcase_t w = {CM_GEMM_FP32, (cm_gemm_layout_t)l, (cm_gemm_op_t)oa,
                                  (cm_gemm_op_t)ob, 256, 512, 96, -1.25f, 0.5f, 0, 0, ffma[i], 0};
