@@ -374,6 +374,25 @@ static void *watchdog(void *arg) {
                 nanosleep(&ts, NULL);
             }
             fprintf(stderr, "  the core spin lock: held in %d of 10 samples 20 ms apart\n", held);
+            /* a second look 10 s later: workers that moved on are slow (a sanitizer serialising
+             * the launches), workers still in the same round and call are stuck */
+            int first_round[THREADS], first_phase[THREADS];
+            for (int i = 0; i < THREADS; ++i) {
+                first_round[i] = atomic_load(&round_of[i]);
+                first_phase[i] = atomic_load(&phase[i]);
+            }
+            struct timespec later = {10, 0};
+            nanosleep(&later, NULL);
+            int moved = 0;
+            fprintf(stderr, "  10 s later:\n");
+            for (int i = 0; i < THREADS; ++i) {
+                const int r = atomic_load(&round_of[i]), ph = atomic_load(&phase[i]);
+                const int same = r == first_round[i] && ph == first_phase[i];
+                moved += !same && first_phase[i] != PH_DONE;
+                fprintf(stderr, "  worker %d: round %d, in %s%s\n", i, r, phase_name[ph],
+                        same && ph != PH_DONE ? " (no progress)" : "");
+            }
+            fprintf(stderr, "  %d unfinished worker(s) moved on in 10 s (0: stuck)\n", moved);
             fflush(stderr);
             _Exit(3);
         }
