@@ -550,9 +550,14 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * matrix whose op(A) / op(B) contiguous along M / N lack 16-byte rows, with K >= 256, at least
  * 2^30 flops and the other side of C at least 1024 long, has those operands copied as they are
  * (same orientation) into scratch rows of whole 16 bytes first, so that the pipelined FFMA tile
- * copies them 16 bytes at a time (cm_gemm_explain() says so). The environment
- * variable CUDAMODEL_GEMM_CONFIG (read once per process, for tuning and benchmarks only)
- * forces one: "ffma:128x128x8", "mma:128x128", "sm90"
+ * copies them 16 bytes at a time (cm_gemm_explain() says so). The FFMA kernels write C 16
+ * bytes at a time where its rows allow (base and leading dimension on 16 bytes), otherwise
+ * element by element; on Hopper the 64 x 64 / 32 x 64 tiles then stage C through shared
+ * memory so that a warp writes consecutive elements of a row. Rows of C off 16 bytes still
+ * cost an FP32 product with a short K about a tenth of its time (3001 x 1000 x 64 on an
+ * H200): pad the leading dimension of C to a multiple of 16 bytes where the layout is yours
+ * to choose. The environment variable CUDAMODEL_GEMM_CONFIG (read once per process, for
+ * tuning and benchmarks only) forces one: "ffma:128x128x8", "mma:128x128", "sm90"
  * ... (see cm_gemm_config_name()); a name that cannot serve the call, or an FFMA or mma.sync
  * tile this build did not compile (only a -DCUDAMODEL_BUILD_TUNING=ON build carries every one,
  * "mma:128x64" included), is ignored.
