@@ -1787,6 +1787,40 @@ static void cm__gemm_explain_both_rows(cm__text_t *t, const cm__gemm_args_t *p, 
     }
 }
 
+/* The FFMA kernels' C: written in vectors of 4 elements (16 bytes of float, 8 of BF16) where
+ * ldc is a multiple of 4 and every matrix of the batch starts on such a vector
+ * (kernels/gemm_ffma.cu's Params::vecc), otherwise element by element; the 64 x 64 / 32 x 64
+ * tiles' code for Hopper (staged: bm x bn under 128 x 128 on code built for sm_90, or every
+ * architecture in a tuning build) then stages the tile through shared memory so that a warp
+ * writes consecutive elements of a row. Nothing where C has such rows. */
+static void cm__gemm_explain_c_rows(cm__text_t *t, const cm__gemm_args_t *p, int staged) {
+    const int64_t e = p->out_type == CM__GEMM_BF16 ? 2 : 4, vec = 4 * e;
+    const int off_base = (uintptr_t)p->c % (uint64_t)vec != 0;
+    const int off_ld = p->ldc % 4 != 0;
+    const int off_stride = p->batch > 1 && p->stride_c % 4 != 0;
+    if (!off_base && !off_ld && !off_stride) return;
+    cm__text_printf(t, "; C's rows are not on %lld-byte vectors (", (long long)vec);
+    const char *sep = "";
+    if (off_base) {
+        cm__text_printf(t, "C starts %u bytes past a %lld-byte boundary",
+                        (unsigned)((uintptr_t)p->c % (uint64_t)vec), (long long)vec);
+        sep = ", ";
+    }
+    if (off_ld) {
+        cm__text_printf(t, "%sldc = %lld is not a multiple of 4 elements; %lld would be", sep,
+                        (long long)p->ldc, (long long)((p->ldc + 3) / 4 * 4));
+        sep = ", ";
+    }
+    if (off_stride)
+        cm__text_printf(t, "%sstride_c = %lld is not a multiple of 4 elements", sep,
+                        (long long)p->stride_c);
+    cm__text_printf(t, "), so the tiles write C element by element%s; with such rows they "
+                    "would write 4 elements at a time",
+                    staged ? ", staged through shared memory so that a warp writes consecutive "
+                             "elements of a row"
+                           : "");
+}
+
 /* One kernel choice in words */
 static void cm__gemm_explain_kernel(cm__text_t *t, cm__gemm_choice_t c) {
     const char *name = cm__gemm_choice_name(c);
@@ -2071,6 +2105,11 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
                             tail_at == CM__FFMA_KTAIL_BEFORE ? "before its pipeline"
                                                              : "after its main loop");
     }
+    /* C as the FFMA tiles write it (split-K's parts go to scratch: the sum writes C) */
+    if (ch.kernel == CM__GEMM_KERNEL_FFMA && !(parts > 1 && full >= 1))
+        cm__gemm_explain_c_rows(t, &q,
+                                (major == 9 || CM_GEMM_TUNING) && bm > 0 && bn > 0 &&
+                                    bm * bn < 128 * 128);
     if (precision == CM_GEMM_FP32 && !forced) {
         const cm__gemm_choice_t x3 = cm__gemm_select(CM_GEMM_FP32_3XTF32, major, minor, sms, p,
                                                      CM_HAVE_GEMM_SM90, NULL);

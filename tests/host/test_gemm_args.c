@@ -1766,6 +1766,47 @@ static void test_explain(void **state) {
                                      3001, 0, pc, 0, 2999, 0, 1, text, sizeof text, &len));
         assert_non_null(strstr(text, "; first B is copied as it is into "));
         assert_non_null(strstr(text, "ldb = 3001 is not a multiple of 4 elements"));
+        /* C without rows of 4-element vectors (the FFMA tiles' stores): column-major 3001 x
+         * 1000 x 64, ldc 3001, on the 64 x 64 tile; on Hopper staged through shared memory */
+        CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 1000, 64, pa, 0, 3004, 0, pb, 0, 64,
+                                     0, pc, 0, 3001, 0, 1, text, sizeof text, &len));
+        assert_non_null(strstr(text, "ffma:64x64"));
+        assert_non_null(strstr(text, "; C's rows are not on 16-byte vectors (ldc = 3001 is not "
+                                     "a multiple of 4 elements; 3004 would be), so the tiles "
+                                     "write C element by element, staged through shared "
+                                     "memory so that a warp writes consecutive elements of a "
+                                     "row; with such rows they would write 4 elements at a "
+                                     "time"));
+        /* ldc 3004: nothing to say about C */
+        CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 1000, 64, pa, 0, 3004, 0, pb, 0, 64,
+                                     0, pc, 0, 3004, 0, 1, text, sizeof text, &len));
+        assert_null(strstr(text, "C's rows"));
+        /* C 4 bytes past 16 (ldc 3004), BF16 out (8-byte vectors: 2 bytes past), not staged
+         * on an sm_80 device */
+        CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 1000, 64, pa, 0, 3004, 0, pb, 0, 64,
+                                     0, pc, 4, 3004, 0, 1, text, sizeof text, &len));
+        assert_non_null(strstr(text, "(C starts 4 bytes past a 16-byte boundary), so the tiles "
+                                     "write C element by element, staged"));
+        cm__gemm_config_override_set_for_tests("ffma:64x64x16");
+        CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_BF16_OUT_BF16, CO, N_, N_, 300, 100, 8, pa, 0, 304,
+                                     0, pb, 0, 8, 0, pc, 2, 300, 0, 1, text, sizeof text, &len));
+        cm__gemm_config_override_set_for_tests("");
+        assert_non_null(strstr(text, "ffma:64x64x16: "));
+        assert_non_null(strstr(text, "; C's rows are not on 8-byte vectors (C starts 2 bytes past "
+                                     "a 8-byte boundary), so the tiles write C element by "
+                                     "element, staged"));
+        explain_facts(8, 0, 108);
+        CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 1000, 64, pa, 0, 3004, 0, pb, 0, 64,
+                                     0, pc, 0, 3001, 0, 1, text, sizeof text, &len));
+        assert_non_null(strstr(text, "so the tiles write C element by element; with such rows"));
+        /* split over K: the parts go to scratch, the sum writes C (nothing said about C) */
+        cm__gemm_splitk_override_set_for_tests(4);
+        CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 301, 100, 3000, pa, 0, 304, 0, pb, 0, 3000,
+                                     0, pc, 0, 301, 0, 1, text, sizeof text, &len));
+        cm__gemm_splitk_override_set_for_tests(-1);
+        assert_non_null(strstr(text, "; K = 3000 is split into 4 parts"));
+        assert_null(strstr(text, "C's rows"));
+        explain_facts(9, 0, 132);
         CM_ASSERT_OK(cm_buffer_destroy(pa));
         CM_ASSERT_OK(cm_buffer_destroy(pb));
         CM_ASSERT_OK(cm_buffer_destroy(pc));
