@@ -1781,8 +1781,8 @@ static void test_explain(void **state) {
         CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 1000, 64, pa, 0, 3004, 0, pb, 0, 64,
                                      0, pc, 0, 3004, 0, 1, text, sizeof text, &len));
         assert_null(strstr(text, "C's rows"));
-        /* C 4 bytes past 16 (ldc 3004), BF16 out (8-byte vectors: 2 bytes past), not staged
-         * on an sm_80 device */
+        /* C 4 bytes past 16 (ldc 3004); BF16 out on the 64 x 64 tile forced (8-byte vectors:
+         * 2 bytes past); then on an sm_80 device: not staged */
         CM_ASSERT_OK(cm_gemm_explain(F32, CO, N_, N_, 3001, 1000, 64, pa, 0, 3004, 0, pb, 0, 64,
                                      0, pc, 4, 3004, 0, 1, text, sizeof text, &len));
         assert_non_null(strstr(text, "(C starts 4 bytes past a 16-byte boundary), so the tiles "
