@@ -72,6 +72,22 @@ typedef struct cm__gemm_args {
 /** Matrices one launch takes (gridDim.z); the launchers split larger batches. */
 #define CM__GEMM_MAX_BATCH_PER_LAUNCH 65535
 
+/** Whether the FFMA kernels may write g's C in vectors of 4 elements (16 bytes of float, 8 of
+ *  BF16): ldc a multiple of 4 and every matrix of the batch starting on such a vector (the
+ *  base, and stride_c where batch > 1). Else they write it element by element. Pure; the
+ *  launchers' Params::vecc and cm_gemm_explain's account of C both come from it. */
+static inline int cm__gemm_c_vec4(const cm__gemm_args_t *g) {
+    const uint64_t vec = g->out_type == CM__GEMM_BF16 ? 8u : 16u;
+    return g->ldc % 4 == 0 && (uintptr_t)g->c % vec == 0 &&
+           (g->batch <= 1 || g->stride_c % 4 == 0);
+}
+
+/** FFMA tiles of fewer outputs than this (bm x bn) stage a C without vector rows
+ *  (cm__gemm_c_vec4 false) through shared memory in their sm_90 code, so that a warp writes
+ *  consecutive elements of a row (kernels/gemm_ffma.cu's rows_out); the 128 x 128 tiles, at
+ *  their register cap, store it element by element in place. */
+#define CM__FFMA_ROWS_OUT_BELOW (128 * 128)
+
 /* ---------------------------------------------------------------- FFMA (CUDA cores, any sm) */
 
 /** 1 in a -DCUDAMODEL_BUILD_TUNING=ON build (CMakeLists.txt defines it for every target): every

@@ -451,11 +451,12 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm_ffma_kernel(const Pa
 
     // epilogue
     TOut *Cp = static_cast<TOut *>(p.c) + (BATCHED ? (long long)blockIdx.z * p.sc : 0);
-    // C without 16-byte rows (block-uniform): through shared memory; not in the 128 x 128
-    // tiles, at their register cap (ptxas spilled 8-44 bytes with it, nvcc 13.0 sm_90), and
-    // in sm_90's code only (kernels/gemm.h, CM__GEMM_SM90_ONLY_BODY: the architecture it is
-    // measured on; on every architecture it cost gemm_ffma.cu 16 s more of the default build)
-    if constexpr (C::BM * C::BN < 128 * 128 && CM__GEMM_SM90_ONLY_BODY) {
+    // C without vector rows (block-uniform): through shared memory, in the tiles under
+    // CM__FFMA_ROWS_OUT_BELOW (ptxas spilled 8-44 bytes with it in the 128 x 128 ones, nvcc
+    // 13.0 sm_90) and in sm_90's code only (kernels/gemm.h, CM__GEMM_SM90_ONLY_BODY: the
+    // architecture it is measured on; on every architecture it cost gemm_ffma.cu 16 s more of
+    // the default build)
+    if constexpr (C::BM * C::BN < CM__FFMA_ROWS_OUT_BELOW && CM__GEMM_SM90_ONLY_BODY) {
         if (!p.vecc) {
             rows_out<C, 2 * C::BK * C::PA>(p, Cp, &As[0][0][0], m0, n0, tx, ty, acc);
             return;
@@ -1132,10 +1133,10 @@ template <class C, typename TIn, typename TOut>
 cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     Params p = make_params(g);
     // 4-element vectors: 16 bytes (float) or 8 (bf16), in every matrix of the batch
-    const uint64_t in_align = sizeof(TIn) * 4, out_align = sizeof(TOut) * 4;
+    const uint64_t in_align = sizeof(TIn) * 4;
     p.veca = g->lda % 4 == 0 && cm__gemm_batch_aligned(g->a, g->stride_a, sizeof(TIn), in_align);
     p.vecb = g->ldb % 4 == 0 && cm__gemm_batch_aligned(g->b, g->stride_b, sizeof(TIn), in_align);
-    p.vecc = g->ldc % 4 == 0 && cm__gemm_batch_aligned(g->c, g->stride_c, sizeof(TOut), out_align);
+    p.vecc = cm__gemm_c_vec4(g);
     p.fasta = p.veca && slab_offsets_fit<C>(g, true);
     p.fastb = p.vecb && slab_offsets_fit<C>(g, false);
     const long long tm = ((long long)g->m + C::BM - 1) / C::BM;
@@ -1234,7 +1235,7 @@ cudaError_t run_pipe(const cm__gemm_args_t *g, const Params &p, dim3 grid, dim3 
 template <class C, int S, class FB>
 cudaError_t launch_pipe_bounded(const cm__gemm_args_t *g, cudaStream_t stream) {
     Params p = make_params(g);
-    p.vecc = g->ldc % 4 == 0 && cm__gemm_batch_aligned(g->c, g->stride_c, 4, 16);
+    p.vecc = cm__gemm_c_vec4(g);
     const long long tm = ((long long)g->m + C::BM - 1) / C::BM;
     const long long tn = ((long long)g->n + C::BN - 1) / C::BN;
     if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
@@ -1286,7 +1287,7 @@ cudaError_t launch_pipe_edge(const cm__gemm_args_t *g, cudaStream_t stream) {
         g->in_type != CM__GEMM_F32 || g->out_type != CM__GEMM_F32)
         return launch<FB, float, float>(g, stream);
     Params p = make_params(g);
-    p.vecc = g->ldc % 4 == 0 && cm__gemm_batch_aligned(g->c, g->stride_c, 4, 16);
+    p.vecc = cm__gemm_c_vec4(g);
     const long long tm = ((long long)g->m + C::BM - 1) / C::BM;
     const long long tn = ((long long)g->n + C::BN - 1) / C::BN;
     if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
@@ -1417,7 +1418,7 @@ cudaError_t launch_pipe(const cm__gemm_args_t *g, cudaStream_t stream) {
     Params p = make_params(g);
     p.veca = 1;
     p.vecb = 1;
-    p.vecc = g->ldc % 4 == 0 && cm__gemm_batch_aligned(g->c, g->stride_c, 4, 16);
+    p.vecc = cm__gemm_c_vec4(g);
     p.fasta = 1;
     p.fastb = 1;
     // T4: a last tile past M / N moves back inside (pipe_runs checked that each can)

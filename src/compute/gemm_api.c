@@ -1787,26 +1787,21 @@ static void cm__gemm_explain_both_rows(cm__text_t *t, const cm__gemm_args_t *p, 
     }
 }
 
-/* The FFMA kernels' C: written in vectors of 4 elements (16 bytes of float, 8 of BF16) where
- * ldc is a multiple of 4 and every matrix of the batch starts on such a vector
- * (kernels/gemm_ffma.cu's Params::vecc), otherwise element by element; the 64 x 64 / 32 x 64
- * tiles' code for Hopper (staged: bm x bn under 128 x 128 on code built for sm_90, or every
- * architecture in a tuning build) then stages the tile through shared memory so that a warp
- * writes consecutive elements of a row. Nothing where C has such rows. */
+/* The FFMA tiles' C without rows of 4-element vectors (cm__gemm_c_vec4): why, and how they
+ * write it (staged: through shared memory, CM__FFMA_ROWS_OUT_BELOW); nothing where C has such
+ * rows */
 static void cm__gemm_explain_c_rows(cm__text_t *t, const cm__gemm_args_t *p, int staged) {
-    const int64_t e = p->out_type == CM__GEMM_BF16 ? 2 : 4, vec = 4 * e;
-    const int off_base = (uintptr_t)p->c % (uint64_t)vec != 0;
-    const int off_ld = p->ldc % 4 != 0;
+    if (cm__gemm_c_vec4(p)) return;
+    const uint64_t vec = p->out_type == CM__GEMM_BF16 ? 8u : 16u;
+    const unsigned past = (unsigned)((uintptr_t)p->c % vec);
     const int off_stride = p->batch > 1 && p->stride_c % 4 != 0;
-    if (!off_base && !off_ld && !off_stride) return;
-    cm__text_printf(t, "; C's rows are not on %lld-byte vectors (", (long long)vec);
+    cm__text_printf(t, "; C's rows are not on %u-byte vectors (", (unsigned)vec);
     const char *sep = "";
-    if (off_base) {
-        cm__text_printf(t, "C starts %u bytes past a %lld-byte boundary",
-                        (unsigned)((uintptr_t)p->c % (uint64_t)vec), (long long)vec);
+    if (past != 0) {
+        cm__text_printf(t, "C starts %u bytes past a %u-byte boundary", past, (unsigned)vec);
         sep = ", ";
     }
-    if (off_ld) {
+    if (p->ldc % 4 != 0) {
         cm__text_printf(t, "%sldc = %lld is not a multiple of 4 elements; %lld would be", sep,
                         (long long)p->ldc, (long long)((p->ldc + 3) / 4 * 4));
         sep = ", ";
@@ -2109,7 +2104,7 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
     if (ch.kernel == CM__GEMM_KERNEL_FFMA && !(parts > 1 && full >= 1))
         cm__gemm_explain_c_rows(t, &q,
                                 (major == 9 || CM_GEMM_TUNING) && bm > 0 && bn > 0 &&
-                                    bm * bn < 128 * 128);
+                                    bm * bn < CM__FFMA_ROWS_OUT_BELOW);
     if (precision == CM_GEMM_FP32 && !forced) {
         const cm__gemm_choice_t x3 = cm__gemm_select(CM_GEMM_FP32_3XTF32, major, minor, sms, p,
                                                      CM_HAVE_GEMM_SM90, NULL);

@@ -2206,6 +2206,35 @@ static uintptr_t at_b(const cm__gemm_args_t *x, int64_t kk, int64_t j) {
  * pieces' border) lies in exactly one piece, at the same address there, with the same rows of
  * A and columns of B at k = 0 and K - 1; in each orientation of the operands, split along M
  * and along N. */
+/* cm__gemm_c_vec4: C in 4-element vectors (16 bytes of float, 8 of BF16) where ldc, the base
+ * and, for a batch, stride_c allow */
+static void test_c_vec4(void **state) {
+    (void)state;
+    cm__gemm_args_t q = {0};
+    q.c = (void *)(uintptr_t)0x1000;
+    q.ldc = 3004;
+    assert_true(cm__gemm_c_vec4(&q));
+    q.ldc = 3001; /* rows off 4 elements */
+    assert_false(cm__gemm_c_vec4(&q));
+    q.ldc = 3004;
+    q.c = (void *)(uintptr_t)0x1008; /* 8 bytes past 16: not for float, enough for BF16 */
+    assert_false(cm__gemm_c_vec4(&q));
+    q.out_type = CM__GEMM_BF16;
+    assert_true(cm__gemm_c_vec4(&q));
+    q.c = (void *)(uintptr_t)0x1002;
+    assert_false(cm__gemm_c_vec4(&q));
+    /* a batch: the stride too; one matrix ignores it */
+    q.out_type = CM__GEMM_F32;
+    q.c = (void *)(uintptr_t)0x1000;
+    q.stride_c = 3004 * 7 + 2;
+    q.batch = 1;
+    assert_true(cm__gemm_c_vec4(&q));
+    q.batch = 3;
+    assert_false(cm__gemm_c_vec4(&q));
+    q.stride_c = 3004 * 7;
+    assert_true(cm__gemm_c_vec4(&q));
+}
+
 static void test_wave_pieces(void **state) {
     (void)state;
     static const int shapes[][3] = {{3001, 3001, 3001}, {3001, 1601, 2053}, {1601, 3001, 1024}};
@@ -2555,6 +2584,7 @@ int main(void) {
         cmocka_unit_test(test_ffma_forms_and_pitch),
         cmocka_unit_test(test_wave_split),
         cmocka_unit_test(test_wave_pieces),
+        cmocka_unit_test(test_c_vec4),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
