@@ -619,6 +619,63 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
             }
             return;
         }
+        if constexpr (IT == kBf16) {  // the BF16 kernels only (TF32 ones keep their code)
+            if (c_vec == 2 && c_bf16 && !read_c) {
+                // BF16 C whose rows start on 16 bytes (c_vec 2: ldc and the batch stride
+                // multiples of 8, C 16-byte aligned), beta 0: the four lanes of a quad (one row;
+                // lane q holds columns 8j + 2q, + 1 of every j) exchange their packed pairs of
+                // four consecutive j (a 4 x 4 transpose by three shuffles) so that lane q stores
+                // the whole 16 bytes of j = 4g + q: a warp's store 8 rows of 64 contiguous bytes,
+                // whole sectors, a quarter of the pair stores' count (a warp's pair store: 8 rows
+                // of 16 bytes, half sectors). The shuffles run on every lane (rows past m store
+                // nothing).
+                const int q = lane % 4;
+                auto sel = [](const uint32_t (&x)[4], int i) {
+                    return i == 0 ? x[0] : i == 1 ? x[1] : i == 2 ? x[2] : x[3];
+                };
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int row = row_base + 8 * h;
+                    const long long roff = c0 + (long long)row * ldc;
+#pragma unroll
+                    for (int g = 0; g < BN / 32; ++g) {
+                        uint32_t x[4], r[4];
+#pragma unroll
+                        for (int t = 0; t < 4; ++t) {
+                            const int j = 4 * g + t;
+                            const __nv_bfloat162 p2 = __floats2bfloat162_rn(
+                                alpha * acc[4 * j + 2 * h], alpha * acc[4 * j + 2 * h + 1]);
+                            x[t] = *reinterpret_cast<const uint32_t *>(&p2);
+                        }
+                        r[0] = sel(x, q);
+#pragma unroll
+                        for (int s = 1; s < 4; ++s)
+                            r[s] = __shfl_xor_sync(0xffffffffu, sel(x, q ^ s), s);
+                        // r[s] is lane q ^ s's pair of j = 4g + q: columns 8j + 2 (q ^ s), + 1
+                        const uint32_t y[4] = {sel(r, q), sel(r, 1 ^ q), sel(r, 2 ^ q),
+                                               sel(r, 3 ^ q)};
+                        const int col = n0 + 8 * (4 * g + q);
+                        if (row >= m || col >= n) continue;
+                        __nv_bfloat16 *const crow = static_cast<__nv_bfloat16 *>(c) + roff;
+                        if (col + 8 <= n) {
+                            *reinterpret_cast<uint4 *>(crow + col) =
+                                make_uint4(y[0], y[1], y[2], y[3]);
+                        } else {
+#pragma unroll
+                            for (int t = 0; t < 4; ++t) {
+                                const int cc = col + 2 * t;
+                                if (cc + 1 < n)
+                                    *reinterpret_cast<uint32_t *>(crow + cc) = y[t];
+                                else if (cc < n)
+                                    *reinterpret_cast<uint16_t *>(crow + cc) =
+                                        (uint16_t)(y[t] & 0xffffu);
+                            }
+                        }
+                    }
+                }
+                return;
+            }
+        }
         if (c_vec) {
             // Every row of C starts on an even element (ldc even, C aligned): each thread stores
             // its fragment pairs where they lie, one 8-byte (FP32) or 4-byte (BF16) store a
@@ -820,8 +877,12 @@ static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, co
     const long long tiles = (long long)((m + kBM - 1) / kBM) * ((n + BN - 1) / BN);
     const size_t celem = c_bf16 ? 2 : 4;
     const long long stride_c = batch > 1 ? (long long)sc : 0;
-    // pairs of C elements in one store: every matrix's rows start at even elements
-    const int c_vec = (ldc % 2 == 0) && (stride_c % 2 == 0) && ((uintptr_t)c % (2 * celem) == 0);
+    // pairs of C elements in one store: every matrix's rows start at even elements (1); BF16
+    // rows that start on 16 bytes (2: the epilogue's 16-byte stores)
+    const int c_vec16 =
+        c_bf16 && (ldc % 8 == 0) && (stride_c % 8 == 0) && ((uintptr_t)c % 16 == 0);
+    const int c_vec = c_vec16 ? 2
+                      : (ldc % 2 == 0) && (stride_c % 2 == 0) && ((uintptr_t)c % (2 * celem) == 0);
     const dim3 grid((unsigned)tiles, 1, (unsigned)batch);
     (batch > 1 ? kernz : kern1)<<<grid, Cf::kThreads, Cf::kSmem, stream>>>(
         ta, tb, c, (long long)ldc, m, n, k, alpha, beta, c_bf16, c_vec, a3 | (b3 << 1), stride_c,

@@ -1285,6 +1285,37 @@ static void test_sm90_mn_tf32(void **state) {
     run_case(&big, idx++);
 }
 
+/* BF16 output on the Hopper kernel with rows of C on 16 bytes (ldc a multiple of 8) and beta 0:
+ * the epilogue's 16-byte stores (kernels/gemm_sm90.cu, c_vec 2), a partial last run of 8
+ * columns (n = 1003: a pair and a single element), rows past M (299, 995); beta != 0 and ldc
+ * off 16 bytes keep the pair stores. Row- and column-major, forced "sm90" (operands staged as
+ * needed). */
+static void test_sm90_bf16_store16(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    if (!hopper_kernel_chosen()) {
+        print_message("no Hopper kernel on this device: nothing to test\n");
+        return;
+    }
+    /* m, n, k, pad: m + pad and n + pad multiples of 8 (so ldc is, either layout) but the last */
+    static const size_t shapes[][4] = {{299, 1003, 256, 5}, {256, 1000, 200, 0},
+                                       {128, 136, 64, 8},   {995, 1003, 1000, 5},
+                                       {300, 1003, 256, 3}};
+    size_t idx = 0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; ++sh)
+        for (int l = 0; l < 2; ++l)
+            for (int b = 0; b < 2; ++b) {
+                if (cm_test_under_sanitizer() && sh == 3) continue;
+                gcase_t g = {CM_GEMM_BF16_OUT_BF16, (cm_gemm_layout_t)l,
+                             l == CM_GEMM_ROW_MAJOR ? CM_GEMM_OP_N : CM_GEMM_OP_T,
+                             l == CM_GEMM_ROW_MAJOR ? CM_GEMM_OP_T : CM_GEMM_OP_N, shapes[sh][0],
+                             shapes[sh][1], shapes[sh][2], 1.5f, b ? 0.5f : 0.0f,
+                             shapes[sh][3], 0, "sm90", sh == 3 ? 4096 : 0};
+                assert_string_equal(chosen(&g), "sm90");
+                run_case(&g, idx++);
+            }
+}
+
 /* the same call twice: the same bits (no atomics, fixed order) */
 static void test_reproducible(void **state) {
     (void)state;
@@ -1612,6 +1643,7 @@ int main(void) {
         cmocka_unit_test(test_3xtf32_passes),
         cmocka_unit_test(test_sm90_mn_b),
         cmocka_unit_test(test_sm90_mn_tf32),
+        cmocka_unit_test(test_sm90_bf16_store16),
         cmocka_unit_test(test_realigned),
         cmocka_unit_test(test_tf32_align1),
         cmocka_unit_test(test_split_k_graph),
