@@ -207,7 +207,9 @@ int cm__gemm_parse_name(const char *name, cm__gemm_choice_t *out) {
         return 1;
     }
     if (strcmp(name, "sm90") == 0 || strcmp(name, "sm90+pack") == 0) {
-        /* forced: the pre-pass wherever the operands need it (cm__gemm_select) */
+        /* forced: the pre-pass wherever the operands need it (cm__gemm_select); "sm90" lets
+         * an MN-major operand with 16-byte rows go to the form that reads it as it is where
+         * the default would, "sm90+pack" transposes it (cm__gemm_select) */
         *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_PACK};
         return 1;
     }
@@ -580,7 +582,10 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
                                      CM__SM90_FORM_PACK;
             /* by default from K = CM__GEMM_SM90_AT_MIN_K */
             const int at_default = CM__GEMM_SM90_AT_DISPATCH && p->k >= CM__GEMM_SM90_AT_MIN_K;
-            c.config = b_as_is && (c.config == CM__GEMM_SM90_BT || CM__GEMM_SM90_BT_DISPATCH)
+            /* "sm90+pack" by name forces the pre-pass itself ("sm90" takes the default's form) */
+            const int pack_named = is_forced && strcmp(override, "sm90+pack") == 0;
+            c.config = pack_named ? CM__GEMM_SM90_PACK
+                       : b_as_is && (c.config == CM__GEMM_SM90_BT || CM__GEMM_SM90_BT_DISPATCH)
                            ? CM__GEMM_SM90_BT
                        : mn_as_is && (c.config == CM__GEMM_SM90_AT || at_default)
                            ? CM__GEMM_SM90_AT

@@ -420,6 +420,8 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_TF32, 8, nn, 1, NULL), "mma:128x128");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, "sm90"), AT_OR_PACK);
     assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, "sm90+at"), "sm90+at");
+    /* "sm90+pack" by name transposes it whatever the default's form */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, "sm90+pack"), "sm90+pack");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, mis, 1, "sm90+at"), "sm90+pack"); /* K-major */
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "sm90+at"), "sm90");
     assert_string_equal(NAME(CM_GEMM_FP32, 9, nn, 1, "sm90+at"), "ffma:128x128x8");
@@ -469,6 +471,10 @@ static void test_dispatch(void **state) {
     cm__gemm_args_t small_nnbf = args(1024, 1024, 1024, 1, 0, CM__GEMM_BF16, 1024);
     assert_string_equal(NAME(CM_GEMM_BF16, 9, small_nnbf, 1, NULL),
                         CM__GEMM_SM90_BT_DISPATCH ? "sm90+bt" : "sm90+pack");
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, small_nnbf, 1, "sm90"),
+                        CM__GEMM_SM90_BT_DISPATCH ? "sm90+bt" : "sm90+pack");
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, small_nnbf, 1, "sm90+bt"), "sm90+bt");
+    assert_string_equal(NAME(CM_GEMM_BF16, 9, small_nnbf, 1, "sm90+pack"), "sm90+pack");
     small_nnbf.k = 7; /* a short K: the pre-pass would cost more than the product */
     assert_string_equal(NAME(CM_GEMM_BF16, 9, small_nnbf, 1, NULL), "mma:128x128");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, small_tn, 1, NULL), "mma:64x64");
