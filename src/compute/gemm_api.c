@@ -893,14 +893,18 @@ static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld,
  * 127 x 1000 x 3001 ran 0.09x cuBLAS on the H200, TF32 0.31x). When the same product with
  * aligned operands would run on tensor cores and is large enough for a copy to pay, the
  * misaligned operands are first staged into K-contiguous scratch with 16-byte rows (the
- * staging below, which the Hopper pack uses too) and the product is selected and run on that. */
+ * staging below, which the Hopper pack uses too; rows of whole 128-byte lines from K of 128
+ * bytes, cm__gemm_ldk) and the product is selected and run on that. */
 /* the floors in flops: CM__GEMM_REALIGN_MIN_FLOPS(_BF16), gemm_internal.h */
 #define CM__GEMM_REALIGN_MAX_BYTES ((size_t)1 << 30)
 
-/* K rounded up to whole 16 bytes of elements of p: the row length of a staged operand */
+/* The row length of a staged operand: K rounded up to whole 128 bytes of elements of p (rows
+ * of whole cache lines: the Hopper kernel's 128-byte boxes then each read one line, not two),
+ * or to 16 bytes where K is under 128 bytes */
 static int64_t cm__gemm_ldk(const cm__gemm_args_t *p) {
-    const int64_t per16 = p->in_type == CM__GEMM_BF16 ? 8 : 4;
-    return ((int64_t)p->k + per16 - 1) / per16 * per16;
+    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
+    const int64_t unit = (int64_t)p->k * e >= 128 ? 128 / e : 16 / e;
+    return ((int64_t)p->k + unit - 1) / unit * unit;
 }
 
 /* Staging, shared by the Hopper pack ("sm90+pack") and the realignment: operand A (stage_a)
@@ -1874,9 +1878,12 @@ static void cm__gemm_explain_sm90_pack(cm__text_t *t, const cm__gemm_args_t *p,
             continue;
         }
         if (!pack[side]) continue;
-        cm__text_printf(t, "; first %s is %s into K-contiguous scratch with 16-byte rows "
-                        "(the kernel reads K-contiguous operands with 16-byte rows only",
-                        cm__gemm_user_op(row, norm_a), kmajor ? "copied" : "transposed");
+        const int64_t row_bytes = cm__gemm_ldk(p) * (p->in_type == CM__GEMM_BF16 ? 2 : 4);
+        cm__text_printf(t,
+                        "; first %s is %s into K-contiguous scratch with rows of %s (the "
+                        "kernel reads K-contiguous operands with 16-byte rows only",
+                        cm__gemm_user_op(row, norm_a), kmajor ? "copied" : "transposed",
+                        row_bytes % 128 == 0 ? "whole 128-byte lines" : "whole 16 bytes");
         if (!kmajor)
             cm__text_printf(t, "; %s is stored with its other dimension contiguous",
                             cm__gemm_user_op(row, norm_a));
@@ -1997,9 +2004,14 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
                     if (staged[u])
                         cm__text_printf(t, "%s%s is %s", u == 1 && staged[0] ? " and " : "",
                                         u == 0 ? "A" : "B", kmaj[u] ? "copied" : "transposed");
-            cm__text_printf(t, " into %s of scratch from the device's pool, K-contiguous with "
-                            "16-byte rows, since the tensor-core kernels read only such rows (",
-                            bytes);
+            const int64_t row_bytes =
+                cm__gemm_ldk(p) * (p->in_type == CM__GEMM_BF16 ? 2 : 4);
+            cm__text_printf(t,
+                            " into %s of scratch from the device's pool, K-contiguous with "
+                            "rows of %s, since the tensor-core kernels read only rows of whole "
+                            "16 bytes (",
+                            bytes,
+                            row_bytes % 128 == 0 ? "whole 128-byte lines" : "whole 16 bytes");
             cm__gemm_explain_both_rows(t, p, row, pa, pb);
             cm__text_printf(t, "); without the copy: %s",
                             cm__gemm_choice_name(cm__gemm_select(precision, major, minor, sms,

@@ -1473,6 +1473,8 @@ static void test_explain(void **state) {
     assert_int_equal(len, strlen(text));
     assert_non_null(strstr(text, "mma:"));
     assert_non_null(strstr(text, "first A is copied into"));
+    /* the staged rows: whole 128-byte lines from K of 128 bytes (cm__gemm_ldk) */
+    assert_non_null(strstr(text, "K-contiguous with rows of whole 128-byte lines, since"));
     assert_non_null(strstr(text, "lda = 1001 is not a multiple of 4 elements (16 bytes; 1004 "
                                "would be)"));
     assert_non_null(strstr(text, "without the copy: ffma:"));
@@ -1513,6 +1515,11 @@ static void test_explain(void **state) {
                                  n, 0, 1, text, sizeof text, &len));
     assert_non_null(strstr(text, "first A is copied into"));
     assert_null(strstr(text, "align1"));
+    /* K of 66 bytes (33 BF16 elements): rows of whole 16 bytes */
+    CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_BF16, R, N_, N_, m, n, 33, a, 0, 33, 0, b, 0, n, 0, c,
+                                 0, n, 0, 1, text, sizeof text, &len));
+    assert_non_null(strstr(text, "first A is copied into "));
+    assert_non_null(strstr(text, "K-contiguous with rows of whole 16 bytes, since"));
     cm__gemm_align1_set_for_tests(0);
     /* column-major storage, where B (1001 x 512, ldb = 1001) has the rows without 16 bytes:
      * the text names the caller's B and ldb (the kernels' form swaps A and B) */
