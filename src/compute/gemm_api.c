@@ -898,13 +898,20 @@ static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld,
 /* the floors in flops: CM__GEMM_REALIGN_MIN_FLOPS(_BF16), gemm_internal.h */
 #define CM__GEMM_REALIGN_MAX_BYTES ((size_t)1 << 30)
 
-/* The row length of a staged operand: K rounded up to whole 128 bytes of elements of p (rows
- * of whole cache lines: the Hopper kernel's 128-byte boxes then each read one line, not two),
- * or to 16 bytes where K is under 128 bytes */
+/* The row length of a staged operand: K rounded up to whole 128 bytes of elements of p, or
+ * to 16 bytes where K is under 128 bytes. The Hopper kernel's 128-byte boxes then start on
+ * whole lines (and sectors) of every row: TF32 4096 x 4096 x 3001 ran 2.3-2.4x cuBLAS so
+ * against 1.4-1.75x with 16-byte rows (bench/NOTES-gemm.md, session 35) */
 static int64_t cm__gemm_ldk(const cm__gemm_args_t *p) {
     const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
     const int64_t unit = (int64_t)p->k * e >= 128 ? 128 / e : 16 / e;
     return ((int64_t)p->k + unit - 1) / unit * unit;
+}
+
+/* the staged rows of p as cm_gemm_explain names them */
+static const char *cm__gemm_ldk_text(const cm__gemm_args_t *p) {
+    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
+    return cm__gemm_ldk(p) * e % 128 == 0 ? "whole 128-byte lines" : "whole 16 bytes";
 }
 
 /* Staging, shared by the Hopper pack ("sm90+pack") and the realignment: operand A (stage_a)
@@ -1878,12 +1885,11 @@ static void cm__gemm_explain_sm90_pack(cm__text_t *t, const cm__gemm_args_t *p,
             continue;
         }
         if (!pack[side]) continue;
-        const int64_t row_bytes = cm__gemm_ldk(p) * (p->in_type == CM__GEMM_BF16 ? 2 : 4);
         cm__text_printf(t,
                         "; first %s is %s into K-contiguous scratch with rows of %s (the "
                         "kernel reads K-contiguous operands with 16-byte rows only",
                         cm__gemm_user_op(row, norm_a), kmajor ? "copied" : "transposed",
-                        row_bytes % 128 == 0 ? "whole 128-byte lines" : "whole 16 bytes");
+                        cm__gemm_ldk_text(p));
         if (!kmajor)
             cm__text_printf(t, "; %s is stored with its other dimension contiguous",
                             cm__gemm_user_op(row, norm_a));
@@ -2004,14 +2010,11 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
                     if (staged[u])
                         cm__text_printf(t, "%s%s is %s", u == 1 && staged[0] ? " and " : "",
                                         u == 0 ? "A" : "B", kmaj[u] ? "copied" : "transposed");
-            const int64_t row_bytes =
-                cm__gemm_ldk(p) * (p->in_type == CM__GEMM_BF16 ? 2 : 4);
             cm__text_printf(t,
                             " into %s of scratch from the device's pool, K-contiguous with "
                             "rows of %s, since the tensor-core kernels read only rows of whole "
                             "16 bytes (",
-                            bytes,
-                            row_bytes % 128 == 0 ? "whole 128-byte lines" : "whole 16 bytes");
+                            bytes, cm__gemm_ldk_text(p));
             cm__gemm_explain_both_rows(t, p, row, pa, pb);
             cm__text_printf(t, "); without the copy: %s",
                             cm__gemm_choice_name(cm__gemm_select(precision, major, minor, sms,
