@@ -206,11 +206,15 @@ int cm__gemm_parse_name(const char *name, cm__gemm_choice_t *out) {
         *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_AT};
         return 1;
     }
-    if (strcmp(name, "sm90") == 0 || strcmp(name, "sm90+pack") == 0) {
-        /* forced: the pre-pass wherever the operands need it (cm__gemm_select); "sm90" lets
-         * an MN-major operand with 16-byte rows go to the form that reads it as it is where
-         * the default would, "sm90+pack" transposes it (cm__gemm_select) */
+    if (strcmp(name, "sm90") == 0) {
+        /* forced: the pre-pass wherever the operands need it, in the default's form (an
+         * MN-major operand with 16-byte rows read as it is where the default would) */
         *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_PACK};
+        return 1;
+    }
+    if (strcmp(name, "sm90+pack") == 0) {
+        /* forced: the transposing pre-pass for every operand that needs one */
+        *out = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_PACK_ALL};
         return 1;
     }
     return 0;
@@ -564,7 +568,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         else if (p->a_kmajor && p->b_kmajor && cm__aligned16(p))
             c.config = 0;
         else if (c.config == CM__GEMM_SM90_PACK || c.config == CM__GEMM_SM90_BT ||
-                 c.config == CM__GEMM_SM90_AT ||
+                 c.config == CM__GEMM_SM90_AT || c.config == CM__GEMM_SM90_PACK_ALL ||
                  shape == CM__GEMM_SHAPE_LARGE ||
                  p->k >= CM__GEMM_PACK_MIN_K) {
             /* transposing pre-pass: O((m + n) k) bytes against O(m n k) flops pays off on the
@@ -582,9 +586,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
                                      CM__SM90_FORM_PACK;
             /* by default from K = CM__GEMM_SM90_AT_MIN_K */
             const int at_default = CM__GEMM_SM90_AT_DISPATCH && p->k >= CM__GEMM_SM90_AT_MIN_K;
-            /* "sm90+pack" by name forces the pre-pass itself ("sm90" takes the default's form) */
-            const int pack_named = is_forced && strcmp(override, "sm90+pack") == 0;
-            c.config = pack_named ? CM__GEMM_SM90_PACK
+            c.config = c.config == CM__GEMM_SM90_PACK_ALL ? CM__GEMM_SM90_PACK
                        : b_as_is && (c.config == CM__GEMM_SM90_BT || CM__GEMM_SM90_BT_DISPATCH)
                            ? CM__GEMM_SM90_BT
                        : mn_as_is && (c.config == CM__GEMM_SM90_AT || at_default)
@@ -900,8 +902,8 @@ static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld,
 
 /* The row length of a staged operand: K rounded up to whole 128 bytes of elements of p, or
  * to 16 bytes where K is under 128 bytes. The Hopper kernel's 128-byte boxes then start on
- * whole lines (and sectors) of every row: TF32 4096 x 4096 x 3001 ran 2.3-2.4x cuBLAS so
- * against 1.4-1.75x with 16-byte rows (bench/NOTES-gemm.md, session 35) */
+ * whole lines (and sectors) of every row: TF32 4096 x 4096 x 3001 runs 2.3-2.4x cuBLAS with
+ * such rows, 1.4-1.75x with rows of 16 bytes (H100; bench/NOTES-gemm.md) */
 static int64_t cm__gemm_ldk(const cm__gemm_args_t *p) {
     const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
     const int64_t unit = (int64_t)p->k * e >= 128 ? 128 / e : 16 / e;

@@ -79,7 +79,8 @@ enum {
 enum { CM__GEMM_FAM_FP32 = 0, CM__GEMM_FAM_TF32 = 1, CM__GEMM_FAM_BF16 = 2, CM__GEMM_FAM_COUNT };
 
 /** SM90's config: 0 the operands go straight to the kernel ("TN", aligned), CM__GEMM_SM90_PACK
- *  the transposing pre-pass first ("sm90+pack"; in an override: pack where needed),
+ *  the transposing pre-pass first ("sm90+pack"; "sm90" in an override: pack where needed, in
+ *  the default's form),
  *  CM__GEMM_SM90_3XTF32 the 3xTF32 split pre-pass of CM_GEMM_FP32_3XTF32 ("sm90+3xtf32"),
  *  CM__GEMM_SM90_BT as PACK, but a bf16 B that is MN-major with 16-byte rows goes to the
  *  kernel's transposed-B form as it is ("sm90+bt"; A is packed if it needs to be). */
@@ -87,7 +88,10 @@ enum {
     CM__GEMM_SM90_PACK = 1,
     CM__GEMM_SM90_3XTF32 = 2,
     CM__GEMM_SM90_BT = 3,
-    CM__GEMM_SM90_AT = 4
+    CM__GEMM_SM90_AT = 4,
+    /* an override's "sm90+pack": PACK for every operand the kernel cannot read as it is, never
+     * the BT / AT forms; cm__gemm_select turns it into PACK (never in a selected choice) */
+    CM__GEMM_SM90_PACK_ALL = 5
 };
 /** CM__GEMM_SM90_AT ("sm90+at", TF32): as PACK, but an operand that is MN-major with 16-byte rows
  *  is read as it is by the kernel's register-A form (kernels/gemm_sm90.h, CM__GEMM_SM90_TF32_AT):

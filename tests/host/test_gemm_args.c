@@ -2215,10 +2215,6 @@ static uintptr_t at_b(const cm__gemm_args_t *x, int64_t kk, int64_t j) {
     return (uintptr_t)x->b + 4u * (uintptr_t)(x->b_kmajor ? j * x->ldb + kk : kk * x->ldb + j);
 }
 
-/* cm__gemm_wave_pieces: every element of C (a grid of rows and columns with the edges and the
- * pieces' border) lies in exactly one piece, at the same address there, with the same rows of
- * A and columns of B at k = 0 and K - 1; in each orientation of the operands, split along M
- * and along N. */
 /* cm__gemm_c_vec4: C in 4-element vectors (16 bytes of float, 8 of BF16) where ldc, the base
  * and, for a batch, stride_c allow */
 static void test_c_vec4(void **state) {
@@ -2248,6 +2244,10 @@ static void test_c_vec4(void **state) {
     assert_true(cm__gemm_c_vec4(&q));
 }
 
+/* cm__gemm_wave_pieces: every element of C (a grid of rows and columns with the edges and the
+ * pieces' border) lies in exactly one piece, at the same address there, with the same rows of
+ * A and columns of B at k = 0 and K - 1; in each orientation of the operands, split along M
+ * and along N. */
 static void test_wave_pieces(void **state) {
     (void)state;
     static const int shapes[][3] = {{3001, 3001, 3001}, {3001, 1601, 2053}, {1601, 3001, 1024}};
