@@ -395,9 +395,11 @@ typedef struct cm__gemm_pack_side {
 } cm__gemm_pack_side_t;
 
 /** The GEMM's operand staging on `stream`: both operands of a product (either side NULL: not
- *  staged) into K-contiguous rows of ldd elements, elem_bytes 4 (FP32/TF32) or 2 (BF16), in
- *  one launch per CM__GEMM_MAX_BATCH_PER_LAUNCH matrices (a transpose for a rows-contiguous
- *  side, a pitched copy for a K-contiguous one). Columns kdim .. ldd of dst are not written.
+ *  staged) into K-contiguous rows of ldd elements, elem_bytes 4 (FP32/TF32) or 2 (BF16): a
+ *  transpose for a rows-contiguous side, a row copy for a K-contiguous one (16-byte stores
+ *  where dst's rows start on 16 bytes, else an element a thread), one launch of each kernel
+ *  needed per CM__GEMM_MAX_BATCH_PER_LAUNCH matrices. Columns kdim .. ldd of dst are not
+ *  written.
  *  cudaErrorInvalidValue (nothing launched) for a NULL pointer of a side, negative sizes or
  *  strides, ld or ldd shorter than the rules above or another element size; else the launch's
  *  error. */

@@ -13,8 +13,9 @@
 // shared memory: read with consecutive threads on consecutive r (coalesced), written with
 // consecutive threads on consecutive k (coalesced). Rows of the shared tile are padded so that
 // the column-wise reads hit 32 different banks: 33 words for 4-byte elements, 34 halves (17
-// words, odd) for 2-byte ones. A K-contiguous tile is copied row by row, consecutive threads on
-// consecutive k.
+// words, odd) for 2-byte ones. A K-contiguous operand is copied row by row, consecutive threads on
+// consecutive k: 16 bytes a thread where the destination's rows start on 16 bytes (loads as wide
+// as the source's alignment allows), else an element a thread.
 #include <stdint.h>
 
 #include <cuda_bf16.h>
@@ -72,7 +73,32 @@ struct PackSide {
     long long ld, ldd, src_stride, dst_stride;
     int rows, count, kmajor;
     int r_tiles;  // 0 for an operand not staged
+    // K-contiguous side: 1 when every dst row starts on 16 bytes (16-byte stores), and the
+    // bytes every src row start is aligned to (16, 8, 4 or 2: the loads' width)
+    int vec, src_align;
 };
+
+// 16 bytes (16 / sizeof(T) elements) from p, read in units of src_align bytes (the alignment of
+// p: 16, 8, 4 or 2), as one 16-byte vector
+template <typename T>
+__device__ __forceinline__ uint4 load16(const T *p, int src_align) {
+    if (src_align >= 16) return __ldg(reinterpret_cast<const uint4 *>(p));
+    if (src_align == 8) {
+        const uint2 *q = reinterpret_cast<const uint2 *>(p);
+        const uint2 x = __ldg(q), y = __ldg(q + 1);
+        return make_uint4(x.x, x.y, y.x, y.y);
+    }
+    if (src_align == 4) {
+        const unsigned *q = reinterpret_cast<const unsigned *>(p);
+        return make_uint4(__ldg(q), __ldg(q + 1), __ldg(q + 2), __ldg(q + 3));
+    }
+    const unsigned short *q = reinterpret_cast<const unsigned short *>(p);
+    unsigned w[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+        w[i] = (unsigned)__ldg(q + 2 * i) | ((unsigned)__ldg(q + 2 * i + 1) << 16);
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
 
 // Grid x: operand a's r-tiles, then b's; y: k-tiles, a block walks its k-tiles gridDim.y
 // apart; z: matrix z0 + blockIdx.z of the batch (a side with fewer matrices, one shared by the
@@ -115,6 +141,42 @@ __global__ void __launch_bounds__(TILE *ROWS, CM__PACK_MIN_BLOCKS)
         transpose_tile(src, ld, dst, ldd, r0, kt * TILE, kdim, rows, tile);
 }
 
+// The K-contiguous sides whose dst rows start on 16 bytes (PackSide::vec), 16 bytes a thread:
+// a warp copies 512 contiguous bytes of one row (loads as wide as src_align allows), a block
+// 32 rows of TILE such chunks, its chunk tiles gridDim.y apart; the last chunk of a row, past
+// K, element by element. Grid x: a's r-tiles, then b's (a side not copied here has none);
+// z: matrix z0 + blockIdx.z. No shared memory, so not the pair kernel's register budget.
+template <typename T>
+__global__ void __launch_bounds__(TILE *ROWS)
+    gemm_copy_rows_kernel(PackSide<T> a, PackSide<T> b, int kdim, int c_tiles, int z0) {
+    constexpr int V = 16 / (int)sizeof(T);
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    const bool on_a = (int)blockIdx.x < a.r_tiles;
+    const int z = z0 + (int)blockIdx.z;
+    if (z >= (on_a ? a.count : b.count)) return;
+    const int r0 = (on_a ? (int)blockIdx.x : (int)blockIdx.x - a.r_tiles) * TILE;
+    const int rows = on_a ? a.rows : b.rows, src_align = on_a ? a.src_align : b.src_align;
+    const long long ld = on_a ? a.ld : b.ld, ldd = on_a ? a.ldd : b.ldd;
+    const T *src = (on_a ? a.src : b.src) + (long long)z * (on_a ? a.src_stride : b.src_stride);
+    T *dst = (on_a ? a.dst : b.dst) + (long long)z * (on_a ? a.dst_stride : b.dst_stride);
+    for (int ct = (int)blockIdx.y; ct < c_tiles; ct += (int)gridDim.y) {
+        const int k = (ct * TILE + tx) * V;
+        if (k >= kdim) continue;
+#pragma unroll
+        for (int j = 0; j < TILE; j += ROWS) {
+            const int r = r0 + ty + j;
+            if (r >= rows) continue;
+            const T *s = src + (long long)r * ld + k;
+            T *d = dst + (long long)r * ldd + k;
+            if (k + V <= kdim) {
+                *reinterpret_cast<uint4 *>(d) = load16(s, src_align);
+            } else {
+                for (int i = 0; k + i < kdim; ++i) d[i] = __ldg(s + i);
+            }
+        }
+    }
+}
+
 // the side's kernel form; false for arguments the header's rules refuse
 template <typename T>
 bool pack_side(const cm__gemm_pack_side_t *in, int kdim, PackSide<T> *out) {
@@ -135,7 +197,35 @@ bool pack_side(const cm__gemm_pack_side_t *in, int kdim, PackSide<T> *out) {
     out->count = in->count > 1 ? in->count : 1;
     out->kmajor = in->kmajor != 0;
     out->r_tiles = (int)r_tiles; /* rows < 2^31: at most 2^26 */
+    const uint64_t e = sizeof(T);
+    const int many = out->count > 1;
+    out->vec = out->kmajor && (uintptr_t)in->dst % 16u == 0 && (uint64_t)in->ldd * e % 16u == 0 &&
+               (!many || (uint64_t)in->dst_stride * e % 16u == 0);
+    // the largest power of two (at most 16) dividing every src row's start
+    const uint64_t bits = (uint64_t)(uintptr_t)in->src | (uint64_t)in->ld * e |
+                          (many ? (uint64_t)in->src_stride * e : 0u) | 16u;
+    out->src_align = (int)(bits & (~bits + 1u));
     return true;
+}
+
+// one launch per CM__GEMM_MAX_BATCH_PER_LAUNCH matrices of `kernel` over sides a and b
+template <typename T, typename K>
+cudaError_t launch_sides(K kernel, const PackSide<T> &a, const PackSide<T> &b, int kdim,
+                         int y_tiles, cudaStream_t stream) {
+    const int r_tiles = a.r_tiles + b.r_tiles; /* each at most 2^26 */
+    if (r_tiles == 0) return cudaSuccess;
+    const int count = a.count > b.count ? a.count : b.count;
+    const dim3 block(TILE, ROWS);
+    const dim3 grid((unsigned)r_tiles, (unsigned)(y_tiles < 65535 ? y_tiles : 65535), 1);
+    for (int z0 = 0; z0 < count; z0 += CM__GEMM_MAX_BATCH_PER_LAUNCH) {
+        const int nb = count - z0 < CM__GEMM_MAX_BATCH_PER_LAUNCH ? count - z0
+                                                                 : CM__GEMM_MAX_BATCH_PER_LAUNCH;
+        kernel<<<dim3(grid.x, grid.y, (unsigned)nb), block, 0, stream>>>(a, b, kdim, y_tiles,
+                                                                         z0);
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
 }
 
 template <typename T>
@@ -143,21 +233,19 @@ cudaError_t pack_pair(int kdim, const cm__gemm_pack_side_t *a, const cm__gemm_pa
                       cudaStream_t stream) {
     PackSide<T> sa, sb;
     if (!pack_side<T>(a, kdim, &sa) || !pack_side<T>(b, kdim, &sb)) return cudaErrorInvalidValue;
-    const int r_tiles = sa.r_tiles + sb.r_tiles; /* each at most 2^26 */
-    if (kdim == 0 || r_tiles == 0) return cudaSuccess;
+    if (kdim == 0 || sa.r_tiles + sb.r_tiles == 0) return cudaSuccess;
+    // the sides with 16-byte rows in dst go to the copy kernel, the others to the pair kernel
+    // (one launch each where both sides go to one)
+    const PackSide<T> none{};
+    const PackSide<T> &ca = sa.vec ? sa : none, &cb = sb.vec ? sb : none;
+    const PackSide<T> &pa = sa.vec ? none : sa, &pb = sb.vec ? none : sb;
     const int k_tiles = (int)(((long long)kdim + TILE - 1) / TILE);
-    const int count = sa.count > sb.count ? sa.count : sb.count;
-    const dim3 block(TILE, ROWS);
-    const dim3 grid((unsigned)r_tiles, (unsigned)(k_tiles < 65535 ? k_tiles : 65535), 1);
-    for (int z0 = 0; z0 < count; z0 += CM__GEMM_MAX_BATCH_PER_LAUNCH) {
-        const int nb = count - z0 < CM__GEMM_MAX_BATCH_PER_LAUNCH ? count - z0
-                                                                 : CM__GEMM_MAX_BATCH_PER_LAUNCH;
-        gemm_pack_pair_kernel<T><<<dim3(grid.x, grid.y, (unsigned)nb), block, 0, stream>>>(
-            sa, sb, kdim, k_tiles, z0);
-        const cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) return e;
-    }
-    return cudaSuccess;
+    const int c_tiles = (int)(((long long)kdim + TILE * (16 / (int)sizeof(T)) - 1) /
+                              (TILE * (16 / (int)sizeof(T))));
+    cudaError_t e = launch_sides<T>(gemm_copy_rows_kernel<T>, ca, cb, kdim, c_tiles, stream);
+    if (e == cudaSuccess)
+        e = launch_sides<T>(gemm_pack_pair_kernel<T>, pa, pb, kdim, k_tiles, stream);
+    return e;
 }
 
 }  // namespace

@@ -866,26 +866,19 @@ static cm_status_t cm__gemm_dims(size_t m, size_t n, size_t k, const char *func)
 
 /* One operand of the pre-pass: `rows` x K stored K-contiguous (kmajor) or rows-contiguous at
  * src (ld), `count` matrices `stride` apart (count 1 when the batch shares it), into dst
- * (ldk, dst_stride apart): a transpose, or a pitched copy of a K-contiguous but misaligned one.
- * The columns K .. ldk of dst are left as they are: every kernel reads K elements of a row. */
+ * (ldk, dst_stride apart): a transpose, or a copy of a K-contiguous but misaligned one (the
+ * pack kernel's K-contiguous side: 16-byte stores into dst's rows, loads as wide as src's
+ * alignment allows, where a pitched cudaMemcpy2DAsync cost about three times its bytes'
+ * time on the H200: bench/NOTES-gemm.md). The columns K .. ldk of dst are left as they
+ * are: every kernel reads K elements of a row. */
 static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld, int kmajor,
                                          int k, int rows, int count, int64_t stride, void *dst,
                                          int64_t ldk, int64_t dst_stride, cudaStream_t cs) {
     if (!kmajor)
         return cm__gemm_pack_batched((int)e, src, ld, k, rows, dst, ldk, count, stride,
                                      dst_stride, cs);
-    if (count == 1 || stride == (int64_t)rows * ld) /* the matrices follow each other: one copy */
-        return cm__cuda.memcpy_2d_async(dst, (size_t)(ldk * e), src, (size_t)(ld * e),
-                                        (size_t)((int64_t)k * e), (size_t)rows * (size_t)count,
-                                        cudaMemcpyDeviceToDevice, cs);
-    cudaError_t err = cudaSuccess;
-    for (int z = 0; z < count && err == cudaSuccess; ++z)
-        err = cm__cuda.memcpy_2d_async((unsigned char *)dst + (int64_t)z * dst_stride * e,
-                                       (size_t)(ldk * e),
-                                       (const unsigned char *)src + (int64_t)z * stride * e,
-                                       (size_t)(ld * e), (size_t)((int64_t)k * e), (size_t)rows,
-                                       cudaMemcpyDeviceToDevice, cs);
-    return err;
+    const cm__gemm_pack_side_t side = {src, ld, 1, rows, count, stride, dst, ldk, dst_stride};
+    return cm__gemm_pack_pair((int)e, k, &side, NULL, cs);
 }
 
 /* ---------------------------------------------------------------------- realignment
