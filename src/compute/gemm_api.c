@@ -238,10 +238,37 @@ enum {
     CM__SM90_FORM_AT = 2,   /* TF32: A MN-major, read by the register-A form */
     CM__SM90_FORM_AT_CC = 3 /* TF32: B MN-major, the register-A form on C^T = B A^T */
 };
+/* 1 when rows of ld elements of p's operands are an odd number of 16 bytes and the product is
+ * large enough to stage such an operand first into rows of whole 128-byte lines: with such
+ * rows every other row's 128-byte tensor-copy boxes start in the middle of a 32-byte sector
+ * (on an H100 TF32 4096 x 4096 x 3004 "TN", rows of 12016 bytes, ran 0.66x cuBLAS where rows
+ * of 12000 or 12256 bytes, multiples of 32, ran 1.0x; bf16 1000 x 4096 x 4096 "NN" with the
+ * MN-major operand read as it is, rows of 2000 bytes, 0.71x, staged 0.87x). K is at least 256
+ * (shorter products are bound by writing C) and C large enough for the copy's O((m + n) k)
+ * bytes to cost less than the slower reads: m n / (m + n) >= CM__GEMM_STAGE32_MIN_HM
+ * (bench/NOTES-gemm.md) */
+#ifndef CM__GEMM_STAGE32_MIN_HM
+#  define CM__GEMM_STAGE32_MIN_HM 768
+#endif
+static int cm__gemm_stage32(const cm__gemm_args_t *p, int64_t ld) {
+    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
+    if (p->k < 256 || (ld * e) % 32 == 0) return 0;
+    const double m = p->m, n = p->n;
+    return m * n >= (double)CM__GEMM_STAGE32_MIN_HM * (m + n);
+}
+
+/* cm__gemm_stage32 for a "TN" product (both operands K-contiguous): the operand of ld is
+ * staged */
+static int cm__gemm_stage32_tn(const cm__gemm_args_t *p, int64_t ld) {
+    return p->a_kmajor && p->b_kmajor && cm__gemm_stage32(p, ld);
+}
+
 static int cm__gemm_sm90_operands(const cm__gemm_args_t *p, int config, int *pack_a,
                                   int *pack_b) {
-    const int al_a = cm__operand_aligned16(p, p->a, p->lda, p->stride_a);
-    const int al_b = cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
+    const int al_a = cm__operand_aligned16(p, p->a, p->lda, p->stride_a) &&
+                     !cm__gemm_stage32_tn(p, p->lda);
+    const int al_b = cm__operand_aligned16(p, p->b, p->ldb, p->stride_b) &&
+                     !cm__gemm_stage32_tn(p, p->ldb);
     const int tf32 = p->in_type != CM__GEMM_BF16;
     int form = CM__SM90_FORM_PACK;
     if (config == CM__GEMM_SM90_BT && !tf32 && !p->b_kmajor && al_b)
@@ -565,7 +592,8 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     if (c.kernel == CM__GEMM_KERNEL_SM90) {
         if (!(arch == CM__GEMM_ARCH_SM90 && have_sm90 && fam != CM__GEMM_FAM_FP32))
             c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
-        else if (p->a_kmajor && p->b_kmajor && cm__aligned16(p))
+        else if (p->a_kmajor && p->b_kmajor && cm__aligned16(p) &&
+                 !cm__gemm_stage32_tn(p, p->lda) && !cm__gemm_stage32_tn(p, p->ldb))
             c.config = 0;
         else if (c.config == CM__GEMM_SM90_PACK || c.config == CM__GEMM_SM90_BT ||
                  c.config == CM__GEMM_SM90_AT || c.config == CM__GEMM_SM90_PACK_ALL ||
@@ -575,7 +603,8 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
              * large class, and on the small and skinny ones from K = CM__GEMM_PACK_MIN_K
              * (measured: bench/NOTES-gemm.md); a forced "sm90" packs anywhere.
              * A bf16 B that is MN-major with 16-byte rows needs none with the transposed-B
-             * kernel: forced "sm90+bt", or by default with CM__GEMM_SM90_BT_DISPATCH; a TF32
+             * kernel: forced "sm90+bt", or by default with CM__GEMM_SM90_BT_DISPATCH where its
+             * rows are not an odd number of 16 bytes (cm__gemm_stage32: packed); a TF32
              * operand that is MN-major with 16-byte rows none with the register-A kernel:
              * forced "sm90+at", or by default with CM__GEMM_SM90_AT_DISPATCH */
             const int b_as_is = fam == CM__GEMM_FAM_BF16 &&
@@ -587,7 +616,8 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
             /* by default from K = CM__GEMM_SM90_AT_MIN_K */
             const int at_default = CM__GEMM_SM90_AT_DISPATCH && p->k >= CM__GEMM_SM90_AT_MIN_K;
             c.config = c.config == CM__GEMM_SM90_PACK_ALL ? CM__GEMM_SM90_PACK
-                       : b_as_is && (c.config == CM__GEMM_SM90_BT || CM__GEMM_SM90_BT_DISPATCH)
+                       : b_as_is && (c.config == CM__GEMM_SM90_BT ||
+                                     (CM__GEMM_SM90_BT_DISPATCH && !cm__gemm_stage32(p, p->ldb)))
                            ? CM__GEMM_SM90_BT
                        : mn_as_is && (c.config == CM__GEMM_SM90_AT || at_default)
                            ? CM__GEMM_SM90_AT
@@ -1880,6 +1910,17 @@ static void cm__gemm_explain_sm90_pack(cm__text_t *t, const cm__gemm_args_t *p,
             continue;
         }
         if (!pack[side]) continue;
+        if (kmajor && al) {
+            const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
+            cm__text_printf(t, "; first %s is copied into K-contiguous scratch with rows of "
+                            "whole 128-byte lines (its rows of %lld bytes are an odd number of "
+                            "16 bytes, so half the kernel's 128-byte tensor copies would start "
+                            "in the middle of a 32-byte sector; C is large enough for the copy "
+                            "to pay)",
+                            cm__gemm_user_op(row, norm_a),
+                            (long long)((norm_a ? p->lda : p->ldb) * e));
+            continue;
+        }
         cm__text_printf(t,
                         "; first %s is %s into K-contiguous scratch with rows of %s (the "
                         "kernel reads K-contiguous operands with 16-byte rows only",
@@ -1888,6 +1929,13 @@ static void cm__gemm_explain_sm90_pack(cm__text_t *t, const cm__gemm_args_t *p,
         if (!kmajor)
             cm__text_printf(t, "; %s is stored with its other dimension contiguous",
                             cm__gemm_user_op(row, norm_a));
+        if (!kmajor && al && !norm_a && p->in_type == CM__GEMM_BF16 &&
+            cm__gemm_stage32(p, p->ldb))
+            cm__text_printf(t, "; the transposed-B form could read it as it is, but its rows "
+                            "of %lld bytes are an odd number of 16 bytes, so half its 128-byte "
+                            "tensor copies would start in the middle of a 32-byte sector; C is "
+                            "large enough for the transpose to pay",
+                            (long long)(p->ldb * 2));
         if (!al) {
             cm__text_printf(t, "; ");
             cm__gemm_explain_rows(t, p, row, norm_a);

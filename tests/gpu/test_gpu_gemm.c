@@ -1316,6 +1316,64 @@ static void test_sm90_bf16_store16(void **state) {
             }
 }
 
+/* TF32 / BF16 "TN" on Hopper whose K-contiguous rows are an odd number of 16 bytes, with C
+ * large enough (m n / (m + n) >= CM__GEMM_STAGE32_MIN_HM): staged into rows of whole 128-byte
+ * lines first ("sm90+pack"); rows of a multiple of 32 bytes go straight to the kernel ("sm90").
+ * Row-major N,T and column-major T,N; beta != 0; each also with leading dimensions padded by
+ * 8 elements (TF32: 32 bytes, whether staged kept; BF16: 16 bytes, flipped). Then bf16 "NN"
+ * whose MN-major operand's rows are an odd number of 16 bytes: transposed, not read as they
+ * are by the transposed-B form, unless that is forced. */
+static void test_sm90_stage32(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    if (!hopper_kernel_chosen()) {
+        print_message("no Hopper kernel on this device: nothing to test\n");
+        return;
+    }
+    /* k: TF32 300 (1200-byte rows: 75 x 16), 320 (1280: 40 x 32); BF16 312 (624: 39 x 16),
+     * 320 (640) */
+    static const struct {
+        cm_gemm_precision_t p;
+        size_t k;
+    } cases[] = {{CM_GEMM_TF32, 300},
+                 {CM_GEMM_TF32, 320},
+                 {CM_GEMM_BF16, 312},
+                 {CM_GEMM_BF16_OUT_BF16, 312},
+                 {CM_GEMM_BF16, 320}};
+    size_t idx = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        for (int l = 0; l < 2; ++l)
+            for (size_t pad = 0; pad <= 8; pad += 8) {
+                if (cm_test_under_sanitizer() && (l || pad)) continue;
+                const size_t e = cases[i].p == CM_GEMM_TF32 ? 4 : 2;
+                const int staged = (cases[i].k + pad) * e / 16 % 2 == 1;
+                gcase_t g = {cases[i].p, (cm_gemm_layout_t)l,
+                             l == CM_GEMM_ROW_MAJOR ? CM_GEMM_OP_N : CM_GEMM_OP_T,
+                             l == CM_GEMM_ROW_MAJOR ? CM_GEMM_OP_T : CM_GEMM_OP_N, 3072, 3200,
+                             cases[i].k, 1.0f, 0.5f, pad, 0, NULL, 2048};
+                /* cm_gemm_config_name names packed operands' choice (pad 0) */
+                if (pad == 0) assert_string_equal(chosen(&g), staged ? "sm90+pack" : "sm90");
+                run_case(&g, idx++);
+            }
+    /* bf16 column-major "NN": A's M-contiguous rows of 2000 bytes (an odd number of 16) are
+     * transposed into 128-byte lines ("sm90+pack"); 1008 (2016 bytes) are read as they are by
+     * the transposed-B form; forced "sm90+bt", 2000 too */
+    static const struct {
+        size_t m;
+        const char *config, *want;
+    } nn[] = {{1000, NULL, "sm90+pack"}, {1008, NULL, "sm90+bt"}, {1000, "sm90+bt", "sm90+bt"}};
+    for (size_t i = 0; i < sizeof nn / sizeof nn[0]; ++i)
+        for (int o = 0; o < 2; ++o) {
+            if (cm_test_under_sanitizer() && (i || o)) continue;
+            const cm_gemm_precision_t prec = o ? CM_GEMM_BF16_OUT_BF16 : CM_GEMM_BF16;
+            gcase_t g = {prec, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, nn[i].m, 4096, 320,
+                         1.0f, 0.5f, 0, 0, nn[i].config, 2048};
+            if (CM__GEMM_SM90_BT_DISPATCH || nn[i].config)
+                assert_string_equal(chosen(&g), nn[i].want);
+            run_case(&g, idx++);
+        }
+}
+
 /* the same call twice: the same bits (no atomics, fixed order) */
 static void test_reproducible(void **state) {
     (void)state;
@@ -1644,6 +1702,7 @@ int main(void) {
         cmocka_unit_test(test_sm90_mn_b),
         cmocka_unit_test(test_sm90_mn_tf32),
         cmocka_unit_test(test_sm90_bf16_store16),
+        cmocka_unit_test(test_sm90_stage32),
         cmocka_unit_test(test_realigned),
         cmocka_unit_test(test_tf32_align1),
         cmocka_unit_test(test_split_k_graph),

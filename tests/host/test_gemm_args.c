@@ -428,6 +428,31 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "sm90"), "sm90");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "sm90+pack"), "sm90");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, mis, 1, NULL), "sm90+pack");
+    {
+        /* "TN" with K-contiguous rows of an odd number of 16 bytes, K >= 256, C large enough
+         * (m n / (m + n) >= CM__GEMM_STAGE32_MIN_HM): staged into rows of whole 128-byte lines
+         * ("sm90+pack"); rows of a multiple of 32 bytes, a short K or a small C read as they
+         * are ("sm90") */
+        static const struct {
+            int m, n, k, in;
+            int64_t lda, ldb;
+            const char *want;
+        } st[] = {
+            {4096, 4096, 3004, CM__GEMM_F32, 3004, 3004, "sm90+pack"}, /* 12016 bytes */
+            {4096, 4096, 3000, CM__GEMM_F32, 3004, 3000, "sm90+pack"}, /* A's rows only */
+            {4096, 4096, 3000, CM__GEMM_F32, 3000, 3000, "sm90"},      /* 12000: 32 x 375 */
+            {4096, 4096, 3000, CM__GEMM_BF16, 3000, 3000, "sm90+pack"}, /* 6000 bytes */
+            {4096, 4096, 3008, CM__GEMM_BF16, 3008, 3008, "sm90"},
+            {4096, 4096, 252, CM__GEMM_F32, 252, 252, "sm90"},          /* K under 256 */
+            {1024, 1024, 3004, CM__GEMM_F32, 3004, 3004, "sm90"},       /* m n / (m + n) 512 */
+        };
+        for (size_t i = 0; i < sizeof st / sizeof st[0]; ++i) {
+            cm__gemm_args_t q = args(st[i].m, st[i].n, st[i].k, 1, 1, st[i].in, st[i].lda);
+            q.ldb = st[i].ldb;
+            const int prec = st[i].in == CM__GEMM_BF16 ? CM_GEMM_BF16 : CM_GEMM_TF32;
+            assert_string_equal(NAME(prec, 9, q, 1, NULL), st[i].want);
+        }
+    }
     cm__gemm_args_t skinny_nn = args(8192, 8192, 128, 0, 0, CM__GEMM_F32, 8192);
     cm__gemm_args_t tiny_nt = args(512, 512, 512, 0, 1, CM__GEMM_F32, 512);
     /* the small and skinny classes pack too once K >= CM__GEMM_PACK_MIN_K; below it, mma */
@@ -933,6 +958,32 @@ static void test_dispatch(void **state) {
     nnbf.ldb = 4093; /* rows off 16 bytes: packed */
     assert_string_equal(NAME(CM_GEMM_BF16, 9, nnbf, 1, "sm90+bt"), "sm90+pack");
     nnbf.ldb = 4096;
+    {
+        /* by default, B's rows an odd number of 16 bytes (2000) on a C large enough for the
+         * copy (cm__gemm_stage32): transposed into rows of whole 128-byte lines ("sm90+pack");
+         * forced, read as it is; rows of a multiple of 32 bytes as before */
+        cm__gemm_args_t odd = args(4096, 1000, 4096, 1, 0, CM__GEMM_BF16, 4096);
+        odd.ldb = 1000;
+        assert_string_equal(NAME(CM_GEMM_BF16, 9, odd, 1, NULL), "sm90+pack");
+        assert_string_equal(NAME(CM_GEMM_BF16_OUT_BF16, 9, odd, 1, NULL), "sm90+pack");
+        assert_string_equal(NAME(CM_GEMM_BF16, 9, odd, 1, "sm90+bt"), "sm90+bt");
+        odd.n = 1008;
+        odd.ldb = 1008;
+        assert_string_equal(NAME(CM_GEMM_BF16, 9, odd, 1, NULL),
+                            CM__GEMM_SM90_BT_DISPATCH ? "sm90+bt" : "sm90+pack");
+        odd.n = 1000;
+        odd.ldb = 1000;
+        odd.m = 600; /* m n / (m + n) = 375: C too small for the copy to pay */
+        assert_string_equal(NAME(CM_GEMM_BF16, 9, odd, 1, NULL),
+                            CM__GEMM_SM90_BT_DISPATCH ? "sm90+bt" : "sm90+pack");
+        odd = args(4096, 1000, 320, 1, 0, CM__GEMM_BF16, 320); /* test_sm90_stage32's */
+        odd.ldb = 1000;
+        assert_string_equal(NAME(CM_GEMM_BF16, 9, odd, 1, NULL), "sm90+pack");
+        odd.k = 248; /* K under 256 */
+        odd.lda = 248;
+        assert_string_equal(NAME(CM_GEMM_BF16, 9, odd, 1, NULL),
+                            CM__GEMM_SM90_BT_DISPATCH ? "sm90+bt" : "sm90+pack");
+    }
     nnbf.b_kmajor = 1; /* TN, aligned: straight to the kernel */
     assert_string_equal(NAME(CM_GEMM_BF16, 9, nnbf, 1, "sm90+bt"), "sm90");
     cm__gemm_args_t nntf = args(4096, 4096, 4096, 1, 0, CM__GEMM_F32, 4096);

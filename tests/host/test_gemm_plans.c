@@ -171,9 +171,53 @@ static void test_sweep_plans(void **state) {
         fail_msg("%d FP32 cases took the last wave's split on 132 SMs", waves_h200);
 }
 
+/* One column-major product's plan on a simulated H200 into text (CM_OK asserted) */
+static void plan_text(cm_gemm_precision_t prec, cm_gemm_op_t op_a, cm_gemm_op_t op_b, size_t m,
+                      size_t n, size_t k, size_t lda, size_t ldb, char *text, size_t cap) {
+    size_t len = 0;
+    memset(text, 0, cap);
+    CM_ASSERT_OK(cm_gemm_explain(prec, CM_GEMM_COL_MAJOR, op_a, op_b, m, n, k, g.a, 0, lda, 0,
+                                 g.b, 0, ldb, 0, g.c, 0, m, 0, 1, text, cap, &len));
+}
+
+/* The plans' reasons for staging rows of an odd number of 16 bytes on an H200: TF32 "TN" 4096 x
+ * 4096 x 3004 copies both operands into rows of whole 128-byte lines, 3000 (rows of a multiple
+ * of 32 bytes) reads them as they are; bf16 "NN" 1000 x 4096 x 4096 transposes A (rows of 2000
+ * bytes) instead of reading it with the transposed-B form. A build without the Hopper kernel
+ * plans another kernel, and says nothing of it. */
+static void test_stage32_text(void **state) {
+    (void)state;
+    fake.cc_major = 9;
+    fake.cc_minor = 0;
+    fake.sm_count = 132;
+    cm__gemm_device_facts_forget_for_tests();
+    cm__gemm_config_override_set_for_tests("");
+    cm__gemm_splitk_override_set_for_tests(-1);
+    char text[4096];
+    plan_text(CM_GEMM_TF32, CM_GEMM_OP_T, CM_GEMM_OP_N, 4096, 4096, 3004, 3004, 3004, text,
+              sizeof text);
+    if (strncmp(text, "sm90", 4) == 0) {
+        if (strncmp(text, "sm90+pack", 9) != 0 ||
+            strstr(text, "its rows of 12016 bytes are an odd number of 16 bytes") == NULL)
+            fail_msg("TF32 4096 x 4096 x 3004 TN: %s", text);
+        plan_text(CM_GEMM_TF32, CM_GEMM_OP_T, CM_GEMM_OP_N, 4096, 4096, 3000, 3000, 3000, text,
+                  sizeof text);
+        if (strncmp(text, "sm90:", 5) != 0 || strstr(text, "odd number") != NULL)
+            fail_msg("TF32 4096 x 4096 x 3000 TN: %s", text);
+        plan_text(CM_GEMM_BF16, CM_GEMM_OP_N, CM_GEMM_OP_N, 1000, 4096, 4096, 1000, 4096, text,
+                  sizeof text);
+        if (strncmp(text, "sm90+pack", 9) != 0 ||
+            strstr(text, "its rows of 2000 bytes are an odd number of 16 bytes") == NULL)
+            fail_msg("bf16 1000 x 4096 x 4096 NN: %s", text);
+    }
+    fake.cc_major = fake.cc_minor = fake.sm_count = 0;
+    cm__gemm_device_facts_forget_for_tests();
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_sweep_plans, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stage32_text, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
