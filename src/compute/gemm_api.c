@@ -310,7 +310,7 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
 
 /* The tiny class (mma:64x64 in the table) on Hopper: the Hopper kernel's configuration for p
  * (0, CM__GEMM_SM90_BT or CM__GEMM_SM90_AT) where it runs p faster than mma:64x64, else -1.
- * Both rules take one product whose operands the Hopper kernel reads as they are (16-byte
+ * The rules take one product whose operands the Hopper kernel reads as they are (16-byte
  * rows; A K-contiguous; B K-contiguous, or MN-major through the transposed-B form for bf16 and
  * the register-A form on C^T for TF32). Its split is cm__gemm_splitk_parts' (its parts run as
  * 128 x 128 tiles, twice its 128 x 256 tiles a part).
@@ -325,7 +325,9 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *       n x m x k): 64 x 4096 x 1000 0.74x -> 0.87-0.94x, 512^3 0.93x -> 1.06-1.27x,
  *       7 x 4096 x 4096 0.89x -> 0.94-1.04x, 127 x 3001 x 1000 0.88x -> 0.93-0.98x,
  *       64 x 64 x 4096 0.89x -> 0.93-0.99x; 4096 x 7 x 4096 (N = 7) lost, 0.94x -> 0.75-0.79x,
- *       and bf16 lost at most of these.
+ *       and bf16 lost at most of these. A long and thin C with M the short side, under
+ *       CM__GEMM_SM90_LONG_K of K (cm__gemm_sm90_thin_whole), is taken whole, in one part
+ *       (the other way round, a 256-column tile over 64 columns, was not measured).
  *  2. Long and thin: K at least CM__GEMM_SM90_LONG_K and, in the kernel's own orientation
  *     (C^T's for the register-A form on C^T), one side at least CM__GEMM_SM90_THIN_LONG_SIDE,
  *     rows at least 32 and columns at least 64, where the split gives at least 2 parts or,
@@ -337,10 +339,35 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *     0.66-0.79x against 0.72-0.77x, TF32 on C^T 0.62-0.69x against 0.78-0.82x) and C^T's
  *     64 columns at K = 1024 (2 parts 0.86x against 0.86-0.91x). A C of more tiles than
  *     the split takes (34 of 128 x 256 at long K) was not measured and keeps mma:64x64.
+ *   3. TF32 with B MN-major (the register-A form on C^T), K from CM__GEMM_SM90_TF32_TINY_MIN_K
+ *     to under CM__GEMM_SM90_LONG_K, C^T's rows at least CM__GEMM_SM90_AT_WHOLE_MIN_ROWS and
+ *     its columns at least 32: K whole (cm__gemm_sm90_thin_whole). H100 against cuBLAS, two
+ *     rounds, the sweep's column-major "NN", mma:64x64 -> this: 4096 x 64 x 1000 0.82-0.84x ->
+ *     1.10-1.15x, 4096 x 64 x 512 0.85-0.89x -> 0.97-0.99x, 8192 x 64 x 1000 0.75-0.78x ->
+ *     0.91-0.94x, 4096 x 32 x 1000 0.83-0.85x -> 0.99-1.00x, 4096 x 128 x 1000 0.72x ->
+ *     0.94-0.95x; at 2048 rows mma:64x64 (3 parts) won, 0.98-1.01x against 0.88-0.91x, and at
+ *     K = 256 the two were even.
  * The figures are in bench/NOTES-gemm.md. */
 #define CM__GEMM_SM90_LONG_K 1024
 #define CM__GEMM_SM90_TF32_TINY_MIN_K 512
 #define CM__GEMM_SM90_THIN_LONG_SIDE 2048
+/* Rule 3's long side: C^T's rows (the columns of C) */
+#define CM__GEMM_SM90_AT_WHOLE_MIN_ROWS 4096
+/* TF32 on the Hopper kernel over a long and thin C (one side at least
+ * CM__GEMM_SM90_THIN_LONG_SIDE, the other at most 128) with K under CM__GEMM_SM90_LONG_K: K
+ * whole, not split (cm__gemm_splitk_parts). The split's parts of 256-320 of K cost more in the
+ * reduction than the idle multiprocessors do. H100 against cuBLAS, two rounds, the sweep's
+ * column-major "TN" 4 parts -> whole: 4096 x 64 x 1000 0.89-0.94x -> 1.06-1.23x, 4096 x 128 x
+ * 1000 0.96-0.98x -> 1.32-1.43x, 4096 x 32 x 1000 0.87-0.94x -> 1.09-1.20x, 3001 x 64 x 1000
+ * 0.93x -> 1.11-1.15x, 2048 x 64 x 1000 0.87-0.92x -> 0.98-1.05x; 4096 x 64 x 512 2 parts
+ * 0.95-1.00x -> 1.03-1.10x; from K = 2048 the split won (4096 x 64 x 2048 1.10-1.22x against
+ * 0.93-1.03x). The register-A form on C^T in 4 parts lost the same way (2048 x 64 x 1000 "NN"
+ * 0.64x against 0.88-0.91x whole). bench/NOTES-gemm.md, session 36. */
+static int cm__gemm_sm90_thin_whole(const cm__gemm_args_t *p) {
+    const int64_t lo = p->m < p->n ? p->m : p->n, hi = p->m < p->n ? p->n : p->m;
+    return p->in_type != CM__GEMM_BF16 && p->k < CM__GEMM_SM90_LONG_K && lo <= 128 &&
+           hi >= CM__GEMM_SM90_THIN_LONG_SIDE;
+}
 static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, int sms,
                               const cm__gemm_args_t *p) {
     const int tf32 = precision == CM_GEMM_TF32;
@@ -352,16 +379,23 @@ static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, i
         const int parts = cm__gemm_splitk_parts(p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0},
                                                 precision, sms, 0);
         const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
-        const int rule1 = p->n >= 64 && parts >= 2 &&
-                          (tf32 ? p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K
-                                : p->m >= 64 && 8 * tiles * parts >= 3 * (int64_t)sms &&
+        const int rule1 = p->n >= 64 &&
+                          (tf32 ? p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K &&
+                                      (parts >= 2 ||
+                                       (p->m < p->n && cm__gemm_sm90_thin_whole(p)))
+                                : parts >= 2 && p->m >= 64 &&
+                                      8 * tiles * parts >= 3 * (int64_t)sms &&
                                       p->k >= (int64_t)CM__GEMM_SM90_LONG_K * parts);
         if (rule1) return 0;
     }
-    /* rule 2 */
     const int on_ct = tf32 && !p->b_kmajor; /* the register-A form on C^T */
     const int config = p->b_kmajor ? 0 : tf32 ? CM__GEMM_SM90_AT : CM__GEMM_SM90_BT;
     const int rows = on_ct ? p->n : p->m, cols = on_ct ? p->m : p->n;
+    /* rule 3 */
+    if (on_ct && p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K && p->k < CM__GEMM_SM90_LONG_K &&
+        rows >= CM__GEMM_SM90_AT_WHOLE_MIN_ROWS && cols >= 32)
+        return config;
+    /* rule 2 */
     if (p->k < CM__GEMM_SM90_LONG_K || rows < 32 || cols < 64 ||
         (rows > cols ? rows : cols) < CM__GEMM_SM90_THIN_LONG_SIDE)
         return -1;
@@ -1023,6 +1057,9 @@ static int cm__gemm_misaligned_b(const cm__gemm_args_t *p) {
     return !cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
 }
 
+static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t ch,
+                                    int precision, int sms, int forced, int thin_whole);
+
 int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
                           const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
                           const char *override, cm__gemm_choice_t *tiles) {
@@ -1056,7 +1093,7 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
      * bench/NOTES-gemm.md) */
     if (c.kernel == CM__GEMM_KERNEL_SM90 && cm__gemm_mma_built(CM__MMA_128x128) &&
         cm__gemm_align1_takes(precision, major, p, CM__MMA_128x128) &&
-        cm__gemm_splitk_parts(&q, c, precision, sm_count, 0) > 1) {
+        cm__gemm_splitk_parts_of(&q, c, precision, sm_count, 0, 0) > 1) {
         *tiles = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
         return CM__REALIGN_ALIGN1;
     }
@@ -1485,8 +1522,10 @@ static int64_t cm__gemm_parts_cap(int64_t k, int64_t min_k) {
     return k / min_k < CM__SPLITK_MAX ? k / min_k : CM__SPLITK_MAX;
 }
 
-int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision,
-                          int sms, int forced) {
+/* cm__gemm_splitk_parts; thin_whole 0: without cm__gemm_sm90_thin_whole's exception (the
+ * realignment's test of a C too small for the GPU) */
+static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t ch,
+                                    int precision, int sms, int forced, int thin_whole) {
     if (p->batch > 1 || p->m < 1 || p->n < 1 || precision == CM_GEMM_FP32_3XTF32) return 1;
     if (forced >= 1) {
         /* any kernel (each has a batch dimension), parts of at least CM__SPLITK_FORCED_MIN_K */
@@ -1529,6 +1568,7 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
                     ? CM__SPLITK_ALIGN1_MIN_K
                     : CM__SPLITK_MIN_K;
     if (ch.kernel == CM__GEMM_KERNEL_SM90) {
+        if (thin_whole && cm__gemm_sm90_thin_whole(p)) return 1;
         /* one block a multiprocessor; where 2 x tiles x parts <= sms its launcher runs 128 x
          * 128 tiles, twice the blocks (kernels/gemm_sm90.cu): one wave of those; tiles on more
          * than an eighth of the SMs take parts of at least CM__GEMM_SM90_LONG_K of K */
@@ -1556,6 +1596,11 @@ int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int pr
             parts = layers * sms / tiles;
     }
     return parts < 2 ? 1 : (int)parts;
+}
+
+int cm__gemm_splitk_parts(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision,
+                          int sms, int forced) {
+    return cm__gemm_splitk_parts_of(p, ch, precision, sms, forced, 1);
 }
 
 /* Whether choice ch runs split-K's shorter last part in the parts' own launch (the k_last of

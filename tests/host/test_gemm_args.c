@@ -902,7 +902,9 @@ static void test_dispatch(void **state) {
             {4096, 32, 4096, "mma:64x64", "sm90+at", 2, 4}, /* bf16: 32 columns */
             {32, 4096, 4096, "sm90+bt", "mma:64x64", 4, 2}, /* TF32: 32 columns of C^T */
             {2048, 128, 4096, "sm90+bt", "sm90+at", 4, 8},
-            {4096, 64, 1016, "mma:64x64", "mma:64x64", 1, 3},
+            /* under 1024 of K: whole (cm__gemm_sm90_thin_whole); rule 3 wants 4096 rows of
+             * C^T, here 64 */
+            {4096, 64, 1016, "mma:64x64", "mma:64x64", 1, 1},
         };
         for (size_t i = 0; i < sizeof thin / sizeof thin[0]; ++i) {
             cm__gemm_args_t t =
@@ -932,6 +934,45 @@ static void test_dispatch(void **state) {
             assert_int_not_equal(strncmp(NAME(CM_GEMM_BF16, 9, u, 1, NULL), "sm90", 4), 0);
             u.in_type = CM__GEMM_F32;
             assert_int_not_equal(strncmp(NAME(CM_GEMM_TF32, 9, u, 1, NULL), "sm90", 4), 0);
+        }
+        /* TF32, B MN-major, K 512 .. 1023, C^T's rows (n here) at least 4096 and its columns
+         * at least 32: the register-A form on C^T with K whole (rule 3); 2048 rows, K = 256
+         * or K = 1024 (rule 2's, split) not by this rule */
+        static const struct {
+            int m, n, k;
+            const char *tf32;
+            int parts;
+        } whole[] = {
+            {64, 4096, 1000, "sm90+at", 1},  {64, 4096, 512, "sm90+at", 1},
+            {64, 8192, 1000, "sm90+at", 1},  {32, 4096, 1000, "sm90+at", 1},
+            {128, 4096, 1000, "sm90+at", 1}, {64, 2048, 1000, "mma:64x64", 1},
+            {64, 4096, 256, "mma:64x64", 1}, {16, 4096, 1000, "mma:64x64", 1},
+        };
+        for (size_t i = 0; i < sizeof whole / sizeof whole[0]; ++i) {
+            cm__gemm_args_t w =
+                args(whole[i].m, whole[i].n, whole[i].k, 1, 0, CM__GEMM_F32, whole[i].k);
+            w.ldb = whole[i].n;
+            const char *tf = NAME(CM_GEMM_TF32, 9, w, 1, NULL);
+            if (strcmp(tf, whole[i].tf32) != 0)
+                fail_msg("TF32 NN %d x %d x %d: %s, expected %s", whole[i].m, whole[i].n,
+                         whole[i].k, tf, whole[i].tf32);
+            const cm__gemm_choice_t at = {CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_AT};
+            assert_int_equal(cm__gemm_splitk_parts(&w, at, CM_GEMM_TF32, 132, 0),
+                             whole[i].parts);
+            /* "TN" (both K-contiguous), M the short side: the Hopper kernel whole from K =
+             * 512 (rule 1 with cm__gemm_sm90_thin_whole; TF32 takes any M) */
+            cm__gemm_args_t u = w;
+            u.b_kmajor = 1;
+            u.ldb = u.k;
+            const cm__gemm_choice_t sm90 = {CM__GEMM_KERNEL_SM90, 0};
+            assert_int_equal(cm__gemm_splitk_parts(&u, sm90, CM_GEMM_TF32, 132, 0), 1);
+            if (u.m >= 32) /* 16 rows: the skinny kernel's */
+                assert_string_equal(NAME(CM_GEMM_TF32, 9, u, 1, NULL),
+                                    u.k >= 512 ? "sm90" : "mma:64x64");
+            /* bf16 keeps its split (16 tiles of 128 x 256: 4 parts, at most K / 256) */
+            u.in_type = CM__GEMM_BF16;
+            if (u.k >= 512 && u.n == 4096)
+                assert_true(cm__gemm_splitk_parts(&u, sm90, CM_GEMM_BF16, 132, 0) > 1);
         }
         cm__gemm_args_t t = lk; /* a batch */
         t.batch = 2;
