@@ -339,7 +339,7 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *     0.66-0.79x against 0.72-0.77x, TF32 on C^T 0.62-0.69x against 0.78-0.82x) and C^T's
  *     64 columns at K = 1024 (2 parts 0.86x against 0.86-0.91x). A C of more tiles than
  *     the split takes (34 of 128 x 256 at long K) was not measured and keeps mma:64x64.
- *   3. TF32 with B MN-major (the register-A form on C^T), K from CM__GEMM_SM90_TF32_TINY_MIN_K
+ *  3. TF32 with B MN-major (the register-A form on C^T), K from CM__GEMM_SM90_TF32_TINY_MIN_K
  *     to under CM__GEMM_SM90_LONG_K, C^T's rows at least CM__GEMM_SM90_AT_WHOLE_MIN_ROWS and
  *     its columns at least 32: K whole (cm__gemm_sm90_thin_whole). H100 against cuBLAS, two
  *     rounds, the sweep's column-major "NN", mma:64x64 -> this: 4096 x 64 x 1000 0.82-0.84x ->
@@ -362,7 +362,7 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  * 0.93x -> 1.11-1.15x, 2048 x 64 x 1000 0.87-0.92x -> 0.98-1.05x; 4096 x 64 x 512 2 parts
  * 0.95-1.00x -> 1.03-1.10x; from K = 2048 the split won (4096 x 64 x 2048 1.10-1.22x against
  * 0.93-1.03x). The register-A form on C^T in 4 parts lost the same way (2048 x 64 x 1000 "NN"
- * 0.64x against 0.88-0.91x whole). bench/NOTES-gemm.md, session 36. */
+ * 0.64x against 0.88-0.91x whole; bench/NOTES-gemm.md). */
 static int cm__gemm_sm90_thin_whole(const cm__gemm_args_t *p) {
     const int64_t lo = p->m < p->n ? p->m : p->n, hi = p->m < p->n ? p->n : p->m;
     return p->in_type != CM__GEMM_BF16 && p->k < CM__GEMM_SM90_LONG_K && lo <= 128 &&
