@@ -533,7 +533,14 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * contiguous along K, op(B) along K or (through "sm90+bt" / "sm90+at") along N, 16-byte rows,
  * C (C^T for TF32 with op(B) along N) with at least 32 rows, 64 columns and a side of at
  * least 2048, where its split gives at least 2 parts or K is under 2048 (64 x 4096 x 2048
- * "NN" bf16: 4 parts; 4096 x 64 x 1024 "TN": whole). Any
+ * "NN" bf16: 4 parts; 4096 x 64 x 1024 "TN": whole). TF32 with a long and thin C (a side of
+ * at least 2048, the other at most 128) and K from 512 to under 1024 runs the Hopper kernel
+ * with K whole: "TN" with M the short side, and op(B) contiguous along N ("sm90+at") where N
+ * is at least 4096 and M at least 32 (column-major 4096 x 64 x 1000 "NN"). A bf16 op(B)
+ * contiguous along N whose rows are an odd number of 16 bytes (1000 elements) is transposed
+ * rather than read as it is, and a "TN" operand with such rows copied into rows of whole
+ * 128-byte lines, where K >= 256 and m n / (m + n) >= 768: the kernel's tensor copies read
+ * such rows slowly. Any
  * other TF32 / BF16 product on sm_80+ whose operands lack 16-byte rows (an odd K or leading
  * dimension), with K >= 32 and at least 2^28 flops (BF16: 2^21) is realigned: the operands
  * without 16-byte rows are copied into aligned scratch from the pool first, and the product
