@@ -220,11 +220,16 @@ int cm__gemm_parse_name(const char *name, cm__gemm_choice_t *out) {
     return 0;
 }
 
+/* Bytes per element of p's operands: 2 for bf16, 4 for float (FP32 / TF32 / 3xTF32) */
+static int64_t cm__gemm_elem_bytes(const cm__gemm_args_t *p) {
+    return p->in_type == CM__GEMM_BF16 ? 2 : 4;
+}
+
 /* One operand (every matrix of a batch of p->batch) starts on 16 bytes with rows of whole
  * 16 bytes: what the Hopper kernel's tensor copies read without a pre-pass */
 static int cm__operand_aligned16(const cm__gemm_args_t *p, const void *x, int64_t ld,
                                  int64_t stride) {
-    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4; /* bytes per element */
+    const int64_t e = cm__gemm_elem_bytes(p);
     return (uintptr_t)x % 16u == 0 && ld * e % 16 == 0 && (p->batch <= 1 || stride * e % 16 == 0);
 }
 
@@ -251,7 +256,7 @@ enum {
 #  define CM__GEMM_STAGE32_MIN_HM 768
 #endif
 static int cm__gemm_stage32(const cm__gemm_args_t *p, int64_t ld) {
-    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
+    const int64_t e = cm__gemm_elem_bytes(p);
     if (p->k < 256 || (ld * e) % 32 == 0) return 0;
     const double m = p->m, n = p->n;
     return m * n >= (double)CM__GEMM_STAGE32_MIN_HM * (m + n);
@@ -627,7 +632,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         if (!(arch == CM__GEMM_ARCH_SM90 && have_sm90 && fam != CM__GEMM_FAM_FP32))
             c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
         else if (p->a_kmajor && p->b_kmajor && cm__aligned16(p) &&
-                 !cm__gemm_stage32_tn(p, p->lda) && !cm__gemm_stage32_tn(p, p->ldb))
+                 !cm__gemm_stage32(p, p->lda) && !cm__gemm_stage32(p, p->ldb))
             c.config = 0;
         else if (c.config == CM__GEMM_SM90_PACK || c.config == CM__GEMM_SM90_BT ||
                  c.config == CM__GEMM_SM90_AT || c.config == CM__GEMM_SM90_PACK_ALL ||
@@ -928,23 +933,6 @@ static cm_status_t cm__gemm_dims(size_t m, size_t n, size_t k, const char *func)
 
 /* ====================================================================== cm_gemm */
 
-/* One operand of the pre-pass: `rows` x K stored K-contiguous (kmajor) or rows-contiguous at
- * src (ld), `count` matrices `stride` apart (count 1 when the batch shares it), into dst
- * (ldk, dst_stride apart): a transpose, or a copy of a K-contiguous but misaligned one (the
- * pack kernel's K-contiguous side: 16-byte stores into dst's rows, loads as wide as src's
- * alignment allows, where a pitched cudaMemcpy2DAsync cost about three times its bytes'
- * time on the H200: bench/NOTES-gemm.md). The columns K .. ldk of dst are left as they
- * are: every kernel reads K elements of a row. */
-static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld, int kmajor,
-                                         int k, int rows, int count, int64_t stride, void *dst,
-                                         int64_t ldk, int64_t dst_stride, cudaStream_t cs) {
-    if (!kmajor)
-        return cm__gemm_pack_batched((int)e, src, ld, k, rows, dst, ldk, count, stride,
-                                     dst_stride, cs);
-    const cm__gemm_pack_side_t side = {src, ld, 1, rows, count, stride, dst, ldk, dst_stride};
-    return cm__gemm_pack_pair((int)e, k, &side, NULL, cs);
-}
-
 /* ---------------------------------------------------------------------- realignment
  * TF32 and BF16 run on tensor cores only from operands with 16-byte rows (mma.sync's 16-byte
  * cp.async chunks, the Hopper kernel's tensor copies): the selection sends a problem whose A or
@@ -962,14 +950,14 @@ static cudaError_t cm__gemm_pack_operand(int64_t e, const void *src, int64_t ld,
  * whole lines (and sectors) of every row: TF32 4096 x 4096 x 3001 runs 2.3-2.4x cuBLAS with
  * such rows, 1.4-1.75x with rows of 16 bytes (H100; bench/NOTES-gemm.md) */
 static int64_t cm__gemm_ldk(const cm__gemm_args_t *p) {
-    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
+    const int64_t e = cm__gemm_elem_bytes(p);
     const int64_t unit = (int64_t)p->k * e >= 128 ? 128 / e : 16 / e;
     return ((int64_t)p->k + unit - 1) / unit * unit;
 }
 
 /* the staged rows of p as cm_gemm_explain names them */
 static const char *cm__gemm_ldk_text(const cm__gemm_args_t *p) {
-    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
+    const int64_t e = cm__gemm_elem_bytes(p);
     return cm__gemm_ldk(p) * e % 128 == 0 ? "whole 128-byte lines" : "whole 16 bytes";
 }
 
@@ -997,17 +985,12 @@ static cm__gemm_args_t cm__gemm_staged_form(const cm__gemm_args_t *p, int stage_
     return q;
 }
 
-/* The staging into scratch from the pool on cs, two operands in one launch
- * (cm__gemm_pack_pair): *q is p on it, *scratch the allocation (the caller frees it on cs after
- * the product, whatever this returned). cudaErrorNotSupported with nothing queued and *scratch
- * NULL when there is no pool, nothing to stage, the scratch would pass max_bytes or cannot be
- * had; else the launch's status. */
 /* The scratch of the staging: A's part (rounded up to 256 bytes, so that B's starts aligned)
  * and B's */
 static void cm__gemm_stage_bytes(const cm__gemm_args_t *p, int stage_a, int stage_b,
                                  size_t *bytes_a, size_t *bytes_b) {
     const int batch = p->batch > 1 ? p->batch : 1;
-    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4, ldk = cm__gemm_ldk(p);
+    const int64_t e = cm__gemm_elem_bytes(p), ldk = cm__gemm_ldk(p);
     const int na = batch > 1 && p->stride_a != 0 ? batch : 1;
     const int nb = batch > 1 && p->stride_b != 0 ? batch : 1;
     *bytes_a =
@@ -1015,6 +998,11 @@ static void cm__gemm_stage_bytes(const cm__gemm_args_t *p, int stage_a, int stag
     *bytes_b = stage_b ? (size_t)nb * (size_t)p->n * (size_t)ldk * (size_t)e : 0;
 }
 
+/* The staging into scratch from the pool on cs (cm__gemm_pack_pair, or cm__gemm_pack_batched
+ * for one rows-contiguous operand alone): *q is p on it, *scratch the allocation (the caller
+ * frees it on cs after the product, whatever this returned). cudaErrorNotSupported with
+ * nothing queued and *scratch NULL when there is no pool, nothing to stage, the scratch would
+ * pass max_bytes or cannot be had; else the first failing launch's status. */
 static cudaError_t cm__gemm_stage(const cm__gemm_args_t *p, int stage_a, int stage_b,
                                   size_t max_bytes, cudaMemPool_t pool, cudaStream_t cs,
                                   cm__gemm_args_t *q, void **scratch) {
@@ -1022,7 +1010,7 @@ static cudaError_t cm__gemm_stage(const cm__gemm_args_t *p, int stage_a, int sta
     *q = *p;
     if (pool == NULL || (!stage_a && !stage_b)) return cudaErrorNotSupported;
     const int batch = p->batch > 1 ? p->batch : 1;
-    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4, ldk = cm__gemm_ldk(p);
+    const int64_t e = cm__gemm_elem_bytes(p), ldk = cm__gemm_ldk(p);
     const int na = batch > 1 && p->stride_a != 0 ? batch : 1;
     const int nb = batch > 1 && p->stride_b != 0 ? batch : 1;
     size_t bytes_a = 0, bytes_b = 0;
@@ -1035,18 +1023,20 @@ static cudaError_t cm__gemm_stage(const cm__gemm_args_t *p, int stage_a, int sta
     }
     unsigned char *const base = *scratch;
     *q = cm__gemm_staged_form(p, stage_a, stage_b, base, base + bytes_a);
-    /* one operand: its own transpose (or pitched copy); both: one launch for the two */
-    if (!stage_b)
-        return cm__gemm_pack_operand(e, p->a, p->lda, p->a_kmajor, p->k, p->m, na, p->stride_a,
-                                     base, ldk, q->stride_a, cs);
-    if (!stage_a)
-        return cm__gemm_pack_operand(e, p->b, p->ldb, p->b_kmajor, p->k, p->n, nb, p->stride_b,
-                                     base + bytes_a, ldk, q->stride_b, cs);
     const cm__gemm_pack_side_t sa = {p->a, p->lda, p->a_kmajor, p->m, na, p->stride_a,
                                      base, ldk, q->stride_a};
     const cm__gemm_pack_side_t sb = {p->b, p->ldb, p->b_kmajor, p->n, nb, p->stride_b,
                                      base + bytes_a, ldk, q->stride_b};
-    return cm__gemm_pack_pair((int)e, p->k, &sa, &sb, cs);
+    /* one rows-contiguous operand alone: its own transpose kernel; else the pair call (a
+     * K-contiguous operand goes to the 16-byte row copy, where a pitched cudaMemcpy2DAsync
+     * cost about three times its bytes' time on the H200; both operands in one launch of
+     * each kernel they need). The columns K .. ldk of the scratch are left as they are:
+     * every kernel reads K elements of a row. */
+    const cm__gemm_pack_side_t *one = stage_a && stage_b ? NULL : stage_a ? &sa : &sb;
+    if (one != NULL && !one->kmajor)
+        return cm__gemm_pack_batched((int)e, one->src, one->ld, p->k, one->rows, one->dst,
+                                     one->ldd, one->count, one->src_stride, one->dst_stride, cs);
+    return cm__gemm_pack_pair((int)e, p->k, stage_a ? &sa : NULL, stage_b ? &sb : NULL, cs);
 }
 
 /* the realignment stages the operands without 16-byte rows */
@@ -1631,7 +1621,7 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
                                    int parts, int major, int minor, int sms, cudaMemPool_t pool,
                                    cudaStream_t cs, int *ran) {
     if (pool == NULL) return cudaErrorNotSupported;
-    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
+    const int64_t e = cm__gemm_elem_bytes(p);
     const int in_batch = cm__gemm_takes_k_last(*ch);
     int64_t kc = 0, rem = 0;
     int full = 0;
@@ -1835,7 +1825,7 @@ static void cm__gemm_explain_rows(cm__text_t *t, const cm__gemm_args_t *p, int r
     const int is_a = op[0] == 'A';
     const void *x = norm_a ? p->a : p->b;
     const int64_t ld = norm_a ? p->lda : p->ldb, stride = norm_a ? p->stride_a : p->stride_b;
-    const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4, per16 = 16 / e;
+    const int64_t e = cm__gemm_elem_bytes(p), per16 = 16 / e;
     const char *sep = "";
     if ((uintptr_t)x % 16u != 0) {
         cm__text_printf(t, "%s starts %u bytes past a 16-byte boundary (make its byte offset a "
@@ -1956,7 +1946,7 @@ static void cm__gemm_explain_sm90_pack(cm__text_t *t, const cm__gemm_args_t *p,
         }
         if (!pack[side]) continue;
         if (kmajor && al) {
-            const int64_t e = p->in_type == CM__GEMM_BF16 ? 2 : 4;
+            const int64_t e = cm__gemm_elem_bytes(p);
             cm__text_printf(t, "; first %s is copied into K-contiguous scratch with rows of "
                             "whole 128-byte lines (its rows of %lld bytes are an odd number of "
                             "16 bytes, so half the kernel's 128-byte tensor copies would start "

@@ -135,6 +135,13 @@ static bool hopper_kernel_chosen(void) {
     return strcmp(chosen(&g), "sm90") == 0;
 }
 
+/* A Hopper-only test's opening: true (said so) where this device has no Hopper kernel */
+static bool no_hopper_kernel(void) {
+    if (hopper_kernel_chosen()) return false;
+    print_message("no Hopper kernel on this device: nothing to test\n");
+    return true;
+}
+
 static double stored(const float *p, int layout, size_t ld, size_t i, size_t j) {
     return layout == CM_GEMM_ROW_MAJOR ? p[i * ld + j] : p[j * ld + i];
 }
@@ -1051,10 +1058,7 @@ static void test_3xtf32_accuracy(void **state) {
 static void test_3xtf32_passes(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
-    if (!hopper_kernel_chosen()) {
-        print_message("no Hopper kernel on this device: nothing to test\n");
-        return;
-    }
+    if (no_hopper_kernel()) return;
     cm__gemm_3x_scratch_set_for_tests((size_t)1 << 20);
     /* 300 + 200 rows: passes of 256 of K (4 for K = 1000, the last 232) */
     static const size_t shapes[][3] = {{300, 200, 1000}, {129, 257, 700}};
@@ -1293,10 +1297,7 @@ static void test_sm90_mn_tf32(void **state) {
 static void test_sm90_bf16_store16(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
-    if (!hopper_kernel_chosen()) {
-        print_message("no Hopper kernel on this device: nothing to test\n");
-        return;
-    }
+    if (no_hopper_kernel()) return;
     /* m, n, k, pad: m + pad and n + pad multiples of 8 (so ldc is, either layout) but the last */
     static const size_t shapes[][4] = {{299, 1003, 256, 5}, {256, 1000, 200, 0},
                                        {128, 136, 64, 8},   {995, 1003, 1000, 5},
@@ -1326,10 +1327,7 @@ static void test_sm90_bf16_store16(void **state) {
 static void test_sm90_stage32(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
-    if (!hopper_kernel_chosen()) {
-        print_message("no Hopper kernel on this device: nothing to test\n");
-        return;
-    }
+    if (no_hopper_kernel()) return;
     /* k: TF32 300 (1200-byte rows: 75 x 16), 320 (1280: 40 x 32); BF16 312 (624: 39 x 16),
      * 320 (640) */
     static const struct {
