@@ -1,11 +1,14 @@
 /*
- * cm_gemm() with matrices of more than 2^31 elements: every index into C, or into the large
- * operand, past what a 32-bit int holds, on each kernel family such a shape reaches (the FFMA
- * tiles and the tensor-core tiles over a C of 2^31 + elements; matrix-vector and skinny over a
- * Mat of 2^31 + elements, in both of their orientations; the Hopper kernel's tensor copies of
- * an A of 2^31 + elements). The kernels keep 64-bit element offsets and fall back from their
- * 32-bit in-slab offsets where those would overflow (kernels/gemm_ffma.cu's slab_offsets_fit);
- * this test is what shows it on a GPU.
+ * cm_gemm() with matrices of more than 2^31 elements: indices into C, or into the large
+ * operand, past what a 32-bit int holds, on each kernel family such shapes reach on an H200
+ * (as cm_gemm_explain names them on a simulated one): the FFMA and Hopper tiles over a C of
+ * 2^31+ elements; matrix-vector over a matrix of 2^31+ elements in both orientations; the
+ * skinny kernel along K, and across K where forced (the only way it runs there); the FFMA
+ * tiles over an M-contiguous A whose in-slab offsets pass 32 bits (their fallback from the
+ * pipelined kernel, kernels/gemm_ffma.cu's slab_offsets_fit); the Hopper kernel's tensor
+ * copies of an A of 2^31+ elements, read as it is (K-contiguous, and through the
+ * transposed-B form) and staged by the transposing pre-pass. Each case prints the kernel
+ * configuration that ran.
  *
  * Inputs random in [-1, 1) (values of TF32 / BF16 for those precisions, so that any kernel
  * multiplies them exactly), drawn from a hash of the element's index so that filling 2^31
@@ -35,6 +38,8 @@
 #include <cudamodel/kernels.h>
 #include <cudamodel/stream.h>
 
+#include "gemm_internal.h" /* cm__gemm_config_override_set_for_tests (src/) */
+
 typedef struct ctx {
     cm_device_t *dev;
     cm_stream_t *stream;
@@ -60,6 +65,7 @@ typedef struct lcase {
     cm_gemm_layout_t layout;
     cm_gemm_op_t oa, ob;
     size_t m, n, k;
+    const char *config; /* forced configuration, or NULL for the dispatch's */
     const char *what;
 } lcase_t;
 
@@ -147,9 +153,12 @@ static int run_large(const lcase_t *g) {
     CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, dB, 0, hB, b_el * in_sz));
     CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, dC, 0, hC, c_el * out_sz));
     const char *name = "?";
+    if (g->config) cm__gemm_config_override_set_for_tests(g->config);
     (void)cm_gemm_config_name(0, g->prec, g->layout, g->oa, g->ob, g->m, g->n, g->k, &name);
-    CM_ASSERT_OK(cm_gemm(c.stream, g->prec, g->layout, g->oa, g->ob, g->m, g->n, g->k, 1.0f, dA,
-                         0, lda, dB, 0, ldb, 0.0f, dC, 0, ldc));
+    const cm_status_t st = cm_gemm(c.stream, g->prec, g->layout, g->oa, g->ob, g->m, g->n, g->k,
+                                   1.0f, dA, 0, lda, dB, 0, ldb, 0.0f, dC, 0, ldc);
+    if (g->config) cm__gemm_config_override_set_for_tests(NULL);
+    CM_ASSERT_OK(st);
     CM_ASSERT_OK(cm_stream_synchronize(c.stream));
     CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, dC, 0, hC, c_el * out_sz));
 
@@ -218,25 +227,34 @@ static void test_past_2g_elements(void **state) {
     }
     static const lcase_t cases[] = {
         /* C of 65600 x 32768 = 2^31 + 2097152 elements */
-        {CM_GEMM_FP32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 65600, 32768, 8,
+        {CM_GEMM_FP32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 65600, 32768, 8, NULL,
          "FP32 C past 2^31"},
         {CM_GEMM_BF16_OUT_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 32768, 65600, 64,
-         "BF16 C past 2^31"},
-        {CM_GEMM_TF32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, 65600, 32768, 32,
+         NULL, "BF16 C past 2^31"},
+        {CM_GEMM_TF32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, 65600, 32768, 32, NULL,
          "TF32 C past 2^31"},
-        /* matrix-vector: B (K-contiguous) of 4096 x 524400 > 2^31 elements */
-        {CM_GEMM_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1, 524400, 4096,
+        /* matrix-vector: B (K-contiguous) of 4096 x 524400 > 2^31 elements, then A
+         * (M-contiguous) of 524400 x 4096 */
+        {CM_GEMM_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1, 524400, 4096, NULL,
          "M = 1, K-contiguous B past 2^31"},
-        /* matrix-vector: A (M-contiguous) of 524400 x 4096 */
-        {CM_GEMM_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 524400, 1, 4096,
+        {CM_GEMM_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 524400, 1, 4096, NULL,
          "N = 1, M-contiguous A past 2^31"},
-        /* N = 8 (the skinny class): A of 1048600 x 2048, M-contiguous, then K-contiguous */
-        {CM_GEMM_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1048600, 8, 2048,
-         "N = 8, M-contiguous A past 2^31"},
-        {CM_GEMM_BF16, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1048600, 8, 2048,
+        /* N = 8 over an A of 2147500 x 1000: K-contiguous (skinny), M-contiguous in FP32 (the
+         * FFMA tiles, in-slab offsets past 32 bits), in BF16 (transposed into scratch first),
+         * and forced onto the skinny kernel */
+        {CM_GEMM_BF16, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 2147500, 8, 1000, NULL,
          "N = 8, K-contiguous A past 2^31"},
+        {CM_GEMM_FP32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 2147500, 8, 1000, NULL,
+         "FP32 N = 8, M-contiguous A past 2^31"},
+        {CM_GEMM_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 2147500, 8, 1000, NULL,
+         "BF16 N = 8, M-contiguous A past 2^31"},
+        {CM_GEMM_FP32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 2147500, 8, 1000,
+         "skinny", "N = 8, M-contiguous A past 2^31, skinny forced"},
+        /* N = 8, K = 2048, bf16 M-contiguous A of 1048600 x 2048 */
+        {CM_GEMM_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 1048600, 8, 2048, NULL,
+         "N = 8, K = 2048, M-contiguous A past 2^31"},
         /* tiles over an A of 524400 x 4096 (K-contiguous) and a C of 524400 x 256 */
-        {CM_GEMM_TF32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, 524400, 256, 4096,
+        {CM_GEMM_TF32, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T, 524400, 256, 4096, NULL,
          "TF32 K-contiguous A past 2^31"},
     };
     int ran = 0;
