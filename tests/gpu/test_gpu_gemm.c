@@ -45,6 +45,7 @@
 #include <cudamodel/stream.h>
 
 #include "gemm.h"          /* CM__FFMA_COUNT, CM__MMA_COUNT (kernels/) */
+#include "gemm_check.h"    /* gemm_check_tf32_round, gemm_check_prec_name (tests/gpu/) */
 #include "gemm_internal.h" /* cm__gemm_choice_name (src/) */
 
 static uint64_t rng_state = 0x243F6A8885A308D3ull;
@@ -68,17 +69,6 @@ static int teardown(void **state) {
     return cm_test_gpu_teardown(&c.dev, &c.stream);
 }
 
-/* TF32 rounding as cvt.rna.tf32.f32: nearest, ties away from zero, 10 mantissa bits kept */
-static float tf32_round(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    if ((u & 0x7f800000u) != 0x7f800000u) {
-        u += 0x1000u;
-        u &= 0xffffe000u;
-    }
-    memcpy(&f, &u, 4);
-    return f;
-}
 
 typedef struct gcase {
     cm_gemm_precision_t prec;
@@ -144,11 +134,6 @@ static bool no_hopper_kernel(void) {
 
 static double stored(const float *p, int layout, size_t ld, size_t i, size_t j) {
     return layout == CM_GEMM_ROW_MAJOR ? p[i * ld + j] : p[j * ld + i];
-}
-
-static const char *prec_name(int p) {
-    static const char *n[] = {"FP32", "TF32", "BF16", "BF16->BF16", "3xTF32"};
-    return n[p];
 }
 
 /* reference of element (i, j) from float operands (already rounded as wanted): the sum over l
@@ -225,10 +210,10 @@ static double run_case(const gcase_t *g, size_t idx) {
     /* the values the kernel multiplies */
     for (size_t i = 0; i < a_el; ++i)
         Ar[i] = bf ? cm_bf16_to_float(cm_bf16_from_float(A[i]))
-                   : (g->prec == CM_GEMM_TF32 ? tf32_round(A[i]) : A[i]);
+                   : (g->prec == CM_GEMM_TF32 ? gemm_check_tf32_round(A[i]) : A[i]);
     for (size_t i = 0; i < b_el; ++i)
         Br[i] = bf ? cm_bf16_to_float(cm_bf16_from_float(B[i]))
-                   : (g->prec == CM_GEMM_TF32 ? tf32_round(B[i]) : B[i]);
+                   : (g->prec == CM_GEMM_TF32 ? gemm_check_tf32_round(B[i]) : B[i]);
     if (bf) {
         cm_bf16_from_float_array(hA, A, a_el);
         cm_bf16_from_float_array(hB, B, b_el);
@@ -344,10 +329,10 @@ static double run_case(const gcase_t *g, size_t idx) {
         fail_msg("%s %s op_a=%c op_b=%c %zux%zux%zu pad %zu off %zu alpha %g beta %g config %s "
                  "(default %s): err %.3g (bound %.3g) vs exact %.3g (bound %.3g), %zu non-finite, "
                  "%zu touched outside C, %zu checked",
-                 prec_name(g->prec), row ? "row" : "col", g->oa ? 'T' : 'N', g->ob ? 'T' : 'N',
-                 g->m, g->n, g->k, g->pad, g->off, (double)g->alpha, (double)g->beta,
-                 g->config ? g->config : "-", name ? name : "?", err, bound, xerr, xbound,
-                 nonfinite, outside_bad, count);
+                 gemm_check_prec_name(g->prec), row ? "row" : "col", g->oa ? 'T' : 'N',
+                 g->ob ? 'T' : 'N', g->m, g->n, g->k, g->pad, g->off, (double)g->alpha,
+                 (double)g->beta, g->config ? g->config : "-", name ? name : "?", err, bound,
+                 xerr, xbound, nonfinite, outside_bad, count);
     }
     CM_ASSERT_OK(cm_buffer_destroy(dA));
     CM_ASSERT_OK(cm_buffer_destroy(dB));
@@ -1450,7 +1435,7 @@ static void test_split_k_graph(void **state) {
         for (size_t e = 0; e < m * n; ++e)
             if (!isfinite(direct[e]))
                 fail_msg("%s %zux%zux%zu: C[%zu] not written by the direct call",
-                         prec_name(cases[i].p), m, n, k, e);
+                         gemm_check_prec_name(cases[i].p), m, n, k, e);
         cm_graph_t *graph = NULL;
         CM_ASSERT_OK(cm_graph_capture_begin(c.stream));
         const cm_status_t st =
@@ -1459,7 +1444,7 @@ static void test_split_k_graph(void **state) {
         CM_ASSERT_OK(cm_graph_capture_end(c.stream, &graph));
         CM_ASSERT_OK(st);
         print_message("%s %zux%zux%zu: %s in %d parts, captured and replayed\n",
-                      prec_name(cases[i].p), m, n, k, cm__gemm_choice_name(ran.choice),
+                      gemm_check_prec_name(cases[i].p), m, n, k, cm__gemm_choice_name(ran.choice),
                       ran.parts);
         for (int rep = 0; rep < 3; ++rep) {
             CM_ASSERT_OK(cm_buffer_set(NULL, cc, 0, bytes_c, 0xFF));
@@ -1469,8 +1454,8 @@ static void test_split_k_graph(void **state) {
             if (memcmp(direct, replay, bytes_c) != 0)
                 fail_msg("%s %zux%zux%zu (%s in %d parts): replay %d of the captured product "
                          "differs from the direct call",
-                         prec_name(cases[i].p), m, n, k, cm__gemm_choice_name(ran.choice),
-                         ran.parts, rep);
+                         gemm_check_prec_name(cases[i].p), m, n, k,
+                         cm__gemm_choice_name(ran.choice), ran.parts, rep);
         }
         CM_ASSERT_OK(cm_graph_destroy(graph));
         CM_ASSERT_OK(cm_buffer_destroy(a));

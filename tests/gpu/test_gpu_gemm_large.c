@@ -15,7 +15,7 @@
  * elements takes seconds on the host's CPUs. C poisoned with NaN (beta 0, never read) with a
  * guard of 64 elements after it that must stay untouched. Checked: 1024 sampled elements of C
  * spread over the whole matrix, its last element and its first element past 2^31 among them,
- * against float64 (relative Frobenius error, the bounds of test_gpu_gemm_threads.c), and the
+ * against float64 (relative Frobenius error within gemm_check_bound, gemm_check.h), and the
  * guard. Each case needs up to ~9 GiB of device memory: a case is skipped, saying so, where
  * the device has less free (never asked for); the whole test is skipped under
  * compute-sanitizer (CM_TEST_UNDER_SANITIZER: tens of GiB through memcheck's shadow memory),
@@ -38,6 +38,7 @@
 #include <cudamodel/kernels.h>
 #include <cudamodel/stream.h>
 
+#include "gemm_check.h"
 #include "gemm_internal.h" /* cm__gemm_config_override_set_for_tests (src/) */
 
 typedef struct ctx {
@@ -69,18 +70,6 @@ typedef struct lcase {
     const char *what;
 } lcase_t;
 
-/* TF32 rounding as cvt.rna.tf32.f32 */
-static float tf32_round(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    if ((u & 0x7f800000u) != 0x7f800000u) {
-        u += 0x1000u;
-        u &= 0xffffe000u;
-    }
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 static uint64_t mix64(uint64_t x) { /* splitmix64's finaliser */
     x += 0x9E3779B97F4A7C15ull;
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -91,11 +80,7 @@ static uint64_t mix64(uint64_t x) { /* splitmix64's finaliser */
 /* element i of an input: uniform in [-1, 1) on a grid of 2^-23, as a value of the precision's
  * input type */
 static float input_at(cm_gemm_precision_t p, uint64_t seed, size_t i) {
-    const float f = (float)((double)(mix64(seed ^ (uint64_t)i) >> 40) * 0x1p-23 - 1.0);
-    if (p == CM_GEMM_TF32) return tf32_round(f);
-    if (p == CM_GEMM_BF16 || p == CM_GEMM_BF16_OUT_BF16)
-        return cm_bf16_to_float(cm_bf16_from_float(f));
-    return f;
+    return gemm_check_input(p, (float)((double)(mix64(seed ^ (uint64_t)i) >> 40) * 0x1p-23 - 1.0));
 }
 
 typedef struct fill_job {
@@ -194,15 +179,7 @@ static int run_large(const lcase_t *g) {
     size_t guard_bad = 0;
     for (size_t e = mn; e < c_el; ++e) guard_bad += !isnan(val(hC, cbf, e));
     const double err = e_den > 0 ? sqrt(e_num / e_den) : sqrt(e_num);
-    const double rk = sqrt((double)g->k);
-    double bound = 1e-2; /* BF16 C */
-    switch (g->prec) {
-    case CM_GEMM_FP32: bound = 1e-6 * rk + 1e-6; break;
-    case CM_GEMM_TF32: bound = 1e-5 * rk + 1e-5; break;
-    case CM_GEMM_FP32_3XTF32: bound = 3e-6 * rk + 3e-6; break;
-    case CM_GEMM_BF16: bound = 1e-4; break;
-    default: break;
-    }
+    const double bound = gemm_check_bound(g->prec, g->k);
     print_message("%s: %zu x %zu x %zu on %s, error %.3g over %zu samples\n", g->what, g->m,
                   g->n, g->k, name, err, ns);
     if (!(err <= bound) || nonfinite || guard_bad)

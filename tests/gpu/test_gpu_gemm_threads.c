@@ -15,12 +15,9 @@
  * Inputs random in [-1, 1), for TF32 and BF16 drawn as values of those types, so that every
  * kernel multiplies exactly the inputs whether it rounds, truncates or runs in FP32, and the
  * error is only the sums'. Checks, per product: sampled elements of C against a float64
- * reference, as a relative Frobenius error with bounds for sums of K random-sign terms: FP32
- * 1e-6 sqrt(K) + 1e-6 (IEEE FFMA: typical error 2^-24 sqrt(K)); TF32 1e-5 sqrt(K) + 1e-5 and
- * 3xTF32 3e-6 sqrt(K) + 3e-6 (tensor cores accumulate without IEEE rounding: up to about
- * 2^-24 K); BF16 1e-4 (K <= 1024 here); BF16 C 1e-2 (one BF16 rounding, 2^-9); every element
- * of C finite; every element of C's buffer outside the matrices (the padding between rows,
- * the tail) untouched. Then each thread runs
+ * reference, as a relative Frobenius error within gemm_check_bound (gemm_check.h: bounds for
+ * sums of K random-sign terms); every element of C finite; every element of C's buffer
+ * outside the matrices (the padding between rows, the tail) untouched. Then each thread runs
  * its whole list a second time with the same inputs: every C must come out bit for bit as in
  * the first round (the kernels use no atomics and sum in a fixed order, so a difference means
  * one thread's work read or wrote another's, e.g. scratch of the staging or of split-K).
@@ -45,6 +42,8 @@
 #include <cudamodel/kernels.h>
 #include <cudamodel/status.h>
 #include <cudamodel/stream.h>
+
+#include "gemm_check.h"
 
 typedef struct ctx {
     cm_device_t *dev;
@@ -94,31 +93,9 @@ static const tcase_t cases[] = {
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
-/* TF32 rounding as cvt.rna.tf32.f32: nearest, ties away from zero, 10 mantissa bits kept */
-static float tf32_round(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    if ((u & 0x7f800000u) != 0x7f800000u) {
-        u += 0x1000u;
-        u &= 0xffffe000u;
-    }
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-/* An input in [-1, 1): a TF32 value for TF32, a BF16 value for BF16 (so that no kernel rounds
- * it), any float for FP32 and 3xTF32 (whose split is what is tested) */
+/* an input in [-1, 1) as a value of p's input type (gemm_check_input) */
 static float input(cm_gemm_precision_t p, uint64_t *rng) {
-    const float f = (float)cm_test_rand_unit(rng);
-    if (p == CM_GEMM_TF32) return tf32_round(f);
-    if (p == CM_GEMM_BF16 || p == CM_GEMM_BF16_OUT_BF16)
-        return cm_bf16_to_float(cm_bf16_from_float(f));
-    return f;
-}
-
-static const char *prec_name(cm_gemm_precision_t p) {
-    static const char *n[] = {"FP32", "TF32", "BF16", "BF16->BF16", "3xTF32"};
-    return (int)p >= 0 && (int)p < 5 ? n[p] : "?";
+    return gemm_check_input(p, (float)cm_test_rand_unit(rng));
 }
 
 /* One product's geometry: stored rows / columns of each operand, leading dimensions, the
@@ -306,8 +283,8 @@ static void run_one(worker_t *w, size_t ci, cm_stream_t *s, uint64_t seed, int r
     } else if (h != w->hash[ci]) {
         failf(w, "%s %s %c%c %zux%zux%zu batch %zu (%s): C differs from the same call's in "
                  "round 0 (same inputs)",
-              prec_name(g->prec), q.row ? "row" : "col", g->oa ? 'T' : 'N', g->ob ? 'T' : 'N',
-              g->m, g->n, g->k, g->batch, name);
+              gemm_check_prec_name((int)g->prec), q.row ? "row" : "col", g->oa ? 'T' : 'N',
+              g->ob ? 'T' : 'N', g->m, g->n, g->k, g->batch, name);
         goto out;
     }
 
@@ -343,20 +320,12 @@ static void run_one(worker_t *w, size_t ci, cm_stream_t *s, uint64_t seed, int r
         }
     }
     const double err = e_den > 0 ? sqrt(e_num / e_den) : sqrt(e_num);
-    const double rk = sqrt((double)g->k);
-    double bound = 1e-2; /* BF16 C */
-    switch (g->prec) {
-    case CM_GEMM_FP32: bound = 1e-6 * rk + 1e-6; break;
-    case CM_GEMM_TF32: bound = 1e-5 * rk + 1e-5; break;
-    case CM_GEMM_FP32_3XTF32: bound = 3e-6 * rk + 3e-6; break;
-    case CM_GEMM_BF16: bound = 1e-4; break;
-    default: break;
-    }
+    const double bound = gemm_check_bound(g->prec, g->k);
     if (!(err <= bound) || outside_bad || nonfinite)
         failf(w, "%s %s %c%c %zux%zux%zu batch %zu pad %zu off %zu (%s), round %d, %s stream: "
                  "error %.3g (bound %.3g); %zu non-finite; %zu touched outside C",
-              prec_name(g->prec), q.row ? "row" : "col", g->oa ? 'T' : 'N', g->ob ? 'T' : 'N',
-              g->m, g->n, g->k, g->batch, g->pad, g->off, name, round,
+              gemm_check_prec_name((int)g->prec), q.row ? "row" : "col", g->oa ? 'T' : 'N',
+              g->ob ? 'T' : 'N', g->m, g->n, g->k, g->batch, g->pad, g->off, name, round,
               s ? "pooled" : "NULL", err, bound, nonfinite, outside_bad);
     ++w->runs;
 out:

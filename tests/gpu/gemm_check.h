@@ -1,0 +1,60 @@
+/*
+ * Helpers the cm_gemm GPU tests share (test_gpu_gemm.c, test_gpu_gemm_threads.c,
+ * test_gpu_gemm_large.c): TF32 rounding as the tensor cores' conversion does it, inputs drawn
+ * as values of the precision's input type, the precisions' names, and the bounds of a
+ * relative Frobenius error for sums of K random-sign terms.
+ */
+#ifndef CM_TEST_GEMM_CHECK_H
+#define CM_TEST_GEMM_CHECK_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cudamodel/kernels.h>
+
+/* TF32 rounding as cvt.rna.tf32.f32: nearest, ties away from zero, 10 mantissa bits kept */
+static inline float gemm_check_tf32_round(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7f800000u) != 0x7f800000u) {
+        u += 0x1000u;
+        u &= 0xffffe000u;
+    }
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* f as a value of precision p's input type: TF32-rounded for TF32, BF16-rounded for the BF16
+ * precisions, itself for FP32 and 3xTF32 (whose split is what they test). Inputs drawn so are
+ * multiplied exactly by every kernel, whether it rounds, truncates or runs in FP32. */
+static inline float gemm_check_input(cm_gemm_precision_t p, float f) {
+    if (p == CM_GEMM_TF32) return gemm_check_tf32_round(f);
+    if (p == CM_GEMM_BF16 || p == CM_GEMM_BF16_OUT_BF16)
+        return cm_bf16_to_float(cm_bf16_from_float(f));
+    return f;
+}
+
+static inline const char *gemm_check_prec_name(int p) {
+    static const char *n[] = {"FP32", "TF32", "BF16", "BF16->BF16", "3xTF32"};
+    return p >= 0 && p < 5 ? n[p] : "?";
+}
+
+/* The bound of the relative Frobenius error of C against a float64 reference from the very
+ * inputs the kernel multiplies (gemm_check_input's), for sums of K terms of random sign
+ * (inputs in [-1, 1)): FP32 1e-6 sqrt(K) + 1e-6 (IEEE FFMA: typical error 2^-24 sqrt(K));
+ * TF32 1e-5 sqrt(K) + 1e-5 and 3xTF32 3e-6 sqrt(K) + 3e-6 (tensor cores accumulate without
+ * IEEE rounding: up to about 2^-24 K); BF16 1e-4 (K up to a few thousand); a BF16 C 1e-2
+ * (one BF16 rounding, 2^-9). */
+static inline double gemm_check_bound(cm_gemm_precision_t p, size_t k) {
+    const double rk = sqrt((double)k);
+    switch (p) {
+    case CM_GEMM_FP32: return 1e-6 * rk + 1e-6;
+    case CM_GEMM_TF32: return 1e-5 * rk + 1e-5;
+    case CM_GEMM_FP32_3XTF32: return 3e-6 * rk + 3e-6;
+    case CM_GEMM_BF16: return 1e-4;
+    default: return 1e-2;
+    }
+}
+
+#endif /* CM_TEST_GEMM_CHECK_H */
