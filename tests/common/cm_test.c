@@ -142,6 +142,18 @@ int cm_test_gpu_teardown(cm_device_t **dev, cm_stream_t **stream) {
     return bad ? -1 : 0;
 }
 
+cm_test_gpu_fixture_t cm_test_gpu;
+
+int cm_test_gpu_group_setup(void **state) {
+    (void)state;
+    return cm_test_gpu_setup(&cm_test_gpu.dev, &cm_test_gpu.stream);
+}
+
+int cm_test_gpu_group_teardown(void **state) {
+    (void)state;
+    return cm_test_gpu_teardown(&cm_test_gpu.dev, &cm_test_gpu.stream);
+}
+
 extern char **environ;
 
 int cm_test_spawn_self(const char *arg) {

@@ -27,6 +27,17 @@ struct cm_stream;
 int cm_test_gpu_setup(struct cm_device **dev, struct cm_stream **stream);
 int cm_test_gpu_teardown(struct cm_device **dev, struct cm_stream **stream);
 
+/** The same fixture held here, for a test file that needs no other: pass
+ *  cm_test_gpu_group_setup / cm_test_gpu_group_teardown to cmocka_run_group_tests and use
+ *  cm_test_gpu.dev and cm_test_gpu.stream in the tests. */
+typedef struct cm_test_gpu_fixture {
+    struct cm_device *dev;
+    struct cm_stream *stream;
+} cm_test_gpu_fixture_t;
+extern cm_test_gpu_fixture_t cm_test_gpu;
+int cm_test_gpu_group_setup(void **state);
+int cm_test_gpu_group_teardown(void **state);
+
 /** true when cudaGetDeviceCount() reports at least one device; else reason says why. */
 bool cm_test_have_gpu(char *reason, size_t size);
 

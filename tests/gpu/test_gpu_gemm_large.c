@@ -41,22 +41,6 @@
 #include "gemm_check.h"
 #include "gemm_internal.h" /* cm__gemm_config_override_set_for_tests (src/) */
 
-typedef struct ctx {
-    cm_device_t *dev;
-    cm_stream_t *stream;
-} ctx_t;
-static ctx_t c;
-
-static int setup(void **state) {
-    (void)state;
-    return cm_test_gpu_setup(&c.dev, &c.stream);
-}
-
-static int teardown(void **state) {
-    (void)state;
-    return cm_test_gpu_teardown(&c.dev, &c.stream);
-}
-
 #define TWO31 ((size_t)1 << 31)
 #define GUARD 64
 #define SAMPLES 1024
@@ -131,20 +115,20 @@ static int run_large(const lcase_t *g) {
     memset(hC, 0xff, c_el * out_sz);
 
     cm_buffer_t *dA = NULL, *dB = NULL, *dC = NULL;
-    CM_ASSERT_OK(cm_buffer_create(c.dev, a_el * in_sz, &dA));
-    CM_ASSERT_OK(cm_buffer_create(c.dev, b_el * in_sz, &dB));
-    CM_ASSERT_OK(cm_buffer_create(c.dev, c_el * out_sz, &dC));
+    CM_ASSERT_OK(cm_buffer_create(cm_test_gpu.dev, a_el * in_sz, &dA));
+    CM_ASSERT_OK(cm_buffer_create(cm_test_gpu.dev, b_el * in_sz, &dB));
+    CM_ASSERT_OK(cm_buffer_create(cm_test_gpu.dev, c_el * out_sz, &dC));
     CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, dA, 0, hA, a_el * in_sz));
     CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, dB, 0, hB, b_el * in_sz));
     CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, dC, 0, hC, c_el * out_sz));
     const char *name = "?";
     if (g->config) cm__gemm_config_override_set_for_tests(g->config);
     (void)cm_gemm_config_name(0, g->prec, g->layout, g->oa, g->ob, g->m, g->n, g->k, &name);
-    const cm_status_t st = cm_gemm(c.stream, g->prec, g->layout, g->oa, g->ob, g->m, g->n, g->k,
-                                   1.0f, dA, 0, lda, dB, 0, ldb, 0.0f, dC, 0, ldc);
+    const cm_status_t st = cm_gemm(cm_test_gpu.stream, g->prec, g->layout, g->oa, g->ob, g->m,
+                                   g->n, g->k, 1.0f, dA, 0, lda, dB, 0, ldb, 0.0f, dC, 0, ldc);
     if (g->config) cm__gemm_config_override_set_for_tests(NULL);
     CM_ASSERT_OK(st);
-    CM_ASSERT_OK(cm_stream_synchronize(c.stream));
+    CM_ASSERT_OK(cm_stream_synchronize(cm_test_gpu.stream));
     CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, dC, 0, hC, c_el * out_sz));
 
     /* samples: spread over C in storage order, plus its last element and the first one past
@@ -244,5 +228,5 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_past_2g_elements),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, cm_test_gpu_group_setup, cm_test_gpu_group_teardown);
 }

@@ -45,22 +45,6 @@
 
 #include "gemm_check.h"
 
-typedef struct ctx {
-    cm_device_t *dev;
-    cm_stream_t *stream;
-} ctx_t;
-static ctx_t c;
-
-static int setup(void **state) {
-    (void)state;
-    return cm_test_gpu_setup(&c.dev, &c.stream);
-}
-
-static int teardown(void **state) {
-    (void)state;
-    return cm_test_gpu_teardown(&c.dev, &c.stream);
-}
-
 typedef struct tcase {
     cm_gemm_precision_t prec;
     cm_gemm_layout_t layout;
@@ -255,9 +239,9 @@ static void run_one(worker_t *w, size_t ci, cm_stream_t *s, uint64_t seed, int r
     }
     (void)cm_gemm_config_name(0, g->prec, g->layout, g->oa, g->ob, g->m, g->n, g->k, &name);
 
-    CALL(w, "cm_buffer_create", cm_buffer_create(c.dev, q.a_el * in_sz, &dA));
-    CALL(w, "cm_buffer_create", cm_buffer_create(c.dev, q.b_el * in_sz, &dB));
-    CALL(w, "cm_buffer_create", cm_buffer_create(c.dev, q.c_el * out_sz, &dC));
+    CALL(w, "cm_buffer_create", cm_buffer_create(cm_test_gpu.dev, q.a_el * in_sz, &dA));
+    CALL(w, "cm_buffer_create", cm_buffer_create(cm_test_gpu.dev, q.b_el * in_sz, &dB));
+    CALL(w, "cm_buffer_create", cm_buffer_create(cm_test_gpu.dev, q.c_el * out_sz, &dC));
     CALL(w, "cm_buffer_copy_from_host", cm_buffer_copy_from_host(s, dA, 0, hA, q.a_el * in_sz));
     CALL(w, "cm_buffer_copy_from_host", cm_buffer_copy_from_host(s, dB, 0, hB, q.b_el * in_sz));
     CALL(w, "cm_buffer_copy_from_host", cm_buffer_copy_from_host(s, dC, 0, hC, q.c_el * out_sz));
@@ -337,7 +321,7 @@ out:
 
 static void *worker_main(void *arg) {
     worker_t *w = arg;
-    const cm_status_t st = cm_stream_acquire(c.dev, CM_STREAM_PRIORITY_LOW, &w->stream);
+    const cm_status_t st = cm_stream_acquire(cm_test_gpu.dev, CM_STREAM_PRIORITY_LOW, &w->stream);
     if (st != CM_OK) fail_call(w, "cm_stream_acquire", st);
     if (gate_wait(w->start) < 0 || st != CM_OK) {
         if (st == CM_OK) (void)cm_stream_release(w->stream);
@@ -384,7 +368,7 @@ static void test_gemm_from_threads(void **state) {
     assert_int_equal(runs, (size_t)threads * 2 * N_CASES);
     print_message("%d threads, %zu products, every one checked\n", threads, runs);
     /* the device is usable afterwards: no sticky error, nothing left queued */
-    CM_ASSERT_OK(cm_device_synchronize(c.dev));
+    CM_ASSERT_OK(cm_device_synchronize(cm_test_gpu.dev));
 }
 
 int main(void) {
@@ -392,5 +376,5 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm_from_threads),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, cm_test_gpu_group_setup, cm_test_gpu_group_teardown);
 }
