@@ -16,8 +16,8 @@
  * guard of 64 elements after it that must stay untouched. Checked: 1024 sampled elements of C
  * spread over the whole matrix, its last element and its first element past 2^31 among them,
  * against float64 (relative Frobenius error within gemm_check_bound, gemm_check.h), and the
- * guard. Each case needs up to ~9 GiB of device memory: a case is skipped, saying so, where
- * the device has less free (never asked for); the whole test is skipped under
+ * guard. Each case needs up to ~18 GiB of device memory (its operands, room for a staged copy
+ * of them, C): a case is skipped, saying so, where the device has less free (never asked for); the whole test is skipped under
  * compute-sanitizer (CM_TEST_UNDER_SANITIZER: tens of GiB through memcheck's shadow memory),
  * whose runs cover the same kernels on small shapes.
  */
@@ -98,7 +98,8 @@ static int run_large(const lcase_t *g) {
     const size_t lda = row ? ac : ar, ldb = row ? bc : br, ldc = row ? g->n : g->m;
     const size_t a_el = ar * ac, b_el = br * bc, c_el = g->m * g->n + GUARD;
     const size_t in_sz = bf ? 2 : 4, out_sz = cbf ? 2 : 4;
-    const size_t need = a_el * in_sz + b_el * in_sz + c_el * out_sz;
+    /* the operands, room for a staged copy of them (the pre-passes' scratch) and 1 GiB */
+    const size_t need = 2 * (a_el * in_sz + b_el * in_sz) + c_el * out_sz;
     size_t free_b = 0, total_b = 0;
     assert_int_equal(cudaMemGetInfo(&free_b, &total_b), cudaSuccess);
     if (free_b < need + ((size_t)1 << 30)) {
