@@ -43,16 +43,15 @@ static inline const char *gemm_check_prec_name(int p) {
 /* The bound of the relative Frobenius error of C against a float64 reference from the very
  * inputs the kernel multiplies (gemm_check_input's), for sums of K terms of random sign
  * (inputs in [-1, 1)): FP32 1e-6 sqrt(K) + 1e-6 (IEEE FFMA: typical error 2^-24 sqrt(K));
- * TF32 1e-5 sqrt(K) + 1e-5 and 3xTF32 3e-6 sqrt(K) + 3e-6 (tensor cores accumulate without
- * IEEE rounding: up to about 2^-24 K); BF16 1e-4 (K up to a few thousand); a BF16 C 1e-2
- * (one BF16 rounding, 2^-9). */
+ * TF32 and BF16 1e-5 sqrt(K) + 1e-5, 3xTF32 3e-6 sqrt(K) + 3e-6 (tensor cores accumulate
+ * without IEEE rounding: up to about 2^-24 K); a BF16 C 1e-2 (one BF16 rounding, 2^-9). */
 static inline double gemm_check_bound(cm_gemm_precision_t p, size_t k) {
     const double rk = sqrt((double)k);
     switch (p) {
     case CM_GEMM_FP32: return 1e-6 * rk + 1e-6;
-    case CM_GEMM_TF32: return 1e-5 * rk + 1e-5;
+    case CM_GEMM_TF32:
+    case CM_GEMM_BF16: return 1e-5 * rk + 1e-5;
     case CM_GEMM_FP32_3XTF32: return 3e-6 * rk + 3e-6;
-    case CM_GEMM_BF16: return 1e-4;
     default: return 1e-2;
     }
 }
