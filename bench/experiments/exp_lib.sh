@@ -47,6 +47,9 @@
 #                    SHAPES twice at the checkout ($R/head1.txt, head2.txt), then PATCH applied
 #                    and built, twice again ($R/patch1.txt, patch2.txt); the patch stays applied
 #                    (exp_unpatch PATCH takes it out)
+#   exp_unpatch_build PATCH
+#                    exp_unpatch PATCH, then build-gpu/ rebuilt (a failed build's last lines on
+#                    stdout): the checkout's objects again for whatever runs after
 exp_start() {
     R="${OUT:?OUT is not set (the device tool sets it)}"
     cd "$(dirname "${BASH_SOURCE[1]}")/../.." || exit 2
@@ -153,4 +156,9 @@ exp_ab_patch() {
 exp_unpatch() {
     exp_note_patched "$1"
     git apply -R "$1"
+}
+exp_unpatch_build() {
+    exp_unpatch "$1"
+    cmake --build build-gpu --parallel 16 >/tmp/unpatch-build.txt 2>&1 ||
+        { echo "unpatched build failed"; tail -20 /tmp/unpatch-build.txt; }
 }

@@ -54,8 +54,7 @@ exp_say "tests done" | tee -a "$R/summary.txt"
     exp_sweep1 "rb-forced" "$shapes" "fp32 tf32 bf16" 200 CUDAMODEL_GEMM_CONFIG=skinny
 } >"$R/forced.txt" 2>&1
 exp_say "forced (patched) done" | tee -a "$R/summary.txt"
-exp_unpatch "$p"
-cmake --build build-gpu --parallel 16 >/tmp/unpatch-build.txt 2>&1 || tail -20 /tmp/unpatch-build.txt
+exp_unpatch_build "$p"
 {
     exp_sweep1 "head-forced" "$shapes" "fp32 tf32 bf16" 200 CUDAMODEL_GEMM_CONFIG=skinny
 } >>"$R/forced.txt" 2>&1

@@ -43,6 +43,5 @@ exp_sweeps_ab staged.txt "$p" pdl "$shapes" "tf32 bf16" 200
     done
 } >"$R/tests.txt" 2>&1
 exp_say "tests done" | tee -a "$R/summary.txt"
-exp_unpatch "$p"
-cmake --build build-gpu --parallel 16 >/tmp/unpatch-build.txt 2>&1 || tail -20 /tmp/unpatch-build.txt
+exp_unpatch_build "$p"
 exp_say "done" | tee -a "$R/summary.txt"
