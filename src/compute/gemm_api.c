@@ -961,26 +961,31 @@ static const char *cm__gemm_ldk_text(const cm__gemm_args_t *p) {
     return cm__gemm_ldk(p) * e % 128 == 0 ? "whole 128-byte lines" : "whole 16 bytes";
 }
 
+/* The matrices the staging copies of an operand with batch stride `stride`: one per matrix of
+ * the batch, or one when the batch shares it (stride 0) */
+static int cm__gemm_stage_count(const cm__gemm_args_t *p, int64_t stride) {
+    return p->batch > 1 && stride != 0 ? p->batch : 1;
+}
+
 /* Staging, shared by the Hopper pack ("sm90+pack") and the realignment: operand A (stage_a)
  * and / or B (stage_b) copied K-contiguous into rows of cm__gemm_ldk(p) elements, one matrix
  * per matrix of the batch (one when the batch shares it: stride 0). This is p as the kernels
  * then see it, with the staged operands at a_at / b_at. */
 static cm__gemm_args_t cm__gemm_staged_form(const cm__gemm_args_t *p, int stage_a, int stage_b,
                                             const void *a_at, const void *b_at) {
-    const int batch = p->batch > 1 ? p->batch : 1;
     const int64_t ldk = cm__gemm_ldk(p);
     cm__gemm_args_t q = *p;
     if (stage_a) {
         q.a = a_at;
         q.lda = ldk;
         q.a_kmajor = 1;
-        q.stride_a = batch > 1 && p->stride_a != 0 ? (int64_t)p->m * ldk : 0;
+        q.stride_a = cm__gemm_stage_count(p, p->stride_a) > 1 ? (int64_t)p->m * ldk : 0;
     }
     if (stage_b) {
         q.b = b_at;
         q.ldb = ldk;
         q.b_kmajor = 1;
-        q.stride_b = batch > 1 && p->stride_b != 0 ? (int64_t)p->n * ldk : 0;
+        q.stride_b = cm__gemm_stage_count(p, p->stride_b) > 1 ? (int64_t)p->n * ldk : 0;
     }
     return q;
 }
@@ -989,10 +994,8 @@ static cm__gemm_args_t cm__gemm_staged_form(const cm__gemm_args_t *p, int stage_
  * and B's */
 static void cm__gemm_stage_bytes(const cm__gemm_args_t *p, int stage_a, int stage_b,
                                  size_t *bytes_a, size_t *bytes_b) {
-    const int batch = p->batch > 1 ? p->batch : 1;
     const int64_t e = cm__gemm_elem_bytes(p), ldk = cm__gemm_ldk(p);
-    const int na = batch > 1 && p->stride_a != 0 ? batch : 1;
-    const int nb = batch > 1 && p->stride_b != 0 ? batch : 1;
+    const int na = cm__gemm_stage_count(p, p->stride_a), nb = cm__gemm_stage_count(p, p->stride_b);
     *bytes_a =
         stage_a ? ((size_t)na * (size_t)p->m * (size_t)ldk * (size_t)e + 255u) / 256u * 256u : 0;
     *bytes_b = stage_b ? (size_t)nb * (size_t)p->n * (size_t)ldk * (size_t)e : 0;
@@ -1009,10 +1012,8 @@ static cudaError_t cm__gemm_stage(const cm__gemm_args_t *p, int stage_a, int sta
     *scratch = NULL;
     *q = *p;
     if (pool == NULL || (!stage_a && !stage_b)) return cudaErrorNotSupported;
-    const int batch = p->batch > 1 ? p->batch : 1;
     const int64_t e = cm__gemm_elem_bytes(p), ldk = cm__gemm_ldk(p);
-    const int na = batch > 1 && p->stride_a != 0 ? batch : 1;
-    const int nb = batch > 1 && p->stride_b != 0 ? batch : 1;
+    const int na = cm__gemm_stage_count(p, p->stride_a), nb = cm__gemm_stage_count(p, p->stride_b);
     size_t bytes_a = 0, bytes_b = 0;
     cm__gemm_stage_bytes(p, stage_a, stage_b, &bytes_a, &bytes_b);
     if (bytes_a + bytes_b > max_bytes ||
