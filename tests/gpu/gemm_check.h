@@ -40,6 +40,29 @@ static inline const char *gemm_check_prec_name(int p) {
     return p >= 0 && p < 5 ? n[p] : "?";
 }
 
+/* Element (i, j) of a float matrix stored with leading dimension ld in `layout` */
+static inline double gemm_check_at(const float *p, cm_gemm_layout_t layout, size_t ld, size_t i,
+                                   size_t j) {
+    return layout == CM_GEMM_ROW_MAJOR ? p[i * ld + j] : p[j * ld + i];
+}
+
+/* The float64 reference of element (i, j) of op(A) op(B) over k: the sum over l of op(A)(i, l)
+ * op(B)(l, j), or with `absolute` of |op(A)(i, l) op(B)(l, j)| (A, B: each matrix's first
+ * element, stored in `layout`) */
+static inline double gemm_check_dot(cm_gemm_layout_t layout, cm_gemm_op_t oa, cm_gemm_op_t ob,
+                                    size_t k, const float *A, size_t lda, const float *B,
+                                    size_t ldb, size_t i, size_t j, int absolute) {
+    double s = 0.0;
+    for (size_t l = 0; l < k; ++l) {
+        const double a = oa == CM_GEMM_OP_N ? gemm_check_at(A, layout, lda, i, l)
+                                            : gemm_check_at(A, layout, lda, l, i);
+        const double b = ob == CM_GEMM_OP_N ? gemm_check_at(B, layout, ldb, l, j)
+                                            : gemm_check_at(B, layout, ldb, j, l);
+        s += absolute ? fabs(a * b) : a * b;
+    }
+    return s;
+}
+
 /* The bound of the relative Frobenius error of C against a float64 reference from the very
  * inputs the kernel multiplies (gemm_check_input's), for sums of K terms of random sign
  * (inputs in [-1, 1)): FP32 1e-6 sqrt(K) + 1e-6 (IEEE FFMA: typical error 2^-24 sqrt(K));

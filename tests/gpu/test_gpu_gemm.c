@@ -132,23 +132,11 @@ static bool no_hopper_kernel(void) {
     return true;
 }
 
-static double stored(const float *p, int layout, size_t ld, size_t i, size_t j) {
-    return layout == CM_GEMM_ROW_MAJOR ? p[i * ld + j] : p[j * ld + i];
-}
-
-/* reference of element (i, j) from float operands (already rounded as wanted): the sum over l
- * of op(A)(i, l) op(B)(l, j), or with `absolute` of |op(A)(i, l) op(B)(l, j)| */
+/* reference of element (i, j) from float operands (already rounded as wanted):
+ * gemm_check_dot over g's layout, ops and K */
 static double ref_at(const gcase_t *g, const float *A, size_t lda, const float *B, size_t ldb,
                      size_t i, size_t j, int absolute) {
-    double s = 0;
-    for (size_t l = 0; l < g->k; ++l) {
-        const double av = g->oa == CM_GEMM_OP_N ? stored(A, g->layout, lda, i, l)
-                                                : stored(A, g->layout, lda, l, i);
-        const double bv = g->ob == CM_GEMM_OP_N ? stored(B, g->layout, ldb, l, j)
-                                                : stored(B, g->layout, ldb, j, l);
-        s += absolute ? fabs(av * bv) : av * bv;
-    }
-    return s;
+    return gemm_check_dot(g->layout, g->oa, g->ob, g->k, A, lda, B, ldb, i, j, absolute);
 }
 
 /* The float64 references of run_case's checked elements of C (elems[t]: the element's index

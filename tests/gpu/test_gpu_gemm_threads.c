@@ -112,24 +112,6 @@ static geom_t geometry(const tcase_t *g) {
     return q;
 }
 
-static double at(const float *p, int row, size_t ld, size_t i, size_t j) {
-    return row ? p[i * ld + j] : p[j * ld + i];
-}
-
-/* sum over l of op(A)(i, l) op(B)(l, j) in float64 (A, B: the matrix's first element) */
-static double dot_ref(const tcase_t *g, const geom_t *q, const float *A, const float *B, size_t i,
-                      size_t j) {
-    double s = 0.0;
-    for (size_t l = 0; l < g->k; ++l) {
-        const double a = g->oa == CM_GEMM_OP_N ? at(A, q->row, q->lda, i, l)
-                                               : at(A, q->row, q->lda, l, i);
-        const double b = g->ob == CM_GEMM_OP_N ? at(B, q->row, q->ldb, l, j)
-                                               : at(B, q->row, q->ldb, j, l);
-        s += a * b;
-    }
-    return s;
-}
-
 #define SAMPLES 384 /* sampled elements of C per matrix of the batch */
 
 /* The start: every worker waits until the test has started them all (go 1), or gives up when
@@ -298,7 +280,9 @@ static void run_one(worker_t *w, size_t ci, cm_stream_t *s, uint64_t seed, int r
             const size_t e = g->off + z * q.sc + (q.row ? i * q.ldc + j : j * q.ldc + i);
             if (!isfinite(C[e])) continue; /* counted above */
             const double base = g->beta != 0.0f ? (double)g->beta * C0[e] : 0.0;
-            const double ref = (double)g->alpha * dot_ref(g, &q, Az, Bz, i, j) + base;
+            const double dot =
+                gemm_check_dot(g->layout, g->oa, g->ob, g->k, Az, q.lda, Bz, q.ldb, i, j, 0);
+            const double ref = (double)g->alpha * dot + base;
             e_num += (C[e] - ref) * (C[e] - ref);
             e_den += ref * ref;
         }
