@@ -107,47 +107,68 @@ constexpr int ROWS_WARPS = 8; // warps per block
 constexpr int ROWS_RPW = 2;   // rows per warp
 constexpr int KC = 256;       // k values staged per chunk
 constexpr int XS_LD = KC + 4; // staged row pitch (floats): 16-byte rows, fewer bank conflicts
+static_assert(KC == 32 * ROWS_WARPS, "X's staging: one k of the chunk a thread");
 
-// 8 consecutive elements of a row as floats (two float4 of float, one uint4 of bf16), or the
-// 4 of a float segment; `full`: all inside the row and 16-byte aligned (vector loads).
-__device__ __forceinline__ void load_seg(const float *p, int n_left, bool vec, float *v) {
+// A lane's segment of a row, as loaded: 4 floats, or 8 bf16 in 4 words (low half first)
+template <typename TI> struct Seg;
+template <> struct Seg<float> {
+    static constexpr int N = 4;
+    float4 w;
+};
+template <> struct Seg<uint16_t> {
+    static constexpr int N = 8;
+    uint4 w;
+};
+
+// The N elements of a row from p (n_left of them inside the row; zeros after): one 16-byte
+// load where vec (the row's segments 16-byte aligned) and all are inside, else element loads
+__device__ __forceinline__ void load_seg(const float *p, int n_left, bool vec, Seg<float> &s) {
     if (vec && n_left >= 4) {
-        const float4 u = __ldg(reinterpret_cast<const float4 *>(p));
-        v[0] = u.x;
-        v[1] = u.y;
-        v[2] = u.z;
-        v[3] = u.w;
+        s.w = __ldg(reinterpret_cast<const float4 *>(p));
     } else {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) v[e] = e < n_left ? __ldg(p + e) : 0.0f;
+        s.w.x = n_left > 0 ? __ldg(p) : 0.0f;
+        s.w.y = n_left > 1 ? __ldg(p + 1) : 0.0f;
+        s.w.z = n_left > 2 ? __ldg(p + 2) : 0.0f;
+        s.w.w = n_left > 3 ? __ldg(p + 3) : 0.0f;
     }
 }
-__device__ __forceinline__ void load_seg(const uint16_t *p, int n_left, bool vec, float *v) {
+__device__ __forceinline__ void load_seg(const uint16_t *p, int n_left, bool vec,
+                                         Seg<uint16_t> &s) {
     if (vec && n_left >= 8) {
-        const uint4 u = __ldg(reinterpret_cast<const uint4 *>(p));
-        const uint32_t wv[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            v[2 * j] = __uint_as_float(wv[j] << 16);
-            v[2 * j + 1] = __uint_as_float(wv[j] & 0xffff0000u);
-        }
+        s.w = __ldg(reinterpret_cast<const uint4 *>(p));
     } else {
+        uint32_t h[8];
 #pragma unroll
-        for (int e = 0; e < 8; ++e) v[e] = e < n_left ? to_f(__ldg(p + e)) : 0.0f;
+        for (int e = 0; e < 8; ++e) h[e] = e < n_left ? (uint32_t)__ldg(p + e) : 0u;
+        s.w = make_uint4(h[0] | h[1] << 16, h[2] | h[3] << 16, h[4] | h[5] << 16,
+                         h[6] | h[7] << 16);
     }
+}
+// element e of a loaded segment as a float
+__device__ __forceinline__ float seg_at(const Seg<float> &s, int e) {
+    return e == 0 ? s.w.x : e == 1 ? s.w.y : e == 2 ? s.w.z : s.w.w;
+}
+__device__ __forceinline__ float seg_at(const Seg<uint16_t> &s, int e) {
+    const uint32_t w = e < 2 ? s.w.x : e < 4 ? s.w.y : e < 6 ? s.w.z : s.w.w;
+    return __uint_as_float(e % 2 == 0 ? w << 16 : w & 0xffff0000u);
 }
 
-template <typename TI, typename TO>
-__global__ void __launch_bounds__(32 * ROWS_WARPS)
+// RB: R rounded up to 4, 8 or 16 (the launcher's bucket): every loop over the vectors runs RB
+// times without a test, the vectors R .. RB - 1 staged as zeros (they add nothing and are
+// never stored), and the sums take 2 RB registers rather than 2 RMAX.
+template <typename TI, typename TO, int RB>
+__global__ void __launch_bounds__(32 * ROWS_WARPS, RB <= 8 ? 4 : 2)
 skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
             const TI *__restrict__ x, int64_t xk, int64_t xr, TO *y, int64_t yi, int64_t yr,
             float alpha, float beta, int vec, int64_t smat, int64_t sx, int64_t sy, int klast) {
+    static_assert(RB == 4 || RB == 8 || RB == 16, "the vector buckets");
+    static_assert(RB <= RMAX, "at most RMAX vectors");
     cm__pdl_launch_dependents(); // kernels/pdl.cuh
     // a lane's k of a chunk: SEGS segments of SE elements at k0 + s * 32 * SE + lane * SE
-    constexpr int SE = sizeof(TI) == 4 ? 4 : 8;
+    constexpr int SE = Seg<TI>::N;
     constexpr int SEGS = KC / (32 * SE);
     static_assert(SEGS * 32 * SE == KC, "a chunk is whole segments");
-    __shared__ __align__(16) float xs[RMAX][XS_LD];
+    __shared__ __align__(16) float xs[RB][XS_LD];
     {
         const int64_t z = (int64_t)blockIdx.z; // product z of the batch (0 for one)
         mat += z * smat;
@@ -155,52 +176,66 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
         y += z * sy;
     }
     K = cm__gemm_k_of_block(K, klast); // split-K's shorter last part
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int t = (int)threadIdx.x, lane = t & 31, w = t >> 5;
     const int row0 = (blockIdx.x * ROWS_WARPS + w) * ROWS_RPW;
-    float acc[ROWS_RPW][RMAX];
+    const TI *rp[ROWS_RPW];
+    bool rok[ROWS_RPW];
+#pragma unroll
+    for (int p = 0; p < ROWS_RPW; ++p) {
+        rok[p] = row0 + p < rows;
+        rp[p] = mat + (int64_t)(rok[p] ? row0 + p : 0) * ld;
+    }
+    float acc[ROWS_RPW][RB];
 #pragma unroll
     for (int p = 0; p < ROWS_RPW; ++p)
 #pragma unroll
-        for (int r = 0; r < RMAX; ++r) acc[p][r] = 0.0f;
-    const bool k_contig = xk == 1; // X(k, r) k-contiguous: stage along k, else along r
+        for (int r = 0; r < RB; ++r) acc[p][r] = 0.0f;
     for (int k0 = 0; k0 < K; k0 += KC) {
         const int kc = K - k0 < KC ? K - k0 : KC;
-        __syncthreads(); // the previous chunk's reads are done
-        for (int e = threadIdx.x; e < R * KC; e += 32 * ROWS_WARPS) {
-            const int r = k_contig ? e / KC : e % R;
-            const int kk = k_contig ? e % KC : e / R;
-            xs[r][kk] = kk < kc ? to_f(x[(int64_t)(k0 + kk) * xk + (int64_t)r * xr]) : 0.0f;
-        }
-        __syncthreads();
+        // 1. the lane's matrix words of this chunk, every one in flight before X's staging
+        //    below, so that their latency and the staging's overlap (one of each a chunk)
+        Seg<TI> m[SEGS][ROWS_RPW];
 #pragma unroll
-        for (int s = 0; s < SEGS; ++s) {
-            const int kk = s * 32 * SE + lane * SE; // first k of the segment in the chunk
-            float m[ROWS_RPW][SE];
+        for (int s = 0; s < SEGS; ++s)
 #pragma unroll
             for (int p = 0; p < ROWS_RPW; ++p) {
-                const int i = row0 + p;
-                if (i < rows && kk < kc)
-                    load_seg(mat + (int64_t)i * ld + k0 + kk, kc - kk, vec != 0, m[p]);
-                else
-#pragma unroll
-                    for (int e = 0; e < SE; ++e) m[p][e] = 0.0f;
+                const int kk = s * 32 * SE + lane * SE; // first k of the segment in the chunk
+                load_seg(rp[p] + k0 + kk, rok[p] ? kc - kk : 0, vec != 0, m[s][p]);
             }
+        // 2. X's chunk as floats: thread t stages k0 + t of every vector, all its loads in
+        //    flight before its stores (zeros past K and for the vectors R .. RB - 1)
+        __syncthreads(); // the previous chunk's reads of xs are done
+        {
+            const bool kin = t < kc;
+            const TI *xp = x + (int64_t)(k0 + (kin ? t : 0)) * xk;
+            float v[RB];
 #pragma unroll
-            for (int r = 0; r < RMAX; ++r) {
-                if (r >= R) continue;
+            for (int r = 0; r < RB; ++r)
+                v[r] = kin && r < R ? to_f(__ldg(xp + (int64_t)r * xr)) : 0.0f;
+#pragma unroll
+            for (int r = 0; r < RB; ++r) xs[r][t] = v[r];
+        }
+        __syncthreads();
+        // 3. the sums
+#pragma unroll
+        for (int s = 0; s < SEGS; ++s) {
+            const int kk = s * 32 * SE + lane * SE;
+#pragma unroll
+            for (int r = 0; r < RB; ++r) {
                 float xv[SE];
 #pragma unroll
                 for (int q = 0; q < SE / 4; ++q) {
-                    const float4 t = *reinterpret_cast<const float4 *>(&xs[r][kk + 4 * q]);
-                    xv[4 * q] = t.x;
-                    xv[4 * q + 1] = t.y;
-                    xv[4 * q + 2] = t.z;
-                    xv[4 * q + 3] = t.w;
+                    const float4 u = *reinterpret_cast<const float4 *>(&xs[r][kk + 4 * q]);
+                    xv[4 * q] = u.x;
+                    xv[4 * q + 1] = u.y;
+                    xv[4 * q + 2] = u.z;
+                    xv[4 * q + 3] = u.w;
                 }
 #pragma unroll
                 for (int p = 0; p < ROWS_RPW; ++p)
 #pragma unroll
-                    for (int e = 0; e < SE; ++e) acc[p][r] = fmaf(m[p][e], xv[e], acc[p][r]);
+                    for (int e = 0; e < SE; ++e)
+                        acc[p][r] = fmaf(seg_at(m[s][p], e), xv[e], acc[p][r]);
             }
         }
     }
@@ -208,8 +243,8 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
 #pragma unroll
     for (int p = 0; p < ROWS_RPW; ++p)
 #pragma unroll
-        for (int r = 0; r < RMAX; ++r) {
-            if (r >= R) continue;
+        for (int r = 0; r < RB; ++r) {
+            if (r >= R) continue; // the same on every lane
 #pragma unroll
             for (int o = 16; o > 0; o >>= 1)
                 acc[p][r] += __shfl_xor_sync(0xffffffffu, acc[p][r], o);
@@ -221,8 +256,8 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
 #pragma unroll
     for (int q = 0; q < ROWS_RPW; ++q)
 #pragma unroll
-        for (int t = 0; t < RMAX; ++t)
-            if (q == p && t == r) total = acc[q][t]; // registers: no dynamic indexing
+        for (int u = 0; u < RB; ++u)
+            if (q == p && u == r) total = acc[q][u]; // registers: no dynamic indexing
     epilogue(y + (int64_t)(row0 + p) * yi + (int64_t)r * yr, total, alpha, beta);
 }
 
@@ -243,8 +278,12 @@ cudaError_t run(const cm__gemm_vec_view &v, int K, int klast, float alpha, float
         const int vec = ld % ve == 0 && cm__gemm_batch_aligned(mat, smat, (int64_t)sizeof(TI), 16);
         const int per_block = ROWS_WARPS * ROWS_RPW;
         const dim3 grid((unsigned)((rows + per_block - 1) / per_block), 1, nz);
-        skinny_rows<TI, TO><<<grid, 32 * ROWS_WARPS, 0, stream>>>(
-            rows, K, R, mat, ld, x, xk, xr, y, yi, yr, alpha, beta, vec, smat, sx, sy, klast);
+        // R's bucket (skinny_rows' RB)
+        auto kernel = R <= 4 ? skinny_rows<TI, TO, 4>
+                      : R <= 8 ? skinny_rows<TI, TO, 8>
+                               : skinny_rows<TI, TO, 16>;
+        kernel<<<grid, 32 * ROWS_WARPS, 0, stream>>>(rows, K, R, mat, ld, x, xk, xr, y, yi, yr,
+                                                     alpha, beta, vec, smat, sx, sy, klast);
     } else {
         const dim3 grid((unsigned)((rows + 31) / 32), 1, nz);
         skinny_cols<TI, TO><<<grid, 32 * COLS_KG, 0, stream>>>(
