@@ -228,6 +228,13 @@ cudaError_t launch_sides(K kernel, const PackSide<T> &a, const PackSide<T> &b, i
     return cudaSuccess;
 }
 
+// the bytes a side copies (rows x kdim elements of each of its matrices)
+template <typename T> unsigned long long side_bytes(const PackSide<T> &s, int kdim) {
+    return (unsigned long long)s.rows * (unsigned long long)kdim *
+           (unsigned long long)s.count * sizeof(T);
+}
+constexpr unsigned long long PAIR_TAKES_BYTES = 4ull << 20; // 4 MiB
+
 template <typename T>
 cudaError_t pack_pair(int kdim, const cm__gemm_pack_side_t *a, const cm__gemm_pack_side_t *b,
                       cudaStream_t stream) {
@@ -237,8 +244,16 @@ cudaError_t pack_pair(int kdim, const cm__gemm_pack_side_t *a, const cm__gemm_pa
     // the sides with 16-byte rows in dst go to the copy kernel, the others to the pair kernel
     // (one launch each where both sides go to one)
     const PackSide<T> none{};
-    const PackSide<T> &ca = sa.vec ? sa : none, &cb = sb.vec ? sb : none;
-    const PackSide<T> &pa = sa.vec ? none : sa, &pb = sb.vec ? none : sb;
+    // where the pair kernel runs anyway (a transposed side, or dst rows off 16 bytes), it
+    // takes a copy side of at most PAIR_TAKES_BYTES along: one launch where a second would
+    // cost more than the copy kernel's 16-byte loads save (H100, bf16 127 x 4096 x 127 NN
+    // 0.66x -> 0.90x cuBLAS; larger copies stay with the copy kernel: bf16 2047^3 NN lost 6 %
+    // taken along; bench/NOTES-gemm.md)
+    const bool pair_runs = (sa.r_tiles > 0 && !sa.vec) || (sb.r_tiles > 0 && !sb.vec);
+    const bool va = sa.vec && !(pair_runs && side_bytes(sa, kdim) <= PAIR_TAKES_BYTES);
+    const bool vb = sb.vec && !(pair_runs && side_bytes(sb, kdim) <= PAIR_TAKES_BYTES);
+    const PackSide<T> &ca = va ? sa : none, &cb = vb ? sb : none;
+    const PackSide<T> &pa = va ? none : sa, &pb = vb ? none : sb;
     const int k_tiles = (int)(((long long)kdim + TILE - 1) / TILE);
     const int c_tiles = (int)(((long long)kdim + TILE * (16 / (int)sizeof(T)) - 1) /
                               (TILE * (16 / (int)sizeof(T))));
