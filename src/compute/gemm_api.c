@@ -559,8 +559,16 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
      * bench/NOTES-gemm.md; shorter K not measured) */
     const int tc_family = p->in_type == CM__GEMM_BF16 ||
                           (precision == CM_GEMM_TF32 && p->k >= CM__SPLITK_LONG_K);
-    const int skinny_tc_better =
-        major >= 8 && tc_family && p->a_kmajor && p->b_kmajor && cm__gemm_mma_aligned(p);
+    /* but a small side the skinny kernel runs in its 4- or 8-vector form (kernels/
+     * gemm_skinny.cu: registers for 4 blocks per SM) keeps it: at most 4 for bf16, 8 for TF32
+     * (H100 against cuBLAS: TF32 7 x 4096 x 4096 TN skinny 1.13-1.15x, mma:64x64 0.98x; 3 x
+     * 8192 x 4096 TN 1.37x against 0.98x; 12 x 4096 x 4096 TN 0.68x against 0.86x; bf16 2 x
+     * 50000 x 1000 TN 1.12x against the wgmma kernel's 0.72x, 3 x 8192 x 4096 NN 1.78x against
+     * its 1.28x, 7 x 4096 x 4096 TN 1.01x against mma:64x64's 1.76x; bench/NOTES-gemm.md) */
+    const int skinny_keeps = small <= (p->in_type == CM__GEMM_BF16 ? CM__GEMM_SKINNY_TC_BF16
+                                                                   : CM__GEMM_SKINNY_TC_TF32);
+    const int skinny_tc_better = major >= 8 && tc_family && !skinny_keeps && p->a_kmajor &&
+                                 p->b_kmajor && cm__gemm_mma_aligned(p);
     /* bf16 on Hopper with the long side on A (m > n), A K-contiguous with 16-byte rows (the
      * wgmma kernel reads it as it is) and B MN-major: that kernel, B (a few columns) staged or
      * read as it is ("sm90+bt"). H200 against cuBLAS at 7 x 4096 x 4096 column-major NN (A here
@@ -568,7 +576,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
      * (rows of 3001) it lost (0.46x against skinny's 0.67x), so A must be read as it is. The
      * other orientation (the long side on B) was not measured and keeps skinny. */
     const int skinny_sm90_better =
-        arch == CM__GEMM_ARCH_SM90 && have_sm90 && p->in_type == CM__GEMM_BF16 &&
+        arch == CM__GEMM_ARCH_SM90 && have_sm90 && p->in_type == CM__GEMM_BF16 && !skinny_keeps &&
         precision != CM_GEMM_FP32_3XTF32 && p->batch <= 1 && p->m > p->n &&
         p->k >= CM__GEMM_SM90_LONG_K && p->a_kmajor && !p->b_kmajor &&
         cm__operand_aligned16(p, p->a, p->lda, p->stride_a);

@@ -42,9 +42,16 @@ enum {
 #define CM__GEMM_SKINNY_SHORT_K 2048
 /** ... and K at least this long: at K = 64 the tiles measured faster (1.42-1.56x cuBLAS against
  *  its 1.23-1.27x at 4096 x 7 x 64), the products too short for its one pass over K to pay. The
- *  dispatch also needs the long side's matrix K-contiguous and, for bf16, not both operands
- *  K-contiguous with 16-byte rows (the tensor-core tiles' case): cm__gemm_select. */
+ *  dispatch also needs the long side's matrix K-contiguous and, for bf16 with a small side
+ *  above CM__GEMM_SKINNY_TC_BF16, not both operands K-contiguous with 16-byte rows (the
+ *  tensor-core tiles' case): cm__gemm_select. */
 #define CM__GEMM_SKINNY_MIN_K 256
+/** The tensor-core tiles take a skinny bf16 / long-K TF32 problem with both operands
+ *  K-contiguous and 16-byte rows (and bf16 with A so on Hopper: the wgmma kernel) only where its
+ *  small side is above these: up to them the skinny kernel's 4- or 8-vector form, which keeps 4
+ *  blocks per SM, measured faster (cm__gemm_select). */
+#define CM__GEMM_SKINNY_TC_BF16 4
+#define CM__GEMM_SKINNY_TC_TF32 8
 /** A matrix-vector product (m or n == 1, one matrix) with K at most this, read along K, over at
  *  least CM__GEMM_SKINNY_ROWS_PER_SM rows per multiprocessor runs the skinny kernel instead of
  *  gemv (measured at K = 127 and 4096 rows; K = 512 over 7 rows and K >= 1000 stay gemv's). */

@@ -542,9 +542,10 @@ static void test_skinny(void **state) {
     /* skinny shapes the dispatch gives other kernels on Hopper (cm__gemm_select): bf16
      * column-major NN with M of 2 .. 16 and K >= 1024, B contiguous along K in 16-byte rows:
      * the wgmma kernel, A read as it is where its rows are 16 bytes (M = 8: "sm90+bt") and
-     * staged where not (M = 7: "sm90+pack"); TF32 "TN" from K = 1024: mma:64x64 for M = 7, the
-     * wgmma kernel in parts of K for N = 7 (cm_gemm's N is then 2048); FP32 64 x 2048 x 2048
-     * (split-K fills the 64 x 64 tiles' slots): ffma:64x64x16. Against float64. */
+     * staged where not (M = 7: "sm90+pack"); TF32 "TN" from K = 1024 with a small side above
+     * CM__GEMM_SKINNY_TC_TF32: mma:64x64 for M = 12, the wgmma kernel in parts of K for N = 12
+     * (cm_gemm's N is then 2048), and skinny for 7; FP32 64 x 2048 x 2048 (split-K fills the
+     * 64 x 64 tiles' slots): ffma:64x64x16. Against float64. */
     if (hopper_kernel_chosen()) {
         gcase_t h = {CM_GEMM_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 8, 2048, 1024,
                      1.0f, 0.0f, 0, 0, NULL, 0};
@@ -552,12 +553,15 @@ static void test_skinny(void **state) {
         run_case(&h, idx++);
         h.m = 7; /* lda = 7: 14-byte rows */
         run_case(&h, idx++);
-        gcase_t t = {CM_GEMM_TF32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 7, 2048, 1024,
+        gcase_t t = {CM_GEMM_TF32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 12, 2048, 1024,
                      1.0f, 0.0f, 0, 0, NULL, 0};
         assert_string_equal(chosen(&t), "mma:64x64");
         run_case(&t, idx++);
+        t.m = 7;
+        if (CM__GEMM_SKINNY_DISPATCH) assert_string_equal(chosen(&t), "skinny");
+        run_case(&t, idx++);
         t.m = 2048;
-        t.n = 7;
+        t.n = 12;
         assert_string_equal(chosen(&t), "sm90");
         run_case(&t, idx++);
         gcase_t f = {CM_GEMM_FP32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 64, 2048, 2048,

@@ -866,12 +866,18 @@ static void test_dispatch(void **state) {
             {4352, 64, 8192, "mma:64x64", "mma:64x64"}, /* 34 tiles: no split */
             {63, 4096, 8192, "sm90", "sm90"},
             {31, 4096, 8192, "mma:64x64", "sm90"}, /* bf16 7 x 4096 x 4096 lost */
-            {7, 4096, 4096, "mma:64x64", "sm90"},
+            /* TF32 with a small side of at most CM__GEMM_SKINNY_TC_TF32: the skinny kernel */
+            {7, 4096, 4096, "mma:64x64", "skinny"},
+            {12, 4096, 4096, "mma:64x64", "sm90"},
             {127, 3001, 1000, "mma:64x64", "sm90"},
             {64, 4096, 1000, "mma:64x64", "sm90"},
             {64, 4096, 504, "mma:64x64", "mma:64x64"}, /* TF32 from K = 512 */
             {4096, 63, 8192, "mma:64x64", "mma:64x64"}, /* N under 64: a 256-column tile */
-            {4096, 7, 4096, "mma:64x64", "mma:64x64"},
+            {4096, 7, 4096, "mma:64x64", "skinny"},
+            {4096, 12, 4096, "mma:64x64", "mma:64x64"},
+            /* bf16 with a small side of at most CM__GEMM_SKINNY_TC_BF16: the skinny kernel */
+            {4, 4096, 4096, "skinny", "skinny"},
+            {4096, 3, 4096, "skinny", "skinny"},
         };
         for (size_t i = 0; i < sizeof tn / sizeof tn[0]; ++i) {
             cm__gemm_args_t t = args(tn[i].m, tn[i].n, tn[i].k, 1, 1, CM__GEMM_F32, tn[i].k);
@@ -1197,9 +1203,9 @@ static void test_dispatch(void **state) {
     EXPECT_SKINNY(NAME(CM_GEMM_BF16, 9, sk_longk, 1, NULL));
     for (int prec = 0; prec <= CM_GEMM_FP32_3XTF32; ++prec)
         for (int maj = 7; maj <= 9; ++maj) {
-            /* TF32 on both operands K-contiguous with 16-byte rows: the tensor-core tiles on
-             * sm_80+ (below) */
-            if (!(prec == CM_GEMM_TF32 && maj >= 8)) EXPECT_SKINNY(NAME(prec, maj, sk_m, 1, NULL));
+            /* TF32 on both operands K-contiguous with 16-byte rows: skinny for a small side of
+             * at most CM__GEMM_SKINNY_TC_TF32, the tensor-core tiles above it (below) */
+            EXPECT_SKINNY(NAME(prec, maj, sk_m, 1, NULL));
             EXPECT_SKINNY(NAME(prec, maj, sk_n, 0, NULL));
             EXPECT_SKINNY(NAME(prec, maj, sk_2, 1, NULL));
         }
@@ -1224,8 +1230,8 @@ static void test_dispatch(void **state) {
     EXPECT_SKINNY(NAME(CM_GEMM_BF16, 9, tc_ready, 1, NULL));
     /* the public layouts of test_gpu_gemm's test_skinny cases (column-major, through
      * cm__gemm_normalize, H200: 132 SMs): bf16 NN 8 x 2048 x 1024 "sm90+bt", 7 x ...
-     * "sm90+pack"; TF32 TN 7 x 2048 x 1024 mma:64x64, 2048 x 7 x 1024 "sm90"; FP32 NN 64 x 2048 x
-     * 2048 ffma:64x64x16 */
+     * "sm90+pack"; TF32 TN 7 x 2048 x 1024 and 2048 x 7 x 1024 skinny, 12 x 2048 x 1024
+     * mma:64x64, 2048 x 12 x 1024 "sm90"; FP32 NN 64 x 2048 x 2048 ffma:64x64x16 */
     {
         static const struct {
             int prec, in, op_a;
@@ -1234,8 +1240,10 @@ static void test_dispatch(void **state) {
         } pub[] = {
             {CM_GEMM_BF16, CM__GEMM_BF16, CM_GEMM_OP_N, 8, 2048, 1024, "sm90+bt"},
             {CM_GEMM_BF16, CM__GEMM_BF16, CM_GEMM_OP_N, 7, 2048, 1024, "sm90+pack"},
-            {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 7, 2048, 1024, "mma:64x64"},
-            {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 2048, 7, 1024, "sm90"},
+            {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 7, 2048, 1024, "skinny"},
+            {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 2048, 7, 1024, "skinny"},
+            {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 12, 2048, 1024, "mma:64x64"},
+            {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 2048, 12, 1024, "sm90"},
             {CM_GEMM_FP32, CM__GEMM_F32, CM_GEMM_OP_N, 64, 2048, 2048, "ffma:64x64x16"},
         };
         for (size_t i = 0; i < sizeof pub / sizeof pub[0]; ++i) {
@@ -1249,11 +1257,15 @@ static void test_dispatch(void **state) {
             assert_string_equal(NAME(pub[i].prec, 9, q, 1, NULL), pub[i].name);
         }
     }
-    /* TF32 likewise on sm_80+ (mma:64x64, the tiny class's tile; on Hopper the wgmma kernel in
-     * parts of K); FP32 and 3xTF32 keep skinny */
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_m, 1, NULL), "sm90");
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_m, 0, NULL), "mma:64x64");
-    assert_string_equal(NAME(CM_GEMM_TF32, 8, sk_m, 0, NULL), "mma:64x64");
+    /* TF32 likewise on sm_80+ for a small side above CM__GEMM_SKINNY_TC_TF32 (mma:64x64, the
+     * tiny class's tile; on Hopper the wgmma kernel in parts of K); FP32 and 3xTF32 keep
+     * skinny */
+    cm__gemm_args_t sk_w = sk_m;
+    sk_w.m = CM__GEMM_SKINNY_TC_TF32 + 1;
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_w, 1, NULL), "sm90");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_w, 0, NULL), "mma:64x64");
+    assert_string_equal(NAME(CM_GEMM_TF32, 8, sk_w, 0, NULL), "mma:64x64");
+    EXPECT_SKINNY(NAME(CM_GEMM_TF32, 7, sk_w, 0, NULL));
     {
         cm__gemm_args_t t = sk_m; /* TF32 under K = CM__SPLITK_LONG_K: skinny */
         t.k = t.lda = t.ldb = CM__SPLITK_LONG_K - 16;
