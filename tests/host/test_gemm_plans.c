@@ -14,7 +14,8 @@
  * (copy: an operand is copied or transposed into scratch first; align1: the TF32 mma.sync
  * tiles' align1 form reads the operands as they are)
  * so that a change to the dispatch or to split-K can be compared on the host against the
- * previous commit's lines (diff) before it goes to the GPU.
+ * previous commit's lines (diff) before it goes to the GPU. CM_GEMM_PLANS_SHAPES="MxNxK ..."
+ * prints the same lines for those shapes too (H200 only; operands of at most 4 GiB).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -42,13 +43,31 @@ static struct {
     cm_buffer_t *a, *b, *c;
 } g;
 
+/* The bytes of the largest operand of CM_GEMM_PLANS_SHAPES' shapes (floats), at least BUF_BYTES */
+static size_t extra_bytes(void) {
+    size_t most = BUF_BYTES;
+    const char *s = getenv("CM_GEMM_PLANS_SHAPES");
+    while (s != NULL && *s != '\0') {
+        size_t m = 0, n = 0, k = 0;
+        int used = 0;
+        while (*s == ' ' || *s == ',') ++s;
+        if (sscanf(s, "%zux%zux%zu%n", &m, &n, &k, &used) != 3) break;
+        s += used;
+        const size_t ak = m * k, bk = k * n, cn = m * n;
+        const size_t big = (ak > bk ? (ak > cn ? ak : cn) : (bk > cn ? bk : cn)) * 4 + 4096;
+        if (big > most && big <= ((size_t)1 << 32)) most = big;
+    }
+    return most;
+}
+
 static int setup(void **state) {
     (void)state;
     xfake_install(1);
     memset(&g, 0, sizeof g);
     if (cm_device_open(0, &g.dev)) return -1;
-    if (cm_buffer_create(g.dev, BUF_BYTES, &g.a) || cm_buffer_create(g.dev, BUF_BYTES, &g.b) ||
-        cm_buffer_create(g.dev, BUF_BYTES, &g.c))
+    const size_t bytes = extra_bytes();
+    if (cm_buffer_create(g.dev, bytes, &g.a) || cm_buffer_create(g.dev, bytes, &g.b) ||
+        cm_buffer_create(g.dev, bytes, &g.c))
         return -1;
     return 0;
 }
@@ -214,8 +233,43 @@ static void test_stage32_text(void **state) {
     cm__gemm_device_facts_forget_for_tests();
 }
 
+/* CM_GEMM_PLANS_SHAPES="MxNxK ...": the PLAN lines of those shapes on a simulated H200, every
+ * precision and orientation, checked as the sweep's are (no shape: nothing to do) */
+static void test_extra_plans(void **state) {
+    (void)state;
+    const char *env = getenv("CM_GEMM_PLANS_SHAPES");
+    if (env == NULL || env[0] == '\0') return;
+    static const cm_gemm_precision_t precs[] = {CM_GEMM_FP32, CM_GEMM_TF32, CM_GEMM_BF16,
+                                                CM_GEMM_BF16_OUT_BF16, CM_GEMM_FP32_3XTF32};
+    fake.cc_major = 9;
+    fake.cc_minor = 0;
+    fake.sm_count = 132;
+    cm__gemm_device_facts_forget_for_tests();
+    cm__gemm_config_override_set_for_tests("");
+    cm__gemm_splitk_override_set_for_tests(-1);
+    const char *s = env;
+    for (;;) {
+        size_t m = 0, n = 0, k = 0;
+        int used = 0;
+        while (*s == ' ' || *s == ',') ++s;
+        if (*s == '\0') break;
+        if (sscanf(s, "%zux%zux%zu%n", &m, &n, &k, &used) != 3 || m == 0 || n == 0 || k == 0)
+            fail_msg("CM_GEMM_PLANS_SHAPES: not MxNxK at \"%s\"", s);
+        s += used;
+        for (size_t p = 0; p < sizeof precs / sizeof precs[0]; ++p)
+            for (int o = 0; o < 4; ++o) {
+                int wave = 0;
+                check_plan(9, 0, 132, precs[p], m, n, k, (cm_gemm_op_t)(o & 1),
+                           (cm_gemm_op_t)(o >> 1), 1, &wave);
+            }
+    }
+    fake.cc_major = fake.cc_minor = fake.sm_count = 0;
+    cm__gemm_device_facts_forget_for_tests();
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_extra_plans, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sweep_plans, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stage32_text, setup, teardown),
     };
