@@ -494,11 +494,12 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * multiprocessor unless K <= 2048), K >= 256 and the large side's matrix contiguous along K
  * runs another (kernels/gemm_skinny.cu, "skinny": one pass over the large operand keeping one
  * sum per row and column of the small side, with the same arithmetic as "gemv"), except bf16
- * on sm_80+ with both operands contiguous along K in 16-byte rows, and TF32 so from K = 1024
- * (the tensor-core tiles are faster there), and bf16 on Hopper where the long side's operand
- * is contiguous along K in 16-byte rows and the short side's contiguous along M / N, K >= 1024
- * (the wgmma kernel, the short side staged or read as it is, is faster there: column-major NN
- * with M of 2 to 16); the other skinny layouts take the tiles below. Other shapes are chosen
+ * with a smaller side of 5 to 16 on sm_80+ with both operands contiguous along K in 16-byte
+ * rows, and TF32 with one of 9 to 16 so from K = 1024 (the tensor-core tiles are faster there),
+ * and bf16 with one of 5 to 16 on Hopper where the long side's operand is contiguous along K in
+ * 16-byte rows and the short side's contiguous along M / N, K >= 1024 (the wgmma kernel, the
+ * short side staged or read as it is, is faster there: column-major NN with M of 5 to 16); the
+ * other skinny layouts take the tiles below. Other shapes are chosen
  * by the device's compute capability and the shape class (small: fewer 128 x 128 tiles of C
  * than multiprocessors; skinny: min(M, N) <= 256 or K <= 256; large: the rest), from a table
  * in src/compute/gemm_api.c that `bench_gemm --tune` produced: FP32 runs the FFMA kernel
