@@ -134,15 +134,21 @@ exp_sweeps_ab() {
     exp_sweeps2 "$label" "$shapes" "$only" "$secs" >>"$R/$file" 2>&1
     exp_say "$label done" | tee -a "$R/summary.txt"
 }
+# exp_test_exe TOOL SECS EXE [FILTER]: one GPU test executable (plain for TOOL none, else under
+# that compute-sanitizer tool), only the cmocka tests FILTER names if given: its exit status and
+# the last lines of gpu-test-one.sh's report
+exp_test_exe() {
+    local tool="$1" secs="$2" exe="$3" f="${4:-}"
+    echo "=== $exe ${f:-all} $tool"
+    OUT=/tmp bash scripts/gpu-test-one.sh -t "$tool" -s "$secs" ${f:+-f "$f"} "$exe"
+    echo "rc $?"
+    tail -5 "/tmp/one-$exe-$tool.txt"
+}
+# exp_test_runs TOOL SECS FILTER...: test_gpu_gemm once per filter
 exp_test_runs() {
     local tool="$1" secs="$2" f
     shift 2
-    for f in "$@"; do
-        echo "=== $f $tool"
-        OUT=/tmp bash scripts/gpu-test-one.sh -t "$tool" -s "$secs" -f "$f" test_gpu_gemm
-        echo "rc $?"
-        tail -5 "/tmp/one-test_gpu_gemm-$tool.txt"
-    done
+    for f in "$@"; do exp_test_exe "$tool" "$secs" test_gpu_gemm "$f"; done
 }
 exp_ab_patch() {
     local patch="$1" shapes="$2" i

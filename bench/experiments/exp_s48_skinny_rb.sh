@@ -34,20 +34,10 @@ exp_sweeps_ab skinny.txt "$p" rb "$shapes" "fp32 tf32 bf16" 200
 {
     exp_test_runs none 240 test_skinny test_every_config 'test_split_k*'
     exp_test_runs memcheck 240 test_skinny
-    for t in test_gpu_gemm_batched:test_kernels_skinny test_gpu_gemm_large: test_gpu_gemm_threads:; do
-        exe="${t%%:*}" f="${t#*:}"
-        for tool in none memcheck; do
-            [ "$tool" = memcheck ] && [ "$exe" != test_gpu_gemm_batched ] && continue
-            echo "=== $exe ${f:-all} $tool"
-            if [ -n "$f" ]; then
-                OUT=/tmp bash scripts/gpu-test-one.sh -t "$tool" -s 240 -f "$f" "$exe"
-            else
-                OUT=/tmp bash scripts/gpu-test-one.sh -t "$tool" -s 240 "$exe"
-            fi
-            echo "rc $?"
-            tail -5 "/tmp/one-$exe-$tool.txt"
-        done
-    done
+    exp_test_exe none 240 test_gpu_gemm_batched test_kernels_skinny
+    exp_test_exe memcheck 240 test_gpu_gemm_batched test_kernels_skinny
+    exp_test_exe none 240 test_gpu_gemm_large
+    exp_test_exe none 240 test_gpu_gemm_threads
 } >"$R/tests.txt" 2>&1
 exp_say "tests done" | tee -a "$R/summary.txt"
 {

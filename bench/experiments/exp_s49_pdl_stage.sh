@@ -35,12 +35,8 @@ exp_sweeps_ab staged.txt "$p" pdl "$shapes" "tf32 bf16" 200
         'test_explain*' 'test_every*'
     exp_test_runs memcheck 240 test_realigned 'test_sm90*'
     exp_test_runs racecheck 240 test_realigned
-    for exe in test_gpu_gemm_batched test_gpu_gemm_threads; do
-        echo "=== $exe none"
-        OUT=/tmp bash scripts/gpu-test-one.sh -s 240 "$exe"
-        echo "rc $?"
-        tail -5 "/tmp/one-$exe-none.txt"
-    done
+    exp_test_exe none 240 test_gpu_gemm_batched
+    exp_test_exe none 240 test_gpu_gemm_threads
 } >"$R/tests.txt" 2>&1
 exp_say "tests done" | tee -a "$R/summary.txt"
 exp_unpatch_build "$p"

@@ -24,10 +24,7 @@ p=bench/experiments/s50-rb-dispatch.revert.patch
 {
     exp_test_runs none 240 test_skinny test_realigned
     exp_test_runs memcheck 240 test_skinny test_realigned
-    echo "=== test_gpu_gemm_threads none"
-    OUT=/tmp bash scripts/gpu-test-one.sh -t none -s 240 test_gpu_gemm_threads
-    echo "rc $?"
-    tail -5 /tmp/one-test_gpu_gemm_threads-none.txt
+    exp_test_exe none 240 test_gpu_gemm_threads
 } >"$R/tests.txt" 2>&1
 exp_say "tests done" | tee -a "$R/summary.txt"
 CM_BENCH_SWEEP_ONLY="tf32 bf16" exp_config_sweeps configs.txt "$odd" skinny mma:64x64 sm90 \

@@ -20,10 +20,7 @@ export LD_LIBRARY_PATH="$m${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 exp_say "build and tests done" | tee -a "$R/summary.txt"
 {
     exp_test_runs memcheck 200 test_skinny test_realigned 'test_split_k*'
-    echo "=== test_gpu_gemm_threads memcheck"
-    OUT=/tmp bash scripts/gpu-test-one.sh -t memcheck -s 200 test_gpu_gemm_threads
-    echo "rc $?"
-    tail -5 /tmp/one-test_gpu_gemm_threads-memcheck.txt
+    exp_test_exe memcheck 200 test_gpu_gemm_threads
 } >"$R/memcheck.txt" 2>&1
 exp_say "memcheck done" | tee -a "$R/summary.txt"
 if [ "${S51_SWEEPS:-0}" = 1 ]; then
