@@ -43,16 +43,38 @@ static struct {
     cm_buffer_t *a, *b, *c;
 } g;
 
+/* The dispatch's own choice on a simulated device of compute capability major.minor with sms
+ * multiprocessors (0, 0, 0: the fake's own again) */
+static void sim_device(int major, int minor, int sms) {
+    fake.cc_major = major;
+    fake.cc_minor = minor;
+    fake.sm_count = sms;
+    cm__gemm_device_facts_forget_for_tests();
+    cm__gemm_config_override_set_for_tests("");
+    cm__gemm_splitk_override_set_for_tests(-1);
+}
+
+static const cm_gemm_precision_t k_precs[] = {CM_GEMM_FP32, CM_GEMM_TF32, CM_GEMM_BF16,
+                                              CM_GEMM_BF16_OUT_BF16, CM_GEMM_FP32_3XTF32};
+#define N_PRECS (sizeof k_precs / sizeof k_precs[0])
+
+/* The next "MxNxK" of a CM_GEMM_PLANS_SHAPES list at *s (separated by spaces or commas), *s
+ * moved past it: 1, 0 at the list's end, -1 where the text there is not a shape of sides >= 1 */
+static int next_shape(const char **s, size_t *m, size_t *n, size_t *k) {
+    int used = 0;
+    while (**s == ' ' || **s == ',') ++*s;
+    if (**s == '\0') return 0;
+    if (sscanf(*s, "%zux%zux%zu%n", m, n, k, &used) != 3 || *m == 0 || *n == 0 || *k == 0)
+        return -1;
+    *s += used;
+    return 1;
+}
+
 /* The bytes of the largest operand of CM_GEMM_PLANS_SHAPES' shapes (floats), at least BUF_BYTES */
 static size_t extra_bytes(void) {
-    size_t most = BUF_BYTES;
+    size_t most = BUF_BYTES, m, n, k;
     const char *s = getenv("CM_GEMM_PLANS_SHAPES");
-    while (s != NULL && *s != '\0') {
-        size_t m = 0, n = 0, k = 0;
-        int used = 0;
-        while (*s == ' ' || *s == ',') ++s;
-        if (sscanf(s, "%zux%zux%zu%n", &m, &n, &k, &used) != 3) break;
-        s += used;
+    while (s != NULL && next_shape(&s, &m, &n, &k) == 1) {
         const size_t ak = m * k, bk = k * n, cn = m * n;
         const size_t big = (ak > bk ? (ak > cn ? ak : cn) : (bk > cn ? bk : cn)) * 4 + 4096;
         if (big > most && big <= ((size_t)1 << 32)) most = big;
@@ -77,8 +99,7 @@ static int teardown(void **state) {
     int bad = cm_buffer_destroy(g.a) | cm_buffer_destroy(g.b) | cm_buffer_destroy(g.c);
     bad |= cm_device_close(g.dev);
     int left = fake_outstanding(), violations = fake.violations;
-    fake.cc_major = fake.cc_minor = fake.sm_count = 0;
-    cm__gemm_device_facts_forget_for_tests();
+    sim_device(0, 0, 0);
     xfake_uninstall();
     return (bad || left || violations) ? -1 : 0;
 }
@@ -155,33 +176,38 @@ static void check_plan(int major, int minor, int sms, cm_gemm_precision_t prec, 
                align1 ? " align1" : "");
 }
 
+/* check_plan over the four (op_a, op_b) of one shape and precision; the number of plans that
+ * took the last wave's split */
+static int check_ops(int major, int minor, int sms, cm_gemm_precision_t prec, size_t m, size_t n,
+                     size_t k, int print) {
+    int waves = 0;
+    for (int o = 0; o < 4; ++o) {
+        int wave = 0;
+        check_plan(major, minor, sms, prec, m, n, k, (cm_gemm_op_t)(o & 1),
+                   (cm_gemm_op_t)(o >> 1), print, &wave);
+        waves += wave;
+    }
+    return waves;
+}
+
 static void test_sweep_plans(void **state) {
     (void)state;
     static const struct {
         int major, minor, sms;
     } devs[] = {{9, 0, 132}, {8, 0, 108}, {7, 5, 40}};
-    static const cm_gemm_precision_t precs[] = {CM_GEMM_FP32, CM_GEMM_TF32, CM_GEMM_BF16,
-                                                CM_GEMM_BF16_OUT_BF16, CM_GEMM_FP32_3XTF32};
     const char *env = getenv("CM_GEMM_PLANS");
     const int print = env != NULL && strcmp(env, "1") == 0;
-    cm__gemm_config_override_set_for_tests(""); /* the dispatch's own choice */
-    cm__gemm_splitk_override_set_for_tests(-1);
     int cases = 0, waves_h200 = 0;
     for (size_t d = 0; d < sizeof devs / sizeof devs[0]; ++d) {
-        fake.cc_major = devs[d].major;
-        fake.cc_minor = devs[d].minor;
-        fake.sm_count = devs[d].sms;
-        cm__gemm_device_facts_forget_for_tests();
-        for (size_t p = 0; p < sizeof precs / sizeof precs[0]; ++p)
-            for (size_t i = 0; i < N_SWEEP; ++i)
-                for (int o = 0; o < 4; ++o) {
-                    int wave = 0;
-                    check_plan(devs[d].major, devs[d].minor, devs[d].sms, precs[p], k_sweep[i].m,
-                               k_sweep[i].n, k_sweep[i].k, (cm_gemm_op_t)(o & 1),
-                               (cm_gemm_op_t)(o >> 1), print, &wave);
-                    ++cases;
-                    if (wave && d == 0) ++waves_h200;
-                }
+        sim_device(devs[d].major, devs[d].minor, devs[d].sms);
+        for (size_t p = 0; p < N_PRECS; ++p)
+            for (size_t i = 0; i < N_SWEEP; ++i) {
+                const int waves = check_ops(devs[d].major, devs[d].minor, devs[d].sms,
+                                            k_precs[p], k_sweep[i].m, k_sweep[i].n,
+                                            k_sweep[i].k, print);
+                cases += 4;
+                if (d == 0) waves_h200 += waves;
+            }
     }
     assert_int_equal(cases, 3 * 5 * (int)N_SWEEP * 4);
     /* the sweep's 3001^3 FP32 takes the last wave's split on an H200 (2 waves of 264 and 48
@@ -206,12 +232,7 @@ static void plan_text(cm_gemm_precision_t prec, cm_gemm_op_t op_a, cm_gemm_op_t 
  * plans another kernel, and says nothing of it. */
 static void test_stage32_text(void **state) {
     (void)state;
-    fake.cc_major = 9;
-    fake.cc_minor = 0;
-    fake.sm_count = 132;
-    cm__gemm_device_facts_forget_for_tests();
-    cm__gemm_config_override_set_for_tests("");
-    cm__gemm_splitk_override_set_for_tests(-1);
+    sim_device(9, 0, 132);
     char text[4096];
     plan_text(CM_GEMM_TF32, CM_GEMM_OP_T, CM_GEMM_OP_N, 4096, 4096, 3004, 3004, 3004, text,
               sizeof text);
@@ -229,42 +250,22 @@ static void test_stage32_text(void **state) {
             strstr(text, "its rows of 2000 bytes are an odd number of 16 bytes") == NULL)
             fail_msg("bf16 1000 x 4096 x 4096 NN: %s", text);
     }
-    fake.cc_major = fake.cc_minor = fake.sm_count = 0;
-    cm__gemm_device_facts_forget_for_tests();
+    sim_device(0, 0, 0);
 }
 
 /* CM_GEMM_PLANS_SHAPES="MxNxK ...": the PLAN lines of those shapes on a simulated H200, every
  * precision and orientation, checked as the sweep's are (no shape: nothing to do) */
 static void test_extra_plans(void **state) {
     (void)state;
-    const char *env = getenv("CM_GEMM_PLANS_SHAPES");
-    if (env == NULL || env[0] == '\0') return;
-    static const cm_gemm_precision_t precs[] = {CM_GEMM_FP32, CM_GEMM_TF32, CM_GEMM_BF16,
-                                                CM_GEMM_BF16_OUT_BF16, CM_GEMM_FP32_3XTF32};
-    fake.cc_major = 9;
-    fake.cc_minor = 0;
-    fake.sm_count = 132;
-    cm__gemm_device_facts_forget_for_tests();
-    cm__gemm_config_override_set_for_tests("");
-    cm__gemm_splitk_override_set_for_tests(-1);
-    const char *s = env;
-    for (;;) {
-        size_t m = 0, n = 0, k = 0;
-        int used = 0;
-        while (*s == ' ' || *s == ',') ++s;
-        if (*s == '\0') break;
-        if (sscanf(s, "%zux%zux%zu%n", &m, &n, &k, &used) != 3 || m == 0 || n == 0 || k == 0)
-            fail_msg("CM_GEMM_PLANS_SHAPES: not MxNxK at \"%s\"", s);
-        s += used;
-        for (size_t p = 0; p < sizeof precs / sizeof precs[0]; ++p)
-            for (int o = 0; o < 4; ++o) {
-                int wave = 0;
-                check_plan(9, 0, 132, precs[p], m, n, k, (cm_gemm_op_t)(o & 1),
-                           (cm_gemm_op_t)(o >> 1), 1, &wave);
-            }
-    }
-    fake.cc_major = fake.cc_minor = fake.sm_count = 0;
-    cm__gemm_device_facts_forget_for_tests();
+    const char *s = getenv("CM_GEMM_PLANS_SHAPES");
+    if (s == NULL) return;
+    sim_device(9, 0, 132);
+    size_t m, n, k;
+    int got;
+    while ((got = next_shape(&s, &m, &n, &k)) == 1)
+        for (size_t p = 0; p < N_PRECS; ++p) (void)check_ops(9, 0, 132, k_precs[p], m, n, k, 1);
+    if (got < 0) fail_msg("CM_GEMM_PLANS_SHAPES: not MxNxK at \"%s\"", s);
+    sim_device(0, 0, 0);
 }
 
 int main(void) {
