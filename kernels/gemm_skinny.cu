@@ -155,9 +155,12 @@ __device__ __forceinline__ float seg_at(const Seg<uint16_t> &s, int e) {
 
 // RB: R rounded up to 4, 8 or 16 (the launcher's bucket): every loop over the vectors runs RB
 // times without a test, the vectors R .. RB - 1 staged as zeros (they add nothing and are
-// never stored), and the sums take 2 RB registers rather than 2 RMAX.
-template <typename TI, typename TO, int RB>
-__global__ void __launch_bounds__(32 * ROWS_WARPS, RB <= 8 ? 4 : 2)
+// never stored), and the sums take 2 RB registers rather than 2 RMAX. MINB: the blocks a
+// multiprocessor is to hold (the launch bounds' minimum, which caps the registers a thread):
+// 4 for RB <= 8 and 2 for 16, but 1 for BF16 rows read by element loads in the 8-vector
+// bucket (rows_kernel).
+template <typename TI, typename TO, int RB, int MINB>
+__global__ void __launch_bounds__(32 * ROWS_WARPS, MINB)
 skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
             const TI *__restrict__ x, int64_t xk, int64_t xr, TO *y, int64_t yi, int64_t yr,
             float alpha, float beta, int vec, int64_t smat, int64_t sx, int64_t sy, int klast) {
@@ -261,6 +264,20 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
     epilogue(y + (int64_t)(row0 + p) * yi + (int64_t)r * yr, total, alpha, beta);
 }
 
+// The skinny_rows form for R vectors: R's bucket (RB) and its bound on registers (MINB).
+// BF16 rows that are not 16-byte aligned (an odd K) are read 8 elements a segment by element
+// loads (elem); in the 8-vector bucket, bounded to 4 blocks a multiprocessor (64 registers a
+// thread), they ran 0.78x cuBLAS at 7 x 3001 x 3001 "TN" and 0.84x at 5 x 10000 x 999, and
+// unbounded 0.97x and 0.95x (H100; the same change cost FP32 and vector-load BF16 shapes up to
+// 20 %: bench/NOTES-gemm.md, exp_s52). FP32 has no such form (not instantiated).
+template <typename TI, typename TO> auto rows_kernel(int R, bool elem) {
+    if constexpr (sizeof(TI) == 2) {
+        if (elem && R > 4 && R <= 8) return skinny_rows<TI, TO, 8, 1>;
+    }
+    return R <= 4 ? skinny_rows<TI, TO, 4, 4>
+                  : R <= 8 ? skinny_rows<TI, TO, 8, 4> : skinny_rows<TI, TO, 16, 2>;
+}
+
 // One launch of the vector view v (kernels/gemm_elem.cuh): `batch` products (at most
 // CM__GEMM_MAX_BATCH_PER_LAUNCH) as gridDim.z.
 template <typename TI, typename TO>
@@ -278,10 +295,7 @@ cudaError_t run(const cm__gemm_vec_view &v, int K, int klast, float alpha, float
         const int vec = ld % ve == 0 && cm__gemm_batch_aligned(mat, smat, (int64_t)sizeof(TI), 16);
         const int per_block = ROWS_WARPS * ROWS_RPW;
         const dim3 grid((unsigned)((rows + per_block - 1) / per_block), 1, nz);
-        // R's bucket (skinny_rows' RB)
-        auto kernel = R <= 4 ? skinny_rows<TI, TO, 4>
-                      : R <= 8 ? skinny_rows<TI, TO, 8>
-                               : skinny_rows<TI, TO, 16>;
+        auto kernel = rows_kernel<TI, TO>(R, vec == 0);
         kernel<<<grid, 32 * ROWS_WARPS, 0, stream>>>(rows, K, R, mat, ld, x, xk, xr, y, yi, yr,
                                                      alpha, beta, vec, smat, sx, sy, klast);
     } else {
