@@ -580,17 +580,29 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         precision != CM_GEMM_FP32_3XTF32 && p->batch <= 1 && p->m > p->n &&
         p->k >= CM__GEMM_SM90_LONG_K && p->a_kmajor && !p->b_kmajor &&
         cm__operand_aligned16(p, p->a, p->lda, p->stride_a);
-    /* the shapes the skinny kernel is made for; the two rules above give some of them others */
+    /* bf16 on Hopper with a small side of 9 .. 16 (the skinny kernel's 16-vector form, 2 blocks
+     * per SM) and a K of at least 1000 that the tensor-core rule above leaves to skinny (an
+     * operand not K-contiguous in 16-byte rows): the wgmma kernel after its pre-pass. H100
+     * against cuBLAS, NN / TN: 16 x 3001 x 2001 sm90 0.81 / 0.83x against skinny 0.57 / 0.56x,
+     * 12 x 3001 x 2001 0.74 / 0.82x against 0.64 / 0.57x, 16 x 4096 x 1001 0.94 / 1.02x
+     * against 0.83 / 0.84x (bench/NOTES-gemm.md, exp_s53). Batches keep skinny (unmeasured). */
+    const int skinny_sm90_wide = arch == CM__GEMM_ARCH_SM90 && have_sm90 &&
+                                 p->in_type == CM__GEMM_BF16 &&
+                                 precision != CM_GEMM_FP32_3XTF32 && p->batch <= 1 &&
+                                 small >= CM__GEMM_SKINNY_SM90_BF16 &&
+                                 p->k >= CM__GEMM_SKINNY_SM90_BF16_K;
+    /* the shapes the skinny kernel is made for; the rules above give some of them others */
     const int skinny_class = skinny_fits && small >= 2 &&
                              skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && skinny_fills &&
                              along_k && p->k >= CM__GEMM_SKINNY_MIN_K;
     const int skinny_shape = CM__GEMM_SKINNY_DISPATCH && skinny_class && !skinny_tc_better &&
-                             !skinny_sm90_better;
+                             !skinny_sm90_better && !skinny_sm90_wide;
     /* forced, it takes any shape it can run (a vector side, few rows) */
     if (is_forced ? c.kernel == CM__GEMM_KERNEL_SKINNY && skinny_fits
                   : skinny_shape || vector_short_k)
         return (cm__gemm_choice_t){CM__GEMM_KERNEL_SKINNY, 0};
-    if (!is_forced && skinny_class && skinny_sm90_better)
+    if (!is_forced && skinny_class && !skinny_tc_better &&
+        (skinny_sm90_better || skinny_sm90_wide))
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_PACK};
     if (c.kernel == CM__GEMM_KERNEL_GEMV || c.kernel == CM__GEMM_KERNEL_SKINNY)
         c = cm__gemm_table_entry(arch, fam, shape);

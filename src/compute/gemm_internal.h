@@ -52,6 +52,13 @@ enum {
  *  blocks per SM, measured faster (cm__gemm_select). */
 #define CM__GEMM_SKINNY_TC_BF16 4
 #define CM__GEMM_SKINNY_TC_TF32 8
+/** On Hopper, a bf16 skinny problem with a small side of at least CM__GEMM_SKINNY_SM90_BF16
+ *  (above the skinny kernel's 8-vector form: its 16-vector one keeps 2 blocks per SM) and K of
+ *  at least CM__GEMM_SKINNY_SM90_BF16_K, which the tensor-core tiles do not take (an operand
+ *  not K-contiguous in 16-byte rows: an odd K), runs the wgmma kernel after its pre-pass
+ *  instead of the skinny kernel (cm__gemm_select; measured from K = 1001). */
+#define CM__GEMM_SKINNY_SM90_BF16 9
+#define CM__GEMM_SKINNY_SM90_BF16_K 1000
 /** A matrix-vector product (m or n == 1, one matrix) with K at most this, read along K, over at
  *  least CM__GEMM_SKINNY_ROWS_PER_SM rows per multiprocessor runs the skinny kernel instead of
  *  gemv (measured at K = 127 and 4096 rows; K = 512 over 7 rows and K >= 1000 stay gemv's). */

@@ -893,6 +893,40 @@ static void test_dispatch(void **state) {
                 fail_msg("bf16 %d x %d x %d: %s, expected %s", tn[i].m, tn[i].n, tn[i].k, bf,
                          tn[i].bf16);
         }
+        /* bf16 skinny with a small side of CM__GEMM_SKINNY_SM90_BF16 .. 16 and K from
+         * CM__GEMM_SKINNY_SM90_BF16_K that the tensor-core tiles do not take (an odd K: rows
+         * off 16 bytes): the wgmma kernel after its pre-pass; a smaller side, a shorter K, a
+         * batch, sm_80, a build without the Hopper kernel or a forced skinny: skinny */
+        {
+            const int lo = CM__GEMM_SKINNY_SM90_BF16, kk = CM__GEMM_SKINNY_SM90_BF16_K | 1;
+            cm__gemm_args_t t = args(16, 3001, 2001, 1, 1, CM__GEMM_BF16, 2001);
+            t.ldb = 2001;
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 1, NULL), "sm90+pack");
+            assert_string_equal(NAME(CM_GEMM_BF16_OUT_BF16, 9, t, 1, NULL), "sm90+pack");
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 1, "skinny"), "skinny");
+            assert_string_equal(NAME(CM_GEMM_BF16, 8, t, 1, NULL), "skinny");
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 0, NULL), "skinny");
+            t.m = lo;
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 1, NULL), "sm90+pack");
+            t.m = lo - 1;
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 1, NULL), "skinny");
+            t.m = 12;
+            t.k = t.lda = t.ldb = kk;
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 1, NULL), "sm90+pack");
+            t.k = t.lda = t.ldb = kk - 2;
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 1, NULL), "skinny");
+            t.k = t.lda = t.ldb = 2001;
+            t.batch = 2;
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 1, NULL), "skinny");
+            t.batch = 1; /* the long side on A, B's rows N-contiguous: the transposed-B form */
+            t = args(3001, 16, 2001, 1, 0, CM__GEMM_BF16, 2001);
+            t.ldb = 16;
+            assert_string_equal(NAME(CM_GEMM_BF16, 9, t, 1, NULL), "sm90+bt");
+            /* TF32 keeps skinny (mma:64x64 won only "NN" at 16 x 3001 x 2001) */
+            t = args(16, 3001, 2001, 1, 1, CM__GEMM_F32, 2001);
+            t.ldb = 2001;
+            assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "skinny");
+        }
         /* B N-contiguous (the sweep's column-major NN): the long-and-thin rule, bf16 through
          * the transposed-B form (its tiles over C), TF32 through the register-A form on C^T
          * (its tiles over C^T: 64 rows of C^T, 4 parts; 64 columns, 2 parts from K = 2048) */
