@@ -10,6 +10,9 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
 exp_build | tee -a "$R/summary.txt"
+odd="${S54_SHAPES:-5x3001x2001 7x3001x2001 8x3001x2001 10x3001x2001 12x3001x2001 16x3001x2001 8x4096x1001 16x4096x1001 8x2000x3001 12x5000x1501 7x3001x3001 5x10000x999 8x10000x999 16x10000x999}"
+CM_BENCH_SWEEP_ONLY="bf16" exp_config_sweeps configs.txt "$odd" skinny sm90 sm90+pack |
+    tee -a "$R/summary.txt"
 {
     exp_test_runs none 240 test_skinny test_split_k
     exp_test_exe none 240 test_gpu_gemm_batched test_kernels_skinny
@@ -20,6 +23,3 @@ exp_build | tee -a "$R/summary.txt"
     fi
 } >"$R/tests.txt" 2>&1
 exp_say "tests done" | tee -a "$R/summary.txt"
-odd="${S54_SHAPES:-5x3001x2001 7x3001x2001 8x3001x2001 10x3001x2001 12x3001x2001 16x3001x2001 8x4096x1001 16x4096x1001 8x2000x3001 12x5000x1501 7x3001x3001 5x10000x999 8x10000x999 16x10000x999}"
-CM_BENCH_SWEEP_ONLY="bf16" exp_config_sweeps configs.txt "$odd" skinny sm90 sm90+pack |
-    tee -a "$R/summary.txt"
