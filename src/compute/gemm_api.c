@@ -585,7 +585,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
      * operand not K-contiguous in 16-byte rows): the wgmma kernel after its pre-pass. H100
      * against cuBLAS, NN / TN: 16 x 3001 x 2001 sm90 0.81 / 0.83x against skinny 0.57 / 0.56x,
      * 12 x 3001 x 2001 0.74 / 0.82x against 0.64 / 0.57x, 16 x 4096 x 1001 0.94 / 1.02x
-     * against 0.83 / 0.84x (bench/NOTES-gemm.md, exp_s53). Batches keep skinny (unmeasured). */
+     * against 0.83 / 0.84x (bench/NOTES-gemm.md). Batches keep skinny (unmeasured). */
     const int skinny_sm90_wide = arch == CM__GEMM_ARCH_SM90 && have_sm90 &&
                                  p->in_type == CM__GEMM_BF16 &&
                                  precision != CM_GEMM_FP32_3XTF32 && p->batch <= 1 &&
