@@ -266,10 +266,11 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
 
 // The skinny_rows form for R vectors: R's bucket (RB) and its bound on registers (MINB).
 // BF16 rows that are not 16-byte aligned (a leading dimension off a multiple of 8: an odd K,
-// say) are read 8 elements a segment by element loads (elem); in the 8-vector bucket, bounded to 4 blocks a multiprocessor (64 registers a
-// thread), they ran 0.78x cuBLAS at 7 x 3001 x 3001 "TN" and 0.84x at 5 x 10000 x 999, and
-// unbounded 0.97x and 0.95x (H100; the same change cost FP32 and vector-load BF16 shapes up to
-// 20 %: bench/NOTES-gemm.md). FP32 has no such form (not instantiated).
+// say) are read 8 elements a segment by element loads (elem); in the 8-vector bucket, bounded
+// to 4 blocks a multiprocessor (64 registers a thread), they ran 0.78x cuBLAS at 7 x 3001 x
+// 3001 "TN" and 0.84x at 5 x 10000 x 999, and unbounded 0.97x and 0.95x (H100; the same change
+// cost FP32 and vector-load BF16 shapes up to 20 %: bench/NOTES-gemm.md). FP32 has no such form
+// (not instantiated).
 template <typename TI, typename TO> auto rows_kernel(int R, bool elem) {
     if constexpr (sizeof(TI) == 2) {
         if (elem && R > 4 && R <= 8) return skinny_rows<TI, TO, 8, 1>;
