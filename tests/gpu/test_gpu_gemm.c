@@ -568,6 +568,18 @@ static void test_skinny(void **state) {
                      0.5f, 0.0f, 0, 0, NULL, 4096};
         assert_string_equal(chosen(&f), "ffma:64x64x16");
         run_case(&f, idx++);
+        /* bf16 with both operands K-contiguous in rows off 16 bytes (K = 1001): a small side
+         * of CM__GEMM_SKINNY_SM90_BF16 .. 16 runs the wgmma kernel after its pre-pass, one of
+         * 8 the skinny kernel (its 8-vector form with element loads); both in bf16 out too */
+        for (int p = CM_GEMM_BF16; p <= CM_GEMM_BF16_OUT_BF16; ++p) {
+            gcase_t o = {(cm_gemm_precision_t)p, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T,
+                         12, 2200, 1001, 1.0f, 0.5f, 0, 0, NULL, 0};
+            assert_string_equal(chosen(&o), "sm90+pack");
+            run_case(&o, idx++);
+            o.m = 8;
+            if (CM__GEMM_SKINNY_DISPATCH) assert_string_equal(chosen(&o), "skinny");
+            run_case(&o, idx++);
+        }
     }
     /* forced on shapes the dispatch does not give it: a vector side, few rows, one element */
     static const size_t forced[][3] = {{1, 300, 77}, {300, 1, 600}, {5, 40, 300}, {1, 1, 9}};
