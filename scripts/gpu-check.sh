@@ -33,7 +33,9 @@
 #               Each run under the per-run timeout, raised to the soak's seconds + 120 (plain) or
 #               + 240 (memcheck) when that is longer. About 1.5-2.5 minutes on an H200.
 # Full logs go to ${OUT:-/tmp}/gpu-check-<stage>.log (7 logs, plus h200.jsonl from the benchmarks).
-# The last lines printed are the summary table; the exit status is non-zero when a stage failed.
+# The last lines printed are the summary table and a verdict: PASS; FAIL (a stage failed); or
+# INCOMPLETE (none failed, but CM_GPU_CHECK_ONLY / _TESTS / _BENCHES left some out). The exit
+# status is 0 for PASS only.
 #
 # CMocka comes from .deps/debs/*.deb (unpacked with dpkg -x into .deps/root, nothing installed
 # system-wide) when the machine has none; pkg-config likewise when it has none.
@@ -82,9 +84,11 @@ show_tail() { echo "--- last $2 lines of $1:"; tail -n "$2" "$1"; echo "---"; }
 declare -A stage_result stage_detail stage_seconds
 stages=(build tests sanitizer racecheck doctor examples bench soak)
 overall=0
+failed=0    # a stage failed (overall is also 1 for a targeted run that left stages out)
+targeted="" # what a targeted run left out, for the last line
 record() {  # record STAGE PASS|FAIL|N/A DETAIL SECONDS
     stage_result[$1]="$2"; stage_detail[$1]="$3"; stage_seconds[$1]="$4"
-    [ "$2" = FAIL ] && overall=1
+    [ "$2" = FAIL ] && { overall=1; failed=1; }
     echo "[$1] $2: $3"
 }
 # CM_GPU_CHECK_ONLY="bench examples" runs build, tests and only the named later stages (for a
@@ -94,6 +98,7 @@ stage_on() {
     case " $CM_GPU_CHECK_ONLY " in *" $1 "*) return 0 ;; esac
     record "$1" SKIP "not selected (CM_GPU_CHECK_ONLY=$CM_GPU_CHECK_ONLY)" 0
     overall=1
+    targeted="${targeted:+$targeted, }$1 not selected"
     return 1
 }
 
@@ -195,6 +200,7 @@ if [ -n "${CM_GPU_CHECK_TESTS:-}" ]; then
     test_filter=(-R "$CM_GPU_CHECK_TESTS")
     echo "targeted: only the tests matching '$CM_GPU_CHECK_TESTS' (the check cannot pass as a whole)"
     overall=1
+    targeted="${targeted:+$targeted, }tests limited to '$CM_GPU_CHECK_TESTS'"
 fi
 CUDAMODEL_REQUIRE_GPU=1 ctest --test-dir "$bdir" --output-on-failure --no-tests=error \
     --parallel "$jobs" "${test_filter[@]}" >"$log_tests" 2>&1 || rc=$?
@@ -475,6 +481,7 @@ if [ -n "${CM_GPU_CHECK_BENCHES:-}" ]; then
     benches=("${picked[@]}")
     echo "targeted: only $CM_GPU_CHECK_BENCHES (the check cannot pass as a whole)"
     overall=1
+    targeted="${targeted:+$targeted, }benchmarks limited to $CM_GPU_CHECK_BENCHES"
 fi
 
 # runs after a benchmark's default one: one per word, the word its argument
@@ -576,6 +583,9 @@ for s in "${stages[@]}"; do
 done
 if [ "$overall" -eq 0 ]; then
     echo "gpu-check: PASS (logs in $logdir)"
+elif [ "$failed" -eq 0 ] && [ -n "$targeted" ]; then
+    # no stage failed, but a targeted run is not the whole check: exit status 1 all the same
+    echo "gpu-check: INCOMPLETE, no stage failed but the run was targeted ($targeted) (logs in $logdir)"
 else
     echo "gpu-check: FAIL (logs in $logdir)"
 fi
