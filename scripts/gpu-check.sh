@@ -46,14 +46,14 @@
 #                                 through the device tool pass it from the checkout you measure
 #                                 (the machine's copy of .git was seen to report an older HEAD)
 #   CM_GPU_CHECK_ONLY             run build, tests and only these later stages (e.g. "bench"):
-#                                 a targeted run; the rest is recorded SKIP and the check fails
+#                                 a targeted run; the rest is recorded SKIP (INCOMPLETE)
 #   CM_GPU_CHECK_TIMEOUT          seconds allowed to each example, benchmark or sanitized test
 #                                 (default 300)
 #   CM_GPU_CHECK_TESTS            a ctest -R regular expression: the tests stage (and the
 #                                 sanitizer's list) runs only the matching tests, e.g.
-#                                 "test_gpu_core|test_gpu_buffer$"; a targeted run, the check fails
+#                                 "test_gpu_core|test_gpu_buffer$"; a targeted run (INCOMPLETE)
 #   CM_GPU_CHECK_BENCHES          names of the benchmarks to run, e.g. "bench_buffer bench_stream"
-#                                 (the others are not run; a targeted run, the check fails)
+#                                 (the others are not run; a targeted run: INCOMPLETE)
 #   CM_SOAK_SECONDS               seconds of the plain soak run (default 60; whole seconds)
 #   CM_SOAK_SANITIZER_SECONDS     seconds of the soak under memcheck (default 10; whole seconds)
 #                                 (bench/soak.c lists its other knobs: CM_SOAK_SEED, _THREADS...)
@@ -86,6 +86,10 @@ stages=(build tests sanitizer racecheck doctor examples bench soak)
 overall=0
 failed=0    # a stage failed (overall is also 1 for a targeted run that left stages out)
 targeted="" # what a targeted run left out, for the last line
+left_out() { # left_out WHAT: a targeted run left WHAT out; the check cannot pass as a whole
+    overall=1
+    targeted="${targeted:+$targeted, }$1"
+}
 record() {  # record STAGE PASS|FAIL|N/A DETAIL SECONDS
     stage_result[$1]="$2"; stage_detail[$1]="$3"; stage_seconds[$1]="$4"
     [ "$2" = FAIL ] && { overall=1; failed=1; }
@@ -97,8 +101,7 @@ stage_on() {
     [ -z "${CM_GPU_CHECK_ONLY:-}" ] && return 0
     case " $CM_GPU_CHECK_ONLY " in *" $1 "*) return 0 ;; esac
     record "$1" SKIP "not selected (CM_GPU_CHECK_ONLY=$CM_GPU_CHECK_ONLY)" 0
-    overall=1
-    targeted="${targeted:+$targeted, }$1 not selected"
+    left_out "$1 not selected"
     return 1
 }
 
@@ -199,8 +202,7 @@ test_filter=()
 if [ -n "${CM_GPU_CHECK_TESTS:-}" ]; then
     test_filter=(-R "$CM_GPU_CHECK_TESTS")
     echo "targeted: only the tests matching '$CM_GPU_CHECK_TESTS' (the check cannot pass as a whole)"
-    overall=1
-    targeted="${targeted:+$targeted, }tests limited to '$CM_GPU_CHECK_TESTS'"
+    left_out "tests limited to '$CM_GPU_CHECK_TESTS'"
 fi
 CUDAMODEL_REQUIRE_GPU=1 ctest --test-dir "$bdir" --output-on-failure --no-tests=error \
     --parallel "$jobs" "${test_filter[@]}" >"$log_tests" 2>&1 || rc=$?
@@ -480,8 +482,7 @@ if [ -n "${CM_GPU_CHECK_BENCHES:-}" ]; then
     done
     benches=("${picked[@]}")
     echo "targeted: only $CM_GPU_CHECK_BENCHES (the check cannot pass as a whole)"
-    overall=1
-    targeted="${targeted:+$targeted, }benchmarks limited to $CM_GPU_CHECK_BENCHES"
+    left_out "benchmarks limited to $CM_GPU_CHECK_BENCHES"
 fi
 
 # runs after a benchmark's default one: one per word, the word its argument

@@ -33,6 +33,9 @@
 #                    (CM_BENCH_SWEEP_ONLY) once, after a line "=== config LABEL", with the
 #                    environment words given, limited to SECS; on stdout, no rows to the results
 #                    file
+#   exp_variant_sweeps VAR "VALUES" SHAPES PRECISIONS SECS
+#                    exp_sweep1 for each VALUE of the environment variable VAR, labelled
+#                    vVALUE#1 then (a second round) vVALUE#2; on stdout
 #   exp_sweeps2 LABEL SHAPES PRECISIONS SECS
 #                    exp_sweep1 twice, labelled LABEL#1 and LABEL#2
 #   exp_sweeps_ab FILE PATCH LABEL SHAPES PRECISIONS SECS
@@ -120,6 +123,14 @@ exp_sweep1() {
     echo "=== config $label"
     env "$@" CM_BENCH_SWEEP_ONLY="$only" CM_BENCH_SWEEP_SHAPES="$shapes" timeout "$secs" \
         env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
+}
+# exp_variant_sweeps VAR "VALUES" SHAPES PRECISIONS SECS: exp_sweep1 once for each VALUE of the
+# environment variable VAR (labelled vVALUE#ROUND), in two rounds, on stdout
+exp_variant_sweeps() {
+    local var="$1" values="$2" shapes="$3" only="$4" secs="$5" round v
+    for round in 1 2; do
+        for v in $values; do exp_sweep1 "v$v#$round" "$shapes" "$only" "$secs" "$var=$v"; done
+    done
 }
 exp_sweeps2() {
     local i

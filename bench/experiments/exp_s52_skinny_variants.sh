@@ -23,11 +23,7 @@ for v in 1 2 3; do
     done
 done >"$R/tests.txt" 2>&1
 exp_say "tests done" | tee -a "$R/summary.txt"
-for round in 1 2; do
-    for v in 0 1 2 3; do
-        exp_sweep1 "v$v#$round" "$shapes" "fp32 bf16" 120 CM_SKINNY_EXP=$v
-    done
-done >"$R/sweeps.txt" 2>&1
+exp_variant_sweeps CM_SKINNY_EXP "0 1 2 3" "$shapes" "fp32 bf16" 120 >"$R/sweeps.txt" 2>&1
 exp_say "sweeps done" | tee -a "$R/summary.txt"
 exp_unpatch_build "$p" >>"$R/summary.txt"
 exp_say "done" | tee -a "$R/summary.txt"

@@ -19,11 +19,7 @@ p=bench/experiments/skinny-xfirst16.patch
 shapes16="9x4096x4096 12x4096x4096 16x4096x4096 16x8192x8192 12x8192x1024 13x4096x2048 10x3001x2001 16x3001x2001 16x10000x999"
 exp_patch_build "$p" >>"$R/summary.txt"
 exp_say "patched build done" | tee -a "$R/summary.txt"
-for round in 1 2; do
-    for v in 0 2; do
-        exp_sweep1 "v$v#$round" "$shapes16" "fp32" 120 CM_SKINNY_EXP=$v
-    done
-done >"$R/sweeps.txt" 2>&1
+exp_variant_sweeps CM_SKINNY_EXP "0 2" "$shapes16" "fp32" 120 >"$R/sweeps.txt" 2>&1
 exp_say "sweeps done" | tee -a "$R/summary.txt"
 exp_unpatch_build "$p" >>"$R/summary.txt"
 exp_say "done" | tee -a "$R/summary.txt"

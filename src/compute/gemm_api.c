@@ -569,40 +569,40 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
                                                                    : CM__GEMM_SKINNY_TC_TF32);
     const int skinny_tc_better = major >= 8 && tc_family && !skinny_keeps && p->a_kmajor &&
                                  p->b_kmajor && cm__gemm_mma_aligned(p);
-    /* bf16 on Hopper with the long side on A (m > n), A K-contiguous with 16-byte rows (the
-     * wgmma kernel reads it as it is) and B MN-major: that kernel, B (a few columns) staged or
-     * read as it is ("sm90+bt"). H200 against cuBLAS at 7 x 4096 x 4096 column-major NN (A here
-     * is the caller's B): skinny 0.59-0.64x, the wgmma kernel 1.37-1.39x; with A staged too
-     * (rows of 3001) it lost (0.46x against skinny's 0.67x), so A must be read as it is. The
-     * other orientation (the long side on B) was not measured and keeps skinny. */
-    const int skinny_sm90_better =
-        arch == CM__GEMM_ARCH_SM90 && have_sm90 && p->in_type == CM__GEMM_BF16 && !skinny_keeps &&
-        precision != CM_GEMM_FP32_3XTF32 && p->batch <= 1 && p->m > p->n &&
-        p->k >= CM__GEMM_SM90_LONG_K && p->a_kmajor && !p->b_kmajor &&
-        cm__operand_aligned16(p, p->a, p->lda, p->stride_a);
-    /* bf16 on Hopper with a small side of 9 .. 16 (the skinny kernel's 16-vector form, 2 blocks
-     * per SM) and a K of at least 1000 that the tensor-core rule above leaves to skinny (an
-     * operand not K-contiguous in 16-byte rows): the wgmma kernel after its pre-pass. H100
-     * against cuBLAS, NN / TN: 16 x 3001 x 2001 sm90 0.81 / 0.83x against skinny 0.57 / 0.56x,
-     * 12 x 3001 x 2001 0.74 / 0.82x against 0.64 / 0.57x, 16 x 4096 x 1001 0.94 / 1.02x
-     * against 0.83 / 0.84x (bench/NOTES-gemm.md). Batches keep skinny (unmeasured). */
-    const int skinny_sm90_wide = arch == CM__GEMM_ARCH_SM90 && have_sm90 &&
-                                 p->in_type == CM__GEMM_BF16 &&
-                                 precision != CM_GEMM_FP32_3XTF32 && p->batch <= 1 &&
-                                 small >= CM__GEMM_SKINNY_SM90_BF16 &&
-                                 p->k >= CM__GEMM_SKINNY_SM90_BF16_K;
+    /* The Hopper kernel for one bf16 skinny product (a batch keeps skinny: unmeasured), where
+     * it is built and the device runs it, by one of two rules:
+     * - the long side on A (m > n), A K-contiguous with 16-byte rows (the wgmma kernel reads it
+     *   as it is) and B MN-major: that kernel, B (a few columns) staged or read as it is
+     *   ("sm90+bt"). H200 against cuBLAS at 7 x 4096 x 4096 column-major NN (A here is the
+     *   caller's B): skinny 0.59-0.64x, the wgmma kernel 1.37-1.39x; with A staged too (rows of
+     *   3001) it lost (0.46x against skinny's 0.67x), so A must be read as it is. The other
+     *   orientation (the long side on B) was not measured and keeps skinny.
+     * - a small side of 9 .. 16 (the skinny kernel's 16-vector form, 2 blocks per SM) and a K
+     *   of at least 1000 that the tensor-core rule above leaves to skinny (an operand not
+     *   K-contiguous in 16-byte rows): the wgmma kernel after its pre-pass. H100 against
+     *   cuBLAS, NN / TN: 16 x 3001 x 2001 sm90 0.81 / 0.83x against skinny 0.57 / 0.56x, 12 x
+     *   3001 x 2001 0.74 / 0.82x against 0.64 / 0.57x, 16 x 4096 x 1001 0.94 / 1.02x against
+     *   0.83 / 0.84x (bench/NOTES-gemm.md). */
+    const int sm90_bf16_one = arch == CM__GEMM_ARCH_SM90 && have_sm90 &&
+                              p->in_type == CM__GEMM_BF16 && precision != CM_GEMM_FP32_3XTF32 &&
+                              p->batch <= 1;
+    const int sm90_long_a = !skinny_keeps && p->m > p->n && p->k >= CM__GEMM_SM90_LONG_K &&
+                            p->a_kmajor && !p->b_kmajor &&
+                            cm__operand_aligned16(p, p->a, p->lda, p->stride_a);
+    const int sm90_wide = !skinny_tc_better && small >= CM__GEMM_SKINNY_SM90_BF16 &&
+                          p->k >= CM__GEMM_SKINNY_SM90_BF16_K;
+    const int skinny_sm90_better = sm90_bf16_one && (sm90_long_a || sm90_wide);
     /* the shapes the skinny kernel is made for; the rules above give some of them others */
     const int skinny_class = skinny_fits && small >= 2 &&
                              skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && skinny_fills &&
                              along_k && p->k >= CM__GEMM_SKINNY_MIN_K;
     const int skinny_shape = CM__GEMM_SKINNY_DISPATCH && skinny_class && !skinny_tc_better &&
-                             !skinny_sm90_better && !skinny_sm90_wide;
+                             !skinny_sm90_better;
     /* forced, it takes any shape it can run (a vector side, few rows) */
     if (is_forced ? c.kernel == CM__GEMM_KERNEL_SKINNY && skinny_fits
                   : skinny_shape || vector_short_k)
         return (cm__gemm_choice_t){CM__GEMM_KERNEL_SKINNY, 0};
-    if (!is_forced && skinny_class && !skinny_tc_better &&
-        (skinny_sm90_better || skinny_sm90_wide))
+    if (!is_forced && skinny_class && skinny_sm90_better)
         c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_PACK};
     if (c.kernel == CM__GEMM_KERNEL_GEMV || c.kernel == CM__GEMM_KERNEL_SKINNY)
         c = cm__gemm_table_entry(arch, fam, shape);
