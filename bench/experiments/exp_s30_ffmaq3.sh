@@ -11,7 +11,7 @@
 #   smallq3.txt                    FP32 sweeps: default, then the new tiles and the old ones
 #                                  forced (each with its own split-K), for
 #                                  scripts/sweep_compare.py --table
-# The patch stays applied.
+# The patch stays applied. S30_MEMCHECK=0: test_every_config plain only (every.txt).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
@@ -20,7 +20,13 @@ exp_apply bench/experiments/ffma-small-q3-ship.patch
 cmake --build build-gpu --parallel 16 >/tmp/patch-build.txt 2>&1 ||
     { echo "patched build failed"; tail -30 /tmp/patch-build.txt; exit 1; }
 exp_say "patched build done"
-exp_gemm_test_memcheck test_every_config every
+if [ "${S30_MEMCHECK:-1}" = 0 ]; then
+    CUDAMODEL_REQUIRE_GPU=1 CM_TEST_TIER=gpu CM_TEST_FILTER=test_every_config timeout 300 \
+        build-gpu/tests/test_gpu_gemm >"$R/every.txt" 2>&1
+    exp_say "every plain rc $?"
+else
+    exp_gemm_test_memcheck test_every_config every
+fi
 CM_BENCH_SWEEP_ONLY=fp32 exp_config_sweeps smallq3.txt "3001x127x1000 127x1000x3001 1000x127x3001 1000x1000x1000 512x512x512 64x64x4096 3001x1000x64 64x4096x4096 4096x64x4096 4096x64x1000 768x768x4096 96x5000x3000 127x127x127 2000x300x800" \
     ffma:64x64x16q3 ffma:32x64x16q3 ffma:64x64x16 ffma:32x64x16 ffma:64x64x16q3 ffma:32x64x16q3
 exp_say "done"
