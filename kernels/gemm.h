@@ -394,6 +394,38 @@ typedef struct cm__gemm_pack_side {
     int64_t dst_stride;
 } cm__gemm_pack_side_t;
 
+/** A launch of the pack pair kernel (an element a thread) takes a K-contiguous side of at most
+ *  this many bytes along rather than leave it to a second launch of the row-copy kernel. */
+#define CM__PACK_PAIR_TAKES_BYTES (4ull << 20)
+
+/** K-contiguous rows shorter than this many bytes (one warp's 32 16-byte stores) leave lanes of
+ *  the row-copy kernel idle and its grid one block-column wide: a product whose staged sides
+ *  together hold at most CM__PACK_PAIR_TAKES_BYTES copies them in the pair kernel instead. */
+#define CM__PACK_SHORT_ROW_BYTES 512u
+
+/** Which kernel of cm__gemm_pack_pair copies a K-contiguous side whose destination rows start
+ *  on 16 bytes: 1 the row-copy kernel (16-byte stores), 0 the pair kernel. side_bytes: this
+ *  side's bytes (rows x kdim x count x elem_bytes); all_bytes: both staged sides'; pair_runs:
+ *  the pair kernel runs anyway (a transposed side, or one whose destination rows are off 16
+ *  bytes). The pair kernel takes a side
+ *  - where both sides are small and their rows short (CM__PACK_SHORT_ROW_BYTES; H200 in-run,
+ *    the pair kernel against the row-copy kernel: bf16 4096 x 127 x 127 TN 0.92-0.96x cuBLAS
+ *    against 0.78-0.81x, 3001 x 64 x 127 TN 0.86-0.88x against 0.76x, 127 x 4096 x 127 TN
+ *    0.82-0.85x against 0.74-0.79x, tf32 1000 x 3001 x 127 TN 1.04-1.06x against 0.96-0.97x;
+ *    with rows of 1001 or 3001 elements it lost up to 13 %: bench/NOTES-gemm.md), or
+ *  - where it runs anyway and this side is at most CM__PACK_PAIR_TAKES_BYTES: one launch where a
+ *    second would cost more than 16-byte stores save (H100, bf16 127 x 4096 x 127 NN 0.66x ->
+ *    0.90x; larger sides stay with the row-copy kernel: bf16 2047^3 NN lost 6 % taken along).
+ *  Pure. */
+static inline int cm__gemm_pack_copy_kernel(int elem_bytes, int kdim,
+                                            unsigned long long side_bytes,
+                                            unsigned long long all_bytes, int pair_runs) {
+    const int short_rows = (unsigned long long)kdim * (unsigned long long)elem_bytes <
+                           CM__PACK_SHORT_ROW_BYTES;
+    if (short_rows && all_bytes <= CM__PACK_PAIR_TAKES_BYTES) return 0;
+    return !(pair_runs && side_bytes <= CM__PACK_PAIR_TAKES_BYTES);
+}
+
 /** The GEMM's operand staging on `stream`: both operands of a product (either side NULL: not
  *  staged) into K-contiguous rows of ldd elements, elem_bytes 4 (FP32/TF32) or 2 (BF16): a
  *  transpose for a rows-contiguous side, a row copy for a K-contiguous one (16-byte stores

@@ -233,7 +233,6 @@ template <typename T> unsigned long long side_bytes(const PackSide<T> &s, int kd
     return (unsigned long long)s.rows * (unsigned long long)kdim *
            (unsigned long long)s.count * sizeof(T);
 }
-constexpr unsigned long long PAIR_TAKES_BYTES = 4ull << 20; // 4 MiB
 
 template <typename T>
 cudaError_t pack_pair(int kdim, const cm__gemm_pack_side_t *a, const cm__gemm_pack_side_t *b,
@@ -242,16 +241,15 @@ cudaError_t pack_pair(int kdim, const cm__gemm_pack_side_t *a, const cm__gemm_pa
     if (!pack_side<T>(a, kdim, &sa) || !pack_side<T>(b, kdim, &sb)) return cudaErrorInvalidValue;
     if (kdim == 0 || sa.r_tiles + sb.r_tiles == 0) return cudaSuccess;
     // the sides with 16-byte rows in dst go to the copy kernel, the others to the pair kernel
-    // (one launch each where both sides go to one)
+    // (one launch each where both sides go to one); the pair kernel also takes small sides of
+    // short rows, and a small side along where it runs anyway (cm__gemm_pack_copy_kernel)
     const PackSide<T> none{};
-    // where the pair kernel runs anyway (a transposed side, or dst rows off 16 bytes), it
-    // takes a copy side of at most PAIR_TAKES_BYTES along: one launch where a second would
-    // cost more than the copy kernel's 16-byte loads save (H100, bf16 127 x 4096 x 127 NN
-    // 0.66x -> 0.90x cuBLAS; larger copies stay with the copy kernel: bf16 2047^3 NN lost 6 %
-    // taken along; bench/NOTES-gemm.md)
     const bool pair_runs = (sa.r_tiles > 0 && !sa.vec) || (sb.r_tiles > 0 && !sb.vec);
-    const bool va = sa.vec && !(pair_runs && side_bytes(sa, kdim) <= PAIR_TAKES_BYTES);
-    const bool vb = sb.vec && !(pair_runs && side_bytes(sb, kdim) <= PAIR_TAKES_BYTES);
+    const unsigned long long ba = sa.r_tiles > 0 ? side_bytes(sa, kdim) : 0ull;
+    const unsigned long long bb = sb.r_tiles > 0 ? side_bytes(sb, kdim) : 0ull;
+    const int eb = (int)sizeof(T);
+    const bool va = sa.vec && cm__gemm_pack_copy_kernel(eb, kdim, ba, ba + bb, pair_runs);
+    const bool vb = sb.vec && cm__gemm_pack_copy_kernel(eb, kdim, bb, ba + bb, pair_runs);
     const PackSide<T> &ca = va ? sa : none, &cb = vb ? sb : none;
     const PackSide<T> &pa = va ? none : sa, &pb = vb ? none : sb;
     const int k_tiles = (int)(((long long)kdim + TILE - 1) / TILE);

@@ -2715,6 +2715,32 @@ static void test_ffma_forms_and_pitch(void **state) {
     assert_int_equal(sa, 1);
 }
 
+/* cm__gemm_pack_copy_kernel: which kernel copies a K-contiguous side of the staging */
+static void test_pack_copy_kernel(void **state) {
+    (void)state;
+    const unsigned long long mib = 1ull << 20, cap = CM__PACK_PAIR_TAKES_BYTES;
+    /* rows of 127 bf16 (254 bytes) or 127 floats (508): the pair kernel while both sides
+     * together fit the bound, whether or not it runs anyway */
+    assert_int_equal(cm__gemm_pack_copy_kernel(2, 127, mib, mib + 32768, 0), 0);
+    assert_int_equal(cm__gemm_pack_copy_kernel(4, 127, 2 * mib, 2 * mib + 508000, 0), 0);
+    assert_int_equal(cm__gemm_pack_copy_kernel(2, 255, cap / 2, cap, 0), 0);
+    /* 512 bytes and more (one warp's 16-byte stores): the row-copy kernel */
+    assert_int_equal(cm__gemm_pack_copy_kernel(2, 256, mib, 2 * mib, 0), 1);
+    assert_int_equal(cm__gemm_pack_copy_kernel(4, 128, mib, 2 * mib, 0), 1);
+    assert_int_equal(cm__gemm_pack_copy_kernel(2, 1001, 2 * mib, 4 * mib, 0), 1);
+    /* short rows over the bound together: the row-copy kernel, unless the pair kernel runs
+     * anyway and takes this side along (at most the bound) */
+    assert_int_equal(cm__gemm_pack_copy_kernel(2, 127, 3 * mib, cap + 1, 0), 1);
+    assert_int_equal(cm__gemm_pack_copy_kernel(2, 127, 3 * mib, cap + 1, 1), 0);
+    assert_int_equal(cm__gemm_pack_copy_kernel(2, 127, cap + 1, cap + 1, 1), 1);
+    /* long rows: taken along only where the pair kernel runs anyway, up to the bound */
+    assert_int_equal(cm__gemm_pack_copy_kernel(2, 3001, cap, 2 * cap, 1), 0);
+    assert_int_equal(cm__gemm_pack_copy_kernel(2, 3001, cap + 2, 2 * cap, 1), 1);
+    assert_int_equal(cm__gemm_pack_copy_kernel(4, 3001, mib, mib, 0), 1);
+    /* no overflow: K near INT_MAX */
+    assert_int_equal(cm__gemm_pack_copy_kernel(4, 0x7fffffff, mib, mib, 0), 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_enums_and_sizes, setup, teardown),
@@ -2736,6 +2762,7 @@ int main(void) {
         cmocka_unit_test(test_wave_split),
         cmocka_unit_test(test_wave_pieces),
         cmocka_unit_test(test_c_vec4),
+        cmocka_unit_test(test_pack_copy_kernel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
