@@ -499,7 +499,7 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * and bf16 with one of 5 to 16 on Hopper where the long side's operand is contiguous along K in
  * 16-byte rows and the short side's contiguous along M / N, K >= 1024 (the wgmma kernel, the
  * short side staged or read as it is, is faster there: column-major NN with M of 5 to 16), and
- * bf16 with one of 9 to 16 and K >= 1000 on Hopper that the tiles do not take (rows off 16
+ * bf16 with one of 9 to 16 and K >= 768 on Hopper that the tiles do not take (rows off 16
  * bytes: an odd K), which the wgmma kernel runs after its pre-pass; the other skinny layouts
  * take the tiles below. Other shapes are chosen
  * by the device's compute capability and the shape class (small: fewer 128 x 128 tiles of C

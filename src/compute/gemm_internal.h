@@ -56,9 +56,12 @@ enum {
  *  (above the skinny kernel's 8-vector form: its 16-vector one keeps 2 blocks per SM) and K of
  *  at least CM__GEMM_SKINNY_SM90_BF16_K, which the tensor-core tiles do not take (an operand
  *  not K-contiguous in 16-byte rows: an odd K), runs the wgmma kernel after its pre-pass
- *  instead of the skinny kernel (cm__gemm_select; measured from K = 1001). */
+ *  instead of the skinny kernel (cm__gemm_select). Measured: H100 from K = 1001; H200, small
+ *  side 16: K = 999 0.78x cuBLAS against skinny's 0.50x (16 x 10000 x 999), K = 501 skinny
+ *  0.96-0.99x against 0.90-0.94x (16 x 3001 x 501); the bound sits between, unmeasured there
+ *  (bench/NOTES-gemm.md). */
 #define CM__GEMM_SKINNY_SM90_BF16 9
-#define CM__GEMM_SKINNY_SM90_BF16_K 1000
+#define CM__GEMM_SKINNY_SM90_BF16_K 768
 /** A matrix-vector product (m or n == 1, one matrix) with K at most this, read along K, over at
  *  least CM__GEMM_SKINNY_ROWS_PER_SM rows per multiprocessor runs the skinny kernel instead of
  *  gemv (measured at K = 127 and 4096 rows; K = 512 over 7 rows and K >= 1000 stay gemv's). */
