@@ -579,11 +579,11 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
      *   orientation (the long side on B) was not measured and keeps skinny.
      * - a small side of 9 .. 16 (the skinny kernel's 16-vector form, 2 blocks per SM) and a K
      *   of at least CM__GEMM_SKINNY_SM90_BF16_K that the tensor-core rule above leaves to
-     *   skinny (an operand not
-     *   K-contiguous in 16-byte rows): the wgmma kernel after its pre-pass. H100 against
-     *   cuBLAS, NN / TN: 16 x 3001 x 2001 sm90 0.81 / 0.83x against skinny 0.57 / 0.56x, 12 x
-     *   3001 x 2001 0.74 / 0.82x against 0.64 / 0.57x, 16 x 4096 x 1001 0.94 / 1.02x against
-     *   0.83 / 0.84x; H200: 16 x 10000 x 999 0.78x against 0.50x (bench/NOTES-gemm.md). */
+     *   skinny (an operand not K-contiguous in 16-byte rows): the wgmma kernel after its
+     *   pre-pass. H100 against cuBLAS, NN / TN: 16 x 3001 x 2001 sm90 0.81 / 0.83x against
+     *   skinny 0.57 / 0.56x, 12 x 3001 x 2001 0.74 / 0.82x against 0.64 / 0.57x, 16 x 4096 x
+     *   1001 0.94 / 1.02x against 0.83 / 0.84x; H200: 16 x 10000 x 999 0.78x against 0.50x
+     *   (bench/NOTES-gemm.md). */
     const int sm90_bf16_one = arch == CM__GEMM_ARCH_SM90 && have_sm90 &&
                               p->in_type == CM__GEMM_BF16 && precision != CM_GEMM_FP32_3XTF32 &&
                               p->batch <= 1;
