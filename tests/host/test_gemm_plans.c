@@ -15,7 +15,9 @@
  * tiles' align1 form reads the operands as they are)
  * so that a change to the dispatch or to split-K can be compared on the host against the
  * previous commit's lines (diff) before it goes to the GPU. CM_GEMM_PLANS_SHAPES="MxNxK ..."
- * prints the same lines for those shapes too (H200 only; operands of at most 4 GiB).
+ * prints the same lines for those shapes too (H200 only; operands of at most 4 GiB), as strided
+ * batches of CM_GEMM_PLANS_BATCH packed products where that is set (2 .. 1024; each such line
+ * is followed by "PLAN-BATCH B").
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -70,13 +72,26 @@ static int next_shape(const char **s, size_t *m, size_t *n, size_t *k) {
     return 1;
 }
 
-/* The bytes of the largest operand of CM_GEMM_PLANS_SHAPES' shapes (floats), at least BUF_BYTES */
+/* CM_GEMM_PLANS_BATCH: the batch of CM_GEMM_PLANS_SHAPES' products (1 where unset or not 2 ..
+ * 1024) */
+static size_t extra_batch(void) {
+    const char *e = getenv("CM_GEMM_PLANS_BATCH");
+    const long b = e != NULL ? strtol(e, NULL, 10) : 1;
+    return b >= 2 && b <= 1024 ? (size_t)b : 1;
+}
+
+/* The batch check_plan explains: extra_batch() for CM_GEMM_PLANS_SHAPES' shapes, else 1 */
+static size_t g_plan_batch = 1;
+
+/* The bytes of the largest operand of CM_GEMM_PLANS_SHAPES' shapes (floats, times
+ * extra_batch()), at least BUF_BYTES */
 static size_t extra_bytes(void) {
     size_t most = BUF_BYTES, m, n, k;
     const char *s = getenv("CM_GEMM_PLANS_SHAPES");
     while (s != NULL && next_shape(&s, &m, &n, &k) == 1) {
         const size_t ak = m * k, bk = k * n, cn = m * n;
-        const size_t big = (ak > bk ? (ak > cn ? ak : cn) : (bk > cn ? bk : cn)) * 4 + 4096;
+        const size_t big =
+            (ak > bk ? (ak > cn ? ak : cn) : (bk > cn ? bk : cn)) * 4 * extra_batch() + 4096;
         if (big > most && big <= ((size_t)1 << 32)) most = big;
     }
     return most;
@@ -126,10 +141,12 @@ static void check_plan(int major, int minor, int sms, cm_gemm_precision_t prec, 
              m, n, k, ops[op_a == CM_GEMM_OP_T], ops[op_b == CM_GEMM_OP_T]);
     /* packed column-major: op(A) m x k, op(B) k x n */
     const size_t lda = op_a == CM_GEMM_OP_N ? m : k, ldb = op_b == CM_GEMM_OP_N ? k : n;
+    const size_t nb = g_plan_batch, sa = nb > 1 ? m * k : 0, sb = nb > 1 ? k * n : 0,
+                 sc = nb > 1 ? m * n : 0;
     size_t len = 0;
     memset(text, 0, sizeof text);
     const cm_status_t st = cm_gemm_explain(prec, CM_GEMM_COL_MAJOR, op_a, op_b, m, n, k, g.a, 0,
-                                           lda, 0, g.b, 0, ldb, 0, g.c, 0, m, 0, 1, text,
+                                           lda, sa, g.b, 0, ldb, sb, g.c, 0, m, sc, nb, text,
                                            sizeof text, &len);
     if (st != CM_OK) fail_msg("%s: cm_gemm_explain returned %d", what, (int)st);
     if (len == 0 || len != strlen(text) || len >= sizeof text)
@@ -174,6 +191,7 @@ static void check_plan(int major, int minor, int sms, cm_gemm_precision_t prec, 
                prec_tag(prec), m, n, k, ops[op_a == CM_GEMM_OP_T], ops[op_b == CM_GEMM_OP_T],
                name, parts, *wave ? " wave" : "", copied ? " copy" : "",
                align1 ? " align1" : "");
+    if (print && nb > 1) printf("PLAN-BATCH %zu\n", nb);
 }
 
 /* check_plan over the four (op_a, op_b) of one shape and precision; the number of plans that
@@ -262,8 +280,10 @@ static void test_extra_plans(void **state) {
     sim_device(9, 0, 132);
     size_t m, n, k;
     int got;
+    g_plan_batch = extra_batch();
     while ((got = next_shape(&s, &m, &n, &k)) == 1)
         for (size_t p = 0; p < N_PRECS; ++p) (void)check_ops(9, 0, 132, k_precs[p], m, n, k, 1);
+    g_plan_batch = 1;
     if (got < 0) fail_msg("CM_GEMM_PLANS_SHAPES: not MxNxK at \"%s\"", s);
     sim_device(0, 0, 0);
 }
