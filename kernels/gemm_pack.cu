@@ -245,8 +245,7 @@ cudaError_t pack_pair(int kdim, const cm__gemm_pack_side_t *a, const cm__gemm_pa
     // short rows, and a small side along where it runs anyway (cm__gemm_pack_copy_kernel)
     const PackSide<T> none{};
     const bool pair_runs = (sa.r_tiles > 0 && !sa.vec) || (sb.r_tiles > 0 && !sb.vec);
-    const unsigned long long ba = sa.r_tiles > 0 ? side_bytes(sa, kdim) : 0ull;
-    const unsigned long long bb = sb.r_tiles > 0 ? side_bytes(sb, kdim) : 0ull;
+    const unsigned long long ba = side_bytes(sa, kdim), bb = side_bytes(sb, kdim); // 0 unstaged
     const int eb = (int)sizeof(T);
     const bool va = sa.vec && cm__gemm_pack_copy_kernel(eb, kdim, ba, ba + bb, pair_runs);
     const bool vb = sb.vec && cm__gemm_pack_copy_kernel(eb, kdim, bb, ba + bb, pair_runs);

@@ -50,6 +50,13 @@
 #                    SHAPES twice at the checkout ($R/head1.txt, head2.txt), then PATCH applied
 #                    and built, twice again ($R/patch1.txt, patch2.txt); the patch stays applied
 #                    (exp_unpatch PATCH takes it out)
+#   exp_step WORDS   exp_say WORDS, also appended to $R/summary.txt
+#   exp_patched PATCH
+#                    exp_patch_build PATCH (its output into $R/summary.txt), then exp_step
+#                    "patched build done"
+#   exp_unpatched PATCH
+#                    exp_unpatch_build PATCH (its output into $R/summary.txt), then exp_step
+#                    "done"
 #   exp_unpatch_build PATCH
 #                    exp_unpatch PATCH, then build-gpu/ rebuilt (a failed build's last lines on
 #                    stdout): the checkout's objects again for whatever runs after
@@ -178,4 +185,13 @@ exp_unpatch_build() {
     exp_unpatch "$1"
     cmake --build build-gpu --parallel 16 >/tmp/unpatch-build.txt 2>&1 ||
         { echo "unpatched build failed"; tail -20 /tmp/unpatch-build.txt; }
+}
+exp_step() { exp_say "$@" | tee -a "$R/summary.txt"; }
+exp_patched() {
+    exp_patch_build "$1" >>"$R/summary.txt"
+    exp_step "patched build done"
+}
+exp_unpatched() {
+    exp_unpatch_build "$1" >>"$R/summary.txt"
+    exp_step "done"
 }

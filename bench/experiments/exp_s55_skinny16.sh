@@ -17,9 +17,7 @@ CM_BENCH_SWEEP_ONLY="tf32" exp_config_sweeps configs.txt "$tf32" skinny mma:64x6
     tee -a "$R/summary.txt"
 p=bench/experiments/skinny-xfirst16.patch
 shapes16="9x4096x4096 12x4096x4096 16x4096x4096 16x8192x8192 12x8192x1024 13x4096x2048 10x3001x2001 16x3001x2001 16x10000x999"
-exp_patch_build "$p" >>"$R/summary.txt"
-exp_say "patched build done" | tee -a "$R/summary.txt"
+exp_patched "$p"
 exp_variant_sweeps CM_SKINNY_EXP "0 2" "$shapes16" "fp32" 120 >"$R/sweeps.txt" 2>&1
-exp_say "sweeps done" | tee -a "$R/summary.txt"
-exp_unpatch_build "$p" >>"$R/summary.txt"
-exp_say "done" | tee -a "$R/summary.txt"
+exp_step "sweeps done"
+exp_unpatched "$p"

@@ -11,8 +11,7 @@ set -u
 exp_start
 exp_build | tee -a "$R/summary.txt"
 p=bench/experiments/pdl-stage-switch.patch
-exp_patch_build "$p" >>"$R/summary.txt"
-exp_say "patched build done" | tee -a "$R/summary.txt"
+exp_patched "$p"
 for on in 1 0; do
     for f in test_split_k test_sm90_mn_tf32 test_split_k_forced test_explain_matches_run; do
         CM_PDL_STAGE=$on exp_test_runs none 180 "$f" | sed "s/^=== /=== pdl=$on /"
@@ -20,6 +19,5 @@ for on in 1 0; do
     CM_PDL_STAGE=$on exp_test_exe none 240 test_gpu_gemm_batched test_batched_forced |
         sed "s/^=== /=== pdl=$on /"
 done >"$R/tests.txt" 2>&1
-exp_say "tests done" | tee -a "$R/summary.txt"
-exp_unpatch_build "$p" >>"$R/summary.txt"
-exp_say "done" | tee -a "$R/summary.txt"
+exp_step "tests done"
+exp_unpatched "$p"

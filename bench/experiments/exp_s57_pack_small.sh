@@ -15,14 +15,12 @@ exp_start
 exp_build | tee -a "$R/summary.txt"
 p=bench/experiments/pack-pair-all.patch
 shapes="${S57_SHAPES:-127x4096x127 4096x127x127 3001x64x127 127x127x127 1000x3001x127 512x512x1001 1000x1000x1001 127x1000x3001 1000x127x3001 2047x2047x2047 300x300x3001}"
-exp_patch_build "$p" >>"$R/summary.txt"
-exp_say "patched build done" | tee -a "$R/summary.txt"
+exp_patched "$p"
 exp_variant_sweeps CM_PACK_EXP "0 1 4 8" "$shapes" "bf16 tf32" 120 >"$R/sweeps.txt" 2>&1
-exp_say "sweeps done" | tee -a "$R/summary.txt"
+exp_step "sweeps done"
 {
     CM_PACK_EXP=64 exp_test_runs none 240 test_realigned "test_sm90*"
     CM_PACK_EXP=64 exp_test_runs memcheck 300 test_realigned
 } >"$R/tests.txt" 2>&1
-exp_say "tests done" | tee -a "$R/summary.txt"
-exp_unpatch_build "$p" >>"$R/summary.txt"
-exp_say "done" | tee -a "$R/summary.txt"
+exp_step "tests done"
+exp_unpatched "$p"

@@ -14,8 +14,7 @@ set -u
 exp_start
 exp_build | tee -a "$R/summary.txt"
 p=bench/experiments/ffma-q3-rule.patch
-exp_patch_build "$p" >>"$R/summary.txt"
-exp_say "patched build done" | tee -a "$R/summary.txt"
+exp_patched "$p"
 for round in 1 2; do
     for v in 0 1 2; do
         echo "=== config v$v#$round"
@@ -23,11 +22,10 @@ for round in 1 2; do
             env -u CM_BENCH_RESULTS build-gpu/bench/bench_gemm --sweep
     done
 done >"$R/sweeps.txt" 2>&1
-exp_say "sweeps done" | tee -a "$R/summary.txt"
+exp_step "sweeps done"
 {
     CM_FFMA_Q3_EXP=2 exp_test_runs none 300 test_every_config test_medium_odd "test_split_k*"
     CM_FFMA_Q3_EXP=2 exp_test_runs memcheck 300 test_medium_odd
 } >"$R/tests.txt" 2>&1
-exp_say "tests done" | tee -a "$R/summary.txt"
-[ "${S59_LAST:-0}" = 1 ] || exp_unpatch_build "$p" >>"$R/summary.txt"
-exp_say "done" | tee -a "$R/summary.txt"
+exp_step "tests done"
+[ "${S59_LAST:-0}" = 1 ] || exp_unpatched "$p"

@@ -14,19 +14,17 @@ set -u
 exp_start
 exp_build | tee -a "$R/summary.txt"
 p=bench/experiments/dispatch-floors.patch
-exp_patch_build "$p" >>"$R/summary.txt"
-exp_say "patched build done" | tee -a "$R/summary.txt"
+exp_patched "$p"
 a1="16x2001x3001 12x2001x3001 16x1000x3001 8x1000x4001 64x127x3001 100x300x2001 127x127x3001"
 exp_variant_sweeps CM_A1_EXP "0 1024" "$a1" "tf32" 120 >"$R/a1.txt" 2>&1
-exp_say "a1 sweeps done" | tee -a "$R/summary.txt"
+exp_step "a1 sweeps done"
 mink="4096x12x255 12x4096x255 3001x8x200 5x10000x127 16x4096x160 2x50000x100 7x4096x127 4096x7x127 16x10000x200 8x8192x127"
 exp_variant_sweeps CM_SKMINK_EXP "256 128 96" "$mink" "fp32 tf32 bf16" 120 >"$R/mink.txt" 2>&1
-exp_say "mink sweeps done" | tee -a "$R/summary.txt"
+exp_step "mink sweeps done"
 {
     CM_A1_EXP=1024 CM_SKMINK_EXP=96 exp_test_runs none 240 test_skinny test_realigned \
         test_explain_matches_run test_medium_odd
     CM_A1_EXP=1024 CM_SKMINK_EXP=96 exp_test_runs memcheck 240 test_realigned
 } >"$R/tests.txt" 2>&1
-exp_say "tests done" | tee -a "$R/summary.txt"
-exp_unpatch_build "$p" >>"$R/summary.txt"
-exp_say "done" | tee -a "$R/summary.txt"
+exp_step "tests done"
+exp_unpatched "$p"

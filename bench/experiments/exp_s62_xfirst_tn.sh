@@ -11,15 +11,13 @@ set -u
 exp_start
 exp_build | tee -a "$R/summary.txt"
 p=bench/experiments/skinny-xfirst16.patch
-exp_patch_build "$p" >>"$R/summary.txt"
-exp_say "patched build done" | tee -a "$R/summary.txt"
+exp_patched "$p"
 shapes="9x4096x4096 12x4096x4096 16x4096x4096 12x8192x1024 13x4096x2048 10x3001x2001 16x3001x2001 16x10000x999 4096x12x4096 3001x16x2001"
 exp_variant_sweeps CM_SKINNY_EXP "0 2 3" "$shapes" "fp32 tf32" 120 >"$R/sweeps.txt" 2>&1
-exp_say "sweeps done" | tee -a "$R/summary.txt"
+exp_step "sweeps done"
 {
     CM_SKINNY_EXP=3 exp_test_runs none 240 test_skinny
     CM_SKINNY_EXP=2 exp_test_runs none 240 test_skinny
 } >"$R/tests.txt" 2>&1
-exp_say "tests done" | tee -a "$R/summary.txt"
-exp_unpatch_build "$p" >>"$R/summary.txt"
-exp_say "done" | tee -a "$R/summary.txt"
+exp_step "tests done"
+exp_unpatched "$p"

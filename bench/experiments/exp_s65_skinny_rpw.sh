@@ -14,17 +14,15 @@ set -u
 exp_start
 exp_build | tee -a "$R/summary.txt"
 p=bench/experiments/skinny-rpw.patch
-exp_patch_build "$p" >>"$R/summary.txt"
-exp_say "patched build done" | tee -a "$R/summary.txt"
+exp_patched "$p"
 shapes="16x4096x4096 12x4096x4096 9x4096x4096 16x8192x8192 16x10000x999 13x4096x2048 12x8192x1024 4096x16x4096 3001x12x2001"
 exp_variant_sweeps CM_SKINNY_RPW "0 3 4 41" "$shapes" "fp32 tf32 bf16" 150 >"$R/sweeps.txt" 2>&1
-exp_say "sweeps done" | tee -a "$R/summary.txt"
+exp_step "sweeps done"
 {
     for v in 3 4 41; do
         CM_SKINNY_RPW=$v exp_test_runs none 240 test_skinny test_split_k | sed "s/^=== /=== rpw=$v /"
     done
     CM_SKINNY_RPW=4 exp_test_runs memcheck 300 test_skinny
 } >"$R/tests.txt" 2>&1
-exp_say "tests done" | tee -a "$R/summary.txt"
-exp_unpatch_build "$p" >>"$R/summary.txt"
-exp_say "done" | tee -a "$R/summary.txt"
+exp_step "tests done"
+exp_unpatched "$p"

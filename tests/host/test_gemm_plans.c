@@ -16,8 +16,8 @@
  * so that a change to the dispatch or to split-K can be compared on the host against the
  * previous commit's lines (diff) before it goes to the GPU. CM_GEMM_PLANS_SHAPES="MxNxK ..."
  * prints the same lines for those shapes too (H200 only; operands of at most 4 GiB), as strided
- * batches of CM_GEMM_PLANS_BATCH packed products where that is set (2 .. 1024; each such line
- * is followed by "PLAN-BATCH B").
+ * batches of CM_GEMM_PLANS_BATCH packed products where that is set (2 .. 1024; the lines then
+ * end with "batch B").
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -80,9 +80,6 @@ static size_t extra_batch(void) {
     return b >= 2 && b <= 1024 ? (size_t)b : 1;
 }
 
-/* The batch check_plan explains: extra_batch() for CM_GEMM_PLANS_SHAPES' shapes, else 1 */
-static size_t g_plan_batch = 1;
-
 /* The bytes of the largest operand of CM_GEMM_PLANS_SHAPES' shapes (floats, times
  * extra_batch()), at least BUF_BYTES */
 static size_t extra_bytes(void) {
@@ -132,8 +129,8 @@ static const char *prec_tag(cm_gemm_precision_t p) {
 
 /* One case's plan, checked; *wave: whether it took the last wave's split */
 static void check_plan(int major, int minor, int sms, cm_gemm_precision_t prec, size_t m,
-                       size_t n, size_t k, cm_gemm_op_t op_a, cm_gemm_op_t op_b, int print,
-                       int *wave) {
+                       size_t n, size_t k, size_t nb, cm_gemm_op_t op_a, cm_gemm_op_t op_b,
+                       int print, int *wave) {
     char text[4096], name[64], tail[96];
     const char *ops[2] = {"N", "T"};
     char what[128];
@@ -141,8 +138,8 @@ static void check_plan(int major, int minor, int sms, cm_gemm_precision_t prec, 
              m, n, k, ops[op_a == CM_GEMM_OP_T], ops[op_b == CM_GEMM_OP_T]);
     /* packed column-major: op(A) m x k, op(B) k x n */
     const size_t lda = op_a == CM_GEMM_OP_N ? m : k, ldb = op_b == CM_GEMM_OP_N ? k : n;
-    const size_t nb = g_plan_batch, sa = nb > 1 ? m * k : 0, sb = nb > 1 ? k * n : 0,
-                 sc = nb > 1 ? m * n : 0;
+    /* nb packed products one after the other (strides 0 for one) */
+    const size_t sa = nb > 1 ? m * k : 0, sb = nb > 1 ? k * n : 0, sc = nb > 1 ? m * n : 0;
     size_t len = 0;
     memset(text, 0, sizeof text);
     const cm_status_t st = cm_gemm_explain(prec, CM_GEMM_COL_MAJOR, op_a, op_b, m, n, k, g.a, 0,
@@ -186,22 +183,23 @@ static void check_plan(int major, int minor, int sms, cm_gemm_precision_t prec, 
      * "first ... is copied / transposed"), or read as they are by the TF32 align1 form */
     const int copied = strstr(text, "; first ") != NULL;
     const int align1 = strstr(text, "align1 form") != NULL;
+    char batch[32] = "";
+    if (nb > 1) snprintf(batch, sizeof batch, " batch %zu", nb);
     if (print)
-        printf("PLAN %d.%d %d %s_%zux%zux%zu_%s%s %s parts %d%s%s%s\n", major, minor, sms,
+        printf("PLAN %d.%d %d %s_%zux%zux%zu_%s%s %s parts %d%s%s%s%s\n", major, minor, sms,
                prec_tag(prec), m, n, k, ops[op_a == CM_GEMM_OP_T], ops[op_b == CM_GEMM_OP_T],
                name, parts, *wave ? " wave" : "", copied ? " copy" : "",
-               align1 ? " align1" : "");
-    if (print && nb > 1) printf("PLAN-BATCH %zu\n", nb);
+               align1 ? " align1" : "", batch);
 }
 
-/* check_plan over the four (op_a, op_b) of one shape and precision; the number of plans that
- * took the last wave's split */
+/* check_plan over the four (op_a, op_b) of one shape, batch and precision; the number of plans
+ * that took the last wave's split */
 static int check_ops(int major, int minor, int sms, cm_gemm_precision_t prec, size_t m, size_t n,
-                     size_t k, int print) {
+                     size_t k, size_t nb, int print) {
     int waves = 0;
     for (int o = 0; o < 4; ++o) {
         int wave = 0;
-        check_plan(major, minor, sms, prec, m, n, k, (cm_gemm_op_t)(o & 1),
+        check_plan(major, minor, sms, prec, m, n, k, nb, (cm_gemm_op_t)(o & 1),
                    (cm_gemm_op_t)(o >> 1), print, &wave);
         waves += wave;
     }
@@ -222,7 +220,7 @@ static void test_sweep_plans(void **state) {
             for (size_t i = 0; i < N_SWEEP; ++i) {
                 const int waves = check_ops(devs[d].major, devs[d].minor, devs[d].sms,
                                             k_precs[p], k_sweep[i].m, k_sweep[i].n,
-                                            k_sweep[i].k, print);
+                                            k_sweep[i].k, 1, print);
                 cases += 4;
                 if (d == 0) waves_h200 += waves;
             }
@@ -280,10 +278,10 @@ static void test_extra_plans(void **state) {
     sim_device(9, 0, 132);
     size_t m, n, k;
     int got;
-    g_plan_batch = extra_batch();
+    const size_t nb = extra_batch();
     while ((got = next_shape(&s, &m, &n, &k)) == 1)
-        for (size_t p = 0; p < N_PRECS; ++p) (void)check_ops(9, 0, 132, k_precs[p], m, n, k, 1);
-    g_plan_batch = 1;
+        for (size_t p = 0; p < N_PRECS; ++p)
+            (void)check_ops(9, 0, 132, k_precs[p], m, n, k, nb, 1);
     if (got < 0) fail_msg("CM_GEMM_PLANS_SHAPES: not MxNxK at \"%s\"", s);
     sim_device(0, 0, 0);
 }
