@@ -372,9 +372,11 @@ cudaError_t cm__gemm_gemv(const cm__gemm_args_t *p, int sm_count, cudaStream_t s
  *  CM__GEMM_SKINNY_MAX (and k >= 1): one bandwidth-bound pass over the large operand that keeps
  *  min(m, n) sums per row of it, FP32 arithmetic for every precision (in_type F32 or BF16;
  *  out_type F32, or BF16 with BF16 input), deterministic, no scratch. A batch takes any strides
- *  (16-byte loads only where every product keeps the alignment). cudaErrorInvalidValue (nothing
- *  launched) for any other shape; else the first failing launch's error. */
-cudaError_t cm__gemm_skinny(const cm__gemm_args_t *p, cudaStream_t stream);
+ *  (16-byte loads only where every product keeps the alignment). sm_count (the device's
+ *  multiprocessors; < 1: unknown) picks how many rows a warp takes in the 16-vector form.
+ *  cudaErrorInvalidValue (nothing launched) for any other shape; else the first failing launch's
+ *  error. */
+cudaError_t cm__gemm_skinny(const cm__gemm_args_t *p, int sm_count, cudaStream_t stream);
 
 /* ---------------------------------------------------------------- packing (kernels/gemm_pack.cu) */
 

@@ -18,13 +18,15 @@
 // R running sums; warp w takes k = w, w + KG, ... (four matrix loads in flight per lane), and
 // reads X(k, r) as a warp-uniform load (one transaction, from L1). The block then adds its KG
 // warps' sums in warp order through shared memory, warp r finishing output r.
-// rows: blocks of 8 warps, each warp two rows (16 rows a block). The block stages X for a chunk
-// of KC values of k in shared memory as floats (once, for all its rows), then each lane reads
-// 16-byte vectors of its rows (two of 4 floats at k0 + 4 l and k0 + 128 + 4 l, or one of 8 bf16
-// at k0 + 8 l; scalar loads when the rows are not 16-byte aligned) and adds them times the staged
-// X into 2 x R sums. At the end the warp adds its lanes' sums with shuffles.
-// Every sum is formed in a fixed order (it depends on the shape and the alignment only): results
-// are bit-identical run to run, without atomics or scratch memory.
+// rows: blocks of 8 warps, each warp two rows (16 rows a block; four, 32 a block, for FP32 rows
+// in the 16-vector bucket where the grid fills the GPU: rows_take_rpw4). The block stages X for
+// a chunk of KC values of k in shared memory as floats (once, for all its rows), then each lane
+// reads 16-byte vectors of its rows (two of 4 floats at k0 + 4 l and k0 + 128 + 4 l, or one of 8
+// bf16 at k0 + 8 l; scalar loads when the rows are not 16-byte aligned) and adds them times the
+// staged X into RPW x R sums. At the end the warp adds its lanes' sums with shuffles.
+// Every sum is formed in a fixed order (it depends on the shape and the alignment only, not on
+// the rows a warp takes): results are bit-identical run to run and across devices, without
+// atomics or scratch memory.
 // A strided batch runs as gridDim.z: block z moves mat, x and y by z times their strides (smat,
 // sx, sy elements) first; with klast > 0 the launch's last product has K = klast (split-K's
 // shorter last part, kernels/gemm.h).
@@ -159,7 +161,7 @@ __device__ __forceinline__ float seg_at(const Seg<uint16_t> &s, int e) {
 // multiprocessor is to hold (the launch bounds' minimum, which caps the registers a thread):
 // 4 for RB <= 8 and 2 for 16, but 1 for BF16 rows read by element loads in the 8-vector
 // bucket (rows_kernel).
-template <typename TI, typename TO, int RB, int MINB>
+template <typename TI, typename TO, int RB, int MINB, int RPW = ROWS_RPW>
 __global__ void __launch_bounds__(32 * ROWS_WARPS, MINB)
 skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
             const TI *__restrict__ x, int64_t xk, int64_t xr, TO *y, int64_t yi, int64_t yr,
@@ -180,28 +182,28 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
     }
     K = cm__gemm_k_of_block(K, klast); // split-K's shorter last part
     const int t = (int)threadIdx.x, lane = t & 31, w = t >> 5;
-    const int row0 = (blockIdx.x * ROWS_WARPS + w) * ROWS_RPW;
-    const TI *rp[ROWS_RPW];
-    bool rok[ROWS_RPW];
+    const int row0 = (blockIdx.x * ROWS_WARPS + w) * RPW;
+    const TI *rp[RPW];
+    bool rok[RPW];
 #pragma unroll
-    for (int p = 0; p < ROWS_RPW; ++p) {
+    for (int p = 0; p < RPW; ++p) {
         rok[p] = row0 + p < rows;
         rp[p] = mat + (int64_t)(rok[p] ? row0 + p : 0) * ld;
     }
-    float acc[ROWS_RPW][RB];
+    float acc[RPW][RB];
 #pragma unroll
-    for (int p = 0; p < ROWS_RPW; ++p)
+    for (int p = 0; p < RPW; ++p)
 #pragma unroll
         for (int r = 0; r < RB; ++r) acc[p][r] = 0.0f;
     for (int k0 = 0; k0 < K; k0 += KC) {
         const int kc = K - k0 < KC ? K - k0 : KC;
         // 1. the lane's matrix words of this chunk, every one in flight before X's staging
         //    below, so that their latency and the staging's overlap (one of each a chunk)
-        Seg<TI> m[SEGS][ROWS_RPW];
+        Seg<TI> m[SEGS][RPW];
 #pragma unroll
         for (int s = 0; s < SEGS; ++s)
 #pragma unroll
-            for (int p = 0; p < ROWS_RPW; ++p) {
+            for (int p = 0; p < RPW; ++p) {
                 const int kk = s * 32 * SE + lane * SE; // first k of the segment in the chunk
                 load_seg(rp[p] + k0 + kk, rok[p] ? kc - kk : 0, vec != 0, m[s][p]);
             }
@@ -235,16 +237,17 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
                     xv[4 * q + 3] = u.w;
                 }
 #pragma unroll
-                for (int p = 0; p < ROWS_RPW; ++p)
+                for (int p = 0; p < RPW; ++p)
 #pragma unroll
                     for (int e = 0; e < SE; ++e)
                         acc[p][r] = fmaf(seg_at(m[s][p], e), xv[e], acc[p][r]);
             }
         }
     }
-    // every lane ends with the warp's totals; lane l writes output l (row l / R, vector l % R)
+    // every lane ends with the warp's totals; lane l writes outputs l, l + 32, ... (row o / R,
+    // vector o % R)
 #pragma unroll
-    for (int p = 0; p < ROWS_RPW; ++p)
+    for (int p = 0; p < RPW; ++p)
 #pragma unroll
         for (int r = 0; r < RB; ++r) {
             if (r >= R) continue; // the same on every lane
@@ -252,16 +255,29 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
             for (int o = 16; o > 0; o >>= 1)
                 acc[p][r] += __shfl_xor_sync(0xffffffffu, acc[p][r], o);
         }
-    static_assert(ROWS_RPW * RMAX <= 32, "one output per lane");
-    const int p = lane / R, r = lane % R;
-    if (p >= ROWS_RPW || row0 + p >= rows) return;
-    float total = 0.0f;
+    if constexpr (RPW * RMAX <= 32) { // one output per lane
+        const int p = lane / R, r = lane % R;
+        if (p >= RPW || row0 + p >= rows) return;
+        float total = 0.0f;
 #pragma unroll
-    for (int q = 0; q < ROWS_RPW; ++q)
+        for (int q = 0; q < RPW; ++q)
 #pragma unroll
-        for (int u = 0; u < RB; ++u)
-            if (q == p && u == r) total = acc[q][u]; // registers: no dynamic indexing
-    epilogue(y + (int64_t)(row0 + p) * yi + (int64_t)r * yr, total, alpha, beta);
+            for (int u = 0; u < RB; ++u)
+                if (q == p && u == r) total = acc[q][u]; // registers: no dynamic indexing
+        epilogue(y + (int64_t)(row0 + p) * yi + (int64_t)r * yr, total, alpha, beta);
+    } else {
+        for (int o = lane; o < RPW * R; o += 32) {
+            const int p = o / R, r = o % R;
+            if (row0 + p >= rows) break; // later outputs are on later rows
+            float total = 0.0f;
+#pragma unroll
+            for (int q = 0; q < RPW; ++q)
+#pragma unroll
+                for (int u = 0; u < RB; ++u)
+                    if (q == p && u == r) total = acc[q][u];
+            epilogue(y + (int64_t)(row0 + p) * yi + (int64_t)r * yr, total, alpha, beta);
+        }
+    }
 }
 
 // The skinny_rows form for R vectors: R's bucket (RB) and its bound on registers (MINB).
@@ -279,11 +295,28 @@ template <typename TI, typename TO> auto rows_kernel(int R, bool elem) {
                   : R <= 8 ? skinny_rows<TI, TO, 8, 4> : skinny_rows<TI, TO, 16, 2>;
 }
 
+// The FP32-input 16-vector bucket with 4 rows a warp (RPW 4) where its grid still fills the
+// GPU. With 2 rows a warp each 16-byte shared-memory read of staged X feeds 8 FMAs, and at R =
+// 16 a chunk spends about twice as long on shared memory as on FMAs, above the matrix's DRAM
+// time; 4 rows halve the reads a sum. It halves the blocks too, so it takes only grids of at
+// least 3/2 blocks a multiprocessor (H100 against cuBLAS, 2 rows -> 4: FP32 16 x 4096 x 4096
+// NN 0.69 -> 0.95x, TN 0.87 -> 1.15x, 16 x 8192 x 8192 NN 0.55 -> 0.80x, 12 x 8192 x 1024 TN
+// 1.13 -> 1.27x, TF32 16 x 4096 x 4096 NN 0.49 -> 0.68x; on grids of 94-128 blocks, 13 x 4096
+// x 2048 TN 1.35 -> 0.98x and 3001 x 12 x 2001 TN 1.43 -> 1.23x: bench/NOTES-gemm.md).
+// BF16 rows keep 2 (unmeasured), as does sm_count < 1 (unknown).
+constexpr int ROWS_RPW4 = 4;
+template <typename TI> bool rows_take_rpw4(int R, int rows, unsigned nz, int sm_count) {
+    if (sizeof(TI) != 4 || R <= 8 || sm_count < 1) return false;
+    const int64_t per_block = ROWS_WARPS * ROWS_RPW4;
+    const int64_t blocks = (rows + per_block - 1) / per_block * (int64_t)nz;
+    return 2 * blocks >= 3 * (int64_t)sm_count;
+}
+
 // One launch of the vector view v (kernels/gemm_elem.cuh): `batch` products (at most
 // CM__GEMM_MAX_BATCH_PER_LAUNCH) as gridDim.z.
 template <typename TI, typename TO>
 cudaError_t run(const cm__gemm_vec_view &v, int K, int klast, float alpha, float beta, int batch,
-                cudaStream_t stream) {
+                int sm_count, cudaStream_t stream) {
     const int rows = v.rows, R = v.R;
     const int64_t ld = v.ld, xk = v.xk, xr = v.xr, yi = v.yi, yr = v.yr, smat = v.smat,
                   sx = v.sx, sy = v.sy;
@@ -294,9 +327,13 @@ cudaError_t run(const cm__gemm_vec_view &v, int K, int klast, float alpha, float
     if (v.kmajor) {
         const int64_t ve = 16 / (int64_t)sizeof(TI); // elements per 16-byte vector
         const int vec = ld % ve == 0 && cm__gemm_batch_aligned(mat, smat, (int64_t)sizeof(TI), 16);
-        const int per_block = ROWS_WARPS * ROWS_RPW;
+        const bool rpw4 = rows_take_rpw4<TI>(R, rows, nz, sm_count);
+        const int per_block = ROWS_WARPS * (rpw4 ? ROWS_RPW4 : ROWS_RPW);
         const dim3 grid((unsigned)((rows + per_block - 1) / per_block), 1, nz);
         auto kernel = rows_kernel<TI, TO>(R, vec == 0);
+        if constexpr (sizeof(TI) == 4) {
+            if (rpw4) kernel = skinny_rows<TI, TO, 16, 2, ROWS_RPW4>;
+        }
         kernel<<<grid, 32 * ROWS_WARPS, 0, stream>>>(rows, K, R, mat, ld, x, xk, xr, y, yi, yr,
                                                      alpha, beta, vec, smat, sx, sy, klast);
     } else {
@@ -311,24 +348,24 @@ cudaError_t run(const cm__gemm_vec_view &v, int K, int klast, float alpha, float
 
 // One launch of p (batch 1 .. CM__GEMM_MAX_BATCH_PER_LAUNCH; strides 0 for one product): the
 // smaller side of C is the vectors.
-static cudaError_t skinny_one_launch(const cm__gemm_args_t *p, cudaStream_t stream) {
+static cudaError_t skinny_one_launch(const cm__gemm_args_t *p, int sm_count, cudaStream_t stream) {
     using namespace cm_skinny_detail;
     const cm__gemm_vec_view v = cm__gemm_vec_view_of(p, p->m <= p->n);
     const bool bf16_in = p->in_type == CM__GEMM_BF16, bf16_out = p->out_type == CM__GEMM_BF16;
     if (!bf16_in && !bf16_out)
-        return run<float, float>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, stream);
+        return run<float, float>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, sm_count, stream);
     if (bf16_in && !bf16_out)
-        return run<uint16_t, float>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, stream);
-    return run<uint16_t, uint16_t>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, stream);
+        return run<uint16_t, float>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, sm_count, stream);
+    return run<uint16_t, uint16_t>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, sm_count, stream);
 }
 
-extern "C" cudaError_t cm__gemm_skinny(const cm__gemm_args_t *p, cudaStream_t stream) {
+extern "C" cudaError_t cm__gemm_skinny(const cm__gemm_args_t *p, int sm_count, cudaStream_t stream) {
     if (p == NULL || p->k <= 0 || p->m <= 0 || p->n <= 0) return cudaErrorInvalidValue;
     const int small = p->m <= p->n ? p->m : p->n;
     if (small > CM__GEMM_SKINNY_MAX) return cudaErrorInvalidValue;
     // float in, bf16 out: no precision asks for it
     if (p->in_type != CM__GEMM_BF16 && p->out_type == CM__GEMM_BF16) return cudaErrorInvalidValue;
     return cm__gemm_for_each_launch(p, [&](const cm__gemm_args_t *q) {
-        return skinny_one_launch(q, stream);
+        return skinny_one_launch(q, sm_count, stream);
     });
 }

@@ -567,8 +567,18 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
      * its 1.28x, 7 x 4096 x 4096 TN 1.01x against mma:64x64's 1.76x; bench/NOTES-gemm.md) */
     const int skinny_keeps = small <= (p->in_type == CM__GEMM_BF16 ? CM__GEMM_SKINNY_TC_BF16
                                                                    : CM__GEMM_SKINNY_TC_TF32);
-    const int skinny_tc_better = major >= 8 && tc_family && !skinny_keeps && p->a_kmajor &&
-                                 p->b_kmajor && cm__gemm_mma_aligned(p);
+    /* TF32 with a small side of CM__GEMM_SKINNY_TC_TF32_ANY (the 16-vector form's full
+     * bucket) and 16-byte rows takes the tiles with an MN-major operand too, which mma.sync
+     * reads as it is (H100 against cuBLAS, "NN": 16 x 4096 x 4096 mma:64x64 0.86x against
+     * skinny's 0.68x, 16 x 8192 x 8192 0.77x against 0.57x; at 12 x 4096 x 4096 the two tie,
+     * 0.85-0.86x). Rows off 16 bytes keep skinny: the dispatch gives such a product FFMA tiles,
+     * not the align1 form (16 x 3001 x 2001 "TN": skinny 0.98x, ffma:64x64x16 0.70x;
+     * bench/NOTES-gemm.md) */
+    const int tf32_mn_major = precision == CM_GEMM_TF32 &&
+                              small >= CM__GEMM_SKINNY_TC_TF32_ANY;
+    const int skinny_tc_better = major >= 8 && tc_family && !skinny_keeps &&
+                                 ((p->a_kmajor && p->b_kmajor) || tf32_mn_major) &&
+                                 cm__gemm_mma_aligned(p);
     /* The Hopper kernel for one bf16 skinny product (a batch keeps skinny: unmeasured), where
      * it is built and the device runs it, by one of two rules:
      * - the long side on A (m > n), A K-contiguous with 16-byte rows (the wgmma kernel reads it
@@ -1400,7 +1410,7 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
                                    const cm__gemm_args_t *p, int sms, cudaMemPool_t pool,
                                    cudaStream_t cs) {
     if (ch->kernel == CM__GEMM_KERNEL_GEMV) return cm__gemm_gemv(p, sms, cs);
-    if (ch->kernel == CM__GEMM_KERNEL_SKINNY) return cm__gemm_skinny(p, cs);
+    if (ch->kernel == CM__GEMM_KERNEL_SKINNY) return cm__gemm_skinny(p, sms, cs);
     cudaError_t err = cudaErrorNotSupported;
     if (ch->kernel == CM__GEMM_KERNEL_SM90) {
         if (precision == CM_GEMM_FP32_3XTF32) {

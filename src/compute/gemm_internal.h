@@ -52,6 +52,9 @@ enum {
  *  blocks per SM, measured faster (cm__gemm_select). */
 #define CM__GEMM_SKINNY_TC_BF16 4
 #define CM__GEMM_SKINNY_TC_TF32 8
+/** From this small side a long-K TF32 skinny problem with 16-byte rows takes the tensor-core
+ *  tiles with an MN-major operand too, not only both K-contiguous (cm__gemm_select). */
+#define CM__GEMM_SKINNY_TC_TF32_ANY 16
 /** On Hopper, a bf16 skinny problem with a small side of at least CM__GEMM_SKINNY_SM90_BF16
  *  (above the skinny kernel's 8-vector form: its 16-vector one keeps 2 blocks per SM) and K of
  *  at least CM__GEMM_SKINNY_SM90_BF16_K, which the tensor-core tiles do not take (an operand

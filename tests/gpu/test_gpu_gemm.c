@@ -564,6 +564,15 @@ static void test_skinny(void **state) {
         t.n = 12;
         assert_string_equal(chosen(&t), "sm90");
         run_case(&t, idx++);
+        /* TF32 with a small side of 16 and A contiguous along M (column-major "NN", 64-byte
+         * columns): mma:64x64 (CM__GEMM_SKINNY_TC_TF32_ANY); with 15, skinny */
+        gcase_t w = {CM_GEMM_TF32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 16, 2048, 1024,
+                     1.0f, 0.5f, 0, 0, NULL, 0};
+        assert_string_equal(chosen(&w), "mma:64x64");
+        run_case(&w, idx++);
+        w.m = 15;
+        if (CM__GEMM_SKINNY_DISPATCH) assert_string_equal(chosen(&w), "skinny");
+        run_case(&w, idx++);
         gcase_t f = {CM_GEMM_FP32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 64, 2048, 2048,
                      0.5f, 0.0f, 0, 0, NULL, 4096};
         assert_string_equal(chosen(&f), "ffma:64x64x16");
@@ -588,8 +597,14 @@ static void test_skinny(void **state) {
                 assert_string_equal(cm__gemm_choice_name(ran.choice), "skinny");
         }
     }
-    /* forced on shapes the dispatch does not give it: a vector side, few rows, one element */
-    static const size_t forced[][3] = {{1, 300, 77}, {300, 1, 600}, {5, 40, 300}, {1, 1, 9}};
+    /* forced on shapes the dispatch does not give it: a vector side, few rows, one element;
+     * then FP32 rows in the 16-vector form with 4 rows a warp (kernels/gemm_skinny.cu,
+     * rows_take_rpw4: 8191 or 7000 rows are at least 3/2 blocks of 32 rows a multiprocessor
+     * up to 170 multiprocessors): 13 vectors (52 outputs a warp, two a lane), 16 on N, a
+     * last block of 31 rows, K off the 256-element chunk and off 16-byte rows (K = 301) */
+    static const size_t forced[][3] = {{1, 300, 77},   {300, 1, 600},    {5, 40, 300},
+                                       {1, 1, 9},      {13, 8191, 301},  {7000, 16, 300},
+                                       {9, 8192, 520}};
     for (int p = 0; p <= CM_GEMM_BF16_OUT_BF16; ++p)
         for (size_t s = 0; s < sizeof forced / sizeof forced[0]; ++s) {
             gcase_t g = {(cm_gemm_precision_t)p, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N,

@@ -467,7 +467,7 @@ static int run_kernel_case(const kcase_t *t) {
     case K_FFMA: err = cm__gemm_ffma(&args, t->config, 0); break;
     case K_MMA: err = cm__gemm_mma(&args, t->tf32, t->config, 0); break;
     case K_GEMV: err = cm__gemm_gemv(&args, sm_count(), 0); break;
-    case K_SKINNY: err = cm__gemm_skinny(&args, 0); break;
+    case K_SKINNY: err = cm__gemm_skinny(&args, sm_count(), 0); break;
     default:
         err = cm__gemm_sm90_batched(t->in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16
                                                                : CM__GEMM_SM90_TF32,

@@ -1305,6 +1305,27 @@ static void test_dispatch(void **state) {
         t.k = t.lda = t.ldb = CM__SPLITK_LONG_K - 16;
         EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, t, 1, NULL));
     }
+    {
+        /* TF32 with a small side of CM__GEMM_SKINNY_TC_TF32_ANY and A MN-major (rows of 16
+         * elements of M, B K-contiguous): the tensor-core tiles on sm_80+ (mma:64x64 reads A as
+         * it is); a side one less, rows off 16 bytes, a K under CM__SPLITK_LONG_K, FP32 or
+         * sm_75: skinny */
+        cm__gemm_args_t t = args(CM__GEMM_SKINNY_TC_TF32_ANY, 4096, 4096, 0, 1, CM__GEMM_F32,
+                                 CM__GEMM_SKINNY_TC_TF32_ANY);
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
+        assert_string_equal(NAME(CM_GEMM_TF32, 8, t, 0, NULL), "mma:64x64");
+        EXPECT_SKINNY(NAME(CM_GEMM_TF32, 7, t, 0, NULL));
+        EXPECT_SKINNY(NAME(CM_GEMM_FP32, 9, t, 1, NULL));
+        cm__gemm_args_t u = t;
+        u.m = CM__GEMM_SKINNY_TC_TF32_ANY - 1; /* lda stays 16 */
+        EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, u, 1, NULL));
+        u = t;
+        u.ldb = 4093;
+        EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, u, 1, NULL));
+        u = t;
+        u.k = CM__SPLITK_LONG_K - 16;
+        EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, u, 1, NULL));
+    }
     EXPECT_SKINNY(NAME(CM_GEMM_TF32, 7, sk_m, 0, NULL));
     EXPECT_SKINNY(NAME(CM_GEMM_FP32, 9, sk_m, 1, NULL));
     EXPECT_SKINNY(NAME(CM_GEMM_FP32_3XTF32, 9, sk_m, 1, NULL));
