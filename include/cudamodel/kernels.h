@@ -491,11 +491,13 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * per multiprocessor read along K runs "skinny" below instead (a warp per row of gemv has too
  * few elements per lane there). A skinny product whose smaller side of C is 2 to
  * 16 with enough rows on the other side (counting a batch's matrices: at least 256, and 16 per
- * multiprocessor unless K <= 2048), K >= 256 and the large side's matrix contiguous along K
- * runs another (kernels/gemm_skinny.cu, "skinny": one pass over the large operand keeping one
- * sum per row and column of the small side, with the same arithmetic as "gemv"), except bf16
- * with a smaller side of 5 to 16 on sm_80+ with both operands contiguous along K in 16-byte
- * rows, and TF32 with one of 9 to 16 so from K = 1024 (the tensor-core tiles are faster there),
+ * multiprocessor unless K <= 2048), K >= 256 (K >= 96 for a smaller side of 2 to 8) and the
+ * large side's matrix contiguous along K runs another (kernels/gemm_skinny.cu, "skinny": one
+ * pass over the large operand keeping one sum per row and column of the small side, with the
+ * same arithmetic as "gemv"), except bf16 with a smaller side of 5 to 16 on sm_80+ with both
+ * operands contiguous along K in 16-byte rows, and TF32 with one of 9 to 16 so from K = 1024,
+ * or of 16 with 16-byte rows and an operand contiguous along M / N (the tensor-core tiles are
+ * faster there),
  * and bf16 with one of 5 to 16 on Hopper where the long side's operand is contiguous along K in
  * 16-byte rows and the short side's contiguous along M / N, K >= 1024 (the wgmma kernel, the
  * short side staged or read as it is, is faster there: column-major NN with M of 5 to 16), and
@@ -554,7 +556,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * or to the Hopper kernel split over K (C too small for the GPU): the mma.sync tiles'
  * "align1" form reads its operands as they are, every element a 4-byte copy into shared
  * memory (the 128 x 128 tiles in place of the split Hopper kernel; split-K gives that form
- * parts of at least 128 of K), as cuBLAS does for such operands (kernels/gemm.h's
+ * parts of at least 128 of K), as cuBLAS does for such operands; it copies nothing, so a TF32
+ * product under the 2^28 flops with K >= 1024 takes it too where the copy would lead to those
+ * mma.sync tiles (kernels/gemm.h's
  * CM__GEMM_MMA_ALIGN1: 0 at build time leaves them to the copy; the form is compiled for
  * sm_90 only, where it was measured, except in tuning builds). Likewise on Hopper an FP32
  * product of one

@@ -606,7 +606,9 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     /* the shapes the skinny kernel is made for; the rules above give some of them others */
     const int skinny_class = skinny_fits && small >= 2 &&
                              skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && skinny_fills &&
-                             along_k && p->k >= CM__GEMM_SKINNY_MIN_K;
+                             along_k &&
+                             p->k >= (small <= CM__GEMM_SKINNY_NARROW ? CM__GEMM_SKINNY_MIN_K_NARROW
+                                                                      : CM__GEMM_SKINNY_MIN_K);
     const int skinny_shape = CM__GEMM_SKINNY_DISPATCH && skinny_class && !skinny_tc_better &&
                              !skinny_sm90_better;
     /* forced, it takes any shape it can run (a vector side, few rows) */
@@ -1095,7 +1097,10 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
     const double batch = p->batch > 1 ? (double)p->batch : 1.0;
     const double floor = p->in_type == CM__GEMM_BF16 ? CM__GEMM_REALIGN_MIN_FLOPS_BF16
                                                      : CM__GEMM_REALIGN_MIN_FLOPS;
-    if (2.0 * p->m * (double)p->n * (double)p->k * batch < floor) return CM__REALIGN_NONE;
+    /* below the floor only the align1 form, and only for a long TF32 K */
+    const int below = 2.0 * p->m * (double)p->n * (double)p->k * batch < floor;
+    if (below && !(precision == CM_GEMM_TF32 && p->k >= CM__GEMM_REALIGN_A1_MIN_K))
+        return CM__REALIGN_NONE;
     const int pa = cm__gemm_misaligned_a(p), pb = cm__gemm_misaligned_b(p);
     if (!pa && !pb) return CM__REALIGN_NONE; /* aligned already: FFMA is the table's choice */
     const void *aligned_at = (const void *)(uintptr_t)256; /* where the scratch would be */
@@ -1108,6 +1113,7 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
         *tiles = c; /* the copied form's tiles, on the operands as they are */
         return CM__REALIGN_ALIGN1;
     }
+    if (below) return CM__REALIGN_NONE;
     /* the copied form on the Hopper kernel split over K (C too small for the GPU): the 128 x
      * 128 tiles' align1 form instead, split by its own rule; the copy costs as much as the
      * product there (H200: TF32 127 x 1000 x 3001 0.60x cuBLAS copied, 0.90x align1 in 16

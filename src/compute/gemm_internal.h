@@ -46,6 +46,14 @@ enum {
  *  above CM__GEMM_SKINNY_TC_BF16, not both operands K-contiguous with 16-byte rows (the
  *  tensor-core tiles' case): cm__gemm_select. */
 #define CM__GEMM_SKINNY_MIN_K 256
+/** ... but at least this long for a small side of at most CM__GEMM_SKINNY_NARROW (the 4- and
+ *  8-vector forms, 4 blocks a multiprocessor): there the one pass wins from short K on (H100
+ *  against cuBLAS, tiles -> skinny: 5 x 10000 x 127 0.87 -> 1.24-1.38x, 2 x 50000 x 100 0.63 ->
+ *  1.06-1.16x, 7 x 4096 x 127 1.2 -> 1.5-1.7x, 3001 x 8 x 200 "TN" 0.73 -> 1.17x, bf16 alike),
+ *  while the 16-vector form lost at K = 160-200 (16 x 10000 x 200 TF32 "TN" 0.86 -> 0.64x;
+ *  bench/NOTES-gemm.md). */
+#define CM__GEMM_SKINNY_MIN_K_NARROW 96
+#define CM__GEMM_SKINNY_NARROW 8
 /** The tensor-core tiles take a skinny bf16 / long-K TF32 problem with both operands
  *  K-contiguous and 16-byte rows (and bf16 with A so on Hopper: the wgmma kernel) only where its
  *  small side is above these: up to them the skinny kernel's 4- or 8-vector form, which keeps 4
@@ -214,7 +222,8 @@ const char *cm__gemm_config_override(void);
  * the selection gives to a tensor-core kernel (mma.sync or the Hopper kernel), with K of at
  * least CM__GEMM_REALIGN_MIN_K and at least CM__GEMM_REALIGN_MIN_FLOPS flops (BF16:
  * CM__GEMM_REALIGN_MIN_FLOPS_BF16) times the batch, with no configuration forced (override NULL
- * or ""). Pure.
+ * or ""); below that floor only a TF32 product with K of at least CM__GEMM_REALIGN_A1_MIN_K,
+ * and only where the align1 form takes it (never the copy). Pure.
  */
 int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
                             const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
@@ -270,6 +279,14 @@ int cm__gemm_pitch_wanted(int precision, int major, const cm__gemm_args_t *p,
 /** The realignment's floor in flops (times the batch): 2^28, ~10 us of the FFMA kernel, below
  *  which the staging copies would cost more than the tensor cores save. */
 #define CM__GEMM_REALIGN_MIN_FLOPS 268435456.0
+
+/** Below the floor a TF32 product with at least this K still takes the align1 form of the
+ *  mma.sync tiles where cm__gemm_realign_mode would (it copies nothing, so the floor's reason
+ *  does not hold; the copy stays above the floor): the FFMA kernel's long K loses to the tensor
+ *  cores already at these sizes (H100 against cuBLAS, FFMA -> align1: 16 x 2001 x 3001 0.70 ->
+ *  0.91x, 16 x 1000 x 3001 0.73 -> 1.04x, 8 x 1000 x 4001 0.69 -> 0.98x, 64 x 127 x 3001 NN
+ *  0.70 -> 1.10x, 100 x 300 x 2001 NN 0.77 -> 1.21x; bench/NOTES-gemm.md). */
+#define CM__GEMM_REALIGN_A1_MIN_K 1024
 
 /** BF16's floor, lower: the FFMA kernel converts every bf16 input and ran bf16 at 0.37-0.52x
  *  cuBLAS at 49-132 Mflop (4096 x 127 x 127, 3001 x 64 x 127, 127 x 4096 x 127) and 0.48-0.58x

@@ -658,6 +658,35 @@ static void test_dispatch(void **state) {
         bytes_off.a = (const void *)(uintptr_t)258;
         assert_false(ALIGN1(CM_GEMM_TF32, 9, 132, &bytes_off, 1, &a1));
         assert_string_equal(NAME(CM_GEMM_TF32, 9, bytes_off, 1, "mma:64x64"), "ffma:64x64x16");
+        {
+            /* under the flop floor (100 x 300 x 2001: 120 Mflop; A K-contiguous in rows of
+             * 2001, B N-contiguous in rows of 300; demoted to FFMA) a TF32 K of at least
+             * CM__GEMM_REALIGN_A1_MIN_K takes the align1 form (the copied form's tiles,
+             * mma.sync), a shorter K nothing; never the copy there */
+            cm__gemm_args_t lo = args(100, 300, 2001, 1, 0, CM__GEMM_F32, 2001);
+            lo.ldb = 300;
+            assert_true(2.0 * 100 * 300 * 2001 < CM__GEMM_REALIGN_MIN_FLOPS);
+            assert_int_equal(cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &lo, 1, NULL).kernel,
+                             CM__GEMM_KERNEL_FFMA);
+            a1 = (cm__gemm_choice_t){-1, -1};
+            assert_true(ALIGN1(CM_GEMM_TF32, 9, 132, &lo, 1, &a1));
+            assert_int_equal(a1.kernel, CM__GEMM_KERNEL_MMA);
+            assert_true(ALIGN1(CM_GEMM_TF32, 8, 108, &lo, 0, &a1));
+            cm__gemm_args_t lo_k = lo; /* K under the bound */
+            lo_k.k = lo_k.lda = lo_k.ldb = CM__GEMM_REALIGN_A1_MIN_K - 1;
+            assert_int_equal(cm__gemm_realign_mode(CM_GEMM_TF32, 9, 0, 132, &lo_k,
+                                                   cm__gemm_select(CM_GEMM_TF32, 9, 0, 132,
+                                                                   &lo_k, 1, NULL),
+                                                   1, NULL, &a1),
+                             CM__REALIGN_NONE);
+            cm__gemm_align1_set_for_tests(0); /* the form off: below the floor, no copy */
+            assert_int_equal(cm__gemm_realign_mode(CM_GEMM_TF32, 9, 0, 132, &lo,
+                                                   cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &lo,
+                                                                   1, NULL),
+                                                   1, NULL, &a1),
+                             CM__REALIGN_NONE);
+            cm__gemm_align1_set_for_tests(1);
+        }
         /* over shapes of every class, both operands misaligned, every orientation, H200 and
          * A100 facts: the form is taken exactly where the copied form runs mma.sync tiles of
          * 128 x 128 or 64 x 64 (those tiles) or the Hopper kernel split over K (128 x 128), and
@@ -1217,7 +1246,8 @@ static void test_dispatch(void **state) {
     assert_int_equal(gv.kernel, CM__GEMM_KERNEL_GEMV);
 
     /* a side of 2 .. CM__GEMM_SKINNY_MAX with at least CM__GEMM_SKINNY_MIN_ROWS rows on the
-     * other (times the batch), K >= CM__GEMM_SKINNY_MIN_K and the long side's matrix
+     * other (times the batch), K >= CM__GEMM_SKINNY_MIN_K (CM__GEMM_SKINNY_MIN_K_NARROW for a
+     * small side up to CM__GEMM_SKINNY_NARROW) and the long side's matrix
      * K-contiguous: the skinny kernel, every precision and architecture; an override of another
      * kernel is respected there, "skinny" forced elsewhere runs the table's choice; 17 rows, too
      * few large rows, a short K, the long matrix across K, bf16 on tensor-core-ready operands
@@ -1249,11 +1279,20 @@ static void test_dispatch(void **state) {
     /* the long side's matrix across K (small m: B; small n: A), either orientation */
     cm__gemm_args_t across_m = args(7, 4096, 4096, 1, 0, CM__GEMM_F32, 4096);
     cm__gemm_args_t across_n = args(4096, 7, 4096, 0, 1, CM__GEMM_F32, 4096);
-    cm__gemm_args_t short_k = args(7, 4096, CM__GEMM_SKINNY_MIN_K - 1, 1, 1, CM__GEMM_F32, 4096);
+    /* K under the minimum: CM__GEMM_SKINNY_MIN_K_NARROW for a small side of at most
+     * CM__GEMM_SKINNY_NARROW, CM__GEMM_SKINNY_MIN_K above it */
+    cm__gemm_args_t short_k = args(CM__GEMM_SKINNY_NARROW, 4096, CM__GEMM_SKINNY_MIN_K_NARROW - 1,
+                                   1, 1, CM__GEMM_F32, 4096);
+    cm__gemm_args_t short_k9 = args(CM__GEMM_SKINNY_NARROW + 1, 4096, CM__GEMM_SKINNY_MIN_K - 1,
+                                    1, 1, CM__GEMM_F32, 4096);
+    cm__gemm_args_t narrow_k = short_k; /* from the narrow minimum on: skinny */
+    narrow_k.k = CM__GEMM_SKINNY_MIN_K_NARROW;
     for (int prec = 0; prec <= CM_GEMM_FP32_3XTF32; ++prec) {
         assert_string_not_equal(NAME(prec, 9, across_m, 1, NULL), "skinny");
         assert_string_not_equal(NAME(prec, 9, across_n, 1, NULL), "skinny");
         assert_string_not_equal(NAME(prec, 9, short_k, 1, NULL), "skinny");
+        assert_string_not_equal(NAME(prec, 9, short_k9, 1, NULL), "skinny");
+        EXPECT_SKINNY(NAME(prec, 9, narrow_k, 1, NULL));
     }
     /* bf16, both K-contiguous, 16-byte rows: the tensor-core tiles on sm_80+, skinny on sm_75 */
     cm__gemm_args_t tc_ready = args(7, 4096, 4096, 1, 1, CM__GEMM_BF16, 4096);
