@@ -491,10 +491,11 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * per multiprocessor read along K runs "skinny" below instead (a warp per row of gemv has too
  * few elements per lane there). A skinny product whose smaller side of C is 2 to
  * 16 with enough rows on the other side (counting a batch's matrices: at least 256, and 16 per
- * multiprocessor unless K <= 2048), K >= 256 (K >= 96 for a smaller side of 2 to 8) and the
- * large side's matrix contiguous along K runs another (kernels/gemm_skinny.cu, "skinny": one
- * pass over the large operand keeping one sum per row and column of the small side, with the
- * same arithmetic as "gemv"), except bf16 with a smaller side of 5 to 16 on sm_80+ with both
+ * multiprocessor unless K <= 2048), K >= 256 (K >= 96 for one product with a smaller side of 2
+ * to 8) and the large side's matrix contiguous along K runs another (kernels/gemm_skinny.cu,
+ * "skinny": one pass over the large operand keeping one sum per row and column of the small
+ * side, with the same arithmetic as "gemv"), except bf16 with a smaller side of 5 to 16 on
+ * sm_80+ with both
  * operands contiguous along K in 16-byte rows, and TF32 with one of 9 to 16 so from K = 1024,
  * or of 16 with 16-byte rows and an operand contiguous along M / N (the tensor-core tiles are
  * faster there),

@@ -607,8 +607,9 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     const int skinny_class = skinny_fits && small >= 2 &&
                              skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && skinny_fills &&
                              along_k &&
-                             p->k >= (small <= CM__GEMM_SKINNY_NARROW ? CM__GEMM_SKINNY_MIN_K_NARROW
-                                                                      : CM__GEMM_SKINNY_MIN_K);
+                             p->k >= (small <= CM__GEMM_SKINNY_NARROW && p->batch <= 1
+                                          ? CM__GEMM_SKINNY_MIN_K_NARROW
+                                          : CM__GEMM_SKINNY_MIN_K);
     const int skinny_shape = CM__GEMM_SKINNY_DISPATCH && skinny_class && !skinny_tc_better &&
                              !skinny_sm90_better;
     /* forced, it takes any shape it can run (a vector side, few rows) */

@@ -46,8 +46,9 @@ enum {
  *  above CM__GEMM_SKINNY_TC_BF16, not both operands K-contiguous with 16-byte rows (the
  *  tensor-core tiles' case): cm__gemm_select. */
 #define CM__GEMM_SKINNY_MIN_K 256
-/** ... but at least this long for a small side of at most CM__GEMM_SKINNY_NARROW (the 4- and
- *  8-vector forms, 4 blocks a multiprocessor): there the one pass wins from short K on (H100
+/** ... but at least this long for one product (a batch keeps CM__GEMM_SKINNY_MIN_K:
+ *  unmeasured) with a small side of at most CM__GEMM_SKINNY_NARROW (the 4- and 8-vector
+ *  forms, 4 blocks a multiprocessor): there the one pass wins from short K on (H100
  *  against cuBLAS, tiles -> skinny: 5 x 10000 x 127 0.87 -> 1.24-1.38x, 2 x 50000 x 100 0.63 ->
  *  1.06-1.16x, 7 x 4096 x 127 1.2 -> 1.5-1.7x, 3001 x 8 x 200 "TN" 0.73 -> 1.17x, bf16 alike),
  *  while the 16-vector form lost at K = 160-200 (16 x 10000 x 200 TF32 "TN" 0.86 -> 0.64x;

@@ -1294,6 +1294,16 @@ static void test_dispatch(void **state) {
         assert_string_not_equal(NAME(prec, 9, short_k9, 1, NULL), "skinny");
         EXPECT_SKINNY(NAME(prec, 9, narrow_k, 1, NULL));
     }
+    {
+        cm__gemm_args_t nb = narrow_k; /* a batch keeps CM__GEMM_SKINNY_MIN_K */
+        nb.batch = 4;
+        nb.stride_a = (int64_t)nb.m * nb.lda;
+        nb.stride_b = (int64_t)nb.n * nb.ldb;
+        nb.stride_c = (int64_t)nb.m * nb.ldc;
+        assert_string_not_equal(NAME(CM_GEMM_FP32, 9, nb, 1, NULL), "skinny");
+        nb.k = CM__GEMM_SKINNY_MIN_K;
+        EXPECT_SKINNY(NAME(CM_GEMM_FP32, 9, nb, 1, NULL));
+    }
     /* bf16, both K-contiguous, 16-byte rows: the tensor-core tiles on sm_80+, skinny on sm_75 */
     cm__gemm_args_t tc_ready = args(7, 4096, 4096, 1, 1, CM__GEMM_BF16, 4096);
     assert_string_not_equal(NAME(CM_GEMM_BF16, 9, tc_ready, 1, NULL), "skinny");
