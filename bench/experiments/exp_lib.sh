@@ -191,6 +191,16 @@ exp_patched() {
     exp_patch_build "$1" >>"$R/summary.txt"
     exp_step "patched build done"
 }
+# exp_patch_variants PATCH VAR "VALUES" SHAPES PRECISIONS SECS: the tree's build, then PATCH's,
+# then exp_variant_sweeps of VAR over VALUES into $R/sweeps.txt (the step lines in summary.txt)
+exp_patch_variants() {
+    local patch="$1"
+    shift
+    exp_build | tee -a "$R/summary.txt"
+    exp_patched "$patch"
+    exp_variant_sweeps "$@" >"$R/sweeps.txt" 2>&1
+    exp_step "sweeps done"
+}
 exp_unpatched() {
     exp_unpatch_build "$1" >>"$R/summary.txt"
     exp_step "done"

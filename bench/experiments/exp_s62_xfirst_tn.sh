@@ -9,12 +9,9 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
-exp_build | tee -a "$R/summary.txt"
 p=bench/experiments/skinny-xfirst16.patch
-exp_patched "$p"
 shapes="9x4096x4096 12x4096x4096 16x4096x4096 12x8192x1024 13x4096x2048 10x3001x2001 16x3001x2001 16x10000x999 4096x12x4096 3001x16x2001"
-exp_variant_sweeps CM_SKINNY_EXP "0 2 3" "$shapes" "fp32 tf32" 120 >"$R/sweeps.txt" 2>&1
-exp_step "sweeps done"
+exp_patch_variants "$p" CM_SKINNY_EXP "0 2 3" "$shapes" "fp32 tf32" 120
 {
     CM_SKINNY_EXP=3 exp_test_runs none 240 test_skinny
     CM_SKINNY_EXP=2 exp_test_runs none 240 test_skinny

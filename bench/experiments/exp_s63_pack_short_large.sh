@@ -8,12 +8,9 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
-exp_build | tee -a "$R/summary.txt"
 p=bench/experiments/pack-short-any.patch
-exp_patched "$p"
 shapes="8192x8192x127 16384x4096x127 4096x16384x127 16384x16384x127 65536x2048x127 16384x16384x200 127x16384x127 8192x8192x255"
-exp_variant_sweeps CM_PACK_SHORT_MIB "0 16 64" "$shapes" "bf16 tf32" 150 >"$R/sweeps.txt" 2>&1
-exp_step "sweeps done"
+exp_patch_variants "$p" CM_PACK_SHORT_MIB "0 16 64" "$shapes" "bf16 tf32" 150
 {
     CM_PACK_SHORT_MIB=64 exp_test_runs none 240 test_realigned
     CM_PACK_SHORT_MIB=64 exp_test_runs memcheck 240 test_realigned

@@ -10,11 +10,8 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
-exp_build | tee -a "$R/summary.txt"
 p=bench/experiments/ffma-q3-rule.patch
-exp_patched "$p"
-exp_variant_sweeps CM_FFMA_Q3_EXP "0 2 3" "" "fp32" 150 >"$R/sweeps.txt" 2>&1
-exp_step "sweeps done"
+exp_patch_variants "$p" CM_FFMA_Q3_EXP "0 2 3" "" "fp32" 150
 extra="64x64x8192 128x128x8192 96x200x4096 200x200x8192 1000x1000x1000 2000x2000x1000 4096x64x2000 64x2048x2048 500x500x3001"
 exp_variant_sweeps CM_FFMA_Q3_EXP "0 3" "$extra" "fp32" 150 >"$R/extra.txt" 2>&1
 exp_step "extra done"

@@ -8,12 +8,9 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
-exp_build | tee -a "$R/summary.txt"
 p=bench/experiments/skinny16-min-k.patch
-exp_patched "$p"
 shapes="12x4096x255 4096x12x255 16x4096x160 16x10000x200 12x10000x200 9x8192x127 16x8192x255 13x6000x192 4096x16x200"
-exp_variant_sweeps CM_SKMINK16_EXP "256 160 96" "$shapes" "fp32 tf32 bf16" 150 >"$R/sweeps.txt" 2>&1
-exp_step "sweeps done"
+exp_patch_variants "$p" CM_SKMINK16_EXP "256 160 96" "$shapes" "fp32 tf32 bf16" 150
 CM_SKMINK16_EXP=96 exp_test_runs none 240 test_skinny >"$R/tests.txt" 2>&1
 exp_step "tests done"
 exp_unpatched "$p"

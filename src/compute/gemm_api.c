@@ -574,10 +574,10 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
      * 0.85-0.86x). Rows off 16 bytes keep skinny: the dispatch gives such a product FFMA tiles,
      * not the align1 form (16 x 3001 x 2001 "TN": skinny 0.98x, ffma:64x64x16 0.70x;
      * bench/NOTES-gemm.md) */
-    const int tf32_mn_major = precision == CM_GEMM_TF32 &&
+    const int tf32_full_bucket = precision == CM_GEMM_TF32 &&
                               small >= CM__GEMM_SKINNY_TC_TF32_ANY;
     const int skinny_tc_better = major >= 8 && tc_family && !skinny_keeps &&
-                                 ((p->a_kmajor && p->b_kmajor) || tf32_mn_major) &&
+                                 ((p->a_kmajor && p->b_kmajor) || tf32_full_bucket) &&
                                  cm__gemm_mma_aligned(p);
     /* The Hopper kernel for one bf16 skinny product (a batch keeps skinny: unmeasured), where
      * it is built and the device runs it, by one of two rules:
