@@ -202,8 +202,8 @@ enum {
     X(128x128x8q4t,  128, 128,  8, 16,  8, 2, 8, PIPE4,   4, 128x128x8q4t,  0)                \
     X(128x128x16q3t, 128, 128, 16, 16,  8, 2, 8, PIPE4,   3, 128x128x16q3t, 0)                \
     X(128x128x16q4,  128, 128, 16,  8,  8, 2, 8, PIPE4,   4, 128x128x8f,    0)                \
-    X(64x64x16q3,     64,  64, 16,  8,  4, 4, 8, PIPE4,   3, 64x64x16,      0)                \
-    X(32x64x16q3,     32,  64, 16,  4,  4, 4, 8, PIPE4,   3, 32x64x16,      0)
+    X(64x64x16q3,     64,  64, 16,  8,  4, 4, 8, PIPE4,   3, 64x64x16,      1)                \
+    X(32x64x16q3,     32,  64, 16,  4,  4, 4, 8, PIPE4,   3, 32x64x16,      1)
 
 /** Whether a configuration of ship flag `ship` is compiled in this build. */
 #define CM__FFMA_BUILT(ship) ((ship) || CM_GEMM_TUNING)

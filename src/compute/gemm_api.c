@@ -555,10 +555,18 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     /* bf16 with both operands K-contiguous and 16-byte rows: the tensor-core tiles are faster
      * (1.09x against skinny's 0.81x cuBLAS at 7 x 4096 x 4096); TF32 likewise from K =
      * CM__SPLITK_LONG_K, where split-K fills the GPU with the tiles' blocks (H200: 7 x 4096 x
-     * 4096 TN mma:64x64 0.89-0.90x against 0.78-0.81x, 4096 x 7 x 4096 TN 0.84x against 0.65x;
-     * bench/NOTES-gemm.md; shorter K not measured) */
-    const int tc_family = p->in_type == CM__GEMM_BF16 ||
-                          (precision == CM_GEMM_TF32 && p->k >= CM__SPLITK_LONG_K);
+     * 4096 TN mma:64x64 0.89-0.90x against 0.78-0.81x, 4096 x 7 x 4096 TN 0.84x against 0.65x),
+     * and over a shorter K where C alone gives the 64 x 64 tiles at least
+     * CM__GEMM_SKINNY_TC_TF32_FILL of the multiprocessors (H100 against cuBLAS: 7000 x 16 x 300
+     * TN mma:64x64 0.99-1.06x against skinny's 0.73x, 7000 x 12 x 300 TN 1.00-1.08x against
+     * 0.76x, 16 x 8192 x 512 "TN" 0.86-0.90x against 0.79-0.81x; fewer tiles not measured;
+     * bench/NOTES-gemm.md) */
+    const int64_t tiles64 = ((int64_t)large + 63) / 64 * (p->batch > 1 ? p->batch : 1);
+    const int tc_family =
+        p->in_type == CM__GEMM_BF16 ||
+        (precision == CM_GEMM_TF32 &&
+         (p->k >= CM__SPLITK_LONG_K ||
+          4 * tiles64 >= (int64_t)CM__GEMM_SKINNY_TC_TF32_FILL * sm_count));
     /* but a small side the skinny kernel runs in its 4- or 8-vector form (kernels/
      * gemm_skinny.cu: registers for 4 blocks per SM) keeps it: at most 4 for bf16, 8 for TF32
      * (H100 against cuBLAS: TF32 7 x 4096 x 4096 TN skinny 1.13-1.15x, mma:64x64 0.98x; 3 x
@@ -639,6 +647,15 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         else if (c.config == CM__FFMA_128x128x16q3 && shape == CM__GEMM_SHAPE_SKINNY &&
                  cm__gemm_ffma_128_thin_wave(p, sm_count))
             c.config = CM__FFMA_64x64x16;
+        /* the 64 x 64 and 32 x 64 tiles where their plan splits a long K
+         * (CM__FFMA_Q3_MIN_K): the same tiles with a 3-stage cp.async pipeline. H100 against
+         * cuBLAS: 64 x 64 x 4096 1.17x -> 1.29x, 64 x 64 x 8192 0.98x -> 1.20x, 1000 x 127 x
+         * 3001 0.95-1.00x -> 1.04-1.05x, 500 x 500 x 3001 0.90x -> 0.98x; K whole ("TN" 1000^3)
+         * lost 4 % in an earlier round, so it keeps the plain tiles (bench/NOTES-gemm.md) */
+        if ((c.config == CM__FFMA_64x64x16 || c.config == CM__FFMA_32x64x16) &&
+            p->k >= CM__FFMA_Q3_MIN_K &&
+            cm__gemm_splitk_parts(p, c, precision, sm_count, 0) > 1)
+            c.config = c.config == CM__FFMA_64x64x16 ? CM__FFMA_64x64x16q3 : CM__FFMA_32x64x16q3;
     }
     /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
     if (p->k == 0 && c.kernel != CM__GEMM_KERNEL_FFMA)
@@ -1114,7 +1131,18 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
         *tiles = c; /* the copied form's tiles, on the operands as they are */
         return CM__REALIGN_ALIGN1;
     }
-    if (below) return CM__REALIGN_NONE;
+    /* below the floor where the copied form would take the Hopper kernel: the 64 x 64 tiles'
+     * align1 form, split by its own rule (H100 against cuBLAS, TF32: 3001 x 12 x 2001 "NN"
+     * 1.08x against the FFMA tiles' 0.69x, 3001 x 16 x 2001 1.06-1.08x against 0.70x; the
+     * 128 x 128 ones 0.90-0.95x; bench/NOTES-gemm.md) */
+    if (below) {
+        if (c.kernel == CM__GEMM_KERNEL_SM90 && cm__gemm_mma_built(CM__MMA_64x64) &&
+            cm__gemm_align1_takes(precision, major, p, CM__MMA_64x64)) {
+            *tiles = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_64x64};
+            return CM__REALIGN_ALIGN1;
+        }
+        return CM__REALIGN_NONE;
+    }
     /* the copied form on the Hopper kernel split over K (C too small for the GPU): the 128 x
      * 128 tiles' align1 form instead, split by its own rule; the copy costs as much as the
      * product there (H200: TF32 127 x 1000 x 3001 0.60x cuBLAS copied, 0.90x align1 in 16

@@ -64,6 +64,10 @@ enum {
 /** From this small side a long-K TF32 skinny problem with 16-byte rows takes the tensor-core
  *  tiles with an MN-major operand too, not only both K-contiguous (cm__gemm_select). */
 #define CM__GEMM_SKINNY_TC_TF32_ANY 16
+/** A TF32 skinny problem with K under CM__SPLITK_LONG_K takes those tiles where the 64 x 64
+ *  tiles over C cover at least this many quarters of the multiprocessors (3: 3/4; shorter K
+ *  with fewer tiles keeps the skinny kernel, whose blocks fill the GPU; cm__gemm_select). */
+#define CM__GEMM_SKINNY_TC_TF32_FILL 3
 /** On Hopper, a bf16 skinny problem with a small side of at least CM__GEMM_SKINNY_SM90_BF16
  *  (above the skinny kernel's 8-vector form: its 16-vector one keeps 2 blocks per SM) and K of
  *  at least CM__GEMM_SKINNY_SM90_BF16_K, which the tensor-core tiles do not take (an operand
@@ -321,6 +325,12 @@ void cm__gemm_realign_set_for_tests(int on);
 /** The tiles whose C fills more than a quarter of the multiprocessors split from this K
  *  (cm__gemm_splitk_parts' rules in gemm_api.c); TF32 leaves skinny for the tiles from here. */
 #define CM__SPLITK_LONG_K 1024
+/** Hopper FP32: from this K the 64 x 64 and 32 x 64 FFMA tiles whose plan splits K run their
+ *  3-stage pipelined forms (64x64x16q3, 32x64x16q3; cm__gemm_select). H100 against cuBLAS:
+ *  from K = 3001 they won 5-22 %; at K of 512-1000 in 2-4 parts they lost 2-5 % (512^3,
+ *  4096 x 64 x 1000, 3001 x 127 x 1000); at 4096 in 8 parts they tied, +-4.5 %
+ *  (bench/NOTES-gemm.md). */
+#define CM__FFMA_Q3_MIN_K 2048
 
 /**
  * How many parts split-K cuts p (batch 1, after the selection chose `ch`) into; 1 for no split.

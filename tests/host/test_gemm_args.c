@@ -743,6 +743,35 @@ static void test_dispatch(void **state) {
 #undef ALIGN1
     }
 
+    /* Hopper FP32: the 64 x 64 and 32 x 64 FFMA tiles take their q3 forms only where their
+     * plan splits K and K is at least CM__FFMA_Q3_MIN_K; other archs keep the plain tiles */
+    {
+        cm__gemm_args_t s1 = args(1000, 127, 3001, 0, 0, CM__GEMM_F32, 3001);
+        s1.lda = 3001, s1.ldb = 127, s1.ldc = 127;
+        assert_true(cm__gemm_splitk_parts(&s1, (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA,
+                                                                  CM__FFMA_64x64x16},
+                                          CM_GEMM_FP32, 132, 0) > 1);
+        assert_string_equal(NAME(CM_GEMM_FP32, 9, s1, 1, NULL), "ffma:64x64x16q3");
+        assert_string_equal(NAME(CM_GEMM_FP32, 8, s1, 1, NULL), "ffma:32x64x16");
+        assert_string_equal(NAME(CM_GEMM_FP32, 9, s1, 1, "ffma:64x64x16"), "ffma:64x64x16");
+        cm__gemm_args_t s2 = args(64, 64, 4096, 1, 1, CM__GEMM_F32, 4096);
+        s2.ldc = 64;
+        assert_string_equal(NAME(CM_GEMM_FP32, 9, s2, 1, NULL), "ffma:32x64x16q3");
+        s2.k = CM__FFMA_Q3_MIN_K - 1; /* split, but K under the floor */
+        assert_true(cm__gemm_splitk_parts(&s2, (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA,
+                                                                  CM__FFMA_32x64x16},
+                                          CM_GEMM_FP32, 132, 0) > 1);
+        assert_string_equal(NAME(CM_GEMM_FP32, 9, s2, 1, NULL), "ffma:32x64x16");
+        /* K whole (C fills the GPU): the plain tiles */
+        cm__gemm_args_t s3 = args(1000, 1000, 1000, 1, 1, CM__GEMM_F32, 1000);
+        s3.ldb = 1000, s3.ldc = 1000;
+        assert_int_equal(cm__gemm_splitk_parts(&s3, (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA,
+                                                                        CM__FFMA_64x64x16},
+                                               CM_GEMM_FP32, 132, 0),
+                         1);
+        assert_string_equal(NAME(CM_GEMM_FP32, 9, s3, 1, NULL), "ffma:64x64x16");
+    }
+
     /* the tiny class with a long K on Hopper (TF32 / BF16, both operands K-contiguous with
      * 16-byte rows, one product): the Hopper kernel where its split (sms / (2 tiles) parts)
      * fills 3/4 of the SMs with parts of at least 1024 of K; else the table's mma:64x64 */
@@ -753,8 +782,9 @@ static void test_dispatch(void **state) {
         assert_string_equal(NAME(CM_GEMM_TF32, 9, lk, 0, NULL), "mma:64x64"); /* not carried */
         assert_string_equal(NAME(CM_GEMM_TF32, 8, lk, 0, NULL), "mma:64x64");
         assert_string_equal(NAME(CM_GEMM_TF32, 9, lk, 1, "mma:64x64"), "mma:64x64");
-        /* FP32: the 64 x 64 FFMA tiles, whose split fills their slots (cm__gemm_ffma_64_fills) */
-        assert_string_equal(NAME(CM_GEMM_FP32, 9, lk, 1, NULL), "ffma:64x64x16");
+        /* FP32: the 64 x 64 FFMA tiles, whose split fills their slots (cm__gemm_ffma_64_fills),
+         * in their pipelined form since they split a long K (CM__FFMA_Q3_MIN_K) */
+        assert_string_equal(NAME(CM_GEMM_FP32, 9, lk, 1, NULL), "ffma:64x64x16q3");
         assert_string_equal(NAME(CM_GEMM_FP32, 8, lk, 1, NULL), "ffma:32x64x16"); /* Hopper only */
         assert_string_equal(NAME(CM_GEMM_FP32, 9, lk, 1, "ffma:32x64x16"), "ffma:32x64x16");
         {
@@ -765,12 +795,12 @@ static void test_dispatch(void **state) {
             assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:32x64x16");
             f = args(127, 1000, 3001, 1, 1, CM__GEMM_F32, 3001);
             f.ldb = 3001;
-            assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:64x64x16");
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:64x64x16q3"); /* split */
             f.m = f.n = f.k = 127;
             assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:32x64x16");
             f = lk; /* a side under 64 (63 rows; its 64 x 64 tiles would run part empty) */
-            f.m = 63;
-            assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:32x64x16");
+            f.m = 63; /* its split K of 4096: the pipelined form */
+            assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:32x64x16q3");
             f = lk;
             f.batch = 2;
             f.stride_a = f.stride_b = 4096 * 4096;
@@ -1327,7 +1357,7 @@ static void test_dispatch(void **state) {
             {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 2048, 7, 1024, "skinny"},
             {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 12, 2048, 1024, "mma:64x64"},
             {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 2048, 12, 1024, "sm90"},
-            {CM_GEMM_FP32, CM__GEMM_F32, CM_GEMM_OP_N, 64, 2048, 2048, "ffma:64x64x16"},
+            {CM_GEMM_FP32, CM__GEMM_F32, CM_GEMM_OP_N, 64, 2048, 2048, "ffma:64x64x16q3"},
         };
         for (size_t i = 0; i < sizeof pub / sizeof pub[0]; ++i) {
             cm__gemm_args_t q; /* packed leading dimensions, B's op N */
