@@ -496,9 +496,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * "skinny": one pass over the large operand keeping one sum per row and column of the small
  * side, with the same arithmetic as "gemv"), except bf16 with a smaller side of 5 to 16 on
  * sm_80+ with both
- * operands contiguous along K in 16-byte rows, and TF32 with one of 9 to 16 so from K = 1024,
- * or of 16 with 16-byte rows and an operand contiguous along M / N (the tensor-core tiles are
- * faster there),
+ * operands contiguous along K in 16-byte rows, and TF32 with one of 9 to 16 so from K = 1024
+ * or, under it, where 64 x 64 tiles over C (times the batch) cover at least 3/4 of the
+ * multiprocessors (7000 x 16 x 300 "TN"; 4096 x 16 x 512 keeps skinny), or of 16 with 16-byte
+ * rows and an operand contiguous along M / N (the tensor-core tiles are faster there),
  * and bf16 with one of 5 to 16 on Hopper where the long side's operand is contiguous along K in
  * 16-byte rows and the short side's contiguous along M / N, K >= 1024 (the wgmma kernel, the
  * short side staged or read as it is, is faster there: column-major NN with M of 5 to 16), and
@@ -514,7 +515,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * parts of at least 256, give 3/4 of the multiprocessors a block takes those instead of 64 x
  * 64: 768 x 768 x 4096, 512 x 4096 x 512, 1024^3; a skinny-class product with 32 <= K <= 128
  * runs 64 x 64 tiles instead of 128 x 128 ones unless those fill whole waves of the GPU, at
- * least 7/8 of their slots: 3001 x 1000 x 64); TF32 and BF16 run an mma.sync tensor-core kernel
+ * least 7/8 of their slots: 3001 x 1000 x 64; the 64 x 64 and 32 x 64 tiles run their 3-stage
+ * cp.async forms, "ffma:64x64x16q3" / "ffma:32x64x16q3", where split-K cuts a K of at least
+ * 2048 into parts: 64 x 64 x 4096, 1000 x 127 x 3001); TF32 and BF16 run an mma.sync tensor-core kernel
  * (kernels/gemm_mma.cu) on sm_80 and later, and the Hopper wgmma kernel on sm_90 where the
  * library carries it and the problem is "TN" (op(A) contiguous along K, op(B) contiguous
  * along K, 16-byte aligned rows). A TF32 / BF16 problem that is not (NN, NT, TT, or
@@ -559,7 +562,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * memory (the 128 x 128 tiles in place of the split Hopper kernel; split-K gives that form
  * parts of at least 128 of K), as cuBLAS does for such operands; it copies nothing, so a TF32
  * product under the 2^28 flops with K >= 1024 takes it too where the copy would lead to those
- * mma.sync tiles (kernels/gemm.h's
+ * mma.sync tiles or to the Hopper kernel (then the 64 x 64 tiles: 127 x 127 x 3001 "TN")
+ * (kernels/gemm.h's
  * CM__GEMM_MMA_ALIGN1: 0 at build time leaves them to the copy; the form is compiled for
  * sm_90 only, where it was measured, except in tuning builds). Likewise on Hopper an FP32
  * product of one

@@ -1405,6 +1405,70 @@ static void test_dispatch(void **state) {
         u.k = CM__SPLITK_LONG_K - 16;
         EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, u, 1, NULL));
     }
+    {
+        /* TF32 under K = CM__SPLITK_LONG_K, both operands K-contiguous with 16-byte rows, a
+         * small side above CM__GEMM_SKINNY_TC_TF32: the tensor-core tiles where the 64 x 64 tiles
+         * over C cover CM__GEMM_SKINNY_TC_TF32_FILL quarters of the SMs (7000 x 16 x 300: 110
+         * tiles against 99 of 132 or 81 of 108), skinny where fewer (4096 x 16 x 512: 64); the
+         * tile count counts a batch; FP32 keeps skinny */
+        cm__gemm_args_t t = args(7000, 16, 300, 1, 1, CM__GEMM_F32, 300);
+        t.ldb = 300;
+        assert_true(4 * ((t.m + 63) / 64) >= CM__GEMM_SKINNY_TC_TF32_FILL * 132);
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
+        assert_string_equal(NAME(CM_GEMM_TF32, 8, t, 0, NULL), "mma:64x64");
+        EXPECT_SKINNY(NAME(CM_GEMM_FP32, 9, t, 1, NULL));
+        t.n = 12;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
+        t.n = CM__GEMM_SKINNY_TC_TF32; /* the 8-vector form keeps skinny */
+        EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, t, 1, NULL));
+        t.n = 16;
+        t.m = 4096;
+        t.k = t.lda = t.ldb = 512;
+        assert_true(4 * ((t.m + 63) / 64) < CM__GEMM_SKINNY_TC_TF32_FILL * 132);
+        EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, t, 1, NULL));
+        t.batch = 2; /* 128 tiles over the batch */
+        t.stride_a = (int64_t)t.m * t.k, t.stride_b = (int64_t)t.n * t.k;
+        t.stride_c = (int64_t)t.m * t.n;
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
+    }
+    {
+        /* TF32 under the realignment's flop floor with K of at least CM__GEMM_REALIGN_A1_MIN_K,
+         * rows off 16 bytes, where the copied form would run the Hopper kernel (column-major
+         * 127 x 127 x 3001 and 64 x 127 x 3001 "TN"): the 64 x 64 tiles' align1 form */
+        static const struct { int m, n, k, op_a; } lo[] = {{127, 127, 3001, CM_GEMM_OP_T},
+                                                          {64, 127, 3001, CM_GEMM_OP_T}};
+        cm__gemm_align1_set_for_tests(1);
+        for (size_t i = 0; i < sizeof lo / sizeof lo[0]; ++i) {
+            cm__gemm_args_t q;
+            cm__gemm_normalize(CM_GEMM_COL_MAJOR, lo[i].op_a, CM_GEMM_OP_N, lo[i].m, lo[i].n,
+                               lo[i].k, (const void *)(uintptr_t)4096,
+                               lo[i].op_a == CM_GEMM_OP_N ? lo[i].m : lo[i].k,
+                               (const void *)(uintptr_t)(1 << 24), lo[i].k,
+                               (void *)(uintptr_t)(1 << 26), lo[i].m, &q);
+            q.in_type = CM__GEMM_F32;
+            assert_true(2.0 * lo[i].m * lo[i].n * lo[i].k < CM__GEMM_REALIGN_MIN_FLOPS);
+            const cm__gemm_choice_t ch = cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &q, 1, NULL);
+            assert_int_equal(ch.kernel, CM__GEMM_KERNEL_FFMA);
+            cm__gemm_args_t st = q; /* the copied form: rows padded to 16 bytes */
+            st.a = st.b = (const void *)(uintptr_t)256;
+            st.lda = (q.lda + 3) / 4 * 4, st.ldb = (q.ldb + 3) / 4 * 4;
+            const cm__gemm_choice_t sc = cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &st, 1, NULL);
+            if (sc.kernel != CM__GEMM_KERNEL_SM90)
+                fail_msg("%dx%dx%d: the copied form runs %s", lo[i].m, lo[i].n, lo[i].k,
+                         cm__gemm_choice_name(sc));
+            cm__gemm_choice_t a1 = {-1, -1};
+            assert_int_equal(cm__gemm_realign_mode(CM_GEMM_TF32, 9, 0, 132, &q, ch, 1, NULL, &a1),
+                             CM__REALIGN_ALIGN1);
+            assert_int_equal(a1.kernel, CM__GEMM_KERNEL_MMA);
+            assert_int_equal(a1.config, CM__MMA_64x64);
+            /* the form off: nothing (never the copy under the floor) */
+            cm__gemm_align1_set_for_tests(0);
+            assert_int_equal(cm__gemm_realign_mode(CM_GEMM_TF32, 9, 0, 132, &q, ch, 1, NULL, &a1),
+                             CM__REALIGN_NONE);
+            cm__gemm_align1_set_for_tests(1);
+        }
+        cm__gemm_align1_set_for_tests(-1);
+    }
     EXPECT_SKINNY(NAME(CM_GEMM_TF32, 7, sk_m, 0, NULL));
     EXPECT_SKINNY(NAME(CM_GEMM_FP32, 9, sk_m, 1, NULL));
     EXPECT_SKINNY(NAME(CM_GEMM_FP32_3XTF32, 9, sk_m, 1, NULL));
