@@ -544,8 +544,10 @@ static void test_skinny(void **state) {
      * the wgmma kernel, A read as it is where its rows are 16 bytes (M = 8: "sm90+bt") and
      * staged where not (M = 7: "sm90+pack"); TF32 "TN" from K = 1024 with a small side above
      * CM__GEMM_SKINNY_TC_TF32: mma:64x64 for M = 12, the wgmma kernel in parts of K for N = 12
-     * (cm_gemm's N is then 2048), and skinny for 7; FP32 64 x 2048 x 2048 (split-K fills the
-     * 64 x 64 tiles' slots): ffma:64x64x16. Against float64. */
+     * (cm_gemm's N is then 2048), and skinny for 7; TF32 "TN" 7000 x 16 x 300 (K under 1024):
+     * mma:64x64 where its 110 tiles over C cover 3/4 of the multiprocessors, else skinny;
+     * FP32 64 x 2048 x 2048 (split-K fills the 64 x 64 tiles' slots, K of 2048 split): their
+     * pipelined form, ffma:64x64x16q3. Against float64. */
     if (hopper_kernel_chosen()) {
         gcase_t h = {CM_GEMM_BF16, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 8, 2048, 1024,
                      1.0f, 0.0f, 0, 0, NULL, 0};
@@ -573,6 +575,20 @@ static void test_skinny(void **state) {
         w.m = 15;
         if (CM__GEMM_SKINNY_DISPATCH) assert_string_equal(chosen(&w), "skinny");
         run_case(&w, idx++);
+        {
+            int dev = 0, sms = 0;
+            assert_int_equal(cudaGetDevice(&dev), cudaSuccess);
+            assert_int_equal(
+                cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
+            gcase_t s = {CM_GEMM_TF32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 7000, 16,
+                         300, 1.0f, 0.5f, 0, 0, NULL, 0};
+            const int fills = 4 * ((7000 + 63) / 64) >= CM__GEMM_SKINNY_TC_TF32_FILL * sms;
+            if (fills)
+                assert_string_equal(chosen(&s), "mma:64x64");
+            else if (CM__GEMM_SKINNY_DISPATCH)
+                assert_string_equal(chosen(&s), "skinny");
+            run_case(&s, idx++);
+        }
         gcase_t f = {CM_GEMM_FP32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 64, 2048, 2048,
                      0.5f, 0.0f, 0, 0, NULL, 4096};
         assert_string_equal(chosen(&f), "ffma:64x64x16q3") /* K split: its pipelined form */;
@@ -1208,6 +1224,29 @@ static void test_tf32_align1(void **state) {
                                  "parts%s; the mma.sync tiles' align1 form split over K expected",
                                  l, o, name, ran.parts, ran.realigned ? " after a copy" : "");
                 }
+    /* under the realignment's flop floor with K >= 1024, where the copy would lead to the
+     * Hopper kernel (127 x 127 x 3001, 64 x 127 x 3001, every layout and transpose): the 64 x
+     * 64 tiles' align1 form by default, nothing copied, the tensor cores' error */
+    static const size_t lo[][3] = {{127, 127, 3001}, {64, 127, 3001}};
+    for (int l = 0; l < 2; ++l)
+        for (int o = 0; o < 4; ++o)
+            for (size_t sh = 0; sh < sizeof lo / sizeof lo[0]; ++sh) {
+                if (cm_test_under_sanitizer() && (l || o != 1 || sh > 0)) continue;
+                gcase_t g = {CM_GEMM_TF32, (cm_gemm_layout_t)l, (cm_gemm_op_t)(o & 1),
+                             (cm_gemm_op_t)(o >> 1), lo[sh][0], lo[sh][1], lo[sh][2], 0.75f,
+                             0.5f, 1, 0, NULL, 4096};
+                if ((sh + (size_t)o) % 2) misalign(&g);
+                const double err = run_case(&g, idx++);
+                cm__gemm_ran_t ran;
+                cm__gemm_last_ran_for_tests(&ran);
+                if (major == 9 && hopper_kernel_chosen() &&
+                    (ran.choice.kernel != CM__GEMM_KERNEL_MMA || ran.realigned || !(err < 1e-5)))
+                    fail_msg("TF32 %zux%zux%zu layout %d ops %d by default: ran %s%s, %.3g off "
+                             "the product of the TF32-rounded inputs; the mma.sync tiles' align1 "
+                             "form expected",
+                             g.m, g.n, g.k, l, o, cm__gemm_choice_name(ran.choice),
+                             ran.realigned ? " after a copy" : "", err);
+            }
     print_message("%zu TF32 products without 16-byte rows on the align1 form (%d by default)\n",
                   idx, defaults);
 }
