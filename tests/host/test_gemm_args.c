@@ -1434,8 +1434,10 @@ static void test_dispatch(void **state) {
     {
         /* TF32 under the realignment's flop floor with K of at least CM__GEMM_REALIGN_A1_MIN_K,
          * rows off 16 bytes, where the copied form would run the Hopper kernel (column-major
-         * 127 x 127 x 3001 and 64 x 127 x 3001 "TN"): the 64 x 64 tiles' align1 form */
-        static const struct { int m, n, k, op_a; } lo[] = {{127, 127, 3001, CM_GEMM_OP_T},
+         * 3001 x 12 x 2001 "NN", 127 x 127 x 3001 and 64 x 127 x 3001 "TN"): the 64 x 64
+         * tiles' align1 form */
+        static const struct { int m, n, k, op_a; } lo[] = {{3001, 12, 2001, CM_GEMM_OP_N},
+                                                          {127, 127, 3001, CM_GEMM_OP_T},
                                                           {64, 127, 3001, CM_GEMM_OP_T}};
         cm__gemm_align1_set_for_tests(1);
         for (size_t i = 0; i < sizeof lo / sizeof lo[0]; ++i) {
@@ -1449,9 +1451,14 @@ static void test_dispatch(void **state) {
             assert_true(2.0 * lo[i].m * lo[i].n * lo[i].k < CM__GEMM_REALIGN_MIN_FLOPS);
             const cm__gemm_choice_t ch = cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &q, 1, NULL);
             assert_int_equal(ch.kernel, CM__GEMM_KERNEL_FFMA);
-            cm__gemm_args_t st = q; /* the copied form: rows padded to 16 bytes */
-            st.a = st.b = (const void *)(uintptr_t)256;
-            st.lda = (q.lda + 3) / 4 * 4, st.ldb = (q.ldb + 3) / 4 * 4;
+            /* the copied form: each operand without 16-byte rows copied K-contiguous into
+             * rows of K rounded up to 16 bytes (cm__gemm_staged_form) */
+            cm__gemm_args_t st = q;
+            const int64_t ldk = ((int64_t)q.k + 3) / 4 * 4;
+            if (q.lda % 4 != 0 || (uintptr_t)q.a % 16 != 0)
+                st.a = (const void *)(uintptr_t)256, st.lda = ldk, st.a_kmajor = 1;
+            if (q.ldb % 4 != 0 || (uintptr_t)q.b % 16 != 0)
+                st.b = (const void *)(uintptr_t)256, st.ldb = ldk, st.b_kmajor = 1;
             const cm__gemm_choice_t sc = cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &st, 1, NULL);
             if (sc.kernel != CM__GEMM_KERNEL_SM90)
                 fail_msg("%dx%dx%d: the copied form runs %s", lo[i].m, lo[i].n, lo[i].k,
