@@ -161,6 +161,19 @@ __device__ __forceinline__ float seg_at(const Seg<uint16_t> &s, int e) {
 // multiprocessor is to hold (the launch bounds' minimum, which caps the registers a thread):
 // 4 for RB <= 8 and 2 for 16, but 1 for BF16 rows read by element loads in the 8-vector
 // bucket (rows_kernel).
+// acc[p][r] for a p and r known only at run time, read without dynamic indexing so that acc
+// stays in registers
+template <int RPW, int RB>
+__device__ __forceinline__ float acc_at(const float (&acc)[RPW][RB], int p, int r) {
+    float total = 0.0f;
+#pragma unroll
+    for (int q = 0; q < RPW; ++q)
+#pragma unroll
+        for (int u = 0; u < RB; ++u)
+            if (q == p && u == r) total = acc[q][u];
+    return total;
+}
+
 template <typename TI, typename TO, int RB, int MINB, int RPW = ROWS_RPW>
 __global__ void __launch_bounds__(32 * ROWS_WARPS, MINB)
 skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
@@ -258,24 +271,13 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
     if constexpr (RPW * RMAX <= 32) { // one output per lane
         const int p = lane / R, r = lane % R;
         if (p >= RPW || row0 + p >= rows) return;
-        float total = 0.0f;
-#pragma unroll
-        for (int q = 0; q < RPW; ++q)
-#pragma unroll
-            for (int u = 0; u < RB; ++u)
-                if (q == p && u == r) total = acc[q][u]; // registers: no dynamic indexing
-        epilogue(y + (int64_t)(row0 + p) * yi + (int64_t)r * yr, total, alpha, beta);
+        epilogue(y + (int64_t)(row0 + p) * yi + (int64_t)r * yr, acc_at(acc, p, r), alpha, beta);
     } else {
         for (int o = lane; o < RPW * R; o += 32) {
             const int p = o / R, r = o % R;
             if (row0 + p >= rows) break; // later outputs are on later rows
-            float total = 0.0f;
-#pragma unroll
-            for (int q = 0; q < RPW; ++q)
-#pragma unroll
-                for (int u = 0; u < RB; ++u)
-                    if (q == p && u == r) total = acc[q][u];
-            epilogue(y + (int64_t)(row0 + p) * yi + (int64_t)r * yr, total, alpha, beta);
+            epilogue(y + (int64_t)(row0 + p) * yi + (int64_t)r * yr, acc_at(acc, p, r), alpha,
+                     beta);
         }
     }
 }
@@ -353,13 +355,17 @@ static cudaError_t skinny_one_launch(const cm__gemm_args_t *p, int sm_count, cud
     const cm__gemm_vec_view v = cm__gemm_vec_view_of(p, p->m <= p->n);
     const bool bf16_in = p->in_type == CM__GEMM_BF16, bf16_out = p->out_type == CM__GEMM_BF16;
     if (!bf16_in && !bf16_out)
-        return run<float, float>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, sm_count, stream);
+        return run<float, float>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, sm_count,
+                                 stream);
     if (bf16_in && !bf16_out)
-        return run<uint16_t, float>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, sm_count, stream);
-    return run<uint16_t, uint16_t>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, sm_count, stream);
+        return run<uint16_t, float>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, sm_count,
+                                    stream);
+    return run<uint16_t, uint16_t>(v, p->k, p->k_last, p->alpha, p->beta, p->batch, sm_count,
+                                   stream);
 }
 
-extern "C" cudaError_t cm__gemm_skinny(const cm__gemm_args_t *p, int sm_count, cudaStream_t stream) {
+extern "C" cudaError_t cm__gemm_skinny(const cm__gemm_args_t *p, int sm_count,
+                                       cudaStream_t stream) {
     if (p == NULL || p->k <= 0 || p->m <= 0 || p->n <= 0) return cudaErrorInvalidValue;
     const int small = p->m <= p->n ? p->m : p->n;
     if (small > CM__GEMM_SKINNY_MAX) return cudaErrorInvalidValue;

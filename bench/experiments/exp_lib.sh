@@ -111,6 +111,12 @@ exp_config_sweeps() {
     cp /tmp/sweeps.txt "$R/$file"
     exp_say "$file done"
 }
+# exp_config_sweeps twice, into configs1.txt and configs2.txt (rounds to compare the spread)
+exp_config_rounds() {
+    local shapes="$1" i
+    shift
+    for i in 1 2; do exp_config_sweeps "configs$i.txt" "$shapes" "$@"; done
+}
 exp_note_patched() {
     mkdir -p build-gpu
     grep '^+++ b/' "$1" | sed 's|^+++ b/||' >>build-gpu/.cm-patched

@@ -19,7 +19,5 @@ exp_step "build done"
 } >"$R/tests.txt" 2>&1
 exp_step "tests done"
 shapes="16x4096x4096 12x4096x4096 9x4096x4096 16x8192x8192 16x10000x999 13x4096x2048 12x8192x1024 4096x16x4096 3001x12x2001 16x3001x2001 7000x16x300"
-for i in 1 2; do
-    CM_BENCH_SWEEP_ONLY="fp32 tf32" exp_config_sweeps "configs$i.txt" "$shapes" skinny mma:64x64
-done
+CM_BENCH_SWEEP_ONLY="fp32 tf32" exp_config_rounds "$shapes" skinny mma:64x64
 exp_step "done"

@@ -12,8 +12,5 @@ set -u
 exp_start
 exp_build | tee -a "$R/summary.txt"
 shapes="16x10000x999 12x10000x999 9x10000x999 16x3001x2001 12x3001x2001 3001x12x2001 3001x16x2001 7000x16x300 7000x12x300 16x8192x512 12x8192x512 9x4096x4096 12x4096x4096 13x4096x2048"
-for i in 1 2; do
-    CM_BENCH_SWEEP_ONLY="tf32" exp_config_sweeps "configs$i.txt" "$shapes" skinny mma:64x64 \
-        mma:128x128
-done
+CM_BENCH_SWEEP_ONLY="tf32" exp_config_rounds "$shapes" skinny mma:64x64 mma:128x128
 exp_step "done"

@@ -11,8 +11,6 @@ set -u
 exp_start
 exp_build | tee -a "$R/summary.txt"
 shapes="4096x12x255 12x4096x255 3001x8x200 4096x16x255 8192x12x255 3001x12x500 12x3001x500 4096x12x767"
-for i in 1 2; do
-    CM_BENCH_SWEEP_ONLY="fp32 tf32" exp_config_sweeps "configs$i.txt" "$shapes" mma:64x64 \
-        mma:128x128 ffma:32x64x16 ffma:64x64x16 skinny
-done
+CM_BENCH_SWEEP_ONLY="fp32 tf32" exp_config_rounds "$shapes" mma:64x64 mma:128x128 \
+    ffma:32x64x16 ffma:64x64x16 skinny
 exp_step "done"

@@ -12,6 +12,5 @@ f="${2:-}"
 tool="${3:-none}"
 exp_start
 exp_build
-OUT=/tmp bash scripts/gpu-test-one.sh -t "$tool" -s 300 ${f:+-f "$f"} "$exe"
-echo "rc $?"
+exp_test_exe "$tool" 300 "$exe" "$f"
 grep -v "^\[ *OK\|RUN" "/tmp/one-$exe-$tool.txt" | tail -60

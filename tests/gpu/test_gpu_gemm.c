@@ -102,14 +102,16 @@ static const char *chosen(const gcase_t *g) {
     return name;
 }
 
-/* The compute capability's major number of the calling thread's current device */
-static int current_major(void) {
-    int dev = 0, major = 0;
+/* An attribute of the calling thread's current device */
+static int current_attr(enum cudaDeviceAttr attr) {
+    int dev = 0, value = 0;
     assert_int_equal(cudaGetDevice(&dev), cudaSuccess);
-    assert_int_equal(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
-                     cudaSuccess);
-    return major;
+    assert_int_equal(cudaDeviceGetAttribute(&value, attr, dev), cudaSuccess);
+    return value;
 }
+
+/* The compute capability's major number of the calling thread's current device */
+static int current_major(void) { return current_attr(cudaDevAttrComputeCapabilityMajor); }
 
 /* The default choice for a row-major "NN" product of m x n x k in precision p */
 static const char *nn_choice(cm_gemm_precision_t p, size_t m, size_t n, size_t k) {
@@ -575,20 +577,14 @@ static void test_skinny(void **state) {
         w.m = 15;
         if (CM__GEMM_SKINNY_DISPATCH) assert_string_equal(chosen(&w), "skinny");
         run_case(&w, idx++);
-        {
-            int dev = 0, sms = 0;
-            assert_int_equal(cudaGetDevice(&dev), cudaSuccess);
-            assert_int_equal(
-                cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
-            gcase_t s = {CM_GEMM_TF32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 7000, 16,
-                         300, 1.0f, 0.5f, 0, 0, NULL, 0};
-            const int fills = 4 * ((7000 + 63) / 64) >= CM__GEMM_SKINNY_TC_TF32_FILL * sms;
-            if (fills)
-                assert_string_equal(chosen(&s), "mma:64x64");
-            else if (CM__GEMM_SKINNY_DISPATCH)
-                assert_string_equal(chosen(&s), "skinny");
-            run_case(&s, idx++);
-        }
+        gcase_t s = {CM_GEMM_TF32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N, 7000, 16, 300,
+                     1.0f, 0.5f, 0, 0, NULL, 0};
+        if (4 * ((7000 + 63) / 64) >=
+            CM__GEMM_SKINNY_TC_TF32_FILL * current_attr(cudaDevAttrMultiProcessorCount))
+            assert_string_equal(chosen(&s), "mma:64x64");
+        else if (CM__GEMM_SKINNY_DISPATCH)
+            assert_string_equal(chosen(&s), "skinny");
+        run_case(&s, idx++);
         gcase_t f = {CM_GEMM_FP32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 64, 2048, 2048,
                      0.5f, 0.0f, 0, 0, NULL, 4096};
         assert_string_equal(chosen(&f), "ffma:64x64x16q3") /* K split: its pipelined form */;

@@ -368,6 +368,36 @@ static cm__gemm_args_t args(int m, int n, int k, int a_k, int b_k, int in, int64
     return p;
 }
 
+/* A packed column-major problem (op(B) N, leading dimensions minimal) through
+ * cm__gemm_normalize, the way cm_gemm sees a user's call */
+static cm__gemm_args_t col_major(int op_a, int m, int n, int k, int in) {
+    cm__gemm_args_t q;
+    cm__gemm_normalize(CM_GEMM_COL_MAJOR, op_a, CM_GEMM_OP_N, m, n, k,
+                       (const void *)(uintptr_t)4096, op_a == CM_GEMM_OP_N ? m : k,
+                       (const void *)(uintptr_t)(1 << 24), k, (void *)(uintptr_t)(1 << 26), m,
+                       &q);
+    q.in_type = in;
+    return q;
+}
+
+/* The realignment's copied form of q: each operand without 16-byte rows copied K-contiguous
+ * into rows of K rounded up to 16 bytes at an aligned base (cm__gemm_staged_form) */
+static cm__gemm_args_t copied_form(const cm__gemm_args_t *q) {
+    cm__gemm_args_t st = *q;
+    const int64_t ldk = ((int64_t)q->k + 3) / 4 * 4;
+    if (q->lda % 4 != 0 || (uintptr_t)q->a % 16 != 0)
+        st.a = (const void *)(uintptr_t)256, st.lda = ldk, st.a_kmajor = 1;
+    if (q->ldb % 4 != 0 || (uintptr_t)q->b % 16 != 0)
+        st.b = (const void *)(uintptr_t)256, st.ldb = ldk, st.b_kmajor = 1;
+    return st;
+}
+
+/* Split-K's parts for FP32 p on FFMA configuration `config` (132 SMs) */
+static int ffma_parts(const cm__gemm_args_t *p, int config) {
+    return cm__gemm_splitk_parts(p, (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, config},
+                                 CM_GEMM_FP32, 132, 0);
+}
+
 /* A shape the skinny kernel takes by default: "skinny" once CM__GEMM_SKINNY_DISPATCH is 1, the
  * tiles' choice before (forced, it is "skinny" either way). */
 #define EXPECT_SKINNY(name)                                                                  \
@@ -710,10 +740,7 @@ static void test_dispatch(void **state) {
                             cm__gemm_select(CM_GEMM_TF32, maj, 0, sms, &q, h, NULL);
                         if (!cm__gemm_realign_wanted(CM_GEMM_TF32, maj, 0, sms, &q, ch, h, NULL))
                             continue;
-                        cm__gemm_args_t st = q;
-                        st.a = st.b = (const void *)(uintptr_t)256;
-                        st.lda = st.ldb = (q.k + 3) / 4 * 4;
-                        st.a_kmajor = st.b_kmajor = 1;
+                        const cm__gemm_args_t st = copied_form(&q); /* both staged */
                         const cm__gemm_choice_t sc =
                             cm__gemm_select(CM_GEMM_TF32, maj, 0, sms, &st, h, NULL);
                         const int on_tiles = sc.kernel == CM__GEMM_KERNEL_MMA &&
@@ -748,9 +775,7 @@ static void test_dispatch(void **state) {
     {
         cm__gemm_args_t s1 = args(1000, 127, 3001, 0, 0, CM__GEMM_F32, 3001);
         s1.lda = 3001, s1.ldb = 127, s1.ldc = 127;
-        assert_true(cm__gemm_splitk_parts(&s1, (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA,
-                                                                  CM__FFMA_64x64x16},
-                                          CM_GEMM_FP32, 132, 0) > 1);
+        assert_true(ffma_parts(&s1, CM__FFMA_64x64x16) > 1);
         assert_string_equal(NAME(CM_GEMM_FP32, 9, s1, 1, NULL), "ffma:64x64x16q3");
         assert_string_equal(NAME(CM_GEMM_FP32, 8, s1, 1, NULL), "ffma:32x64x16");
         assert_string_equal(NAME(CM_GEMM_FP32, 9, s1, 1, "ffma:64x64x16"), "ffma:64x64x16");
@@ -758,17 +783,12 @@ static void test_dispatch(void **state) {
         s2.ldc = 64;
         assert_string_equal(NAME(CM_GEMM_FP32, 9, s2, 1, NULL), "ffma:32x64x16q3");
         s2.k = CM__FFMA_Q3_MIN_K - 1; /* split, but K under the floor */
-        assert_true(cm__gemm_splitk_parts(&s2, (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA,
-                                                                  CM__FFMA_32x64x16},
-                                          CM_GEMM_FP32, 132, 0) > 1);
+        assert_true(ffma_parts(&s2, CM__FFMA_32x64x16) > 1);
         assert_string_equal(NAME(CM_GEMM_FP32, 9, s2, 1, NULL), "ffma:32x64x16");
         /* K whole (C fills the GPU): the plain tiles */
         cm__gemm_args_t s3 = args(1000, 1000, 1000, 1, 1, CM__GEMM_F32, 1000);
         s3.ldb = 1000, s3.ldc = 1000;
-        assert_int_equal(cm__gemm_splitk_parts(&s3, (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA,
-                                                                        CM__FFMA_64x64x16},
-                                               CM_GEMM_FP32, 132, 0),
-                         1);
+        assert_int_equal(ffma_parts(&s3, CM__FFMA_64x64x16), 1);
         assert_string_equal(NAME(CM_GEMM_FP32, 9, s3, 1, NULL), "ffma:64x64x16");
     }
 
@@ -1360,13 +1380,7 @@ static void test_dispatch(void **state) {
             {CM_GEMM_FP32, CM__GEMM_F32, CM_GEMM_OP_N, 64, 2048, 2048, "ffma:64x64x16q3"},
         };
         for (size_t i = 0; i < sizeof pub / sizeof pub[0]; ++i) {
-            cm__gemm_args_t q; /* packed leading dimensions, B's op N */
-            const int64_t lda = pub[i].op_a == CM_GEMM_OP_N ? pub[i].m : pub[i].k;
-            cm__gemm_normalize(CM_GEMM_COL_MAJOR, pub[i].op_a, CM_GEMM_OP_N, pub[i].m, pub[i].n,
-                               pub[i].k, (const void *)(uintptr_t)4096, lda,
-                               (const void *)(uintptr_t)(1 << 24), pub[i].k,
-                               (void *)(uintptr_t)(1 << 26), pub[i].m, &q);
-            q.in_type = pub[i].in;
+            cm__gemm_args_t q = col_major(pub[i].op_a, pub[i].m, pub[i].n, pub[i].k, pub[i].in);
             assert_string_equal(NAME(pub[i].prec, 9, q, 1, NULL), pub[i].name);
         }
     }
@@ -1441,24 +1455,11 @@ static void test_dispatch(void **state) {
                                                           {64, 127, 3001, CM_GEMM_OP_T}};
         cm__gemm_align1_set_for_tests(1);
         for (size_t i = 0; i < sizeof lo / sizeof lo[0]; ++i) {
-            cm__gemm_args_t q;
-            cm__gemm_normalize(CM_GEMM_COL_MAJOR, lo[i].op_a, CM_GEMM_OP_N, lo[i].m, lo[i].n,
-                               lo[i].k, (const void *)(uintptr_t)4096,
-                               lo[i].op_a == CM_GEMM_OP_N ? lo[i].m : lo[i].k,
-                               (const void *)(uintptr_t)(1 << 24), lo[i].k,
-                               (void *)(uintptr_t)(1 << 26), lo[i].m, &q);
-            q.in_type = CM__GEMM_F32;
+            cm__gemm_args_t q = col_major(lo[i].op_a, lo[i].m, lo[i].n, lo[i].k, CM__GEMM_F32);
             assert_true(2.0 * lo[i].m * lo[i].n * lo[i].k < CM__GEMM_REALIGN_MIN_FLOPS);
             const cm__gemm_choice_t ch = cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &q, 1, NULL);
             assert_int_equal(ch.kernel, CM__GEMM_KERNEL_FFMA);
-            /* the copied form: each operand without 16-byte rows copied K-contiguous into
-             * rows of K rounded up to 16 bytes (cm__gemm_staged_form) */
-            cm__gemm_args_t st = q;
-            const int64_t ldk = ((int64_t)q.k + 3) / 4 * 4;
-            if (q.lda % 4 != 0 || (uintptr_t)q.a % 16 != 0)
-                st.a = (const void *)(uintptr_t)256, st.lda = ldk, st.a_kmajor = 1;
-            if (q.ldb % 4 != 0 || (uintptr_t)q.b % 16 != 0)
-                st.b = (const void *)(uintptr_t)256, st.ldb = ldk, st.b_kmajor = 1;
+            const cm__gemm_args_t st = copied_form(&q);
             const cm__gemm_choice_t sc = cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &st, 1, NULL);
             if (sc.kernel != CM__GEMM_KERNEL_SM90)
                 fail_msg("%dx%dx%d: the copied form runs %s", lo[i].m, lo[i].n, lo[i].k,
