@@ -492,7 +492,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * few elements per lane there). A skinny product whose smaller side of C is 2 to
  * 16 with enough rows on the other side (counting a batch's matrices: at least 256, and 16 per
  * multiprocessor unless K <= 2048), K >= 256 (K >= 96 for one product with a smaller side of 2
- * to 8) and the large side's matrix contiguous along K runs another (kernels/gemm_skinny.cu,
+ * to 8, or of 9 to 16 with at most 32 rows per multiprocessor on the other side where no
+ * tensor-core tiles would read both operands as they are: FP32, or TF32 / bf16 with rows off
+ * 16 bytes; 12 x 4096 x 255) and the large side's matrix contiguous along K runs another
+ * (kernels/gemm_skinny.cu,
  * "skinny": one pass over the large operand keeping one sum per row and column of the small
  * side, with the same arithmetic as "gemv"), except bf16 with a smaller side of 5 to 16 on
  * sm_80+ with both
@@ -562,8 +565,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * memory (the 128 x 128 tiles in place of the split Hopper kernel; split-K gives that form
  * parts of at least 128 of K), as cuBLAS does for such operands; it copies nothing, so a TF32
  * product under the 2^28 flops with K >= 1024 takes it too where the copy would lead to those
- * mma.sync tiles or to the Hopper kernel (then the 64 x 64 tiles: 127 x 127 x 3001 "TN")
- * (kernels/gemm.h's
+ * mma.sync tiles or to the Hopper kernel (then the 64 x 64 tiles: 127 x 127 x 3001 "TN"),
+ * and one such single product with a side of C of 8 to 16 and K of 192 to 1023 takes the 64 x
+ * 64 tiles' form (4096 x 12 x 255 "NN") (kernels/gemm.h's
  * CM__GEMM_MMA_ALIGN1: 0 at build time leaves them to the copy; the form is compiled for
  * sm_90 only, where it was measured, except in tuning builds). Likewise on Hopper an FP32
  * product of one

@@ -611,13 +611,22 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     const int sm90_wide = !skinny_tc_better && small >= CM__GEMM_SKINNY_SM90_BF16 &&
                           p->k >= CM__GEMM_SKINNY_SM90_BF16_K;
     const int skinny_sm90_better = sm90_bf16_one && (sm90_long_a || sm90_wide);
+    /* one product takes it from the shorter K at a small side up to CM__GEMM_SKINNY_NARROW,
+     * and above it over few rows (CM__GEMM_SKINNY_FEW_ROWS_PER_SM) where the tensor-core tiles
+     * would not read both operands as they are */
+    const int tc_as_is = major >= 8 &&
+                         (p->in_type == CM__GEMM_BF16 || precision == CM_GEMM_TF32) &&
+                         cm__gemm_mma_aligned(p);
+    const int skinny_short_k =
+        p->batch <= 1 &&
+        (small <= CM__GEMM_SKINNY_NARROW ||
+         (large <= (int64_t)CM__GEMM_SKINNY_FEW_ROWS_PER_SM * sm_count && !tc_as_is));
     /* the shapes the skinny kernel is made for; the rules above give some of them others */
     const int skinny_class = skinny_fits && small >= 2 &&
                              skinny_rows >= CM__GEMM_SKINNY_MIN_ROWS && skinny_fills &&
                              along_k &&
-                             p->k >= (small <= CM__GEMM_SKINNY_NARROW && p->batch <= 1
-                                          ? CM__GEMM_SKINNY_MIN_K_NARROW
-                                          : CM__GEMM_SKINNY_MIN_K);
+                             p->k >= (skinny_short_k ? CM__GEMM_SKINNY_MIN_K_NARROW
+                                                     : CM__GEMM_SKINNY_MIN_K);
     const int skinny_shape = CM__GEMM_SKINNY_DISPATCH && skinny_class && !skinny_tc_better &&
                              !skinny_sm90_better;
     /* forced, it takes any shape it can run (a vector side, few rows) */
@@ -1115,12 +1124,29 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
     const double batch = p->batch > 1 ? (double)p->batch : 1.0;
     const double floor = p->in_type == CM__GEMM_BF16 ? CM__GEMM_REALIGN_MIN_FLOPS_BF16
                                                      : CM__GEMM_REALIGN_MIN_FLOPS;
-    /* below the floor only the align1 form, and only for a long TF32 K */
+    /* below the floor only the align1 form, and only for a long TF32 K, or a shorter one of a
+     * thin product (CM__GEMM_REALIGN_A1_THIN_MIN_K: the 64 x 64 tiles) */
     const int below = 2.0 * p->m * (double)p->n * (double)p->k * batch < floor;
-    if (below && !(precision == CM_GEMM_TF32 && p->k >= CM__GEMM_REALIGN_A1_MIN_K))
+    const int small = p->m < p->n ? p->m : p->n;
+    const int thin_short = below && precision == CM_GEMM_TF32 && p->batch <= 1 &&
+                           small >= CM__GEMM_SKINNY_TC_TF32 && small <= CM__GEMM_SKINNY_MAX &&
+                           p->k >= CM__GEMM_REALIGN_A1_THIN_MIN_K &&
+                           p->k < CM__GEMM_REALIGN_A1_MIN_K;
+    if (below && !(precision == CM_GEMM_TF32 && p->k >= CM__GEMM_REALIGN_A1_MIN_K) && !thin_short)
         return CM__REALIGN_NONE;
     const int pa = cm__gemm_misaligned_a(p), pb = cm__gemm_misaligned_b(p);
     if (!pa && !pb) return CM__REALIGN_NONE; /* aligned already: FFMA is the table's choice */
+    /* a thin C over a short K: the 64 x 64 tiles, whatever the copied form would run (the
+     * skinny kernel too, where the copy makes the long side K-contiguous; the 128 x 128 tiles
+     * leave most of their tile empty: 0.83-1.03x cuBLAS against 64 x 64's 1.17-1.36x;
+     * bench/NOTES-gemm.md) */
+    if (thin_short) {
+        if (!cm__gemm_mma_built(CM__MMA_64x64) ||
+            !cm__gemm_align1_takes(precision, major, p, CM__MMA_64x64))
+            return CM__REALIGN_NONE;
+        *tiles = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_64x64};
+        return CM__REALIGN_ALIGN1;
+    }
     const void *aligned_at = (const void *)(uintptr_t)256; /* where the scratch would be */
     const cm__gemm_args_t q = cm__gemm_staged_form(p, pa, pb, aligned_at, aligned_at);
     const cm__gemm_choice_t c = cm__gemm_select(precision, major, minor, sm_count, &q, have_sm90,

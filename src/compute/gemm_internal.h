@@ -55,6 +55,18 @@ enum {
  *  bench/NOTES-gemm.md). */
 #define CM__GEMM_SKINNY_MIN_K_NARROW 96
 #define CM__GEMM_SKINNY_NARROW 8
+/** A small side of 9 .. 16 (the 16-vector form) also takes the skinny kernel from
+ *  CM__GEMM_SKINNY_MIN_K_NARROW, for one product, where the long side is at most this many rows
+ *  per multiprocessor (the 64-row tiles over it fill at most half of them) and the tensor-core
+ *  tiles would not read both operands as they are (FP32, or TF32 / bf16 with an operand's rows
+ *  off 16 bytes). H100 against cuBLAS, the tiles -> skinny at K = 255: 12 x 4096 FP32
+ *  1.10-1.21 -> 1.57-1.66x, TF32 0.83-0.85 -> 1.30-1.37x, bf16 0.90-0.97 -> 1.26-1.28x;
+ *  4096 x 12 "TN" FP32 1.02-1.10 -> 1.55-1.63x, TF32 0.79-0.85 -> 1.32-1.40x; 4096 x 16 "TN"
+ *  FP32 1.04 -> 1.46-1.49x; 16 x 4096 x 160 FP32 1.37-1.38 -> 1.40-1.49x. Where the tiles read
+ *  16-byte rows as they are they stay (16 x 4096 x 160 TF32 / bf16 "NN": mma:64x64 1.11-1.20x,
+ *  skinny 0.89-1.01x), and so do longer sides (16 x 10000 x 200 FP32: 0.90-0.97x against
+ *  0.75-0.80x; at 6000-8192 rows the two tie; bench/NOTES-gemm.md). */
+#define CM__GEMM_SKINNY_FEW_ROWS_PER_SM 32
 /** The tensor-core tiles take a skinny bf16 / long-K TF32 problem with both operands
  *  K-contiguous and 16-byte rows (and bf16 with A so on Hopper: the wgmma kernel) only where its
  *  small side is above these: up to them the skinny kernel's 4- or 8-vector form, which keeps 4
@@ -227,8 +239,9 @@ const char *cm__gemm_config_override(void);
  * the selection gives to a tensor-core kernel (mma.sync or the Hopper kernel), with K of at
  * least CM__GEMM_REALIGN_MIN_K and at least CM__GEMM_REALIGN_MIN_FLOPS flops (BF16:
  * CM__GEMM_REALIGN_MIN_FLOPS_BF16) times the batch, with no configuration forced (override NULL
- * or ""); below that floor only a TF32 product with K of at least CM__GEMM_REALIGN_A1_MIN_K,
- * and only where the align1 form takes it (never the copy). Pure.
+ * or ""); below that floor only a TF32 product with K of at least CM__GEMM_REALIGN_A1_MIN_K
+ * (one thin product: CM__GEMM_REALIGN_A1_THIN_MIN_K), and only where the align1 form takes it
+ * (never the copy). Pure.
  */
 int cm__gemm_realign_wanted(int precision, int major, int minor, int sm_count,
                             const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
@@ -292,6 +305,15 @@ int cm__gemm_pitch_wanted(int precision, int major, const cm__gemm_args_t *p,
  *  0.91x, 16 x 1000 x 3001 0.73 -> 1.04x, 8 x 1000 x 4001 0.69 -> 0.98x, 64 x 127 x 3001 NN
  *  0.70 -> 1.10x, 100 x 300 x 2001 NN 0.77 -> 1.21x; bench/NOTES-gemm.md). */
 #define CM__GEMM_REALIGN_A1_MIN_K 1024
+
+/** ... and one thin TF32 product (a side of C of CM__GEMM_SKINNY_TC_TF32 .. CM__GEMM_SKINNY_MAX)
+ *  from this K takes the 64 x 64 tiles' align1 form there, whatever the copied form would run:
+ *  the FFMA tiles leave a thin C's tensor-core work undone (H100 against cuBLAS,
+ *  rows off 16 bytes, FFMA -> mma:64x64 align1: 4096 x 12 x 255 "NN" 0.82-0.87 -> 1.19-1.22x,
+ *  "TN" 0.79-0.85 -> 1.31-1.32x, 8192 x 12 x 255 "TN" 0.70-0.72 -> 1.17-1.20x, 3001 x 8 x 200
+ *  "NN" 0.87-0.89 -> 1.31x, 3001 x 12 x 500 "NN" 0.55-0.56 -> 0.96-0.98x, 4096 x 12 x 767 "NN"
+ *  0.48 -> 0.86-0.91x; the 128 x 128 tiles' form 0.83-1.03x; bench/NOTES-gemm.md). */
+#define CM__GEMM_REALIGN_A1_THIN_MIN_K 192
 
 /** BF16's floor, lower: the FFMA kernel converts every bf16 input and ran bf16 at 0.37-0.52x
  *  cuBLAS at 49-132 Mflop (4096 x 127 x 127, 3001 x 64 x 127, 127 x 4096 x 127) and 0.48-0.58x

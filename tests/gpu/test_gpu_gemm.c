@@ -541,6 +541,28 @@ static void test_skinny(void **state) {
         g.ob = CM_GEMM_OP_N;
         assert_string_not_equal(chosen(&g), "skinny");
     }
+    /* a small side of 9 .. 16 over few rows (CM__GEMM_SKINNY_FEW_ROWS_PER_SM a
+     * multiprocessor: at most that many) and K under CM__GEMM_SKINNY_MIN_K, from
+     * CM__GEMM_SKINNY_MIN_K_NARROW on: skinny in FP32, and in TF32 / bf16 with rows off 16
+     * bytes (K = 201), column-major "NN" with the small side on M and "TN" with it on N; beta
+     * over C. What ran is read back (cm_gemm_config_name would name rows of 204). */
+    {
+        const size_t rows = (size_t)CM__GEMM_SKINNY_FEW_ROWS_PER_SM *
+                            (size_t)current_attr(cudaDevAttrMultiProcessorCount);
+        for (int p = CM_GEMM_FP32; p <= CM_GEMM_BF16; ++p)
+            for (int o = 0; o < 2; ++o) {
+                gcase_t g = {(cm_gemm_precision_t)p, CM_GEMM_COL_MAJOR,
+                             o ? CM_GEMM_OP_T : CM_GEMM_OP_N, CM_GEMM_OP_N, o ? rows : 12,
+                             o ? 12 : rows, 201, 1.0f, 0.5f, 0, 0, NULL, 0};
+                run_case(&g, idx++);
+                cm__gemm_ran_t ran;
+                cm__gemm_last_ran_for_tests(&ran);
+                if (CM__GEMM_SKINNY_DISPATCH &&
+                    strcmp(cm__gemm_choice_name(ran.choice), "skinny") != 0)
+                    fail_msg("precision %d %zux%zux201 %s: ran %s, skinny expected", p, g.m,
+                             g.n, o ? "TN" : "NN", cm__gemm_choice_name(ran.choice));
+            }
+    }
     /* skinny shapes the dispatch gives other kernels on Hopper (cm__gemm_select): bf16
      * column-major NN with M of 2 .. 16 and K >= 1024, B contiguous along K in 16-byte rows:
      * the wgmma kernel, A read as it is where its rows are 16 bytes (M = 8: "sm90+bt") and
@@ -1243,6 +1265,26 @@ static void test_tf32_align1(void **state) {
                              g.m, g.n, g.k, l, o, cm__gemm_choice_name(ran.choice),
                              ran.realigned ? " after a copy" : "", err);
             }
+    /* one thin product (a side of 8 .. 16) under the floor with K of
+     * CM__GEMM_REALIGN_A1_THIN_MIN_K .. 1023, column-major "NN" (A or B in rows off 16 bytes;
+     * the long side across K, so not skinny): the 64 x 64 tiles' align1 form by default
+     * on sm_80+, nothing copied, the tensor cores' error */
+    static const size_t thin[][3] = {{4096, 12, 255}, {3001, 8, 200}, {3001, 16, 767}};
+    for (size_t sh = 0; sh < sizeof thin / sizeof thin[0]; ++sh) {
+        if (cm_test_under_sanitizer() && sh > 0) continue;
+        gcase_t g = {CM_GEMM_TF32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, thin[sh][0],
+                     thin[sh][1], thin[sh][2], 0.75f, 0.5f, 0, 0, NULL, 0};
+        const double err = run_case(&g, idx++);
+        cm__gemm_ran_t ran;
+        cm__gemm_last_ran_for_tests(&ran);
+        if (major >= 8 && cm__gemm_mma_built(CM__MMA_64x64) &&
+            (strcmp(cm__gemm_choice_name(ran.choice), "mma:64x64") != 0 || ran.realigned ||
+             !(err < 1e-5)))
+            fail_msg("TF32 %zux%zux%zu NN by default: ran %s%s, %.3g off the product of the "
+                     "TF32-rounded inputs; mma:64x64's align1 form expected",
+                     g.m, g.n, g.k, cm__gemm_choice_name(ran.choice),
+                     ran.realigned ? " after a copy" : "", err);
+    }
     print_message("%zu TF32 products without 16-byte rows on the align1 form (%d by default)\n",
                   idx, defaults);
 }

@@ -1333,8 +1333,10 @@ static void test_dispatch(void **state) {
      * CM__GEMM_SKINNY_NARROW, CM__GEMM_SKINNY_MIN_K above it */
     cm__gemm_args_t short_k = args(CM__GEMM_SKINNY_NARROW, 4096, CM__GEMM_SKINNY_MIN_K_NARROW - 1,
                                    1, 1, CM__GEMM_F32, 4096);
-    cm__gemm_args_t short_k9 = args(CM__GEMM_SKINNY_NARROW + 1, 4096, CM__GEMM_SKINNY_MIN_K - 1,
-                                    1, 1, CM__GEMM_F32, 4096);
+    /* (9 .. 16 over more than CM__GEMM_SKINNY_FEW_ROWS_PER_SM rows per SM; fewer: below) */
+    cm__gemm_args_t short_k9 = args(CM__GEMM_SKINNY_NARROW + 1,
+                                    CM__GEMM_SKINNY_FEW_ROWS_PER_SM * 132 + 1,
+                                    CM__GEMM_SKINNY_MIN_K - 1, 1, 1, CM__GEMM_F32, 4096);
     cm__gemm_args_t narrow_k = short_k; /* from the narrow minimum on: skinny */
     narrow_k.k = CM__GEMM_SKINNY_MIN_K_NARROW;
     for (int prec = 0; prec <= CM_GEMM_FP32_3XTF32; ++prec) {
@@ -1353,6 +1355,57 @@ static void test_dispatch(void **state) {
         assert_string_not_equal(NAME(CM_GEMM_FP32, 9, nb, 1, NULL), "skinny");
         nb.k = CM__GEMM_SKINNY_MIN_K;
         EXPECT_SKINNY(NAME(CM_GEMM_FP32, 9, nb, 1, NULL));
+    }
+    {
+        /* a small side of 9 .. 16, one product over at most CM__GEMM_SKINNY_FEW_ROWS_PER_SM rows
+         * per SM: skinny from CM__GEMM_SKINNY_MIN_K_NARROW, unless TF32 / bf16 tiles on sm_80+
+         * read both operands as they are (16-byte rows); more rows, a batch or a shorter K keep
+         * the tiles */
+        const int few_rows = CM__GEMM_SKINNY_FEW_ROWS_PER_SM * 132;
+        for (int small = CM__GEMM_SKINNY_NARROW + 1; small <= CM__GEMM_SKINNY_MAX; small += 7)
+            for (int prec = 0; prec <= CM_GEMM_FP32_3XTF32; ++prec) {
+                const int in = prec == CM_GEMM_BF16 || prec == CM_GEMM_BF16_OUT_BF16
+                                   ? CM__GEMM_BF16
+                                   : CM__GEMM_F32;
+                const int tc = prec == CM_GEMM_TF32 || in == CM__GEMM_BF16;
+                /* rows of 255 elements (off 16 bytes), the long side's B K-contiguous */
+                cm__gemm_args_t f = args(small, few_rows, 255, 0, 1, in, small);
+                f.ldb = 255;
+                EXPECT_SKINNY(NAME(prec, 9, f, 1, NULL));
+                EXPECT_SKINNY(NAME(prec, 8, f, 0, NULL));
+                f.k = CM__GEMM_SKINNY_MIN_K_NARROW;
+                EXPECT_SKINNY(NAME(prec, 9, f, 1, NULL));
+                cm__gemm_args_t w = f; /* a shorter K */
+                w.k = CM__GEMM_SKINNY_MIN_K_NARROW - 1;
+                assert_string_not_equal(NAME(prec, 9, w, 1, NULL), "skinny");
+                w = f; /* one row more than the bound */
+                w.n = few_rows + 1, w.ldc = w.n;
+                assert_string_not_equal(NAME(prec, 9, w, 1, NULL), "skinny");
+                w = f; /* a batch */
+                w.batch = 2, w.stride_a = (int64_t)w.m * w.k, w.stride_b = (int64_t)w.n * 255;
+                w.stride_c = (int64_t)w.m * w.n;
+                assert_string_not_equal(NAME(prec, 9, w, 1, NULL), "skinny");
+                w = f; /* 16-byte rows: the tiles for TF32 / bf16 on sm_80+, skinny otherwise */
+                w.k = 160, w.lda = 16, w.ldb = 160;
+                if (tc) {
+                    assert_string_not_equal(NAME(prec, 9, w, 1, NULL), "skinny");
+                    assert_string_not_equal(NAME(prec, 8, w, 0, NULL), "skinny");
+                    EXPECT_SKINNY(NAME(prec, 7, w, 0, NULL));
+                } else {
+                    EXPECT_SKINNY(NAME(prec, 9, w, 1, NULL));
+                }
+            }
+        /* the public layouts measured (column-major): 12 x 4096 x 255 "NN" and 4096 x 12 x 255
+         * "TN" skinny in every precision, 4096 x 12 x 255 "NN" (the long side across K) not */
+        for (int prec = 0; prec <= CM_GEMM_BF16; ++prec) {
+            const int in = prec == CM_GEMM_BF16 ? CM__GEMM_BF16 : CM__GEMM_F32;
+            cm__gemm_args_t q = col_major(CM_GEMM_OP_N, 12, 4096, 255, in);
+            EXPECT_SKINNY(NAME(prec, 9, q, 1, NULL));
+            q = col_major(CM_GEMM_OP_T, 4096, 12, 255, in);
+            EXPECT_SKINNY(NAME(prec, 9, q, 1, NULL));
+            q = col_major(CM_GEMM_OP_N, 4096, 12, 255, in);
+            assert_string_not_equal(NAME(prec, 9, q, 1, NULL), "skinny");
+        }
     }
     /* bf16, both K-contiguous, 16-byte rows: the tensor-core tiles on sm_80+, skinny on sm_75 */
     cm__gemm_args_t tc_ready = args(7, 4096, 4096, 1, 1, CM__GEMM_BF16, 4096);
@@ -1475,6 +1528,73 @@ static void test_dispatch(void **state) {
                              CM__REALIGN_NONE);
             cm__gemm_align1_set_for_tests(1);
         }
+        cm__gemm_align1_set_for_tests(-1);
+    }
+    {
+        /* one thin TF32 product (a side of CM__GEMM_SKINNY_TC_TF32 .. CM__GEMM_SKINNY_MAX) under
+         * the flop floor, K from CM__GEMM_REALIGN_A1_THIN_MIN_K, rows off 16 bytes, demoted to
+         * FFMA (column-major "NN": the long side across K, no skinny): the 64 x 64 tiles'
+         * align1 form, whatever tensor-core kernel the copied form runs; a shorter K, a side
+         * outside the range, a batch, FP32 or the form off: nothing */
+        static const struct { int m, n, k; } th[] = {{4096, 12, 255}, {3001, 8, 200},
+                                                    {3001, 12, 500}, {4096, 12, 767},
+                                                    {8192, 16, 255}, {16, 8192, 255},
+                                                    {4096, 12, CM__GEMM_REALIGN_A1_THIN_MIN_K}};
+        cm__gemm_align1_set_for_tests(1);
+        for (size_t i = 0; i < sizeof th / sizeof th[0]; ++i) {
+            cm__gemm_args_t q = col_major(CM_GEMM_OP_N, th[i].m, th[i].n, th[i].k, CM__GEMM_F32);
+            if (th[i].k % 4 == 0) { /* K-contiguous rows of 255 elements: off 16 bytes */
+                if (q.a_kmajor) q.lda = 255;
+                if (q.b_kmajor) q.ldb = 255;
+            }
+            assert_true(2.0 * th[i].m * th[i].n * th[i].k < CM__GEMM_REALIGN_MIN_FLOPS);
+            cm__gemm_choice_t ch = cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &q, 1, NULL);
+            if (ch.kernel != CM__GEMM_KERNEL_FFMA)
+                fail_msg("%dx%dx%d runs %s", th[i].m, th[i].n, th[i].k, cm__gemm_choice_name(ch));
+            cm__gemm_choice_t a1 = {-1, -1};
+            if (cm__gemm_realign_mode(CM_GEMM_TF32, 9, 0, 132, &q, ch, 1, NULL, &a1) !=
+                CM__REALIGN_ALIGN1)
+                fail_msg("%dx%dx%d: no align1 form", th[i].m, th[i].n, th[i].k);
+            assert_int_equal(a1.kernel, CM__GEMM_KERNEL_MMA);
+            assert_int_equal(a1.config, CM__MMA_64x64);
+            a1 = (cm__gemm_choice_t){-1, -1};
+            assert_int_equal(cm__gemm_realign_mode(CM_GEMM_TF32, 8, 0, 108, &q,
+                                                   cm__gemm_select(CM_GEMM_TF32, 8, 0, 108, &q,
+                                                                   0, NULL),
+                                                   0, NULL, &a1),
+                             CM__REALIGN_ALIGN1); /* sm_80 alike */
+            assert_int_equal(a1.config, CM__MMA_64x64);
+            assert_int_equal(cm__gemm_realign_mode(CM_GEMM_FP32, 9, 0, 132, &q, ch, 1, NULL, &a1),
+                             CM__REALIGN_NONE);
+            cm__gemm_align1_set_for_tests(0);
+            assert_int_equal(cm__gemm_realign_mode(CM_GEMM_TF32, 9, 0, 132, &q, ch, 1, NULL, &a1),
+                             CM__REALIGN_NONE);
+            cm__gemm_align1_set_for_tests(1);
+        }
+        static const struct { int m, n, k; } no[] = {
+            {4096, 12, CM__GEMM_REALIGN_A1_THIN_MIN_K - 1}, {4096, CM__GEMM_SKINNY_TC_TF32 - 1, 255},
+            {4096, CM__GEMM_SKINNY_MAX + 1, 255}};
+        for (size_t i = 0; i < sizeof no / sizeof no[0]; ++i) {
+            cm__gemm_args_t q = col_major(CM_GEMM_OP_N, no[i].m, no[i].n, no[i].k, CM__GEMM_F32);
+            assert_true(2.0 * no[i].m * no[i].n * no[i].k < CM__GEMM_REALIGN_MIN_FLOPS);
+            cm__gemm_choice_t a1 = {-1, -1};
+            assert_int_equal(cm__gemm_realign_mode(CM_GEMM_TF32, 9, 0, 132, &q,
+                                                   cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &q,
+                                                                   1, NULL),
+                                                   1, NULL, &a1),
+                             CM__REALIGN_NONE);
+        }
+        cm__gemm_args_t bq = col_major(CM_GEMM_OP_N, 4096, 12, 255, CM__GEMM_F32);
+        bq.batch = 2; /* a batch of two (under the floor times two) */
+        bq.stride_a = bq.lda * (int64_t)(bq.a_kmajor ? bq.m : bq.k);
+        bq.stride_b = bq.ldb * (int64_t)(bq.b_kmajor ? bq.n : bq.k);
+        bq.stride_c = bq.ldc * (int64_t)bq.m;
+        cm__gemm_choice_t a1 = {-1, -1};
+        assert_int_equal(cm__gemm_realign_mode(CM_GEMM_TF32, 9, 0, 132, &bq,
+                                               cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &bq, 1,
+                                                               NULL),
+                                               1, NULL, &a1),
+                         CM__REALIGN_NONE);
         cm__gemm_align1_set_for_tests(-1);
     }
     EXPECT_SKINNY(NAME(CM_GEMM_TF32, 7, sk_m, 0, NULL));
