@@ -60,12 +60,13 @@ enum {
  *  per multiprocessor (the 64-row tiles over it fill at most half of them) and the tensor-core
  *  tiles would not read both operands as they are (FP32, or TF32 / bf16 with an operand's rows
  *  off 16 bytes). H100 against cuBLAS, the tiles -> skinny at K = 255: 12 x 4096 FP32
- *  1.10-1.21 -> 1.57-1.66x, TF32 0.83-0.85 -> 1.30-1.37x, bf16 0.90-0.97 -> 1.26-1.28x;
- *  4096 x 12 "TN" FP32 1.02-1.10 -> 1.55-1.63x, TF32 0.79-0.85 -> 1.32-1.40x; 4096 x 16 "TN"
+ *  1.17-1.21 -> 1.62-1.66x, TF32 0.84-0.85 -> 1.33-1.37x, bf16 0.90-0.97 -> 1.26-1.28x;
+ *  4096 x 12 "TN" FP32 0.98-1.10 -> 1.59-1.63x, TF32 0.77-0.82 -> 1.34-1.40x; 4096 x 16 "TN"
  *  FP32 1.04 -> 1.46-1.49x; 16 x 4096 x 160 FP32 1.37-1.38 -> 1.40-1.49x. Where the tiles read
  *  16-byte rows as they are they stay (16 x 4096 x 160 TF32 / bf16 "NN": mma:64x64 1.11-1.20x,
- *  skinny 0.89-1.01x), and so do longer sides (16 x 10000 x 200 FP32: 0.90-0.97x against
- *  0.75-0.80x; at 6000-8192 rows the two tie; bench/NOTES-gemm.md). */
+ *  skinny 0.89-1.01x), and so do longer sides (16 x 10000 x 200 "NN": FP32 0.90-0.97x against
+ *  0.73-0.80x, bf16 0.90-0.91x against 0.52-0.61x; at 6000-8192 rows the two tie;
+ *  bench/NOTES-gemm.md). */
 #define CM__GEMM_SKINNY_FEW_ROWS_PER_SM 32
 /** The tensor-core tiles take a skinny bf16 / long-K TF32 problem with both operands
  *  K-contiguous and 16-byte rows (and bf16 with A so on Hopper: the wgmma kernel) only where its
