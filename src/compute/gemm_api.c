@@ -1138,8 +1138,8 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
     if (!pa && !pb) return CM__REALIGN_NONE; /* aligned already: FFMA is the table's choice */
     /* a thin C over a short K: the 64 x 64 tiles, whatever the copied form would run (the
      * skinny kernel too, where the copy makes the long side K-contiguous; the 128 x 128 tiles
-     * leave most of their tile empty: 0.83-1.03x cuBLAS against 64 x 64's 1.17-1.36x;
-     * bench/NOTES-gemm.md) */
+     * leave most of their tile empty: unsplit 0.48-1.03x cuBLAS over the thin shapes measured,
+     * 64 x 64 0.80-1.46x; bench/NOTES-gemm.md) */
     if (thin_short) {
         if (!cm__gemm_mma_built(CM__MMA_64x64) ||
             !cm__gemm_align1_takes(precision, major, p, CM__MMA_64x64))

@@ -313,7 +313,7 @@ int cm__gemm_pitch_wanted(int precision, int major, const cm__gemm_args_t *p,
  *  rows off 16 bytes, FFMA -> mma:64x64 align1: 4096 x 12 x 255 "NN" 0.82-0.87 -> 1.19-1.22x,
  *  "TN" 0.79-0.85 -> 1.31-1.32x, 8192 x 12 x 255 "TN" 0.70-0.72 -> 1.17-1.20x, 3001 x 8 x 200
  *  "NN" 0.87-0.89 -> 1.31x, 3001 x 12 x 500 "NN" 0.55-0.56 -> 0.96-0.98x, 4096 x 12 x 767 "NN"
- *  0.48 -> 0.86-0.91x; the 128 x 128 tiles' form 0.83-1.03x; bench/NOTES-gemm.md). */
+ *  0.48 -> 0.86-0.91x; the 128 x 128 tiles' form unsplit 0.48-1.03x; bench/NOTES-gemm.md). */
 #define CM__GEMM_REALIGN_A1_THIN_MIN_K 192
 
 /** BF16's floor, lower: the FFMA kernel converts every bf16 input and ran bf16 at 0.37-0.52x
