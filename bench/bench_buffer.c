@@ -16,7 +16,8 @@
  *
  * Timing: alloc/free pairs by the host clock over 1000 pairs (then a stream synchronize), copies
  * by the host clock around each synchronous copy (each returns when the data has arrived);
- * median of 15 runs after 3 warm-up runs. Data is random; every copy direction is verified
+ * median of 15 runs after 3 warm-up runs (the pool pair: 11 rounds of raw and ours back to
+ * back, the round of the median ratio reported). Data is random; every copy direction is verified
  * byte for byte against its source once, with the destination poisoned before.
  * Usage: bench_buffer   (needs a GPU; CM_BENCH_RESULTS / CM_BENCH_COMMIT as in bench_common.h)
  */
@@ -39,6 +40,7 @@
 #define REPS 15
 #define WARMUP 3
 #define POOL_ROUNDS 11 /* interleaved rounds of the pool pair (odd: a median) */
+_Static_assert(POOL_ROUNDS % 2 == 1, "the pool pair reports its median round");
 #define COPY_BYTES ((size_t)256 << 20)
 
 static int fail_report(const char *what) {
@@ -263,11 +265,14 @@ int main(void) {
     if (verify(&c, ref) != 0) goto out;
 
     /* the pool pair is a sub-microsecond host-side figure that drifts between runs on a shared
-     * machine: interleave POOL_ROUNDS rounds of (raw, ours), alternating which goes first, and
-     * take the median of each side's medians; the per-round ratios are printed too */
+     * machine, at times between two levels (an H100 host: 0.68-0.70 and 1.01-1.26 us for the
+     * raw pair within one run): interleave POOL_ROUNDS rounds of (raw, ours), alternating which
+     * goes first, and report the round whose ratio ours / raw is the median one (the two sides
+     * of one round ran back to back, on the same level; medians taken apart could pair a raw
+     * figure of one level with ours of the other); every round's figures are printed too */
     double t_raw_pool, t_ours_pool;
     {
-        double rr[POOL_ROUNDS], oo[POOL_ROUNDS], ratio[POOL_ROUNDS];
+        double rr[POOL_ROUNDS], oo[POOL_ROUNDS], ratio[POOL_ROUNDS], sorted[POOL_ROUNDS];
         for (int r = 0; r < POOL_ROUNDS; ++r) {
             if (r % 2 == 0) {
                 rr[r] = median_run(&c, RAW_POOL);
@@ -278,12 +283,20 @@ int main(void) {
             }
             if (rr[r] < 0 || oo[r] < 0) goto out;
             ratio[r] = oo[r] / rr[r];
+            sorted[r] = ratio[r];
         }
+        qsort(sorted, POOL_ROUNDS, sizeof sorted[0], cm_bench_cmp_double);
+        int mid = 0; /* the round of the median ratio (POOL_ROUNDS is odd) */
+        while (mid < POOL_ROUNDS - 1 && ratio[mid] != sorted[POOL_ROUNDS / 2]) ++mid;
+        t_raw_pool = rr[mid];
+        t_ours_pool = oo[mid];
+        printf("pool pairs per round (us, raw / ours):");
+        for (int r = 0; r < POOL_ROUNDS; ++r) printf(" %.3f/%.3f", rr[r] / PAIRS * 1e6,
+                                                    oo[r] / PAIRS * 1e6);
+        printf("; the median round %d\n", mid);
         qsort(rr, POOL_ROUNDS, sizeof rr[0], cm_bench_cmp_double);
         qsort(oo, POOL_ROUNDS, sizeof oo[0], cm_bench_cmp_double);
-        qsort(ratio, POOL_ROUNDS, sizeof ratio[0], cm_bench_cmp_double);
-        t_raw_pool = rr[POOL_ROUNDS / 2];
-        t_ours_pool = oo[POOL_ROUNDS / 2];
+        memcpy(ratio, sorted, sizeof ratio);
         printf("pool pairs per round (sorted, us): raw");
         for (int r = 0; r < POOL_ROUNDS; ++r) printf(" %.3f", rr[r] / PAIRS * 1e6);
         printf("; ours");

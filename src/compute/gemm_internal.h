@@ -207,7 +207,11 @@ cm__gemm_choice_t cm__gemm_table_entry(int arch, int family, int shape);
  * that cannot serve the problem: ignored), else the matrix-vector kernel ("gemv") when
  * m == 1 or n == 1 and k >= 1, else the skinny kernel ("skinny") when 2 <= min(m, n) <=
  * CM__GEMM_SKINNY_MAX, k >= 1, max(m, n) x batch >= CM__GEMM_SKINNY_MIN_ROWS and either
- * max(m, n) x batch >= CM__GEMM_SKINNY_ROWS_PER_SM x sm_count or k <= CM__GEMM_SKINNY_SHORT_K
+ * max(m, n) x batch >= CM__GEMM_SKINNY_ROWS_PER_SM x sm_count or k <= CM__GEMM_SKINNY_SHORT_K,
+ * k at least CM__GEMM_SKINNY_MIN_K (CM__GEMM_SKINNY_MIN_K_NARROW for one product with a small
+ * side up to CM__GEMM_SKINNY_NARROW, or over at most CM__GEMM_SKINNY_FEW_ROWS_PER_SM rows per SM
+ * without tensor-core tiles reading both operands as they are), the long side's matrix
+ * K-contiguous, where the tensor-core and Hopper rules of gemm_api.c do not take it
  * (and CM__GEMM_SKINNY_DISPATCH is 1) ("skinny"
  * forced: any 1 <= min(m, n) <= CM__GEMM_SKINNY_MAX with k >= 1), else the table's entry ("gemv"
  * or "skinny" forced on a shape it cannot take: the table's entry), then demoted to what can run: K = 0 always runs FFMA 64x64x16 (C = beta C only); SM90 needs arch sm_90, have_sm90
