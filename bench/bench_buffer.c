@@ -290,20 +290,10 @@ int main(void) {
         while (mid < POOL_ROUNDS - 1 && ratio[mid] != sorted[POOL_ROUNDS / 2]) ++mid;
         t_raw_pool = rr[mid];
         t_ours_pool = oo[mid];
-        printf("pool pairs per round (us, raw / ours):");
-        for (int r = 0; r < POOL_ROUNDS; ++r) printf(" %.3f/%.3f", rr[r] / PAIRS * 1e6,
-                                                    oo[r] / PAIRS * 1e6);
+        printf("pool pairs per round (us, raw / ours, ours/raw):");
+        for (int r = 0; r < POOL_ROUNDS; ++r)
+            printf(" %.3f/%.3f %.3f", rr[r] / PAIRS * 1e6, oo[r] / PAIRS * 1e6, ratio[r]);
         printf("; the median round %d\n", mid);
-        qsort(rr, POOL_ROUNDS, sizeof rr[0], cm_bench_cmp_double);
-        qsort(oo, POOL_ROUNDS, sizeof oo[0], cm_bench_cmp_double);
-        memcpy(ratio, sorted, sizeof ratio);
-        printf("pool pairs per round (sorted, us): raw");
-        for (int r = 0; r < POOL_ROUNDS; ++r) printf(" %.3f", rr[r] / PAIRS * 1e6);
-        printf("; ours");
-        for (int r = 0; r < POOL_ROUNDS; ++r) printf(" %.3f", oo[r] / PAIRS * 1e6);
-        printf("; ours/raw per round (sorted)");
-        for (int r = 0; r < POOL_ROUNDS; ++r) printf(" %.3f", ratio[r]);
-        printf("\n");
     }
     double t_malloc = median_run(&c, RAW_MALLOC);
     double t_own_pool = -1, t_empty = median_run(&c, OURS_EMPTY);

@@ -1111,6 +1111,16 @@ static int cm__gemm_misaligned_b(const cm__gemm_args_t *p) {
 static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t ch,
                                     int precision, int sms, int forced, int thin_whole);
 
+/* The align1 form of mma.sync tile `config` on p where that tile is built and the form takes
+ * p (*tiles: those tiles), else nothing */
+static int cm__gemm_align1_on(int precision, int major, const cm__gemm_args_t *p, int config,
+                              cm__gemm_choice_t *tiles) {
+    if (!cm__gemm_mma_built(config) || !cm__gemm_align1_takes(precision, major, p, config))
+        return CM__REALIGN_NONE;
+    *tiles = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, config};
+    return CM__REALIGN_ALIGN1;
+}
+
 int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
                           const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
                           const char *override, cm__gemm_choice_t *tiles) {
@@ -1140,13 +1150,7 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
      * skinny kernel too, where the copy makes the long side K-contiguous; the 128 x 128 tiles
      * leave most of their tile empty: unsplit 0.48-1.03x cuBLAS over the thin shapes measured,
      * 64 x 64 0.80-1.46x; bench/NOTES-gemm.md) */
-    if (thin_short) {
-        if (!cm__gemm_mma_built(CM__MMA_64x64) ||
-            !cm__gemm_align1_takes(precision, major, p, CM__MMA_64x64))
-            return CM__REALIGN_NONE;
-        *tiles = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_64x64};
-        return CM__REALIGN_ALIGN1;
-    }
+    if (thin_short) return cm__gemm_align1_on(precision, major, p, CM__MMA_64x64, tiles);
     const void *aligned_at = (const void *)(uintptr_t)256; /* where the scratch would be */
     const cm__gemm_args_t q = cm__gemm_staged_form(p, pa, pb, aligned_at, aligned_at);
     const cm__gemm_choice_t c = cm__gemm_select(precision, major, minor, sm_count, &q, have_sm90,
@@ -1161,25 +1165,19 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
      * align1 form, split by its own rule (H100 against cuBLAS, TF32: 3001 x 12 x 2001 "NN"
      * 1.08x against the FFMA tiles' 0.69x, 3001 x 16 x 2001 1.06-1.08x against 0.70x; the
      * 128 x 128 ones 0.90-0.95x; bench/NOTES-gemm.md) */
-    if (below) {
-        if (c.kernel == CM__GEMM_KERNEL_SM90 && cm__gemm_mma_built(CM__MMA_64x64) &&
-            cm__gemm_align1_takes(precision, major, p, CM__MMA_64x64)) {
-            *tiles = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_64x64};
-            return CM__REALIGN_ALIGN1;
-        }
-        return CM__REALIGN_NONE;
-    }
+    if (below)
+        return c.kernel == CM__GEMM_KERNEL_SM90
+                   ? cm__gemm_align1_on(precision, major, p, CM__MMA_64x64, tiles)
+                   : CM__REALIGN_NONE;
     /* the copied form on the Hopper kernel split over K (C too small for the GPU): the 128 x
      * 128 tiles' align1 form instead, split by its own rule; the copy costs as much as the
      * product there (H200: TF32 127 x 1000 x 3001 0.60x cuBLAS copied, 0.90x align1 in 16
      * parts; 1000 x 127 x 3001 TN 0.71x -> 1.17x; 2047 x 129 x 2047 0.66-0.68x -> 0.75-0.81x;
      * bench/NOTES-gemm.md) */
-    if (c.kernel == CM__GEMM_KERNEL_SM90 && cm__gemm_mma_built(CM__MMA_128x128) &&
-        cm__gemm_align1_takes(precision, major, p, CM__MMA_128x128) &&
-        cm__gemm_splitk_parts_of(&q, c, precision, sm_count, 0, 0) > 1) {
-        *tiles = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+    if (c.kernel == CM__GEMM_KERNEL_SM90 &&
+        cm__gemm_splitk_parts_of(&q, c, precision, sm_count, 0, 0) > 1 &&
+        cm__gemm_align1_on(precision, major, p, CM__MMA_128x128, tiles) == CM__REALIGN_ALIGN1)
         return CM__REALIGN_ALIGN1;
-    }
     return CM__REALIGN_COPY;
 }
 

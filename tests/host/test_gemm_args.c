@@ -392,6 +392,14 @@ static cm__gemm_args_t copied_form(const cm__gemm_args_t *q) {
     return st;
 }
 
+/* The realignment's mode for q as cm_gemm asks it: after the selection's own choice */
+static int realign_of(int prec, int maj, int sms, const cm__gemm_args_t *q, int sm90,
+                      cm__gemm_choice_t *tiles) {
+    return cm__gemm_realign_mode(prec, maj, 0, sms, q,
+                                 cm__gemm_select(prec, maj, 0, sms, q, sm90, NULL), sm90, NULL,
+                                 tiles);
+}
+
 /* Split-K's parts for FP32 p on FFMA configuration `config` (132 SMs) */
 static int ffma_parts(const cm__gemm_args_t *p, int config) {
     return cm__gemm_splitk_parts(p, (cm__gemm_choice_t){CM__GEMM_KERNEL_FFMA, config},
@@ -620,9 +628,7 @@ static void test_dispatch(void **state) {
 #undef WANT
         /* 1 where cm__gemm_realign_mode takes the align1 form for q (*out: its tiles) */
 #define ALIGN1(prec, maj, sms, q, sm90, out)                                                   \
-    (cm__gemm_realign_mode((prec), (maj), 0, (sms), (q),                                      \
-                           cm__gemm_select((prec), (maj), 0, (sms), (q), (sm90), NULL), (sm90), \
-                           NULL, (out)) == CM__REALIGN_ALIGN1)
+    (realign_of((prec), (maj), (sms), (q), (sm90), (out)) == CM__REALIGN_ALIGN1)
         /* the TF32 align1 form instead of the copy (kernels/gemm.h, CM__GEMM_MMA_ALIGN1): where
          * the copied form runs mma.sync tiles of 128 x 128 or 64 x 64, TF32 only, 4-byte
          * aligned bases; off, or not built, nothing */
@@ -704,17 +710,9 @@ static void test_dispatch(void **state) {
             assert_true(ALIGN1(CM_GEMM_TF32, 8, 108, &lo, 0, &a1));
             cm__gemm_args_t lo_k = lo; /* K under the bound */
             lo_k.k = lo_k.lda = lo_k.ldb = CM__GEMM_REALIGN_A1_MIN_K - 1;
-            assert_int_equal(cm__gemm_realign_mode(CM_GEMM_TF32, 9, 0, 132, &lo_k,
-                                                   cm__gemm_select(CM_GEMM_TF32, 9, 0, 132,
-                                                                   &lo_k, 1, NULL),
-                                                   1, NULL, &a1),
-                             CM__REALIGN_NONE);
+            assert_int_equal(realign_of(CM_GEMM_TF32, 9, 132, &lo_k, 1, &a1), CM__REALIGN_NONE);
             cm__gemm_align1_set_for_tests(0); /* the form off: below the floor, no copy */
-            assert_int_equal(cm__gemm_realign_mode(CM_GEMM_TF32, 9, 0, 132, &lo,
-                                                   cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &lo,
-                                                                   1, NULL),
-                                                   1, NULL, &a1),
-                             CM__REALIGN_NONE);
+            assert_int_equal(realign_of(CM_GEMM_TF32, 9, 132, &lo, 1, &a1), CM__REALIGN_NONE);
             cm__gemm_align1_set_for_tests(1);
         }
         /* over shapes of every class, both operands misaligned, every orientation, H200 and
@@ -1558,10 +1556,7 @@ static void test_dispatch(void **state) {
             assert_int_equal(a1.kernel, CM__GEMM_KERNEL_MMA);
             assert_int_equal(a1.config, CM__MMA_64x64);
             a1 = (cm__gemm_choice_t){-1, -1};
-            assert_int_equal(cm__gemm_realign_mode(CM_GEMM_TF32, 8, 0, 108, &q,
-                                                   cm__gemm_select(CM_GEMM_TF32, 8, 0, 108, &q,
-                                                                   0, NULL),
-                                                   0, NULL, &a1),
+            assert_int_equal(realign_of(CM_GEMM_TF32, 8, 108, &q, 0, &a1),
                              CM__REALIGN_ALIGN1); /* sm_80 alike */
             assert_int_equal(a1.config, CM__MMA_64x64);
             assert_int_equal(cm__gemm_realign_mode(CM_GEMM_FP32, 9, 0, 132, &q, ch, 1, NULL, &a1),
@@ -1571,18 +1566,14 @@ static void test_dispatch(void **state) {
                              CM__REALIGN_NONE);
             cm__gemm_align1_set_for_tests(1);
         }
-        static const struct { int m, n, k; } no[] = {
-            {4096, 12, CM__GEMM_REALIGN_A1_THIN_MIN_K - 1}, {4096, CM__GEMM_SKINNY_TC_TF32 - 1, 255},
-            {4096, CM__GEMM_SKINNY_MAX + 1, 255}};
+        static const struct { int m, n, k; } no[] = {{4096, 12, CM__GEMM_REALIGN_A1_THIN_MIN_K - 1},
+                                                    {4096, CM__GEMM_SKINNY_TC_TF32 - 1, 255},
+                                                    {4096, CM__GEMM_SKINNY_MAX + 1, 255}};
         for (size_t i = 0; i < sizeof no / sizeof no[0]; ++i) {
             cm__gemm_args_t q = col_major(CM_GEMM_OP_N, no[i].m, no[i].n, no[i].k, CM__GEMM_F32);
             assert_true(2.0 * no[i].m * no[i].n * no[i].k < CM__GEMM_REALIGN_MIN_FLOPS);
             cm__gemm_choice_t a1 = {-1, -1};
-            assert_int_equal(cm__gemm_realign_mode(CM_GEMM_TF32, 9, 0, 132, &q,
-                                                   cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &q,
-                                                                   1, NULL),
-                                                   1, NULL, &a1),
-                             CM__REALIGN_NONE);
+            assert_int_equal(realign_of(CM_GEMM_TF32, 9, 132, &q, 1, &a1), CM__REALIGN_NONE);
         }
         cm__gemm_args_t bq = col_major(CM_GEMM_OP_N, 4096, 12, 255, CM__GEMM_F32);
         bq.batch = 2; /* a batch of two (under the floor times two) */
@@ -1590,11 +1581,7 @@ static void test_dispatch(void **state) {
         bq.stride_b = bq.ldb * (int64_t)(bq.b_kmajor ? bq.n : bq.k);
         bq.stride_c = bq.ldc * (int64_t)bq.m;
         cm__gemm_choice_t a1 = {-1, -1};
-        assert_int_equal(cm__gemm_realign_mode(CM_GEMM_TF32, 9, 0, 132, &bq,
-                                               cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &bq, 1,
-                                                               NULL),
-                                               1, NULL, &a1),
-                         CM__REALIGN_NONE);
+        assert_int_equal(realign_of(CM_GEMM_TF32, 9, 132, &bq, 1, &a1), CM__REALIGN_NONE);
         cm__gemm_align1_set_for_tests(-1);
     }
     EXPECT_SKINNY(NAME(CM_GEMM_TF32, 7, sk_m, 0, NULL));
