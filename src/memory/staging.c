@@ -446,12 +446,19 @@ static cm_status_t cm__slot_record(cm__staging_t *st, unsigned slot, cudaStream_
     return CM_OK;
 }
 
+/* Waits for every slot, even after a failure (no DMA into staging is left behind); the first
+ * failure is the status and the report (cm_last_error), as a later slot's would replace it */
 static cm_status_t cm__wait_all(cm__staging_t *st) {
     cm_status_t status = CM_OK;
+    cm_error_t first = {0};
     for (unsigned i = 0; i < st->n_slots; ++i) {
         cm_status_t s = cm__slot_wait(st, i);
-        if (status == CM_OK) status = s;
+        if (s != CM_OK && status == CM_OK) {
+            status = s;
+            first = *cm__detail();
+        }
     }
+    if (status != CM_OK) *cm__detail() = first;
     return status;
 }
 
