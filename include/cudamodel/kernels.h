@@ -594,9 +594,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * the smallest FFMA tiles from K >= 2048; on the Hopper kernel one wave of its 128 x 128 tiles,
  * each part at least 1024 of K where its tiles fill more than an eighth of the
  * multiprocessors), or, with K >= 1024, at most half the blocks the GPU holds at once (64 x
- * 4096 x 4096, 4096 x 7 x 4096; FP32 / TF32 inputs on the smallest FFMA tiles from K >= 512,
- * parts of at least 128 of K below 768 and 192 from there: 512^3, 4096 x 64 x 1000; the
- * mma.sync tiles' TF32 align1 form in parts of at least 128); "skinny" with K >= 2048 over at most 64 rows per
+ * 4096 x 4096, 4096 x 7 x 4096; FP32 / TF32 inputs on the smallest FFMA tiles from K >= 256,
+ * parts of at least 64 of K below 768 and 192 from there: 3001 x 12 x 500, 512^3, 4096 x 64 x
+ * 1000; the mma.sync tiles' TF32 align1 form in parts of at least 128, from K >= 384 where a
+ * side of C is at most 16: 4096 x 12 x 767); "skinny" with K >= 2048 over at most 64 rows per
  * multiprocessor (7 x 4096 x 4096: 2 parts); a matrix-vector product read across K over 512 to
  * 2048 rows with K >= 2048 (1000 x 1 x 4096).
  * The last wave: a single CM_GEMM_FP32 product on the 128 x 128 FFMA tile with K >= 512 whose

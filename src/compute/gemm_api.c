@@ -1523,12 +1523,14 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    leave at least half of the GPU's resident tile slots empty (slots: an FFMA tile's blocks
  *    a multiprocessor from its configuration, 4 of 32 x 64 and 64 x 64, 2 of 128 x 128; mma's
  *    4 of a 32 x 64 tile, 2 of a 64 x 64 one, 1 of a larger), slots / tiles parts (float
- *    inputs on the 32 x 64 FFMA tiles: from K >= 2 CM__SPLITK_MIN_K, at least
- *    CM__SPLITK_FFMA_SHORT_MIN_K of K per part below CM__SPLITK_FFMA_LONG_K and
- *    CM__SPLITK_FFMA_MIN_K from there); both with at least CM__SPLITK_MIN_K of K per part
+ *    inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_MIN_K, at least
+ *    CM__SPLITK_FFMA_TINY_MIN_K of K per part below CM__SPLITK_FFMA_LONG_K and
+ *    CM__SPLITK_FFMA_MIN_K from there; the TF32 align1 form over a C with a side of at most
+ *    16 from K >= CM__SPLITK_A1_THIN_K); both with at least CM__SPLITK_MIN_K of K per part
  *    (CM__SPLITK_ALIGN1_MIN_K on the mma.sync tiles' TF32 align1 form),
  *    at most CM__SPLITK_MAX; where those limits cut the parts so that the last layer of
- *    blocks over the multiprocessors is under 3/4 full, the most whole layers;
+ *    blocks over the multiprocessors is under 3/4 full, the most whole layers (not where the
+ *    float 32 x 64 FFMA tiles' blocks all fit at once);
  *  - the Hopper kernel (one block a multiprocessor; its tiles over C^T in the register-A form
  *    on C^T, "sm90+at" reading B as it is): where its 128 x 256 tiles fill at most a
  *    quarter of the multiprocessors, sms / (2 tiles) parts, which its launcher runs as 128 x
@@ -1566,15 +1568,26 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * mma:128x128: TF32 127 x 1000 x 3001 (8 tiles) 0.84-0.86x cuBLAS in 11 parts (the 256 rule's
  * cap), 0.90-0.91x in 16; 1000 x 127 x 3001 1.00-1.06x -> 1.17-1.20x. */
 #define CM__SPLITK_ALIGN1_MIN_K 128
+/* The TF32 align1 form over a thin C (a side of at most 16: cm__gemm_realign_mode's thin
+ * route, 47-64 tiles of 64 x 64 for 3001-4096 rows, under a layer of 132 multiprocessors)
+ * takes the slot rule from K = CM__SPLITK_A1_THIN_K, not CM__SPLITK_LONG_K. H100 against
+ * cuBLAS, NN: 3001 x 12 x 500 0.95x -> 1.19x (2 parts), 3001 x 12 x 600 0.96x -> 1.09x (2),
+ * 4096 x 12 x 767 0.85x -> 1.23x (4); below K = 384 forced splits gained nothing (3001 x 12 x
+ * 256 1.31x whole, 1.27x in 2) (bench/NOTES-gemm.md). */
+#define CM__SPLITK_A1_THIN_K 384
 #define CM__SPLITK_FFMA_LONG_K 768
 #define CM__SPLITK_FFMA_MIN_K 192
-/* Below CM__SPLITK_FFMA_LONG_K, from K = 512 (2 CM__SPLITK_MIN_K), the same tiles take the slot
- * rule with parts of at least 128 of K: H200, tiny-class FP32 shapes at K = 512 .. 700 on the
- * 32 x 64 tiles (unsplit before) against cuBLAS, whole -> 4 parts forced, NN / TN:
+/* Below CM__SPLITK_FFMA_LONG_K, from K = CM__SPLITK_MIN_K, the same tiles take the second slot
+ * rule (over more than a quarter of the multiprocessors' worth of tiles) with parts of at least CM__SPLITK_FFMA_TINY_MIN_K of K, and keep a split
+ * that fits one wave of resident blocks untrimmed. H200, tiny-class FP32 shapes at K = 512 ..
+ * 700 on the 32 x 64 tiles (unsplit before) against cuBLAS, whole -> 4 parts forced, NN / TN:
  * 512^3 0.85-0.92x -> 1.08-1.10x, 384^2 x 600 0.67-0.73x -> 1.00-1.12x, 1000 x 127 x 512
  * 0.62-0.71x -> 0.93-1.25x, 256 x 1024 x 640 0.80x -> 1.02-1.17x, 700 x 300 x 700 0.69-0.75x
- * -> 0.96-0.99x (2 parts: about half the gain; bench/NOTES-gemm.md). */
-#define CM__SPLITK_FFMA_SHORT_MIN_K 128
+ * -> 0.96-0.99x (2 parts: about half the gain). H100, the rule against the earlier one (K from
+ * 512, parts of at least 128, trimmed to whole layers of 132), FP32 NN: 3001 x 12 x 500
+ * 0.65x -> 1.19x (6 parts), 4096 x 12 x 400 0.75x -> 1.17x, 3001 x 12 x 256 0.76x -> 1.07x,
+ * 3001 x 12 x 600 0.93x -> 1.27x (7 parts, 2 before), 3001 x 64 x 500 0.78x -> 1.15x, 384^2 x
+ * 400 0.99x -> 1.35x, 4096 x 12 x 767 1.30x -> 1.42x (8, 4 before); TN alike (bench/NOTES-gemm.md). */
 /* Float inputs on the 32 x 64 FFMA tiles over at most a quarter of the multiprocessors' worth
  * of tiles (the first rule) with K >= CM__SPLITK_FFMA_TINY_LONG_K: parts of at least
  * CM__SPLITK_FFMA_TINY_MIN_K of K (each block's part is short work over FP32 arithmetic; more
@@ -1614,7 +1627,7 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
         if (parts > p->k / CM__SPLITK_FORCED_MIN_K) parts = p->k / CM__SPLITK_FORCED_MIN_K;
         return parts < 2 ? 1 : (int)parts;
     }
-    if (p->k < 2 * CM__SPLITK_MIN_K || sms < 1) return 1;
+    if (p->k < CM__SPLITK_MIN_K || sms < 1) return 1;
     const int rows = p->m <= p->n ? p->n : p->m; /* the long side */
     if (ch.kernel == CM__GEMM_KERNEL_SKINNY) {
         if (p->k < CM__SPLITK_SKINNY_K ||
@@ -1642,6 +1655,13 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
     const int per_sm = cm__gemm_resident_blocks(ch, bm, bn);
     const int ffma_float = ch.kernel == CM__GEMM_KERNEL_FFMA && p->in_type != CM__GEMM_BF16 &&
                            bm * bn <= 2048;
+    /* the TF32 align1 form over a C with a side of at most 16 */
+    const int a1_thin = ch.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_aligned(p) &&
+                        (p->m <= 16 || p->n <= 16);
+    /* below 2 CM__SPLITK_MIN_K of K only those two split (and the Hopper kernel, skinny and
+     * gemv never there: their floors above are higher) */
+    if (p->k < 2 * CM__SPLITK_MIN_K && !ffma_float && !(a1_thin && p->k >= CM__SPLITK_A1_THIN_K))
+        return 1;
     int64_t parts = 1;
     /* the TF32 align1 form (mma.sync on operands without 16-byte rows): parts of at least
      * CM__SPLITK_ALIGN1_MIN_K */
@@ -1658,12 +1678,12 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
     } else if (4 * tiles <= sms) {
         parts = (int64_t)sms * per_sm / tiles; /* about one wave of resident blocks */
         if (ffma_float && p->k >= CM__SPLITK_FFMA_TINY_LONG_K) min_k = CM__SPLITK_FFMA_TINY_MIN_K;
-    } else if (p->k >= (ffma_float ? 2 * CM__SPLITK_MIN_K : CM__SPLITK_LONG_K)) {
+    } else if (ffma_float || p->k >= (a1_thin ? CM__SPLITK_A1_THIN_K : CM__SPLITK_LONG_K)) {
         const int64_t slots = (int64_t)sms * per_sm;
         if (2 * tiles <= slots) parts = slots / tiles;
         if (ffma_float)
             min_k = p->k >= CM__SPLITK_FFMA_LONG_K ? CM__SPLITK_FFMA_MIN_K
-                                                   : CM__SPLITK_FFMA_SHORT_MIN_K;
+                                                   : CM__SPLITK_FFMA_TINY_MIN_K;
     }
     const int64_t cap = cm__gemm_parts_cap(p->k, min_k);
     if (parts > cap) {
@@ -1673,7 +1693,11 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
          * on 32 tiles of 64 x 64, 11 parts = 2.67 layers 4-8 % under 8 parts = 1.94; 200 x 200
          * x 8192, 16 tiles in 32 parts = 3.88 layers, kept) */
         const int64_t blocks = parts * tiles, layers = blocks / sms, rest = blocks % sms;
-        if (ch.kernel != CM__GEMM_KERNEL_SM90 && layers >= 1 && rest != 0 && 4 * rest < 3 * sms)
+        /* the float 32 x 64 FFMA tiles' blocks that all fit at once (per_sm of them a
+         * multiprocessor) have no last layer to wait for: kept */
+        const int one_wave = ffma_float && blocks <= (int64_t)sms * per_sm;
+        if (ch.kernel != CM__GEMM_KERNEL_SM90 && layers >= 1 && rest != 0 &&
+            4 * rest < 3 * sms && !one_wave)
             parts = layers * sms / tiles;
     }
     return parts < 2 ? 1 : (int)parts;

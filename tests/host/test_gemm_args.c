@@ -2557,14 +2557,29 @@ static void test_splitk_parts(void **state) {
         {1000, 1000, 2047, 1, 1, SM90, CM_GEMM_BF16, 0, 1},
         {4352, 64, 8192, 1, 1, SM90, CM_GEMM_BF16, 0, 1},
         /* float inputs on the 32 x 64 FFMA tiles: the slot rule from K = 768 with >= 192 of K
-         * a part, from K = 512 with >= 128 */
+         * a part, from K = 256 with >= 64; a split whose blocks all fit at once (4 a
+         * multiprocessor) is not trimmed to whole layers of 132 */
         {64, 4096, 1000, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
         {4096, 64, 1000, 0, 1, FFMA, CM_GEMM_TF32, 0, 4},
         {64, 4096, 768, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
         {64, 4096, 767, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
         {512, 512, 512, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
-        {384, 384, 600, 1, 1, FFMA, CM_GEMM_FP32, 0, 3}, /* 72 tiles: 4 parts, 2.18 layers */
-        {64, 4096, 511, 1, 1, FFMA, CM_GEMM_FP32, 0, 1},
+        {384, 384, 600, 1, 1, FFMA, CM_GEMM_FP32, 0, 7}, /* 72 tiles: 504 blocks of 528 */
+        {64, 4096, 511, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},  /* 128 tiles: 528 / 128 */
+        {3001, 12, 500, 0, 1, FFMA, CM_GEMM_FP32, 0, 5},  /* 94 tiles: 528 / 94 */
+        {4096, 12, 400, 0, 1, FFMA, CM_GEMM_FP32, 0, 4},  /* 128 tiles: 528 / 128 */
+        {3001, 12, 256, 0, 1, FFMA, CM_GEMM_FP32, 0, 4},  /* capped by 256 / 64 */
+        {3001, 12, 255, 0, 1, FFMA, CM_GEMM_FP32, 0, 1},
+        {64, 64, 300, 0, 1, FFMA, CM_GEMM_FP32, 0, 1}, /* 2 tiles: the first rule, >= 256 */
+        {1000, 1000, 300, 0, 1, FFMA, CM_GEMM_FP32, 0, 1}, /* 496 tiles: no slot free */
+        /* the TF32 align1 form over a C with a side of at most 16 (lda = 3001 or 4095: rows off
+         * 16 bytes): the slot rule from K = 384 (2 x 64 x 64 tiles a multiprocessor), parts of
+         * >= 128; aligned, or a wider C, from K = 1024 as before */
+        {3001, 12, 500, 0, 1, MMA, CM_GEMM_TF32, 0, 2},  /* 47 tiles: capped 3, one layer */
+        {4095, 12, 767, 0, 1, MMA, CM_GEMM_TF32, 0, 4},  /* 64 tiles: 264 / 64 */
+        {3001, 12, 383, 0, 1, MMA, CM_GEMM_TF32, 0, 1},
+        {4096, 12, 767, 0, 1, MMA, CM_GEMM_TF32, 0, 1},  /* aligned */
+        {3001, 17, 767, 0, 1, MMA, CM_GEMM_TF32, 0, 1},  /* a side of 17 */
         {64, 4096, 1000, 1, 1, FFMA, CM_GEMM_BF16, 0, 1},
         {1000, 4096, 1000, 1, 1, FFMA, CM_GEMM_FP32, 0, 1}, /* 2048 tiles: no slot free */
         {512, 4096, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 1},
