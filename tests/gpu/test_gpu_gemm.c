@@ -738,7 +738,10 @@ static void test_split_k(void **state) {
      * 4096 x 64 to the library: in 2 parts; remainders of K); the long-and-thin rule of the
      * tiny class on Hopper with B MN-major (column-major "NN": bf16 through the transposed-B
      * form in 2 / 4 parts, TF32 through the register-A form on C^T in 4 / 2 parts, 4096 x 32
-     * x 1100 bf16 in 4, TF32 on mma:64x64) and whole (column-major "TN" 64 x 4096 x 1040) */
+     * x 1100 bf16 in 4, TF32 on mma:64x64) and whole (column-major "TN" 64 x 4096 x 1040);
+     * a short K on float 32 x 64 FFMA tiles (3001 x 12 x 500 FP32 in 6 parts, 700 x 300 x 400
+     * in 4) and on TF32's align1 form over a C 12 wide (3001 x 12 x 500 in 2, 4095 x 12 x 767
+     * in 4; remainders of K) */
     static const struct {
         size_t m, n, k;
         cm_gemm_layout_t l;
@@ -756,7 +759,10 @@ static void test_split_k(void **state) {
               {64, 4096, 2100, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
               {4096, 64, 2100, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
               {4096, 32, 1100, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
-              {64, 4096, 1040, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N}};
+              {64, 4096, 1040, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N},
+              {3001, 12, 500, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
+              {4095, 12, 767, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
+              {700, 300, 400, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N}};
     for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i)
         for (int p = 0; p < CM_GEMM_FP32_3XTF32; ++p) {
             if (cm_test_under_sanitizer() && i > 0 && p > 0) break;
