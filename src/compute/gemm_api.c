@@ -579,14 +579,23 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
      * bucket) and 16-byte rows takes the tiles with an MN-major operand too, which mma.sync
      * reads as it is (H100 against cuBLAS, "NN": 16 x 4096 x 4096 mma:64x64 0.86x against
      * skinny's 0.68x, 16 x 8192 x 8192 0.77x against 0.57x; at 12 x 4096 x 4096 the two tie,
-     * 0.85-0.86x). Rows off 16 bytes keep skinny: the dispatch gives such a product FFMA tiles,
-     * not the align1 form (16 x 3001 x 2001 "TN": skinny 0.98x, ffma:64x64x16 0.70x;
-     * bench/NOTES-gemm.md) */
+     * 0.85-0.86x). Rows off 16 bytes with both operands K-contiguous keep skinny (16 x 3001 x
+     * 2001 "TN": skinny 0.98x, ffma:64x64x16 0.70x). With an MN-major operand, one product
+     * over at most CM__GEMM_SKINNY_TF32_16_A1_ROWS_PER_SM rows a multiprocessor takes the
+     * tiles, which run their align1 form split along K (H100 against cuBLAS, column-major
+     * "NN", skinny -> the tiles: 16 x 3001 x 2001 0.66-0.71x -> 0.94-0.95x, 16 x 3001 x 3001
+     * 0.56-0.58x -> 0.88-0.90x, 16 x 5000 x 1501 0.65-0.70x -> 1.14x, 16 x 6000 x 2001
+     * 0.61-0.64x -> 0.83x; at 7000 rows (53 a multiprocessor) they tie or lose, 1.04-1.09x ->
+     * 1.03x, and at 8192 lose, 0.90x -> 0.81x; bench/NOTES-gemm.md) */
     const int tf32_full_bucket = precision == CM_GEMM_TF32 &&
                               small >= CM__GEMM_SKINNY_TC_TF32_ANY;
+    const int tf32_16_a1 =
+        tf32_full_bucket && p->batch <= 1 && !(p->a_kmajor && p->b_kmajor) &&
+        large <= (int64_t)CM__GEMM_SKINNY_TF32_16_A1_ROWS_PER_SM * sm_count;
     const int skinny_tc_better = major >= 8 && tc_family && !skinny_keeps &&
-                                 ((p->a_kmajor && p->b_kmajor) || tf32_full_bucket) &&
-                                 cm__gemm_mma_aligned(p);
+                                 ((((p->a_kmajor && p->b_kmajor) || tf32_full_bucket) &&
+                                   cm__gemm_mma_aligned(p)) ||
+                                  (tf32_16_a1 && !cm__gemm_mma_aligned(p)));
     /* The Hopper kernel for one bf16 skinny product (a batch keeps skinny: unmeasured), where
      * it is built and the device runs it, by one of two rules:
      * - the long side on A (m > n), A K-contiguous with 16-byte rows (the wgmma kernel reads it

@@ -1274,8 +1274,12 @@ static void test_tf32_align1(void **state) {
     /* one thin product (a side of 8 .. 16) under the floor with K of
      * CM__GEMM_REALIGN_A1_THIN_MIN_K .. 1023, column-major "NN" (A or B in rows off 16 bytes;
      * the long side across K, so not skinny): the 64 x 64 tiles' align1 form by default
-     * on sm_80+, nothing copied, the tensor cores' error */
-    static const size_t thin[][3] = {{4096, 12, 255}, {3001, 8, 200}, {3001, 16, 767}};
+     * on sm_80+, nothing copied, the tensor cores' error; 4095 x 12 x 767 split along K on
+     * 132 multiprocessors; a small side of 16 over a long K with B's rows off 16 bytes (16 x
+     * 3001 x 2001: skinny's shape, the tiles' below CM__GEMM_SKINNY_TF32_16_A1_ROWS_PER_SM
+     * rows a multiprocessor) likewise */
+    static const size_t thin[][3] = {{4096, 12, 255}, {3001, 8, 200}, {3001, 16, 767},
+                                     {4095, 12, 767}, {16, 3001, 2001}};
     for (size_t sh = 0; sh < sizeof thin / sizeof thin[0]; ++sh) {
         if (cm_test_under_sanitizer() && sh > 0) continue;
         gcase_t g = {CM_GEMM_TF32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, thin[sh][0],

@@ -1452,8 +1452,10 @@ static void test_dispatch(void **state) {
     {
         /* TF32 with a small side of CM__GEMM_SKINNY_TC_TF32_ANY and A MN-major (rows of 16
          * elements of M, B K-contiguous): the tensor-core tiles on sm_80+ (mma:64x64 reads A as
-         * it is); a side one less, rows off 16 bytes, a K under CM__SPLITK_LONG_K, FP32 or
-         * sm_75: skinny */
+         * it is); a side one less, a K under CM__SPLITK_LONG_K, FP32 or sm_75: skinny; rows
+         * off 16 bytes: the tiles (their align1 form) over at most
+         * CM__GEMM_SKINNY_TF32_16_A1_ROWS_PER_SM rows a multiprocessor, else, in a batch or
+         * with both operands K-contiguous skinny */
         cm__gemm_args_t t = args(CM__GEMM_SKINNY_TC_TF32_ANY, 4096, 4096, 0, 1, CM__GEMM_F32,
                                  CM__GEMM_SKINNY_TC_TF32_ANY);
         assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
@@ -1465,6 +1467,20 @@ static void test_dispatch(void **state) {
         EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, u, 1, NULL));
         u = t;
         u.ldb = 4093;
+        assert_string_not_equal(NAME(CM_GEMM_TF32, 9, u, 1, NULL), "skinny");
+        cm__gemm_choice_t a1 = {0, 0};
+        assert_int_equal(realign_of(CM_GEMM_TF32, 9, 132, &u, 1, &a1), CM__REALIGN_ALIGN1);
+        assert_int_equal(a1.kernel, CM__GEMM_KERNEL_MMA);
+        u.n = (size_t)CM__GEMM_SKINNY_TF32_16_A1_ROWS_PER_SM * 132;
+        assert_string_not_equal(NAME(CM_GEMM_TF32, 9, u, 1, NULL), "skinny");
+        u.n += 1;
+        EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, u, 1, NULL));
+        u.n = 4096;
+        u.batch = 2;
+        EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, u, 1, NULL));
+        u = t;
+        u.lda = u.k = 4093; /* A K-contiguous too, B's rows off 16 bytes */
+        u.a_kmajor = 1;
         EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, u, 1, NULL));
         u = t;
         u.k = CM__SPLITK_LONG_K - 16;
