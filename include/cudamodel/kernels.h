@@ -502,9 +502,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * operands contiguous along K in 16-byte rows, and TF32 with one of 9 to 16 so from K = 1024
  * or, under it, where 64 x 64 tiles over C (times the batch) cover at least 3/4 of the
  * multiprocessors (7000 x 16 x 300 "TN"; 4096 x 16 x 512 keeps skinny), or of 16 with an
- * operand contiguous along M / N and either 16-byte rows or (one product over at most 48 rows
- * of its long side per multiprocessor) rows off 16 bytes, which the tiles' align1 form reads
- * as they are (16 x 3001 x 2001 column-major NN) (the tensor-core tiles are faster there),
+ * operand contiguous along M / N and either 16-byte rows or (one product with K >= 1024 over
+ * at most 48 rows of its long side per multiprocessor) rows off 16 bytes, which the tiles'
+ * align1 form reads as they are (16 x 3001 x 2001 column-major NN) (the tensor-core tiles are
+ * faster there),
  * and bf16 with one of 5 to 16 on Hopper where the long side's operand is contiguous along K in
  * 16-byte rows and the short side's contiguous along M / N, K >= 1024 (the wgmma kernel, the
  * short side staged or read as it is, is faster there: column-major NN with M of 5 to 16), and

@@ -582,15 +582,17 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
      * 0.85-0.86x). Rows off 16 bytes with both operands K-contiguous keep skinny (16 x 3001 x
      * 2001 "TN": skinny 0.98x, ffma:64x64x16 0.70x). With an MN-major operand, one product
      * over at most CM__GEMM_SKINNY_TF32_16_A1_ROWS_PER_SM rows a multiprocessor takes the
-     * tiles, which run their align1 form split along K (H100 against cuBLAS, column-major
-     * "NN", skinny -> the tiles: 16 x 3001 x 2001 0.66-0.71x -> 0.94-0.95x, 16 x 3001 x 3001
-     * 0.56-0.58x -> 0.88-0.90x, 16 x 5000 x 1501 0.65-0.70x -> 1.14x, 16 x 6000 x 2001
-     * 0.61-0.64x -> 0.83x; at 7000 rows (53 a multiprocessor) they tie or lose, 1.04-1.09x ->
-     * 1.03x, and at 8192 lose, 0.90x -> 0.81x; bench/NOTES-gemm.md) */
+     * tiles with K >= CM__SPLITK_LONG_K (the range measured, 1100-3001), which run their
+     * align1 form split along K (H100 against cuBLAS, column-major "NN", skinny -> the tiles:
+     * 16 x 3001 x 2001 0.66-0.71x -> 0.94-0.95x, 16 x 3001 x 3001 0.56-0.58x -> 0.88-0.90x, 16
+     * x 5000 x 1501 0.65-0.70x -> 1.14x, 16 x 6000 x 2001 0.61-0.64x -> 0.83x; at 7000 rows (53
+     * a multiprocessor) they tie or lose, 1.04-1.09x -> 1.03x, and at 8192 lose, 0.90x ->
+     * 0.81x; bench/NOTES-gemm.md) */
     const int tf32_full_bucket = precision == CM_GEMM_TF32 &&
                               small >= CM__GEMM_SKINNY_TC_TF32_ANY;
     const int tf32_16_a1 =
-        tf32_full_bucket && p->batch <= 1 && !(p->a_kmajor && p->b_kmajor) &&
+        tf32_full_bucket && p->batch <= 1 && p->k >= CM__SPLITK_LONG_K &&
+        !(p->a_kmajor && p->b_kmajor) &&
         large <= (int64_t)CM__GEMM_SKINNY_TF32_16_A1_ROWS_PER_SM * sm_count;
     const int skinny_tc_better = major >= 8 && tc_family && !skinny_keeps &&
                                  ((((p->a_kmajor && p->b_kmajor) || tf32_full_bucket) &&
@@ -1587,16 +1589,18 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 #define CM__SPLITK_FFMA_LONG_K 768
 #define CM__SPLITK_FFMA_MIN_K 192
 /* Below CM__SPLITK_FFMA_LONG_K, from K = CM__SPLITK_MIN_K, the same tiles take the second slot
- * rule (over more than a quarter of the multiprocessors' worth of tiles) with parts of at least CM__SPLITK_FFMA_TINY_MIN_K of K, and keep a split
- * that fits one wave of resident blocks untrimmed. H200, tiny-class FP32 shapes at K = 512 ..
- * 700 on the 32 x 64 tiles (unsplit before) against cuBLAS, whole -> 4 parts forced, NN / TN:
+ * rule (over more than a quarter of the multiprocessors' worth of tiles) with parts of at
+ * least CM__SPLITK_FFMA_TINY_MIN_K of K, and keep a split that fits one wave of resident
+ * blocks untrimmed. H200, tiny-class FP32 shapes at K = 512 .. 700 on the 32 x 64 tiles
+ * (unsplit before) against cuBLAS, whole -> 4 parts forced, NN / TN:
  * 512^3 0.85-0.92x -> 1.08-1.10x, 384^2 x 600 0.67-0.73x -> 1.00-1.12x, 1000 x 127 x 512
  * 0.62-0.71x -> 0.93-1.25x, 256 x 1024 x 640 0.80x -> 1.02-1.17x, 700 x 300 x 700 0.69-0.75x
  * -> 0.96-0.99x (2 parts: about half the gain). H100, the rule against the earlier one (K from
  * 512, parts of at least 128, trimmed to whole layers of 132), FP32 NN: 3001 x 12 x 500
  * 0.65x -> 1.19x (6 parts), 4096 x 12 x 400 0.75x -> 1.17x, 3001 x 12 x 256 0.76x -> 1.07x,
  * 3001 x 12 x 600 0.93x -> 1.27x (7 parts, 2 before), 3001 x 64 x 500 0.78x -> 1.15x, 384^2 x
- * 400 0.99x -> 1.35x, 4096 x 12 x 767 1.30x -> 1.42x (8, 4 before); TN alike (bench/NOTES-gemm.md). */
+ * 400 0.99x -> 1.35x, 4096 x 12 x 767 1.30x -> 1.42x (8, 4 before); TN alike
+ * (bench/NOTES-gemm.md). */
 /* Float inputs on the 32 x 64 FFMA tiles over at most a quarter of the multiprocessors' worth
  * of tiles (the first rule) with K >= CM__SPLITK_FFMA_TINY_LONG_K: parts of at least
  * CM__SPLITK_FFMA_TINY_MIN_K of K (each block's part is short work over FP32 arithmetic; more

@@ -78,8 +78,9 @@ enum {
  *  tiles with an MN-major operand too, not only both K-contiguous (cm__gemm_select). */
 #define CM__GEMM_SKINNY_TC_TF32_ANY 16
 /** With rows off 16 bytes and an MN-major operand such a TF32 product (one, a small side of
- *  CM__GEMM_SKINNY_TC_TF32_ANY) takes those tiles' align1 form over at most this many rows of
- *  its long side per multiprocessor; more keep the skinny kernel (cm__gemm_select). */
+ *  CM__GEMM_SKINNY_TC_TF32_ANY, K >= CM__SPLITK_LONG_K) takes those tiles' align1 form over at
+ *  most this many rows of its long side per multiprocessor; more keep the skinny kernel
+ *  (cm__gemm_select). */
 #define CM__GEMM_SKINNY_TF32_16_A1_ROWS_PER_SM 48
 /** A TF32 skinny problem with K under CM__SPLITK_LONG_K takes those tiles where the 64 x 64
  *  tiles over C cover at least this many quarters of the multiprocessors (3: 3/4; shorter K

@@ -1478,6 +1478,9 @@ static void test_dispatch(void **state) {
         u.n = 4096;
         u.batch = 2;
         EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, u, 1, NULL));
+        u.batch = 1;
+        u.k = CM__SPLITK_LONG_K - 3; /* with ldb 4093: under the K measured */
+        EXPECT_SKINNY(NAME(CM_GEMM_TF32, 9, u, 1, NULL));
         u = t;
         u.lda = u.k = 4093; /* A K-contiguous too, B's rows off 16 bytes */
         u.a_kmajor = 1;
