@@ -594,10 +594,10 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         tf32_full_bucket && p->batch <= 1 && p->k >= CM__SPLITK_LONG_K &&
         !(p->a_kmajor && p->b_kmajor) &&
         large <= (int64_t)CM__GEMM_SKINNY_TF32_16_A1_ROWS_PER_SM * sm_count;
-    const int skinny_tc_better = major >= 8 && tc_family && !skinny_keeps &&
-                                 ((((p->a_kmajor && p->b_kmajor) || tf32_full_bucket) &&
-                                   cm__gemm_mma_aligned(p)) ||
-                                  (tf32_16_a1 && !cm__gemm_mma_aligned(p)));
+    const int skinny_tc_better =
+        major >= 8 && tc_family && !skinny_keeps &&
+        (cm__gemm_mma_aligned(p) ? (p->a_kmajor && p->b_kmajor) || tf32_full_bucket
+                                 : tf32_16_a1);
     /* The Hopper kernel for one bf16 skinny product (a batch keeps skinny: unmeasured), where
      * it is built and the device runs it, by one of two rules:
      * - the long side on A (m > n), A K-contiguous with 16-byte rows (the wgmma kernel reads it
@@ -1668,19 +1668,19 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
     const int per_sm = cm__gemm_resident_blocks(ch, bm, bn);
     const int ffma_float = ch.kernel == CM__GEMM_KERNEL_FFMA && p->in_type != CM__GEMM_BF16 &&
                            bm * bn <= 2048;
-    /* the TF32 align1 form over a C with a side of at most 16 */
-    const int a1_thin = ch.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_aligned(p) &&
-                        (p->m <= 16 || p->n <= 16);
-    /* below 2 CM__SPLITK_MIN_K of K only those two split (and the Hopper kernel, skinny and
-     * gemv never there: their floors above are higher) */
-    if (p->k < 2 * CM__SPLITK_MIN_K && !ffma_float && !(a1_thin && p->k >= CM__SPLITK_A1_THIN_K))
-        return 1;
+    /* the TF32 align1 form (mma.sync on operands without 16-byte rows), and that form over a
+     * C with a side of at most 16 */
+    const int align1 = ch.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_aligned(p);
+    const int a1_thin = align1 && (p->m <= 16 || p->n <= 16);
+    /* the K a split starts from: those two lower than the rest (the Hopper kernel's, and
+     * skinny's and gemv's above, higher still) */
+    const int64_t k_floor = ffma_float ? CM__SPLITK_MIN_K
+                            : a1_thin  ? CM__SPLITK_A1_THIN_K
+                                       : 2 * CM__SPLITK_MIN_K;
+    if (p->k < k_floor) return 1;
     int64_t parts = 1;
-    /* the TF32 align1 form (mma.sync on operands without 16-byte rows): parts of at least
-     * CM__SPLITK_ALIGN1_MIN_K */
-    int min_k = ch.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_aligned(p)
-                    ? CM__SPLITK_ALIGN1_MIN_K
-                    : CM__SPLITK_MIN_K;
+    /* the align1 form: parts of at least CM__SPLITK_ALIGN1_MIN_K */
+    int min_k = align1 ? CM__SPLITK_ALIGN1_MIN_K : CM__SPLITK_MIN_K;
     if (ch.kernel == CM__GEMM_KERNEL_SM90) {
         if (thin_whole && cm__gemm_sm90_thin_whole(p)) return 1;
         /* one block a multiprocessor; where 2 x tiles x parts <= sms its launcher runs 128 x
@@ -1691,7 +1691,7 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
     } else if (4 * tiles <= sms) {
         parts = (int64_t)sms * per_sm / tiles; /* about one wave of resident blocks */
         if (ffma_float && p->k >= CM__SPLITK_FFMA_TINY_LONG_K) min_k = CM__SPLITK_FFMA_TINY_MIN_K;
-    } else if (ffma_float || p->k >= (a1_thin ? CM__SPLITK_A1_THIN_K : CM__SPLITK_LONG_K)) {
+    } else if (ffma_float || a1_thin || p->k >= CM__SPLITK_LONG_K) {
         const int64_t slots = (int64_t)sms * per_sm;
         if (2 * tiles <= slots) parts = slots / tiles;
         if (ffma_float)
