@@ -7,9 +7,13 @@
 # - TF32 on the FFMA tiles (operands off 16 bytes under the copy's floor) takes 64 x 64 tiles
 #   where FP32 takes 32 x 64 ones and splits them: TF32 3001x64x500 "NN" 0.57-0.64x,
 #   3001x64x127 "TN" 0.84x; CM_TF32_FFMA_EXP=1 gives such a product FP32's choice.
+# - the skinny rows kernel at R = 16 (FP32 16 x 6000 x 2001 NN 0.59x, 16 x 5000 x 1501 NN 0.60x
+#   on 2 rows a warp: its 4-row form needs a grid of 3/2 blocks an SM): CM_RPW4_MINR (least R,
+#   default 9) and CM_RPW4_Q (least grid in quarters of the SMs, default 6) -> rpw.txt, with
+#   skinny forced on the TF32 16-wide "NN" shapes the align1 tiles take by default.
 # splitk-first-rule-tf32-ffma.patch, variants: none, SK1 1, SK1 16, TF32 1, TF32 1 + SK1 16;
-# FP32 and TF32, "NN" / "TN", two rounds; then test_gpu_gemm's split / small tests with both
-# on. One device call, carry .deps. Into $OUT: sweeps.txt, tests.txt, summary.txt.
+# FP32 and TF32, "NN" / "TN", two rounds; then test_gpu_gemm's split / small tests with all
+# on. One device call, carry .deps. Into $OUT: sweeps.txt, rpw.txt, tests.txt, summary.txt.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
@@ -27,7 +31,21 @@ for round in 1 2; do
     exp_sweep1 "tf_sk16#$round" "$s" "fp32 tf32" 200 CM_TF32_FFMA_EXP=1 CM_SK1_EXP=16
 done >"$R/sweeps.txt" 2>&1
 exp_step "sweeps done"
-CM_SK1_EXP=1 CM_TF32_FFMA_EXP=1 exp_test_runs none 200 test_split_k test_ffma_small_class \
-    test_small_all_combinations test_medium_odd test_reproducible >"$R/tests.txt" 2>&1
+r="16x3001x2001 16x5000x1501 16x6000x2001 16x2000x1000 16x4096x2048 13x4096x2048 12x6000x2001 \
+3001x16x2001 6000x16x2001 3001x12x2001 16x1000x4096 16x8192x1024 14x5000x1500 10x5000x1500"
+f="16x3001x2001 16x5000x1501 16x6000x2001 16x4096x2048"
+for round in 1 2; do
+    exp_sweep1 "rpw_base#$round" "$r" "fp32 tf32" 200
+    exp_sweep1 "rpw_q2#$round" "$r" "fp32 tf32" 200 CM_RPW4_Q=2
+    exp_sweep1 "rpw_r16q0#$round" "$r" "fp32 tf32" 200 CM_RPW4_MINR=16 CM_RPW4_Q=0
+    exp_sweep1 "rpw_r14q2#$round" "$r" "fp32 tf32" 200 CM_RPW4_MINR=14 CM_RPW4_Q=2
+    exp_sweep1 "sk_base#$round" "$f" tf32 100 CUDAMODEL_GEMM_CONFIG=skinny
+    exp_sweep1 "sk_r16q0#$round" "$f" tf32 100 CUDAMODEL_GEMM_CONFIG=skinny CM_RPW4_MINR=16 \
+        CM_RPW4_Q=0
+done >"$R/rpw.txt" 2>&1
+exp_step "rpw done"
+CM_SK1_EXP=1 CM_TF32_FFMA_EXP=1 CM_RPW4_MINR=16 CM_RPW4_Q=0 \
+    exp_test_runs none 200 test_split_k test_ffma_small_class \
+    test_small_all_combinations test_medium_odd test_reproducible test_skinny >"$R/tests.txt" 2>&1
 exp_step "tests done"
 exp_unpatched "$p"
