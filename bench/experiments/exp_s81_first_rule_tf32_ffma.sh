@@ -11,9 +11,13 @@
 #   on 2 rows a warp: its 4-row form needs a grid of 3/2 blocks an SM): CM_RPW4_MINR (least R,
 #   default 9) and CM_RPW4_Q (least grid in quarters of the SMs, default 6) -> rpw.txt, with
 #   skinny forced on the TF32 16-wide "NN" shapes the align1 tiles take by default.
+# - the mma.sync tiles (TF32, BF16) split only from K 512 (K 1024 over more than a quarter of the
+#   SMs' tiles) though forced 4 parts beat them (H100: TF32 384x384x600 NN 0.87 -> 1.10x,
+#   4096x16x1000 NN 0.86 -> 1.15x, 256x256x600 NN 0.88 -> 1.06x): CM_MMA_SK_EXP=1 splits them
+#   from K 256 into parts of >= 128 wherever the tiles fill under half the slots -> mma.txt.
 # splitk-first-rule-tf32-ffma.patch, variants: none, SK1 1, SK1 16, TF32 1, TF32 1 + SK1 16;
 # FP32 and TF32, "NN" / "TN", two rounds; then test_gpu_gemm's split / small tests with all
-# on. One device call, carry .deps. Into $OUT: sweeps.txt, rpw.txt, tests.txt, summary.txt.
+# on. One device call, carry .deps. Into $OUT: sweeps.txt, rpw.txt, mma.txt, tests.txt, summary.txt.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
@@ -44,7 +48,14 @@ for round in 1 2; do
         CM_RPW4_Q=0
 done >"$R/rpw.txt" 2>&1
 exp_step "rpw done"
-CM_SK1_EXP=1 CM_TF32_FFMA_EXP=1 CM_RPW4_MINR=16 CM_RPW4_Q=0 \
+m="384x384x400 384x384x600 700x300x400 4096x16x1000 256x256x600 256x256x300 512x512x512 \
+1024x256x700 300x700x900 4096x64x600 2048x128x500 1000x1000x500 768x768x384 3001x64x500"
+for round in 1 2; do
+    exp_sweep1 "mma_base#$round" "$m" "tf32 bf16" 200
+    exp_sweep1 "mma_sk#$round" "$m" "tf32 bf16" 200 CM_MMA_SK_EXP=1
+done >"$R/mma.txt" 2>&1
+exp_step "mma done"
+CM_SK1_EXP=1 CM_TF32_FFMA_EXP=1 CM_RPW4_MINR=16 CM_RPW4_Q=0 CM_MMA_SK_EXP=1 \
     exp_test_runs none 200 test_split_k test_ffma_small_class \
     test_small_all_combinations test_medium_odd test_reproducible test_skinny >"$R/tests.txt" 2>&1
 exp_step "tests done"
