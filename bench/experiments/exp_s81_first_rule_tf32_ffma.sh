@@ -59,4 +59,4 @@ CM_SK1_EXP=1 CM_TF32_FFMA_EXP=1 CM_RPW4_MINR=16 CM_RPW4_Q=0 CM_MMA_SK_EXP=1 \
     exp_test_runs none 200 test_split_k test_ffma_small_class \
     test_small_all_combinations test_medium_odd test_reproducible test_skinny >"$R/tests.txt" 2>&1
 exp_step "tests done"
-exp_unpatched "$p"
+exp_unpatch "$p" # no rebuild: gpu-check.sh rebuilds the noted files on a later call
