@@ -301,17 +301,22 @@ template <typename TI, typename TO> auto rows_kernel(int R, bool elem) {
 // GPU. With 2 rows a warp each 16-byte shared-memory read of staged X feeds 8 FMAs, and at R =
 // 16 a chunk spends about twice as long on shared memory as on FMAs, above the matrix's DRAM
 // time; 4 rows halve the reads a sum. It halves the blocks too, so it takes only grids of at
-// least 3/2 blocks a multiprocessor (H100 against cuBLAS, 2 rows -> 4: FP32 16 x 4096 x 4096
+// least a block a multiprocessor (H100 against cuBLAS, 2 rows -> 4: FP32 16 x 4096 x 4096
 // NN 0.69 -> 0.95x, TN 0.87 -> 1.15x, 16 x 8192 x 8192 NN 0.55 -> 0.80x, 12 x 8192 x 1024 TN
-// 1.13 -> 1.27x, TF32 16 x 4096 x 4096 NN 0.49 -> 0.68x; on grids of 94-128 blocks, 13 x 4096
-// x 2048 TN 1.35 -> 0.98x and 3001 x 12 x 2001 TN 1.43 -> 1.23x: bench/NOTES-gemm.md).
+// 1.13 -> 1.27x, TF32 16 x 4096 x 4096 NN 0.49 -> 0.68x; on grids of 1.2-1.4 blocks a
+// multiprocessor, once left on 2 rows: 16 x 6000 x 2001 NN / TN 0.56 / 0.74 -> 0.79 / 0.98x,
+// 16 x 5000 x 1501 0.56 / 0.82 -> 0.76 / 0.95x, 12 x 6000 x 2001 0.83 / 0.79 -> 1.01 / 1.02x,
+// 14 x 5000 x 1500 0.94 / 0.87 -> 1.07 / 1.00x, 10 x 5000 x 1500 1.00 / 0.92 -> 1.09 / 1.08x,
+// 6000 x 16 x 2001 TN 0.85 -> 1.12x; on grids under a block a multiprocessor (94-128 blocks)
+// 2 rows win: 16 x 4096 x 2048 TN 1.26 -> 0.97x, 13 x 4096 x 2048 1.31 -> 1.09x, 3001 x 12 x
+// 2001 TN 1.41 -> 1.21x, 16 x 3001 x 2001 TN 1.02 -> 0.87x: bench/NOTES-gemm.md).
 // BF16 rows keep 2 (unmeasured), as does sm_count < 1 (unknown).
 constexpr int ROWS_RPW4 = 4;
 template <typename TI> bool rows_take_rpw4(int R, int rows, unsigned nz, int sm_count) {
     if (sizeof(TI) != 4 || R <= 8 || sm_count < 1) return false;
     const int64_t per_block = ROWS_WARPS * ROWS_RPW4;
     const int64_t blocks = (rows + per_block - 1) / per_block * (int64_t)nz;
-    return 2 * blocks >= 3 * (int64_t)sm_count;
+    return blocks >= (int64_t)sm_count;
 }
 
 // One launch of the vector view v (kernels/gemm_elem.cuh): `batch` products (at most

@@ -753,6 +753,17 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         cm__gemm_ffma_tile(c.config, &bm, NULL);
         c.config = bm >= 128 ? CM__FFMA_128x128x8 : CM__FFMA_64x64x16;
     }
+    /* TF32 on the FFMA tiles is FP32's work exactly (float inputs, FP32 FMAs: the kernel does
+     * not see the precision), so it runs FP32's choice of them, tuned for that work, where FP32
+     * takes the tiles. H100 against cuBLAS TF32, the 64 x 64 / 128 x 128 fallback -> FP32's
+     * choice: 3001 x 64 x 500 NN (operands off 16 bytes) 0.57x -> 0.95x (32 x 64 tiles in 4
+     * parts), 3001 x 64 x 127 NN / TN 0.98 / 0.81x -> 1.08 / 0.88x, 127^3 0.87x -> 1.04x;
+     * 4096 x 127 x 127 and 512 x 512 x 7 alike (bench/NOTES-gemm.md) */
+    if (!is_forced && precision == CM_GEMM_TF32 && c.kernel == CM__GEMM_KERNEL_FFMA) {
+        const cm__gemm_choice_t f =
+            cm__gemm_select(CM_GEMM_FP32, major, minor, sm_count, p, have_sm90, NULL);
+        if (f.kernel == CM__GEMM_KERNEL_FFMA) c = f;
+    }
     return c;
 }
 
@@ -1526,8 +1537,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 
 /* Parts for p under choice ch (cm__gemm_splitk_parts in gemm_internal.h), by kernel:
  *  - the tiles (FFMA, mma.sync): where C's tiles fill at most a quarter of the multiprocessors,
- *    about one wave of resident blocks (float inputs on the 32 x 64 FFMA tiles from K >=
- *    CM__SPLITK_FFMA_TINY_LONG_K in parts of at least CM__SPLITK_FFMA_TINY_MIN_K of K) (slots
+ *    about one wave of resident blocks (float inputs on the 32 x 64 FFMA tiles in parts of at
+ *    least CM__SPLITK_FFMA_TINY_MIN_K of K) (slots
  *    / tiles parts, slots as below: the count the
  *    second rule gives too; on the H200 no better or worse than sms / tiles parts within the
  *    runs' spread, bench/NOTES-gemm.md); else, for K >= CM__SPLITK_LONG_K, where they
@@ -1537,8 +1548,10 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    inputs on the 32 x 64 FFMA tiles: from K >= CM__SPLITK_MIN_K, at least
  *    CM__SPLITK_FFMA_TINY_MIN_K of K per part below CM__SPLITK_FFMA_LONG_K and
  *    CM__SPLITK_FFMA_MIN_K from there; the TF32 align1 form over a C with a side of at most
- *    16 from K >= CM__SPLITK_A1_THIN_K); both with at least CM__SPLITK_MIN_K of K per part
- *    (CM__SPLITK_ALIGN1_MIN_K on the mma.sync tiles' TF32 align1 form),
+ *    16, and TF32 on the 16-byte form below CM__SPLITK_LONG_K, from K >=
+ *    CM__SPLITK_A1_THIN_K); both with at least CM__SPLITK_MIN_K of K per part
+ *    (CM__SPLITK_ALIGN1_MIN_K on the mma.sync tiles' TF32 align1 form, and on TF32's 16-byte
+ *    form below CM__SPLITK_LONG_K),
  *    at most CM__SPLITK_MAX; where those limits cut the parts so that the last layer of
  *    blocks over the multiprocessors is under 3/4 full, the most whole layers (not where the
  *    float 32 x 64 FFMA tiles' blocks all fit at once);
@@ -1586,6 +1599,18 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * 4096 x 12 x 767 0.85x -> 1.23x (4); below K = 384 forced splits gained nothing (3001 x 12 x
  * 256 1.31x whole, 1.27x in 2) (bench/NOTES-gemm.md). */
 #define CM__SPLITK_A1_THIN_K 384
+/* TF32 on the mma.sync tiles' 16-byte form with K under
+ * CM__SPLITK_LONG_K splits as the align1 form over a thin C does: from K = CM__SPLITK_A1_THIN_K,
+ * parts of at least CM__SPLITK_ALIGN1_MIN_K, wherever C's tiles leave half the slots empty (the
+ * rule took such products only from K 512, and over more than a quarter of the multiprocessors'
+ * worth of tiles only from K 1024). H100 against cuBLAS, whole -> split: 384^2 x 600 NN 0.82x
+ * -> 1.02x (3 parts), 4096 x 16 x 1000 NN 0.81x -> 1.16x (4), 256^2 x 600 NN 0.82x -> 0.98x (4;
+ * 2 before), 512^3 NN 0.84x -> 0.94x (4), 1024 x 256 x 700 NN 0.77x -> 0.97x, 300 x 700 x 900
+ * NN 0.82x -> 1.07x, 2048 x 128 x 500 TN 0.75x -> 0.84x (2), 3001 x 64 x 500 TN 0.94x -> 1.08x,
+ * 384^2 x 400 TN 0.81x -> 0.91x (3); 700 x 300 x 400 NN 0.89x -> 0.86x (2), the one loss. At K
+ * 300 (from K 256, 2 parts) nothing gained (256^2 x 300 NN 0.94x -> 0.90x). BF16 on the same
+ * tiles lost as often as it gained (512^3 1.00x -> 0.89x, 4096 x 64 x 600 0.95x -> 0.89x;
+ * 4096 x 16 x 1000 0.90x -> 1.01x) and keeps the rule (bench/NOTES-gemm.md). */
 #define CM__SPLITK_FFMA_LONG_K 768
 #define CM__SPLITK_FFMA_MIN_K 192
 /* Below CM__SPLITK_FFMA_LONG_K, from K = CM__SPLITK_MIN_K, the same tiles take the second slot
@@ -1602,13 +1627,17 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * 400 0.99x -> 1.35x, 4096 x 12 x 767 1.30x -> 1.42x (8, 4 before); TN alike
  * (bench/NOTES-gemm.md). */
 /* Float inputs on the 32 x 64 FFMA tiles over at most a quarter of the multiprocessors' worth
- * of tiles (the first rule) with K >= CM__SPLITK_FFMA_TINY_LONG_K: parts of at least
- * CM__SPLITK_FFMA_TINY_MIN_K of K (each block's part is short work over FP32 arithmetic; more
- * blocks hide its latency). H200, FP32 against cuBLAS, 256-of-K parts -> 32 parts forced, NN /
- * TN: 64 x 128 x 2048 (8 parts) 0.90 / 0.77x -> 1.15 / 1.13x, 100 x 100 x 5000 (16) 0.88 /
- * 0.94x -> 1.03 / 1.11x, 64 x 64 x 4096 (16) 0.82 / 1.07x -> 1.03 / 1.05x, 32 x 128 x 4096
- * (16) 0.95 / 0.96x -> 1.02 / 1.01x (bench/NOTES-gemm.md; shorter K not measured). */
-#define CM__SPLITK_FFMA_TINY_LONG_K 2048
+ * of tiles (the first rule): parts of at least CM__SPLITK_FFMA_TINY_MIN_K of K at any K from
+ * CM__SPLITK_MIN_K (each block's part is short work over FP32 arithmetic; more blocks hide its
+ * latency). H200, FP32 against cuBLAS, 256-of-K parts -> 32 parts forced, NN / TN: 64 x 128 x
+ * 2048 (8 parts) 0.90 / 0.77x -> 1.15 / 1.13x, 100 x 100 x 5000 (16) 0.88 / 0.94x -> 1.03 /
+ * 1.11x, 64 x 64 x 4096 (16) 0.82 / 1.07x -> 1.03 / 1.05x, 32 x 128 x 4096 (16) 0.95 / 0.96x
+ * -> 1.02 / 1.01x. H100, the rule below K 768 (whole, or 2 parts of 256+, before), NN / TN:
+ * 2000 x 16 x 500 0.65x -> 1.25x (6 parts), 1000 x 16 x 300 0.77x -> 1.14x (4), 256^2 x 300
+ * 0.89 / 0.93x -> 1.17 / 1.33x, 256^2 x 600 0.91 / 0.87x -> 1.39 / 1.35x (7), 128 x 512 x 400
+ * 0.85 / 0.75x -> 1.42 / 1.28x, 128^2 x 500 0.78 / 0.63x -> 1.40 / 1.25x, 200^2 x 400 0.85 /
+ * 0.77x -> 1.39 / 1.34x, 64^2 x 700 0.81x -> 1.33x (8), 1000 x 32 x 400 0.67 / 0.77x -> 1.14 /
+ * 1.37x; no shape lost (bench/NOTES-gemm.md). K 768-2047 between the two measured ranges. */
 #define CM__SPLITK_FFMA_TINY_MIN_K 64
 #define CM__SPLITK_SKINNY_K 2048
 #define CM__SPLITK_GEMV_MIN_ROWS 512
@@ -1672,15 +1701,20 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
      * C with a side of at most 16 */
     const int align1 = ch.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_aligned(p);
     const int a1_thin = align1 && (p->m <= 16 || p->n <= 16);
-    /* the K a split starts from: those two lower than the rest (the Hopper kernel's, and
-     * skinny's and gemv's above, higher still) */
+    /* TF32 on the 16-byte form of the mma.sync tiles below CM__SPLITK_LONG_K: split like
+     * a1_thin (measured at CM__SPLITK_A1_THIN_K) */
+    const int tf32_short = ch.kernel == CM__GEMM_KERNEL_MMA && !align1 &&
+                           p->in_type == CM__GEMM_F32 && p->k < CM__SPLITK_LONG_K;
+    const int mma_short = a1_thin || tf32_short;
+    /* the K a split starts from: those lower than the rest (the Hopper kernel's, and skinny's
+     * and gemv's above, higher still) */
     const int64_t k_floor = ffma_float ? CM__SPLITK_MIN_K
-                            : a1_thin  ? CM__SPLITK_A1_THIN_K
-                                       : 2 * CM__SPLITK_MIN_K;
+                            : mma_short ? CM__SPLITK_A1_THIN_K
+                                        : 2 * CM__SPLITK_MIN_K;
     if (p->k < k_floor) return 1;
     int64_t parts = 1;
-    /* the align1 form: parts of at least CM__SPLITK_ALIGN1_MIN_K */
-    int min_k = align1 ? CM__SPLITK_ALIGN1_MIN_K : CM__SPLITK_MIN_K;
+    /* the align1 form and tf32_short: parts of at least CM__SPLITK_ALIGN1_MIN_K */
+    int min_k = align1 || tf32_short ? CM__SPLITK_ALIGN1_MIN_K : CM__SPLITK_MIN_K;
     if (ch.kernel == CM__GEMM_KERNEL_SM90) {
         if (thin_whole && cm__gemm_sm90_thin_whole(p)) return 1;
         /* one block a multiprocessor; where 2 x tiles x parts <= sms its launcher runs 128 x
@@ -1690,8 +1724,8 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
         if (8 * tiles > sms) min_k = CM__GEMM_SM90_LONG_K;
     } else if (4 * tiles <= sms) {
         parts = (int64_t)sms * per_sm / tiles; /* about one wave of resident blocks */
-        if (ffma_float && p->k >= CM__SPLITK_FFMA_TINY_LONG_K) min_k = CM__SPLITK_FFMA_TINY_MIN_K;
-    } else if (ffma_float || a1_thin || p->k >= CM__SPLITK_LONG_K) {
+        if (ffma_float) min_k = CM__SPLITK_FFMA_TINY_MIN_K;
+    } else if (ffma_float || mma_short || p->k >= CM__SPLITK_LONG_K) {
         const int64_t slots = (int64_t)sms * per_sm;
         if (2 * tiles <= slots) parts = slots / tiles;
         if (ffma_float)

@@ -633,8 +633,8 @@ static void test_skinny(void **state) {
     }
     /* forced on shapes the dispatch does not give it: a vector side, few rows, one element;
      * then FP32 rows in the 16-vector form with 4 rows a warp (kernels/gemm_skinny.cu,
-     * rows_take_rpw4: 8191 or 7000 rows are at least 3/2 blocks of 32 rows a multiprocessor
-     * up to 170 multiprocessors): 13 vectors (52 outputs a warp, two a lane), 16 on N, a
+     * rows_take_rpw4: 8191 or 7000 rows are at least a block of 32 rows a multiprocessor up
+     * to 218 multiprocessors): 13 vectors (52 outputs a warp, two a lane), 16 on N, a
      * last block of 31 rows, K off the 256-element chunk and off 16-byte rows (K = 301) */
     static const size_t forced[][3] = {{1, 300, 77},   {300, 1, 600},    {5, 40, 300},
                                        {1, 1, 9},      {13, 8191, 301},  {7000, 16, 300},

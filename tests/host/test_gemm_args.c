@@ -546,7 +546,8 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "mma:128x64"),
                         CM_GEMM_TUNING ? "mma:128x64" : "sm90");
     cm__gemm_args_t k0 = args(4096, 4096, 0, 1, 1, CM__GEMM_F32, 4096);
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, k0, 1, NULL), "ffma:64x64x16");
+    /* TF32 on the FFMA tiles runs FP32's choice of them */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, k0, 1, NULL), NAME(CM_GEMM_FP32, 9, k0, 1, NULL));
     assert_string_equal(NAME(CM_GEMM_TF32, 9, k0, 1, "sm90"), "ffma:64x64x16");
     /* BF16 */
     assert_string_equal(NAME(CM_GEMM_BF16, 9, bigbf, 1, NULL), "sm90");
@@ -576,7 +577,9 @@ static void test_dispatch(void **state) {
     cm__gemm_realign_wanted((prec), (maj), 0, 132, &(q),                                     \
                             cm__gemm_select((prec), (maj), 0, 132, &(q), (sm90), (ov)), (sm90), \
                             (ov))
-        assert_string_equal(NAME(CM_GEMM_TF32, 9, odd, 1, NULL), "ffma:64x64x16"); /* demoted */
+        /* demoted to FFMA: FP32's choice of those tiles */
+        assert_string_equal(NAME(CM_GEMM_TF32, 9, odd, 1, NULL), "ffma:64x64x16q3");
+        assert_string_equal(NAME(CM_GEMM_FP32, 9, odd, 1, NULL), "ffma:64x64x16q3");
         assert_true(WANT(CM_GEMM_TF32, 9, odd, 1, NULL));
         assert_true(WANT(CM_GEMM_TF32, 8, odd, 0, NULL));
         assert_true(WANT(CM_GEMM_BF16, 9, oddbf, 1, NULL));
@@ -1288,7 +1291,7 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "gemv"), "sm90");
     cm__gemm_args_t vec_k0 = args(1, 4096, 0, 1, 1, CM__GEMM_F32, 4096);
     assert_string_equal(NAME(CM_GEMM_FP32, 9, vec_k0, 1, NULL), "ffma:32x64x16");
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, vec_k0, 1, NULL), "ffma:64x64x16");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, vec_k0, 1, NULL), "ffma:32x64x16"); /* FP32's */
     cm__gemm_choice_t gv = {-1, -1};
     assert_true(cm__gemm_parse_name("gemv", &gv));
     assert_int_equal(gv.kernel, CM__GEMM_KERNEL_GEMV);
@@ -1914,7 +1917,9 @@ static void test_explain(void **state) {
     assert_non_null(strstr(text, "lda = 1001 is not a multiple of 4 elements (16 bytes; 1004 "
                                "would be)"));
     assert_non_null(strstr(text, "without the copy: ffma:"));
-    assert_non_null(strstr(text, " tiles of 64 x 64 over C, ")); /* mma:64x64 on 512 x 512 */
+    /* mma:64x64 on 512 x 512, TF32 below K = 1024: 64 tiles in 2 x 108 slots -> 3 parts */
+    assert_non_null(strstr(text, "K = 1001 is split into 3 parts of 352 (the last of 297)"));
+    assert_non_null(strstr(text, " tiles of 64 x 64 over the 3 parts of C, "));
     assert_non_null(strstr(text, "mma:64x64: "));
     assert_non_null(strstr(text, "[compute capability 8.0, 108 multiprocessors]"));
     assert_null(strstr(text, "ldb"));
@@ -2522,9 +2527,9 @@ static void test_splitk_parts(void **state) {
         int m, n, k, a_k, batch, kernel, prec, forced, parts;
     } rows[] = {
         /* 64 x 64 x 4096: 2 tiles of 32 x 64 -> one wave, capped by K / 256 = 16; float
-         * inputs on the 32 x 64 FFMA tiles from K = 2048 by K / 64 and CM__SPLITK_MAX = 32 */
+         * inputs on the 32 x 64 FFMA tiles by K / 64 and CM__SPLITK_MAX = 32 */
         {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32, 0, 32},
-        {64, 64, 2047, 1, 1, FFMA, CM_GEMM_FP32, 0, 7},
+        {64, 64, 2047, 1, 1, FFMA, CM_GEMM_FP32, 0, 31},
         {64, 128, 2048, 1, 1, FFMA, CM_GEMM_FP32, 0, 32},
         {64, 64, 4096, 1, 1, FFMA, CM_GEMM_BF16, 0, 16},
         {64, 64, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 16},
@@ -2541,10 +2546,12 @@ static void test_splitk_parts(void **state) {
         {64 * 132, 7, 4096, 1, 1, SKINNY, CM_GEMM_FP32, 0, 2},
         /* the tiles with a long K, over a quarter of the SMs: half the resident slots or less
          * -> fill them (64 x 4096: 128 tiles of 32 x 64 in 4 x 132 slots, 64 of 64 x 64 in
-         * 2 x 132); below K = 1024 only the first rule */
+         * 2 x 132); below K = 1024 only the first rule, but for TF32 on the mma.sync tiles
+         * (from K = 384, parts of >= 128) and float inputs on the 32 x 64 FFMA tiles */
         {64, 4096, 4096, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
         {64, 4096, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 4},
-        {64, 4096, 1000, 1, 1, MMA, CM_GEMM_TF32, 0, 1},
+        {64, 4096, 1000, 1, 1, MMA, CM_GEMM_TF32, 0, 4},
+        {64, 4096, 1000, 1, 1, MMA, CM_GEMM_BF16, 0, 1},
         /* the first rule fills the resident slots: 127 x 1000, 32 tiles of 64 x 64 in 2 x 132
          * slots -> 8 parts (K / 256 = 11 allows them); 8 tiles of 32 x 64 in 4 x 132 -> 66,
          * capped by CM__SPLITK_MAX (float inputs: K / 64) */
@@ -2589,15 +2596,23 @@ static void test_splitk_parts(void **state) {
         {4096, 12, 400, 0, 1, FFMA, CM_GEMM_FP32, 0, 4},  /* 128 tiles: 528 / 128 */
         {3001, 12, 256, 0, 1, FFMA, CM_GEMM_FP32, 0, 4},  /* capped by 256 / 64 */
         {3001, 12, 255, 0, 1, FFMA, CM_GEMM_FP32, 0, 1},
-        {64, 64, 300, 0, 1, FFMA, CM_GEMM_FP32, 0, 1}, /* 2 tiles: the first rule, >= 256 */
+        {64, 64, 300, 0, 1, FFMA, CM_GEMM_FP32, 0, 4}, /* 2 tiles: the first rule, 300 / 64 */
+        {2000, 16, 500, 0, 1, FFMA, CM_GEMM_FP32, 0, 7},  /* capped by 500 / 64 */
+        {256, 256, 600, 0, 1, FFMA, CM_GEMM_FP32, 0, 9},  /* capped by 600 / 64 */
+        {64, 64, 255, 0, 1, FFMA, CM_GEMM_FP32, 0, 1},   /* under CM__SPLITK_MIN_K */
         {1000, 1000, 300, 0, 1, FFMA, CM_GEMM_FP32, 0, 1}, /* 496 tiles: no slot free */
         /* the TF32 align1 form over a C with a side of at most 16 (lda = 3001 or 4095: rows off
-         * 16 bytes): the slot rule from K = 384 (2 x 64 x 64 tiles a multiprocessor), parts of
-         * >= 128; aligned, or a wider C, from K = 1024 as before */
+         * 16 bytes), and TF32 on the 16-byte form below K = 1024: the slot rule from K = 384
+         * (2 x 64 x 64 tiles a multiprocessor), parts of >= 128; the align1 form over a wider C,
+         * and BF16, from K = 1024 as before */
         {3001, 12, 500, 0, 1, MMA, CM_GEMM_TF32, 0, 2},  /* 47 tiles: capped 3, one layer */
         {4095, 12, 767, 0, 1, MMA, CM_GEMM_TF32, 0, 4},  /* 64 tiles: 264 / 64 */
         {3001, 12, 383, 0, 1, MMA, CM_GEMM_TF32, 0, 1},
-        {4096, 12, 767, 0, 1, MMA, CM_GEMM_TF32, 0, 1},  /* aligned */
+        {4096, 12, 767, 0, 1, MMA, CM_GEMM_TF32, 0, 4},  /* aligned */
+        {4096, 16, 1000, 0, 1, MMA, CM_GEMM_TF32, 0, 4},
+        {384, 384, 600, 0, 1, MMA, CM_GEMM_TF32, 0, 3},  /* 36 tiles: 4 -> one layer of 3 */
+        {256, 256, 300, 0, 1, MMA, CM_GEMM_TF32, 0, 1},  /* under 384 */
+        {4096, 16, 1000, 0, 1, MMA, CM_GEMM_BF16, 0, 1},
         {3001, 17, 767, 0, 1, MMA, CM_GEMM_TF32, 0, 1},  /* a side of 17 */
         {64, 4096, 1000, 1, 1, FFMA, CM_GEMM_BF16, 0, 1},
         {1000, 4096, 1000, 1, 1, FFMA, CM_GEMM_FP32, 0, 1}, /* 2048 tiles: no slot free */
@@ -2617,7 +2632,7 @@ static void test_splitk_parts(void **state) {
         {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32_3XTF32, 4, 1},
         {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32, 1000, CM__SPLITK_MAX},
         /* a short K: the heuristic keeps it whole; forced parts keep CM__SPLITK_FORCED_MIN_K */
-        {64, 64, 300, 1, 1, FFMA, CM_GEMM_FP32, 0, 1},
+        {64, 64, 200, 1, 1, FFMA, CM_GEMM_FP32, 0, 1},
         {64, 64, 300, 1, 1, FFMA, CM_GEMM_FP32, 8, 300 / CM__SPLITK_FORCED_MIN_K},
         {64, 64, CM__SPLITK_FORCED_MIN_K * 2 - 1, 1, 1, FFMA, CM_GEMM_FP32, 8, 1},
         /* a batch is never split */
