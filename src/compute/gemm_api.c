@@ -318,7 +318,9 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  * The rules take one product whose operands the Hopper kernel reads as they are (16-byte
  * rows; A K-contiguous; B K-contiguous, or MN-major through the transposed-B form for bf16 and
  * the register-A form on C^T for TF32). Its split is cm__gemm_splitk_parts' (its parts run as
- * 128 x 128 tiles, twice its 128 x 256 tiles a part).
+ * 128 x 128 tiles, twice its 128 x 256 tiles a part); rule 1 below CM__GEMM_SM90_LONG_K of TF32
+ * K runs whole (cm__gemm_sm90_tf32_short), where the split it is taken for would give 2 parts
+ * or more.
  *  1. Both operands K-contiguous, N at least 64 (a 256-column tile for 7 columns loses to
  *     mma:64x64), where the split gives at least 2 parts:
  *     - BF16: M at least 64 too, and the split gives at least 3/4 of the multiprocessors a
@@ -373,6 +375,19 @@ static int cm__gemm_sm90_thin_whole(const cm__gemm_args_t *p) {
     return p->in_type != CM__GEMM_BF16 && p->k < CM__GEMM_SM90_LONG_K && lo <= 128 &&
            hi >= CM__GEMM_SM90_THIN_LONG_SIDE;
 }
+/* TF32 on the Hopper kernel reading both operands as they are (configuration 0) with K under
+ * CM__GEMM_SM90_LONG_K: K whole. Rule 1 takes such products where the split gives at least 2
+ * parts, but whole they ran faster. H100 against cuBLAS, two runs, the column-major sweep's
+ * "TN", split -> whole: 256^2 x 600 0.76-0.78x -> 0.99-1.01x (3 parts before), 64^2 x 700
+ * 0.72x -> 0.93-0.94x, 384^2 x 600 0.91-0.94x -> 1.18-1.19x, 1024 x 256 x 700 0.87-0.89x ->
+ * 1.07-1.11x, 512^3 1.12-1.19x -> 1.20x (2), 300 x 700 x 900 0.95-0.99x -> 0.98-0.99x,
+ * 64^2 x 1000 0.72-0.73x -> 0.75x; from K = 1024 the split held or won (256 x 128 x 1200
+ * 0.72-0.73x against 0.71-0.72x, 128^2 x 1500 0.67-0.68x against 0.53x; bench/NOTES-gemm.md) */
+static int cm__gemm_sm90_tf32_short(const cm__gemm_args_t *p, int config) {
+    return config == 0 && p->in_type == CM__GEMM_F32 && p->k < CM__GEMM_SM90_LONG_K;
+}
+static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t ch,
+                                    int precision, int sms, int forced, int thin_whole);
 static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, int sms,
                               const cm__gemm_args_t *p) {
     const int tf32 = precision == CM_GEMM_TF32;
@@ -381,13 +396,16 @@ static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, i
         cm__gemm_select_shape(p, sms) != CM__GEMM_SHAPE_TINY)
         return -1;
     if (p->b_kmajor) {
-        const int parts = cm__gemm_splitk_parts(p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0},
-                                                precision, sms, 0);
+        const cm__gemm_choice_t sm90 = {CM__GEMM_KERNEL_SM90, 0};
+        const int parts = cm__gemm_splitk_parts(p, sm90, precision, sms, 0);
+        /* TF32: the parts the split would give without its exceptions for K whole */
+        const int thin_whole = cm__gemm_sm90_thin_whole(p);
+        const int tf32_parts =
+            thin_whole ? 1 : cm__gemm_splitk_parts_of(p, sm90, precision, sms, 0, 0);
         const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
         const int rule1 = p->n >= 64 &&
                           (tf32 ? p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K &&
-                                      (parts >= 2 ||
-                                       (p->m < p->n && cm__gemm_sm90_thin_whole(p)))
+                                      (tf32_parts >= 2 || (p->m < p->n && thin_whole))
                                 : parts >= 2 && p->m >= 64 &&
                                       8 * tiles * parts >= 3 * (int64_t)sms &&
                                       p->k >= (int64_t)CM__GEMM_SM90_LONG_K * parts);
@@ -1130,9 +1148,6 @@ static int cm__gemm_misaligned_b(const cm__gemm_args_t *p) {
     return !cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
 }
 
-static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t ch,
-                                    int precision, int sms, int forced, int thin_whole);
-
 /* The align1 form of mma.sync tile `config` on p where that tile is built and the form takes
  * p (*tiles: those tiles), else nothing */
 static int cm__gemm_align1_on(int precision, int major, const cm__gemm_args_t *p, int config,
@@ -1562,7 +1577,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    more than an eighth, each part at least CM__GEMM_SM90_LONG_K of K (parts of 500 of 1000^3,
  *    32 tiles, lost to the whole product on the H200; parts of 2048 of 4096 x 64 x 4096 beat
  *    mma:64x64); up to an eighth, parts of at least CM__SPLITK_MIN_K, the rule measured there
- *    before (bench/NOTES-gemm.md);
+ *    before (bench/NOTES-gemm.md); never TF32 reading both operands as they are with K under
+ *    CM__GEMM_SM90_LONG_K (cm__gemm_sm90_tf32_short), nor cm__gemm_sm90_thin_whole's C;
  *  - skinny, for K >= CM__SPLITK_SKINNY_K over at most CM__SPLITK_SKINNY_ROWS_PER_SM rows per
  *    multiprocessor: ceil(K / CM__SPLITK_SKINNY_K) parts, at most 4 (its blocks each run the
  *    whole K of their rows; measured at 3001-4096 rows, more rows fill the GPU by themselves);
@@ -1574,7 +1590,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * 4096 x 4096 0.33-0.46x cuBLAS unsplit, 0.62-0.84x in 4 parts; 4096 x 7 x 4096 FP32 on the
  * tiles 0.43x -> 0.92x; 7 x 4096 x 4096 on skinny 0.68-0.75x -> 0.98-1.15x in 2; 1000 x 1 x 4096
  * gemv across K 0.67-0.82x -> 1.03-1.17x in 8. Below K = 1024 the split lost where the first
- * rule did not already take it (512^3 BF16 on mma 1.07x -> 0.77x in 2, 4096 x 64 x 1000).
+ * rule did not already take it (512^3 BF16 on mma 1.07x -> 0.77x in 2, 4096 x 64 x 1000);
+ * later kernels changed that for TF32 on mma.sync (the comment at CM__SPLITK_A1_THIN_K).
  * The FFMA slots count the configuration table's blocks (4 of 64 x 64, 2 of 128 x 128): on the
  * H200 FP32 64 x 4096 x 4096 and 4096 x 64 x 4096 ran 6-11 % faster in the 8 parts that gives
  * than in 4, 768^2 x 4096 and 96 x 5000 x 3000 60 % faster in 3 than whole. */
@@ -1586,7 +1603,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * 0.62 / 0.65x cuBLAS whole, 0.78 / 0.82x in 4 parts, 0.83 / 0.84x in 8; 3001 x 127 x 1000
  * (188 tiles) 0.66 / 0.69x whole, 0.72 / 0.71x in 2. On 64 x 64 FFMA tiles (TF32 3001 x 127 x
  * 1000, misaligned: 94 tiles) 2 parts lost (0.66 / 0.88x -> 0.61 / 0.73x), and the mma and
- * widened-bf16 tiles of 4096 x 64 x 1000 lost in any split (bench/NOTES-gemm.md). */
+ * widened-bf16 tiles of 4096 x 64 x 1000 lost in any split (bench/NOTES-gemm.md); on the H100
+ * since, TF32 on mma:64x64 forced there won in 4 parts, 0.63-0.83x -> 0.94-1.11x. */
 /* The TF32 align1 form of the mma.sync tiles (4-byte copies into shared memory, more latency
  * to hide per element than the 16-byte form): parts of at least 128 of K. H200, forced
  * mma:128x128: TF32 127 x 1000 x 3001 (8 tiles) 0.84-0.86x cuBLAS in 11 parts (the 256 rule's
@@ -1607,7 +1625,9 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * -> 1.02x (3 parts), 4096 x 16 x 1000 NN 0.81x -> 1.16x (4), 256^2 x 600 NN 0.82x -> 0.98x (4;
  * 2 before), 512^3 NN 0.84x -> 0.94x (4), 1024 x 256 x 700 NN 0.77x -> 0.97x, 300 x 700 x 900
  * NN 0.82x -> 1.07x, 2048 x 128 x 500 TN 0.75x -> 0.84x (2), 3001 x 64 x 500 TN 0.94x -> 1.08x,
- * 384^2 x 400 TN 0.81x -> 0.91x (3); 700 x 300 x 400 NN 0.89x -> 0.86x (2), the one loss. At K
+ * 384^2 x 400 TN 0.81x -> 0.91x (3); 700 x 300 x 400 NN 0.89x -> 0.86x (2), the one loss;
+ * mma:64x64 forced on 4096 x 64 x 1000 / 4096 x 64 x 600 NN 0.81 / 0.78x -> 1.06-1.11 /
+ * 0.92-0.94x in 4 (the "NT" / "TT" that run there by default). At K
  * 300 (from K 256, 2 parts) nothing gained (256^2 x 300 NN 0.94x -> 0.90x). BF16 on the same
  * tiles lost as often as it gained (512^3 1.00x -> 0.89x, 4096 x 64 x 600 0.95x -> 0.89x;
  * 4096 x 16 x 1000 0.90x -> 1.01x) and keeps the rule (bench/NOTES-gemm.md). */
@@ -1716,7 +1736,9 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
     /* the align1 form and tf32_short: parts of at least CM__SPLITK_ALIGN1_MIN_K */
     int min_k = align1 || tf32_short ? CM__SPLITK_ALIGN1_MIN_K : CM__SPLITK_MIN_K;
     if (ch.kernel == CM__GEMM_KERNEL_SM90) {
-        if (thin_whole && cm__gemm_sm90_thin_whole(p)) return 1;
+        if (thin_whole &&
+            (cm__gemm_sm90_thin_whole(p) || cm__gemm_sm90_tf32_short(p, ch.config)))
+            return 1;
         /* one block a multiprocessor; where 2 x tiles x parts <= sms its launcher runs 128 x
          * 128 tiles, twice the blocks (kernels/gemm_sm90.cu): one wave of those; tiles on more
          * than an eighth of the SMs take parts of at least CM__GEMM_SM90_LONG_K of K */

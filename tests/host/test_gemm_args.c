@@ -541,6 +541,11 @@ static void test_dispatch(void **state) {
     small_nnbf.k = 7; /* a short K: the pre-pass would cost more than the product */
     assert_string_equal(NAME(CM_GEMM_BF16, 9, small_nnbf, 1, NULL), "mma:128x128");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, small_tn, 1, NULL), "mma:64x64");
+    /* the tiny class's rule 1 below K = 1024 keeps the Hopper kernel (run with K whole) */
+    cm__gemm_args_t tiny_tn = args(256, 256, 600, 1, 1, CM__GEMM_F32, 600);
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny_tn, 1, NULL), "sm90");
+    tiny_tn.k = 300; /* under CM__GEMM_SM90_TF32_TINY_MIN_K: mma.sync */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny_tn, 1, NULL), "mma:64x64");
     /* a forced mma.sync tile (mma:128x64 only where this build compiled it: a tuning build) */
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "mma:64x64"), "mma:64x64");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "mma:128x64"),
@@ -2641,6 +2646,13 @@ static void test_splitk_parts(void **state) {
         /* a C that fills the GPU: no split by the heuristic */
         {4096, 4096, 4096, 1, 1, FFMA, CM_GEMM_FP32, 0, 1},
         {4096, 4096, 4096, 1, 1, SM90, CM_GEMM_BF16, 0, 1},
+        /* TF32 on the Hopper kernel (both operands K-contiguous) below K = 1024: whole; from
+         * K = 1024 the first rule; forced, any K */
+        {256, 256, 600, 1, 1, SM90, CM_GEMM_TF32, 0, 1},
+        {64, 64, 1023, 1, 1, SM90, CM_GEMM_TF32, 0, 1},
+        {64, 64, 1024, 1, 1, SM90, CM_GEMM_TF32, 0, 4},
+        {128, 128, 1500, 1, 1, SM90, CM_GEMM_TF32, 0, 5},
+        {256, 256, 600, 1, 1, SM90, CM_GEMM_TF32, 3, 3},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
         const int bf = rows[i].prec == CM_GEMM_BF16 || rows[i].prec == CM_GEMM_BF16_OUT_BF16;
