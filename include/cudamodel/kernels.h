@@ -541,8 +541,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * mma.sync kernel instead: never an error of its own. A shorter K
  * (where the pre-pass would cost more than the product) and the tiny class run mma.sync; but a
  * tiny "TN" product (one, not a batch) with N at least 64 runs the Hopper kernel in parts of K
- * where that kernel's split gives at least 2 parts: TF32 from K = 512, any M (512^3: 2 parts;
- * 7 x 4096 x 4096: 4); BF16 with M at least 64 too and a K long enough for the split to give
+ * where that kernel's split gives at least 2 parts: TF32 from K = 512, any M (512^3, run with K
+ * whole since TF32 splits only from K = 1024 there; 7 x 4096 x 4096: 4 parts); BF16 with M at least 64 too and a K long enough for the split to give
  * at least 3/4 of the multiprocessors a part of at least 1024 of K (64 x 4096 x 4096: 4
  * parts). A long and thin tiny one runs the Hopper kernel too: K at least 1024, op(A)
  * contiguous along K, op(B) along K or (through "sm90+bt" / "sm90+at") along N, 16-byte rows,
@@ -561,7 +561,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * dimension), with K >= 32 and at least 2^28 flops (BF16: 2^21) is realigned: the operands
  * without 16-byte rows are copied into aligned scratch from the pool first, and the product
  * runs on tensor cores; a smaller one, one with a shorter K (bound by writing C), or one the
- * scratch cannot be had for runs the FFMA kernel. On Hopper a TF32 one with A and B on whole
+ * scratch cannot be had for runs the FFMA kernel (TF32 on the FFMA kernel, whatever the reason,
+ * runs the tiles and split FP32 would choose for the product: the same arithmetic). On Hopper a
+ * TF32 one with A and B on whole
  * floats is not copied where the copy would lead to the 128 x 128 or 64 x 64 mma.sync tiles,
  * or to the Hopper kernel split over K (C too small for the GPU): the mma.sync tiles'
  * "align1" form reads its operands as they are, every element a 4-byte copy into shared
@@ -594,13 +596,15 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * reduction applies alpha and beta (without the scratch memory it runs whole): the tiles when
  * they fill at most a quarter of the multiprocessors with K >= 512 (64 x 64 x 4096; parts enough
  * for the blocks the GPU holds at once, each at least 256 of K, 64 for FP32 / TF32 inputs on
- * the smallest FFMA tiles from K >= 2048; on the Hopper kernel one wave of its 128 x 128 tiles,
- * each part at least 1024 of K where its tiles fill more than an eighth of the
- * multiprocessors), or, with K >= 1024, at most half the blocks the GPU holds at once (64 x
- * 4096 x 4096, 4096 x 7 x 4096; FP32 / TF32 inputs on the smallest FFMA tiles from K >= 256,
- * parts of at least 64 of K below 768 and 192 from there: 3001 x 12 x 500, 512^3, 4096 x 64 x
- * 1000; the mma.sync tiles' TF32 align1 form in parts of at least 128, from K >= 384 where a
- * side of C is at most 16: 4096 x 12 x 767); "skinny" with K >= 2048 over at most 64 rows per
+ * the smallest FFMA tiles, from K >= 256 there (64 x 64 x 300: 4 parts); on the Hopper kernel
+ * one wave of its 128 x 128 tiles, each part at least 1024 of K where its tiles fill more than
+ * an eighth of the multiprocessors, and TF32 reading both operands as they are only from K >=
+ * 1024), or, with K >= 1024, at most half the blocks the GPU holds at once (64 x 4096 x 4096,
+ * 4096 x 7 x 4096; FP32 / TF32 inputs on the smallest FFMA tiles from K >= 256, parts of at
+ * least 64 of K below 768 and 192 from there: 3001 x 12 x 500, 512^3, 4096 x 64 x 1000; TF32 on
+ * the mma.sync tiles in parts of at least 128 from K >= 384, the align1 form only where a side
+ * of C is at most 16 below K 1024: 4096 x 12 x 767, 384 x 384 x 600); "skinny" with K >= 2048
+ * over at most 64 rows per
  * multiprocessor (7 x 4096 x 4096: 2 parts); a matrix-vector product read across K over 512 to
  * 2048 rows with K >= 2048 (1000 x 1 x 4096).
  * The last wave: a single CM_GEMM_FP32 product on the 128 x 128 FFMA tile with K >= 512 whose
