@@ -8,7 +8,8 @@
 # rows for h100.jsonl / h200.jsonl: config_default_rows.py); then mma:64x64 forced, its default
 # split against splitk=1, on TF32 shapes whose "NN" / "TN" take other kernels by default
 # (4096 x 64 x 1000, measured on the H200 long ago to lose in any split). One device call,
-# carry .deps. Into $OUT: tests.txt, configs1.txt, forced.txt, summary.txt.
+# carry .deps. Into $OUT: tests.txt, configs1.txt, forced.txt, summary.txt. Rerun at a later
+# commit, it also shows 5efcfd2 (TF32 "TN" tiny products on sm90 whole below K 1024) by default.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
