@@ -540,13 +540,13 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * operand is packed if it needs to be). Without the memory (or a pool) the call runs the
  * mma.sync kernel instead: never an error of its own. A shorter K
  * (where the pre-pass would cost more than the product) and the tiny class run mma.sync; but a
- * tiny "TN" product (one, not a batch) with N at least 64 runs the Hopper kernel in parts of K
- * where that kernel's split gives at least 2 parts: TF32 from K = 512, any M (512^3, run with K
- * whole since TF32 splits only from K = 1024 there; 7 x 4096 x 4096: 4 parts); BF16 with M
- * at least 64 too and a K long enough for the split to give at least 3/4 of the
- * multiprocessors a part of at least 1024 of K (64 x 4096 x 4096: 4
- * parts). A long and thin tiny one runs the Hopper kernel too: K at least 1024, op(A)
- * contiguous along K, op(B) along K or (through "sm90+bt" / "sm90+at") along N, 16-byte rows,
+ * tiny "TN" product (one, not a batch) with N at least 64 runs the Hopper kernel where that
+ * kernel's split would cut K into at least 2 parts: TF32 from K = 512, any M, in those parts
+ * from K = 1024 and with K whole below it (512^3: whole; 7 x 4096 x 4096: 4 parts); BF16, in
+ * those parts, with M at least 64 too and a K long enough for the split to give at least 3/4
+ * of the multiprocessors a part of at least 1024 of K (64 x 4096 x 4096: 4 parts). A long and
+ * thin tiny one runs the Hopper kernel too: K at least 1024, op(A) contiguous along K, op(B)
+ * along K or (through "sm90+bt" / "sm90+at") along N, 16-byte rows,
  * C (C^T for TF32 with op(B) along N) with at least 32 rows, 64 columns and a side of at
  * least 2048, where its split gives at least 2 parts or K is under 2048 (64 x 4096 x 2048
  * "NN" bf16: 4 parts; 4096 x 64 x 1024 "TN": whole). TF32 with a long and thin C (a side of

@@ -396,16 +396,18 @@ static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, i
         cm__gemm_select_shape(p, sms) != CM__GEMM_SHAPE_TINY)
         return -1;
     if (p->b_kmajor) {
-        const cm__gemm_choice_t sm90 = {CM__GEMM_KERNEL_SM90, 0};
-        const int parts = cm__gemm_splitk_parts(p, sm90, precision, sms, 0);
-        /* TF32: the parts the split would give without its exceptions for K whole */
+        /* the parts the kernel's split gives, but for cm__gemm_sm90_tf32_short's K whole:
+         * rule 1 takes the products that split would cut (BF16 is never thin_whole nor
+         * tf32_short, so its count is cm__gemm_splitk_parts' too) */
         const int thin_whole = cm__gemm_sm90_thin_whole(p);
-        const int tf32_parts =
-            thin_whole ? 1 : cm__gemm_splitk_parts_of(p, sm90, precision, sms, 0, 0);
+        const int parts = thin_whole ? 1
+                                     : cm__gemm_splitk_parts_of(
+                                           p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0},
+                                           precision, sms, 0, 0);
         const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
         const int rule1 = p->n >= 64 &&
                           (tf32 ? p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K &&
-                                      (tf32_parts >= 2 || (p->m < p->n && thin_whole))
+                                      (parts >= 2 || (p->m < p->n && thin_whole))
                                 : parts >= 2 && p->m >= 64 &&
                                       8 * tiles * parts >= 3 * (int64_t)sms &&
                                       p->k >= (int64_t)CM__GEMM_SM90_LONG_K * parts);
