@@ -20,7 +20,8 @@
 // warps' sums in warp order through shared memory, warp r finishing output r.
 // rows: blocks of 8 warps, each warp two rows (16 rows a block; four, 32 a block, for FP32 rows
 // in the 16-vector bucket where the grid fills the GPU: rows_take_rpw4). The block stages X for
-// a chunk of KC values of k in shared memory as floats (once, for all its rows), then each lane
+// a chunk of KC values of k in shared memory as floats (once, for all its rows; FP32 X with
+// contiguous vectors in 16-byte aligned columns by 16-byte loads: stage_x_vec), then each lane
 // reads 16-byte vectors of its rows (two of 4 floats at k0 + 4 l and k0 + 128 + 4 l, or one of 8
 // bf16 at k0 + 8 l; scalar loads when the rows are not 16-byte aligned) and adds them times the
 // staged X into RPW x R sums. At the end the warp adds its lanes' sums with shuffles.
@@ -163,6 +164,50 @@ __device__ __forceinline__ float seg_at(const Seg<uint16_t> &s, int e) {
 // bucket (rows_kernel).
 // acc[p][r] for a p and r known only at run time, read without dynamic indexing so that acc
 // stays in registers
+// X's chunk (k0 .. k0 + kc - 1) into xs when X(k, r) = x[k * xk + r] with 16-byte aligned
+// columns (float, XV): the chunk is KC x RB / 4 groups of 4 vectors, group g at k = g / (RB / 4),
+// r = 4 (g % (RB / 4)); thread t loads groups t, t + 32 ROWS_WARPS, ... with one 16-byte load
+// each (element loads for a group that crosses R, so that nothing past vector R - 1 is read:
+// a column may end there), all in flight before the stores. In the per-k form a warp's load
+// of one vector touches 32 columns 4 xk bytes apart (at xk = 16: 16 cache lines a load, 16
+// loads a chunk); here a warp's 16-byte load covers 32 / (RB / 4) whole columns (at RB = xk =
+// 16: 8 columns, 4 lines, 4 loads a chunk). The L1 / shared-memory pipe these loads share
+// with the sums' reads of xs is what the kernel waits on at R = 16.
+template <int RB>
+__device__ __forceinline__ void stage_x_vec(const float *__restrict__ x, int64_t xk, int R,
+                                            int k0, int kc, int t, float (&xs)[RB][XS_LD]) {
+    constexpr int G = RB / 4;              // 4-vector groups a k
+    constexpr int NJ = KC * G / (32 * ROWS_WARPS); // groups a thread
+    static_assert(NJ * 32 * ROWS_WARPS == KC * G, "whole groups a thread");
+    const int r0 = 4 * (t % G), kt = t / G;   // thread t's first group
+    constexpr int KSTEP = 32 * ROWS_WARPS / G; // k between a thread's groups
+    const float *xp = x + (int64_t)(k0 + kt) * xk + r0;
+    const int64_t step = (int64_t)KSTEP * xk;
+    float4 v[NJ];
+#pragma unroll
+    for (int j = 0; j < NJ; ++j) {
+        const float *q = xp + (int64_t)j * step;
+        v[j] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (kt + j * KSTEP < kc && r0 < R) {
+            if (r0 + 4 <= R) {
+                v[j] = __ldg(reinterpret_cast<const float4 *>(q));
+            } else { // the group that crosses R
+                v[j].x = __ldg(q);
+                if (r0 + 1 < R) v[j].y = __ldg(q + 1);
+                if (r0 + 2 < R) v[j].z = __ldg(q + 2);
+            }
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < NJ; ++j) {
+        const int kk = kt + j * KSTEP;
+        xs[r0][kk] = v[j].x;
+        xs[r0 + 1][kk] = v[j].y;
+        xs[r0 + 2][kk] = v[j].z;
+        xs[r0 + 3][kk] = v[j].w;
+    }
+}
+
 template <int RPW, int RB>
 __device__ __forceinline__ float acc_at(const float (&acc)[RPW][RB], int p, int r) {
     float total = 0.0f;
@@ -174,7 +219,9 @@ __device__ __forceinline__ float acc_at(const float (&acc)[RPW][RB], int p, int 
     return total;
 }
 
-template <typename TI, typename TO, int RB, int MINB, int RPW = ROWS_RPW>
+// XV: X's vectors are contiguous (xr == 1) in 16-byte aligned columns (xk and the batch stride
+// multiples of 4 floats, x 16-byte aligned): FP32 only, staged by 16-byte loads (stage_x_vec).
+template <typename TI, typename TO, int RB, int MINB, int RPW = ROWS_RPW, bool XV = false>
 __global__ void __launch_bounds__(32 * ROWS_WARPS, MINB)
 skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
             const TI *__restrict__ x, int64_t xk, int64_t xr, TO *y, int64_t yi, int64_t yr,
@@ -221,9 +268,12 @@ skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
                 load_seg(rp[p] + k0 + kk, rok[p] ? kc - kk : 0, vec != 0, m[s][p]);
             }
         // 2. X's chunk as floats: thread t stages k0 + t of every vector, all its loads in
-        //    flight before its stores (zeros past K and for the vectors R .. RB - 1)
+        //    flight before its stores (zeros past K and for the vectors R .. RB - 1); XV:
+        //    consecutive threads load consecutive 4-vector groups of one k instead
         __syncthreads(); // the previous chunk's reads of xs are done
-        {
+        if constexpr (XV) {
+            stage_x_vec<RB>(x, xk, R, k0, kc, t, xs);
+        } else {
             const bool kin = t < kc;
             const TI *xp = x + (int64_t)(k0 + (kin ? t : 0)) * xk;
             float v[RB];
@@ -297,6 +347,13 @@ template <typename TI, typename TO> auto rows_kernel(int R, bool elem) {
                   : R <= 8 ? skinny_rows<TI, TO, 8, 4> : skinny_rows<TI, TO, 16, 2>;
 }
 
+// rows_kernel's FP32 forms with the 16-byte staging of X (XV)
+template <typename TO> auto rows_kernel_xv(int R) {
+    return R <= 4   ? skinny_rows<float, TO, 4, 4, ROWS_RPW, true>
+           : R <= 8 ? skinny_rows<float, TO, 8, 4, ROWS_RPW, true>
+                    : skinny_rows<float, TO, 16, 2, ROWS_RPW, true>;
+}
+
 // The FP32-input 16-vector bucket with 4 rows a warp (RPW 4) where its grid still fills the
 // GPU. With 2 rows a warp each 16-byte shared-memory read of staged X feeds 8 FMAs, and at R =
 // 16 a chunk spends about twice as long on shared memory as on FMAs, above the matrix's DRAM
@@ -339,7 +396,13 @@ cudaError_t run(const cm__gemm_vec_view &v, int K, int klast, float alpha, float
         const dim3 grid((unsigned)((rows + per_block - 1) / per_block), 1, nz);
         auto kernel = rows_kernel<TI, TO>(R, vec == 0);
         if constexpr (sizeof(TI) == 4) {
-            if (rpw4) kernel = skinny_rows<TI, TO, 16, 2, ROWS_RPW4>;
+            // X's vectors contiguous in 16-byte aligned columns (small M "NN": X = A, xk =
+            // lda): the 16-byte staging (stage_x_vec)
+            const bool xv = xr == 1 && xk % 4 == 0 && cm__gemm_batch_aligned(x, sx, 4, 16);
+            if (xv) kernel = rows_kernel_xv<TO>(R);
+            if (rpw4)
+                kernel = xv ? skinny_rows<TI, TO, 16, 2, ROWS_RPW4, true>
+                            : skinny_rows<TI, TO, 16, 2, ROWS_RPW4>;
         }
         kernel<<<grid, 32 * ROWS_WARPS, 0, stream>>>(rows, K, R, mat, ld, x, xk, xr, y, yi, yr,
                                                      alpha, beta, vec, smat, sx, sy, klast);

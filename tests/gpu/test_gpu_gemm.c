@@ -631,6 +631,28 @@ static void test_skinny(void **state) {
                 assert_string_equal(cm__gemm_choice_name(ran.choice), "skinny");
         }
     }
+    /* X's vectors contiguous in 16-byte aligned columns (column-major "NN", the small side on
+     * M, lda a multiple of 4 floats): the 16-byte staging of X (kernels/gemm_skinny.cu,
+     * stage_x_vec), in FP32 and TF32, forced: small sides off a multiple of 4 (the group that
+     * crosses R), the 4-, 8- and 16-vector buckets, 4 rows a warp (8191 rows), K off the
+     * 256-element chunk and beta over C; then the dispatch's own plan for 16 x 4096 x 4096
+     * (lda = 16: the skinny kernel with K in parts on Hopper, sampled) */
+    {
+        static const size_t xv[][3] = {{16, 700, 301}, {13, 8191, 301}, {5, 3000, 513},
+                                       {4, 2000, 260}, {8, 999, 1000},  {16, 8191, 600},
+                                       {11, 300, 2049}};
+        for (int p = CM_GEMM_FP32; p <= CM_GEMM_TF32; ++p)
+            for (size_t s = 0; s < sizeof xv / sizeof xv[0]; ++s) {
+                const size_t pad = (4 - xv[s][0] % 4) % 4 + 4; /* lda: M up to 4s, plus 4 */
+                gcase_t g = {(cm_gemm_precision_t)p, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N,
+                             CM_GEMM_OP_N, xv[s][0], xv[s][1], xv[s][2], 0.5f, 2.0f, pad, 0,
+                             "skinny", 0};
+                run_case(&g, idx++);
+            }
+        gcase_t d = {CM_GEMM_FP32, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, 16, 4096,
+                     4096, 1.0f, 0.0f, 0, 0, NULL, 2048};
+        run_case(&d, idx++);
+    }
     /* forced on shapes the dispatch does not give it: a vector side, few rows, one element;
      * then FP32 rows in the 16-vector form with 4 rows a warp (kernels/gemm_skinny.cu,
      * rows_take_rpw4: 8191 or 7000 rows are at least a block of 32 rows a multiprocessor up
