@@ -596,8 +596,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * K ranges (at most 32 parts) into float scratch from the device object's pool, then an ordered
  * reduction applies alpha and beta (without the scratch memory it runs whole): the tiles when
  * they fill at most a quarter of the multiprocessors with K >= 512 (64 x 64 x 4096; parts enough
- * for the blocks the GPU holds at once, each at least 256 of K, 64 for FP32 / TF32 inputs on
- * the smallest FFMA tiles, from K >= 256 there (64 x 64 x 300: 4 parts); on the Hopper kernel
+ * for the blocks the GPU holds at once, each at least 256 of K, 128 for TF32 on the mma.sync
+ * tiles (64 x 64 x 4096: 32 parts), 64 for FP32 / TF32 inputs on the smallest FFMA tiles, from K >= 256 there (64 x 64 x 300: 4 parts); on the Hopper kernel
  * one wave of its 128 x 128 tiles, each part at least 1024 of K where its tiles fill more than
  * an eighth of the multiprocessors, and TF32 reading both operands as they are only from K >=
  * 1024), or, with K >= 1024, at most half the blocks the GPU holds at once (64 x 4096 x 4096,

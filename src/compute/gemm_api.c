@@ -1567,8 +1567,7 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *    CM__SPLITK_FFMA_MIN_K from there; the TF32 align1 form over a C with a side of at most
  *    16, and TF32 on the 16-byte form below CM__SPLITK_LONG_K, from K >=
  *    CM__SPLITK_A1_THIN_K); both with at least CM__SPLITK_MIN_K of K per part
- *    (CM__SPLITK_ALIGN1_MIN_K on the mma.sync tiles' TF32 align1 form, and on TF32's 16-byte
- *    form below CM__SPLITK_LONG_K),
+ *    (CM__SPLITK_ALIGN1_MIN_K for TF32 on the mma.sync tiles, either form, any K),
  *    at most CM__SPLITK_MAX; where those limits cut the parts so that the last layer of
  *    blocks over the multiprocessors is under 3/4 full, the most whole layers (not where the
  *    float 32 x 64 FFMA tiles' blocks all fit at once);
@@ -1611,6 +1610,12 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * to hide per element than the 16-byte form): parts of at least 128 of K. H200, forced
  * mma:128x128: TF32 127 x 1000 x 3001 (8 tiles) 0.84-0.86x cuBLAS in 11 parts (the 256 rule's
  * cap), 0.90-0.91x in 16; 1000 x 127 x 3001 1.00-1.06x -> 1.17-1.20x. */
+/* TF32 on the 16-byte form takes the same least part at any K (it had parts of at least 256
+ * from CM__SPLITK_LONG_K). H100 against cuBLAS, two rounds, the sweep's column-major "NN",
+ * mma:64x64 in the parts of 256 (4-5) -> 7-8 parts forced: 128^2 x 1500 0.87x -> 1.05x, 256 x
+ * 128 x 1200 0.87x -> 1.05-1.07x, 128^2 x 1024 0.91-0.92x -> 1.09x, 256^2 x 1100 0.97x ->
+ * 1.12x, 512 x 256 x 1500 0.95-0.96x -> 1.07-1.10x, 1000 x 64 x 1200 0.98x -> 1.15-1.16x
+ * (bench/NOTES-gemm.md). */
 #define CM__SPLITK_ALIGN1_MIN_K 128
 /* The TF32 align1 form over a thin C (a side of at most 16: cm__gemm_realign_mode's thin
  * route, 47-64 tiles of 64 x 64 for 3001-4096 rows, under a layer of 132 multiprocessors)
@@ -1735,8 +1740,10 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
                                         : 2 * CM__SPLITK_MIN_K;
     if (p->k < k_floor) return 1;
     int64_t parts = 1;
-    /* the align1 form and tf32_short: parts of at least CM__SPLITK_ALIGN1_MIN_K */
-    int min_k = align1 || tf32_short ? CM__SPLITK_ALIGN1_MIN_K : CM__SPLITK_MIN_K;
+    /* TF32 on the mma.sync tiles (either form, any K): parts of at least
+     * CM__SPLITK_ALIGN1_MIN_K */
+    const int tf32_mma = ch.kernel == CM__GEMM_KERNEL_MMA && p->in_type == CM__GEMM_F32;
+    int min_k = align1 || tf32_mma ? CM__SPLITK_ALIGN1_MIN_K : CM__SPLITK_MIN_K;
     if (ch.kernel == CM__GEMM_KERNEL_SM90) {
         if (thin_whole &&
             (cm__gemm_sm90_thin_whole(p) || cm__gemm_sm90_tf32_short(p, ch.config)))

@@ -679,10 +679,14 @@ static void test_dispatch(void **state) {
         assert_int_equal(a1.config, CM__MMA_128x128);
         assert_int_equal(cm__gemm_splitk_parts(&odd, a1, CM_GEMM_TF32, 132, 0), 16);
         {
-            /* the same tiles on operands with 16-byte rows keep parts of at least 256 of K */
+            /* the same tiles on operands with 16-byte rows: TF32 on mma.sync takes parts of at
+             * least 128 of K in either form, 16 too; BF16 there keeps parts of 256 (11) */
             cm__gemm_args_t al = odd;
             al.lda = al.ldb = 3004;
-            assert_int_equal(cm__gemm_splitk_parts(&al, a1, CM_GEMM_TF32, 132, 0), 11);
+            assert_int_equal(cm__gemm_splitk_parts(&al, a1, CM_GEMM_TF32, 132, 0), 16);
+            al.in_type = CM__GEMM_BF16;
+            al.lda = al.ldb = 3008; /* 16-byte rows of bf16 */
+            assert_int_equal(cm__gemm_splitk_parts(&al, a1, CM_GEMM_BF16, 132, 0), 11);
         }
         assert_false(ALIGN1(CM_GEMM_BF16, 9, 132, &oddbf, 1, &a1));
         assert_false(ALIGN1(CM_GEMM_BF16_OUT_BF16, 8, 108, &oddbf, 0, &a1));
@@ -2537,7 +2541,7 @@ static void test_splitk_parts(void **state) {
         {64, 64, 2047, 1, 1, FFMA, CM_GEMM_FP32, 0, 31},
         {64, 128, 2048, 1, 1, FFMA, CM_GEMM_FP32, 0, 32},
         {64, 64, 4096, 1, 1, FFMA, CM_GEMM_BF16, 0, 16},
-        {64, 64, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 16},
+        {64, 64, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 32}, /* TF32 on mma.sync: parts >= 128 */
         {64, 64, 4096, 1, 1, SM90, CM_GEMM_TF32, 0, 16},
         {64, 64, 4096, 1, 1, GEMV, CM_GEMM_FP32, 0, 1},
         {64, 64, 4096, 1, 1, FFMA, CM_GEMM_FP32_3XTF32, 0, 1},
