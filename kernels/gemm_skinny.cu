@@ -156,14 +156,6 @@ __device__ __forceinline__ float seg_at(const Seg<uint16_t> &s, int e) {
     return __uint_as_float(e % 2 == 0 ? w << 16 : w & 0xffff0000u);
 }
 
-// RB: R rounded up to 4, 8 or 16 (the launcher's bucket): every loop over the vectors runs RB
-// times without a test, the vectors R .. RB - 1 staged as zeros (they add nothing and are
-// never stored), and the sums take 2 RB registers rather than 2 RMAX. MINB: the blocks a
-// multiprocessor is to hold (the launch bounds' minimum, which caps the registers a thread):
-// 4 for RB <= 8 and 2 for 16, but 1 for BF16 rows read by element loads in the 8-vector
-// bucket (rows_kernel).
-// acc[p][r] for a p and r known only at run time, read without dynamic indexing so that acc
-// stays in registers
 // X's chunk (k0 .. k0 + kc - 1) into xs when X(k, r) = x[k * xk + r] with 16-byte aligned
 // columns (float, XV): the chunk is KC x RB / 4 groups of 4 vectors, group g at k = g / (RB / 4),
 // r = 4 (g % (RB / 4)); thread t loads groups t, t + 32 ROWS_WARPS, ... with one 16-byte load
@@ -208,6 +200,14 @@ __device__ __forceinline__ void stage_x_vec(const float *__restrict__ x, int64_t
     }
 }
 
+// RB: R rounded up to 4, 8 or 16 (the launcher's bucket): every loop over the vectors runs RB
+// times without a test, the vectors R .. RB - 1 staged as zeros (they add nothing and are
+// never stored), and the sums take 2 RB registers rather than 2 RMAX. MINB: the blocks a
+// multiprocessor is to hold (the launch bounds' minimum, which caps the registers a thread):
+// 4 for RB <= 8 and 2 for 16, but 1 for BF16 rows read by element loads in the 8-vector
+// bucket (rows_kernel).
+// acc[p][r] for a p and r known only at run time, read without dynamic indexing so that acc
+// stays in registers
 template <int RPW, int RB>
 __device__ __forceinline__ float acc_at(const float (&acc)[RPW][RB], int p, int r) {
     float total = 0.0f;

@@ -592,22 +592,21 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * tile this build did not compile (only a -DCUDAMODEL_BUILD_TUNING=ON build carries every one,
  * "mma:128x64" included), is ignored.
  *
- * Split-K: a single product with a long K whose C cannot keep the GPU busy runs as a batch over
- * K ranges (at most 32 parts) into float scratch from the device object's pool, then an ordered
- * reduction applies alpha and beta (without the scratch memory it runs whole): the tiles when
- * they fill at most a quarter of the multiprocessors with K >= 512 (64 x 64 x 4096; parts enough
- * for the blocks the GPU holds at once, each at least 256 of K, 128 for TF32 on the mma.sync
- * tiles (64 x 64 x 4096: 32 parts), 64 for FP32 / TF32 inputs on the smallest FFMA tiles, from K >= 256 there (64 x 64 x 300: 4 parts); on the Hopper kernel
- * one wave of its 128 x 128 tiles, each part at least 1024 of K where its tiles fill more than
- * an eighth of the multiprocessors, and TF32 reading both operands as they are only from K >=
- * 1024), or, with K >= 1024, at most half the blocks the GPU holds at once (64 x 4096 x 4096,
- * 4096 x 7 x 4096; FP32 / TF32 inputs on the smallest FFMA tiles from K >= 256, parts of at
- * least 64 of K below 768 and 192 from there: 3001 x 12 x 500, 512^3, 4096 x 64 x 1000; TF32 on
- * the mma.sync tiles in parts of at least 128 from K >= 384, the align1 form only where a side
- * of C is at most 16 below K 1024: 4096 x 12 x 767, 384 x 384 x 600); "skinny" with K >= 2048
- * over at most 64 rows per
- * multiprocessor (7 x 4096 x 4096: 2 parts); a matrix-vector product read across K over 512 to
- * 2048 rows with K >= 2048 (1000 x 1 x 4096).
+ * Split-K: a single product with a long K whose C cannot keep the GPU busy runs as a batch over K
+ * ranges (at most 32 parts) into float scratch from the device object's pool, then an ordered
+ * reduction applies alpha and beta (without the scratch memory it runs whole): the tiles when they
+ * fill at most a quarter of the multiprocessors with K >= 512 (64 x 64 x 4096; parts enough for the
+ * blocks the GPU holds at once, each at least 256 of K, 128 for TF32 on the mma.sync tiles (64 x 64
+ * x 4096: 32 parts), 64 for FP32 / TF32 inputs on the smallest FFMA tiles, from K >= 256 there (64
+ * x 64 x 300: 4 parts); on the Hopper kernel one wave of its 128 x 128 tiles, each part at least
+ * 1024 of K where its tiles fill more than an eighth of the multiprocessors, and TF32 reading both
+ * operands as they are only from K >= 1024), or, with K >= 1024, at most half the blocks the GPU
+ * holds at once (64 x 4096 x 4096, 4096 x 7 x 4096; FP32 / TF32 inputs on the smallest FFMA tiles
+ * from K >= 256, parts of at least 64 of K below 768 and 192 from there: 3001 x 12 x 500, 512^3,
+ * 4096 x 64 x 1000; TF32 on the mma.sync tiles in parts of at least 128 from K >= 384, the align1
+ * form only where a side of C is at most 16 below K 1024: 4096 x 12 x 767, 384 x 384 x 600);
+ * "skinny" with K >= 2048 over at most 64 rows per multiprocessor (7 x 4096 x 4096: 2 parts); a
+ * matrix-vector product read across K over 512 to 2048 rows with K >= 2048 (1000 x 1 x 4096).
  * The last wave: a single CM_GEMM_FP32 product on the 128 x 128 FFMA tile with K >= 512 whose
  * tiles make 1 to 8 whole waves of the blocks the GPU holds at once and a last wave at most 0.3
  * full (3001^3 on an H200: 576 tiles, 2 waves of 264 and 48 left) runs its leading rows (or
