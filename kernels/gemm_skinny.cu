@@ -220,7 +220,8 @@ __device__ __forceinline__ float acc_at(const float (&acc)[RPW][RB], int p, int 
 }
 
 // XV: X's vectors are contiguous (xr == 1) in 16-byte aligned columns (xk and the batch stride
-// multiples of 4 floats, x 16-byte aligned): FP32 only, staged by 16-byte loads (stage_x_vec).
+// multiples of 4 floats, x 16-byte aligned), staged by 16-byte loads (stage_x_vec): FP32 in the
+// 16-vector bucket only (the launcher, run).
 template <typename TI, typename TO, int RB, int MINB, int RPW = ROWS_RPW, bool XV = false>
 __global__ void __launch_bounds__(32 * ROWS_WARPS, MINB)
 skinny_rows(int rows, int K, int R, const TI *__restrict__ mat, int64_t ld,
@@ -347,13 +348,6 @@ template <typename TI, typename TO> auto rows_kernel(int R, bool elem) {
                   : R <= 8 ? skinny_rows<TI, TO, 8, 4> : skinny_rows<TI, TO, 16, 2>;
 }
 
-// rows_kernel's FP32 forms with the 16-byte staging of X (XV)
-template <typename TO> auto rows_kernel_xv(int R) {
-    return R <= 4   ? skinny_rows<float, TO, 4, 4, ROWS_RPW, true>
-           : R <= 8 ? skinny_rows<float, TO, 8, 4, ROWS_RPW, true>
-                    : skinny_rows<float, TO, 16, 2, ROWS_RPW, true>;
-}
-
 // The FP32-input 16-vector bucket with 4 rows a warp (RPW 4) where its grid still fills the
 // GPU. With 2 rows a warp each 16-byte shared-memory read of staged X feeds 8 FMAs, and at R =
 // 16 a chunk spends about twice as long on shared memory as on FMAs, above the matrix's DRAM
@@ -397,9 +391,12 @@ cudaError_t run(const cm__gemm_vec_view &v, int K, int klast, float alpha, float
         auto kernel = rows_kernel<TI, TO>(R, vec == 0);
         if constexpr (sizeof(TI) == 4) {
             // X's vectors contiguous in 16-byte aligned columns (small M "NN": X = A, xk =
-            // lda): the 16-byte staging (stage_x_vec)
-            const bool xv = xr == 1 && xk % 4 == 0 && cm__gemm_batch_aligned(x, sx, 4, 16);
-            if (xv) kernel = rows_kernel_xv<TO>(R);
+            // lda) in the 16-vector bucket: the 16-byte staging (stage_x_vec). Below R = 9 the
+            // per-k form issues at most 8 loads a chunk (16 at R > 8) and those buckets ran
+            // 1.3-2.3x cuBLAS with it at lda = R (H100, bench/NOTES-gemm.md): not compiled
+            const bool xv = R > 8 && xr == 1 && xk % 4 == 0 &&
+                            cm__gemm_batch_aligned(x, sx, 4, 16);
+            if (xv) kernel = skinny_rows<TI, TO, 16, 2, ROWS_RPW, true>;
             if (rpw4)
                 kernel = xv ? skinny_rows<TI, TO, 16, 2, ROWS_RPW4, true>
                             : skinny_rows<TI, TO, 16, 2, ROWS_RPW4>;

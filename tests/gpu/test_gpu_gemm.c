@@ -632,10 +632,11 @@ static void test_skinny(void **state) {
         }
     }
     /* X's vectors contiguous in 16-byte aligned columns (column-major "NN", the small side on
-     * M, lda a multiple of 4 floats): the 16-byte staging of X (kernels/gemm_skinny.cu,
-     * stage_x_vec), in FP32 and TF32, forced: small sides off a multiple of 4 (the group that
-     * crosses R), the 4-, 8- and 16-vector buckets, 4 rows a warp (8191 rows), K off the
-     * 256-element chunk and beta over C; then the dispatch's own plan for 16 x 4096 x 4096
+     * M, lda a multiple of 4 floats): the 16-vector bucket's 16-byte staging of X
+     * (kernels/gemm_skinny.cu, stage_x_vec), in FP32 and TF32, forced: small sides off a
+     * multiple of 4 (13, 11: the group that crosses R), 4 rows a warp (8191 rows), K off the
+     * 256-element chunk and beta over C; the 4- and 8-vector buckets (5, 4, 8) keep the
+     * per-k staging over the same padded X; then the dispatch's own plan for 16 x 4096 x 4096
      * (lda = 16: the skinny kernel with K in parts on Hopper, sampled) */
     {
         static const size_t xv[][3] = {{16, 700, 301}, {13, 8191, 301}, {5, 3000, 513},
