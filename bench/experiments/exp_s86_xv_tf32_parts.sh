@@ -5,7 +5,7 @@
 # (CM__SPLITK_ALIGN1_MIN_K; exp_s84 measured 7-8 forced parts against the 4-5 of the parts of
 # 256). 1. the tree's build: test_skinny (its XV cases), test_split_k, test_tf32_align1,
 # test_gpu_gemm_batched's test_kernels_skinny; 2. skinny-xv-off.patch and exp_s85's sweeps of
-# the default (v0) against CM_SKXV_OFF=1 (v1), two rounds; 3. TF32 default against splitk=8
+# the default (v0) against CM_SKXV_OFF=1 (v1), two rounds (stage_x_vec runs at R > 8 only); 3. TF32 default against splitk=8
 # over exp_s84's shapes and 64^2 x 4096 (the patched build: CM_SKXV_OFF unset is the tree's
 # code); 4. test_skinny and test_split_k under memcheck. Carry .deps. Into $OUT: tests.txt,
 # sweeps.txt, configs1.txt, memcheck.txt, summary.txt.
