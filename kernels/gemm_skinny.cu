@@ -396,10 +396,11 @@ cudaError_t run(const cm__gemm_vec_view &v, int K, int klast, float alpha, float
             // 1.3-2.3x cuBLAS with it at lda = R (H100, bench/NOTES-gemm.md): not compiled
             const bool xv = R > 8 && xr == 1 && xk % 4 == 0 &&
                             cm__gemm_batch_aligned(x, sx, 4, 16);
-            if (xv) kernel = skinny_rows<TI, TO, 16, 2, ROWS_RPW, true>;
             if (rpw4)
                 kernel = xv ? skinny_rows<TI, TO, 16, 2, ROWS_RPW4, true>
                             : skinny_rows<TI, TO, 16, 2, ROWS_RPW4>;
+            else if (xv)
+                kernel = skinny_rows<TI, TO, 16, 2, ROWS_RPW, true>;
         }
         kernel<<<grid, 32 * ROWS_WARPS, 0, stream>>>(rows, K, R, mat, ld, x, xk, xr, y, yi, yr,
                                                      alpha, beta, vec, smat, sx, sy, klast);

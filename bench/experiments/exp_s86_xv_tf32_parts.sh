@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Two library changes not yet run on a GPU, in one short device call (the order is what to keep
-# if the call is cut off): the skinny rows kernel's 16-byte staging of X (stage_x_vec, exp_s85's
+# if the call is cut off): the skinny rows kernel's 16-byte staging of X (stage_x_vec, exp_s83's
 # question) and TF32 on the mma.sync tiles in parts of at least 128 of K at any K
 # (CM__SPLITK_ALIGN1_MIN_K; exp_s84 measured 7-8 forced parts against the 4-5 of the parts of
 # 256). 1. the tree's build: test_skinny (its XV cases), test_split_k, test_tf32_align1,
-# test_gpu_gemm_batched's test_kernels_skinny; 2. skinny-xv-off.patch and exp_s85's sweeps of
-# the default (v0) against CM_SKXV_OFF=1 (v1), two rounds (stage_x_vec runs at R > 8 only); 3. TF32 default against splitk=8
-# over exp_s84's shapes and 64^2 x 4096 (the patched build: CM_SKXV_OFF unset is the tree's
+# test_gpu_gemm_batched's test_kernels_skinny; 2. skinny-xv-off.patch and sweeps of the
+# default (v0) against CM_SKXV_OFF=1 (v1), two rounds (stage_x_vec runs at R > 8 only); 3. TF32
+# default against splitk=8 over exp_s84's shapes and 64^2 x 4096 (the patched build: CM_SKXV_OFF unset is the tree's
 # code); 4. test_skinny and test_split_k under memcheck. Carry .deps. Into $OUT: tests.txt,
 # sweeps.txt, configs1.txt, memcheck.txt, summary.txt.
 set -u

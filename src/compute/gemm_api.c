@@ -1728,10 +1728,10 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
      * C with a side of at most 16 */
     const int align1 = ch.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_aligned(p);
     const int a1_thin = align1 && (p->m <= 16 || p->n <= 16);
-    /* TF32 on the 16-byte form of the mma.sync tiles below CM__SPLITK_LONG_K: split like
-     * a1_thin (measured at CM__SPLITK_A1_THIN_K) */
-    const int tf32_short = ch.kernel == CM__GEMM_KERNEL_MMA && !align1 &&
-                           p->in_type == CM__GEMM_F32 && p->k < CM__SPLITK_LONG_K;
+    /* TF32 on the mma.sync tiles (either form), and on their 16-byte form below
+     * CM__SPLITK_LONG_K, which splits like a1_thin (measured at CM__SPLITK_A1_THIN_K) */
+    const int tf32_mma = ch.kernel == CM__GEMM_KERNEL_MMA && p->in_type == CM__GEMM_F32;
+    const int tf32_short = tf32_mma && !align1 && p->k < CM__SPLITK_LONG_K;
     const int mma_short = a1_thin || tf32_short;
     /* the K a split starts from: those lower than the rest (the Hopper kernel's, and skinny's
      * and gemv's above, higher still) */
@@ -1740,9 +1740,8 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
                                         : 2 * CM__SPLITK_MIN_K;
     if (p->k < k_floor) return 1;
     int64_t parts = 1;
-    /* TF32 on the mma.sync tiles (either form, any K): parts of at least
+    /* the align1 form and TF32 on the mma.sync tiles at any K: parts of at least
      * CM__SPLITK_ALIGN1_MIN_K */
-    const int tf32_mma = ch.kernel == CM__GEMM_KERNEL_MMA && p->in_type == CM__GEMM_F32;
     int min_k = align1 || tf32_mma ? CM__SPLITK_ALIGN1_MIN_K : CM__SPLITK_MIN_K;
     if (ch.kernel == CM__GEMM_KERNEL_SM90) {
         if (thin_whole &&
