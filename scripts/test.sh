@@ -14,11 +14,15 @@
 #                     the public headers, warnings are errors) when doxygen is installed
 #   3. build-asan/    Debug with CUDAMODEL_SANITIZE=ON (AddressSanitizer + UBSan), sm_75 only,
 #                     no examples; `ctest -L host -LE install`
-#   4. valgrind       memcheck (--leak-check=full --error-exitcode=1) over every host test
+#   4. build-tsan/    Debug with CUDAMODEL_SANITIZE_THREAD=ON (ThreadSanitizer), sm_75 only, no
+#                     examples; `ctest -L host -LE install`, any race report fails the test
+#                     (halt_on_error). Not run, with the reason, where a probe program built
+#                     with -fsanitize=thread cannot link or start (the stage's comment says why)
+#   5. valgrind       memcheck (--leak-check=full --error-exitcode=1) over every host test
 #                     executable of build/, when valgrind is installed; tests/valgrind.supp is
 #                     used when it exists (none is needed today: without a driver libcudart
 #                     runs clean under memcheck)
-#   5. fuzz           the API fuzzer (scripts/fuzz.sh: libFuzzer, clang, build-fuzz/), when
+#   6. fuzz           the API fuzzer (scripts/fuzz.sh: libFuzzer, clang, build-fuzz/), when
 #                     clang is installed (as root it is, with its libFuzzer runtime), in rounds
 #                     until it has made at least CUDAMODEL_FUZZ_MIN_CALLS public library calls
 #                     (default 1000000); prints the count. A crash (a broken invariant or a
@@ -193,6 +197,78 @@ if [ "$asan_ok" -eq 1 ]; then
         status=1
         stage_end
         summary+=("build-asan/  ctest -L host  FAIL (exit $rc, $stage_t)")
+    fi
+fi
+
+# ------------------------------------------------------------------ build-tsan/
+# ThreadSanitizer over the host tests: the core's registries, pools and once-per-device state
+# are shared by every thread of a process, and the threaded host tests (handles, buffers,
+# streams, events, NVML) drive them from many threads at once through the fakes. A probe
+# first: a kernel whose address-space layout ThreadSanitizer does not support makes every
+# instrumented program die at start, which says nothing of the library, so the stage then
+# reports that it did not run and why.
+tsan_probe_dir="$(mktemp -d)"
+cat >"$tsan_probe_dir/probe.c" <<'PROBE'
+#include <pthread.h>
+static int shared;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static void *body(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&lock);
+    ++shared;
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    if (pthread_create(&t, 0, body, 0) != 0) return 1;
+    body(0);
+    pthread_join(t, 0);
+    return shared == 2 ? 0 : 1;
+}
+PROBE
+tsan_why=""
+if ! "${CC:-cc}" -fsanitize=thread -pthread -o "$tsan_probe_dir/probe" "$tsan_probe_dir/probe.c" \
+        >"$tsan_probe_dir/log" 2>&1; then
+    tsan_why="the C compiler cannot link -fsanitize=thread: $(head -n 1 "$tsan_probe_dir/log")"
+elif ! "$tsan_probe_dir/probe" >"$tsan_probe_dir/log" 2>&1; then
+    tsan_why="a ThreadSanitizer program cannot run here: $(grep -m 1 . "$tsan_probe_dir/log")"
+fi
+rm -rf "$tsan_probe_dir"
+if [ -n "$tsan_why" ]; then
+    echo "ThreadSanitizer stage not run: $tsan_why"
+    summary+=("build-tsan/  ctest -L host  not run ($tsan_why)")
+else
+    say "configuring build-tsan/ (Debug, CUDAMODEL_SANITIZE_THREAD=ON, sm_75 only, no examples)"
+    tsan_ok=1
+    if cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCUDAMODEL_SANITIZE_THREAD=ON \
+            -DCUDAMODEL_BUILD_EXAMPLES=OFF -DCMAKE_CUDA_ARCHITECTURES=75 &&
+       say "building build-tsan/ with $jobs jobs" &&
+       cmake --build build-tsan --parallel "$jobs"; then
+        stage_end
+        summary+=("build-tsan/  build          PASS ($stage_t)")
+    else
+        tsan_ok=0
+        status=1
+        total_failed=$((total_failed + 1))
+        stage_end
+        summary+=("build-tsan/  build          FAIL ($stage_t)")
+    fi
+    if [ "$tsan_ok" -eq 1 ]; then
+        say "ctest --test-dir build-tsan -L host -LE install (ThreadSanitizer)"
+        rc=0
+        env "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:${TSAN_OPTIONS:-}" \
+            ctest --test-dir build-tsan -L host -LE install --output-on-failure \
+            --no-tests=error --parallel "$jobs" 2>&1 | tee build-tsan/ctest-host.log || rc=$?
+        account_ctest "build-tsan/ ctest -L host" build-tsan/ctest-host.log
+        if [ "$rc" -eq 0 ]; then
+            stage_end
+            summary+=("build-tsan/  ctest -L host  PASS ($stage_t)")
+        else
+            status=1
+            stage_end
+            summary+=("build-tsan/  ctest -L host  FAIL (exit $rc, $stage_t)")
+        fi
     fi
 fi
 

@@ -139,10 +139,15 @@ static cm__nvml_return_t fn_driver(char *v, unsigned len) {
     snprintf(v, len, "%s", fn.driver);
     return CM__NVML_SUCCESS;
 }
+static pthread_mutex_t fn_bus_lock = PTHREAD_MUTEX_INITIALIZER;
 static cm__nvml_return_t fn_by_bus(const char *id, cm__nvml_device_t *d) {
     FN_FAULT("handle_by_pci_bus_id");
     unsigned dom = 0, bus = 0, dev = 0, func = 0;
+    /* NVML may be called from several threads at once (test_threads_initialise_once): the
+     * record of the last id asked for is the fake's only shared write here, so it is locked */
+    pthread_mutex_lock(&fn_bus_lock);
     snprintf(fn.last_bus_id, sizeof fn.last_bus_id, "%s", id);
+    pthread_mutex_unlock(&fn_bus_lock);
     if (sscanf(id, "%x:%x:%x.%x", &dom, &bus, &dev, &func) != 4)
         return CM__NVML_ERROR_INVALID_ARGUMENT;
     for (int i = 0; i < fn.ngpus; ++i) {
