@@ -159,54 +159,57 @@ elif [ "$build_ok" -eq 1 ]; then
     summary+=("build/       docs           not run (doxygen is not installed: apt-get install doxygen)")
 fi
 
-# ------------------------------------------------------------------ build-asan/
-say "configuring build-asan/ (Debug, CUDAMODEL_SANITIZE=ON, sm_75 only, no examples)"
-asan_ok=1
-if cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCUDAMODEL_SANITIZE=ON \
-        -DCUDAMODEL_BUILD_EXAMPLES=OFF -DCMAKE_CUDA_ARCHITECTURES=75 &&
-   say "building build-asan/ with $jobs jobs" &&
-   cmake --build build-asan --parallel "$jobs"; then
-    stage_end
-    summary+=("build-asan/  build          PASS ($stage_t)")
-else
-    asan_ok=0
-    status=1
-    total_failed=$((total_failed + 1))
-    stage_end
-    summary+=("build-asan/  build          FAIL ($stage_t)")
-fi
-
-if [ "$asan_ok" -eq 1 ]; then
-    say "ctest --test-dir build-asan -L host -LE install (AddressSanitizer + UBSan)"
-    # protect_shadow_gap=0: the CUDA runtime maps memory where ASan's shadow gap would be.
-    asan_env=(
-        "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:abort_on_error=0:${ASAN_OPTIONS:-}"
-        "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
-    )
-    if [ -f tests/lsan.supp ]; then
-        asan_env+=("LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}")
-    fi
-    rc=0
-    env "${asan_env[@]}" ctest --test-dir build-asan -L host -LE install --output-on-failure \
-        --no-tests=error --parallel "$jobs" 2>&1 | tee build-asan/ctest-host.log || rc=$?
-    account_ctest "build-asan/ ctest -L host" build-asan/ctest-host.log
-    if [ "$rc" -eq 0 ]; then
+# ------------------------------------------------------------------ sanitizer builds
+# sanitized_host_tests DIR OPTION WHAT [VAR=VALUE...]: configure DIR/ (Debug, the CMake option
+# OPTION on, sm_75 only, no examples) and build it, then run `ctest -L host -LE install` there
+# with the environment given; a summary line for the build and one for the tests
+sanitized_host_tests() {
+    local dir="$1" option="$2" what="$3" label rc=0
+    shift 3
+    label="$(printf '%-12s' "$dir/")"
+    say "configuring $dir/ (Debug, $option=ON, sm_75 only, no examples)"
+    if ! { cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug "-D$option=ON" \
+               -DCUDAMODEL_BUILD_EXAMPLES=OFF -DCMAKE_CUDA_ARCHITECTURES=75 &&
+           say "building $dir/ with $jobs jobs" &&
+           cmake --build "$dir" --parallel "$jobs"; }; then
+        status=1
+        total_failed=$((total_failed + 1))
         stage_end
-        summary+=("build-asan/  ctest -L host  PASS ($stage_t)")
+        summary+=("$label build          FAIL ($stage_t)")
+        return
+    fi
+    stage_end
+    summary+=("$label build          PASS ($stage_t)")
+    say "ctest --test-dir $dir -L host -LE install ($what)"
+    env "$@" ctest --test-dir "$dir" -L host -LE install --output-on-failure \
+        --no-tests=error --parallel "$jobs" 2>&1 | tee "$dir/ctest-host.log" || rc=$?
+    account_ctest "$dir/ ctest -L host" "$dir/ctest-host.log"
+    stage_end
+    if [ "$rc" -eq 0 ]; then
+        summary+=("$label ctest -L host  PASS ($stage_t)")
     else
         status=1
-        stage_end
-        summary+=("build-asan/  ctest -L host  FAIL (exit $rc, $stage_t)")
+        summary+=("$label ctest -L host  FAIL (exit $rc, $stage_t)")
     fi
-fi
+}
 
-# ------------------------------------------------------------------ build-tsan/
-# ThreadSanitizer over the host tests: the core's registries, pools and once-per-device state
-# are shared by every thread of a process, and the threaded host tests (handles, buffers,
-# streams, events, NVML) drive them from many threads at once through the fakes. A probe
-# first: a kernel whose address-space layout ThreadSanitizer does not support makes every
-# instrumented program die at start, which says nothing of the library, so the stage then
-# reports that it did not run and why.
+# build-asan/: AddressSanitizer + UBSan. protect_shadow_gap=0: the CUDA runtime maps memory
+# where ASan's shadow gap would be.
+asan_env=(
+    "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:abort_on_error=0:${ASAN_OPTIONS:-}"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
+)
+if [ -f tests/lsan.supp ]; then
+    asan_env+=("LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}")
+fi
+sanitized_host_tests build-asan CUDAMODEL_SANITIZE "AddressSanitizer + UBSan" "${asan_env[@]}"
+
+# build-tsan/: ThreadSanitizer over the host tests: the core's registries, pools and
+# once-per-device state are shared by every thread of a process, and the threaded host tests
+# (handles, buffers, streams, events, NVML) drive them from many threads at once through the
+# fakes. A probe first: a kernel whose address-space layout ThreadSanitizer does not support
+# makes every instrumented program die at start, which says nothing of the library, so the
+# stage then reports that it did not run and why.
 tsan_probe_dir="$(mktemp -d)"
 cat >"$tsan_probe_dir/probe.c" <<'PROBE'
 #include <pthread.h>
@@ -239,37 +242,8 @@ if [ -n "$tsan_why" ]; then
     echo "ThreadSanitizer stage not run: $tsan_why"
     summary+=("build-tsan/  ctest -L host  not run ($tsan_why)")
 else
-    say "configuring build-tsan/ (Debug, CUDAMODEL_SANITIZE_THREAD=ON, sm_75 only, no examples)"
-    tsan_ok=1
-    if cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCUDAMODEL_SANITIZE_THREAD=ON \
-            -DCUDAMODEL_BUILD_EXAMPLES=OFF -DCMAKE_CUDA_ARCHITECTURES=75 &&
-       say "building build-tsan/ with $jobs jobs" &&
-       cmake --build build-tsan --parallel "$jobs"; then
-        stage_end
-        summary+=("build-tsan/  build          PASS ($stage_t)")
-    else
-        tsan_ok=0
-        status=1
-        total_failed=$((total_failed + 1))
-        stage_end
-        summary+=("build-tsan/  build          FAIL ($stage_t)")
-    fi
-    if [ "$tsan_ok" -eq 1 ]; then
-        say "ctest --test-dir build-tsan -L host -LE install (ThreadSanitizer)"
-        rc=0
-        env "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:${TSAN_OPTIONS:-}" \
-            ctest --test-dir build-tsan -L host -LE install --output-on-failure \
-            --no-tests=error --parallel "$jobs" 2>&1 | tee build-tsan/ctest-host.log || rc=$?
-        account_ctest "build-tsan/ ctest -L host" build-tsan/ctest-host.log
-        if [ "$rc" -eq 0 ]; then
-            stage_end
-            summary+=("build-tsan/  ctest -L host  PASS ($stage_t)")
-        else
-            status=1
-            stage_end
-            summary+=("build-tsan/  ctest -L host  FAIL (exit $rc, $stage_t)")
-        fi
-    fi
+    sanitized_host_tests build-tsan CUDAMODEL_SANITIZE_THREAD ThreadSanitizer \
+        "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:${TSAN_OPTIONS:-}"
 fi
 
 # ------------------------------------------------------------------ valgrind over build/
