@@ -327,14 +327,25 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *       block with a part of at least CM__GEMM_SM90_LONG_K of K. Shorter parts or fewer
  *       blocks lost to mma:64x64 on the H200 (bf16 "TN" shapes rule 2 does not take).
  *     - TF32 (mma.sync reaches a smaller share of the tensor cores' rate there than with
- *       bf16): from K = CM__GEMM_SM90_TF32_TINY_MIN_K, any M. H200 against cuBLAS, mma:64x64
- *       -> the Hopper kernel (in cm_gemm's m x n x k; the sweep's column-major cases are
- *       n x m x k): 64 x 4096 x 1000 0.74x -> 0.87-0.94x, 512^3 0.93x -> 1.06-1.27x,
- *       7 x 4096 x 4096 0.89x -> 0.94-1.04x, 127 x 3001 x 1000 0.88x -> 0.93-0.98x,
- *       64 x 64 x 4096 0.89x -> 0.93-0.99x; 4096 x 7 x 4096 (N = 7) lost, 0.94x -> 0.75-0.79x,
- *       and bf16 lost at most of these. A long and thin C with M the short side, under
- *       CM__GEMM_SM90_LONG_K of K (cm__gemm_sm90_thin_whole), is taken whole, in one part
- *       (the other way round, a 256-column tile over 64 columns, was not measured).
+ *       bf16): from K = CM__GEMM_SM90_TF32_TINY_MIN_K, any M, where C has a side of at least
+ *       CM__GEMM_SM90_THIN_LONG_SIDE or, under CM__GEMM_SM90_LONG_K of K (run whole), at
+ *       least sms / 16 tiles of 128 x 128 (CM__GEMM_SM90_TF32_TINY_TILES). The long sides
+ *       were measured on the H200 when mma:64x64 took parts of 256 of K: 64 x 4096 x 1000
+ *       0.74x -> 0.87-0.94x cuBLAS, 7 x 4096 x 4096 0.89x -> 0.94-1.04x (4096 x 7 x 4096, N
+ *       = 7, lost: 0.94x -> 0.75-0.79x). The rest, H100 against cuBLAS, two rounds, the sweep's
+ *       column-major "TN", this rule's Hopper kernel against mma:64x64 (its parts of at least
+ *       128 of K, CM__SPLITK_ALIGN1_MIN_K): the Hopper kernel won over 9-16 tiles (384^2 x 600
+ *       1.21x against 1.11x, 512^3 1.21x / 1.10x, 1024 x 256 x 700 1.09x / 1.04x) and lost
+ *       over fewer (256^2 x 600 0.96-0.97x against 1.00x, 64^2 x 700 0.93-0.94x / 0.98-1.01x,
+ *       64^2 x 1000 0.74-0.75x / 0.93-0.94x); 300 x 700 x 900 (18 tiles) 0.99x against
+ *       1.02-1.03x. From K = 1024 its split lost everywhere measured: 128^2 x 1500 0.67x
+ *       against 0.96-0.98x, 256 x 128 x 1200 0.71x / 1.02-1.03x, 256^2 x 1100 0.73x / 1.03x,
+ *       512 x 256 x 1500 0.92-0.93x / 1.07-1.09x, 1000 x 64 x 1200 0.82x / 1.17-1.20x, 256^2 x
+ *       3000 0.77-0.78x / 1.07-1.08x, 100^2 x 5000 0.71x / 1.07-1.09x, 128^2 x 2048 1.04-1.06x
+ *       / 1.14x, 64^2 x 4096 1.04-1.05x / 1.08x (bench/NOTES-gemm.md, exp_s87). A long and
+ *       thin C with M the short side, under CM__GEMM_SM90_LONG_K of K
+ *       (cm__gemm_sm90_thin_whole), is taken whole, in one part, at any tile count (the other
+ *       way round, a 256-column tile over 64 columns, was not measured).
  *  2. Long and thin: K at least CM__GEMM_SM90_LONG_K and, in the kernel's own orientation
  *     (C^T's for the register-A form on C^T), one side at least CM__GEMM_SM90_THIN_LONG_SIDE,
  *     rows at least 32 and columns at least 64, where the split gives at least 2 parts or,
@@ -357,6 +368,8 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  * The figures are in bench/NOTES-gemm.md. */
 #define CM__GEMM_SM90_LONG_K 1024
 #define CM__GEMM_SM90_TF32_TINY_MIN_K 512
+/* rule 1's TF32 floor of C's 128 x 128 tiles: sms / CM__GEMM_SM90_TF32_TINY_TILES */
+#define CM__GEMM_SM90_TF32_TINY_TILES 16
 #define CM__GEMM_SM90_THIN_LONG_SIDE 2048
 /* Rule 3's long side: C^T's rows (the columns of C) */
 #define CM__GEMM_SM90_AT_WHOLE_MIN_ROWS 4096
@@ -405,9 +418,14 @@ static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, i
                                            p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0},
                                            precision, sms, 0, 0);
         const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
+        const int64_t tiles128 = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 127) / 128);
         const int rule1 = p->n >= 64 &&
                           (tf32 ? p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K &&
-                                      (parts >= 2 || (p->m < p->n && thin_whole))
+                                      (parts >= 2 || (p->m < p->n && thin_whole)) &&
+                                      ((p->m > p->n ? p->m : p->n) >=
+                                           CM__GEMM_SM90_THIN_LONG_SIDE ||
+                                       (p->k < CM__GEMM_SM90_LONG_K &&
+                                        CM__GEMM_SM90_TF32_TINY_TILES * tiles128 >= sms))
                                 : parts >= 2 && p->m >= 64 &&
                                       8 * tiles * parts >= 3 * (int64_t)sms &&
                                       p->k >= (int64_t)CM__GEMM_SM90_LONG_K * parts);
@@ -1685,6 +1703,31 @@ static int64_t cm__gemm_parts_cap(int64_t k, int64_t min_k) {
     return k / min_k < CM__SPLITK_MAX ? k / min_k : CM__SPLITK_MAX;
 }
 
+/* The TF32 align1 form over a thin C (a1_thin in cm__gemm_splitk_parts_of) where C's tiles
+ * fill at most half the resident slots (sms x per_sm): the fewest parts of K (each at least
+ * CM__SPLITK_ALIGN1_MIN_K) whose blocks outnumber the slots with the last layer of blocks over
+ * the multiprocessors at least 3/4 full; 0 where no count up to the cap does (the slot rule
+ * then). These tiles run mostly empty (16 of their 64 rows or columns), so a block is short
+ * work bound by its loads' latency: a second wave of blocks behind the resident ones paid, a
+ * thin last layer did not. H100 against cuBLAS, two rounds, TF32 in the sweep's column-major
+ * cases (64 x 64 tiles, 264 slots), the slot rule's parts -> these: 16 x 6000 x 2001 NN 0.79x
+ * (2) -> 1.02x (4), 6000 x 16 x 2001 NN 0.89x (2) -> 1.10-1.11x (4), 16 x 3001 x 2001 NN 0.89x
+ * (5) -> 1.01x (8), 3001 x 16 x 1500 NN 1.07x (5) -> 1.11x (8), 8192 x 12 x 1999 NN 0.97x (2)
+ * -> 1.02x (3), 16 x 2000 x 3001 NN / TN 0.92 / 0.87x (8) -> 0.95-0.96 / 0.91x (12), 16 x
+ * 4000 x 2001 NN 0.87x (4) -> 0.89-0.90x (6); 2000 x 16 x 4095 NN / TN 1.09 / 1.13x (8) ->
+ * 1.09 / 1.10x (12). Under this count's K (3001 x 12 x 500 .. 600, 4096 x 12 x 767) the slot
+ * rule's 2-4 parts stand as measured (bench/NOTES-gemm.md, exp_s88). */
+static int cm__gemm_a1_thin_parts(int64_t tiles, int64_t k, int sms, int per_sm) {
+    const int64_t slots = (int64_t)sms * per_sm;
+    if (tiles < 1 || sms < 1 || 2 * tiles > slots) return 0;
+    const int64_t cap = cm__gemm_parts_cap(k, CM__SPLITK_ALIGN1_MIN_K);
+    for (int64_t parts = 2; parts <= cap; ++parts) {
+        const int64_t blocks = tiles * parts, rest = blocks % sms;
+        if (blocks > slots && (rest == 0 || 4 * rest >= 3 * (int64_t)sms)) return (int)parts;
+    }
+    return 0;
+}
+
 /* cm__gemm_splitk_parts; thin_whole 0: without cm__gemm_sm90_thin_whole's exception (the
  * realignment's test of a C too small for the GPU) */
 static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t ch,
@@ -1743,6 +1786,10 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
     /* the align1 form and TF32 on the mma.sync tiles at any K: parts of at least
      * CM__SPLITK_ALIGN1_MIN_K */
     int min_k = align1 || tf32_mma ? CM__SPLITK_ALIGN1_MIN_K : CM__SPLITK_MIN_K;
+    if (a1_thin) {
+        const int a1_parts = cm__gemm_a1_thin_parts(tiles, p->k, sms, per_sm);
+        if (a1_parts > 1) return a1_parts;
+    }
     if (ch.kernel == CM__GEMM_KERNEL_SM90) {
         if (thin_whole &&
             (cm__gemm_sm90_thin_whole(p) || cm__gemm_sm90_tf32_short(p, ch.config)))

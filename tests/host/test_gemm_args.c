@@ -541,11 +541,23 @@ static void test_dispatch(void **state) {
     small_nnbf.k = 7; /* a short K: the pre-pass would cost more than the product */
     assert_string_equal(NAME(CM_GEMM_BF16, 9, small_nnbf, 1, NULL), "mma:128x128");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, small_tn, 1, NULL), "mma:64x64");
-    /* the tiny class's rule 1 below K = 1024 keeps the Hopper kernel (run with K whole) */
-    cm__gemm_args_t tiny_tn = args(256, 256, 600, 1, 1, CM__GEMM_F32, 600);
+    /* the tiny class's rule 1 for TF32: K 512 .. 1023 over at least sms / 16 tiles of 128 x
+     * 128 keeps the Hopper kernel (run with K whole); fewer tiles, a longer or a shorter K
+     * take mma.sync */
+    cm__gemm_args_t tiny_tn = args(384, 384, 600, 1, 1, CM__GEMM_F32, 600);
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny_tn, 1, NULL), "sm90"); /* 9 tiles */
+    tiny_tn.k = tiny_tn.lda = tiny_tn.ldb = 1020;
     assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny_tn, 1, NULL), "sm90");
-    tiny_tn.k = 300; /* under CM__GEMM_SM90_TF32_TINY_MIN_K: mma.sync */
+    tiny_tn.k = tiny_tn.lda = tiny_tn.ldb = 1024; /* CM__GEMM_SM90_LONG_K */
     assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny_tn, 1, NULL), "mma:64x64");
+    tiny_tn.k = tiny_tn.lda = tiny_tn.ldb = 300; /* under CM__GEMM_SM90_TF32_TINY_MIN_K */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny_tn, 1, NULL), "mma:64x64");
+    cm__gemm_args_t tiny_few = args(256, 256, 600, 1, 1, CM__GEMM_F32, 600); /* 4 tiles */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny_few, 1, NULL), "mma:64x64");
+    tiny_few = args(128, 128, 1500, 1, 1, CM__GEMM_F32, 1500);
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny_few, 1, NULL), "mma:64x64");
+    tiny_few = args(512, 512, 512, 1, 1, CM__GEMM_F32, 512); /* 16 tiles */
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, tiny_few, 1, NULL), "sm90");
     /* a forced mma.sync tile (mma:128x64 only where this build compiled it: a tuning build) */
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "mma:64x64"), "mma:64x64");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "mma:128x64"),
@@ -670,14 +682,27 @@ static void test_dispatch(void **state) {
             assert_int_equal(a1.kernel, want.kernel); /* what the copy would have run */
             assert_int_equal(a1.config, want.config);
         }
-        /* on the H200 this shape's copied form (both operands K-contiguous) runs the Hopper
-         * kernel split over K (8 tiles of C): the 128 x 128 tiles' align1 form instead, split
-         * into parts of at least 128 of K (16 parts: about one per multiprocessor) */
+        /* on the H200 this shape's copied form (both operands K-contiguous, K from 1024: the
+         * tiny class's rule 1 leaves it to mma:64x64) runs the 64 x 64 tiles: their align1 form
+         * on the operands as they are, split by the slot rule (32 tiles: 8 parts) */
         a1 = (cm__gemm_choice_t){-1, -1};
         assert_true(ALIGN1(CM_GEMM_TF32, 9, 132, &odd, 1, &a1));
         assert_int_equal(a1.kernel, CM__GEMM_KERNEL_MMA);
-        assert_int_equal(a1.config, CM__MMA_128x128);
-        assert_int_equal(cm__gemm_splitk_parts(&odd, a1, CM_GEMM_TF32, 132, 0), 16);
+        assert_int_equal(a1.config, CM__MMA_64x64);
+        assert_int_equal(cm__gemm_splitk_parts(&odd, a1, CM_GEMM_TF32, 132, 0), 8);
+        {
+            /* a copied form on the Hopper kernel split over K (rule 2's long and thin C, 16
+             * tiles of 128 x 256): the 128 x 128 tiles' align1 form instead, split into parts
+             * of at least 128 of K (16 parts: about one per multiprocessor) */
+            cm__gemm_args_t lt = odd;
+            lt.n = 4096;
+            a1 = (cm__gemm_choice_t){-1, -1};
+            assert_true(ALIGN1(CM_GEMM_TF32, 9, 132, &lt, 1, &a1));
+            assert_int_equal(a1.kernel, CM__GEMM_KERNEL_MMA);
+            assert_int_equal(a1.config, CM__MMA_128x128);
+            assert_int_equal(cm__gemm_splitk_parts(&lt, a1, CM_GEMM_TF32, 132, 0), 4);
+            a1 = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
+        }
         {
             /* the same tiles on operands with 16-byte rows: TF32 on mma.sync takes parts of at
              * least 128 of K in either form, 16 too; BF16 there keeps parts of 256 (11) */
@@ -941,17 +966,18 @@ static void test_dispatch(void **state) {
         } tn[] = {
             /* bf16: 4 parts of 1022, too short for the first rule; the long-and-thin one */
             {64, 4096, 4088, "sm90", "sm90"},
-            /* 127 x 1000 (4 tiles: 16 parts, 128 blocks) from K = 16384 for bf16 */
-            {127, 1000, 16384, "sm90", "sm90"},
-            {127, 1000, 3000, "mma:64x64", "sm90"},
-            {64, 64, 65536, "mma:64x64", "sm90"}, /* 1 tile: 64 blocks, under 3/4 of the SMs */
+            /* 127 x 1000 (4 tiles: 16 parts, 128 blocks) from K = 16384 for bf16; TF32 from K =
+             * 1024 only with a side of at least 2048 */
+            {127, 1000, 16384, "sm90", "mma:64x64"},
+            {127, 1000, 3000, "mma:64x64", "mma:64x64"},
+            {64, 64, 65536, "mma:64x64", "mma:64x64"}, /* bf16: 1 tile, 64 blocks, under 3/4 */
             /* 4096 x 64 (the sweep's column-major 64 x 4096 x 4096): 32 tiles, 2 parts, 128
              * blocks, from K = 2048 for bf16 */
             {4096, 64, 2048, "sm90", "sm90"},
             /* 1 part of K: whole, by the long-and-thin rule (K under 2048); 1023 none */
             {4096, 64, 2040, "sm90", "sm90"},
             {4096, 64, 1016, "mma:64x64", "mma:64x64"},
-            {2040, 64, 2040, "mma:64x64", "sm90"}, /* bf16: no side of 2048 */
+            {2040, 64, 2040, "mma:64x64", "mma:64x64"}, /* no side of 2048 */
             {4352, 64, 8192, "mma:64x64", "mma:64x64"}, /* 34 tiles: no split */
             {63, 4096, 8192, "sm90", "sm90"},
             {31, 4096, 8192, "mma:64x64", "sm90"}, /* bf16 7 x 4096 x 4096 lost */
@@ -1530,8 +1556,8 @@ static void test_dispatch(void **state) {
     {
         /* TF32 under the realignment's flop floor with K of at least CM__GEMM_REALIGN_A1_MIN_K,
          * rows off 16 bytes, where the copied form would run the Hopper kernel (column-major
-         * 3001 x 12 x 2001 "NN", 127 x 127 x 3001 and 64 x 127 x 3001 "TN"): the 64 x 64
-         * tiles' align1 form */
+         * 3001 x 12 x 2001 "NN") or mma:64x64 (127 x 127 x 3001 and 64 x 127 x 3001 "TN": no
+         * side of 2048, K from 1024): the 64 x 64 tiles' align1 form */
         static const struct { int m, n, k, op_a; } lo[] = {{3001, 12, 2001, CM_GEMM_OP_N},
                                                           {127, 127, 3001, CM_GEMM_OP_T},
                                                           {64, 127, 3001, CM_GEMM_OP_T}};
@@ -1543,7 +1569,8 @@ static void test_dispatch(void **state) {
             assert_int_equal(ch.kernel, CM__GEMM_KERNEL_FFMA);
             const cm__gemm_args_t st = copied_form(&q);
             const cm__gemm_choice_t sc = cm__gemm_select(CM_GEMM_TF32, 9, 0, 132, &st, 1, NULL);
-            if (sc.kernel != CM__GEMM_KERNEL_SM90)
+            if (i == 0 ? sc.kernel != CM__GEMM_KERNEL_SM90
+                       : sc.kernel != CM__GEMM_KERNEL_MMA || sc.config != CM__MMA_64x64)
                 fail_msg("%dx%dx%d: the copied form runs %s", lo[i].m, lo[i].n, lo[i].k,
                          cm__gemm_choice_name(sc));
             cm__gemm_choice_t a1 = {-1, -1};
@@ -2615,6 +2642,14 @@ static void test_splitk_parts(void **state) {
          * (2 x 64 x 64 tiles a multiprocessor), parts of >= 128; the align1 form over a wider C,
          * and BF16, from K = 1024 as before */
         {3001, 12, 500, 0, 1, MMA, CM_GEMM_TF32, 0, 2},  /* 47 tiles: capped 3, one layer */
+        /* the align1 form over a thin C where some count up to the cap gives more blocks than
+         * the 264 slots and a last layer of 132 at least 3/4 full: the fewest such parts */
+        {6001, 16, 2001, 0, 1, MMA, CM_GEMM_TF32, 0, 4},  /* 94 tiles: 376 blocks */
+        {3001, 16, 1500, 0, 1, MMA, CM_GEMM_TF32, 0, 8},  /* 47 tiles: 376 */
+        {8191, 12, 1999, 0, 1, MMA, CM_GEMM_TF32, 0, 3},  /* 128 tiles: 384 */
+        {2001, 16, 3001, 0, 1, MMA, CM_GEMM_TF32, 0, 12}, /* 32 tiles: 384 */
+        {4001, 16, 2001, 0, 1, MMA, CM_GEMM_TF32, 0, 6},  /* 63 tiles: 378 */
+        {3001, 12, 600, 0, 1, MMA, CM_GEMM_TF32, 0, 2},   /* capped 4: the slot rule's */
         {4095, 12, 767, 0, 1, MMA, CM_GEMM_TF32, 0, 4},  /* 64 tiles: 264 / 64 */
         {3001, 12, 383, 0, 1, MMA, CM_GEMM_TF32, 0, 1},
         {4096, 12, 767, 0, 1, MMA, CM_GEMM_TF32, 0, 4},  /* aligned */
