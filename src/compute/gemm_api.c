@@ -342,7 +342,7 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *       against 0.96-0.98x, 256 x 128 x 1200 0.71x / 1.02-1.03x, 256^2 x 1100 0.73x / 1.03x,
  *       512 x 256 x 1500 0.92-0.93x / 1.07-1.09x, 1000 x 64 x 1200 0.82x / 1.17-1.20x, 256^2 x
  *       3000 0.77-0.78x / 1.07-1.08x, 100^2 x 5000 0.71x / 1.07-1.09x, 128^2 x 2048 1.04-1.06x
- *       / 1.14x, 64^2 x 4096 1.04-1.05x / 1.08x (bench/NOTES-gemm.md, exp_s87). A long and
+ *       / 1.14x, 64^2 x 4096 1.04-1.05x / 1.08x (bench/NOTES-gemm.md). A long and
  *       thin C with M the short side, under CM__GEMM_SM90_LONG_K of K
  *       (cm__gemm_sm90_thin_whole), is taken whole, in one part, at any tile count (the other
  *       way round, a 256-column tile over 64 columns, was not measured).
@@ -1716,7 +1716,7 @@ static int64_t cm__gemm_parts_cap(int64_t k, int64_t min_k) {
  * -> 1.02x (3), 16 x 2000 x 3001 NN / TN 0.92 / 0.87x (8) -> 0.95-0.96 / 0.91x (12), 16 x
  * 4000 x 2001 NN 0.87x (4) -> 0.89-0.90x (6); 2000 x 16 x 4095 NN / TN 1.09 / 1.13x (8) ->
  * 1.09 / 1.10x (12). Under this count's K (3001 x 12 x 500 .. 600, 4096 x 12 x 767) the slot
- * rule's 2-4 parts stand as measured (bench/NOTES-gemm.md, exp_s88). */
+ * rule's 2-4 parts stand as measured (bench/NOTES-gemm.md). */
 static int cm__gemm_a1_thin_parts(int64_t tiles, int64_t k, int sms, int per_sm) {
     const int64_t slots = (int64_t)sms * per_sm;
     if (tiles < 1 || sms < 1 || 2 * tiles > slots) return 0;
