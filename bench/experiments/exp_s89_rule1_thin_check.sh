@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The two dispatch changes of 7f7b462 on the GPU, measured against what they replaced: 1. TF32
 # tiny-class rule 1 (src/compute/gemm_api.c, cm__gemm_sm90_tiny): the default against the Hopper
-# kernel forced ("sm90", the old choice at K >= 1024 and over few tiles) and mma:64x64 forced,
+# kernel forced ("sm90", the old choice at K >= 1024 and over few tiles), mma:64x64 and mma:128x128 forced,
 # exp_s87's shapes and held-out ones (200^2 x 1500, 320^2 x 800, 640 x 384 x 700, 96 x 3000 x
-# 1200, 127 x 1000 x 3001 whose misaligned "NN" now runs the 64 x 64 align1 tiles, not the 128 x
-# 128 ones); 2. the align1 form over a thin C (cm__gemm_a1_thin_parts): the default against
+# 1200, 127 x 1000 x 3001 whose misaligned "NN" keeps the 128 x 128 align1 tiles while its
+# aligned "TN" now runs mma:64x64); 2. the align1 form over a thin C (cm__gemm_a1_thin_parts): the default against
 # splitk = 2, 4, 8, 12 forced over exp_s88's thin shapes and held-out ones (odd K or rows: the
 # align1 form). Two rounds each, TF32 only, no patch. One device call, carry .deps. Into $OUT:
 # rule1_1.txt, rule1_2.txt, thin_1.txt, thin_2.txt, summary.txt.
@@ -19,7 +19,7 @@ thin="16x6000x2001 6000x16x2001 16x4000x2001 3001x16x1500 16x3001x2001 16x5000x1
 8192x12x1999 16x2000x3001 2000x16x4095 16x7000x1801 5001x12x2501 16x2500x2501 3501x16x1201 \
 16x4500x3001 6501x16x1701"
 for i in 1 2; do
-    CM_BENCH_SWEEP_ONLY=tf32 exp_config_sweeps "rule1_$i.txt" "$r1" sm90 mma:64x64
+    CM_BENCH_SWEEP_ONLY=tf32 exp_config_sweeps "rule1_$i.txt" "$r1" sm90 mma:64x64 mma:128x128
 done
 for i in 1 2; do
     CM_BENCH_SWEEP_ONLY=tf32 exp_config_sweeps "thin_$i.txt" "$thin" splitk=2 splitk=4 \

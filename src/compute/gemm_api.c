@@ -401,8 +401,11 @@ static int cm__gemm_sm90_tf32_short(const cm__gemm_args_t *p, int config) {
 }
 static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t ch,
                                     int precision, int sms, int forced, int thin_whole);
-static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, int sms,
-                              const cm__gemm_args_t *p) {
+/* cm__gemm_sm90_tiny; tf32_any_c 1: TF32 rule 1 at any C and K from
+ * CM__GEMM_SM90_TF32_TINY_MIN_K (without its long-side / tile-count condition: the realignment's
+ * test of a copied form that the Hopper kernel would run split, cm__gemm_realign_mode) */
+static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90, int sms,
+                                 const cm__gemm_args_t *p, int tf32_any_c) {
     const int tf32 = precision == CM_GEMM_TF32;
     if (arch != CM__GEMM_ARCH_SM90 || !have_sm90 || fam == CM__GEMM_FAM_FP32 || p->batch > 1 ||
         sms < 1 || p->k < 1 || !p->a_kmajor || !cm__aligned16(p) ||
@@ -422,7 +425,7 @@ static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, i
         const int rule1 = p->n >= 64 &&
                           (tf32 ? p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K &&
                                       (parts >= 2 || (p->m < p->n && thin_whole)) &&
-                                      ((p->m > p->n ? p->m : p->n) >=
+                                      (tf32_any_c || (p->m > p->n ? p->m : p->n) >=
                                            CM__GEMM_SM90_THIN_LONG_SIDE ||
                                        (p->k < CM__GEMM_SM90_LONG_K &&
                                         CM__GEMM_SM90_TF32_TINY_TILES * tiles128 >= sms))
@@ -445,6 +448,10 @@ static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, i
     const int parts = cm__gemm_splitk_parts(p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, config},
                                             precision, sms, 0);
     return parts >= 2 || (!on_ct && p->k < 2 * CM__GEMM_SM90_LONG_K) ? config : -1;
+}
+static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, int sms,
+                              const cm__gemm_args_t *p) {
+    return cm__gemm_sm90_tiny_of(precision, arch, fam, have_sm90, sms, p, 0);
 }
 
 /* FP32 on Hopper, the tiny class's 32 x 64 FFMA tiles (4 blocks a multiprocessor): the 64 x 64
@@ -1214,6 +1221,19 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
                                                 NULL);
     if (c.kernel != CM__GEMM_KERNEL_MMA && c.kernel != CM__GEMM_KERNEL_SM90)
         return CM__REALIGN_NONE;
+    /* a copied form of the tiny class that rule 1 at any C would give the Hopper kernel split
+     * over K (cm__gemm_sm90_tiny_of), and gives mma:64x64 only for its C: the 128 x 128 tiles'
+     * align1 form in their own split, as further down (above the flop floor; under it the 64 x
+     * 64 tiles, as there) (H200: TF32 127 x 1000 x 3001 NN / TN 0.90 /
+     * 0.91x cuBLAS in 16 parts against the 64 x 64 tiles' 0.78 / 0.71x in 8;
+     * bench/NOTES-gemm.md) */
+    if (!below && c.kernel == CM__GEMM_KERNEL_MMA && c.config == CM__MMA_64x64 &&
+        cm__gemm_sm90_tiny_of(precision, cm__gemm_arch_class(major, minor),
+                              cm__gemm_family(precision), have_sm90, sm_count, &q, 1) == 0 &&
+        cm__gemm_splitk_parts_of(&q, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0}, precision,
+                                 sm_count, 0, 0) > 1 &&
+        cm__gemm_align1_on(precision, major, p, CM__MMA_128x128, tiles) == CM__REALIGN_ALIGN1)
+        return CM__REALIGN_ALIGN1;
     if (c.kernel == CM__GEMM_KERNEL_MMA && cm__gemm_align1_takes(precision, major, p, c.config)) {
         *tiles = c; /* the copied form's tiles, on the operands as they are */
         return CM__REALIGN_ALIGN1;

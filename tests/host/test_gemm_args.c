@@ -682,14 +682,31 @@ static void test_dispatch(void **state) {
             assert_int_equal(a1.kernel, want.kernel); /* what the copy would have run */
             assert_int_equal(a1.config, want.config);
         }
-        /* on the H200 this shape's copied form (both operands K-contiguous, K from 1024: the
-         * tiny class's rule 1 leaves it to mma:64x64) runs the 64 x 64 tiles: their align1 form
-         * on the operands as they are, split by the slot rule (32 tiles: 8 parts) */
+        /* on the H200 this shape's copied form (both operands K-contiguous) runs mma:64x64
+         * (the tiny class's rule 1 from K = 1024 with no side of 2048), where rule 1 at any C
+         * would run the Hopper kernel split over K (8 tiles of C): the 128 x 128 tiles' align1
+         * form, split into parts of at least 128 of K (16 parts: about one per multiprocessor) */
+        {
+            const cm__gemm_args_t st = copied_form(&odd);
+            assert_string_equal(NAME(CM_GEMM_TF32, 9, st, 1, NULL), "mma:64x64");
+        }
         a1 = (cm__gemm_choice_t){-1, -1};
         assert_true(ALIGN1(CM_GEMM_TF32, 9, 132, &odd, 1, &a1));
         assert_int_equal(a1.kernel, CM__GEMM_KERNEL_MMA);
-        assert_int_equal(a1.config, CM__MMA_64x64);
-        assert_int_equal(cm__gemm_splitk_parts(&odd, a1, CM_GEMM_TF32, 132, 0), 8);
+        assert_int_equal(a1.config, CM__MMA_128x128);
+        assert_int_equal(cm__gemm_splitk_parts(&odd, a1, CM_GEMM_TF32, 132, 0), 16);
+        {
+            /* K under 512: rule 1 never takes it; the copied form's 64 x 64 tiles */
+            cm__gemm_args_t sk = odd;
+            sk.m = 300;
+            sk.k = 509;
+            sk.lda = sk.ldb = 509;
+            const cm__gemm_args_t st = copied_form(&sk);
+            assert_string_equal(NAME(CM_GEMM_TF32, 9, st, 1, NULL), "mma:64x64");
+            a1 = (cm__gemm_choice_t){-1, -1};
+            assert_true(ALIGN1(CM_GEMM_TF32, 9, 132, &sk, 1, &a1));
+            assert_int_equal(a1.config, CM__MMA_64x64);
+        }
         {
             /* a copied form on the Hopper kernel split over K (rule 2's long and thin C, 16
              * tiles of 128 x 256): the 128 x 128 tiles' align1 form instead, split into parts
@@ -793,7 +810,14 @@ static void test_dispatch(void **state) {
                                      cm__gemm_choice_name(sc));
                         if (want) {
                             assert_int_equal(got.kernel, CM__GEMM_KERNEL_MMA);
-                            assert_int_equal(got.config, on_tiles ? sc.config : CM__MMA_128x128);
+                            /* sm_90's copied form on mma:64x64 where rule 1 at any C would
+                             * split the Hopper kernel: 128 x 128 (127 x 1000 x 3001 above) */
+                            const int tiny_to_128 = h && on_tiles &&
+                                                    sc.config == CM__MMA_64x64 &&
+                                                    got.config == CM__MMA_128x128;
+                            if (!tiny_to_128)
+                                assert_int_equal(got.config,
+                                                 on_tiles ? sc.config : CM__MMA_128x128);
                         }
                         taken[maj - 8] += want;
                         from_sm90 += split_sm90;
