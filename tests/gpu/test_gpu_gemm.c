@@ -764,7 +764,8 @@ static void test_split_k(void **state) {
      * x 1100 bf16 in 4, TF32 on mma:64x64) and whole (column-major "TN" 64 x 4096 x 1040);
      * a short K on float 32 x 64 FFMA tiles (3001 x 12 x 500 FP32 in 6 parts, 700 x 300 x 400
      * in 4) and on TF32's align1 form over a C 12 wide (3001 x 12 x 500 in 2, 4095 x 12 x 767
-     * in 4; remainders of K) */
+     * in 4; remainders of K), and over a longer K into the fewest parts whose blocks outnumber
+     * the slots with a 3/4-full last layer (6001 x 16 x 2001 in 4, 3001 x 16 x 1500 in 8) */
     static const struct {
         size_t m, n, k;
         cm_gemm_layout_t l;
@@ -785,6 +786,8 @@ static void test_split_k(void **state) {
               {64, 4096, 1040, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N},
               {3001, 12, 500, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
               {4095, 12, 767, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
+              {6001, 16, 2001, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
+              {3001, 16, 1500, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
               {700, 300, 400, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N}};
     for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i)
         for (int p = 0; p < CM_GEMM_FP32_3XTF32; ++p) {
