@@ -7,7 +7,10 @@
 # aligned "TN" now runs mma:64x64); 2. the align1 form over a thin C (cm__gemm_a1_thin_parts): the default against
 # splitk = 2, 4, 8, 12 forced over exp_s88's thin shapes and held-out ones (odd K or rows: the
 # align1 form); 3. 64 x 3001 x 2001, 64 x 4096 x 3001, 128 x 3001 x 2001 "TN" with rows off 16
-# bytes (sm90+copy, 0.64x in exp_s88) against mma:64x64 forced (its align1 form). Two rounds each, TF32 only, no patch. One device call, carry .deps. Into $OUT:
+# bytes (sm90+copy, 0.64x in exp_s88) against mma:64x64 forced (its align1 form); 4. long C
+# over 12-24 rows at K >= 1024 (the sweep's n x m: 3001 x 16 x 1500, 4096 x 12 x 4096, ...),
+# which rule 1 leaves to mma:64x64 since its short-side floor of 32 (4096 x 32 x 2048 keeps the
+# Hopper kernel). Two rounds each, TF32 only, no patch. One device call, carry .deps. Into $OUT:
 # rule1_1.txt, rule1_2.txt, thin_1.txt, thin_2.txt, summary.txt.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
@@ -16,7 +19,8 @@ exp_build | tee -a "$R/summary.txt"
 r1="128x128x1500 256x128x1200 64x64x1000 256x256x1100 512x256x1500 1000x64x1200 64x64x700 \
 256x256x600 384x384x600 1024x256x700 300x700x900 512x512x512 128x128x2048 100x100x5000 \
 200x200x1500 320x320x800 640x384x700 96x3000x1200 127x1000x3001 1000x127x3001 64x3001x2001 \
-64x4096x3001 128x3001x2001"
+64x4096x3001 128x3001x2001 \
+3001x16x1500 4096x12x4096 4096x24x2048 8192x16x1024 4096x32x2048"
 thin="16x6000x2001 6000x16x2001 16x4000x2001 3001x16x1500 16x3001x2001 16x5000x1501 \
 8192x12x1999 16x2000x3001 2000x16x4095 16x7000x1801 5001x12x2501 16x2500x2501 3501x16x1201 \
 16x4500x3001 6501x16x1701"

@@ -327,12 +327,15 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *       block with a part of at least CM__GEMM_SM90_LONG_K of K. Shorter parts or fewer
  *       blocks lost to mma:64x64 on the H200 (bf16 "TN" shapes rule 2 does not take).
  *     - TF32 (mma.sync reaches a smaller share of the tensor cores' rate there than with
- *       bf16): from K = CM__GEMM_SM90_TF32_TINY_MIN_K, any M, where C has a side of at least
- *       CM__GEMM_SM90_THIN_LONG_SIDE or, under CM__GEMM_SM90_LONG_K of K (run whole), at
- *       least sms / 16 tiles of 128 x 128 (CM__GEMM_SM90_TF32_TINY_TILES). The long sides
- *       were measured on the H200 when mma:64x64 took parts of 256 of K: 64 x 4096 x 1000
- *       0.74x -> 0.87-0.94x cuBLAS, 7 x 4096 x 4096 0.89x -> 0.94-1.04x (4096 x 7 x 4096, N
- *       = 7, lost: 0.94x -> 0.75-0.79x). The rest, H100 against cuBLAS, two rounds, the sweep's
+ *       bf16): from K = CM__GEMM_SM90_TF32_TINY_MIN_K, where C has a side of at least
+ *       CM__GEMM_SM90_THIN_LONG_SIDE and one of at least CM__GEMM_SM90_TF32_TINY_MIN_SIDE
+ *       or, under CM__GEMM_SM90_LONG_K of K (run whole), at least sms / 16 tiles of 128 x 128
+ *       (CM__GEMM_SM90_TF32_TINY_TILES). The long sides were measured on the H200 when
+ *       mma:64x64 took parts of 256 of K: 64 x 4096 x 1000 0.74x -> 0.87-0.94x cuBLAS (7 x
+ *       4096 x 4096 0.89x -> 0.94-1.04x then; the skinny kernel's since). With its parts of
+ *       128, mma:64x64 beat the split Hopper kernel over 16 rows: 16 x 3001 x 1500 1.20x
+ *       against 0.91-0.92x (H100, two rounds), hence the short side's floor, rule 2's rows.
+ *       The rest, H100 against cuBLAS, two rounds, the sweep's
  *       column-major "TN", this rule's Hopper kernel against mma:64x64 (its parts of at least
  *       128 of K, CM__SPLITK_ALIGN1_MIN_K): the Hopper kernel won over 9-16 tiles (384^2 x 600
  *       1.21x against 1.11x, 512^3 1.21x / 1.10x, 1024 x 256 x 700 1.09x / 1.04x) and lost
@@ -368,8 +371,10 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  * The figures are in bench/NOTES-gemm.md. */
 #define CM__GEMM_SM90_LONG_K 1024
 #define CM__GEMM_SM90_TF32_TINY_MIN_K 512
-/* rule 1's TF32 floor of C's 128 x 128 tiles: sms / CM__GEMM_SM90_TF32_TINY_TILES */
+/* rule 1's TF32 floor of C's 128 x 128 tiles: sms / CM__GEMM_SM90_TF32_TINY_TILES; and of the
+ * short side of a long C from K = CM__GEMM_SM90_LONG_K (rule 2's rows) */
 #define CM__GEMM_SM90_TF32_TINY_TILES 16
+#define CM__GEMM_SM90_TF32_TINY_MIN_SIDE 32
 #define CM__GEMM_SM90_THIN_LONG_SIDE 2048
 /* Rule 3's long side: C^T's rows (the columns of C) */
 #define CM__GEMM_SM90_AT_WHOLE_MIN_ROWS 4096
@@ -425,8 +430,11 @@ static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90
         const int rule1 = p->n >= 64 &&
                           (tf32 ? p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K &&
                                       (parts >= 2 || (p->m < p->n && thin_whole)) &&
-                                      (tf32_any_c || (p->m > p->n ? p->m : p->n) >=
-                                           CM__GEMM_SM90_THIN_LONG_SIDE ||
+                                      (tf32_any_c ||
+                                       ((p->m > p->n ? p->m : p->n) >=
+                                            CM__GEMM_SM90_THIN_LONG_SIDE &&
+                                        (p->m < p->n ? p->m : p->n) >=
+                                            CM__GEMM_SM90_TF32_TINY_MIN_SIDE) ||
                                        (p->k < CM__GEMM_SM90_LONG_K &&
                                         CM__GEMM_SM90_TF32_TINY_TILES * tiles128 >= sms))
                                 : parts >= 2 && p->m >= 64 &&

@@ -567,8 +567,9 @@ static void test_skinny(void **state) {
      * column-major NN with M of 2 .. 16 and K >= 1024, B contiguous along K in 16-byte rows:
      * the wgmma kernel, A read as it is where its rows are 16 bytes (M = 8: "sm90+bt") and
      * staged where not (M = 7: "sm90+pack"); TF32 "TN" from K = 1024 with a small side above
-     * CM__GEMM_SKINNY_TC_TF32: mma:64x64 for M = 12, the wgmma kernel in parts of K for N = 12
-     * (cm_gemm's N is then 2048), and skinny for 7; TF32 "TN" 7000 x 16 x 300 (K under 1024):
+     * CM__GEMM_SKINNY_TC_TF32: mma:64x64 for M = 12 and for N = 12 (cm_gemm's N is then 2048:
+     * the wgmma kernel takes such a long C from K = 1024 only over at least 32 rows), and
+     * skinny for 7; TF32 "TN" 7000 x 16 x 300 (K under 1024):
      * mma:64x64 where its 110 tiles over C cover 3/4 of the multiprocessors, else skinny;
      * FP32 64 x 2048 x 2048 (split-K fills the 64 x 64 tiles' slots, K of 2048 split): their
      * pipelined form, ffma:64x64x16q3. Against float64. */
@@ -588,7 +589,7 @@ static void test_skinny(void **state) {
         run_case(&t, idx++);
         t.m = 2048;
         t.n = 12;
-        assert_string_equal(chosen(&t), "sm90");
+        assert_string_equal(chosen(&t), "mma:64x64");
         run_case(&t, idx++);
         /* TF32 with a small side of 16 and A contiguous along M (column-major "NN", 64-byte
          * columns): mma:64x64 (CM__GEMM_SKINNY_TC_TF32_ANY); with 15, skinny */

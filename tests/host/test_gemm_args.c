@@ -1004,10 +1004,14 @@ static void test_dispatch(void **state) {
             {2040, 64, 2040, "mma:64x64", "mma:64x64"}, /* no side of 2048 */
             {4352, 64, 8192, "mma:64x64", "mma:64x64"}, /* 34 tiles: no split */
             {63, 4096, 8192, "sm90", "sm90"},
-            {31, 4096, 8192, "mma:64x64", "sm90"}, /* bf16 7 x 4096 x 4096 lost */
+            {31, 4096, 8192, "mma:64x64", "mma:64x64"}, /* bf16 7 x 4096 x 4096 lost; TF32
+                                                          * from K = 1024 needs 32 */
             /* TF32 with a small side of at most CM__GEMM_SKINNY_TC_TF32: the skinny kernel */
             {7, 4096, 4096, "mma:64x64", "skinny"},
-            {12, 4096, 4096, "mma:64x64", "sm90"},
+            {12, 4096, 4096, "mma:64x64", "mma:64x64"},
+            {32, 4096, 4096, "sm90", "sm90"},
+            {24, 4096, 1000, "mma:64x64", "sm90"}, /* TF32 K under 1024: whole, 32 tiles */
+            {24, 4096, 1024, "mma:64x64", "mma:64x64"},
             {127, 3001, 1000, "mma:64x64", "sm90"},
             {64, 4096, 1000, "mma:64x64", "sm90"},
             {64, 4096, 504, "mma:64x64", "mma:64x64"}, /* TF32 from K = 512 */
@@ -1477,7 +1481,8 @@ static void test_dispatch(void **state) {
     /* the public layouts of test_gpu_gemm's test_skinny cases (column-major, through
      * cm__gemm_normalize, H200: 132 SMs): bf16 NN 8 x 2048 x 1024 "sm90+bt", 7 x ...
      * "sm90+pack"; TF32 TN 7 x 2048 x 1024 and 2048 x 7 x 1024 skinny, 12 x 2048 x 1024
-     * mma:64x64, 2048 x 12 x 1024 "sm90"; FP32 NN 64 x 2048 x 2048 ffma:64x64x16 */
+     * mma:64x64, 2048 x 12 x 1024 too (cm_gemm's 12 x 2048: TF32 rule 1 from K = 1024 needs a
+     * short side of at least 32); FP32 NN 64 x 2048 x 2048 ffma:64x64x16 */
     {
         static const struct {
             int prec, in, op_a;
@@ -1489,7 +1494,7 @@ static void test_dispatch(void **state) {
             {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 7, 2048, 1024, "skinny"},
             {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 2048, 7, 1024, "skinny"},
             {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 12, 2048, 1024, "mma:64x64"},
-            {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 2048, 12, 1024, "sm90"},
+            {CM_GEMM_TF32, CM__GEMM_F32, CM_GEMM_OP_T, 2048, 12, 1024, "mma:64x64"},
             {CM_GEMM_FP32, CM__GEMM_F32, CM_GEMM_OP_N, 64, 2048, 2048, "ffma:64x64x16q3"},
         };
         for (size_t i = 0; i < sizeof pub / sizeof pub[0]; ++i) {
@@ -1498,11 +1503,11 @@ static void test_dispatch(void **state) {
         }
     }
     /* TF32 likewise on sm_80+ for a small side above CM__GEMM_SKINNY_TC_TF32 (mma:64x64, the
-     * tiny class's tile; on Hopper the wgmma kernel in parts of K); FP32 and 3xTF32 keep
-     * skinny */
+     * tiny class's tile, on Hopper too: from K = 1024 the wgmma kernel takes a long C over at
+     * least CM__GEMM_SM90_TF32_TINY_MIN_SIDE rows); FP32 and 3xTF32 keep skinny */
     cm__gemm_args_t sk_w = sk_m;
     sk_w.m = CM__GEMM_SKINNY_TC_TF32 + 1;
-    assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_w, 1, NULL), "sm90");
+    assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_w, 1, NULL), "mma:64x64");
     assert_string_equal(NAME(CM_GEMM_TF32, 9, sk_w, 0, NULL), "mma:64x64");
     assert_string_equal(NAME(CM_GEMM_TF32, 8, sk_w, 0, NULL), "mma:64x64");
     EXPECT_SKINNY(NAME(CM_GEMM_TF32, 7, sk_w, 0, NULL));
@@ -1580,9 +1585,11 @@ static void test_dispatch(void **state) {
     {
         /* TF32 under the realignment's flop floor with K of at least CM__GEMM_REALIGN_A1_MIN_K,
          * rows off 16 bytes, where the copied form would run the Hopper kernel (column-major
-         * 3001 x 12 x 2001 "NN") or mma:64x64 (127 x 127 x 3001 and 64 x 127 x 3001 "TN": no
-         * side of 2048, K from 1024): the 64 x 64 tiles' align1 form */
-        static const struct { int m, n, k, op_a; } lo[] = {{3001, 12, 2001, CM_GEMM_OP_N},
+         * 2049 x 40 x 1101 "NN": a long C over 40 rows) or mma:64x64 (3001 x 12 x 2001 "NN",
+         * 12 rows; 127 x 127 x 3001 and 64 x 127 x 3001 "TN": no side of 2048, K from 1024):
+         * the 64 x 64 tiles' align1 form */
+        static const struct { int m, n, k, op_a; } lo[] = {{2049, 40, 1101, CM_GEMM_OP_N},
+                                                          {3001, 12, 2001, CM_GEMM_OP_N},
                                                           {127, 127, 3001, CM_GEMM_OP_T},
                                                           {64, 127, 3001, CM_GEMM_OP_T}};
         cm__gemm_align1_set_for_tests(1);
