@@ -1229,12 +1229,12 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
                                                 NULL);
     if (c.kernel != CM__GEMM_KERNEL_MMA && c.kernel != CM__GEMM_KERNEL_SM90)
         return CM__REALIGN_NONE;
-    /* a copied form of the tiny class that rule 1 at any C would give the Hopper kernel split
-     * over K (cm__gemm_sm90_tiny_of), and gives mma:64x64 only for its C: the 128 x 128 tiles'
-     * align1 form in their own split, as further down (above the flop floor; under it the 64 x
-     * 64 tiles, as there) (H200: TF32 127 x 1000 x 3001 NN / TN 0.90 /
-     * 0.91x cuBLAS in 16 parts against the 64 x 64 tiles' 0.78 / 0.71x in 8;
-     * bench/NOTES-gemm.md) */
+    /* above the flop floor, a copied form on mma:64x64 that rule 1 at any C
+     * (cm__gemm_sm90_tiny_of) would give the Hopper kernel split over K: the 128 x 128 tiles'
+     * align1 form in their own split, as for a copied form on that split further down. H200,
+     * TF32 127 x 1000 x 3001 NN / TN: 0.90 / 0.91x cuBLAS in 16 parts, the 64 x 64 tiles'
+     * align1 form 0.78 / 0.71x in 8 (bench/NOTES-gemm.md). Under the floor: the 64 x 64 tiles,
+     * as there. */
     if (!below && c.kernel == CM__GEMM_KERNEL_MMA && c.config == CM__MMA_64x64 &&
         cm__gemm_sm90_tiny_of(precision, cm__gemm_arch_class(major, minor),
                               cm__gemm_family(precision), have_sm90, sm_count, &q, 1) == 0 &&
