@@ -5,8 +5,10 @@
 # exp_s87's shapes and held-out ones (200^2 x 1500, 320^2 x 800, 640 x 384 x 700, 96 x 3000 x
 # 1200, 127 x 1000 x 3001 whose misaligned "NN" keeps the 128 x 128 align1 tiles while its
 # aligned "TN" now runs mma:64x64); 2. the align1 form over a thin C (cm__gemm_a1_thin_parts): the default against
-# splitk = 2, 4, 8, 12 forced over exp_s88's thin shapes and held-out ones (odd K or rows: the
-# align1 form); 3. 64 x 3001 x 2001, 64 x 4096 x 3001, 128 x 3001 x 2001 "TN" with rows off 16
+# splitk = 2, 3, 4, 6, 8, 12 forced over exp_s88's thin shapes and held-out ones (odd K or rows:
+# the align1 form), and four thin shapes with 16-byte rows (16 x 4096 x 4096, 16 x 8192 x 8192,
+# 4096 x 16 x 4096, 16 x 6000 x 2000: the 16-byte form keeps the slot rule, 2-4 parts; 0.78-0.88x
+# in exp_s86) to see whether the thin rule's counts (3-6) would serve it too; 3. 64 x 3001 x 2001, 64 x 4096 x 3001, 128 x 3001 x 2001 "TN" with rows off 16
 # bytes (sm90+copy, 0.64x in exp_s88) against mma:64x64 forced (its align1 form); 4. long C
 # over 12-24 rows at K >= 1024 (the sweep's n x m: 3001 x 16 x 1500, 4096 x 12 x 4096, ...),
 # which rule 1 leaves to mma:64x64 since its short-side floor of 32 (4096 x 32 x 2048 keeps the
@@ -23,12 +25,12 @@ r1="128x128x1500 256x128x1200 64x64x1000 256x256x1100 512x256x1500 1000x64x1200 
 3001x16x1500 4096x12x4096 4096x24x2048 8192x16x1024 4096x32x2048"
 thin="16x6000x2001 6000x16x2001 16x4000x2001 3001x16x1500 16x3001x2001 16x5000x1501 \
 8192x12x1999 16x2000x3001 2000x16x4095 16x7000x1801 5001x12x2501 16x2500x2501 3501x16x1201 \
-16x4500x3001 6501x16x1701"
+16x4500x3001 6501x16x1701 16x4096x4096 16x8192x8192 4096x16x4096 16x6000x2000"
 for i in 1 2; do
     CM_BENCH_SWEEP_ONLY=tf32 exp_config_sweeps "rule1_$i.txt" "$r1" sm90 mma:64x64 mma:128x128
 done
 for i in 1 2; do
-    CM_BENCH_SWEEP_ONLY=tf32 exp_config_sweeps "thin_$i.txt" "$thin" splitk=2 splitk=4 \
-        splitk=8 splitk=12
+    CM_BENCH_SWEEP_ONLY=tf32 exp_config_sweeps "thin_$i.txt" "$thin" splitk=2 splitk=3 \
+        splitk=4 splitk=6 splitk=8 splitk=12
 done
 exp_step "configs done"
