@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# The two dispatch changes of 7f7b462 on the GPU, measured against what they replaced: 1. TF32
-# tiny-class rule 1 (src/compute/gemm_api.c, cm__gemm_sm90_tiny): the default against the Hopper
-# kernel forced ("sm90", the old choice at K >= 1024 and over few tiles), mma:64x64 and mma:128x128 forced,
-# exp_s87's shapes and held-out ones (200^2 x 1500, 320^2 x 800, 640 x 384 x 700, 96 x 3000 x
-# 1200, 127 x 1000 x 3001 whose misaligned "NN" keeps the 128 x 128 align1 tiles while its
-# aligned "TN" now runs mma:64x64); 2. the align1 form over a thin C (cm__gemm_a1_thin_parts): the default against
-# splitk = 2, 3, 4, 6, 8, 12 forced over exp_s88's thin shapes and held-out ones (odd K or rows:
-# the align1 form), and four thin shapes with 16-byte rows (16 x 4096 x 4096, 16 x 8192 x 8192,
-# 4096 x 16 x 4096, 16 x 6000 x 2000: the 16-byte form keeps the slot rule, 2-4 parts; 0.78-0.88x
-# in exp_s86) to see whether the thin rule's counts (3-6) would serve it too; 3. 64 x 3001 x 2001, 64 x 4096 x 3001, 128 x 3001 x 2001 "TN" with rows off 16
-# bytes (sm90+copy, 0.64x in exp_s88) against mma:64x64 forced (its align1 form); 4. long C
-# over 12-24 rows at K >= 1024 (the sweep's n x m: 3001 x 16 x 1500, 4096 x 12 x 4096, ...),
-# which rule 1 leaves to mma:64x64 since its short-side floor of 32 (4096 x 32 x 2048 keeps the
-# Hopper kernel). Two rounds each, TF32 only, no patch. One device call, carry .deps. Into $OUT:
-# rule1_1.txt, rule1_2.txt, thin_1.txt, thin_2.txt, summary.txt.
+# Session 48's dispatch changes on the GPU, measured against what they replaced (TF32 only, two
+# rounds each, no patch; one device call, carry .deps):
+# 1. TF32 tiny-class rule 1 (src/compute/gemm_api.c, cm__gemm_sm90_tiny): the default against
+#    the Hopper kernel forced ("sm90", the old choice from K 1024 and over few tiles),
+#    mma:64x64 and mma:128x128 forced, over exp_s87's shapes and held-out ones (200^2 x 1500,
+#    320^2 x 800, 640 x 384 x 700, 96 x 3000 x 1200, 127 x 1000 x 3001, whose misaligned "NN"
+#    keeps the 128 x 128 align1 tiles while its aligned "TN" now runs mma:64x64);
+# 2. the same for the misaligned thin "TN" shapes on sm90+copy (64 x 3001 x 2001 0.64x in
+#    exp_s88; 64 x 4096 x 3001, 128 x 3001 x 2001): mma:64x64 forced is their align1 form;
+# 3. the same for a long C over 12-24 rows from K 1024 (the sweep's n x m: 3001 x 16 x 1500,
+#    4096 x 12 x 4096, 4096 x 24 x 2048, 8192 x 16 x 1024), which rule 1's short-side floor of
+#    32 leaves to mma:64x64 (4096 x 32 x 2048 keeps the Hopper kernel);
+# 4. the align1 form over a thin C (cm__gemm_a1_thin_parts): the default against splitk = 2, 3,
+#    4, 6, 8, 12 forced over exp_s88's thin shapes and held-out ones (odd K or rows), and four
+#    thin shapes with 16-byte rows (16 x 4096 x 4096, 16 x 8192 x 8192, 4096 x 16 x 4096,
+#    16 x 6000 x 2000: that form keeps the slot rule's 2-4 parts, 0.78-0.88x in exp_s86), to
+#    see whether the thin rule's counts would serve it too.
+# Into $OUT: rule1_1.txt, rule1_2.txt, thin_1.txt, thin_2.txt, summary.txt.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
