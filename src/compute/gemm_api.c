@@ -1954,28 +1954,40 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
  * wave, each part a short K range of the same tiles, added in order by the split's reduction
  * (deterministic). */
 static int cm__gemm_wave_on = 1; /* the tests' switch (cm__gemm_wave_split_set_for_tests) */
+/* -1: CM__GEMM_WAVE_SPLIT_3XTF32 (cm__gemm_wave_3xtf32_set_for_tests) */
+static int cm__gemm_wave_3x_state = -1;
 
 void cm__gemm_wave_split_set_for_tests(int on) {
     cm__gemm_wave_on = on != 0;
+}
+
+void cm__gemm_wave_3xtf32_set_for_tests(int on) {
+    cm__gemm_wave_3x_state = on < 0 ? -1 : on != 0;
 }
 
 int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision, int sms,
                         int forced, cm__gemm_wave_t *w) {
     *w = (cm__gemm_wave_t){0, 0, 0, 0, 0};
     if (forced != 0 || p == NULL || sms < 1) return 1; /* a forced split (1: none) rules */
-    if (ch.kernel != CM__GEMM_KERNEL_FFMA || precision != CM_GEMM_FP32 || p->batch > 1 ||
-        p->k_last != 0 || p->in_type != CM__GEMM_F32 || p->out_type != CM__GEMM_F32 ||
-        p->k < CM__WAVE_SPLIT_MIN_K || p->m < 1 || p->n < 1)
+    /* FP32 on the FFMA tiles, or 3xTF32 on the Hopper kernel where that is on */
+    const int x3 = ch.kernel == CM__GEMM_KERNEL_SM90 && ch.config == CM__GEMM_SM90_3XTF32 &&
+                   precision == CM_GEMM_FP32_3XTF32;
+    const int x3_on = cm__gemm_wave_3x_state >= 0 ? cm__gemm_wave_3x_state
+                                                  : CM__GEMM_WAVE_SPLIT_3XTF32;
+    if (x3 ? !x3_on : ch.kernel != CM__GEMM_KERNEL_FFMA || precision != CM_GEMM_FP32) return 1;
+    if (p->batch > 1 || p->k_last != 0 || p->in_type != CM__GEMM_F32 ||
+        p->out_type != CM__GEMM_F32 || p->k < CM__WAVE_SPLIT_MIN_K || p->m < 1 || p->n < 1)
         return 1;
-    int bm = 0, bn = 0;
-    cm__gemm_ffma_tile(ch.config, &bm, &bn);
+    int bm = 128, bn = 192; /* the 3xTF32 form's tile (cm__gemm_tiles) */
+    if (!x3) cm__gemm_ffma_tile(ch.config, &bm, &bn);
     if (bm < 128 || bn < 128) return 1;
     const int per_sm = cm__gemm_resident_blocks(ch, bm, bn);
     const int64_t tm = ((int64_t)p->m + bm - 1) / bm, tn = ((int64_t)p->n + bn - 1) / bn;
     const int64_t tiles = tm * tn, slots = (int64_t)sms * per_sm;
     const int64_t waves = tiles / slots, last = tiles - waves * slots;
+    const double fill = x3 ? CM__WAVE_SPLIT_SM90_MAX_FILL : CM__WAVE_SPLIT_MAX_FILL;
     if (waves < 1 || waves > CM__WAVE_SPLIT_MAX_WAVES || last == 0 ||
-        (double)last > CM__WAVE_SPLIT_MAX_FILL * (double)slots)
+        (double)last > fill * (double)slots)
         return 1;
     /* the first piece: the most whole tile rows (columns) that fit in those whole waves */
     const int64_t rows1 = waves * slots / tn, cols1 = waves * slots / tm;
@@ -2022,6 +2034,76 @@ void cm__gemm_wave_pieces(const cm__gemm_args_t *p, const cm__gemm_wave_t *w,
     }
 }
 
+/* CM_GEMM_FP32_3XTF32 p (batch 1) on the Hopper kernel split over K into about `parts` parts
+ * (the last wave's second piece, cm__gemm_wave_split): each part's K range of A and B split
+ * into its own TF32 block ([small | big] rows, cm__gemm_split_tf32; a shorter last part
+ * zero-padded to the same length), the blocks one batch stride apart, then one batched
+ * CM__GEMM_SM90_TF32X3 launch into float scratch and the split's reduction (alpha, beta, the
+ * parts added in order). cudaErrorNotSupported with nothing of the product queued where the
+ * kernel or the scratch cannot be had (the caller runs p whole). *ran: the parts. */
+static cudaError_t cm__gemm_sm90_3xtf32_parts(const cm__gemm_args_t *p, int parts, int major,
+                                              cudaMemPool_t pool, cudaStream_t cs, int *ran) {
+    *ran = 1;
+#if CM_HAVE_GEMM_SM90
+    if (pool == NULL || parts < 2 || p->batch > 1 || p->k < 2 || p->m < 1 || p->n < 1 ||
+        p->in_type != CM__GEMM_F32 || p->out_type != CM__GEMM_F32)
+        return cudaErrorNotSupported;
+    /* a part's K: whole steps of 32 floats; parts of that length cover K, the last shorter */
+    const int64_t kp = (((int64_t)p->k + parts - 1) / parts + 31) / 32 * 32;
+    const int64_t total = ((int64_t)p->k + kp - 1) / kp;
+    if (total < 2 || total > CM__SPLITK_MAX) return cudaErrorNotSupported;
+    const int64_t ld = 2 * kp, m = p->m, n = p->n;
+    const size_t bytes_a = (size_t)(total * m * ld) * 4u, bytes_b = (size_t)(total * n * ld) * 4u;
+    const size_t bytes_c = (size_t)(total * m * n) * 4u;
+    if (bytes_a + bytes_b + bytes_c > CM__GEMM_3X_SCRATCH) return cudaErrorNotSupported;
+    void *scratch = NULL;
+    if (cm__cuda.malloc_from_pool_async(&scratch, bytes_a + bytes_b + bytes_c, pool, cs) !=
+        cudaSuccess) {
+        (void)cm__cuda.get_last_error();
+        return cudaErrorNotSupported;
+    }
+    /* each block's rows are whole 256 bytes (ld a multiple of 64 floats): every block and C's
+     * parts start on 256 bytes of the pool's allocation */
+    float *const sa = scratch;
+    float *const sb = (float *)((unsigned char *)scratch + bytes_a);
+    float *const sc = (float *)((unsigned char *)scratch + bytes_a + bytes_b);
+    cudaError_t err = cudaSuccess;
+    if (!cm__gemm_sm90_batched_supported(CM__GEMM_SM90_TF32X3, 0, p->m, p->n, (int)(3 * kp), sa,
+                                         ld, sb, ld, sc, p->n, (int)total, m * ld, n * ld,
+                                         m * n))
+        err = cudaErrorNotSupported;
+    static const int order_a[2] = {1, 0}, order_b[2] = {0, 1};
+    for (int64_t j = 0; j < total && err == cudaSuccess; ++j) {
+        const int64_t k0 = j * kp, left = (int64_t)p->k - k0;
+        const int kd = (int)(left < kp ? left : kp);
+        err = cm__gemm_split_tf32(p->a, p->lda, p->a_kmajor, (int)k0, kd, p->m, order_a,
+                                  sa + j * m * ld, kp, ld, cs);
+        if (err == cudaSuccess)
+            err = cm__gemm_split_tf32(p->b, p->ldb, p->b_kmajor, (int)k0, kd, p->n, order_b,
+                                      sb + j * n * ld, kp, ld, cs);
+    }
+    if (err == cudaSuccess)
+        err = cm__gemm_sm90_batched(CM__GEMM_SM90_TF32X3, 0, p->m, p->n, (int)(3 * kp), 1.0f,
+                                    sa, ld, sb, ld, 0.0f, sc, p->n, (int)total, m * ld, n * ld,
+                                    m * n, cs);
+    if (err == cudaSuccess)
+        err = cm__gemm_splitk_reduce(sc, (int)total, p->m, p->n, p->alpha, p->beta, p->c,
+                                     p->ldc, 0, major >= 9, cs);
+    /* stream-ordered: after the reduction (or whatever was queued before a failure) */
+    const cudaError_t ferr = cm__cuda.free_async(scratch, cs);
+    if (err == cudaSuccess && ferr != cudaSuccess) err = ferr;
+    if (err == cudaSuccess) *ran = (int)total;
+    return err;
+#else
+    (void)p;
+    (void)parts;
+    (void)major;
+    (void)pool;
+    (void)cs;
+    return cudaErrorNotSupported;
+#endif
+}
+
 /* Run p as cm__gemm_wave_split's two pieces (w): the first on *ch, the second split over K
  * (or whole, where split-K's scratch cannot be had). *parts: the second piece's parts. */
 static cudaError_t cm__gemm_wave_run(cm__gemm_choice_t *ch, int precision,
@@ -2035,7 +2117,11 @@ static cudaError_t cm__gemm_wave_run(cm__gemm_choice_t *ch, int precision,
     if (err != cudaSuccess) return err;
     cm__gemm_choice_t rc = *ch;
     int split = 1;
-    err = cm__gemm_splitk(&rc, precision, &rest, w->parts, major, minor, sms, pool, cs, &split);
+    if (precision == CM_GEMM_FP32_3XTF32)
+        err = cm__gemm_sm90_3xtf32_parts(&rest, w->parts, major, pool, cs, &split);
+    else
+        err = cm__gemm_splitk(&rc, precision, &rest, w->parts, major, minor, sms, pool, cs,
+                              &split);
     if (err == cudaErrorNotSupported) /* nothing queued: the rest runs whole */
         err = cm__gemm_launch(&rc, precision, &rest, sms, pool, cs);
     else
@@ -2431,7 +2517,9 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
     }
     cm__gemm_wave_t wv;
     if (cm__gemm_wave_taken(&q, ch, precision, sms, split_forced, parts, &wv)) {
-        const int per_sm = cm__gemm_ffma_blocks_per_sm(ch.config);
+        /* (the Hopper kernel: one block a multiprocessor) */
+        const int per_sm =
+            ch.kernel == CM__GEMM_KERNEL_SM90 ? 1 : cm__gemm_ffma_blocks_per_sm(ch.config);
         cm__text_printf(t, "; C's leading %d %s (%lld tiles) run as whole waves of the %d "
                         "resident blocks (%d a multiprocessor), its last %lld tiles split over K "
                         "into %d parts, since their wave alone would leave most multiprocessors "

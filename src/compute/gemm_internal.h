@@ -418,6 +418,16 @@ typedef struct cm__gemm_wave {
 #define CM__WAVE_SPLIT_MAX_FILL 0.3
 #define CM__WAVE_SPLIT_MAX_WAVES 8
 #define CM__WAVE_SPLIT_MIN_K 512
+/* CM_GEMM_FP32_3XTF32 on the Hopper kernel ("sm90+3xtf32", 128 x 192 tiles, one block a
+ * multiprocessor) takes the same split where CM__GEMM_WAVE_SPLIT_3XTF32 is 1 (or the tests'
+ * switch turns it on), its last wave up to CM__WAVE_SPLIT_SM90_MAX_FILL full (one block a
+ * multiprocessor: an idle multiprocessor's whole share is lost), the second piece's parts each
+ * split into TF32 parts of their own and run as one batch (cm__gemm_sm90_3xtf32_parts). Off by
+ * default until measured on a GPU: 4096^3 is 5 waves and 44 of 132 tiles. */
+#ifndef CM__GEMM_WAVE_SPLIT_3XTF32
+#define CM__GEMM_WAVE_SPLIT_3XTF32 0
+#endif
+#define CM__WAVE_SPLIT_SM90_MAX_FILL 0.5
 int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int precision, int sms,
                         int forced, cm__gemm_wave_t *w);
 
@@ -430,6 +440,10 @@ void cm__gemm_wave_pieces(const cm__gemm_args_t *p, const cm__gemm_wave_t *w,
 /** For tests: 0 turns the last wave's split (on in cm_gemm and cm_gemm_explain) off for the
  *  process, 1 or -1 back on. Not synchronised: set it while no GEMM is being issued. */
 void cm__gemm_wave_split_set_for_tests(int on);
+
+/** For tests: 1 turns the last wave's split of CM_GEMM_FP32_3XTF32 on the Hopper kernel on for
+ *  the process, 0 off, -1 back to CM__GEMM_WAVE_SPLIT_3XTF32. Not synchronised. */
+void cm__gemm_wave_3xtf32_set_for_tests(int on);
 
 /** Whether cm_gemm takes the last wave's split for p under choice ch, given the split-K parts
  *  cm__gemm_splitk_parts gave it (split-K, where it splits, rules): 1 with *w filled (the

@@ -957,6 +957,28 @@ static void test_wave_split(void **state) {
     cm__gemm_last_ran_for_tests(&ran);
     if (sms == 132 && strcmp(chosen(&h), "ffma:128x128x16q3") == 0)
         assert_int_equal(ran.wave_parts, 0);
+    /* 3xTF32 on the Hopper kernel with its last wave's split on (the tests' switch; off by
+     * default, CM__GEMM_WAVE_SPLIT_3XTF32): 4096 x 4096 x 1000 is 704 tiles of 128 x 192, 5
+     * waves of 132 and 44 left, so 3840 rows run whole and 256 in 3 parts of K (352, 352 and
+     * 296: the last zero-padded), each part split into TF32 blocks of its own and run as one
+     * batch; both layouts, "TN" and "NN", beta != 0, against float64 (sampled) */
+    if (hopper_kernel_chosen() && !cm_test_under_sanitizer()) {
+        cm__gemm_wave_3xtf32_set_for_tests(1);
+        for (int l = 0; l < 2; ++l)
+            for (int o = 0; o < 2; ++o) {
+                gcase_t x = {CM_GEMM_FP32_3XTF32, (cm_gemm_layout_t)l,
+                             o ? CM_GEMM_OP_T : CM_GEMM_OP_N, CM_GEMM_OP_N, 4096, 4096, 1000,
+                             1.25f, -0.5f, 0, 0, NULL, 4096};
+                run_case(&x, idx++);
+                cm__gemm_last_ran_for_tests(&ran);
+                print_message("3xtf32 4096x4096x1000 layout %d op_a %d: %s, last wave in %d "
+                              "parts\n", l, o, cm__gemm_choice_name(ran.choice),
+                              ran.wave_parts);
+                if (sms == 132 && strcmp(cm__gemm_choice_name(ran.choice), "sm90+3xtf32") == 0)
+                    assert_int_equal(ran.wave_parts, 3);
+            }
+        cm__gemm_wave_3xtf32_set_for_tests(-1);
+    }
     cm__gemm_wave_split_set_for_tests(-1);
 }
 

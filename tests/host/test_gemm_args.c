@@ -2927,6 +2927,48 @@ static void test_wave_split(void **state) {
     cm__gemm_wave_split_set_for_tests(-1);
     assert_int_equal(cm__gemm_wave_taken(&p, ch, CM_GEMM_FP32, 132, 0, 1, &w), 1);
     assert_int_equal(cm__gemm_wave_taken(&p, ch, CM_GEMM_FP32, 132, 1, 1, &w), 0);
+    {
+        /* 3xTF32 on the Hopper kernel (128 x 192 tiles, one block a multiprocessor), where its
+         * switch is on (CM__GEMM_WAVE_SPLIT_3XTF32, the tests' switch): 4096^3 is 32 x 22 =
+         * 704 tiles, 5 waves of 132 and 44 left (1/3): 30 tile rows (3840 rows, 660 tiles),
+         * then 44 tiles in 132 / 44 = 3 parts; a last wave over CM__WAVE_SPLIT_SM90_MAX_FILL
+         * (0.5): 4096 x 5000 (32 x 27 = 864 tiles, 72 left) whole; the FFMA tile's choice is
+         * not the Hopper kernel's */
+        const cm__gemm_choice_t x3 = {CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_3XTF32};
+        cm__gemm_args_t sq = args(4096, 4096, 4096, 1, 1, CM__GEMM_F32, 4096);
+        cm__gemm_wave_3xtf32_set_for_tests(0);
+        assert_int_equal(cm__gemm_wave_split(&sq, x3, CM_GEMM_FP32_3XTF32, 132, 0, &w), 1);
+        assert_int_equal(w.parts, 0);
+        cm__gemm_wave_3xtf32_set_for_tests(1);
+        assert_int_equal(cm__gemm_wave_split(&sq, x3, CM_GEMM_FP32_3XTF32, 132, 0, &w), 3);
+        assert_int_equal(w.along_n, 0);
+        assert_int_equal(w.lead, 3840);
+        assert_int_equal((int)w.tiles1, 660);
+        assert_int_equal((int)w.tiles2, 44);
+        assert_int_equal(cm__gemm_wave_taken(&sq, x3, CM_GEMM_FP32_3XTF32, 132, 0, 1, &w), 1);
+        cm__gemm_args_t pieces[2];
+        cm__gemm_wave_pieces(&sq, &w, &pieces[0], &pieces[1]);
+        assert_int_equal(pieces[0].m, 3840);
+        assert_int_equal(pieces[1].m, 256);
+        assert_ptr_equal(pieces[1].a, (const float *)sq.a + (int64_t)3840 * sq.lda);
+        assert_ptr_equal(pieces[1].c, (float *)sq.c + (int64_t)3840 * sq.ldc);
+        assert_ptr_equal(pieces[1].b, sq.b);
+        cm__gemm_args_t wide = sq;
+        wide.n = 5000;
+        assert_int_equal(cm__gemm_wave_split(&wide, x3, CM_GEMM_FP32_3XTF32, 132, 0, &w), 1);
+        assert_int_equal(cm__gemm_wave_split(&sq, x3, CM_GEMM_TF32, 132, 0, &w), 1);
+        assert_int_equal(cm__gemm_wave_split(&sq, ch, CM_GEMM_FP32_3XTF32, 132, 0, &w), 1);
+        const cm__gemm_choice_t tf = {CM__GEMM_KERNEL_SM90, 0};
+        assert_int_equal(cm__gemm_wave_split(&sq, tf, CM_GEMM_FP32_3XTF32, 132, 0, &w), 1);
+        /* a forced split and a batch: none */
+        assert_int_equal(cm__gemm_wave_split(&sq, x3, CM_GEMM_FP32_3XTF32, 132, 1, &w), 1);
+        cm__gemm_args_t b2 = sq;
+        b2.batch = 2;
+        assert_int_equal(cm__gemm_wave_split(&b2, x3, CM_GEMM_FP32_3XTF32, 132, 0, &w), 1);
+        cm__gemm_wave_3xtf32_set_for_tests(-1);
+        assert_int_equal(cm__gemm_wave_split(&sq, x3, CM_GEMM_FP32_3XTF32, 132, 0, &w) > 1,
+                         CM__GEMM_WAVE_SPLIT_3XTF32 != 0);
+    }
 }
 
 /* cm__gemm_ffma_whole_form's K tail of x on the pipelined FFMA tile: where it runs (tail_at,
