@@ -2017,9 +2017,9 @@ void cm__gemm_wave_pieces(const cm__gemm_args_t *p, const cm__gemm_wave_t *w,
                           cm__gemm_args_t *first, cm__gemm_args_t *rest) {
     *first = *p;
     *rest = *p;
-    /* float operands and C (cm__gemm_wave_split: FP32 only); the kernels' C is m rows of n
-     * (row i at c + i ldc), A's row i at a + i lda (along K) or a + i, B's column j at
-     * b + j ldb (along K) or b + j */
+    /* float operands and C (cm__gemm_wave_split: FP32 and 3xTF32 only); the kernels' C is m
+     * rows of n (row i at c + i ldc), A's row i at a + i lda (along K) or a + i, B's column j
+     * at b + j ldb (along K) or b + j */
     const int64_t at = w->lead;
     if (w->along_n) {
         first->n = w->lead;
