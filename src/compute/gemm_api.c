@@ -1193,6 +1193,15 @@ static int cm__gemm_align1_on(int precision, int major, const cm__gemm_args_t *p
     return CM__REALIGN_ALIGN1;
 }
 
+/* Whether the copied form q of p, on the Hopper kernel's choice c, is split over K (C too
+ * small for the GPU) and the 128 x 128 tiles' align1 form takes p instead (*tiles: those) */
+static int cm__gemm_split_a1(int precision, int major, int sm_count, const cm__gemm_args_t *p,
+                             const cm__gemm_args_t *q, cm__gemm_choice_t c,
+                             cm__gemm_choice_t *tiles) {
+    return cm__gemm_splitk_parts_of(q, c, precision, sm_count, 0, 0) > 1 &&
+           cm__gemm_align1_on(precision, major, p, CM__MMA_128x128, tiles) == CM__REALIGN_ALIGN1;
+}
+
 int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
                           const cm__gemm_args_t *p, cm__gemm_choice_t chosen, int have_sm90,
                           const char *override, cm__gemm_choice_t *tiles) {
@@ -1238,9 +1247,8 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
     if (!below && c.kernel == CM__GEMM_KERNEL_MMA && c.config == CM__MMA_64x64 &&
         cm__gemm_sm90_tiny_of(precision, cm__gemm_arch_class(major, minor),
                               cm__gemm_family(precision), have_sm90, sm_count, &q, 1) == 0 &&
-        cm__gemm_splitk_parts_of(&q, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0}, precision,
-                                 sm_count, 0, 0) > 1 &&
-        cm__gemm_align1_on(precision, major, p, CM__MMA_128x128, tiles) == CM__REALIGN_ALIGN1)
+        cm__gemm_split_a1(precision, major, sm_count, p, &q,
+                          (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0}, tiles))
         return CM__REALIGN_ALIGN1;
     if (c.kernel == CM__GEMM_KERNEL_MMA && cm__gemm_align1_takes(precision, major, p, c.config)) {
         *tiles = c; /* the copied form's tiles, on the operands as they are */
@@ -1260,8 +1268,7 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
      * parts; 1000 x 127 x 3001 TN 0.71x -> 1.17x; 2047 x 129 x 2047 0.66-0.68x -> 0.75-0.81x;
      * bench/NOTES-gemm.md) */
     if (c.kernel == CM__GEMM_KERNEL_SM90 &&
-        cm__gemm_splitk_parts_of(&q, c, precision, sm_count, 0, 0) > 1 &&
-        cm__gemm_align1_on(precision, major, p, CM__MMA_128x128, tiles) == CM__REALIGN_ALIGN1)
+        cm__gemm_split_a1(precision, major, sm_count, p, &q, c, tiles))
         return CM__REALIGN_ALIGN1;
     return CM__REALIGN_COPY;
 }
@@ -1474,6 +1481,26 @@ void cm__gemm_3x_scratch_set_for_tests(size_t bytes) {
     cm__gemm_3x_scratch_cap = bytes;
 }
 
+#if CM_HAVE_GEMM_SM90
+/* The scratch one 3xTF32 call may take: CM__GEMM_3X_SCRATCH, or the tests' cap */
+static size_t cm__gemm_3x_cap(void) {
+    return cm__gemm_3x_scratch_cap != 0 ? cm__gemm_3x_scratch_cap : CM__GEMM_3X_SCRATCH;
+}
+
+/* The split pre-pass of K range k0 .. k0 + kd of p's A and B: rows of [small | big] (A) and
+ * [big | small] (B) at sa / sb, each segment kp long (zero past kd), rows 2 kp apart */
+static cudaError_t cm__gemm_3x_split_range(const cm__gemm_args_t *p, int64_t k0, int kd,
+                                           int64_t kp, float *sa, float *sb, cudaStream_t cs) {
+    static const int order_a[2] = {1, 0}, order_b[2] = {0, 1};
+    cudaError_t err = cm__gemm_split_tf32(p->a, p->lda, p->a_kmajor, (int)k0, kd, p->m, order_a,
+                                          sa, kp, 2 * kp, cs);
+    if (err == cudaSuccess)
+        err = cm__gemm_split_tf32(p->b, p->ldb, p->b_kmajor, (int)k0, kd, p->n, order_b, sb, kp,
+                                  2 * kp, cs);
+    return err;
+}
+#endif
+
 static cudaError_t cm__gemm_sm90_3xtf32_one(const cm__gemm_args_t *p, cudaMemPool_t pool,
                                             cudaStream_t cs) {
 #if CM_HAVE_GEMM_SM90
@@ -1482,9 +1509,7 @@ static cudaError_t cm__gemm_sm90_3xtf32_one(const cm__gemm_args_t *p, cudaMemPoo
     /* K per pass: whole K steps of the kernel (32 floats = 128 bytes), scratch within the cap
      * (at least one step: an M + N so large that one step passes the cap still runs) */
     const size_t rows = (size_t)p->m + (size_t)p->n;
-    const size_t cap = cm__gemm_3x_scratch_cap != 0 ? cm__gemm_3x_scratch_cap
-                                                    : CM__GEMM_3X_SCRATCH;
-    size_t kc = cap / (rows * 8u) / 32u * 32u;
+    size_t kc = cm__gemm_3x_cap() / (rows * 8u) / 32u * 32u;
     const size_t kpad_all = ((size_t)p->k + 31u) / 32u * 32u;
     if (kc < 32u) kc = 32u;
     if (kc > kpad_all) kc = kpad_all;
@@ -1498,18 +1523,13 @@ static cudaError_t cm__gemm_sm90_3xtf32_one(const cm__gemm_args_t *p, cudaMemPoo
     }
     float *const sa = scratch;
     float *const sb = (float *)((unsigned char *)scratch + bytes_a);
-    static const int order_a[2] = {1, 0}, order_b[2] = {0, 1};
     cudaError_t err = cudaSuccess;
     float beta = p->beta;
     for (int64_t k0 = 0; k0 < (int64_t)p->k && err == cudaSuccess; k0 += (int64_t)kc) {
         const int64_t left = (int64_t)p->k - k0;
         const int kd = (int)(left < (int64_t)kc ? left : (int64_t)kc);
         const int64_t kp = ((int64_t)kd + 31) / 32 * 32;
-        err = cm__gemm_split_tf32(p->a, p->lda, p->a_kmajor, (int)k0, kd, p->m, order_a, sa, kp,
-                                  2 * kp, cs);
-        if (err == cudaSuccess)
-            err = cm__gemm_split_tf32(p->b, p->ldb, p->b_kmajor, (int)k0, kd, p->n, order_b, sb,
-                                      kp, 2 * kp, cs);
+        err = cm__gemm_3x_split_range(p, k0, kd, kp, sa, sb, cs);
         if (err == cudaSuccess)
             err = cm__gemm_sm90(CM__GEMM_SM90_TF32X3, 0, p->m, p->n, (int)(3 * kp), p->alpha, sa,
                                 2 * kp, sb, 2 * kp, beta, p->c, p->ldc, cs);
@@ -1545,6 +1565,71 @@ static cudaError_t cm__gemm_sm90_3xtf32(const cm__gemm_args_t *p, cudaMemPool_t 
         err = cm__gemm_sm90_3xtf32_one(&q, pool, cs);
     }
     return err;
+}
+
+/* CM_GEMM_FP32_3XTF32 p (batch 1) on the Hopper kernel split over K into about `parts` parts
+ * (cm__gemm_splitk's form of it; the last wave's second piece, cm__gemm_wave_split): each part's K range of A and B split
+ * into its own TF32 block ([small | big] rows, cm__gemm_split_tf32; a shorter last part
+ * zero-padded to the same length), the blocks one batch stride apart, then one batched
+ * CM__GEMM_SM90_TF32X3 launch into float scratch and the split's reduction (alpha, beta, the
+ * parts added in order). cudaErrorNotSupported with nothing of the product queued where the
+ * kernel or the scratch cannot be had (the caller runs p whole). *ran: the parts. */
+static cudaError_t cm__gemm_sm90_3xtf32_parts(const cm__gemm_args_t *p, int parts, int major,
+                                              cudaMemPool_t pool, cudaStream_t cs, int *ran) {
+    *ran = 1;
+#if CM_HAVE_GEMM_SM90
+    if (pool == NULL || parts < 2 || p->batch > 1 || p->k < 2 || p->m < 1 || p->n < 1 ||
+        p->in_type != CM__GEMM_F32 || p->out_type != CM__GEMM_F32)
+        return cudaErrorNotSupported;
+    /* a part's K: whole steps of 32 floats; parts of that length cover K, the last shorter */
+    const int64_t kp = (((int64_t)p->k + parts - 1) / parts + 31) / 32 * 32;
+    const int64_t total = ((int64_t)p->k + kp - 1) / kp;
+    if (total < 2 || total > CM__SPLITK_MAX) return cudaErrorNotSupported;
+    const int64_t ld = 2 * kp, m = p->m, n = p->n;
+    const size_t bytes_a = (size_t)(total * m * ld) * 4u, bytes_b = (size_t)(total * n * ld) * 4u;
+    const size_t bytes_c = (size_t)(total * m * n) * 4u;
+    if (bytes_a + bytes_b + bytes_c > cm__gemm_3x_cap()) return cudaErrorNotSupported;
+    void *scratch = NULL;
+    if (cm__cuda.malloc_from_pool_async(&scratch, bytes_a + bytes_b + bytes_c, pool, cs) !=
+        cudaSuccess) {
+        (void)cm__cuda.get_last_error();
+        return cudaErrorNotSupported;
+    }
+    /* each block's rows are whole 256 bytes (ld a multiple of 64 floats): every block and C's
+     * parts start on 256 bytes of the pool's allocation */
+    float *const sa = scratch;
+    float *const sb = (float *)((unsigned char *)scratch + bytes_a);
+    float *const sc = (float *)((unsigned char *)scratch + bytes_a + bytes_b);
+    cudaError_t err = cudaSuccess;
+    if (!cm__gemm_sm90_batched_supported(CM__GEMM_SM90_TF32X3, 0, p->m, p->n, (int)(3 * kp), sa,
+                                         ld, sb, ld, sc, p->n, (int)total, m * ld, n * ld,
+                                         m * n))
+        err = cudaErrorNotSupported;
+    for (int64_t j = 0; j < total && err == cudaSuccess; ++j) {
+        const int64_t k0 = j * kp, left = (int64_t)p->k - k0;
+        err = cm__gemm_3x_split_range(p, k0, (int)(left < kp ? left : kp), kp, sa + j * m * ld,
+                                      sb + j * n * ld, cs);
+    }
+    if (err == cudaSuccess)
+        err = cm__gemm_sm90_batched(CM__GEMM_SM90_TF32X3, 0, p->m, p->n, (int)(3 * kp), 1.0f,
+                                    sa, ld, sb, ld, 0.0f, sc, p->n, (int)total, m * ld, n * ld,
+                                    m * n, cs);
+    if (err == cudaSuccess)
+        err = cm__gemm_splitk_reduce(sc, (int)total, p->m, p->n, p->alpha, p->beta, p->c,
+                                     p->ldc, 0, major >= 9, cs);
+    /* stream-ordered: after the reduction (or whatever was queued before a failure) */
+    const cudaError_t ferr = cm__cuda.free_async(scratch, cs);
+    if (err == cudaSuccess && ferr != cudaSuccess) err = ferr;
+    if (err == cudaSuccess) *ran = (int)total;
+    return err;
+#else
+    (void)p;
+    (void)parts;
+    (void)major;
+    (void)pool;
+    (void)cs;
+    return cudaErrorNotSupported;
+#endif
 }
 
 /* Run choice *ch for one matrix; when a kernel cannot take the operands (cudaErrorNotSupported,
@@ -1888,6 +1973,10 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
                                    int parts, int major, int minor, int sms, cudaMemPool_t pool,
                                    cudaStream_t cs, int *ran) {
     if (pool == NULL) return cudaErrorNotSupported;
+    /* 3xTF32 on the Hopper kernel: its own form (a batch of 3xTF32 products runs one matrix
+     * at a time, so the generic batch of parts would run them one after another) */
+    if (precision == CM_GEMM_FP32_3XTF32 && ch->kernel == CM__GEMM_KERNEL_SM90)
+        return cm__gemm_sm90_3xtf32_parts(p, parts, major, pool, cs, ran);
     const int64_t e = cm__gemm_elem_bytes(p);
     const int in_batch = cm__gemm_takes_k_last(*ch);
     int64_t kc = 0, rem = 0;
@@ -1953,6 +2042,8 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
  * whole waves, then the rest split over K (cm__gemm_splitk) into about as many parts as fill one
  * wave, each part a short K range of the same tiles, added in order by the split's reduction
  * (deterministic). */
+static long long cm__gemm_tiles(cm__gemm_choice_t ch, const cm__gemm_args_t *q, int matrices,
+                                int sms, int *bm, int *bn);
 static int cm__gemm_wave_on = 1; /* the tests' switch (cm__gemm_wave_split_set_for_tests) */
 /* -1: CM__GEMM_WAVE_SPLIT_3XTF32 (cm__gemm_wave_3xtf32_set_for_tests) */
 static int cm__gemm_wave_3x_state = -1;
@@ -1978,9 +2069,8 @@ int cm__gemm_wave_split(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int prec
     if (p->batch > 1 || p->k_last != 0 || p->in_type != CM__GEMM_F32 ||
         p->out_type != CM__GEMM_F32 || p->k < CM__WAVE_SPLIT_MIN_K || p->m < 1 || p->n < 1)
         return 1;
-    int bm = 128, bn = 192; /* the 3xTF32 form's tile (cm__gemm_tiles) */
-    if (!x3) cm__gemm_ffma_tile(ch.config, &bm, &bn);
-    if (bm < 128 || bn < 128) return 1;
+    int bm = 0, bn = 0;
+    if (cm__gemm_tiles(ch, p, 1, sms, &bm, &bn) <= 0 || bm < 128 || bn < 128) return 1;
     const int per_sm = cm__gemm_resident_blocks(ch, bm, bn);
     const int64_t tm = ((int64_t)p->m + bm - 1) / bm, tn = ((int64_t)p->n + bn - 1) / bn;
     const int64_t tiles = tm * tn, slots = (int64_t)sms * per_sm;
@@ -2034,76 +2124,6 @@ void cm__gemm_wave_pieces(const cm__gemm_args_t *p, const cm__gemm_wave_t *w,
     }
 }
 
-/* CM_GEMM_FP32_3XTF32 p (batch 1) on the Hopper kernel split over K into about `parts` parts
- * (the last wave's second piece, cm__gemm_wave_split): each part's K range of A and B split
- * into its own TF32 block ([small | big] rows, cm__gemm_split_tf32; a shorter last part
- * zero-padded to the same length), the blocks one batch stride apart, then one batched
- * CM__GEMM_SM90_TF32X3 launch into float scratch and the split's reduction (alpha, beta, the
- * parts added in order). cudaErrorNotSupported with nothing of the product queued where the
- * kernel or the scratch cannot be had (the caller runs p whole). *ran: the parts. */
-static cudaError_t cm__gemm_sm90_3xtf32_parts(const cm__gemm_args_t *p, int parts, int major,
-                                              cudaMemPool_t pool, cudaStream_t cs, int *ran) {
-    *ran = 1;
-#if CM_HAVE_GEMM_SM90
-    if (pool == NULL || parts < 2 || p->batch > 1 || p->k < 2 || p->m < 1 || p->n < 1 ||
-        p->in_type != CM__GEMM_F32 || p->out_type != CM__GEMM_F32)
-        return cudaErrorNotSupported;
-    /* a part's K: whole steps of 32 floats; parts of that length cover K, the last shorter */
-    const int64_t kp = (((int64_t)p->k + parts - 1) / parts + 31) / 32 * 32;
-    const int64_t total = ((int64_t)p->k + kp - 1) / kp;
-    if (total < 2 || total > CM__SPLITK_MAX) return cudaErrorNotSupported;
-    const int64_t ld = 2 * kp, m = p->m, n = p->n;
-    const size_t bytes_a = (size_t)(total * m * ld) * 4u, bytes_b = (size_t)(total * n * ld) * 4u;
-    const size_t bytes_c = (size_t)(total * m * n) * 4u;
-    if (bytes_a + bytes_b + bytes_c > CM__GEMM_3X_SCRATCH) return cudaErrorNotSupported;
-    void *scratch = NULL;
-    if (cm__cuda.malloc_from_pool_async(&scratch, bytes_a + bytes_b + bytes_c, pool, cs) !=
-        cudaSuccess) {
-        (void)cm__cuda.get_last_error();
-        return cudaErrorNotSupported;
-    }
-    /* each block's rows are whole 256 bytes (ld a multiple of 64 floats): every block and C's
-     * parts start on 256 bytes of the pool's allocation */
-    float *const sa = scratch;
-    float *const sb = (float *)((unsigned char *)scratch + bytes_a);
-    float *const sc = (float *)((unsigned char *)scratch + bytes_a + bytes_b);
-    cudaError_t err = cudaSuccess;
-    if (!cm__gemm_sm90_batched_supported(CM__GEMM_SM90_TF32X3, 0, p->m, p->n, (int)(3 * kp), sa,
-                                         ld, sb, ld, sc, p->n, (int)total, m * ld, n * ld,
-                                         m * n))
-        err = cudaErrorNotSupported;
-    static const int order_a[2] = {1, 0}, order_b[2] = {0, 1};
-    for (int64_t j = 0; j < total && err == cudaSuccess; ++j) {
-        const int64_t k0 = j * kp, left = (int64_t)p->k - k0;
-        const int kd = (int)(left < kp ? left : kp);
-        err = cm__gemm_split_tf32(p->a, p->lda, p->a_kmajor, (int)k0, kd, p->m, order_a,
-                                  sa + j * m * ld, kp, ld, cs);
-        if (err == cudaSuccess)
-            err = cm__gemm_split_tf32(p->b, p->ldb, p->b_kmajor, (int)k0, kd, p->n, order_b,
-                                      sb + j * n * ld, kp, ld, cs);
-    }
-    if (err == cudaSuccess)
-        err = cm__gemm_sm90_batched(CM__GEMM_SM90_TF32X3, 0, p->m, p->n, (int)(3 * kp), 1.0f,
-                                    sa, ld, sb, ld, 0.0f, sc, p->n, (int)total, m * ld, n * ld,
-                                    m * n, cs);
-    if (err == cudaSuccess)
-        err = cm__gemm_splitk_reduce(sc, (int)total, p->m, p->n, p->alpha, p->beta, p->c,
-                                     p->ldc, 0, major >= 9, cs);
-    /* stream-ordered: after the reduction (or whatever was queued before a failure) */
-    const cudaError_t ferr = cm__cuda.free_async(scratch, cs);
-    if (err == cudaSuccess && ferr != cudaSuccess) err = ferr;
-    if (err == cudaSuccess) *ran = (int)total;
-    return err;
-#else
-    (void)p;
-    (void)parts;
-    (void)major;
-    (void)pool;
-    (void)cs;
-    return cudaErrorNotSupported;
-#endif
-}
-
 /* Run p as cm__gemm_wave_split's two pieces (w): the first on *ch, the second split over K
  * (or whole, where split-K's scratch cannot be had). *parts: the second piece's parts. */
 static cudaError_t cm__gemm_wave_run(cm__gemm_choice_t *ch, int precision,
@@ -2117,11 +2137,7 @@ static cudaError_t cm__gemm_wave_run(cm__gemm_choice_t *ch, int precision,
     if (err != cudaSuccess) return err;
     cm__gemm_choice_t rc = *ch;
     int split = 1;
-    if (precision == CM_GEMM_FP32_3XTF32)
-        err = cm__gemm_sm90_3xtf32_parts(&rest, w->parts, major, pool, cs, &split);
-    else
-        err = cm__gemm_splitk(&rc, precision, &rest, w->parts, major, minor, sms, pool, cs,
-                              &split);
+    err = cm__gemm_splitk(&rc, precision, &rest, w->parts, major, minor, sms, pool, cs, &split);
     if (err == cudaErrorNotSupported) /* nothing queued: the rest runs whole */
         err = cm__gemm_launch(&rc, precision, &rest, sms, pool, cs);
     else
