@@ -8,6 +8,10 @@
 # TN (sm90+copy 0.64x in exp_s88). scripts/gemm-sweep-configs.sh's default list plus splitk =
 # 2 and 4, all precisions, two rounds. One device call (~2 min cold), carry .deps. Into $OUT:
 # configs1.txt, configs2.txt, summary.txt. Compare: scripts/sweep_compare.py --table.
+# Then the gemv misses (127 x 1 x 3001 "NN" 0.78-0.84x: 4 blocks of 32 rows run all of K, no
+# split under CM__SPLITK_GEMV_MIN_ROWS; 4096 x 1 x 4096 BF16 "NN" 0.90x, 3001 x 1 x 3001 "TN"
+# 0.96x) and held-out ones (64 / 200 / 300 rows, K 1500-8192) under splitk = 2 .. 32 forced, two
+# rounds: gemv1.txt, gemv2.txt.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
@@ -17,3 +21,9 @@ shapes="3001x127x1000 3001x4096x1000 1000x1000x1000 127x1000x3001 4096x64x1000 3
 exp_config_rounds "$shapes" sm90 sm90+bt sm90+at skinny mma:64x64 mma:128x128 ffma:32x64x16 \
     ffma:64x64x16 splitk=2 splitk=4
 exp_step "configs done"
+gemv="127x1x3001 1x127x3001 4096x1x4096 3001x1x3001 64x1x4096 200x1x2000 300x1x8192 127x1x1500 \
+1000x1x4096 512x1x3001"
+for i in 1 2; do
+    exp_config_sweeps "gemv$i.txt" "$gemv" splitk=2 splitk=4 splitk=8 splitk=16 splitk=32
+done
+exp_step "gemv done"
