@@ -566,7 +566,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * runs the tiles and split FP32 would choose for the product: the same arithmetic). On Hopper a
  * TF32 one with A and B on whole
  * floats is not copied where the copy would lead to the 128 x 128 or 64 x 64 mma.sync tiles,
- * or to the Hopper kernel split over K (C too small for the GPU): the mma.sync tiles'
+ * or to the Hopper kernel split over K (C too small for the GPU), or from K >= 1024 over a C
+ * whose 128 x 256 tiles fill at most a quarter of the multiprocessors that its split leaves
+ * whole (64 x 3001 x 2001 "TN"): the mma.sync tiles'
  * "align1" form reads its operands as they are, every element a 4-byte copy into shared
  * memory (the 128 x 128 tiles in place of the split Hopper kernel; split-K gives that form
  * parts of at least 128 of K), as cuBLAS does for such operands; it copies nothing, so a TF32
@@ -606,7 +608,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * 4096 x 64 x 1000; TF32 on the mma.sync tiles in parts of at least 128 from K >= 384, the align1
  * form only where a side of C is at most 16 below K 1024: 4096 x 12 x 767, 384 x 384 x 600);
  * "skinny" with K >= 2048 over at most 64 rows per multiprocessor (7 x 4096 x 4096: 2 parts); a
- * matrix-vector product read across K over 512 to 2048 rows with K >= 2048 (1000 x 1 x 4096).
+ * matrix-vector product read across K over 512 to 2048 rows with K >= 2048 (1000 x 1 x 4096),
+ * and over fewer rows from K >= 1536 into about one of its 1024-thread blocks (32 rows, 64 of
+ * bf16 read in pairs) a multiprocessor, parts of at least 128 of K, where that makes 4 parts
+ * or more (127 x 1 x 3001: 23 parts asked, 19 after rounding each to 32 of K).
  * The last wave: a single CM_GEMM_FP32 product on the 128 x 128 FFMA tile with K >= 512 whose
  * tiles make 1 to 8 whole waves of the blocks the GPU holds at once and a last wave at most 0.3
  * full (3001^3 on an H200: 576 tiles, 2 waves of 264 and 48 left) runs its leading rows (or

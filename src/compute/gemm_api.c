@@ -1193,6 +1193,15 @@ static int cm__gemm_align1_on(int precision, int major, const cm__gemm_args_t *p
     return CM__REALIGN_ALIGN1;
 }
 
+/* The Hopper kernel's 128 x 256 tiles over p's C in the kernel's orientation (C^T's for the
+ * register-A form on C^T: "sm90+at" reading B as it is) */
+static int64_t cm__gemm_sm90_wide_tiles(const cm__gemm_args_t *p, int config) {
+    const int on_ct = config == CM__GEMM_SM90_AT &&
+                      cm__gemm_sm90_operands(p, config, NULL, NULL) == CM__SM90_FORM_AT_CC;
+    const int64_t tm = on_ct ? p->n : p->m, tn = on_ct ? p->m : p->n;
+    return (tm + 127) / 128 * ((tn + 255) / 256);
+}
+
 /* Whether the copied form q of p, on the Hopper kernel's choice c, is split over K (C too
  * small for the GPU) and the 128 x 128 tiles' align1 form takes p instead (*tiles: those) */
 static int cm__gemm_split_a1(int precision, int major, int sm_count, const cm__gemm_args_t *p,
@@ -1269,6 +1278,16 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
      * bench/NOTES-gemm.md) */
     if (c.kernel == CM__GEMM_KERNEL_SM90 &&
         cm__gemm_split_a1(precision, major, sm_count, p, &q, c, tiles))
+        return CM__REALIGN_ALIGN1;
+    /* the same where the copied form's 128 x 256 tiles fill at most a quarter of the
+     * multiprocessors from K = CM__GEMM_SM90_LONG_K, but its split's parts of that K leave K
+     * whole: the copy and one wave of a few blocks over all of K. H100 against cuBLAS, two
+     * rounds, TF32 column-major "TN" (24 tiles, K whole), copied -> the 128 x 128 tiles' align1
+     * form in 5 parts: 64 x 3001 x 2001 0.63-0.65x -> 0.99x, 128 x 3001 x 2001 0.73-0.74x ->
+     * 1.08-1.32x (the 64 x 64 tiles' 0.82-0.85x / 0.56x; bench/NOTES-gemm.md) */
+    if (c.kernel == CM__GEMM_KERNEL_SM90 && p->k >= CM__GEMM_SM90_LONG_K &&
+        4 * cm__gemm_sm90_wide_tiles(&q, c.config) <= sm_count &&
+        cm__gemm_align1_on(precision, major, p, CM__MMA_128x128, tiles) == CM__REALIGN_ALIGN1)
         return CM__REALIGN_ALIGN1;
     return CM__REALIGN_COPY;
 }
@@ -1800,6 +1819,26 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 #define CM__SPLITK_SKINNY_K 2048
 #define CM__SPLITK_GEMV_MIN_ROWS 512
 #define CM__SPLITK_GEMV_MAX_ROWS 2048
+/* gemv across K (the matrix M-contiguous) over few rows: its blocks of 1024 threads each take
+ * 32 rows (64 for bf16 read in pairs: kernels/gemv.cu) and run all of K, so 127 rows are 4
+ * blocks on 4 multiprocessors, each warp a chain of dependent load batches down K. From K =
+ * CM__SPLITK_GEMV_FEW_K, K is split into as many parts as give every multiprocessor one block
+ * (sms / the blocks of a part), parts of at least CM__SPLITK_GEMV_FEW_MIN_K, at most
+ * CM__SPLITK_MAX, where that makes at least CM__SPLITK_GEMV_FEW_PARTS parts (fewer lost to the
+ * whole K: 3001 / 4096 rows in 2 parts 0.63-0.97x against 1.0-1.1x); the rule above takes
+ * over where it gives more. H100 against cuBLAS, two rounds, the column-major "NN", whole ->
+ * the forced parts on either side of this count (this count): FP32 127 x 1 x 3001 0.84-1.19x
+ * -> 1.21-1.29x (16-32; 23), 64 x 1 x 4096 0.74-0.80x -> 1.22-1.35x (16-32; 32), 200 x 1 x
+ * 2000 0.96-1.02x -> 1.20-1.25x (16; 15), 300 x 1 x 8192 0.49-0.58x -> 1.12-1.18x (8-16; 13),
+ * 512 x 1 x 3001 1.16-1.19x (5 parts) -> 1.25-1.26x (8; 8); BF16 127 x 1 x 3001 0.80-0.91x
+ * -> 1.18-1.30x (16-32; 23), 64 x 1 x 4096 0.71-0.83x -> 1.20-1.24x (32; 32), 200 x 1 x 2000
+ * 0.99-1.15x -> 1.33-1.40x (16; 15), 300 x 1 x 8192 0.34-0.38x -> 0.81-1.14x (16-32; 26),
+ * 512 x 1 x 3001 0.90-0.94x (5 parts) -> 1.29-1.38x (16; 16). At K = 1500 the parts gained little
+ * (127 x 1 x 1500: 1.03-1.18x whole, 1.05-1.15x in 8-16). The matrix read along K (one warp
+ * or more a row) gained from no split (bench/NOTES-gemm.md). */
+#define CM__SPLITK_GEMV_FEW_K 1536
+#define CM__SPLITK_GEMV_FEW_MIN_K 128
+#define CM__SPLITK_GEMV_FEW_PARTS 4
 #define CM__SPLITK_SKINNY_ROWS_PER_SM 64
 /* Resident blocks a multiprocessor of choice ch's bm x bn tiles: an FFMA configuration's from
  * its table (the __launch_bounds__ minimum: 4 of 32 x 64 and 64 x 64, 2 of 128 x 128); else 4
@@ -1814,6 +1853,23 @@ static int cm__gemm_resident_blocks(cm__gemm_choice_t ch, int bm, int bn) {
 /* The most parts of K: min_k of K at least each, at most CM__SPLITK_MAX */
 static int64_t cm__gemm_parts_cap(int64_t k, int64_t min_k) {
     return k / min_k < CM__SPLITK_MAX ? k / min_k : CM__SPLITK_MAX;
+}
+
+/* gemv across K over few rows (CM__SPLITK_GEMV_FEW_K): sms / (its blocks of one part) parts,
+ * capped by K / CM__SPLITK_GEMV_FEW_MIN_K and CM__SPLITK_MAX; 1 under
+ * CM__SPLITK_GEMV_FEW_PARTS. The matrix is A where C is a column (n == 1), else B; bf16 rows
+ * go in pairs where the kernel reads them so (an even leading dimension, a 4-byte base). */
+static int cm__gemm_gemv_few_parts(const cm__gemm_args_t *p, int rows, int sms) {
+    if (p->k < CM__SPLITK_GEMV_FEW_K || rows < 1 || sms < 1) return 1;
+    const void *mat = p->n == 1 ? p->a : p->b;
+    const int64_t ld = p->n == 1 ? p->lda : p->ldb;
+    const int pairs = p->in_type == CM__GEMM_BF16 && ld % 2 == 0 && (uintptr_t)mat % 4u == 0;
+    const int64_t per_block = pairs ? 64 : 32;
+    const int64_t blocks = (rows + per_block - 1) / per_block;
+    int64_t parts = sms / blocks;
+    const int64_t cap = cm__gemm_parts_cap(p->k, CM__SPLITK_GEMV_FEW_MIN_K);
+    if (parts > cap) parts = cap;
+    return parts >= CM__SPLITK_GEMV_FEW_PARTS ? (int)parts : 1;
 }
 
 /* The TF32 align1 form over a thin C (a1_thin in cm__gemm_splitk_parts_of) where C's tiles
@@ -1862,11 +1918,13 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
         return parts > 4 ? 4 : parts;
     }
     if (ch.kernel == CM__GEMM_KERNEL_GEMV) {
-        if (cm__gemm_long_along_k(p) || p->k < CM__SPLITK_SKINNY_K ||
-            rows < CM__SPLITK_GEMV_MIN_ROWS || rows > CM__SPLITK_GEMV_MAX_ROWS)
-            return 1;
-        const int parts = p->k / 512;
-        return parts > 8 ? 8 : parts;
+        if (cm__gemm_long_along_k(p)) return 1;
+        const int few = cm__gemm_gemv_few_parts(p, rows, sms);
+        int parts = 1;
+        if (p->k >= CM__SPLITK_SKINNY_K && rows >= CM__SPLITK_GEMV_MIN_ROWS &&
+            rows <= CM__SPLITK_GEMV_MAX_ROWS)
+            parts = p->k / 512 > 8 ? 8 : p->k / 512;
+        return few > parts ? few : parts;
     }
     int bm = 128, bn = 256; /* the Hopper kernel's tile */
     if (ch.kernel == CM__GEMM_KERNEL_FFMA) cm__gemm_ffma_tile(ch.config, &bm, &bn);

@@ -766,7 +766,10 @@ static void test_split_k(void **state) {
      * a short K on float 32 x 64 FFMA tiles (3001 x 12 x 500 FP32 in 6 parts, 700 x 300 x 400
      * in 4) and on TF32's align1 form over a C 12 wide (3001 x 12 x 500 in 2, 4095 x 12 x 767
      * in 4; remainders of K), and over a longer K into the fewest parts whose blocks outnumber
-     * the slots with a 3/4-full last layer (6001 x 16 x 2001 in 4, 3001 x 16 x 1500 in 8) */
+     * the slots with a 3/4-full last layer (6001 x 16 x 2001 in 4, 3001 x 16 x 1500 in 8);
+     * gemv across K over few rows (127 x 1 x 3001 "NN": 19 parts; 1 x 200 x 2000 "NT", bf16
+     * in pairs: 13); TF32 "TN" 64 x 3001 x 2001 (rows off 16 bytes) on the 128 x 128 tiles'
+     * align1 form in 5 parts where the copied form's Hopper kernel would run K whole */
     static const struct {
         size_t m, n, k;
         cm_gemm_layout_t l;
@@ -789,7 +792,10 @@ static void test_split_k(void **state) {
               {4095, 12, 767, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
               {6001, 16, 2001, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
               {3001, 16, 1500, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
-              {700, 300, 400, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N}};
+              {700, 300, 400, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
+              {127, 1, 3001, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N},
+              {1, 200, 2000, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_T},
+              {64, 3001, 2001, CM_GEMM_COL_MAJOR, CM_GEMM_OP_T, CM_GEMM_OP_N}};
     for (size_t i = 0; i < sizeof sh / sizeof sh[0]; ++i)
         for (int p = 0; p < CM_GEMM_FP32_3XTF32; ++p) {
             if (cm_test_under_sanitizer() && i > 0 && p > 0) break;

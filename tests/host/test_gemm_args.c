@@ -721,6 +721,35 @@ static void test_dispatch(void **state) {
             a1 = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
         }
         {
+            /* a copied form on the Hopper kernel over at most a quarter of the multiprocessors
+             * (column-major "TN" 64 x 3001 x 2001: 24 tiles of 128 x 256) that its split's
+             * parts of CM__GEMM_SM90_LONG_K leave whole: the 128 x 128 tiles' align1 form too,
+             * in 5 parts; over more tiles (64 x 4225: 34) the copy */
+            cm__gemm_args_t tn = args(3001, 64, 2001, 1, 1, CM__GEMM_F32, 2001);
+            tn.ldb = 2001;
+            const cm__gemm_args_t st = copied_form(&tn);
+            assert_string_equal(NAME(CM_GEMM_TF32, 9, st, 1, NULL), "sm90");
+            assert_int_equal(cm__gemm_splitk_parts(&st, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90,
+                                                                             0},
+                                                   CM_GEMM_TF32, 132, 0),
+                             1);
+            cm__gemm_choice_t t1 = {-1, -1};
+            assert_int_equal(realign_of(CM_GEMM_TF32, 9, 132, &tn, 1, &t1), CM__REALIGN_ALIGN1);
+            assert_int_equal(t1.kernel, CM__GEMM_KERNEL_MMA);
+            assert_int_equal(t1.config, CM__MMA_128x128);
+            assert_int_equal(cm__gemm_splitk_parts(&tn, t1, CM_GEMM_TF32, 132, 0), 5);
+            tn.m = 128 * 33; /* 33 tiles: 4 x 33 = 132 */
+            assert_int_equal(realign_of(CM_GEMM_TF32, 9, 132, &tn, 1, &t1), CM__REALIGN_ALIGN1);
+            tn.m = 128 * 33 + 1; /* 34 tiles */
+            assert_int_equal(realign_of(CM_GEMM_TF32, 9, 132, &tn, 1, &t1), CM__REALIGN_COPY);
+            tn.m = 3001;
+            /* under K = CM__GEMM_SM90_LONG_K (gemm_api.c) the copied form is on mma:64x64:
+             * those tiles' align1 form */
+            tn.k = tn.lda = tn.ldb = 1023;
+            assert_int_equal(realign_of(CM_GEMM_TF32, 9, 132, &tn, 1, &t1), CM__REALIGN_ALIGN1);
+            assert_int_equal(t1.config, CM__MMA_64x64);
+        }
+        {
             /* the same tiles on operands with 16-byte rows: TF32 on mma.sync takes parts of at
              * least 128 of K in either form, 16 too; BF16 there keeps parts of 256 (11) */
             cm__gemm_args_t al = odd;
@@ -2695,10 +2724,25 @@ static void test_splitk_parts(void **state) {
         /* gemv across K (A M-contiguous) over 512 .. 2048 rows from K = 2048: K / 512, at most
          * 8; along K never */
         {1000, 1, 4096, 0, 1, GEMV, CM_GEMM_FP32, 0, 8},
-        {1000, 1, 2500, 0, 1, GEMV, CM_GEMM_BF16, 0, 4},
+        {1000, 1, 2500, 0, 1, GEMV, CM_GEMM_FP32, 0, 4},
         {1000, 1, 2500, 1, 1, GEMV, CM_GEMM_FP32, 0, 1},
+        {2048, 1, 4096, 0, 1, GEMV, CM_GEMM_BF16, 0, 8},
         {4096, 1, 2500, 0, 1, GEMV, CM_GEMM_FP32, 0, 1},
-        {300, 1, 2500, 0, 1, GEMV, CM_GEMM_FP32, 0, 1},
+        /* and over few rows from K = 1536: one block of a part a multiprocessor (blocks of 32
+         * rows, 64 of bf16 in pairs: even lda, 4-byte base), parts of >= 128 of K, at most
+         * CM__SPLITK_MAX, none under 4 parts; the larger of the two rules (1000 rows of bf16
+         * pairs: 16 blocks, 132 / 16 = 8 parts against K / 512 = 4) */
+        {300, 1, 2500, 0, 1, GEMV, CM_GEMM_FP32, 0, 13},
+        {300, 1, 8192, 0, 1, GEMV, CM_GEMM_BF16, 0, 26},
+        {127, 1, 3001, 0, 1, GEMV, CM_GEMM_FP32, 0, 23},
+        {127, 1, 3001, 0, 1, GEMV, CM_GEMM_BF16, 0, 23}, /* lda 127: no pairs, 4 blocks */
+        {64, 1, 8192, 0, 1, GEMV, CM_GEMM_FP32, 0, CM__SPLITK_MAX},
+        {64, 1, 1535, 0, 1, GEMV, CM_GEMM_FP32, 0, 1},
+        {64, 1, 1536, 0, 1, GEMV, CM_GEMM_FP32, 0, 12},
+        {64, 1, 4096, 1, 1, GEMV, CM_GEMM_FP32, 0, 1},
+        {1000, 1, 2500, 0, 1, GEMV, CM_GEMM_BF16, 0, 8},
+        {3001, 1, 3001, 0, 1, GEMV, CM_GEMM_FP32, 0, 1}, /* 94 blocks: 1 part */
+        {3001, 1, 3001, 0, 1, GEMV, CM_GEMM_BF16, 0, 1},
         /* forced: any kernel, that many parts (at most CM__SPLITK_MAX), 1 = none */
         {64, 64, 4096, 1, 1, SKINNY, CM_GEMM_FP32, 4, 4},
         {64, 64, 4096, 1, 1, GEMV, CM_GEMM_BF16, 3, 3},

@@ -190,6 +190,9 @@ static void check_plan(int major, int minor, int sms, cm_gemm_precision_t prec, 
                prec_tag(prec), m, n, k, ops[op_a == CM_GEMM_OP_T], ops[op_b == CM_GEMM_OP_T],
                name, parts, *wave ? " wave" : "", copied ? " copy" : "",
                align1 ? " align1" : "", batch);
+    /* CM_GEMM_PLANS_TEXT=1: cm_gemm_explain's whole text under each PLAN line */
+    const char *tx = getenv("CM_GEMM_PLANS_TEXT");
+    if (print && tx != NULL && strcmp(tx, "1") == 0) printf("  %s\n", text);
 }
 
 /* check_plan over the four (op_a, op_b) of one shape, batch and precision; the number of plans
@@ -270,7 +273,8 @@ static void test_stage32_text(void **state) {
 }
 
 /* CM_GEMM_PLANS_SHAPES="MxNxK ...": the PLAN lines of those shapes on a simulated H200, every
- * precision and orientation, checked as the sweep's are (no shape: nothing to do) */
+ * precision and orientation, checked as the sweep's are (no shape: nothing to do); with
+ * CM_GEMM_PLANS_TEXT=1 each with cm_gemm_explain's text */
 static void test_extra_plans(void **state) {
     (void)state;
     const char *s = getenv("CM_GEMM_PLANS_SHAPES");
