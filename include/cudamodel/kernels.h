@@ -605,7 +605,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * operands as they are only from K >= 1024), or, with K >= 1024, at most half the blocks the GPU
  * holds at once (64 x 4096 x 4096, 4096 x 7 x 4096; FP32 / TF32 inputs on the smallest FFMA tiles
  * from K >= 256, parts of at least 64 of K below 768 and 192 from there: 3001 x 12 x 500, 512^3,
- * 4096 x 64 x 1000; TF32 on the mma.sync tiles in parts of at least 128 from K >= 384, the align1
+ * 4096 x 64 x 1000; BF16 on the mma.sync tiles in parts of at least 192 from K >= 768: 4096 x
+ * 64 x 1000; TF32 on them in parts of at least 128 from K >= 384, the align1
  * form only where a side of C is at most 16 below K 1024: 4096 x 12 x 767, 384 x 384 x 600);
  * "skinny" with K >= 2048 over at most 64 rows per multiprocessor (7 x 4096 x 4096: 2 parts); a
  * matrix-vector product read across K over 512 to 2048 rows with K >= 2048 (1000 x 1 x 4096),

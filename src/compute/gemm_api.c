@@ -1790,6 +1790,15 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * 4096 x 16 x 1000 0.90x -> 1.01x) and keeps the rule (bench/NOTES-gemm.md). */
 #define CM__SPLITK_FFMA_LONG_K 768
 #define CM__SPLITK_FFMA_MIN_K 192
+/* BF16 on the mma.sync tiles over more than a quarter of the multiprocessors' worth of tiles
+ * takes the slot rule from K = CM__SPLITK_BF16_MMA_K, not CM__SPLITK_LONG_K, in parts of at
+ * least CM__SPLITK_BF16_MMA_MIN_K of K. H100 against cuBLAS, two rounds, 4096 x 64 x 1000 on
+ * mma:64x64 (64 tiles, 264 slots), whole -> 4 parts forced: "NN" 0.83x -> 0.90-0.92x, "TN"
+ * 0.79-0.80x -> 0.83-0.85x (2 parts: 0.85-0.91x / 0.77-0.80x); 4096 x 16 x 1000 0.90x ->
+ * 1.01x before. Below this K the split lost (4096 x 64 x 600 0.95x -> 0.89x, 512^3 1.00x ->
+ * 0.89x; bench/NOTES-gemm.md). */
+#define CM__SPLITK_BF16_MMA_K 768
+#define CM__SPLITK_BF16_MMA_MIN_K 192
 /* Below CM__SPLITK_FFMA_LONG_K, from K = CM__SPLITK_MIN_K, the same tiles take the second slot
  * rule (over more than a quarter of the multiprocessors' worth of tiles) with parts of at
  * least CM__SPLITK_FFMA_TINY_MIN_K of K, and keep a split that fits one wave of resident
@@ -1947,6 +1956,9 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
     const int tf32_mma = ch.kernel == CM__GEMM_KERNEL_MMA && p->in_type == CM__GEMM_F32;
     const int tf32_short = tf32_mma && !align1 && p->k < CM__SPLITK_LONG_K;
     const int mma_short = a1_thin || tf32_short;
+    /* BF16 on the mma.sync tiles between CM__SPLITK_BF16_MMA_K and CM__SPLITK_LONG_K */
+    const int bf16_mma_mid = ch.kernel == CM__GEMM_KERNEL_MMA && p->in_type == CM__GEMM_BF16 &&
+                             p->k >= CM__SPLITK_BF16_MMA_K && p->k < CM__SPLITK_LONG_K;
     /* the K a split starts from: those lower than the rest (the Hopper kernel's, and skinny's
      * and gemv's above, higher still) */
     const int64_t k_floor = ffma_float ? CM__SPLITK_MIN_K
@@ -1973,12 +1985,13 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
     } else if (4 * tiles <= sms) {
         parts = (int64_t)sms * per_sm / tiles; /* about one wave of resident blocks */
         if (ffma_float) min_k = CM__SPLITK_FFMA_TINY_MIN_K;
-    } else if (ffma_float || mma_short || p->k >= CM__SPLITK_LONG_K) {
+    } else if (ffma_float || mma_short || bf16_mma_mid || p->k >= CM__SPLITK_LONG_K) {
         const int64_t slots = (int64_t)sms * per_sm;
         if (2 * tiles <= slots) parts = slots / tiles;
         if (ffma_float)
             min_k = p->k >= CM__SPLITK_FFMA_LONG_K ? CM__SPLITK_FFMA_MIN_K
                                                    : CM__SPLITK_FFMA_TINY_MIN_K;
+        if (bf16_mma_mid) min_k = CM__SPLITK_BF16_MMA_MIN_K;
     }
     const int64_t cap = cm__gemm_parts_cap(p->k, min_k);
     if (parts > cap) {

@@ -2643,11 +2643,14 @@ static void test_splitk_parts(void **state) {
         /* the tiles with a long K, over a quarter of the SMs: half the resident slots or less
          * -> fill them (64 x 4096: 128 tiles of 32 x 64 in 4 x 132 slots, 64 of 64 x 64 in
          * 2 x 132); below K = 1024 only the first rule, but for TF32 on the mma.sync tiles
-         * (from K = 384, parts of >= 128) and float inputs on the 32 x 64 FFMA tiles */
+         * (from K = 384, parts of >= 128), BF16 on them (from K = 768, parts of >= 192) and
+         * float inputs on the 32 x 64 FFMA tiles */
         {64, 4096, 4096, 1, 1, FFMA, CM_GEMM_FP32, 0, 4},
         {64, 4096, 4096, 1, 1, MMA, CM_GEMM_TF32, 0, 4},
         {64, 4096, 1000, 1, 1, MMA, CM_GEMM_TF32, 0, 4},
-        {64, 4096, 1000, 1, 1, MMA, CM_GEMM_BF16, 0, 1},
+        {64, 4096, 1000, 1, 1, MMA, CM_GEMM_BF16, 0, 4}, /* BF16 from K = 768, parts >= 192 */
+        {64, 4096, 767, 1, 1, MMA, CM_GEMM_BF16, 0, 1},
+        {64, 4096, 600, 1, 1, MMA, CM_GEMM_BF16, 0, 1},
         /* the first rule fills the resident slots: 127 x 1000, 32 tiles of 64 x 64 in 2 x 132
          * slots -> 8 parts (K / 256 = 11 allows them); 8 tiles of 32 x 64 in 4 x 132 -> 66,
          * capped by CM__SPLITK_MAX (float inputs: K / 64) */
@@ -2699,8 +2702,8 @@ static void test_splitk_parts(void **state) {
         {1000, 1000, 300, 0, 1, FFMA, CM_GEMM_FP32, 0, 1}, /* 496 tiles: no slot free */
         /* the TF32 align1 form over a C with a side of at most 16 (lda = 3001 or 4095: rows off
          * 16 bytes), and TF32 on the 16-byte form below K = 1024: the slot rule from K = 384
-         * (2 x 64 x 64 tiles a multiprocessor), parts of >= 128; the align1 form over a wider C,
-         * and BF16, from K = 1024 as before */
+         * (2 x 64 x 64 tiles a multiprocessor), parts of >= 128; the align1 form over a wider C
+         * from K = 1024 as before, BF16 from K = 768 in parts of >= 192 */
         {3001, 12, 500, 0, 1, MMA, CM_GEMM_TF32, 0, 2},  /* 47 tiles: capped 3, one layer */
         /* the align1 form over a thin C where some count up to the cap gives more blocks than
          * the 264 slots and a last layer of 132 at least 3/4 full: the fewest such parts */
@@ -2716,7 +2719,8 @@ static void test_splitk_parts(void **state) {
         {4096, 16, 1000, 0, 1, MMA, CM_GEMM_TF32, 0, 4},
         {384, 384, 600, 0, 1, MMA, CM_GEMM_TF32, 0, 3},  /* 36 tiles: 4 -> one layer of 3 */
         {256, 256, 300, 0, 1, MMA, CM_GEMM_TF32, 0, 1},  /* under 384 */
-        {4096, 16, 1000, 0, 1, MMA, CM_GEMM_BF16, 0, 1},
+        {4096, 16, 1000, 0, 1, MMA, CM_GEMM_BF16, 0, 4}, /* BF16 from K = 768 */
+        {4096, 16, 700, 0, 1, MMA, CM_GEMM_BF16, 0, 1},
         {3001, 17, 767, 0, 1, MMA, CM_GEMM_TF32, 0, 1},  /* a side of 17 */
         {64, 4096, 1000, 1, 1, FFMA, CM_GEMM_BF16, 0, 1},
         {1000, 4096, 1000, 1, 1, FFMA, CM_GEMM_FP32, 0, 1}, /* 2048 tiles: no slot free */
