@@ -610,9 +610,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * form only where a side of C is at most 16 below K 1024: 4096 x 12 x 767, 384 x 384 x 600);
  * "skinny" with K >= 2048 over at most 64 rows per multiprocessor (7 x 4096 x 4096: 2 parts); a
  * matrix-vector product read across K over 512 to 2048 rows with K >= 2048 (1000 x 1 x 4096),
- * and over fewer rows from K >= 1536 into about one of its 1024-thread blocks (32 rows, 64 of
- * bf16 read in pairs) a multiprocessor, parts of at least 128 of K, where that makes 4 parts
- * or more (127 x 1 x 3001: 23 parts asked, 19 after rounding each to 32 of K).
+ * and over fewer rows (64 or more) from K >= 1536 into about one of its 1024-thread blocks (32
+ * rows, 64 of bf16 read in pairs) a multiprocessor, parts of at least 128 of K, where that
+ * makes 4 parts or more (127 x 1 x 3001: 23 parts asked, 19 after rounding each to 32 of K).
  * The last wave: a single CM_GEMM_FP32 product on the 128 x 128 FFMA tile with K >= 512 whose
  * tiles make 1 to 8 whole waves of the blocks the GPU holds at once and a last wave at most 0.3
  * full (3001^3 on an H200: 576 tiles, 2 waves of 264 and 48 left) runs its leading rows (or

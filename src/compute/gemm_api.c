@@ -1848,6 +1848,9 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
 #define CM__SPLITK_GEMV_FEW_K 1536
 #define CM__SPLITK_GEMV_FEW_MIN_K 128
 #define CM__SPLITK_GEMV_FEW_PARTS 4
+/* the fewest rows measured (under 32 a warp of gemv's blocks runs with idle lanes, another
+ * regime: 1 x 1 x 4096 and 7 x 1 x 512 keep K whole) */
+#define CM__SPLITK_GEMV_FEW_MIN_ROWS 64
 #define CM__SPLITK_SKINNY_ROWS_PER_SM 64
 /* Resident blocks a multiprocessor of choice ch's bm x bn tiles: an FFMA configuration's from
  * its table (the __launch_bounds__ minimum: 4 of 32 x 64 and 64 x 64, 2 of 128 x 128); else 4
@@ -1864,12 +1867,13 @@ static int64_t cm__gemm_parts_cap(int64_t k, int64_t min_k) {
     return k / min_k < CM__SPLITK_MAX ? k / min_k : CM__SPLITK_MAX;
 }
 
-/* gemv across K over few rows (CM__SPLITK_GEMV_FEW_K): sms / (its blocks of one part) parts,
+/* gemv across K over few rows (CM__SPLITK_GEMV_FEW_K; at least CM__SPLITK_GEMV_FEW_MIN_ROWS of
+ * them): sms / (its blocks of one part) parts,
  * capped by K / CM__SPLITK_GEMV_FEW_MIN_K and CM__SPLITK_MAX; 1 under
  * CM__SPLITK_GEMV_FEW_PARTS. The matrix is A where C is a column (n == 1), else B; bf16 rows
  * go in pairs where the kernel reads them so (an even leading dimension, a 4-byte base). */
 static int cm__gemm_gemv_few_parts(const cm__gemm_args_t *p, int rows, int sms) {
-    if (p->k < CM__SPLITK_GEMV_FEW_K || rows < 1 || sms < 1) return 1;
+    if (p->k < CM__SPLITK_GEMV_FEW_K || rows < CM__SPLITK_GEMV_FEW_MIN_ROWS || sms < 1) return 1;
     const void *mat = p->n == 1 ? p->a : p->b;
     const int64_t ld = p->n == 1 ? p->lda : p->ldb;
     const int pairs = p->in_type == CM__GEMM_BF16 && ld % 2 == 0 && (uintptr_t)mat % 4u == 0;
