@@ -13,9 +13,12 @@
 #    1025, 33 x 3001 x 1999, 128 x 4200 x 1111); BF16 4096 x 64 x 1000 and held-out BF16 shapes at
 #    K 768 .. 1023 (4096 x 32 x 900, 3001 x 64 x 800, 2048 x 128 x 1000, 4096 x 64 x 777) against
 #    splitk=1 (the old whole K): rules1.txt, rules2.txt.
+# 4. TF32 over a 16-wide aligned C on mma:64x64 (16 x 4096 x 4096 0.86-0.89x, 16 x 8192 x 8192
+#    0.78-0.80x in exp_s89) against the skinny kernel forced (FP32's stage_x_vec path ran those
+#    shapes at 1.00-1.12x in exp_s86): skinny1.txt, skinny2.txt.
 # Keep each rule where its default matches or beats what it replaced beyond the rounds' spread.
 # Into $OUT: split_k.txt, split_k-memcheck.txt, gemv1.txt, gemv2.txt, rules1.txt, rules2.txt,
-# summary.txt.
+# skinny1.txt, skinny2.txt, summary.txt (9 files: tar the folder, as exp_s89 was).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
@@ -35,3 +38,8 @@ for i in 1 2; do
         mma:64x64
 done
 exp_step "rules done"
+skinny="16x4096x4096 16x8192x8192 4096x16x4096 16x6000x2000 12x8192x1024 16x3000x3000"
+for i in 1 2; do
+    CM_BENCH_SWEEP_ONLY=tf32 exp_config_sweeps "skinny$i.txt" "$skinny" skinny mma:64x64
+done
+exp_step "skinny done"
