@@ -289,6 +289,15 @@ static int cm__gemm_sm90_operands(const cm__gemm_args_t *p, int config, int *pac
     return form;
 }
 
+/* The Hopper kernel's 128 x 256 tiles over p's C in the kernel's orientation (C^T's for the
+ * register-A form on C^T: "sm90+at" reading B as it is) */
+static int64_t cm__gemm_sm90_wide_tiles(const cm__gemm_args_t *p, int config) {
+    const int on_ct = config == CM__GEMM_SM90_AT &&
+                      cm__gemm_sm90_operands(p, config, NULL, NULL) == CM__SM90_FORM_AT_CC;
+    const int64_t tm = on_ct ? p->n : p->m, tn = on_ct ? p->m : p->n;
+    return (tm + 127) / 128 * ((tn + 255) / 256);
+}
+
 /* Whether the long side's matrix (B when m <= n, else A) is read along K (its rows
  * K-contiguous): the orientation of the gemv and skinny kernels, and of split-K's gemv rule */
 static int cm__gemm_long_along_k(const cm__gemm_args_t *p) {
@@ -425,7 +434,7 @@ static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90
                                      : cm__gemm_splitk_parts_of(
                                            p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, 0},
                                            precision, sms, 0, 0);
-        const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256);
+        const int64_t tiles = cm__gemm_sm90_wide_tiles(p, 0);
         const int64_t tiles128 = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 127) / 128);
         const int rule1 = p->n >= 64 &&
                           (tf32 ? p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K &&
@@ -737,7 +746,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         /* FP32 accuracy: the split-TF32 Hopper path where it fills the GPU and K is long enough
          * (or is forced), else the FP32 kernels (the same accuracy); never a TF32-only
          * tensor-core kernel */
-        const int64_t tiles = ((int64_t)p->m + 127) / 128 * (((int64_t)p->n + 255) / 256) *
+        const int64_t tiles = cm__gemm_sm90_wide_tiles(p, CM__GEMM_SM90_3XTF32) *
                               (p->batch > 1 ? p->batch : 1);
         const int fills = shape == CM__GEMM_SHAPE_LARGE ||
                           (shape == CM__GEMM_SHAPE_SKINNY && tiles >= sm_count);
@@ -1191,15 +1200,6 @@ static int cm__gemm_align1_on(int precision, int major, const cm__gemm_args_t *p
         return CM__REALIGN_NONE;
     *tiles = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, config};
     return CM__REALIGN_ALIGN1;
-}
-
-/* The Hopper kernel's 128 x 256 tiles over p's C in the kernel's orientation (C^T's for the
- * register-A form on C^T: "sm90+at" reading B as it is) */
-static int64_t cm__gemm_sm90_wide_tiles(const cm__gemm_args_t *p, int config) {
-    const int on_ct = config == CM__GEMM_SM90_AT &&
-                      cm__gemm_sm90_operands(p, config, NULL, NULL) == CM__SM90_FORM_AT_CC;
-    const int64_t tm = on_ct ? p->n : p->m, tn = on_ct ? p->m : p->n;
-    return (tm + 127) / 128 * ((tn + 255) / 256);
 }
 
 /* Whether the copied form q of p, on the Hopper kernel's choice c, is split over K (C too
@@ -1943,11 +1943,9 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
     if (ch.kernel == CM__GEMM_KERNEL_FFMA) cm__gemm_ffma_tile(ch.config, &bm, &bn);
     if (ch.kernel == CM__GEMM_KERNEL_MMA) cm__gemm_mma_tile(ch.config, &bm, &bn);
     if (bm < 1 || bn < 1) return 1;
-    /* "sm90+at" reading B as it is runs C^T (n x m): its tiles are 128 columns of C by 256 rows */
-    const int on_ct = ch.kernel == CM__GEMM_KERNEL_SM90 && ch.config == CM__GEMM_SM90_AT &&
-                      cm__gemm_sm90_operands(p, ch.config, NULL, NULL) == CM__SM90_FORM_AT_CC;
-    const int64_t tm = on_ct ? p->n : p->m, tn = on_ct ? p->m : p->n;
-    const int64_t tiles = (tm + bm - 1) / bm * ((tn + bn - 1) / bn);
+    const int64_t tiles = ch.kernel == CM__GEMM_KERNEL_SM90
+                              ? cm__gemm_sm90_wide_tiles(p, ch.config)
+                              : ((int64_t)p->m + bm - 1) / bm * (((int64_t)p->n + bn - 1) / bn);
     const int per_sm = cm__gemm_resident_blocks(ch, bm, bn);
     const int ffma_float = ch.kernel == CM__GEMM_KERNEL_FFMA && p->in_type != CM__GEMM_BF16 &&
                            bm * bn <= 2048;
@@ -2439,9 +2437,8 @@ static long long cm__gemm_tiles(cm__gemm_choice_t ch, const cm__gemm_args_t *q, 
         /* "sm90+at" reading B as it is runs C^T: its tiles are 128 rows of C^T (columns of C) */
         const int swap = ch.config == CM__GEMM_SM90_AT &&
                          cm__gemm_sm90_operands(q, ch.config, NULL, NULL) == CM__SM90_FORM_AT_CC;
-        const int rows = swap ? q->n : q->m, cols = swap ? q->m : q->n;
         const long long wide =
-            (long long)((rows + 127) / 128) * ((cols + 255) / 256) * (matrices > 1 ? matrices : 1);
+            (long long)cm__gemm_sm90_wide_tiles(q, ch.config) * (matrices > 1 ? matrices : 1);
         *bm = 128;
         *bn = ch.config == CM__GEMM_SM90_3XTF32 ? 192 : 2 * wide <= (long long)sms ? 128 : 256;
         if (swap) {
