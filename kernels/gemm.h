@@ -59,6 +59,16 @@ typedef struct cm__gemm_args {
      * elements, the last row's too (the pitched copy's scratch: src/compute/gemm_api.c); the
      * pipelined FFMA tile then moves a last tile past M (N) back to end there */
     int a_pad4, b_pad4;
+    /* 1 (sm_90+ only): queued right after the operand staging's kernel (cm__gemm_pack_pair,
+     * cm__gemm_pack_batched) whose output it reads: the Hopper and mma.sync launchers launch
+     * it as a programmatic dependent of that kernel (kernels/pdl.cuh), their kernels waiting
+     * for it before they read A and B; the other launchers launch as always */
+    int pdl;
+    /* 1: split-K's parts (their batch into float scratch, the reduction after them: a
+     * dependent launch already): never launched as a dependent of a staging before them
+     * (cm__gemm_sm90_packed), since the chain of three dependent launches lost to plain ones
+     * where a staging preceded split parts (bench/NOTES-gemm.md) */
+    int split_part;
 } cm__gemm_args_t;
 
 /** k_last (split-K's parts, src/compute/gemm_api.c): the batch's matrices are the K ranges of

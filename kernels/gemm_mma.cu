@@ -174,6 +174,9 @@ __global__ void __launch_bounds__(C::THREADS) gemm_mma_kernel(const MParams p) {
         static_assert(!(A1 && C::BF16),
                       "the align1 form is TF32 only (cp.async has no 2-byte size)");
         cm__pdl_launch_dependents(); // kernels/pdl.cuh
+        // launched as a dependent of the operand staging (cm__gemm_args_t::pdl): its output
+        // complete before A and B are read (nothing otherwise)
+        cm__pdl_wait();
         extern __shared__ __align__(16) unsigned char smem[];
         using T = typename std::conditional<C::BF16, uint16_t, float>::type;
 
@@ -459,7 +462,7 @@ using M64x64_B = MCfg<64, 64, 2, 2, true>;
 // The dynamic shared-memory limit of an instantiation, raised once per device.
 // (both instantiations: single matrix and batch)
 template <class C, bool A_K, bool B_K, bool A1>
-cudaError_t launch_one(const MParams &p, int batch, cudaStream_t stream) {
+cudaError_t launch_one(const MParams &p, int batch, bool pdl, cudaStream_t stream) {
     static cm__once_per_device once;
     const cudaError_t err = cm__prepare_once(once, [](int) {
         cudaError_t e = cudaFuncSetAttribute(gemm_mma_kernel<C, A_K, B_K, false, A1>,
@@ -471,11 +474,10 @@ cudaError_t launch_one(const MParams &p, int batch, cudaStream_t stream) {
     });
     if (err != cudaSuccess) return err;
     const dim3 grid((unsigned)((long long)p.tiles_m * p.tiles_n), 1, (unsigned)batch);
-    if (batch > 1)
-        gemm_mma_kernel<C, A_K, B_K, true, A1><<<grid, C::THREADS, C::SMEM, stream>>>(p);
-    else
-        gemm_mma_kernel<C, A_K, B_K, false, A1><<<grid, C::THREADS, C::SMEM, stream>>>(p);
-    return cudaGetLastError();
+    return cm__pdl_launch(pdl,
+                          batch > 1 ? gemm_mma_kernel<C, A_K, B_K, true, A1>
+                                    : gemm_mma_kernel<C, A_K, B_K, false, A1>,
+                          grid, dim3(C::THREADS), C::SMEM, stream, p);
 }
 
 // One launch: g->batch matrices (at most CM__GEMM_MAX_BATCH_PER_LAUNCH); A1: the align1 form.
@@ -503,10 +505,12 @@ cudaError_t launch(const cm__gemm_args_t *g, cudaStream_t stream) {
     if (tm * tn > 0x7fffffffLL || tm * tn <= 0) return cudaErrorInvalidValue;
     p.tiles_m = (int)tm;
     p.tiles_n = (int)tn;
-    if (g->a_kmajor && g->b_kmajor) return launch_one<C, true, true, A1>(p, g->batch, stream);
-    if (g->a_kmajor) return launch_one<C, true, false, A1>(p, g->batch, stream);
-    if (g->b_kmajor) return launch_one<C, false, true, A1>(p, g->batch, stream);
-    return launch_one<C, false, false, A1>(p, g->batch, stream);
+    const bool pdl = g->pdl != 0;
+    const int nb = g->batch;
+    if (g->a_kmajor && g->b_kmajor) return launch_one<C, true, true, A1>(p, nb, pdl, stream);
+    if (g->a_kmajor) return launch_one<C, true, false, A1>(p, nb, pdl, stream);
+    if (g->b_kmajor) return launch_one<C, false, true, A1>(p, nb, pdl, stream);
+    return launch_one<C, false, false, A1>(p, nb, pdl, stream);
 }
 
 // The virtual (ptxVersion: __CUDA_ARCH__ of its code) and binary architecture of the current

@@ -57,6 +57,7 @@ __global__ void __launch_bounds__(TILE *ROWS) gemm_pack_kernel(const T *__restri
                                                                long long ldd, int k_tiles,
                                                                long long src_stride,
                                                                long long dst_stride) {
+    cm__pdl_launch_dependents(); // the GEMM after it may be scheduled (kernels/pdl.cuh)
     constexpr int PAD = TILE + (int)(4 / sizeof(T));
     __shared__ T tile[TILE][PAD];
     src += (long long)blockIdx.z * src_stride;
@@ -115,6 +116,7 @@ __device__ __forceinline__ uint4 load16(const T *p, int src_align) {
 template <typename T>
 __global__ void __launch_bounds__(TILE *ROWS, CM__PACK_MIN_BLOCKS)
     gemm_pack_pair_kernel(PackSide<T> a, PackSide<T> b, int kdim, int k_tiles, int z0) {
+    cm__pdl_launch_dependents(); // the GEMM after it may be scheduled (kernels/pdl.cuh)
     constexpr int PAD = TILE + (int)(4 / sizeof(T));
     __shared__ T tile[TILE][PAD];
     const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
@@ -149,6 +151,7 @@ __global__ void __launch_bounds__(TILE *ROWS, CM__PACK_MIN_BLOCKS)
 template <typename T>
 __global__ void __launch_bounds__(TILE *ROWS)
     gemm_copy_rows_kernel(PackSide<T> a, PackSide<T> b, int kdim, int c_tiles, int z0) {
+    cm__pdl_launch_dependents(); // the GEMM after it may be scheduled (kernels/pdl.cuh)
     constexpr int V = 16 / (int)sizeof(T);
     const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
     const bool on_a = (int)blockIdx.x < a.r_tiles;

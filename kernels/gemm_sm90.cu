@@ -435,6 +435,9 @@ __global__ void __launch_bounds__(Cfg<BN, STAGES, IT, MINB>::kThreads, MINB)
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     }
     __syncthreads();
+    // launched as a dependent of the operand staging (CM__GEMM_SM90_DEPENDENT): its output
+    // complete before the tensor copies read A and B (nothing otherwise)
+    cm__pdl_wait();
 
     const int wg = (int)(threadIdx.x / 128);
     const bool producer = MINB == 1 ? wg == 0 : threadIdx.x >= 256;
@@ -840,7 +843,7 @@ template <int BN, int STAGES, int IT, int MINB, int PROMO = 0, bool BT = false, 
 static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, const void *a,
                                 int64_t lda, const void *b, int64_t ldb, float beta, void *c,
                                 int64_t ldc, int batch, int64_t sa, int64_t sb, int64_t sc,
-                                cudaStream_t stream, int c_col = 0) {
+                                cudaStream_t stream, bool pdl, int c_col = 0) {
     using Cf = Cfg<BN, STAGES, IT, MINB>;
     static_assert(!BT || (IT == kBf16 && BN % 64 == 0 && PROMO == 0), "BT: bf16, BN of 64s");
     static_assert(!AT || (IT == kTf32 && PROMO == 0 && !BT), "AT: TF32");
@@ -884,10 +887,9 @@ static cudaError_t launch_batch(int c_bf16, int m, int n, int k, float alpha, co
     const int c_vec = c_vec16 ? 2
                       : (ldc % 2 == 0) && (stride_c % 2 == 0) && ((uintptr_t)c % (2 * celem) == 0);
     const dim3 grid((unsigned)tiles, 1, (unsigned)batch);
-    (batch > 1 ? kernz : kern1)<<<grid, Cf::kThreads, Cf::kSmem, stream>>>(
-        ta, tb, c, (long long)ldc, m, n, k, alpha, beta, c_bf16, c_vec, a3 | (b3 << 1), stride_c,
-        PROMO > 0 ? promo_big_steps() : 0, c_col);
-    return cudaGetLastError();
+    return cm__pdl_launch(pdl, batch > 1 ? kernz : kern1, grid, dim3(Cf::kThreads), Cf::kSmem,
+                          stream, ta, tb, c, (long long)ldc, m, n, k, alpha, beta, c_bf16, c_vec,
+                          a3 | (b3 << 1), stride_c, PROMO > 0 ? promo_big_steps() : 0, c_col);
 }
 
 // One matrix (bench/gemm_sm90_harness.cu times the configurations through this form).
@@ -896,7 +898,7 @@ static cudaError_t launch(int c_bf16, int m, int n, int k, float alpha, const vo
                           const void *b, int64_t ldb, float beta, void *c, int64_t ldc,
                           cudaStream_t stream) {
     return launch_batch<BN, STAGES, IT, MINB>(c_bf16, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                                              ldc, 1, 0, 0, 0, stream);
+                                              ldc, 1, 0, 0, 0, stream, false);
 }
 
 // Its tile is 128 x 192: 96 + 96 accumulator registers a consumer thread fit the 232 of
@@ -951,6 +953,8 @@ extern "C" cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int
                                              int64_t stride_b, int64_t stride_c,
                                              cudaStream_t stream) {
     using namespace cm__sm90;
+    const bool pdl = (in_type & CM__GEMM_SM90_DEPENDENT) != 0;
+    in_type &= ~CM__GEMM_SM90_DEPENDENT;
     if (!cm__gemm_sm90_batched_supported(in_type, c_bf16, m, n, k, a, lda, b, ldb, c, ldc, batch,
                                          stride_a, stride_b, stride_c))
         return cudaErrorNotSupported;
@@ -979,37 +983,37 @@ extern "C" cudaError_t cm__gemm_sm90_batched(int in_type, int c_bf16, int m, int
         cudaError_t e;
         if (in_type == CM__GEMM_SM90_BF16 && narrow)
             e = launch_batch<128, 6, kBf16, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
-                                               ldc, nb, stride_a, stride_b, stride_c, stream);
+                                               ldc, nb, stride_a, stride_b, stride_c, stream, pdl);
         else if (in_type == CM__GEMM_SM90_BF16)
             e = launch_batch<256, 4, kBf16, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
-                                               ldc, nb, stride_a, stride_b, stride_c, stream);
+                                               ldc, nb, stride_a, stride_b, stride_c, stream, pdl);
         else if (in_type == CM__GEMM_SM90_BF16_BT && narrow)
             e = launch_batch<128, 6, kBf16, 1, 0, true>(c_bf16, m, n, k, alpha, az, lda, bz, ldb,
                                                         beta, cz, ldc, nb, stride_a, stride_b,
-                                                        stride_c, stream);
+                                                        stride_c, stream, pdl);
         else if (in_type == CM__GEMM_SM90_BF16_BT)
             e = launch_batch<256, 4, kBf16, 1, 0, true>(c_bf16, m, n, k, alpha, az, lda, bz, ldb,
                                                         beta, cz, ldc, nb, stride_a, stride_b,
-                                                        stride_c, stream);
+                                                        stride_c, stream, pdl);
         else if (in_type == CM__GEMM_SM90_TF32_AT || in_type == CM__GEMM_SM90_TF32_AT_CC)
             e = narrow ? launch_batch<128, 6, kTf32, 1, 0, false, true>(
                              c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz, ldc, nb,
-                             stride_a, stride_b, stride_c, stream,
+                             stride_a, stride_b, stride_c, stream, pdl,
                              in_type == CM__GEMM_SM90_TF32_AT_CC)
                        : launch_batch<256, 4, kTf32, 1, 0, false, true>(
                              c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz, ldc, nb,
-                             stride_a, stride_b, stride_c, stream,
+                             stride_a, stride_b, stride_c, stream, pdl,
                              in_type == CM__GEMM_SM90_TF32_AT_CC);
         else if (in_type == CM__GEMM_SM90_TF32 && narrow)
             e = launch_batch<128, 6, kTf32, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
-                                               ldc, nb, stride_a, stride_b, stride_c, stream);
+                                               ldc, nb, stride_a, stride_b, stride_c, stream, pdl);
         else if (in_type == CM__GEMM_SM90_TF32)
             e = launch_batch<256, 4, kTf32, 1>(c_bf16, m, n, k, alpha, az, lda, bz, ldb, beta, cz,
-                                               ldc, nb, stride_a, stride_b, stride_c, stream);
+                                               ldc, nb, stride_a, stride_b, stride_c, stream, pdl);
         else
             e = launch_batch<192, 5, kTf32, 1, kPromoSteps>(c_bf16, m, n, k, alpha, az, lda, bz,
                                                             ldb, beta, cz, ldc, nb, stride_a,
-                                                            stride_b, stride_c, stream);
+                                                            stride_b, stride_c, stream, pdl);
         if (e != cudaSuccess) return e;
     }
     return cudaSuccess;

@@ -24,6 +24,9 @@ enum {
     CM__GEMM_SM90_TF32_AT = 4,
     CM__GEMM_SM90_TF32_AT_CC = 5
 };
+/* or'ed into cm__gemm_sm90_batched's in_type: the launch is a programmatic dependent of the
+ * operand staging's kernel before it on the stream (cm__gemm_args_t::pdl) */
+#define CM__GEMM_SM90_DEPENDENT 0x100
 
 /* "TN" GEMM on sm_90a tensor cores: C row-major M x N (ldc elements),
  * A row-major M x K (lda, K contiguous), B stored N x K row-major (ldb, K contiguous):

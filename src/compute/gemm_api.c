@@ -1439,6 +1439,13 @@ static int cm__gemm_realign_on(void) {
  * but read by the kernel's transposed-B form (CM__GEMM_SM90_BF16_BT); choice "sm90+at": a TF32
  * operand that is MN-major with 16-byte rows is not packed but read by the register-A form
  * (CM__GEMM_SM90_TF32_AT; B through the transposed product, CM__GEMM_SM90_TF32_AT_CC). */
+#if CM_HAVE_GEMM_SM90
+/* cm__gemm_sm90_batched's flag for p's launch: a programmatic dependent of the staging */
+static int cm__gemm_sm90_dep(const cm__gemm_args_t *p) {
+    return p->pdl ? CM__GEMM_SM90_DEPENDENT : 0;
+}
+#endif
+
 static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, int config, cudaMemPool_t pool,
                                         cudaStream_t cs) {
 #if CM_HAVE_GEMM_SM90
@@ -1451,23 +1458,26 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, int config, cu
     if (pack_a || pack_b) {
         err = cm__gemm_stage(p, pack_a, pack_b, SIZE_MAX, pool, cs, &q, &scratch);
         if (err == cudaErrorNotSupported && scratch == NULL) return err; /* nothing queued */
+        /* right after the staging's kernel (this is an sm_90 device), unless split-K's parts */
+        q.pdl = !p->split_part;
     } else if (form == CM__SM90_FORM_PACK) {
         return cudaErrorNotSupported; /* nothing to do here: "TN" and aligned */
     }
     if (err == cudaSuccess && form == CM__SM90_FORM_AT_CC) {
         /* C^T (n x m, column-major: C's own storage) = B A^T: B is the MN-major A of the
          * register-A form, A the K-contiguous B */
-        err = cm__gemm_sm90_batched(CM__GEMM_SM90_TF32_AT_CC, q.out_type == CM__GEMM_BF16, q.n,
-                                    q.m, q.k, q.alpha, q.b, q.ldb, q.a, q.lda, q.beta, q.c,
-                                    q.ldc, batch, q.stride_b, q.stride_a, q.stride_c, cs);
+        err = cm__gemm_sm90_batched(CM__GEMM_SM90_TF32_AT_CC | cm__gemm_sm90_dep(&q),
+                                    q.out_type == CM__GEMM_BF16, q.n, q.m, q.k, q.alpha, q.b,
+                                    q.ldb, q.a, q.lda, q.beta, q.c, q.ldc, batch, q.stride_b,
+                                    q.stride_a, q.stride_c, cs);
     } else if (err == cudaSuccess) {
         const int in = form == CM__SM90_FORM_BT     ? CM__GEMM_SM90_BF16_BT
                        : form == CM__SM90_FORM_AT   ? CM__GEMM_SM90_TF32_AT
                        : q.in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16
                                                     : CM__GEMM_SM90_TF32;
-        err = cm__gemm_sm90_batched(in, q.out_type == CM__GEMM_BF16, q.m, q.n, q.k, q.alpha, q.a,
-                                    q.lda, q.b, q.ldb, q.beta, q.c, q.ldc, batch, q.stride_a,
-                                    q.stride_b, q.stride_c, cs);
+        err = cm__gemm_sm90_batched(in | cm__gemm_sm90_dep(&q), q.out_type == CM__GEMM_BF16, q.m,
+                                    q.n, q.k, q.alpha, q.a, q.lda, q.b, q.ldb, q.beta, q.c,
+                                    q.ldc, batch, q.stride_a, q.stride_b, q.stride_c, cs);
     }
     /* stream-ordered: after the GEMM; the packing already queued is harmless if it failed */
     if (scratch != NULL) {
@@ -1669,10 +1679,10 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
         } else {
 #if CM_HAVE_GEMM_SM90
             const int in = p->in_type == CM__GEMM_BF16 ? CM__GEMM_SM90_BF16 : CM__GEMM_SM90_TF32;
-            err = cm__gemm_sm90_batched(in, p->out_type == CM__GEMM_BF16, p->m, p->n, p->k,
-                                        p->alpha, p->a, p->lda, p->b, p->ldb, p->beta, p->c,
-                                        p->ldc, p->batch, p->stride_a, p->stride_b, p->stride_c,
-                                        cs);
+            err = cm__gemm_sm90_batched(in | cm__gemm_sm90_dep(p), p->out_type == CM__GEMM_BF16,
+                                        p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb,
+                                        p->beta, p->c, p->ldc, p->batch, p->stride_a,
+                                        p->stride_b, p->stride_c, cs);
 #endif
         }
         if (err != cudaErrorNotSupported) return err;
@@ -1842,10 +1852,14 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * 512 x 1 x 3001 1.16-1.19x (5 parts) -> 1.25-1.26x (8; 8); BF16 127 x 1 x 3001 0.80-0.91x
  * -> 1.18-1.30x (16-32; 23), 64 x 1 x 4096 0.71-0.83x -> 1.20-1.24x (32; 32), 200 x 1 x 2000
  * 0.99-1.15x -> 1.33-1.40x (16; 15), 300 x 1 x 8192 0.34-0.38x -> 0.81-1.14x (16-32; 26),
- * 512 x 1 x 3001 0.90-0.94x (5 parts) -> 1.29-1.38x (16; 16). At K = 1500 the parts gained little
- * (127 x 1 x 1500: 1.03-1.18x whole, 1.05-1.15x in 8-16). The matrix read along K (one warp
- * or more a row) gained from no split (bench/NOTES-gemm.md). */
-#define CM__SPLITK_GEMV_FEW_K 1536
+ * 512 x 1 x 3001 0.90-0.94x (5 parts) -> 1.29-1.38x (16; 16). At K = 1500 - 1536 the parts
+ * gained little or lost (127 x 1 x 1500: 1.03-1.18x whole, 1.05-1.15x in 8-16; 96 x 1 x 1536
+ * in this rule's 12 parts FP32 / TF32 / BF16 0.91-1.00 / 0.93-1.00 / 1.15-1.24x against
+ * whole 1.04-1.05 / 1.00-1.04 / 1.30-1.32x), from K = 2000 they won (200 x 1 x 2000 in 13
+ * parts 1.09-1.35x against whole 0.94-1.07x): 2000, the least K measured to gain, is the
+ * floor. The matrix read along K (one warp or more a row) gained from no split
+ * (bench/NOTES-gemm.md). */
+#define CM__SPLITK_GEMV_FEW_K 2000
 #define CM__SPLITK_GEMV_FEW_MIN_K 128
 #define CM__SPLITK_GEMV_FEW_PARTS 4
 /* the fewest rows measured (under 32 a warp of gemv's blocks runs with idle lanes, another
@@ -2078,6 +2092,9 @@ static cudaError_t cm__gemm_splitk(cm__gemm_choice_t *ch, int precision, const c
     q.stride_a = p->a_kmajor ? kc : kc * p->lda; /* K moves along a row, or down the rows */
     q.stride_b = p->b_kmajor ? kc : kc * p->ldb;
     q.stride_c = mn;
+    /* launched as always after a staging (the scratch's allocation is queued between them too) */
+    q.pdl = 0;
+    q.split_part = 1;
     /* the parts' product is FP32 out whatever C is: a BF16-out problem's parts are BF16 */
     const int part_prec = precision == CM_GEMM_BF16_OUT_BF16 ? CM_GEMM_BF16 : precision;
     /* the parts run the kernel chosen for the whole product, whose tiles the split was sized
@@ -2205,6 +2222,7 @@ static cudaError_t cm__gemm_wave_run(cm__gemm_choice_t *ch, int precision,
                                      cudaStream_t cs, int *parts) {
     cm__gemm_args_t first, rest;
     cm__gemm_wave_pieces(p, w, &first, &rest);
+    rest.pdl = 0; /* queued after the first piece, not after a staging */
     *parts = 1;
     cudaError_t err = cm__gemm_launch(ch, precision, &first, sms, pool, cs);
     if (err != cudaSuccess) return err;
@@ -2779,6 +2797,7 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
                                  CM__GEMM_REALIGN_MAX_BYTES, pool, cs, &q, &realigned);
             if (err == cudaSuccess) {
                 p = q;
+                p.pdl = major >= 9; /* right after the staging's kernel */
                 ch = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
                                      NULL);
             } else if (err == cudaErrorNotSupported && realigned == NULL) {

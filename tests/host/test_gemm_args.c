@@ -2732,7 +2732,7 @@ static void test_splitk_parts(void **state) {
         {1000, 1, 2500, 1, 1, GEMV, CM_GEMM_FP32, 0, 1},
         {2048, 1, 4096, 0, 1, GEMV, CM_GEMM_BF16, 0, 8},
         {4096, 1, 2500, 0, 1, GEMV, CM_GEMM_FP32, 0, 1},
-        /* and over few rows (64 or more) from K = 1536: one block of a part a multiprocessor
+        /* and over few rows (64 or more) from K = 2000: one block of a part a multiprocessor
          * (blocks of 32 rows, 64 of bf16 in pairs: even lda, 4-byte base), parts of >= 128 of
          * K, at most CM__SPLITK_MAX, none under 4 parts; the larger of the two rules (1000
          * rows of bf16 pairs: 16 blocks, 132 / 16 = 8 parts against K / 512 = 4) */
@@ -2741,8 +2741,10 @@ static void test_splitk_parts(void **state) {
         {127, 1, 3001, 0, 1, GEMV, CM_GEMM_FP32, 0, 23},
         {127, 1, 3001, 0, 1, GEMV, CM_GEMM_BF16, 0, 23}, /* lda 127: no pairs, 4 blocks */
         {64, 1, 8192, 0, 1, GEMV, CM_GEMM_FP32, 0, CM__SPLITK_MAX},
-        {64, 1, 1535, 0, 1, GEMV, CM_GEMM_FP32, 0, 1},
-        {64, 1, 1536, 0, 1, GEMV, CM_GEMM_FP32, 0, 12},
+        {64, 1, 1999, 0, 1, GEMV, CM_GEMM_FP32, 0, 1},
+        {96, 1, 1536, 0, 1, GEMV, CM_GEMM_FP32, 0, 1},
+        {64, 1, 2000, 0, 1, GEMV, CM_GEMM_FP32, 0, 15},
+        {200, 1, 2000, 0, 1, GEMV, CM_GEMM_FP32, 0, 15},
         {64, 1, 4096, 1, 1, GEMV, CM_GEMM_FP32, 0, 1},
         {63, 1, 4096, 0, 1, GEMV, CM_GEMM_FP32, 0, 1}, /* under 64 rows: not measured */
         {1, 1, 4096, 0, 1, GEMV, CM_GEMM_FP32, 0, 1},
