@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The first GPU run of 38b235a (the tensor-core kernel after an operand staging as a
 # programmatic dependent launch, split-K's parts excluded; gemv's few-row split from K = 2000):
-# 1. test_gpu_gemm's staged paths plain (test_realigned, test_sm90*, test_split_k*,
-#    test_explain*, test_every*, test_small_skinny_packed) and test_realigned / test_sm90* /
-#    test_split_k under memcheck; test_gpu_gemm_batched and _threads plain: tests.txt;
+# 1. test_gpu_gemm's staged paths plain (test_staged_back_to_back, new: staged products back
+#    to back on one stream, each on an A overwritten just before it; test_realigned,
+#    test_sm90*, test_split_k*, test_explain*, test_every*, test_small_skinny_packed) and
+#    test_staged_back_to_back / test_realigned / test_sm90* / test_split_k under memcheck;
+#    test_gpu_gemm_batched and _threads plain: tests.txt;
 # 2. bench_gemm's sweep over the staged shapes (split ones too: bf16 127 x 1000 x 3001 "NN"
 #    runs mma+copy in 8 parts, now without the dependent launch) and the gemv floor's
 #    neighbours, TF32 and BF16 (FP32 for gemv), two rounds at the checkout ("head"), then two
@@ -16,9 +18,9 @@ set -u
 exp_start
 exp_build | tee -a "$R/summary.txt"
 {
-    exp_test_runs none 280 test_realigned 'test_sm90*' 'test_split_k*' 'test_explain*' \
+    exp_test_runs none 280 test_staged_back_to_back test_realigned 'test_sm90*' 'test_split_k*' 'test_explain*' \
         'test_every*' test_small_skinny_packed
-    exp_test_runs memcheck 240 test_realigned 'test_sm90*' test_split_k
+    exp_test_runs memcheck 240 test_staged_back_to_back test_realigned 'test_sm90*' test_split_k
     exp_test_exe none 240 test_gpu_gemm_batched
     exp_test_exe none 240 test_gpu_gemm_threads
 } >"$R/tests.txt" 2>&1

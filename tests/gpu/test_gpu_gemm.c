@@ -1526,6 +1526,97 @@ static void test_sm90_stage32(void **state) {
 }
 
 /* the same call twice: the same bits (no atomics, fixed order) */
+/* Staged products back to back on one stream (the Hopper pre-pass's transposition, the
+ * realignment's copy), each call's A overwritten on the stream just before it from one of two
+ * sources: the staging scratch comes from the same pool every call, so a product that read its
+ * staged operand before that call's staging had finished (the kernel after a staging is a
+ * programmatic dependent launch of it: kernels/pdl.cuh) would multiply the other source's A.
+ * Every product is checked at sampled elements against float64 from the A it was given. */
+static void test_staged_back_to_back(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    static const struct {
+        cm_gemm_precision_t prec;
+        size_t m, n, k;
+        const char *kernel; /* the chosen configuration's prefix where Hopper's kernel is */
+    } cases[] = {{CM_GEMM_TF32, 3001, 1000, 64, "sm90"},
+                 {CM_GEMM_BF16, 3001, 1000, 64, "sm90"},
+                 {CM_GEMM_BF16, 127, 4096, 127, "mma"}};
+    const bool hopper = hopper_kernel_chosen();
+    const int reps = cm_test_under_sanitizer() ? 2 : 6;
+    const size_t samples = cm_test_under_sanitizer() ? 256 : 2048;
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; ++t) {
+        if (cm_test_under_sanitizer() && t > 0) break;
+        /* column-major N, N: A m x k (lda = m, contiguous along M: staged), B k x n, C m x n */
+        const gcase_t g = {cases[t].prec, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N,
+                           cases[t].m, cases[t].n, cases[t].k, 1.0f, 0.0f, 0, 0, NULL, 0};
+        if (hopper)
+            assert_int_equal(strncmp(chosen(&g), cases[t].kernel, strlen(cases[t].kernel)), 0);
+        const int bf = g.prec == CM_GEMM_BF16;
+        const size_t in_sz = bf ? 2 : 4, a_el = g.m * g.k, b_el = g.k * g.n, c_el = g.m * g.n;
+        float *A[2], *Ar[2], *B = malloc(b_el * 4), *Br = malloc(b_el * 4),
+                             *C = malloc(c_el * 4);
+        void *h = malloc((a_el > b_el ? a_el : b_el) * in_sz);
+        assert_true(B && Br && C && h);
+        cm_buffer_t *src[2] = {NULL, NULL}, *dA = NULL, *dB = NULL, *dC[6] = {NULL};
+        for (int v = 0; v < 2; ++v) {
+            A[v] = malloc(a_el * 4);
+            Ar[v] = malloc(a_el * 4);
+            assert_true(A[v] && Ar[v]);
+            for (size_t i = 0; i < a_el; ++i) {
+                A[v][i] = rnd_f();
+                Ar[v][i] = bf ? cm_bf16_to_float(cm_bf16_from_float(A[v][i]))
+                              : gemm_check_tf32_round(A[v][i]);
+            }
+            if (bf) cm_bf16_from_float_array(h, A[v], a_el); else memcpy(h, A[v], a_el * 4);
+            CM_ASSERT_OK(cm_buffer_create(c.dev, a_el * in_sz, &src[v]));
+            CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, src[v], 0, h, a_el * in_sz));
+        }
+        for (size_t i = 0; i < b_el; ++i) {
+            B[i] = rnd_f();
+            Br[i] = bf ? cm_bf16_to_float(cm_bf16_from_float(B[i])) : gemm_check_tf32_round(B[i]);
+        }
+        if (bf) cm_bf16_from_float_array(h, B, b_el); else memcpy(h, B, b_el * 4);
+        CM_ASSERT_OK(cm_buffer_create(c.dev, a_el * in_sz, &dA));
+        CM_ASSERT_OK(cm_buffer_create(c.dev, b_el * in_sz, &dB));
+        CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, dB, 0, h, b_el * in_sz));
+        for (int r = 0; r < reps; ++r) {
+            CM_ASSERT_OK(cm_buffer_create(c.dev, c_el * 4, &dC[r]));
+            CM_ASSERT_OK(cm_buffer_copy(c.stream, dA, 0, src[r % 2], 0, a_el * in_sz));
+            CM_ASSERT_OK(cm_gemm(c.stream, g.prec, g.layout, g.oa, g.ob, g.m, g.n, g.k, g.alpha,
+                                 dA, 0, g.m, dB, 0, g.k, g.beta, dC[r], 0, g.m));
+        }
+        CM_ASSERT_OK(cm_stream_synchronize(c.stream));
+        for (int r = 0; r < reps; ++r) {
+            CM_ASSERT_OK(cm_buffer_copy_to_host(NULL, dC[r], 0, C, c_el * 4));
+            for (size_t q = 0; q < samples; ++q) {
+                const size_t e = (size_t)(cm_test_rand_unit(&rng_state) * 0.5 * (double)c_el +
+                                          0.5 * (double)c_el) % c_el;
+                const size_t i = e % g.m, j = e / g.m;
+                const double ref = ref_at(&g, Ar[r % 2], g.m, Br, g.k, i, j, 0);
+                const double scale = ref_at(&g, Ar[r % 2], g.m, Br, g.k, i, j, 1);
+                if (!(fabs((double)C[e] - ref) <= 1e-4 * scale + 1e-6))
+                    fail_msg("%s %zux%zux%zu call %d of %d, C(%zu, %zu) = %.9g, float64 %.9g "
+                             "(scale %.3g): the product did not use this call's A",
+                             chosen(&g), g.m, g.n, g.k, r + 1, reps, i, j, (double)C[e], ref,
+                             scale);
+            }
+            CM_ASSERT_OK(cm_buffer_destroy(dC[r]));
+        }
+        for (int v = 0; v < 2; ++v) {
+            CM_ASSERT_OK(cm_buffer_destroy(src[v]));
+            free(A[v]);
+            free(Ar[v]);
+        }
+        CM_ASSERT_OK(cm_buffer_destroy(dA));
+        CM_ASSERT_OK(cm_buffer_destroy(dB));
+        free(B);
+        free(Br);
+        free(C);
+        free(h);
+    }
+}
+
 static void test_reproducible(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
@@ -1855,6 +1946,7 @@ int main(void) {
         cmocka_unit_test(test_sm90_bf16_store16),
         cmocka_unit_test(test_sm90_stage32),
         cmocka_unit_test(test_realigned),
+        cmocka_unit_test(test_staged_back_to_back),
         cmocka_unit_test(test_tf32_align1),
         cmocka_unit_test(test_split_k_graph),
         cmocka_unit_test(test_explain_on_device),
