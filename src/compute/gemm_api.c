@@ -371,12 +371,16 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *     the split takes (34 of 128 x 256 at long K) was not measured and keeps mma:64x64.
  *  3. TF32 with B MN-major (the register-A form on C^T), K from CM__GEMM_SM90_TF32_TINY_MIN_K
  *     to under CM__GEMM_SM90_LONG_K, C^T's rows at least CM__GEMM_SM90_AT_WHOLE_MIN_ROWS and
- *     its columns at least 32: K whole (cm__gemm_sm90_thin_whole). H100 against cuBLAS, two
+ *     its columns at least CM__GEMM_SM90_AT_WHOLE_MIN_COLS: K whole (cm__gemm_sm90_thin_whole). H100 against cuBLAS, two
  *     rounds, the sweep's column-major "NN", mma:64x64 -> this: 4096 x 64 x 1000 0.82-0.84x ->
  *     1.10-1.15x, 4096 x 64 x 512 0.85-0.89x -> 0.97-0.99x, 8192 x 64 x 1000 0.75-0.78x ->
  *     0.91-0.94x, 4096 x 32 x 1000 0.83-0.85x -> 0.99-1.00x, 4096 x 128 x 1000 0.72x ->
  *     0.94-0.95x; at 2048 rows mma:64x64 (3 parts) won, 0.98-1.01x against 0.88-0.91x, and at
- *     K = 256 the two were even.
+ *     K = 256 the two were even. With mma.sync's TF32 parts of 128 of K (more parts than when
+ *     the above was measured) 32 columns went back to mma:64x64: 4096 x 32 x 900 in its 4
+ *     parts 1.08-1.09x against this form's 0.94-0.97x, where 64 columns stayed even (4096 x
+ *     64 x 1000 1.09-1.10x against 1.11-1.15x): the columns' floor is
+ *     CM__GEMM_SM90_AT_WHOLE_MIN_COLS.
  * The figures are in bench/NOTES-gemm.md. */
 #define CM__GEMM_SM90_LONG_K 1024
 #define CM__GEMM_SM90_TF32_TINY_MIN_K 512
@@ -387,6 +391,8 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
 #define CM__GEMM_SM90_THIN_LONG_SIDE 2048
 /* Rule 3's long side: C^T's rows (the columns of C) */
 #define CM__GEMM_SM90_AT_WHOLE_MIN_ROWS 4096
+/* and its columns (C's rows) */
+#define CM__GEMM_SM90_AT_WHOLE_MIN_COLS 64
 /* TF32 on the Hopper kernel over a long and thin C (one side at least
  * CM__GEMM_SM90_THIN_LONG_SIDE, the other at most 128) with K under CM__GEMM_SM90_LONG_K: K
  * whole, not split (cm__gemm_splitk_parts). The split's parts of 256-320 of K cost more in the
@@ -456,7 +462,7 @@ static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90
     const int rows = on_ct ? p->n : p->m, cols = on_ct ? p->m : p->n;
     /* rule 3 */
     if (on_ct && p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K && p->k < CM__GEMM_SM90_LONG_K &&
-        rows >= CM__GEMM_SM90_AT_WHOLE_MIN_ROWS && cols >= 32)
+        rows >= CM__GEMM_SM90_AT_WHOLE_MIN_ROWS && cols >= CM__GEMM_SM90_AT_WHOLE_MIN_COLS)
         return config;
     /* rule 2 */
     if (p->k < CM__GEMM_SM90_LONG_K || rows < 32 || cols < 64 ||
