@@ -66,7 +66,7 @@ typedef struct cm__gemm_args {
     int pdl;
     /* 1: split-K's parts (their batch into float scratch, the reduction after them: a
      * dependent launch already): never launched as a dependent of a staging before them
-     * (cm__gemm_sm90_packed), since the chain of three dependent launches lost to plain ones
+     * (cm__gemm_stage), since the chain of three dependent launches lost to plain ones
      * where a staging preceded split parts (bench/NOTES-gemm.md) */
     int split_part;
 } cm__gemm_args_t;

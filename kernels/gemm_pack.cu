@@ -472,20 +472,7 @@ extern "C" cudaError_t cm__gemm_splitk_reduce(const float *partials, int parts, 
     if (blocks > 132LL * 16) blocks = 132LL * 16;  // grid-stride beyond ~16 blocks a multiprocessor
     // dependent (sm_90+): a programmatic dependent launch (kernels/pdl.cuh), scheduled while
     // the parts' kernel before it on the stream still runs
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    cfg.gridDim = dim3((unsigned)blocks);
-    cfg.blockDim = dim3(256);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
-    if (dependent) {
-        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[0].val.programmaticStreamSerializationAllowed = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-    }
-    const long long ldc64 = (long long)ldc;
-    const cudaError_t err = cudaLaunchKernelEx(&cfg, gemm_splitk_reduce_kernel, partials, parts,
-                                               mn, n, alpha, beta, c, ldc64, c_bf16);
-    return err != cudaSuccess ? err : cudaGetLastError();
+    return cm__pdl_launch(dependent != 0, gemm_splitk_reduce_kernel, dim3((unsigned)blocks),
+                          dim3(256), 0, stream, partials, parts, mn, n, alpha, beta, c,
+                          (long long)ldc, c_bf16);
 }

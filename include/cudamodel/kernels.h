@@ -552,8 +552,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * "NN" bf16: 4 parts; 4096 x 64 x 1024 "TN": whole). TF32 with a long and thin C (a side of
  * at least 2048, the other at most 128) and K from 512 to under 1024 runs the Hopper kernel
  * with K whole: "TN" with M the short side (row-major terms), and row-major op(B) contiguous
- * along N ("sm90+at") where N is at least 4096 and M at least 32 (column-major: op(A) along
- * M, M at least 4096 and N at least 32, as in 4096 x 64 x 1000 "NN"). A bf16 op(B)
+ * along N ("sm90+at") where N is at least 4096 and M at least 64 (column-major: op(A) along
+ * M, M at least 4096 and N at least 64, as in 4096 x 64 x 1000 "NN"). A bf16 op(B)
  * contiguous along N whose rows are an odd number of 16 bytes (1000 elements) is transposed
  * rather than read as it is, and a "TN" operand with such rows copied into rows of whole
  * 128-byte lines, where K >= 256 and m n / (m + n) >= 768: the kernel's tensor copies read
@@ -610,7 +610,7 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * form only where a side of C is at most 16 below K 1024: 4096 x 12 x 767, 384 x 384 x 600);
  * "skinny" with K >= 2048 over at most 64 rows per multiprocessor (7 x 4096 x 4096: 2 parts); a
  * matrix-vector product read across K over 512 to 2048 rows with K >= 2048 (1000 x 1 x 4096),
- * and over fewer rows (64 or more) from K >= 1536 into about one of its 1024-thread blocks (32
+ * and over fewer rows (64 or more) from K >= 2000 into about one of its 1024-thread blocks (32
  * rows, 64 of bf16 read in pairs) a multiprocessor, parts of at least 128 of K, where that
  * makes 4 parts or more (127 x 1 x 3001: 23 parts asked, 19 after rounding each to 32 of K).
  * The last wave: a single CM_GEMM_FP32 product on the 128 x 128 FFMA tile with K >= 512 whose

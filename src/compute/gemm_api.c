@@ -1153,12 +1153,15 @@ static void cm__gemm_stage_bytes(const cm__gemm_args_t *p, int stage_a, int stag
 
 /* The staging into scratch from the pool on cs (cm__gemm_pack_pair, or cm__gemm_pack_batched
  * for one rows-contiguous operand alone): *q is p on it, *scratch the allocation (the caller
- * frees it on cs after the product, whatever this returned). cudaErrorNotSupported with
- * nothing queued and *scratch NULL when there is no pool, nothing to stage, the scratch would
- * pass max_bytes or cannot be had; else the first failing launch's status. */
+ * frees it on cs after the product, whatever this returned). dependent (an sm_90+ device):
+ * q->pdl is set, the product to be queued right after the staging's kernel launching as its
+ * programmatic dependent, except where p is split-K's parts (cm__gemm_args_t::split_part).
+ * cudaErrorNotSupported with nothing queued and *scratch NULL when there is no pool, nothing
+ * to stage, the scratch would pass max_bytes or cannot be had; else the first failing
+ * launch's status. */
 static cudaError_t cm__gemm_stage(const cm__gemm_args_t *p, int stage_a, int stage_b,
-                                  size_t max_bytes, cudaMemPool_t pool, cudaStream_t cs,
-                                  cm__gemm_args_t *q, void **scratch) {
+                                  size_t max_bytes, int dependent, cudaMemPool_t pool,
+                                  cudaStream_t cs, cm__gemm_args_t *q, void **scratch) {
     *scratch = NULL;
     *q = *p;
     if (pool == NULL || (!stage_a && !stage_b)) return cudaErrorNotSupported;
@@ -1174,6 +1177,7 @@ static cudaError_t cm__gemm_stage(const cm__gemm_args_t *p, int stage_a, int sta
     }
     unsigned char *const base = *scratch;
     *q = cm__gemm_staged_form(p, stage_a, stage_b, base, base + bytes_a);
+    q->pdl = dependent && !p->split_part;
     const cm__gemm_pack_side_t sa = {p->a, p->lda, p->a_kmajor, p->m, na, p->stride_a,
                                      base, ldk, q->stride_a};
     const cm__gemm_pack_side_t sb = {p->b, p->ldb, p->b_kmajor, p->n, nb, p->stride_b,
@@ -1462,10 +1466,9 @@ static cudaError_t cm__gemm_sm90_packed(const cm__gemm_args_t *p, int config, cu
     void *scratch = NULL;
     cudaError_t err = cudaSuccess;
     if (pack_a || pack_b) {
-        err = cm__gemm_stage(p, pack_a, pack_b, SIZE_MAX, pool, cs, &q, &scratch);
+        /* this is an sm_90 device: the product may depend on the staging programmatically */
+        err = cm__gemm_stage(p, pack_a, pack_b, SIZE_MAX, 1, pool, cs, &q, &scratch);
         if (err == cudaErrorNotSupported && scratch == NULL) return err; /* nothing queued */
-        /* right after the staging's kernel (this is an sm_90 device), unless split-K's parts */
-        q.pdl = !p->split_part;
     } else if (form == CM__SM90_FORM_PACK) {
         return cudaErrorNotSupported; /* nothing to do here: "TN" and aligned */
     }
@@ -2800,10 +2803,10 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
         } else if (mode == CM__REALIGN_COPY) {
             cm__gemm_args_t q;
             err = cm__gemm_stage(&p, cm__gemm_misaligned_a(&p), cm__gemm_misaligned_b(&p),
-                                 CM__GEMM_REALIGN_MAX_BYTES, pool, cs, &q, &realigned);
+                                 CM__GEMM_REALIGN_MAX_BYTES, major >= 9, pool, cs, &q,
+                                 &realigned);
             if (err == cudaSuccess) {
                 p = q;
-                p.pdl = major >= 9; /* right after the staging's kernel */
                 ch = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
                                      NULL);
             } else if (err == cudaErrorNotSupported && realigned == NULL) {

@@ -173,6 +173,13 @@ static void ref_range(size_t lo, size_t hi, void *ctx) {
     }
 }
 
+/* x as the kernel of precision p multiplies it (bf16- or TF32-rounded, or as it is) */
+static float multiplied(cm_gemm_precision_t p, float x) {
+    if (p == CM_GEMM_BF16 || p == CM_GEMM_BF16_OUT_BF16)
+        return cm_bf16_to_float(cm_bf16_from_float(x));
+    return p == CM_GEMM_TF32 ? gemm_check_tf32_round(x) : x;
+}
+
 /* runs one case, fails the test when it is wrong, returns its relative error (Frobenius, against
  * float64 from the values the kernel multiplies) */
 static double run_case(const gcase_t *g, size_t idx) {
@@ -198,12 +205,8 @@ static double run_case(const gcase_t *g, size_t idx) {
     for (size_t i = 0; i < a_el; ++i) A[i] = rnd_f();
     for (size_t i = 0; i < b_el; ++i) B[i] = rnd_f();
     /* the values the kernel multiplies */
-    for (size_t i = 0; i < a_el; ++i)
-        Ar[i] = bf ? cm_bf16_to_float(cm_bf16_from_float(A[i]))
-                   : (g->prec == CM_GEMM_TF32 ? gemm_check_tf32_round(A[i]) : A[i]);
-    for (size_t i = 0; i < b_el; ++i)
-        Br[i] = bf ? cm_bf16_to_float(cm_bf16_from_float(B[i]))
-                   : (g->prec == CM_GEMM_TF32 ? gemm_check_tf32_round(B[i]) : B[i]);
+    for (size_t i = 0; i < a_el; ++i) Ar[i] = multiplied(g->prec, A[i]);
+    for (size_t i = 0; i < b_el; ++i) Br[i] = multiplied(g->prec, B[i]);
     if (bf) {
         cm_bf16_from_float_array(hA, A, a_el);
         cm_bf16_from_float_array(hB, B, b_el);
@@ -1526,6 +1529,20 @@ static void test_sm90_stage32(void **state) {
 }
 
 /* the same call twice: the same bits (no atomics, fixed order) */
+/* el random inputs of precision p into x, their multiplied values into xr and a new device
+ * buffer *d (h: host staging of el elements) */
+static void random_operand(cm_gemm_precision_t p, size_t el, float *x, float *xr, void *h,
+                           cm_buffer_t **d) {
+    const int bf = p == CM_GEMM_BF16 || p == CM_GEMM_BF16_OUT_BF16;
+    for (size_t i = 0; i < el; ++i) {
+        x[i] = rnd_f();
+        xr[i] = multiplied(p, x[i]);
+    }
+    if (bf) cm_bf16_from_float_array(h, x, el); else memcpy(h, x, el * 4);
+    CM_ASSERT_OK(cm_buffer_create(c.dev, el * (bf ? 2 : 4), d));
+    CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, *d, 0, h, el * (bf ? 2 : 4)));
+}
+
 /* Staged products back to back on one stream (the Hopper pre-pass's transposition, the
  * realignment's copy), each call's A overwritten on the stream just before it from one of two
  * sources: the staging scratch comes from the same pool every call, so a product that read its
@@ -1542,8 +1559,9 @@ static void test_staged_back_to_back(void **state) {
     } cases[] = {{CM_GEMM_TF32, 3001, 1000, 64, "sm90"},
                  {CM_GEMM_BF16, 3001, 1000, 64, "sm90"},
                  {CM_GEMM_BF16, 127, 4096, 127, "mma"}};
+    enum { MAX_REPS = 6 };
     const bool hopper = hopper_kernel_chosen();
-    const int reps = cm_test_under_sanitizer() ? 2 : 6;
+    const int reps = cm_test_under_sanitizer() ? 2 : MAX_REPS;
     const size_t samples = cm_test_under_sanitizer() ? 256 : 2048;
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; ++t) {
         if (cm_test_under_sanitizer() && t > 0) break;
@@ -1552,34 +1570,21 @@ static void test_staged_back_to_back(void **state) {
                            cases[t].m, cases[t].n, cases[t].k, 1.0f, 0.0f, 0, 0, NULL, 0};
         if (hopper)
             assert_int_equal(strncmp(chosen(&g), cases[t].kernel, strlen(cases[t].kernel)), 0);
-        const int bf = g.prec == CM_GEMM_BF16;
-        const size_t in_sz = bf ? 2 : 4, a_el = g.m * g.k, b_el = g.k * g.n, c_el = g.m * g.n;
+        const size_t in_sz = g.prec == CM_GEMM_BF16 ? 2 : 4, a_el = g.m * g.k, b_el = g.k * g.n,
+                     c_el = g.m * g.n;
         float *A[2], *Ar[2], *B = malloc(b_el * 4), *Br = malloc(b_el * 4),
                              *C = malloc(c_el * 4);
         void *h = malloc((a_el > b_el ? a_el : b_el) * in_sz);
         assert_true(B && Br && C && h);
-        cm_buffer_t *src[2] = {NULL, NULL}, *dA = NULL, *dB = NULL, *dC[6] = {NULL};
+        cm_buffer_t *src[2] = {NULL, NULL}, *dA = NULL, *dB = NULL, *dC[MAX_REPS] = {NULL};
         for (int v = 0; v < 2; ++v) {
             A[v] = malloc(a_el * 4);
             Ar[v] = malloc(a_el * 4);
             assert_true(A[v] && Ar[v]);
-            for (size_t i = 0; i < a_el; ++i) {
-                A[v][i] = rnd_f();
-                Ar[v][i] = bf ? cm_bf16_to_float(cm_bf16_from_float(A[v][i]))
-                              : gemm_check_tf32_round(A[v][i]);
-            }
-            if (bf) cm_bf16_from_float_array(h, A[v], a_el); else memcpy(h, A[v], a_el * 4);
-            CM_ASSERT_OK(cm_buffer_create(c.dev, a_el * in_sz, &src[v]));
-            CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, src[v], 0, h, a_el * in_sz));
+            random_operand(g.prec, a_el, A[v], Ar[v], h, &src[v]);
         }
-        for (size_t i = 0; i < b_el; ++i) {
-            B[i] = rnd_f();
-            Br[i] = bf ? cm_bf16_to_float(cm_bf16_from_float(B[i])) : gemm_check_tf32_round(B[i]);
-        }
-        if (bf) cm_bf16_from_float_array(h, B, b_el); else memcpy(h, B, b_el * 4);
+        random_operand(g.prec, b_el, B, Br, h, &dB);
         CM_ASSERT_OK(cm_buffer_create(c.dev, a_el * in_sz, &dA));
-        CM_ASSERT_OK(cm_buffer_create(c.dev, b_el * in_sz, &dB));
-        CM_ASSERT_OK(cm_buffer_copy_from_host(NULL, dB, 0, h, b_el * in_sz));
         for (int r = 0; r < reps; ++r) {
             CM_ASSERT_OK(cm_buffer_create(c.dev, c_el * 4, &dC[r]));
             CM_ASSERT_OK(cm_buffer_copy(c.stream, dA, 0, src[r % 2], 0, a_el * in_sz));
