@@ -380,7 +380,12 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *     the above was measured) 32 columns went back to mma:64x64: 4096 x 32 x 900 in its 4
  *     parts 1.08-1.09x against this form's 0.94-0.97x, where 64 columns stayed even (4096 x
  *     64 x 1000 1.09-1.10x against 1.11-1.15x): the columns' floor is
- *     CM__GEMM_SM90_AT_WHOLE_MIN_COLS.
+ *     CM__GEMM_SM90_AT_WHOLE_MIN_COLS. Under it, from CM__GEMM_SM90_AT_WHOLE_NARROW_COLS, this
+ *     form still wins where C^T's rows give at least sms / CM__GEMM_SM90_AT_WHOLE_NARROW_TILES
+ *     of its 128-row tiles (mma:64x64 then splits K in only 2 parts): 6000 x 40 x 700 0.96-1.00x
+ *     against mma:64x64's 0.84-0.90x, 8192 x 32 x 800 0.86-0.88x against 0.84-0.86x, where at
+ *     4096 rows (32 tiles, 4 parts) mma:64x64 won (4096 x 32 x 900 1.08-1.13x against
+ *     0.99-1.00x, 4096 x 48 x 900 1.05-1.08x against 1.04-1.05x; H100, two rounds).
  * The figures are in bench/NOTES-gemm.md. */
 #define CM__GEMM_SM90_LONG_K 1024
 #define CM__GEMM_SM90_TF32_TINY_MIN_K 512
@@ -393,6 +398,10 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
 #define CM__GEMM_SM90_AT_WHOLE_MIN_ROWS 4096
 /* and its columns (C's rows) */
 #define CM__GEMM_SM90_AT_WHOLE_MIN_COLS 64
+/* fewer columns, down to this, where C^T's 128-row tiles number at least
+ * sms / CM__GEMM_SM90_AT_WHOLE_NARROW_TILES */
+#define CM__GEMM_SM90_AT_WHOLE_NARROW_COLS 32
+#define CM__GEMM_SM90_AT_WHOLE_NARROW_TILES 3
 /* TF32 on the Hopper kernel over a long and thin C (one side at least
  * CM__GEMM_SM90_THIN_LONG_SIDE, the other at most 128) with K under CM__GEMM_SM90_LONG_K: K
  * whole, not split (cm__gemm_splitk_parts). The split's parts of 256-320 of K cost more in the
@@ -462,7 +471,10 @@ static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90
     const int rows = on_ct ? p->n : p->m, cols = on_ct ? p->m : p->n;
     /* rule 3 */
     if (on_ct && p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K && p->k < CM__GEMM_SM90_LONG_K &&
-        rows >= CM__GEMM_SM90_AT_WHOLE_MIN_ROWS && cols >= CM__GEMM_SM90_AT_WHOLE_MIN_COLS)
+        rows >= CM__GEMM_SM90_AT_WHOLE_MIN_ROWS &&
+        (cols >= CM__GEMM_SM90_AT_WHOLE_MIN_COLS ||
+         (cols >= CM__GEMM_SM90_AT_WHOLE_NARROW_COLS &&
+          CM__GEMM_SM90_AT_WHOLE_NARROW_TILES * (((int64_t)rows + 127) / 128) >= sms)))
         return config;
     /* rule 2 */
     if (p->k < CM__GEMM_SM90_LONG_K || rows < 32 || cols < 64 ||
