@@ -382,10 +382,14 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *     64 x 1000 1.09-1.10x against 1.11-1.15x): the columns' floor is
  *     CM__GEMM_SM90_AT_WHOLE_MIN_COLS. Under it, from CM__GEMM_SM90_AT_WHOLE_NARROW_COLS, this
  *     form still wins where C^T's rows give at least sms / CM__GEMM_SM90_AT_WHOLE_NARROW_TILES
- *     of its 128-row tiles (mma:64x64 then splits K in only 2 parts): 6000 x 40 x 700 0.96-1.00x
- *     against mma:64x64's 0.84-0.90x, 8192 x 32 x 800 0.86-0.88x against 0.84-0.86x, where at
- *     4096 rows (32 tiles, 4 parts) mma:64x64 won (4096 x 32 x 900 1.08-1.13x against
- *     0.99-1.00x, 4096 x 48 x 900 1.05-1.08x against 1.04-1.05x; H100, two rounds).
+ *     of its 128-row tiles (mma:64x64 then splits K in only 2-3 parts): 6000 x 56 x 1000
+ *     0.83-0.92x against mma:64x64's 0.74-0.77x, 5600 x 48 x 800 0.95x against 0.89-0.92x,
+ *     6000 x 40 x 700 0.89-1.00x against 0.84-0.90x (four rounds). At fewer rows mma:64x64 won
+ *     (4096 x 32 x 900 1.08-1.13x against 0.99-1.00x, 4096 x 48 x 900 1.05-1.08x against
+ *     1.04-1.05x, 5000 x 40 x 900 1.11x against 0.96-0.98x), and at 32 columns at any rows
+ *     (12000 x 32 x 900 0.88-0.90x against 0.63-0.68x, 7000 x 32 x 600 0.90x against
+ *     0.83-0.91x, 8192 x 32 x 800 0.84-0.86x against 0.82-0.88x; a 128-wide tile over 32
+ *     columns computes four times what it keeps). H100, two rounds each but where noted.
  * The figures are in bench/NOTES-gemm.md. */
 #define CM__GEMM_SM90_LONG_K 1024
 #define CM__GEMM_SM90_TF32_TINY_MIN_K 512
@@ -400,7 +404,7 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
 #define CM__GEMM_SM90_AT_WHOLE_MIN_COLS 64
 /* fewer columns, down to this, where C^T's 128-row tiles number at least
  * sms / CM__GEMM_SM90_AT_WHOLE_NARROW_TILES */
-#define CM__GEMM_SM90_AT_WHOLE_NARROW_COLS 32
+#define CM__GEMM_SM90_AT_WHOLE_NARROW_COLS 40
 #define CM__GEMM_SM90_AT_WHOLE_NARROW_TILES 3
 /* TF32 on the Hopper kernel over a long and thin C (one side at least
  * CM__GEMM_SM90_THIN_LONG_SIDE, the other at most 128) with K under CM__GEMM_SM90_LONG_K: K

@@ -1148,9 +1148,9 @@ static void test_dispatch(void **state) {
             assert_int_not_equal(strncmp(NAME(CM_GEMM_TF32, 9, u, 1, NULL), "sm90", 4), 0);
         }
         /* TF32, B MN-major, K 512 .. 1023, C^T's rows (n here) at least 4096 and its columns
-         * at least 64: the register-A form on C^T with K whole (rule 3); 32 to 63 columns
+         * at least 64: the register-A form on C^T with K whole (rule 3); 40 to 63 columns
          * only where its 128-row tiles number sms / 3 (44 of 132: above 5504 rows); 2048
-         * rows, under 32 columns, K = 256 or K = 1024 (rule 2's, split) not by this rule */
+         * rows, under 40 columns, K = 256 or K = 1024 (rule 2's, split) not by this rule */
         static const struct {
             int m, n, k;
             const char *tf32;
@@ -1161,9 +1161,11 @@ static void test_dispatch(void **state) {
             {48, 4096, 900, "mma:64x64", 1}, {32, 4096, 900, "mma:64x64", 1},
             {128, 4096, 1000, "sm90+at", 1}, {64, 2048, 1000, "mma:64x64", 1},
             {64, 4096, 256, "mma:64x64", 1}, {16, 4096, 1000, "mma:64x64", 1},
-            {40, 6000, 700, "sm90+at", 1},   {32, 8192, 800, "sm90+at", 1},
-            {32, 5508, 700, "sm90+at", 1},   {32, 5504, 700, "mma:64x64", 1},
-            {63, 5504, 900, "mma:64x64", 1}, {24, 8192, 800, "mma:64x64", 1},
+            {40, 6000, 700, "sm90+at", 1},   {32, 8192, 800, "mma:64x64", 1},
+            {40, 5508, 700, "sm90+at", 1},   {40, 5504, 700, "mma:64x64", 1},
+            {63, 5504, 900, "mma:64x64", 1}, {32, 7000, 600, "mma:64x64", 1},
+            {48, 5600, 800, "sm90+at", 1},   {56, 6000, 1000, "sm90+at", 1},
+            {39, 8192, 800, "mma:64x64", 1},
         };
         for (size_t i = 0; i < sizeof whole / sizeof whole[0]; ++i) {
             cm__gemm_args_t w =
