@@ -554,7 +554,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * with K whole: "TN" with M the short side (row-major terms), and row-major op(B) contiguous
  * along N ("sm90+at") where N is at least 4096 and M at least 64 (column-major: op(A) along
  * M, M at least 4096 and N at least 64, as in 4096 x 64 x 1000 "NN", or N from 40 where M
- * has a 128-row tile for every 3 multiprocessors, as in 6000 x 48 x 800). A bf16 op(B)
+ * has a 128-row tile for every 3 multiprocessors, as in 6000 x 48 x 800; under 40 columns
+ * such a product runs mma.sync's 64 x 64 tiles at any M, as in 12000 x 32 x 900). A bf16 op(B)
  * contiguous along N whose rows are an odd number of 16 bytes (1000 elements) is transposed
  * rather than read as it is, and a "TN" operand with such rows copied into rows of whole
  * 128-byte lines, where K >= 256 and m n / (m + n) >= 768: the kernel's tensor copies read

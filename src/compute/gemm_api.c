@@ -488,6 +488,19 @@ static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90
                                             precision, sms, 0);
     return parts >= 2 || (!on_ct && p->k < 2 * CM__GEMM_SM90_LONG_K) ? config : -1;
 }
+/* TF32 with B MN-major (the Hopper kernel would run the register-A form on C^T), K from
+ * CM__GEMM_SM90_TF32_TINY_MIN_K to under CM__GEMM_SM90_LONG_K, and C^T with fewer than
+ * CM__GEMM_SM90_AT_WHOLE_NARROW_COLS columns (C's rows): mma:64x64 rather than the Hopper
+ * kernel at any number of C^T's rows. Rule 3 leaves such products to mma:64x64 in the tiny
+ * class; from about 8700 rows (on 132 multiprocessors) the class is another, whose table entry
+ * is the Hopper kernel: 12000 x 32 x 900 column-major "NN" ran 0.63-0.68x cuBLAS there against
+ * mma:64x64's 0.88-0.90x (H100, two rounds; a 128-wide tile over 32 columns computes four
+ * times what it keeps). */
+static int cm__gemm_sm90_at_too_narrow(int precision, const cm__gemm_args_t *p) {
+    return precision == CM_GEMM_TF32 && p->batch <= 1 && !p->b_kmajor &&
+           p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K && p->k < CM__GEMM_SM90_LONG_K &&
+           p->m < CM__GEMM_SM90_AT_WHOLE_NARROW_COLS;
+}
 static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, int sms,
                               const cm__gemm_args_t *p) {
     return cm__gemm_sm90_tiny_of(precision, arch, fam, have_sm90, sms, p, 0);
@@ -735,6 +748,8 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     if (!is_forced) {
         const int tiny_sm90 = cm__gemm_sm90_tiny(precision, arch, fam, have_sm90, sm_count, p);
         if (tiny_sm90 >= 0) c = (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, tiny_sm90};
+        else if (cm__gemm_sm90_at_too_narrow(precision, p) && c.kernel == CM__GEMM_KERNEL_SM90)
+            c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_64x64};
     }
     /* FP32 on Hopper (CM_GEMM_FP32_3XTF32 keeps the table's tiles, as measured there): the
      * tiny class's 32 x 64 tiles or the small class's 64 x 64 ones give way to the next larger

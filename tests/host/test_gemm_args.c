@@ -1166,6 +1166,10 @@ static void test_dispatch(void **state) {
             {63, 5504, 900, "mma:64x64", 1}, {32, 7000, 600, "mma:64x64", 1},
             {48, 5600, 800, "sm90+at", 1},   {56, 6000, 1000, "sm90+at", 1},
             {39, 8192, 800, "mma:64x64", 1},
+            /* past the tiny class (about 8700 rows) too: mma:64x64 under 40 columns
+             * (cm__gemm_sm90_at_too_narrow), the Hopper kernel from 40 */
+            {32, 12000, 900, "mma:64x64", 1}, {24, 20000, 700, "mma:64x64", 1},
+            {48, 12000, 900, "sm90+at", 1},
         };
         for (size_t i = 0; i < sizeof whole / sizeof whole[0]; ++i) {
             cm__gemm_args_t w =
