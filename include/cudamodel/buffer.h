@@ -38,7 +38,10 @@
  *   device's free and total memory, what this process holds through the library (live buffers
  *   and cached pool memory), what is held outside it (other processes, CUDA contexts), the
  *   largest allocation that would succeed now when the request should have fit, and what to do
- *   about it.
+ *   about it. A request larger than the device's whole memory is reported the same way at
+ *   once (cuda_error cudaErrorMemoryAllocation, "not attempted" in the message, "not called" in
+ *   the call): CUDA is not asked, since the driver may hold most of the free memory for a
+ *   moment before it refuses, and the pool is not trimmed for a retry that cannot succeed.
  *
  * An out-of-memory detail reads like this (numbers of an H200 shared with another process):
  * @code{.unparsed}

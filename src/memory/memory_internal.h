@@ -273,6 +273,7 @@ typedef struct cm__oom_numbers {
     size_t largest_ok;           /* largest allocation a probe got just now */
     bool largest_known;          /* false when the probe could not run */
     bool stream_ordered;         /* the failed call was a stream-ordered allocation */
+    bool not_attempted;          /* larger than the whole device: CUDA was not asked */
     /* the processes on the GPU as NVML lists them (cm_device_processes()); when NVML is not
      * available (processes_known false) the hint points at nvidia-smi instead */
     bool processes_known;
@@ -295,6 +296,16 @@ void cm__oom_format(const cm__oom_numbers_t *n, char *msg, size_t msg_size, char
 cm_status_t cm__oom_report(struct cm__device *dev, size_t requested, size_t trimmed,
                            bool stream_ordered, cudaError_t err, const char *call, const char *file,
                            int line);
+
+/**
+ * A request larger than the device's whole memory (dev->total_bytes): record
+ * CM_ERROR_DEVICE_OUT_OF_MEMORY with the report, as cudaErrorMemoryAllocation from call, without
+ * asking CUDA and without trimming the pools. No such allocation can succeed, and the driver may
+ * take most of the free memory for a moment before it refuses one, which fails the allocations
+ * of other threads and processes meanwhile.
+ */
+cm_status_t cm__oom_refuse_oversize(struct cm__device *dev, size_t requested, bool stream_ordered,
+                                    const char *call, const char *file, int line);
 
 /** Largest allocation that succeeds now (cudaMalloc probes, at most max_probes), up to limit,
  *  on the device current in the caller's scope. */

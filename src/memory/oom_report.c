@@ -144,7 +144,10 @@ void cm__oom_format(const cm__oom_numbers_t *n, char *msg, size_t msg_size, char
         cm__text_printf(&m, "; this process holds %s through libcudamodel (%s in %zu live buffer%s, "
                         "%s cached in its pools", ours, live, n->live_buffers,
                         n->live_buffers == 1 ? "" : "s", cached);
-        if (n->trimmed_bytes > 0)
+        if (n->not_attempted)
+            cm__text_printf(&m, "); not attempted: no allocation larger than the device's whole "
+                            "memory can succeed");
+        else if (n->trimmed_bytes > 0)
             cm__text_printf(&m, " after %s were released for a second attempt)", trimmed);
         else
             cm__text_printf(&m, "; a second attempt after trimming them failed too)");
@@ -254,9 +257,9 @@ size_t cm__probe_largest(size_t limit, int max_probes, bool *known) {
     return lo;
 }
 
-cm_status_t cm__oom_report(struct cm__device *dev, size_t requested, size_t trimmed,
-                           bool stream_ordered, cudaError_t err, const char *call, const char *file,
-                           int line) {
+static cm_status_t cm__oom_record(struct cm__device *dev, size_t requested, size_t trimmed,
+                                  bool stream_ordered, bool not_attempted, cudaError_t err,
+                                  const char *call, const char *file, int line) {
     cm__oom_numbers_t n;
     memset(&n, 0, sizeof n);
     n.device = dev->ordinal;
@@ -264,6 +267,7 @@ cm_status_t cm__oom_report(struct cm__device *dev, size_t requested, size_t trim
     n.requested = requested;
     n.trimmed_bytes = trimmed;
     n.stream_ordered = stream_ordered;
+    n.not_attempted = not_attempted;
     /* free memory and probes are of the current device: make it the buffer's */
     cm__scope_t sc;
     bool in = cm__enter(dev->ordinal, 1, &sc) == CM_OK;
@@ -300,4 +304,16 @@ cm_status_t cm__oom_report(struct cm__device *dev, size_t requested, size_t trim
         cm__oom_format(&n, e->message, sizeof e->message, e->hint, sizeof e->hint);
     }
     return status;
+}
+
+cm_status_t cm__oom_report(struct cm__device *dev, size_t requested, size_t trimmed,
+                           bool stream_ordered, cudaError_t err, const char *call, const char *file,
+                           int line) {
+    return cm__oom_record(dev, requested, trimmed, stream_ordered, false, err, call, file, line);
+}
+
+cm_status_t cm__oom_refuse_oversize(struct cm__device *dev, size_t requested, bool stream_ordered,
+                                    const char *call, const char *file, int line) {
+    return cm__oom_record(dev, requested, 0, stream_ordered, true, cudaErrorMemoryAllocation, call,
+                          file, line);
 }

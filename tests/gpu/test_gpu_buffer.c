@@ -747,6 +747,10 @@ static void test_real_out_of_memory(void **state) {
     /* more than the free memory: no probe (it would hold all the free memory for a moment) */
     assert_null(strstr(e->message, "the largest allocation"));
     assert_non_null(strstr(e->hint, "larger than the whole GPU"));
+    /* refused without asking CUDA: the driver would hold most of the free memory for a moment
+     * before it refused, and other processes' allocations would fail meanwhile */
+    assert_non_null(strstr(e->message, "not attempted"));
+    assert_non_null(strstr(e->call, "not called: more than the device has"));
     assert_int_equal(e->cuda_error, cudaErrorMemoryAllocation);
     assert_false(e->context_lost);
     char report[2048];

@@ -101,12 +101,15 @@ static void test_create_destroy_faults(void **state) {
     assert_int_equal(fake.calls[FAKE_MALLOC] - base, 2);
     CM_ASSERT_OK(cm_buffer_destroy(b));
     b = NULL;
-    /* out of memory first (for real: 100 MiB on a 64 MiB device), then another error on the
-     * retry: that error is reported, not an out-of-memory report */
+    /* out of memory first (for real: 50 MiB where 40 of the device's 64 MiB are held
+     * elsewhere), then another error on the retry: that error is reported, not an
+     * out-of-memory report */
+    fake.external = 40 * MiB;
     fake_fail(FAKE_MALLOC_ASYNC, cudaErrorUnknown, 2);
-    assert_int_equal(cm_buffer_create_on_stream(w, dev, 100 * MiB, &b), CM_ERROR_CUDA);
-    expect_call("cudaMallocFromPoolAsync(104857600 bytes)");
+    assert_int_equal(cm_buffer_create_on_stream(w, dev, 50 * MiB, &b), CM_ERROR_CUDA);
+    expect_call("cudaMallocFromPoolAsync(52428800 bytes)");
     assert_null(strstr(cm_last_error()->message, "out of memory"));
+    fake.external = 0;
     /* the driver is asked about a CUDA stream once, when it is wrapped: a failed context query
      * falls back to the device query, whose failure names the stream */
     cm_stream_t *bad = NULL;

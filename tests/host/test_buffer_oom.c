@@ -328,6 +328,49 @@ static void test_report_probes_below_the_request(void **state) {
     EXPECT_CLEAN();
 }
 
+/* A request larger than the whole device: refused without a CUDA call (the driver may hold
+ * most of the free memory for a moment before it refuses one) and without trimming the pools'
+ * cache for a retry that cannot succeed. */
+static void test_larger_than_the_device_not_attempted(void **state) {
+    (void)state;
+    cm_device_t *dev = NULL;
+    CM_ASSERT_OK(cm_device_open(0, &dev));
+    cm_stream_t *w = fake_wrap(dev, 0);
+    cm_buffer_t *s = NULL, *b = NULL;
+    CM_ASSERT_OK(cm_buffer_create_on_stream(w, dev, 20 * MiB, &s));
+    CM_ASSERT_OK(cm_buffer_destroy(s)); /* 20 MiB stay cached in the pool */
+    const unsigned long mallocs = fake.calls[FAKE_MALLOC], asyncs = fake.calls[FAKE_MALLOC_ASYNC],
+                        trims = fake.calls[FAKE_POOL_TRIM];
+    cm_buffer_t *keep = (cm_buffer_t *)(uintptr_t)0x1;
+    EXPECT_FAIL(cm_buffer_create(dev, 64 * MiB + 1, &keep), CM_ERROR_DEVICE_OUT_OF_MEMORY,
+                "out of memory: cannot allocate 64.00 MiB (67108865 bytes) on device 0 (Fake "
+                "GPU); the device has 64.00 MiB in total, 44.00 MiB free; this process holds "
+                "20.00 MiB through libcudamodel (0 B in 0 live buffers, 20.00 MiB cached in its "
+                "pools); not attempted: no allocation larger than the device's whole memory can "
+                "succeed");
+    assert_ptr_equal(keep, (cm_buffer_t *)(uintptr_t)0x1);
+    const cm_error_t *e = cm_last_error();
+    assert_int_equal(e->cuda_error, cudaErrorMemoryAllocation);
+    assert_false(e->context_lost);
+    assert_non_null(strstr(e->call, "cudaMalloc(67108865 bytes) in cm_buffer_create"));
+    assert_non_null(strstr(e->call, "not called: more than the device has"));
+    assert_null(strstr(e->message, "second attempt"));
+    assert_non_null(strstr(e->hint, "the request alone is larger than the whole GPU (64.00 MiB)"));
+    EXPECT_FAIL(cm_buffer_create_on_stream(w, dev, 100 * MiB, &keep),
+                CM_ERROR_DEVICE_OUT_OF_MEMORY, "(104857600 bytes) for a stream-ordered buffer");
+    assert_non_null(strstr(cm_last_error()->call, "cudaMallocFromPoolAsync(104857600 bytes)"));
+    /* CUDA was not asked, the cache was not trimmed */
+    assert_int_equal(fake.calls[FAKE_MALLOC], mallocs);
+    assert_int_equal(fake.calls[FAKE_MALLOC_ASYNC], asyncs);
+    assert_int_equal(fake.calls[FAKE_POOL_TRIM], trims);
+    assert_int_equal(fake_free_bytes(0), 44 * MiB);
+    CM_ASSERT_OK(cm_buffer_create(dev, 20 * MiB, &b)); /* usable afterwards */
+    CM_ASSERT_OK(cm_buffer_destroy(b));
+    CM_ASSERT_OK(cm_stream_release(w));
+    CM_ASSERT_OK(cm_device_close(dev));
+    EXPECT_CLEAN();
+}
+
 static void test_pinned_host_out_of_memory(void **state) {
     (void)state;
     cm_device_t *dev = NULL;
@@ -358,6 +401,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_trim_and_retry_succeeds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_report_on_real_failure, setup, teardown),
         cmocka_unit_test_setup_teardown(test_report_probes_below_the_request, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_larger_than_the_device_not_attempted, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_pinned_host_out_of_memory, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,10 +64,13 @@ static void test_pitched_create_rules(void **state) {
     MS_FAIL(cm_pitched_create(d, SIZE_MAX / 8, 1, CM_FORMAT_U32X4, &p), CM_ERROR_INVALID_ARGUMENT,
             "overflows size_t");
     assert_null(p);
-    /* out of memory after the trim and retry: the report names the request */
+    /* more than the device's 64 MiB: refused without a CUDA call; the report names the
+     * request */
     MS_FAIL_HINT(cm_pitched_create(d, 8192, 8192, CM_FORMAT_F32, &p),
                  CM_ERROR_DEVICE_OUT_OF_MEMORY, "cannot allocate 256.00 MiB", NULL);
     assert_non_null(strstr(cm_last_error()->call, "cudaMallocPitch"));
+    assert_non_null(strstr(cm_last_error()->call, "not called: more than the device has"));
+    assert_non_null(strstr(cm_last_error()->message, "not attempted"));
     assert_null(p);
     /* a closed device */
     MS_OK(cm_device_close(d));
@@ -118,12 +121,13 @@ static void test_array_create_rules_and_info(void **state) {
     MS_OK(cm_array_create(d, 16, 1025, CM_FORMAT_F32, 0, &a));
     MS_OK(cm_array_destroy(a));
     a = NULL;
-    /* out of memory: the report, nothing left behind */
+    /* out of memory (more than the device has): the report, nothing left behind */
     MS_FAIL(cm_array_create(d, 8192, 8192, CM_FORMAT_F32, 0, &a), CM_ERROR_INVALID_ARGUMENT,
             "exceeds");
     cmf_set_attr(1, cudaDevAttrMaxTexture2DWidth, 131072);
     MS_FAIL(cm_array_create(d, 8192, 8192, CM_FORMAT_F32, 0, &a), CM_ERROR_DEVICE_OUT_OF_MEMORY,
             "cannot allocate 256.00 MiB");
+    assert_non_null(strstr(cm_last_error()->call, "not called"));
     assert_null(a);
     MS_OK(cm_device_close(d));
 }
