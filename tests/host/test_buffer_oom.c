@@ -153,6 +153,10 @@ static void test_report_text_edge_cases(void **state) {
     n.processes = NULL;
     n.largest_known = true;
     n.stream_ordered = true;
+    n.not_attempted = false;
+    cm__oom_format(&n, msg, sizeof msg, hint, sizeof hint);
+    assert_true(strlen(msg) < sizeof msg);
+    n.not_attempted = true; /* the refusal's wording, at the same extremes */
     cm__oom_format(&n, msg, sizeof msg, hint, sizeof hint);
     assert_true(strlen(msg) < sizeof msg);
     assert_true(strlen(hint) < sizeof hint);
