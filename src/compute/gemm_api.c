@@ -432,6 +432,12 @@ static int cm__gemm_sm90_thin_whole(const cm__gemm_args_t *p) {
 static int cm__gemm_sm90_tf32_short(const cm__gemm_args_t *p, int config) {
     return config == 0 && p->in_type == CM__GEMM_F32 && p->k < CM__GEMM_SM90_LONG_K;
 }
+/* Rule 3's products (the register-A form on C^T with K whole) and cm__gemm_sm90_at_too_narrow's:
+ * TF32 with B MN-major, K from CM__GEMM_SM90_TF32_TINY_MIN_K to under CM__GEMM_SM90_LONG_K */
+static int cm__gemm_sm90_at_short_k(int precision, const cm__gemm_args_t *p) {
+    return precision == CM_GEMM_TF32 && !p->b_kmajor && p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K &&
+           p->k < CM__GEMM_SM90_LONG_K;
+}
 static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t ch,
                                     int precision, int sms, int forced, int thin_whole);
 /* cm__gemm_sm90_tiny; tf32_any_c 1: TF32 rule 1 at any C and K from
@@ -474,8 +480,7 @@ static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90
     const int config = p->b_kmajor ? 0 : tf32 ? CM__GEMM_SM90_AT : CM__GEMM_SM90_BT;
     const int rows = on_ct ? p->n : p->m, cols = on_ct ? p->m : p->n;
     /* rule 3 */
-    if (on_ct && p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K && p->k < CM__GEMM_SM90_LONG_K &&
-        rows >= CM__GEMM_SM90_AT_WHOLE_MIN_ROWS &&
+    if (cm__gemm_sm90_at_short_k(precision, p) && rows >= CM__GEMM_SM90_AT_WHOLE_MIN_ROWS &&
         (cols >= CM__GEMM_SM90_AT_WHOLE_MIN_COLS ||
          (cols >= CM__GEMM_SM90_AT_WHOLE_NARROW_COLS &&
           CM__GEMM_SM90_AT_WHOLE_NARROW_TILES * (((int64_t)rows + 127) / 128) >= sms)))
@@ -488,8 +493,8 @@ static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90
                                             precision, sms, 0);
     return parts >= 2 || (!on_ct && p->k < 2 * CM__GEMM_SM90_LONG_K) ? config : -1;
 }
-/* TF32 with B MN-major (the Hopper kernel would run the register-A form on C^T), K from
- * CM__GEMM_SM90_TF32_TINY_MIN_K to under CM__GEMM_SM90_LONG_K, and C^T with fewer than
+/* One product of rule 3's precision, layout and K (cm__gemm_sm90_at_short_k: the Hopper kernel
+ * would run the register-A form on C^T) with C^T of fewer than
  * CM__GEMM_SM90_AT_WHOLE_NARROW_COLS columns (C's rows): mma:64x64 rather than the Hopper
  * kernel at any number of C^T's rows. Rule 3 leaves such products to mma:64x64 in the tiny
  * class; from about 8700 rows (on 132 multiprocessors) the class is another, whose table entry
@@ -497,8 +502,7 @@ static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90
  * mma:64x64's 0.88-0.90x (H100, two rounds; a 128-wide tile over 32 columns computes four
  * times what it keeps). */
 static int cm__gemm_sm90_at_too_narrow(int precision, const cm__gemm_args_t *p) {
-    return precision == CM_GEMM_TF32 && p->batch <= 1 && !p->b_kmajor &&
-           p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K && p->k < CM__GEMM_SM90_LONG_K &&
+    return p->batch <= 1 && cm__gemm_sm90_at_short_k(precision, p) &&
            p->m < CM__GEMM_SM90_AT_WHOLE_NARROW_COLS;
 }
 static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, int sms,

@@ -88,15 +88,7 @@ static cm_status_t cm__classify_host(const void *p, const char *arg, const char 
 static cm_status_t cm__alloc_memory(struct cm__device *dev, size_t bytes, bool on_stream,
                                     cudaStream_t stream, void **ptr, const char *func) {
     const char *call = on_stream ? "cudaMallocFromPoolAsync" : "cudaMalloc";
-    if (dev->total_bytes > 0 && bytes > dev->total_bytes) {
-        /* no such allocation can succeed: refused without asking CUDA (which may take most
-         * of the free memory for a moment before it refuses) and without trimming the pools'
-         * cache for a retry */
-        char text[CM_ERROR_CALL_MAX];
-        snprintf(text, sizeof text, "%s(%zu bytes) in %s, not called: more than the device has",
-                 call, bytes, func);
-        return cm__oom_refuse_oversize(dev, bytes, on_stream, text, __FILE__, __LINE__);
-    }
+    CM_TRY(cm__oom_refuse_oversize(dev, bytes, on_stream, call, func, __FILE__, __LINE__));
     cudaError_t err = on_stream ? cm__cuda.malloc_from_pool_async(ptr, bytes, dev->pool, stream)
                                 : cm__cuda.device_malloc(ptr, bytes);
     if (err == cudaSuccess) return CM_OK;

@@ -298,14 +298,17 @@ cm_status_t cm__oom_report(struct cm__device *dev, size_t requested, size_t trim
                            int line);
 
 /**
- * A request larger than the device's whole memory (dev->total_bytes): record
- * CM_ERROR_DEVICE_OUT_OF_MEMORY with the report, as cudaErrorMemoryAllocation from call, without
- * asking CUDA and without trimming the pools. No such allocation can succeed, and the driver may
- * take most of the free memory for a moment before it refuses one, which fails the allocations
- * of other threads and processes meanwhile.
+ * Before an allocation of requested bytes of device memory through call (its CUDA name) in
+ * func: CM_OK when the device's whole memory (dev->total_bytes) could hold it, else record
+ * CM_ERROR_DEVICE_OUT_OF_MEMORY with the report ("not attempted"; cuda_error
+ * cudaErrorMemoryAllocation; a call text naming call and func, "not called") and return it,
+ * without asking CUDA and without trimming the pools. No such allocation can succeed, and the
+ * driver may take most of the free memory for a moment before it refuses one, which fails the
+ * allocations of other threads and processes meanwhile.
  */
 cm_status_t cm__oom_refuse_oversize(struct cm__device *dev, size_t requested, bool stream_ordered,
-                                    const char *call, const char *file, int line);
+                                    const char *call, const char *func, const char *file,
+                                    int line);
 
 /** Largest allocation that succeeds now (cudaMalloc probes, at most max_probes), up to limit,
  *  on the device current in the caller's scope. */

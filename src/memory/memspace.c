@@ -137,13 +137,8 @@ static void cm__ms_managed_oom_text(cm_error_t *e, int ordinal, bool concurrent)
 cm_status_t cm__ms_allocate(struct cm__device *dev, cm__ms_alloc_t *r, size_t requested,
                             const char *func) {
     const char *call = cm__ms_alloc_name(r);
-    if (r->kind != CM__MS_ALLOC_MANAGED && dev->total_bytes > 0 && requested > dev->total_bytes) {
-        /* device memory only (managed memory may exceed the device): as cm__alloc_memory */
-        char text[CM_ERROR_CALL_MAX];
-        snprintf(text, sizeof text, "%s(%zu bytes) in %s, not called: more than the device has",
-                 call, requested, func);
-        return cm__oom_refuse_oversize(dev, requested, false, text, __FILE__, __LINE__);
-    }
+    if (r->kind != CM__MS_ALLOC_MANAGED) /* managed memory may exceed the device */
+        CM_TRY(cm__oom_refuse_oversize(dev, requested, false, call, func, __FILE__, __LINE__));
     cudaError_t err = cm__ms_alloc_call(r);
     if (err == cudaSuccess) return CM_OK;
     if (err != cudaErrorMemoryAllocation)

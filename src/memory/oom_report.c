@@ -313,7 +313,12 @@ cm_status_t cm__oom_report(struct cm__device *dev, size_t requested, size_t trim
 }
 
 cm_status_t cm__oom_refuse_oversize(struct cm__device *dev, size_t requested, bool stream_ordered,
-                                    const char *call, const char *file, int line) {
-    return cm__oom_record(dev, requested, 0, stream_ordered, true, cudaErrorMemoryAllocation, call,
+                                    const char *call, const char *func, const char *file,
+                                    int line) {
+    if (dev->total_bytes == 0 || requested <= dev->total_bytes) return CM_OK;
+    char text[CM_ERROR_CALL_MAX];
+    snprintf(text, sizeof text, "%s(%zu bytes) in %s, not called: more than the device has", call,
+             requested, func);
+    return cm__oom_record(dev, requested, 0, stream_ordered, true, cudaErrorMemoryAllocation, text,
                           file, line);
 }
