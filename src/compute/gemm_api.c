@@ -494,16 +494,17 @@ static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90
     return parts >= 2 || (!on_ct && p->k < 2 * CM__GEMM_SM90_LONG_K) ? config : -1;
 }
 /* One product of rule 3's precision, layout and K (cm__gemm_sm90_at_short_k: the Hopper kernel
- * would run the register-A form on C^T) with C^T of fewer than
- * CM__GEMM_SM90_AT_WHOLE_NARROW_COLS columns (C's rows): mma:64x64 rather than the Hopper
- * kernel at any number of C^T's rows. Rule 3 leaves such products to mma:64x64 in the tiny
- * class; from about 8700 rows (on 132 multiprocessors) the class is another, whose table entry
- * is the Hopper kernel: 12000 x 32 x 900 column-major "NN" ran 0.63-0.68x cuBLAS there against
- * mma:64x64's 0.88-0.90x (H100, two rounds; a 128-wide tile over 32 columns computes four
- * times what it keeps). */
+ * would run the register-A form on C^T) with C^T of fewer than CM__GEMM_SM90_AT_WHOLE_MIN_COLS
+ * columns (C's rows) that rule 3 does not take: mma:64x64 rather than the Hopper kernel at any
+ * number of C^T's rows. Rule 3 leaves such products to mma:64x64 in the tiny class; from about
+ * 8700 rows (on 132 multiprocessors) the class is another, whose table entry is the Hopper
+ * kernel in its 256-row tiles: H100 against cuBLAS, column-major "NN", that -> mma:64x64,
+ * 12000 x 32 x 900 0.62-0.68x -> 0.86-0.90x (four rounds; a 128-wide tile over 32 columns
+ * computes four times what it keeps), 12000 x 48 x 900 0.62-0.65x -> 0.77-0.78x, 9000 x 40 x
+ * 1000 0.65x -> 0.77-0.79x (two rounds each). */
 static int cm__gemm_sm90_at_too_narrow(int precision, const cm__gemm_args_t *p) {
     return p->batch <= 1 && cm__gemm_sm90_at_short_k(precision, p) &&
-           p->m < CM__GEMM_SM90_AT_WHOLE_NARROW_COLS;
+           p->m < CM__GEMM_SM90_AT_WHOLE_MIN_COLS;
 }
 static int cm__gemm_sm90_tiny(int precision, int arch, int fam, int have_sm90, int sms,
                               const cm__gemm_args_t *p) {
@@ -588,6 +589,30 @@ static int cm__gemm_ffma_128_thin_wave(const cm__gemm_args_t *p, int sm_count) {
     if (blocks < 1 || slots < 1) return 0;
     const int64_t waves = (blocks + slots - 1) / slots;
     return blocks < slots || 8 * blocks < 7 * waves * slots;
+}
+
+/* FP32 on Hopper, a C of few rows (C row-major; at most 64) beside many columns with K from
+ * CM__GEMM_FFMA_NARROW_MIN_K, where the class's table entry (or its 64 x 64 tiles) would run:
+ * tiles that fit those rows. 128 x 128 tiles over 32 rows compute four times what they keep, 64
+ * x 64 ones twice: up to 32 rows the 32 x 64 tiles, up to 64 the 64 x 64 ones (in place of
+ * 128 x 128; a C of at most 64 columns beside many rows takes them too, the same fit turned).
+ * Each keeps its own split of K (cm__gemm_splitk_parts). H100 against cuBLAS, one round, the
+ * column-major sweep's "NN" / "TN" (C^T: its n here is C's rows), table entry -> this: 12000 x
+ * 32 x 900 (64 x 64) 0.74 / 0.65x -> 1.31 / 1.05x, 20000 x 32 x 900 (128 x 128) 0.30 / 0.33x ->
+ * 0.95 / 0.98x, 16384 x 32 x 1024 0.57 / 0.46x -> 1.28 / 0.95x, 9000 x 32 x 2000 0.55 / 0.39x
+ * -> 1.27 / 0.89x, 20000 x 48 x 1024 0.40 / 0.44x -> 0.84 / 0.97x (32 x 64: 0.83 / 0.89x),
+ * 30000 x 64 x 512 0.51 / 0.56x -> 0.86 / 0.93x (32 x 64: 0.71 / 0.74x); bench/NOTES-gemm.md.
+ * One product only (a batch was not measured). */
+#define CM__GEMM_FFMA_NARROW_MIN_K 512
+static int cm__gemm_ffma_narrow_config(const cm__gemm_args_t *p, int config) {
+    if (p->batch > 1 || p->k < CM__GEMM_FFMA_NARROW_MIN_K ||
+        (config != CM__FFMA_128x128x16q3 && config != CM__FFMA_64x64x16))
+        return config;
+    if (p->m <= 32 && cm__gemm_ffma_built(CM__FFMA_32x64x16)) return CM__FFMA_32x64x16;
+    if (config == CM__FFMA_128x128x16q3 && (p->m <= 64 || p->n <= 64) &&
+        cm__gemm_ffma_built(CM__FFMA_64x64x16))
+        return CM__FFMA_64x64x16;
+    return config;
 }
 
 /* ---------------------------------------------------------------------- TF32 align1
@@ -770,6 +795,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         else if (c.config == CM__FFMA_128x128x16q3 && shape == CM__GEMM_SHAPE_SKINNY &&
                  cm__gemm_ffma_128_thin_wave(p, sm_count))
             c.config = CM__FFMA_64x64x16;
+        c.config = cm__gemm_ffma_narrow_config(p, c.config);
         /* the 64 x 64 and 32 x 64 tiles where their plan splits a long K
          * (CM__FFMA_Q3_MIN_K): the same tiles with a 3-stage cp.async pipeline. H100 against
          * cuBLAS: 64 x 64 x 4096 1.17x -> 1.29x, 64 x 64 x 8192 0.98x -> 1.20x, 1000 x 127 x

@@ -880,6 +880,45 @@ static void test_dispatch(void **state) {
         assert_string_equal(NAME(CM_GEMM_FP32, 9, s3, 1, NULL), "ffma:64x64x16");
     }
 
+    /* Hopper FP32, C of at most 64 rows beside many columns from K = 512
+     * (cm__gemm_ffma_narrow_config): up to 32 rows the 32 x 64 tiles in place of the table's
+     * 64 x 64 or 128 x 128 ones, up to 64 rows (or columns) the 64 x 64 ones in place of 128 x
+     * 128; either layout; not under K = 512, not a batch, not before sm_90 */
+    {
+        static const struct {
+            int m, n, k;
+            const char *fp32;
+        } narrow[] = {
+            {32, 12000, 900, "ffma:32x64x16"},   {32, 20000, 900, "ffma:32x64x16"},
+            {24, 16384, 1024, "ffma:32x64x16"},  {48, 20000, 1024, "ffma:64x64x16"},
+            {64, 30000, 512, "ffma:64x64x16"},   {20000, 32, 900, "ffma:64x64x16"},
+            {30000, 64, 600, "ffma:64x64x16"},   {32, 20000, 256, "ffma:128x128x16q3"},
+            {65, 30000, 512, "ffma:128x128x16q3"}, {30000, 65, 512, "ffma:128x128x16q3"},
+        };
+        for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; ++i) {
+            for (int lay = 0; lay < 2; ++lay) {
+                cm__gemm_args_t w = args(narrow[i].m, narrow[i].n, narrow[i].k, 1, lay,
+                                         CM__GEMM_F32, narrow[i].k);
+                w.ldb = lay ? narrow[i].k : narrow[i].n;
+                const char *got = NAME(CM_GEMM_FP32, 9, w, 1, NULL);
+                if (strcmp(got, narrow[i].fp32) != 0)
+                    fail_msg("FP32 %d x %d x %d (B %s): %s, expected %s", narrow[i].m,
+                             narrow[i].n, narrow[i].k, lay ? "K-major" : "MN-major", got,
+                             narrow[i].fp32);
+            }
+        }
+        cm__gemm_args_t b = args(32, 20000, 900, 1, 1, CM__GEMM_F32, 900);
+        b.ldb = 900;
+        assert_string_equal(NAME(CM_GEMM_FP32, 8, b, 1, NULL), "ffma:128x128x8");
+        assert_string_equal(NAME(CM_GEMM_FP32, 9, b, 1, "ffma:128x128x16q3"),
+                            "ffma:128x128x16q3"); /* forced */
+        b.batch = 2;
+        b.stride_a = 32 * 900;
+        b.stride_b = 20000 * 900;
+        b.stride_c = 32 * 20000;
+        assert_string_equal(NAME(CM_GEMM_FP32, 9, b, 1, NULL), "ffma:128x128x16q3");
+    }
+
     /* the tiny class with a long K on Hopper (TF32 / BF16, both operands K-contiguous with
      * 16-byte rows, one product): the Hopper kernel where its split (sms / (2 tiles) parts)
      * fills 3/4 of the SMs with parts of at least 1024 of K; else the table's mma:64x64 */
@@ -1166,10 +1205,10 @@ static void test_dispatch(void **state) {
             {63, 5504, 900, "mma:64x64", 1}, {32, 7000, 600, "mma:64x64", 1},
             {48, 5600, 800, "sm90+at", 1},   {56, 6000, 1000, "sm90+at", 1},
             {39, 8192, 800, "mma:64x64", 1},
-            /* past the tiny class (about 8700 rows) too: mma:64x64 under 40 columns
-             * (cm__gemm_sm90_at_too_narrow), the Hopper kernel from 40 */
+            /* past the tiny class (about 8700 rows) too: mma:64x64 under 64 columns
+             * (cm__gemm_sm90_at_too_narrow) */
             {32, 12000, 900, "mma:64x64", 1}, {24, 20000, 700, "mma:64x64", 1},
-            {48, 12000, 900, "sm90+at", 1},
+            {48, 12000, 900, "mma:64x64", 1}, {40, 9000, 1000, "mma:64x64", 1},
         };
         for (size_t i = 0; i < sizeof whole / sizeof whole[0]; ++i) {
             cm__gemm_args_t w =
