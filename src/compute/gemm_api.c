@@ -500,8 +500,9 @@ static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90
  * 8700 rows (on 132 multiprocessors) the class is another, whose table entry is the Hopper
  * kernel in its 256-row tiles: H100 against cuBLAS, column-major "NN", that -> mma:64x64,
  * 12000 x 32 x 900 0.62-0.68x -> 0.86-0.90x (four rounds; a 128-wide tile over 32 columns
- * computes four times what it keeps), 12000 x 48 x 900 0.62-0.65x -> 0.77-0.78x, 9000 x 40 x
- * 1000 0.65x -> 0.77-0.79x (two rounds each). */
+ * computes four times what it keeps), 12000 x 48 x 900 0.62-0.65x -> 0.77-0.81x, 9000 x 40 x
+ * 1000 0.65-0.70x -> 0.75-0.80x (three rounds each); held out, one round: 30000 x 48 x 900
+ * 0.58x -> 0.69-0.71x, 12000 x 56 x 800 0.65x -> 0.68x, 20000 x 60 x 1000 0.72x -> 0.81-0.85x. */
 static int cm__gemm_sm90_at_too_narrow(int precision, const cm__gemm_args_t *p) {
     return p->batch <= 1 && cm__gemm_sm90_at_short_k(precision, p) &&
            p->m < CM__GEMM_SM90_AT_WHOLE_MIN_COLS;
@@ -596,13 +597,16 @@ static int cm__gemm_ffma_128_thin_wave(const cm__gemm_args_t *p, int sm_count) {
  * tiles that fit those rows. 128 x 128 tiles over 32 rows compute four times what they keep, 64
  * x 64 ones twice: up to 32 rows the 32 x 64 tiles, up to 64 the 64 x 64 ones (in place of
  * 128 x 128; a C of at most 64 columns beside many rows takes them too, the same fit turned).
- * Each keeps its own split of K (cm__gemm_splitk_parts). H100 against cuBLAS, one round, the
+ * Each keeps its own split of K (cm__gemm_splitk_parts). H100 against cuBLAS, two rounds, the
  * column-major sweep's "NN" / "TN" (C^T: its n here is C's rows), table entry -> this: 12000 x
- * 32 x 900 (64 x 64) 0.74 / 0.65x -> 1.31 / 1.05x, 20000 x 32 x 900 (128 x 128) 0.30 / 0.33x ->
- * 0.95 / 0.98x, 16384 x 32 x 1024 0.57 / 0.46x -> 1.28 / 0.95x, 9000 x 32 x 2000 0.55 / 0.39x
- * -> 1.27 / 0.89x, 20000 x 48 x 1024 0.40 / 0.44x -> 0.84 / 0.97x (32 x 64: 0.83 / 0.89x),
- * 30000 x 64 x 512 0.51 / 0.56x -> 0.86 / 0.93x (32 x 64: 0.71 / 0.74x); bench/NOTES-gemm.md.
- * One product only (a batch was not measured). */
+ * 32 x 900 (64 x 64) 0.65-0.77x -> 1.05-1.33x, 20000 x 32 x 900 (128 x 128) 0.30-0.35x ->
+ * 0.95-1.01x, 16384 x 32 x 1024 0.46-0.58x -> 0.95-1.32x, 9000 x 32 x 2000 0.39-0.56x ->
+ * 0.89-1.28x, 20000 x 48 x 1024 0.40-0.47x -> 0.84-0.99x (32 x 64: 0.83-0.91x), 30000 x 64 x
+ * 512 0.51-0.58x -> 0.86-0.96x (32 x 64: 0.71-0.76x); held out, one round, 128 x 128 tiles
+ * forced -> this: 15000 x 24 x 700 0.54x -> 1.08-1.17x, 25000 x 56 x 800 0.45-0.47x ->
+ * 0.94-0.98x, 40000 x 32 x 3000 0.35-0.52x -> 0.92-1.25x, and turned (C of few columns) 32 x
+ * 20000 x 900 0.32-0.34x -> 0.68-0.70x, 64 x 30000 x 600 0.52-0.61x -> 0.89-1.02x;
+ * bench/NOTES-gemm.md. One product only (a batch was not measured). */
 #define CM__GEMM_FFMA_NARROW_MIN_K 512
 static int cm__gemm_ffma_narrow_config(const cm__gemm_args_t *p, int config) {
     if (p->batch > 1 || p->k < CM__GEMM_FFMA_NARROW_MIN_K ||
