@@ -521,7 +521,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * parts of at least 256, give 3/4 of the multiprocessors a block takes those instead of 64 x
  * 64: 768 x 768 x 4096, 512 x 4096 x 512, 1024^3; a skinny-class product with 32 <= K <= 128
  * runs 64 x 64 tiles instead of 128 x 128 ones unless those fill whole waves of the GPU, at
- * least 7/8 of their slots: 3001 x 1000 x 64; the 64 x 64 and 32 x 64 tiles run their 3-stage
+ * least 7/8 of their slots: 3001 x 1000 x 64; a product with K >= 512 and C of at most 64
+ * rows or columns beside many more runs the tiles that fit that side instead of larger ones:
+ * 32 x 64 where C has at most 32 rows, else 64 x 64 (32 x 20000 x 900, 20000 x 64 x 600);
+ * the 64 x 64 and 32 x 64 tiles run their 3-stage
  * cp.async forms, "ffma:64x64x16q3" / "ffma:32x64x16q3", where split-K cuts a K of at least
  * 2048 into parts: 64 x 64 x 4096, 1000 x 127 x 3001); TF32 and BF16 run an mma.sync tensor-core kernel
  * (kernels/gemm_mma.cu) on sm_80 and later, and the Hopper wgmma kernel on sm_90 where the
@@ -555,7 +558,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * along N ("sm90+at") where N is at least 4096 and M at least 64 (column-major: op(A) along
  * M, M at least 4096 and N at least 64, as in 4096 x 64 x 1000 "NN", or N from 40 where M
  * has a 128-row tile for every 3 multiprocessors, as in 6000 x 48 x 800; under 40 columns
- * such a product runs mma.sync's 64 x 64 tiles at any M, as in 12000 x 32 x 900). A bf16 op(B)
+ * such a product runs mma.sync's 64 x 64 tiles at any M, as in 12000 x 32 x 900, and so does
+ * one under 64 columns past the tiny class, as in 12000 x 48 x 900). A bf16 op(B)
  * contiguous along N whose rows are an odd number of 16 bytes (1000 elements) is transposed
  * rather than read as it is, and a "TN" operand with such rows copied into rows of whole
  * 128-byte lines, where K >= 256 and m n / (m + n) >= 768: the kernel's tensor copies read
