@@ -36,7 +36,9 @@
  *            out. Timing adapts to the case (a probe call, then about 30 ms of calls, 5 .. 200);
  *            estimated 10 .. 20 s on an H200 (budgeted < 90 s). Ends with a summary: the worst
  *            ratio per precision (its case) and how many are under 0.9x.
- *            CM_BENCH_SWEEP_ONLY="fp32 _1x" keeps the cases whose name contains any of the words.
+ *            CM_BENCH_SWEEP_ONLY="fp32 _1x" keeps the cases whose name contains any of the words;
+ *            with CM_BENCH_SWEEP_SHAPES, a CM_BENCH_SWEEP_ONLY naming "3xtf32" adds the
+ *            CM_GEMM_FP32_3XTF32 cases of those shapes (against cublasGemmEx 32F).
  *            CM_BENCH_SWEEP_SHAPES="64x4096x2048 4096x64x8192" runs these shapes (m x n x k,
  *            at most 64, each side 1 .. 65536) instead of the 49, for an experiment (with
  *            scripts/gemm-sweep-configs.sh: forced configurations over chosen shapes); such a
@@ -594,7 +596,13 @@ static int custom_shapes(void) {
     return 1;
 }
 
-static const cm_gemm_precision_t k_sweep_precs[3] = {CM_GEMM_FP32, CM_GEMM_TF32, CM_GEMM_BF16};
+/* the sweep's precisions; CM_BENCH_SWEEP_SHAPES's shapes also run the fourth, FP32 accuracy on
+ * tensor cores (CM_GEMM_FP32_3XTF32 against cublasGemmEx with CUBLAS_COMPUTE_32F), where
+ * CM_BENCH_SWEEP_ONLY names "3xtf32" (so "tf32" alone keeps selecting TF32 only); the issue's
+ * own sweep runs the first three */
+static const cm_gemm_precision_t k_sweep_precs[4] = {CM_GEMM_FP32, CM_GEMM_TF32, CM_GEMM_BF16,
+                                                     CM_GEMM_FP32_3XTF32};
+static int g_sweep_precs = 3;
 
 /* per precision: the worst ratio and its case, cases under the goal, failed cases */
 typedef struct sweep_stats {
@@ -745,14 +753,14 @@ static void overhead(void) {
 }
 
 static void sweep(int list_only) {
-    sweep_stats_t st[3];
+    sweep_stats_t st[4];
     memset(st, 0, sizeof st);
-    for (int p = 0; p < 3; ++p) st[p].worst = INFINITY;
+    for (int p = 0; p < 4; ++p) st[p].worst = INFINITY;
     const double t0 = cm_bench_now_us();
     int index = 0;
-    if (list_only) printf("sweep: %zu shapes x 3 precisions x NN/TN\n", g_nsweep);
+    if (list_only) printf("sweep: %zu shapes x %d precisions x NN/TN\n", g_nsweep, g_sweep_precs);
     for (size_t i = 0; i < g_nsweep; ++i)
-        for (int p = 0; p < 3; ++p)
+        for (int p = 0; p < g_sweep_precs; ++p)
             for (int t = 0; t < 2; ++t, ++index) {
                 char name[96];
                 gcase_t g = sweep_case(p, t, i, name, sizeof name);
@@ -779,10 +787,11 @@ static void sweep(int list_only) {
             }
     if (list_only) return;
     printf("\nsweep summary (%d cases in %.1f s; goal >= 0.9x cuBLAS in each):\n",
-           st[0].cases + st[1].cases + st[2].cases, (cm_bench_now_us() - t0) * 1e-6);
+           st[0].cases + st[1].cases + st[2].cases + st[3].cases,
+           (cm_bench_now_us() - t0) * 1e-6);
     printf("  %-5s %6s %8s %-34s %9s %7s %7s\n", "prec", "cases", "worst", "worst case",
            "geo.mean", "<0.9x", "failed");
-    for (int p = 0; p < 3; ++p) {
+    for (int p = 0; p < g_sweep_precs; ++p) {
         const sweep_stats_t *x = &st[p];
         if (x->cases == 0) continue;
         printf("  %-5s %6d %7.3fx %-34s %8.3fx %7d %7d\n", prec_tag(k_sweep_precs[p]), x->cases,
@@ -1101,6 +1110,10 @@ int main(int argc, char **argv) {
     }
     const int custom = custom_shapes();
     if (custom < 0) return 2;
+    {
+        const char *only = getenv("CM_BENCH_SWEEP_ONLY");
+        if (custom && only != NULL && strstr(only, "3xtf32") != NULL) g_sweep_precs = 4;
+    }
     if (custom && !list && getenv("CM_BENCH_RESULTS") != NULL) {
         /* the results file keeps the sweep: an experiment's shapes are printed only */
         fprintf(stderr, "bench_gemm: CM_BENCH_SWEEP_SHAPES is set: no rows go to "
