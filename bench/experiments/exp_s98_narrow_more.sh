@@ -12,16 +12,20 @@
 # sm90+bt. One device call (~3 min cold), carry .deps. Into $OUT: fp32_short_k.txt,
 # x3_narrow.txt, bf16_narrow.txt, summary.txt. A rule is worth making where the default
 # loses to one forced column by more than the rounds' spread in both layouts.
+# EXP_S98_PARTS (default "fp32 x3 bf16") names the parts to run, for a call with less device
+# time left (bf16 alone: ~40 s after part b's build).
 set -u
+parts="${EXP_S98_PARTS:-fp32 x3 bf16}"
+want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
 exp_build | tee -a "$R/summary.txt"
 short="20000x32x256 20000x32x128 16384x48x384 30000x64x256 12000x32x384 32x20000x256"
-CM_BENCH_SWEEP_ONLY=fp32 exp_config_sweeps fp32_short_k.txt "$short" ffma:32x64x16 \
+want fp32 && CM_BENCH_SWEEP_ONLY=fp32 exp_config_sweeps fp32_short_k.txt "$short" ffma:32x64x16 \
     ffma:64x64x16 ffma:128x128x16q3
 x3="12000x32x900 20000x32x900 30000x64x512 20000x48x1024 32x20000x900"
-CM_BENCH_SWEEP_ONLY=3xtf32 exp_config_sweeps x3_narrow.txt "$x3" ffma:32x64x16 ffma:64x64x16 \
+want x3 && CM_BENCH_SWEEP_ONLY=3xtf32 exp_config_sweeps x3_narrow.txt "$x3" ffma:32x64x16 ffma:64x64x16 \
     ffma:128x128x16q3
 bf="8192x32x900 6000x32x900 8192x48x900"
-CM_BENCH_SWEEP_ONLY=bf16 exp_config_sweeps bf16_narrow.txt "$bf" mma:64x64 sm90+pack sm90+bt
+want bf16 && CM_BENCH_SWEEP_ONLY=bf16 exp_config_sweeps bf16_narrow.txt "$bf" mma:64x64 sm90+pack sm90+bt
 exp_say "done" | tee -a "$R/summary.txt"
