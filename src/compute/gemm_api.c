@@ -390,6 +390,18 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *     (12000 x 32 x 900 0.88-0.90x against 0.63-0.68x, 7000 x 32 x 600 0.90x against
  *     0.83-0.91x, 8192 x 32 x 800 0.84-0.86x against 0.82-0.88x; a 128-wide tile over 32
  *     columns computes four times what it keeps). H100, two rounds each but where noted.
+ *  4. BF16 over a narrow and long C with K under CM__GEMM_SM90_LONG_K
+ *     (cm__gemm_sm90_bf16_narrow: the short side 32-48, the long side at least 6000, K from
+ *     768): the Hopper kernel whole, B MN-major through the transposed-B form. mma:64x64
+ *     splits such a K in 2 parts over 188-256 tiles and loses to the Hopper kernel's 47-64
+ *     whole tiles of 128 x 128. H100 against cuBLAS, the sweep's column-major shapes with
+ *     leading dimensions off 16 bytes (both kernels behind the realignment's copy),
+ *     mma:64x64 -> this, "NN" (sm90+bt) / "TN" (both copied K-contiguous): 8192 x 32 x 900
+ *     0.75-0.76 / 0.69-0.71x -> 0.87-0.91 / 0.78-0.82x (two rounds), 6000 x 32 x 900 0.84 /
+ *     0.76x -> 0.97 / 0.81-0.85x, 8192 x 48 x 900 0.76 / 0.62x -> 0.94 / 0.72-0.77x (one
+ *     round). From 12000 rows the class is another, whose table entry is the Hopper kernel;
+ *     at K = CM__GEMM_SM90_LONG_K and beyond, rule 2's note: over 32 columns the split
+ *     mma:64x64 held.
  * The figures are in bench/NOTES-gemm.md. */
 #define CM__GEMM_SM90_LONG_K 1024
 #define CM__GEMM_SM90_TF32_TINY_MIN_K 512
@@ -438,6 +450,20 @@ static int cm__gemm_sm90_at_short_k(int precision, const cm__gemm_args_t *p) {
     return precision == CM_GEMM_TF32 && !p->b_kmajor && p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K &&
            p->k < CM__GEMM_SM90_LONG_K;
 }
+/* Rule 4's products: BF16 with K from CM__GEMM_SM90_BF16_NARROW_MIN_K to under
+ * CM__GEMM_SM90_LONG_K over a C whose short side is CM__GEMM_SM90_BF16_NARROW_MIN_SHORT to
+ * CM__GEMM_SM90_BF16_NARROW_MAX_SHORT and whose long side is at least
+ * CM__GEMM_SM90_BF16_NARROW_MIN_LONG */
+#define CM__GEMM_SM90_BF16_NARROW_MIN_K 768
+#define CM__GEMM_SM90_BF16_NARROW_MIN_SHORT 32
+#define CM__GEMM_SM90_BF16_NARROW_MAX_SHORT 48
+#define CM__GEMM_SM90_BF16_NARROW_MIN_LONG 6000
+static int cm__gemm_sm90_bf16_narrow(const cm__gemm_args_t *p) {
+    const int64_t lo = p->m < p->n ? p->m : p->n, hi = p->m < p->n ? p->n : p->m;
+    return p->in_type == CM__GEMM_BF16 && p->k >= CM__GEMM_SM90_BF16_NARROW_MIN_K &&
+           p->k < CM__GEMM_SM90_LONG_K && lo >= CM__GEMM_SM90_BF16_NARROW_MIN_SHORT &&
+           lo <= CM__GEMM_SM90_BF16_NARROW_MAX_SHORT && hi >= CM__GEMM_SM90_BF16_NARROW_MIN_LONG;
+}
 static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t ch,
                                     int precision, int sms, int forced, int thin_whole);
 /* cm__gemm_sm90_tiny; tf32_any_c 1: TF32 rule 1 at any C and K from
@@ -485,6 +511,8 @@ static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90
          (cols >= CM__GEMM_SM90_AT_WHOLE_NARROW_COLS &&
           CM__GEMM_SM90_AT_WHOLE_NARROW_TILES * (((int64_t)rows + 127) / 128) >= sms)))
         return config;
+    /* rule 4 */
+    if (cm__gemm_sm90_bf16_narrow(p)) return config;
     /* rule 2 */
     if (p->k < CM__GEMM_SM90_LONG_K || rows < 32 || cols < 64 ||
         (rows > cols ? rows : cols) < CM__GEMM_SM90_THIN_LONG_SIDE)

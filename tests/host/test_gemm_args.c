@@ -1242,6 +1242,47 @@ static void test_dispatch(void **state) {
         assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
     }
 
+    {
+        /* rule 4 (cm__gemm_sm90_bf16_narrow): BF16 over a C of 32-48 by at least 6000 with K
+         * from 768 to under 1024, in the tiny class: the Hopper kernel whole in place of
+         * mma:64x64 split, B MN-major by the transposed-B form ("NN"), both K-contiguous as
+         * they are ("TN"); either output type; outside its bounds mma:64x64 stays */
+        static const struct {
+            int m, n, k;
+            int hopper;
+        } bn[] = {
+            {32, 8192, 900, 1},  {32, 6000, 900, 1},  {48, 8192, 900, 1}, {40, 7000, 800, 1},
+            {32, 8192, 768, 1},  {48, 6000, 1023, 1}, {32, 5999, 900, 0}, {49, 8192, 900, 0},
+            {32, 8192, 767, 0},  {64, 8192, 900, 0},  {32, 4096, 900, 0},
+        };
+        for (size_t i = 0; i < sizeof bn / sizeof bn[0]; ++i) {
+            for (int turned = 0; turned < 2; ++turned) {
+                const int m = turned ? bn[i].n : bn[i].m, n = turned ? bn[i].m : bn[i].n;
+                for (int lay = 0; lay < 2; ++lay) {
+                    /* leading dimensions on 16 bytes (the realignment's copied form) */
+                    const int ka = (bn[i].k + 7) / 8 * 8, na = (n + 7) / 8 * 8;
+                    cm__gemm_args_t w = args(m, n, bn[i].k, 1, lay, CM__GEMM_BF16, ka);
+                    w.ldb = lay ? ka : na;
+                    const char *want = !bn[i].hopper ? "mma:64x64" : lay ? "sm90" : "sm90+bt";
+                    const char *got = NAME(CM_GEMM_BF16, 9, w, 1, NULL);
+                    const char *got_o = NAME(CM_GEMM_BF16_OUT_BF16, 9, w, 1, NULL);
+                    if (strcmp(got, want) != 0 || strcmp(got_o, want) != 0)
+                        fail_msg("BF16 %d x %d x %d (B %s): %s / %s, expected %s", m, n,
+                                 bn[i].k, lay ? "K-major" : "MN-major", got, got_o, want);
+                    if (bn[i].hopper) {
+                        const cm__gemm_choice_t h = {CM__GEMM_KERNEL_SM90,
+                                                     lay ? 0 : CM__GEMM_SM90_BT};
+                        assert_int_equal(cm__gemm_splitk_parts(&w, h, CM_GEMM_BF16, 132, 0), 1);
+                        /* sm_80 and a forced kernel are untouched */
+                        assert_string_equal(NAME(CM_GEMM_BF16, 8, w, 1, NULL), "mma:64x64");
+                        assert_string_equal(NAME(CM_GEMM_BF16, 9, w, 1, "mma:64x64"),
+                                            "mma:64x64");
+                    }
+                }
+            }
+        }
+    }
+
     /* "sm90+bt": a bf16 B that is MN-major with 16-byte rows read as it is by the transposed-B
      * kernel (forced; by default once CM__GEMM_SM90_BT_DISPATCH is 1), every other case as
      * "sm90+pack" or, TN and aligned, "sm90" */
