@@ -52,6 +52,10 @@
 #   CM_GPU_CHECK_TESTS            a ctest -R regular expression: the tests stage (and the
 #                                 sanitizer's list) runs only the matching tests, e.g.
 #                                 "test_gpu_core|test_gpu_buffer$"; a targeted run (INCOMPLETE)
+#   CM_GPU_CHECK_SANITIZER_TESTS  a ctest -R regular expression for the sanitizer's list alone
+#                                 (default: CM_GPU_CHECK_TESTS's), e.g. "." for every GPU test
+#                                 while the tests stage runs a few (scripts/gpu-check-part.sh b);
+#                                 any other value is a targeted run (INCOMPLETE)
 #   CM_GPU_CHECK_BENCHES          names of the benchmarks to run, e.g. "bench_buffer bench_stream"
 #                                 (the others are not run; a targeted run: INCOMPLETE)
 #   CM_SOAK_SECONDS               seconds of the plain soak run (default 60; whole seconds)
@@ -238,10 +242,17 @@ for cand in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-saniti
             /opt/nvidia/compute-sanitizer/compute-sanitizer; do
     [ -z "$sanitizer" ] && [ -x "$cand" ] && sanitizer="$cand"
 done
-# The test executables, from ctest itself (name -> command), so the list follows the labels.
+# The test executables, from ctest itself (name -> command), so the list follows the labels;
+# CM_GPU_CHECK_SANITIZER_TESTS, where set, picks them in place of the tests stage's filter.
+san_filter=("${test_filter[@]}")
+if [ -n "${CM_GPU_CHECK_SANITIZER_TESTS:-}" ]; then
+    san_filter=(-R "$CM_GPU_CHECK_SANITIZER_TESTS")
+    [ "$CM_GPU_CHECK_SANITIZER_TESTS" = "." ] ||
+        left_out "sanitizer limited to '$CM_GPU_CHECK_SANITIZER_TESTS'"
+fi
 gpu_tests=()
 if command -v python3 >/dev/null 2>&1; then
-    mapfile -t gpu_tests < <(ctest --test-dir "$bdir" -L gpu -LE faulting "${test_filter[@]}" \
+    mapfile -t gpu_tests < <(ctest --test-dir "$bdir" -L gpu -LE faulting "${san_filter[@]}" \
                                    --show-only=json-v1 2>/dev/null |
         python3 -c 'import json,sys
 try:
@@ -256,7 +267,7 @@ if [ ${#gpu_tests[@]} -eq 0 ]; then
     # Fallback: names from ctest -N; each test is an executable of that name in build-gpu/tests.
     while read -r name; do
         [ -n "$name" ] && gpu_tests+=("$bdir/tests/$name")
-    done < <(ctest --test-dir "$bdir" -N -L gpu -LE faulting "${test_filter[@]}" 2>/dev/null |
+    done < <(ctest --test-dir "$bdir" -N -L gpu -LE faulting "${san_filter[@]}" 2>/dev/null |
              sed -n 's/^ *Test *#[0-9]*: *\([^ ]*\).*/\1/p')
 fi
 san_pass=0 san_fail=0 san_unsupported=0 san_failed_names=()
