@@ -470,9 +470,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  *   CUDAMODEL_GEMM_3X_PROMO=n (a power of two, 1 to 64) sets the 64 to 32 n elements, for
  *   measurements.
  *   Everywhere else (other architectures, small problems, K < 512, no memory for the scratch,
- *   matrix-vector shapes) it runs the FP32 kernels: the same accuracy, never an error of its
- *   own. Infinities and NaN in the inputs propagate as in FP32; the small parts of inputs
- *   below about 2^-114 (and tensor-core subnormals) are flushed, a relative effect under
+ *   matrix-vector shapes) it runs the FP32 kernels exactly as CM_GEMM_FP32 would (the same
+ *   kernel, tiles and split of K below): the same accuracy, never an error of its own.
+ *   Infinities and NaN in the inputs propagate as in FP32; the small parts of inputs below
+ *   about 2^-114 (and tensor-core subnormals) are flushed, a relative effect under
  *   2^-21 of the smallest normal products.
  *
  * ## Checks (before anything is queued), CM_ERROR_INVALID_ARGUMENT with the numbers
@@ -624,9 +625,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * full (3001^3 on an H200: 576 tiles, 2 waves of 264 and 48 left) runs its leading rows (or
  * columns) of whole waves first, then the rest split over K like split-K (its parts filling
  * about one wave), so that the last wave does not leave most multiprocessors idle.
- * CM_GEMM_FP32_3XTF32 and batches are never split. CUDAMODEL_GEMM_SPLITK (read once per
- * process, for tuning and benchmarks) forces the number of parts: 1 never splits (the last
- * wave's split included), 2 or more split the whole product.
+ * Batches and CM_GEMM_FP32_3XTF32 on its Hopper kernel are never split (3xTF32 on the FP32
+ * kernels splits as CM_GEMM_FP32 does). CUDAMODEL_GEMM_SPLITK (read once per process, for
+ * tuning and benchmarks) forces the number of parts: 1 never splits (the last wave's split
+ * included), 2 or more split the whole product.
  *
  * cm_gemm_explain() says in words which of these paths a given call takes and why, without
  * queuing anything.

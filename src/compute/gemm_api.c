@@ -812,7 +812,8 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         else if (cm__gemm_sm90_at_too_narrow(precision, p) && c.kernel == CM__GEMM_KERNEL_SM90)
             c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_64x64};
     }
-    /* FP32 on Hopper (CM_GEMM_FP32_3XTF32 keeps the table's tiles, as measured there): the
+    /* FP32 on Hopper (and CM_GEMM_FP32_3XTF32 where it runs FP32's kernels: its choice is
+     * FP32's, below): the
      * tiny class's 32 x 64 tiles or the small class's 64 x 64 ones give way to the next larger
      * tile where its split fills the GPU (cm__gemm_ffma_64_fills,
      * cm__gemm_ffma_128_fills); the skinny class's 128 x 128 ones over a short K to 64 x 64
@@ -853,9 +854,14 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
                                    : fills && p->k >= CM__GEMM_3X_MIN_K;
         if (want && p->k > 0 && arch == CM__GEMM_ARCH_SM90 && have_sm90)
             return (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_3XTF32};
-        if (c.kernel != CM__GEMM_KERNEL_FFMA)
-            c = cm__gemm_table_entry(arch, CM__GEMM_FAM_FP32, shape);
-        return c;
+        /* else FP32's own choice, tuned for that work: the FP32 kernels do not see the
+         * precision (cm__gemm_run_precision: its split of K too); a forced FP32 kernel stays
+         * forced, a forced tensor-core one leaves the choice to FP32's rules */
+        const int fp32_forced = is_forced && (forced.kernel == CM__GEMM_KERNEL_FFMA ||
+                                              forced.kernel == CM__GEMM_KERNEL_SKINNY ||
+                                              forced.kernel == CM__GEMM_KERNEL_GEMV);
+        return cm__gemm_select(CM_GEMM_FP32, major, minor, sm_count, p, have_sm90,
+                               fp32_forced ? override : NULL);
     }
     /* "sm90+3xtf32" forced on another precision: the Hopper kernel as "sm90" forced */
     if (c.kernel == CM__GEMM_KERNEL_SM90 && c.config == CM__GEMM_SM90_3XTF32)
@@ -1848,7 +1854,8 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  *  - gemv reading the matrix across K (its rows M-contiguous) over CM__SPLITK_GEMV_MIN_ROWS ..
  *    CM__SPLITK_GEMV_MAX_ROWS rows, K >= CM__SPLITK_SKINNY_K: min(8, K / 512) parts (too few
  *    rows to keep enough loads in flight);
- *  - never a batch or CM_GEMM_FP32_3XTF32.
+ *  - never a batch or CM_GEMM_FP32_3XTF32 (which on the FP32 kernels runs as CM_GEMM_FP32:
+ *    cm__gemm_run_precision).
  * H200 (bench/NOTES-gemm.md, the sweeps at c279dc8 with CUDAMODEL_GEMM_SPLITK forced): 64 x
  * 4096 x 4096 0.33-0.46x cuBLAS unsplit, 0.62-0.84x in 4 parts; 4096 x 7 x 4096 FP32 on the
  * tiles 0.43x -> 0.92x; 7 x 4096 x 4096 on skinny 0.68-0.75x -> 0.98-1.15x in 2; 1000 x 1 x 4096
@@ -2584,13 +2591,25 @@ static void cm__gemm_explain_align1(cm__text_t *t, const cm__gemm_args_t *p,
     cm__text_printf(t, "); no copy to such rows first");
 }
 
+/* The precision a product runs as once its kernel is chosen (ch, of precision's selection):
+ * CM_GEMM_FP32_3XTF32 on any kernel but its Hopper one ("sm90+3xtf32") is CM_GEMM_FP32's work
+ * exactly (cm__gemm_select gives it FP32's choice: FP32 arithmetic throughout, FP32's
+ * accuracy), so it runs as CM_GEMM_FP32 would, K split and last wave included, rather than
+ * whole over a few blocks (a split of K never takes the Hopper 3xTF32 kernel's products:
+ * cm__gemm_splitk_parts). Any other precision: itself. */
+static int cm__gemm_run_precision(int precision, cm__gemm_choice_t ch) {
+    return precision == CM_GEMM_FP32_3XTF32 && ch.kernel != CM__GEMM_KERNEL_SM90 ? CM_GEMM_FP32
+                                                                                  : precision;
+}
+
 /* The explanation of one piece p of a call (device facts major, minor, sms; have_pool: C's
  * device object has a memory pool, where every copy, split and 3xTF32 scratch comes from) */
-static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int minor, int sms,
-                                   const cm__gemm_args_t *p, int row, int have_pool) {
+static void cm__gemm_explain_piece(cm__text_t *t, int user_precision, int major, int minor,
+                                   int sms, const cm__gemm_args_t *p, int row, int have_pool) {
     const char *override = cm__gemm_config_override();
-    cm__gemm_choice_t ch = cm__gemm_select(precision, major, minor, sms, p, CM_HAVE_GEMM_SM90,
-                                           override);
+    cm__gemm_choice_t ch = cm__gemm_select(user_precision, major, minor, sms, p,
+                                           CM_HAVE_GEMM_SM90, override);
+    const int precision = cm__gemm_run_precision(user_precision, ch); /* cm__gemm_impl's */
     const int forced = override != NULL && override[0] != '\0';
     if (p->k == 0) {
         cm__gemm_explain_kernel(t, ch);
@@ -2766,7 +2785,7 @@ static void cm__gemm_explain_piece(cm__text_t *t, int precision, int major, int 
         cm__gemm_explain_c_rows(t, &q,
                                 (major == 9 || CM_GEMM_TUNING) && bm > 0 && bn > 0 &&
                                     bm * bn < CM__FFMA_ROWS_OUT_BELOW);
-    if (precision == CM_GEMM_FP32 && !forced) {
+    if (user_precision == CM_GEMM_FP32 && !forced) {
         const cm__gemm_choice_t x3 = cm__gemm_select(CM_GEMM_FP32_3XTF32, major, minor, sms, p,
                                                      CM_HAVE_GEMM_SM90, NULL);
         if (x3.kernel == CM__GEMM_KERNEL_SM90)
@@ -2880,6 +2899,7 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
                        in_elem, out_elem, row, stride_a, stride_b, stride_c, b0, nb);
         ch = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
                              cm__gemm_config_override());
+        const int prec = cm__gemm_run_precision((int)precision, ch);
         /* the pool of C's device object (set when the device was opened, never changed): the
          * Hopper pre-passes', the realignment's and split-K's scratch */
         cudaMemPool_t pool = C.obj->a.dev->pool;
@@ -2887,7 +2907,7 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
         int sa = 0, sb = 0; /* the FP32 pitched copy's operands */
         /* CM__REALIGN_ALIGN1 sets ch to the tiles that read the operands as they are */
         const int mode = cm__gemm_realign_on()
-                             ? cm__gemm_realign_mode((int)precision, major, minor, sms, &p, ch,
+                             ? cm__gemm_realign_mode(prec, major, minor, sms, &p, ch,
                                                      CM_HAVE_GEMM_SM90,
                                                      cm__gemm_config_override(), &ch)
                              : CM__REALIGN_NONE;
@@ -2900,12 +2920,12 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
                                  &realigned);
             if (err == cudaSuccess) {
                 p = q;
-                ch = cm__gemm_select((int)precision, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
+                ch = cm__gemm_select(prec, major, minor, sms, &p, CM_HAVE_GEMM_SM90,
                                      NULL);
             } else if (err == cudaErrorNotSupported && realigned == NULL) {
                 err = cudaSuccess; /* nothing queued: the product runs as selected */
             }
-        } else if (cm__gemm_pitch_wanted((int)precision, major, &p, ch,
+        } else if (cm__gemm_pitch_wanted(prec, major, &p, ch,
                                          cm__gemm_config_override(), &sa, &sb)) {
             /* FP32 on the pipelined FFMA tile: operands along M / N copied to 16-byte rows */
             cm__gemm_args_t q;
@@ -2918,20 +2938,20 @@ static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precis
         int parts_ran = 1, wave_ran = 0;
         if (err == cudaSuccess) {
             const int forced = cm__gemm_splitk_override();
-            const int parts = cm__gemm_splitk_parts(&p, ch, (int)precision, sms, forced);
+            const int parts = cm__gemm_splitk_parts(&p, ch, prec, sms, forced);
             cm__gemm_wave_t wv;
             int split = 1;
             if (parts > 1)
-                err = cm__gemm_splitk(&ch, (int)precision, &p, parts, major, minor, sms, pool,
+                err = cm__gemm_splitk(&ch, prec, &p, parts, major, minor, sms, pool,
                                       cs, &split);
-            else if (cm__gemm_wave_taken(&p, ch, (int)precision, sms, forced, parts, &wv))
-                err = cm__gemm_wave_run(&ch, (int)precision, &p, &wv, major, minor, sms, pool,
+            else if (cm__gemm_wave_taken(&p, ch, prec, sms, forced, parts, &wv))
+                err = cm__gemm_wave_run(&ch, prec, &p, &wv, major, minor, sms, pool,
                                         cs, &wave_ran);
             else
                 err = cudaErrorNotSupported;
             if (err != cudaErrorNotSupported && parts > 1) parts_ran = split;
             if (err == cudaErrorNotSupported)
-                err = cm__gemm_launch(&ch, (int)precision, &p, sms, pool, cs);
+                err = cm__gemm_launch(&ch, prec, &p, sms, pool, cs);
         }
         /* what this piece ran (ch: after the launchers' fallbacks), for the tests */
         cm__gemm_ran = (cm__gemm_ran_t){ch, parts_ran, realigned != NULL, wave_ran};

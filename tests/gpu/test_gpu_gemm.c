@@ -734,14 +734,15 @@ static void test_large_sampled(void **state) {
 }
 
 /* split-K: shapes whose C leaves most multiprocessors idle while K is long run as a batch over
- * K plus an ordered reduction (src/compute/gemm_api.c). Every precision, layout and op on the
- * smallest, misaligned / padded operands, beta over NaN and beta != 0, a chunk remainder
- * (K not a multiple of the chunk) and a bf16 C. */
+ * K plus an ordered reduction (src/compute/gemm_api.c). Every precision (CM_GEMM_FP32_3XTF32
+ * on the FP32 kernels, split as FP32), layout and op on the smallest, misaligned / padded
+ * operands, beta over NaN and beta != 0, a chunk remainder (K not a multiple of the chunk) and
+ * a bf16 C. */
 static void test_split_k(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
     size_t idx = 0;
-    for (int p = 0; p < CM_GEMM_FP32_3XTF32; ++p)
+    for (int p = 0; p <= CM_GEMM_FP32_3XTF32; ++p)
         for (int l = 0; l < 2; ++l)
             for (int oa = 0; oa < 2; ++oa)
                 for (int ob = 0; ob < 2; ++ob)

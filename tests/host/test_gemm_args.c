@@ -953,8 +953,10 @@ static void test_dispatch(void **state) {
             f.stride_a = f.stride_b = 4096 * 4096;
             f.stride_c = 64 * 4096;
             assert_string_equal(NAME(CM_GEMM_FP32, 9, f, 1, NULL), "ffma:32x64x16");
-            /* 3xTF32 keeps the table's tile */
-            assert_string_equal(NAME(CM_GEMM_FP32_3XTF32, 9, lk, 1, NULL), "ffma:32x64x16");
+            /* 3xTF32 off its Hopper kernel: FP32's choice (cm__gemm_run_precision) */
+            assert_string_equal(NAME(CM_GEMM_FP32_3XTF32, 9, lk, 1, NULL),
+                                NAME(CM_GEMM_FP32, 9, lk, 1, NULL));
+            assert_string_equal(NAME(CM_GEMM_FP32_3XTF32, 9, lk, 1, NULL), "ffma:64x64x16q3");
         }
         /* the small class (fewer 128 x 128 tiles than SMs, not fewer 64 x 64 ones): the
          * pipelined 128 x 128 tiles where their split gives 3/4 of the SMs a block from K = 512
@@ -969,7 +971,8 @@ static void test_dispatch(void **state) {
             assert_string_equal(NAME(CM_GEMM_FP32, 9, s, 1, NULL), "ffma:128x128x16q3");
             assert_string_equal(NAME(CM_GEMM_FP32, 8, s, 1, NULL), "ffma:64x64x16"); /* Hopper */
             assert_string_equal(NAME(CM_GEMM_FP32, 9, s, 1, "ffma:64x64x16"), "ffma:64x64x16");
-            assert_string_equal(NAME(CM_GEMM_FP32_3XTF32, 9, s, 0, NULL), "ffma:64x64x16");
+            /* 3xTF32 without the Hopper kernel: FP32's choice */
+            assert_string_equal(NAME(CM_GEMM_FP32_3XTF32, 9, s, 0, NULL), "ffma:128x128x16q3");
             /* 512 x 4096 x 512: 128 tiles whole, 128 of 132 SMs a block */
             cm__gemm_args_t w = args(512, 4096, 512, 1, 1, CM__GEMM_F32, 512);
             w.ldb = 512;
@@ -1363,7 +1366,8 @@ static void test_dispatch(void **state) {
 
     /* CM_GEMM_FP32_3XTF32: the split-TF32 Hopper path where the problem fills the GPU and K is
      * at least CM__GEMM_3X_MIN_K, in every layout and alignment (the split pre-pass writes its
-     * own operands); else the FP32 table (FFMA), never mma.sync or the plain TF32 kernel */
+     * own operands); else FP32's own choice (the FP32 kernels: cm__gemm_run_precision runs it
+     * as FP32, split of K included), never mma.sync or the plain TF32 kernel */
     const int X3 = CM_GEMM_FP32_3XTF32;
     assert_string_equal(NAME(X3, 9, big, 1, NULL), "sm90+3xtf32");
     assert_string_equal(NAME(X3, 9, nn, 1, NULL), "sm90+3xtf32");
@@ -1371,8 +1375,10 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(X3, 9, big, 0, NULL), "ffma:128x128x16q3"); /* not carried */
     assert_string_equal(NAME(X3, 8, big, 1, NULL), "ffma:128x128x8");
     assert_string_equal(NAME(X3, 7, big, 1, NULL), "ffma:128x128x8");
-    assert_string_equal(NAME(X3, 9, tiny, 1, NULL), "ffma:32x64x16");
-    assert_string_equal(NAME(X3, 9, small_tn, 1, NULL), "ffma:64x64x16");
+    assert_string_equal(NAME(X3, 9, tiny, 1, NULL), NAME(CM_GEMM_FP32, 9, tiny, 1, NULL));
+    assert_string_equal(NAME(X3, 9, small_tn, 1, NULL),
+                        NAME(CM_GEMM_FP32, 9, small_tn, 1, NULL));
+    assert_string_equal(NAME(X3, 9, small_tn, 1, NULL), "ffma:128x128x16q3");
     /* skinny: many tiles take it when K >= CM__GEMM_3X_MIN_K (below, FP32's own error is under
      * the split's floor: FFMA); a narrow C (few 128 x 256 tiles) does not */
     assert_string_equal(NAME(X3, 9, skinny_nn, 1, NULL), NAME(CM_GEMM_FP32, 9, skinny_nn, 1, NULL));
@@ -1393,7 +1399,7 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(X3, 9, big, 1, "mma:128x128"), "ffma:128x128x16q3");
     assert_string_equal(NAME(X3, 9, big, 1, "ffma:64x64x16"), "ffma:64x64x16");
     assert_string_equal(NAME(X3, 9, k0, 1, NULL), NAME(CM_GEMM_FP32, 9, k0, 1, NULL)); /* as FP32 */
-    assert_string_equal(NAME(X3, 9, k0, 1, "sm90+3xtf32"), "ffma:64x64x16");
+    assert_string_equal(NAME(X3, 9, k0, 1, "sm90+3xtf32"), NAME(CM_GEMM_FP32, 9, k0, 1, NULL));
     /* the 3xTF32 name forced on another precision is the Hopper kernel as "sm90" forced */
     assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, "sm90+3xtf32"), AT_OR_PACK);
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "sm90+3xtf32"), "sm90");

@@ -168,14 +168,30 @@ static void check_plan(int major, int minor, int sms, cm_gemm_precision_t prec, 
         parts = atoi(sp + strlen(" is split into "));
         if (parts < 2 || parts > CM__SPLITK_MAX)
             fail_msg("%s: K split into %d parts: %s", what, parts, text);
-        if (prec == CM_GEMM_FP32_3XTF32) fail_msg("%s: 3xTF32 split over K: %s", what, text);
+        if (prec == CM_GEMM_FP32_3XTF32 && ch.kernel == CM__GEMM_KERNEL_SM90)
+            fail_msg("%s: 3xTF32's Hopper kernel split over K: %s", what, text);
+    }
+    /* 3xTF32 on any kernel but its Hopper one runs as FP32 (cm__gemm_run_precision): the same
+     * plan, word for word */
+    const int x3_as_fp32 = prec == CM_GEMM_FP32_3XTF32 && ch.kernel != CM__GEMM_KERNEL_SM90;
+    if (x3_as_fp32) {
+        char fp32[4096];
+        size_t flen = 0;
+        memset(fp32, 0, sizeof fp32);
+        if (cm_gemm_explain(CM_GEMM_FP32, CM_GEMM_COL_MAJOR, op_a, op_b, m, n, k, g.a, 0, lda,
+                            sa, g.b, 0, ldb, sb, g.c, 0, m, sc, nb, fp32, sizeof fp32,
+                            &flen) != CM_OK ||
+            strcmp(fp32, text) != 0)
+            fail_msg("%s: 3xTF32 off its Hopper kernel plans\n  %s\nFP32 plans\n  %s", what,
+                     text, fp32);
     }
     /* the last wave's split: "C's leading 2816 rows (528 tiles) run as whole waves of ..." */
     *wave = strstr(text, "run as whole waves") != NULL;
     if (*wave) {
         int bm = 0, bn = 0;
         if (ch.kernel == CM__GEMM_KERNEL_FFMA) cm__gemm_ffma_tile(ch.config, &bm, &bn);
-        if (prec != CM_GEMM_FP32 || bm < 128 || bn < 128 || k < CM__WAVE_SPLIT_MIN_K ||
+        if ((prec != CM_GEMM_FP32 && !x3_as_fp32) || bm < 128 || bn < 128 ||
+            k < CM__WAVE_SPLIT_MIN_K ||
             sp != NULL)
             fail_msg("%s: the last wave's split where its rule excludes it: %s", what, text);
     }
