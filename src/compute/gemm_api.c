@@ -813,9 +813,8 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
             c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_64x64};
     }
     /* FP32 on Hopper (and CM_GEMM_FP32_3XTF32 where it runs FP32's kernels: its choice is
-     * FP32's, below): the
-     * tiny class's 32 x 64 tiles or the small class's 64 x 64 ones give way to the next larger
-     * tile where its split fills the GPU (cm__gemm_ffma_64_fills,
+     * FP32's, below): the tiny class's 32 x 64 tiles or the small class's 64 x 64 ones give
+     * way to the next larger tile where its split fills the GPU (cm__gemm_ffma_64_fills,
      * cm__gemm_ffma_128_fills); the skinny class's 128 x 128 ones over a short K to 64 x 64
      * ones where they would leave a thin last wave (cm__gemm_ffma_128_thin_wave) */
     if (!is_forced && arch == CM__GEMM_ARCH_SM90 && precision == CM_GEMM_FP32 &&
