@@ -2791,6 +2791,25 @@ static void cm__gemm_explain_piece(cm__text_t *t, int user_precision, int major,
             cm__text_printf(t, "; CM_GEMM_FP32_3XTF32 would run this with FP32's accuracy on "
                             "tensor cores (%s)", cm__gemm_choice_name(x3));
     }
+    /* 3xTF32 run as FP32 (cm__gemm_run_precision): why not on its tensor-core path, in
+     * cm__gemm_select's order */
+    if (user_precision == CM_GEMM_FP32_3XTF32 && precision == CM_GEMM_FP32) {
+        cm__text_printf(t, "; CM_GEMM_FP32_3XTF32 runs this on the FP32 kernels (FP32's "
+                        "accuracy, as it promises) since ");
+        if (cm__gemm_arch_class(major, minor) != CM__GEMM_ARCH_SM90)
+            cm__text_printf(t, "its tensor-core path needs compute capability 9.0");
+        else if (!CM_HAVE_GEMM_SM90)
+            cm__text_printf(t, "this build of the library has no Hopper kernel (CUDA "
+                            "architecture 90a)");
+        else if (forced)
+            cm__text_printf(t, "CUDAMODEL_GEMM_CONFIG=%s names another kernel", override);
+        else if (p->k < CM__GEMM_3X_MIN_K)
+            cm__text_printf(t, "K = %d is under %d, where FP32's own rounding error is below "
+                            "the error floor of its tensor-core path", p->k, CM__GEMM_3X_MIN_K);
+        else
+            cm__text_printf(t, "the product is too small to fill the GPU with its tensor-core "
+                            "path's 128 x 192 tiles");
+    }
 }
 
 static cm_status_t cm__gemm_impl(cm_stream_t *stream, cm_gemm_precision_t precision,
