@@ -428,8 +428,14 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  * 0.95-1.00x -> 1.03-1.10x; from K = 2048 the split won (4096 x 64 x 2048 1.10-1.22x against
  * 0.93-1.03x). The register-A form on C^T in 4 parts lost the same way (2048 x 64 x 1000 "NN"
  * 0.64x against 0.88-0.91x whole; bench/NOTES-gemm.md). */
+/* C's short side (*lo) and long side (*hi) */
+static void cm__gemm_c_sides(const cm__gemm_args_t *p, int64_t *lo, int64_t *hi) {
+    *lo = p->m < p->n ? p->m : p->n;
+    *hi = p->m < p->n ? p->n : p->m;
+}
 static int cm__gemm_sm90_thin_whole(const cm__gemm_args_t *p) {
-    const int64_t lo = p->m < p->n ? p->m : p->n, hi = p->m < p->n ? p->n : p->m;
+    int64_t lo, hi;
+    cm__gemm_c_sides(p, &lo, &hi);
     return p->in_type != CM__GEMM_BF16 && p->k < CM__GEMM_SM90_LONG_K && lo <= 128 &&
            hi >= CM__GEMM_SM90_THIN_LONG_SIDE;
 }
@@ -459,7 +465,8 @@ static int cm__gemm_sm90_at_short_k(int precision, const cm__gemm_args_t *p) {
 #define CM__GEMM_SM90_BF16_NARROW_MAX_SHORT 48
 #define CM__GEMM_SM90_BF16_NARROW_MIN_LONG 6000
 static int cm__gemm_sm90_bf16_narrow(const cm__gemm_args_t *p) {
-    const int64_t lo = p->m < p->n ? p->m : p->n, hi = p->m < p->n ? p->n : p->m;
+    int64_t lo, hi;
+    cm__gemm_c_sides(p, &lo, &hi);
     return p->in_type == CM__GEMM_BF16 && p->k >= CM__GEMM_SM90_BF16_NARROW_MIN_K &&
            p->k < CM__GEMM_SM90_LONG_K && lo >= CM__GEMM_SM90_BF16_NARROW_MIN_SHORT &&
            lo <= CM__GEMM_SM90_BF16_NARROW_MAX_SHORT && hi >= CM__GEMM_SM90_BF16_NARROW_MIN_LONG;
@@ -812,12 +819,13 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         else if (cm__gemm_sm90_at_too_narrow(precision, p) && c.kernel == CM__GEMM_KERNEL_SM90)
             c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_64x64};
     }
-    /* FP32 on Hopper (and CM_GEMM_FP32_3XTF32 where it runs FP32's kernels: its choice is
-     * FP32's, below): the tiny class's 32 x 64 tiles or the small class's 64 x 64 ones give
-     * way to the next larger tile where its split fills the GPU (cm__gemm_ffma_64_fills,
+    /* FP32 on Hopper (CM_GEMM_FP32_3XTF32 too, whose choice off its Hopper kernel is FP32's,
+     * below): the tiny class's 32 x 64 tiles or the small class's 64 x 64 ones give way to
+     * the next larger tile where its split fills the GPU (cm__gemm_ffma_64_fills,
      * cm__gemm_ffma_128_fills); the skinny class's 128 x 128 ones over a short K to 64 x 64
      * ones where they would leave a thin last wave (cm__gemm_ffma_128_thin_wave) */
-    if (!is_forced && arch == CM__GEMM_ARCH_SM90 && precision == CM_GEMM_FP32 &&
+    if (!is_forced && arch == CM__GEMM_ARCH_SM90 &&
+        (precision == CM_GEMM_FP32 || precision == CM_GEMM_FP32_3XTF32) &&
         c.kernel == CM__GEMM_KERNEL_FFMA) {
         if (c.config == CM__FFMA_32x64x16 && cm__gemm_ffma_64_fills(p, sm_count))
             c.config = CM__FFMA_64x64x16;
@@ -835,7 +843,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
          * lost 4 % in an earlier round, so it keeps the plain tiles (bench/NOTES-gemm.md) */
         if ((c.config == CM__FFMA_64x64x16 || c.config == CM__FFMA_32x64x16) &&
             p->k >= CM__FFMA_Q3_MIN_K &&
-            cm__gemm_splitk_parts(p, c, precision, sm_count, 0) > 1)
+            cm__gemm_splitk_parts(p, c, CM_GEMM_FP32, sm_count, 0) > 1)
             c.config = c.config == CM__FFMA_64x64x16 ? CM__FFMA_64x64x16q3 : CM__FFMA_32x64x16q3;
     }
     /* demote to what can run; K = 0 (C = beta C, no products) always takes the FFMA kernel */
@@ -853,14 +861,13 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
                                    : fills && p->k >= CM__GEMM_3X_MIN_K;
         if (want && p->k > 0 && arch == CM__GEMM_ARCH_SM90 && have_sm90)
             return (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_3XTF32};
-        /* else FP32's own choice, tuned for that work: the FP32 kernels do not see the
-         * precision (cm__gemm_run_precision: its split of K too); a forced FP32 kernel stays
-         * forced, a forced tensor-core one leaves the choice to FP32's rules */
-        const int fp32_forced = is_forced && (forced.kernel == CM__GEMM_KERNEL_FFMA ||
-                                              forced.kernel == CM__GEMM_KERNEL_SKINNY ||
-                                              forced.kernel == CM__GEMM_KERNEL_GEMV);
-        return cm__gemm_select(CM_GEMM_FP32, major, minor, sm_count, p, have_sm90,
-                               fp32_forced ? override : NULL);
+        /* else FP32's own choice, tuned for that work (the FP32 kernels do not see the
+         * precision; cm__gemm_run_precision: its split of K too): everything above is FP32's
+         * selection, which keeps an FFMA tile as it is from here on; a forced tensor-core name
+         * leaves the choice to FP32's rules */
+        return c.kernel == CM__GEMM_KERNEL_FFMA
+                   ? c
+                   : cm__gemm_select(CM_GEMM_FP32, major, minor, sm_count, p, have_sm90, NULL);
     }
     /* "sm90+3xtf32" forced on another precision: the Hopper kernel as "sm90" forced */
     if (c.kernel == CM__GEMM_KERNEL_SM90 && c.config == CM__GEMM_SM90_3XTF32)

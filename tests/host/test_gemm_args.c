@@ -1399,7 +1399,8 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(X3, 9, big, 1, "mma:128x128"), "ffma:128x128x16q3");
     assert_string_equal(NAME(X3, 9, big, 1, "ffma:64x64x16"), "ffma:64x64x16");
     assert_string_equal(NAME(X3, 9, k0, 1, NULL), NAME(CM_GEMM_FP32, 9, k0, 1, NULL)); /* as FP32 */
-    assert_string_equal(NAME(X3, 9, k0, 1, "sm90+3xtf32"), NAME(CM_GEMM_FP32, 9, k0, 1, NULL));
+    assert_string_equal(NAME(X3, 9, k0, 1, "sm90+3xtf32"),
+                        NAME(CM_GEMM_FP32, 9, k0, 1, "sm90+3xtf32")); /* K = 0: FFMA */
     /* the 3xTF32 name forced on another precision is the Hopper kernel as "sm90" forced */
     assert_string_equal(NAME(CM_GEMM_TF32, 9, nn, 1, "sm90+3xtf32"), AT_OR_PACK);
     assert_string_equal(NAME(CM_GEMM_TF32, 9, big, 1, "sm90+3xtf32"), "sm90");
