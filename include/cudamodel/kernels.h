@@ -459,7 +459,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  *   summation (the CM_GEMM_FP32 bound above; measured against cublasSgemm in bench_gemm), at
  *   tensor-core speed. On sm_90 where the library carries the Hopper kernel, a problem that
  *   fills the GPU (the large class, or a skinny one with at least one 128 x 256 tile of C per
- *   multiprocessor) with K >= 512 runs a split pre-pass (kernels/gemm_pack.cu: A and B become
+ *   multiprocessor) with K >= 512 and more than 64 rows and columns of C (the tiles would cover
+ *   a narrower C at least twice over; the FP32 kernels fit it) runs a split pre-pass (kernels/gemm_pack.cu: A and B become
  *   K-contiguous TF32 operands of 3 x K, K rounded up to 32; scratch of 12 (M + N) K bytes at
  *   most 1 GiB per pass from the device object's pool, longer K in several passes) and then a
  *   wgmma kernel of its own ("sm90+3xtf32": 128 x 192 tiles whose tensor-core accumulator is
@@ -522,7 +523,7 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * parts of at least 256, give 3/4 of the multiprocessors a block takes those instead of 64 x
  * 64: 768 x 768 x 4096, 512 x 4096 x 512, 1024^3; a skinny-class product with 32 <= K <= 128
  * runs 64 x 64 tiles instead of 128 x 128 ones unless those fill whole waves of the GPU, at
- * least 7/8 of their slots: 3001 x 1000 x 64; a product with K >= 512 and C of at most 64
+ * least 7/8 of their slots: 3001 x 1000 x 64; a product with K >= 32 and C of at most 64
  * rows or columns beside many more runs the tiles that fit that side instead of larger ones:
  * 32 x 64 where C has at most 32 rows, else 64 x 64 (32 x 20000 x 900, 20000 x 64 x 600);
  * the 64 x 64 and 32 x 64 tiles run their 3-stage
@@ -560,7 +561,10 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * M, M at least 4096 and N at least 64, as in 4096 x 64 x 1000 "NN", or N from 40 where M
  * has a 128-row tile for every 3 multiprocessors, as in 6000 x 48 x 800; under 40 columns
  * such a product runs mma.sync's 64 x 64 tiles at any M, as in 12000 x 32 x 900, and so does
- * one under 64 columns past the tiny class, as in 12000 x 48 x 900). A bf16 op(B)
+ * one under 64 columns past the tiny class, as in 12000 x 48 x 900). A bf16 product over a
+ * C of 32 to 56 by 5000 or more in the tiny class with K from 768 to under 1024 runs the
+ * Hopper kernel with K whole rather than mma.sync's tiles split along K (8192 x 32 x 900,
+ * 5000 x 32 x 896, 8192 x 56 x 896). A bf16 op(B)
  * contiguous along N whose rows are an odd number of 16 bytes (1000 elements) is transposed
  * rather than read as it is, and a "TN" operand with such rows copied into rows of whole
  * 128-byte lines, where K >= 256 and m n / (m + n) >= 768: the kernel's tensor copies read

@@ -391,7 +391,7 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *     0.83-0.91x, 8192 x 32 x 800 0.84-0.86x against 0.82-0.88x; a 128-wide tile over 32
  *     columns computes four times what it keeps). H100, two rounds each but where noted.
  *  4. BF16 over a narrow and long C with K under CM__GEMM_SM90_LONG_K
- *     (cm__gemm_sm90_bf16_narrow: the short side 32-48, the long side at least 6000, K from
+ *     (cm__gemm_sm90_bf16_narrow: the short side 32-56, the long side at least 5000, K from
  *     768): the Hopper kernel whole, B MN-major through the transposed-B form. mma:64x64
  *     splits such a K in 2 parts over 188-256 tiles and loses to the Hopper kernel's 47-64
  *     whole tiles of 128 x 128. H100 against cuBLAS, the sweep's column-major shapes with
@@ -399,7 +399,12 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *     mma:64x64 -> this, "NN" (sm90+bt) / "TN" (both copied K-contiguous): 8192 x 32 x 900
  *     0.75-0.76 / 0.69-0.71x -> 0.87-0.91 / 0.78-0.82x (two rounds), 6000 x 32 x 900 0.84 /
  *     0.76x -> 0.97 / 0.81-0.85x, 8192 x 48 x 900 0.76 / 0.62x -> 0.94 / 0.72-0.77x (one
- *     round). From 12000 rows the class is another, whose table entry is the Hopper kernel;
+ *     round). H200, two rounds, 16-byte rows (no copy), mma:64x64 split -> this, "NN" / "TN":
+ *     within 32-48 by 6000, 8192 x 32 x 896, 6000 x 48 x 1000, 7000 x 40 x 800, 6000 x 32 x
+ *     768 and 16384 x 40 x 960 0.96-1.18x (the default) against mma:64x64's 0.81-0.97x; just
+ *     past those bounds, 5000 x 32 x 896 (3 parts) 0.89-1.03x -> 1.00-1.20x and 8192 x 56 x
+ *     896 (2 parts) 0.80-0.86x -> 1.06-1.20x, so the bounds are 56 and 5000.
+ *     From 12000 rows the class is another, whose table entry is the Hopper kernel;
  *     at K = CM__GEMM_SM90_LONG_K and beyond, rule 2's note: over 32 columns the split
  *     mma:64x64 held.
  * The figures are in bench/NOTES-gemm.md. */
@@ -433,6 +438,12 @@ static void cm__gemm_c_sides(const cm__gemm_args_t *p, int64_t *lo, int64_t *hi)
     *lo = p->m < p->n ? p->m : p->n;
     *hi = p->m < p->n ? p->n : p->m;
 }
+/* CM_GEMM_FP32_3XTF32 over a C too narrow for its Hopper path (CM__GEMM_3X_NARROW_SIDE) */
+static int cm__gemm_3x_narrow(const cm__gemm_args_t *p) {
+    int64_t lo, hi;
+    cm__gemm_c_sides(p, &lo, &hi);
+    return lo <= CM__GEMM_3X_NARROW_SIDE;
+}
 static int cm__gemm_sm90_thin_whole(const cm__gemm_args_t *p) {
     int64_t lo, hi;
     cm__gemm_c_sides(p, &lo, &hi);
@@ -462,8 +473,8 @@ static int cm__gemm_sm90_at_short_k(int precision, const cm__gemm_args_t *p) {
  * CM__GEMM_SM90_BF16_NARROW_MIN_LONG */
 #define CM__GEMM_SM90_BF16_NARROW_MIN_K 768
 #define CM__GEMM_SM90_BF16_NARROW_MIN_SHORT 32
-#define CM__GEMM_SM90_BF16_NARROW_MAX_SHORT 48
-#define CM__GEMM_SM90_BF16_NARROW_MIN_LONG 6000
+#define CM__GEMM_SM90_BF16_NARROW_MAX_SHORT 56
+#define CM__GEMM_SM90_BF16_NARROW_MIN_LONG 5000
 static int cm__gemm_sm90_bf16_narrow(const cm__gemm_args_t *p) {
     int64_t lo, hi;
     cm__gemm_c_sides(p, &lo, &hi);
@@ -628,7 +639,9 @@ static int cm__gemm_ffma_128_thin_wave(const cm__gemm_args_t *p, int sm_count) {
 }
 
 /* FP32 on Hopper, a C of few rows (C row-major; at most 64) beside many columns with K from
- * CM__GEMM_FFMA_NARROW_MIN_K, where the class's table entry (or its 64 x 64 tiles) would run:
+ * CM__GEMM_FFMA_NARROW_MIN_K (the short-K floor, CM__GEMM_FFMA_SHORT_K_MIN), where the class's
+ * table entry, the short-K rule's 64 x 64 tiles (cm__gemm_ffma_128_thin_wave) or the small
+ * class's 64 x 64 ones would run:
  * tiles that fit those rows. 128 x 128 tiles over 32 rows compute four times what they keep, 64
  * x 64 ones twice: up to 32 rows the 32 x 64 tiles, up to 64 the 64 x 64 ones (in place of
  * 128 x 128; a C of at most 64 columns beside many rows takes them too, the same fit turned).
@@ -640,9 +653,13 @@ static int cm__gemm_ffma_128_thin_wave(const cm__gemm_args_t *p, int sm_count) {
  * 512 0.51-0.58x -> 0.86-0.96x (32 x 64: 0.71-0.76x); held out, one round, 128 x 128 tiles
  * forced -> this: 15000 x 24 x 700 0.54x -> 1.08-1.17x, 25000 x 56 x 800 0.45-0.47x ->
  * 0.94-0.98x, 40000 x 32 x 3000 0.35-0.52x -> 0.92-1.25x, and turned (C of few columns) 32 x
- * 20000 x 900 0.32-0.34x -> 0.68-0.70x, 64 x 30000 x 600 0.52-0.61x -> 0.89-1.02x;
- * bench/NOTES-gemm.md. One product only (a batch was not measured). */
-#define CM__GEMM_FFMA_NARROW_MIN_K 512
+ * 20000 x 900 0.32-0.34x -> 0.68-0.70x, 64 x 30000 x 600 0.52-0.61x -> 0.89-1.02x. K under
+ * 512 behaves the same (H200, one round): 20000 x 32 x 256 (128 x 128) 0.44-0.48x -> 1.26-1.28x,
+ * 20000 x 32 x 128 (64 x 64, short-K rule) 1.01-1.06x -> 1.37-1.41x, 12000 x 32 x 384 (64 x 64)
+ * 0.82-0.87x -> 1.24-1.30x, 30000 x 64 x 256 (128 x 128) 0.63-0.69x -> 1.02-1.15x, turned 32 x
+ * 20000 x 256 0.45-0.49x -> 0.93-0.95x; bench/NOTES-gemm.md. One product only (a batch was
+ * not measured). */
+#define CM__GEMM_FFMA_NARROW_MIN_K CM__GEMM_FFMA_SHORT_K_MIN
 static int cm__gemm_ffma_narrow_config(const cm__gemm_args_t *p, int config) {
     if (p->batch > 1 || p->k < CM__GEMM_FFMA_NARROW_MIN_K ||
         (config != CM__FFMA_128x128x16q3 && config != CM__FFMA_64x64x16))
@@ -855,8 +872,9 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
          * tensor-core kernel */
         const int64_t tiles = cm__gemm_sm90_wide_tiles(p, CM__GEMM_SM90_3XTF32) *
                               (p->batch > 1 ? p->batch : 1);
-        const int fills = shape == CM__GEMM_SHAPE_LARGE ||
-                          (shape == CM__GEMM_SHAPE_SKINNY && tiles >= sm_count);
+        const int fills = (shape == CM__GEMM_SHAPE_LARGE ||
+                           (shape == CM__GEMM_SHAPE_SKINNY && tiles >= sm_count)) &&
+                          !cm__gemm_3x_narrow(p);
         const int want = is_forced ? c.kernel == CM__GEMM_KERNEL_SM90
                                    : fills && p->k >= CM__GEMM_3X_MIN_K;
         if (want && p->k > 0 && arch == CM__GEMM_ARCH_SM90 && have_sm90)
@@ -2813,6 +2831,10 @@ static void cm__gemm_explain_piece(cm__text_t *t, int user_precision, int major,
         else if (p->k < CM__GEMM_3X_MIN_K)
             cm__text_printf(t, "K = %d is under %d, where FP32's own rounding error is below "
                             "the error floor of its tensor-core path", p->k, CM__GEMM_3X_MIN_K);
+        else if (cm__gemm_3x_narrow(p))
+            cm__text_printf(t, "C's short side (%d) is at most %d, which its tensor-core path's "
+                            "128 x 192 tiles would cover at least twice over; the FP32 tiles "
+                            "fit it", p->m < p->n ? p->m : p->n, CM__GEMM_3X_NARROW_SIDE);
         else
             cm__text_printf(t, "the product is too small to fill the GPU with its tensor-core "
                             "path's 128 x 192 tiles");

@@ -109,6 +109,13 @@ enum {
  *  definition (bench/NOTES-gemm.md). */
 #define CM__GEMM_3X_MIN_K 512
 
+/** CM_GEMM_FP32_3XTF32 takes the split-TF32 Hopper path only over a C whose short side (rows or
+ *  columns) is above this: its 128 x 192 tiles over 64 or fewer rows or columns compute at least
+ *  twice what they keep, where the FP32 kernels' narrow rule fits 32 x 64 or 64 x 64 tiles to
+ *  them. H200 against cuBLAS, column-major 32 x 20000 x 900 (157 tiles of 128 x 192 over 32
+ *  columns): the Hopper path 0.29x, the FFMA tiles 0.68-0.71x (bench/NOTES-gemm.md). */
+#define CM__GEMM_3X_NARROW_SIDE 64
+
 /** Shape classes (cm__gemm_shape_class). */
 enum {
     CM__GEMM_SHAPE_TINY = 0,   /* fewer 64 x 64 tiles of C than multiprocessors (512^2 on 132) */

@@ -880,10 +880,11 @@ static void test_dispatch(void **state) {
         assert_string_equal(NAME(CM_GEMM_FP32, 9, s3, 1, NULL), "ffma:64x64x16");
     }
 
-    /* Hopper FP32, C of at most 64 rows beside many columns from K = 512
+    /* Hopper FP32, C of at most 64 rows beside many columns from K = 32
      * (cm__gemm_ffma_narrow_config): up to 32 rows the 32 x 64 tiles in place of the table's
-     * 64 x 64 or 128 x 128 ones, up to 64 rows (or columns) the 64 x 64 ones in place of 128 x
-     * 128; either layout; not under K = 512, not a batch, not before sm_90 */
+     * 64 x 64 or 128 x 128 ones (or the short-K rule's 64 x 64), up to 64 rows (or columns)
+     * the 64 x 64 ones in place of 128 x 128; either layout; not under K = 32, not a batch,
+     * not before sm_90 */
     {
         static const struct {
             int m, n, k;
@@ -892,7 +893,10 @@ static void test_dispatch(void **state) {
             {32, 12000, 900, "ffma:32x64x16"},   {32, 20000, 900, "ffma:32x64x16"},
             {24, 16384, 1024, "ffma:32x64x16"},  {48, 20000, 1024, "ffma:64x64x16"},
             {64, 30000, 512, "ffma:64x64x16"},   {20000, 32, 900, "ffma:64x64x16"},
-            {30000, 64, 600, "ffma:64x64x16"},   {32, 20000, 256, "ffma:128x128x16q3"},
+            {30000, 64, 600, "ffma:64x64x16"},   {32, 20000, 256, "ffma:32x64x16"},
+            {32, 20000, 128, "ffma:32x64x16"},   {32, 12000, 384, "ffma:32x64x16"},
+            {64, 30000, 256, "ffma:64x64x16"},   {20000, 32, 256, "ffma:64x64x16"},
+            {32, 40000, 32, "ffma:32x64x16"},    {32, 40000, 31, "ffma:128x128x16q3"},
             {65, 30000, 512, "ffma:128x128x16q3"}, {30000, 65, 512, "ffma:128x128x16q3"},
         };
         for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; ++i) {
@@ -1246,7 +1250,7 @@ static void test_dispatch(void **state) {
     }
 
     {
-        /* rule 4 (cm__gemm_sm90_bf16_narrow): BF16 over a C of 32-48 by at least 6000 with K
+        /* rule 4 (cm__gemm_sm90_bf16_narrow): BF16 over a C of 32-56 by at least 5000 with K
          * from 768 to under 1024, in the tiny class: the Hopper kernel whole in place of
          * mma:64x64 split, B MN-major by the transposed-B form ("NN"), both K-contiguous as
          * they are ("TN"); either output type; outside its bounds mma:64x64 stays */
@@ -1255,8 +1259,9 @@ static void test_dispatch(void **state) {
             int hopper;
         } bn[] = {
             {32, 8192, 900, 1},  {32, 6000, 900, 1},  {48, 8192, 900, 1}, {40, 7000, 800, 1},
-            {32, 8192, 768, 1},  {48, 6000, 1023, 1}, {32, 5999, 900, 0}, {49, 8192, 900, 0},
-            {32, 8192, 767, 0},  {64, 8192, 900, 0},  {32, 4096, 900, 0},
+            {32, 8192, 768, 1},  {48, 6000, 1023, 1}, {32, 5000, 896, 1}, {56, 8192, 896, 1},
+            {49, 8192, 900, 1},  {32, 4999, 900, 0},  {57, 8192, 900, 0}, {32, 8192, 767, 0},
+            {64, 8192, 900, 0},  {32, 4096, 900, 0},  {31, 8192, 900, 0}, {40, 5000, 700, 0},
         };
         for (size_t i = 0; i < sizeof bn / sizeof bn[0]; ++i) {
             for (int turned = 0; turned < 2; ++turned) {
@@ -1391,6 +1396,22 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(X3, 9, narrow, 1, NULL), "sm90+3xtf32"); /* 512 tiles */
     cm__gemm_args_t narrow2 = args(16384, 256, 8192, 1, 1, CM__GEMM_F32, 8192);
     assert_string_equal(NAME(X3, 9, narrow2, 1, NULL), "ffma:128x128x16q3"); /* 128 tiles */
+    /* a C whose short side is at most CM__GEMM_3X_NARROW_SIDE (64): FP32's choice (its narrow
+     * rule's 32 x 64 or 64 x 64 tiles) however many 128 x 192 tiles would cover it */
+    {
+        static const int nw[][3] = {{20000, 32, 900}, {32, 20000, 900}, {30000, 64, 600},
+                                    {64, 30000, 600}, {40000, 48, 2048}};
+        for (size_t i = 0; i < sizeof nw / sizeof nw[0]; ++i) {
+            cm__gemm_args_t w = args(nw[i][0], nw[i][1], nw[i][2], 1, 1, CM__GEMM_F32, nw[i][2]);
+            w.ldb = nw[i][2];
+            assert_string_equal(NAME(X3, 9, w, 1, NULL), NAME(CM_GEMM_FP32, 9, w, 1, NULL));
+            assert_string_not_equal(NAME(X3, 9, w, 1, NULL), "sm90+3xtf32");
+            assert_string_equal(NAME(X3, 9, w, 1, "sm90+3xtf32"), "sm90+3xtf32"); /* forced */
+        }
+        cm__gemm_args_t w = args(30000, 65, 600, 1, 1, CM__GEMM_F32, 600);
+        w.ldb = 600;
+        assert_string_equal(NAME(X3, 9, w, 1, NULL), "sm90+3xtf32"); /* 157 tiles over 65 columns */
+    }
     /* forced: an SM90 name takes the split path anywhere it can run; mma is never run;
      * an FFMA name is kept */
     assert_string_equal(NAME(X3, 9, tiny, 1, "sm90"), "sm90+3xtf32");
