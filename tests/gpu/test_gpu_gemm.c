@@ -1798,8 +1798,8 @@ static void test_explain_matches_run(void **state) {
                                        {127, 1000, 3001}, {1000, 127, 1000}, {512, 512, 512},
                                        {3001, 1000, 64},  {1000, 1000, 1000}, {4096, 64, 1000},
                                        {64, 4096, 1000}, {64, 4096, 2100}, {4096, 64, 2100},
-                                       {4096, 32, 1100}};
-    const size_t cap = (size_t)40 << 20; /* 4096 x 2100 floats: 34 MB */
+                                       {4096, 32, 1100}, {17000, 32, 512}, {32, 20000, 256}};
+    const size_t cap = (size_t)40 << 20; /* 17000 x 512 floats: 35 MB */
     cm_buffer_t *a = NULL, *b = NULL, *cc = NULL;
     CM_ASSERT_OK(cm_buffer_create(c.dev, cap, &a));
     CM_ASSERT_OK(cm_buffer_create(c.dev, cap, &b));
