@@ -461,8 +461,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  *   fills the GPU (the large class, or a skinny one with at least one 128 x 256 tile of C per
  *   multiprocessor) with K >= 512 and more than 64 rows and columns of C (the tiles would
  *   cover a narrower C at least twice over; the FP32 kernels fit it) runs a split pre-pass
- *   (kernels/gemm_pack.cu: A and B become K-contiguous TF32 operands of 3 x K, K rounded up to 32; scratch of 12 (M + N) K bytes at
- *   most 1 GiB per pass from the device object's pool, longer K in several passes) and then a
+ *   (kernels/gemm_pack.cu: A and B become K-contiguous TF32 operands of 3 x K, K rounded up
+ *   to 32; scratch of 12 (M + N) K bytes at most 1 GiB per pass from the device object's pool,
+ *   longer K in several passes) and then a
  *   wgmma kernel of its own ("sm90+3xtf32": 128 x 192 tiles whose tensor-core accumulator is
  *   added into a second FP32 accumulator every 256 K elements of the cross terms and every 64
  *   of big_A big_B, because the tensor cores' accumulation alone loses low bits; what it still
