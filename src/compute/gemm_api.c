@@ -310,6 +310,14 @@ static int cm__aligned16(const cm__gemm_args_t *p) {
            cm__operand_aligned16(p, p->b, p->ldb, p->stride_b);
 }
 
+/* C's short side and its long side */
+static int cm__gemm_c_short(const cm__gemm_args_t *p) {
+    return p->m < p->n ? p->m : p->n;
+}
+static int cm__gemm_c_long(const cm__gemm_args_t *p) {
+    return p->m < p->n ? p->n : p->m;
+}
+
 /* The shape class of p as the table sees it: a strided batch fills the multiprocessors with all
  * its matrices' tiles (as one matrix on sm_count / batch of them), and a batch of matrices of
  * at most 128 x 128 takes the tiny class's small tiles (a 128 x 256 tile would run mostly
@@ -433,22 +441,9 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  * 0.95-1.00x -> 1.03-1.10x; from K = 2048 the split won (4096 x 64 x 2048 1.10-1.22x against
  * 0.93-1.03x). The register-A form on C^T in 4 parts lost the same way (2048 x 64 x 1000 "NN"
  * 0.64x against 0.88-0.91x whole; bench/NOTES-gemm.md). */
-/* C's short side (*lo) and long side (*hi) */
-static void cm__gemm_c_sides(const cm__gemm_args_t *p, int64_t *lo, int64_t *hi) {
-    *lo = p->m < p->n ? p->m : p->n;
-    *hi = p->m < p->n ? p->n : p->m;
-}
-/* CM_GEMM_FP32_3XTF32 over a C too narrow for its Hopper path (CM__GEMM_3X_NARROW_SIDE) */
-static int cm__gemm_3x_narrow(const cm__gemm_args_t *p) {
-    int64_t lo, hi;
-    cm__gemm_c_sides(p, &lo, &hi);
-    return lo <= CM__GEMM_3X_NARROW_SIDE;
-}
 static int cm__gemm_sm90_thin_whole(const cm__gemm_args_t *p) {
-    int64_t lo, hi;
-    cm__gemm_c_sides(p, &lo, &hi);
-    return p->in_type != CM__GEMM_BF16 && p->k < CM__GEMM_SM90_LONG_K && lo <= 128 &&
-           hi >= CM__GEMM_SM90_THIN_LONG_SIDE;
+    return p->in_type != CM__GEMM_BF16 && p->k < CM__GEMM_SM90_LONG_K &&
+           cm__gemm_c_short(p) <= 128 && cm__gemm_c_long(p) >= CM__GEMM_SM90_THIN_LONG_SIDE;
 }
 /* TF32 on the Hopper kernel reading both operands as they are (configuration 0) with K under
  * CM__GEMM_SM90_LONG_K: K whole. Rule 1 takes such products where the split gives at least 2
@@ -476,8 +471,7 @@ static int cm__gemm_sm90_at_short_k(int precision, const cm__gemm_args_t *p) {
 #define CM__GEMM_SM90_BF16_NARROW_MAX_SHORT 56
 #define CM__GEMM_SM90_BF16_NARROW_MIN_LONG 5000
 static int cm__gemm_sm90_bf16_narrow(const cm__gemm_args_t *p) {
-    int64_t lo, hi;
-    cm__gemm_c_sides(p, &lo, &hi);
+    const int lo = cm__gemm_c_short(p), hi = cm__gemm_c_long(p);
     return p->in_type == CM__GEMM_BF16 && p->k >= CM__GEMM_SM90_BF16_NARROW_MIN_K &&
            p->k < CM__GEMM_SM90_LONG_K && lo >= CM__GEMM_SM90_BF16_NARROW_MIN_SHORT &&
            lo <= CM__GEMM_SM90_BF16_NARROW_MAX_SHORT && hi >= CM__GEMM_SM90_BF16_NARROW_MIN_LONG;
@@ -509,9 +503,8 @@ static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90
                           (tf32 ? p->k >= CM__GEMM_SM90_TF32_TINY_MIN_K &&
                                       (parts >= 2 || (p->m < p->n && thin_whole)) &&
                                       (tf32_any_c ||
-                                       ((p->m > p->n ? p->m : p->n) >=
-                                            CM__GEMM_SM90_THIN_LONG_SIDE &&
-                                        (p->m < p->n ? p->m : p->n) >=
+                                       (cm__gemm_c_long(p) >= CM__GEMM_SM90_THIN_LONG_SIDE &&
+                                        cm__gemm_c_short(p) >=
                                             CM__GEMM_SM90_TF32_TINY_MIN_SIDE) ||
                                        (p->k < CM__GEMM_SM90_LONG_K &&
                                         CM__GEMM_SM90_TF32_TINY_TILES * tiles128 >= sms))
@@ -533,7 +526,7 @@ static int cm__gemm_sm90_tiny_of(int precision, int arch, int fam, int have_sm90
     if (cm__gemm_sm90_bf16_narrow(p)) return config;
     /* rule 2 */
     if (p->k < CM__GEMM_SM90_LONG_K || rows < 32 || cols < 64 ||
-        (rows > cols ? rows : cols) < CM__GEMM_SM90_THIN_LONG_SIDE)
+        cm__gemm_c_long(p) < CM__GEMM_SM90_THIN_LONG_SIDE)
         return -1;
     const int parts = cm__gemm_splitk_parts(p, (cm__gemm_choice_t){CM__GEMM_KERNEL_SM90, config},
                                             precision, sms, 0);
@@ -711,7 +704,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         !(forced.kernel == CM__GEMM_KERNEL_FFMA && !cm__gemm_ffma_built(forced.config)) &&
         !(forced.kernel == CM__GEMM_KERNEL_MMA && !cm__gemm_mma_built(forced.config));
     if (is_forced) c = forced;
-    const int small = p->m < p->n ? p->m : p->n, large = p->m < p->n ? p->n : p->m;
+    const int small = cm__gemm_c_short(p), large = cm__gemm_c_long(p);
     /* the orientation of the gemv and skinny kernels: the long side's matrix read along K (its
      * rows K-contiguous) or across */
     const int along_k = cm__gemm_long_along_k(p);
@@ -874,7 +867,7 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
                               (p->batch > 1 ? p->batch : 1);
         const int fills = (shape == CM__GEMM_SHAPE_LARGE ||
                            (shape == CM__GEMM_SHAPE_SKINNY && tiles >= sm_count)) &&
-                          !cm__gemm_3x_narrow(p);
+                          cm__gemm_c_short(p) > CM__GEMM_3X_NARROW_SIDE;
         const int want = is_forced ? c.kernel == CM__GEMM_KERNEL_SM90
                                    : fills && p->k >= CM__GEMM_3X_MIN_K;
         if (want && p->k > 0 && arch == CM__GEMM_ARCH_SM90 && have_sm90)
@@ -1360,7 +1353,7 @@ int cm__gemm_realign_mode(int precision, int major, int minor, int sm_count,
     /* below the floor only the align1 form, and only for a long TF32 K, or a shorter one of a
      * thin product (CM__GEMM_REALIGN_A1_THIN_MIN_K: the 64 x 64 tiles) */
     const int below = 2.0 * p->m * (double)p->n * (double)p->k * batch < floor;
-    const int small = p->m < p->n ? p->m : p->n;
+    const int small = cm__gemm_c_short(p);
     const int thin_short = below && precision == CM_GEMM_TF32 && p->batch <= 1 &&
                            small >= CM__GEMM_SKINNY_TC_TF32 && small <= CM__GEMM_SKINNY_MAX &&
                            p->k >= CM__GEMM_REALIGN_A1_THIN_MIN_K &&
@@ -2831,10 +2824,10 @@ static void cm__gemm_explain_piece(cm__text_t *t, int user_precision, int major,
         else if (p->k < CM__GEMM_3X_MIN_K)
             cm__text_printf(t, "K = %d is under %d, where FP32's own rounding error is below "
                             "the error floor of its tensor-core path", p->k, CM__GEMM_3X_MIN_K);
-        else if (cm__gemm_3x_narrow(p))
+        else if (cm__gemm_c_short(p) <= CM__GEMM_3X_NARROW_SIDE)
             cm__text_printf(t, "C's short side (%d) is at most %d, which its tensor-core path's "
                             "128 x 192 tiles would cover at least twice over; the FP32 tiles "
-                            "fit it", p->m < p->n ? p->m : p->n, CM__GEMM_3X_NARROW_SIDE);
+                            "fit it", cm__gemm_c_short(p), CM__GEMM_3X_NARROW_SIDE);
         else
             cm__text_printf(t, "the product is too small to fill the GPU with its tensor-core "
                             "path's 128 x 192 tiles");
