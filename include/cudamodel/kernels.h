@@ -526,7 +526,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * runs 64 x 64 tiles instead of 128 x 128 ones unless those fill whole waves of the GPU, at
  * least 7/8 of their slots: 3001 x 1000 x 64; a product with K >= 32 and C of at most 64
  * rows or columns beside many more runs the tiles that fit that side instead of larger ones:
- * 32 x 64 where C has at most 32 rows, else 64 x 64 (32 x 20000 x 900, 20000 x 64 x 600);
+ * 32 x 64 where C has at most 32 rows, else 64 x 64 (32 x 20000 x 900, 20000 x 64 x 600),
+ * and with K under 32 (bound by writing C) the 32 x 64 tiles at such a side of up to 64
+ * (64 x 20000 x 24);
  * the 64 x 64 and 32 x 64 tiles run their 3-stage
  * cp.async forms, "ffma:64x64x16q3" / "ffma:32x64x16q3", where split-K cuts a K of at least
  * 2048 into parts: 64 x 64 x 4096, 1000 x 127 x 3001); TF32 and BF16 run an mma.sync tensor-core kernel
@@ -563,9 +565,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * has a 128-row tile for every 3 multiprocessors, as in 6000 x 48 x 800; under 40 columns
  * such a product runs mma.sync's 64 x 64 tiles at any M, as in 12000 x 32 x 900, and so does
  * one under 64 columns past the tiny class, as in 12000 x 48 x 900). A bf16 product over a
- * C of 32 to 56 by 5000 or more in the tiny class with K from 768 to under 1024 runs the
+ * C of 32 to 64 by 5000 or more in the tiny class with K from 768 to under 1024 runs the
  * Hopper kernel with K whole rather than mma.sync's tiles split along K (8192 x 32 x 900,
- * 5000 x 32 x 896, 8192 x 56 x 896). A bf16 op(B)
+ * 5000 x 32 x 896, 8192 x 64 x 896). A bf16 op(B)
  * contiguous along N whose rows are an odd number of 16 bytes (1000 elements) is transposed
  * rather than read as it is, and a "TN" operand with such rows copied into rows of whole
  * 128-byte lines, where K >= 256 and m n / (m + n) >= 768: the kernel's tensor copies read
@@ -619,7 +621,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * from K >= 256, parts of at least 64 of K below 768 and 192 from there: 3001 x 12 x 500, 512^3,
  * 4096 x 64 x 1000; BF16 on the mma.sync tiles in parts of at least 192 from K >= 768: 4096 x
  * 64 x 1000; TF32 on them in parts of at least 128 from K >= 384, the align1
- * form only where a side of C is at most 16 below K 1024: 4096 x 12 x 767, 384 x 384 x 600);
+ * form only where a side of C is at most 16 below K 1024: 4096 x 12 x 767, 384 x 384 x 600;
+ * TF32 on the 16-byte form of the 64 x 64 tiles over a C one tile deep whose tiles fill more
+ * than half and at most two thirds of the resident slots in 3 parts: 40 x 8500 x 1000);
  * "skinny" with K >= 2048 over at most 64 rows per multiprocessor (7 x 4096 x 4096: 2 parts); a
  * matrix-vector product read across K over 512 to 2048 rows with K >= 2048 (1000 x 1 x 4096),
  * and over fewer rows (64 or more) from K >= 2000 into about one of its 1024-thread blocks (32

@@ -399,7 +399,7 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *     0.83-0.91x, 8192 x 32 x 800 0.84-0.86x against 0.82-0.88x; a 128-wide tile over 32
  *     columns computes four times what it keeps). H100, two rounds each but where noted.
  *  4. BF16 over a narrow and long C with K under CM__GEMM_SM90_LONG_K
- *     (cm__gemm_sm90_bf16_narrow: the short side 32-56, the long side at least 5000, K from
+ *     (cm__gemm_sm90_bf16_narrow: the short side 32-64, the long side at least 5000, K from
  *     768): the Hopper kernel whole, B MN-major through the transposed-B form. mma:64x64
  *     splits such a K in 2 parts over 188-256 tiles and loses to the Hopper kernel's 47-64
  *     whole tiles of 128 x 128. H100 against cuBLAS, the sweep's column-major shapes with
@@ -411,7 +411,10 @@ static int cm__gemm_select_shape(const cm__gemm_args_t *p, int sm_count) {
  *     within 32-48 by 6000, 8192 x 32 x 896, 6000 x 48 x 1000, 7000 x 40 x 800, 6000 x 32 x
  *     768 and 16384 x 40 x 960 0.96-1.18x (the default) against mma:64x64's 0.81-0.97x; just
  *     past those bounds, 5000 x 32 x 896 (3 parts) 0.89-1.03x -> 1.00-1.20x and 8192 x 56 x
- *     896 (2 parts) 0.80-0.86x -> 1.06-1.20x, so the bounds are 56 and 5000.
+ *     896 (2 parts) 0.80-0.86x -> 1.06-1.20x, so the bounds were 56 and 5000. H100, two rounds,
+ *     past 56, the default (mma:64x64) -> this, "NN" / "TN": 8192 x 64 x 896 0.78-0.83 /
+ *     0.75-0.81x -> 1.12-1.15 / 1.14x, 6000 x 60 x 896 0.80-0.88 / 0.79-0.84x -> 1.05-1.14 /
+ *     1.07-1.13x: the short side's bound is 64, the widest measured (mma:64x64's tile).
  *     From 12000 rows the class is another, whose table entry is the Hopper kernel;
  *     at K = CM__GEMM_SM90_LONG_K and beyond, rule 2's note: over 32 columns the split
  *     mma:64x64 held.
@@ -468,7 +471,7 @@ static int cm__gemm_sm90_at_short_k(int precision, const cm__gemm_args_t *p) {
  * CM__GEMM_SM90_BF16_NARROW_MIN_LONG */
 #define CM__GEMM_SM90_BF16_NARROW_MIN_K 768
 #define CM__GEMM_SM90_BF16_NARROW_MIN_SHORT 32
-#define CM__GEMM_SM90_BF16_NARROW_MAX_SHORT 56
+#define CM__GEMM_SM90_BF16_NARROW_MAX_SHORT 64
 #define CM__GEMM_SM90_BF16_NARROW_MIN_LONG 5000
 static int cm__gemm_sm90_bf16_narrow(const cm__gemm_args_t *p) {
     const int lo = cm__gemm_c_short(p), hi = cm__gemm_c_long(p);
@@ -653,10 +656,22 @@ static int cm__gemm_ffma_128_thin_wave(const cm__gemm_args_t *p, int sm_count) {
  * 20000 x 256 0.45-0.49x -> 0.93-0.95x; bench/NOTES-gemm.md. One product only (a batch was
  * not measured). */
 #define CM__GEMM_FFMA_NARROW_MIN_K CM__GEMM_FFMA_SHORT_K_MIN
+/* Under that floor (K of 1-31, bound by writing C), a C whose short side is at most this
+ * many rows or columns takes the 32 x 64 tiles, the most blocks, at any such side: H100
+ * against cuBLAS, two rounds, the column-major sweep's "NN" / "TN", the default (128 x 128
+ * tiles) -> 32 x 64: 40000 x 32 x 16 1.10-1.18x -> 1.60-1.76x, 30000 x 24 x 8 1.47-1.53x ->
+ * 1.59-1.65x, 20000 x 64 x 24 1.25-1.31x -> 1.49-1.56x (64 x 64: 1.26-1.47x), turned 32 x
+ * 40000 x 16 1.07-1.11x -> 1.41-1.45x (64 x 64: 1.19-1.41x); bench/NOTES-gemm.md. */
+#define CM__GEMM_FFMA_NARROW_SHORT_K_SIDE 64
 static int cm__gemm_ffma_narrow_config(const cm__gemm_args_t *p, int config) {
-    if (p->batch > 1 || p->k < CM__GEMM_FFMA_NARROW_MIN_K ||
+    if (p->batch > 1 || p->k < 1 ||
         (config != CM__FFMA_128x128x16q3 && config != CM__FFMA_64x64x16))
         return config;
+    if (p->k < CM__GEMM_FFMA_NARROW_MIN_K)
+        return cm__gemm_c_short(p) <= CM__GEMM_FFMA_NARROW_SHORT_K_SIDE &&
+                       cm__gemm_ffma_built(CM__FFMA_32x64x16)
+                   ? CM__FFMA_32x64x16
+                   : config;
     if (p->m <= 32 && cm__gemm_ffma_built(CM__FFMA_32x64x16)) return CM__FFMA_32x64x16;
     if (config == CM__FFMA_128x128x16q3 && (p->m <= 64 || p->n <= 64) &&
         cm__gemm_ffma_built(CM__FFMA_64x64x16))
@@ -1910,6 +1925,17 @@ static cudaError_t cm__gemm_launch(cm__gemm_choice_t *ch, int precision,
  * 4096 x 12 x 767 0.85x -> 1.23x (4); below K = 384 forced splits gained nothing (3001 x 12 x
  * 256 1.31x whole, 1.27x in 2) (bench/NOTES-gemm.md). */
 #define CM__SPLITK_A1_THIN_K 384
+/* TF32 on the mma.sync tiles' 16-byte form over a C one tile deep (its short side at most the
+ * tile's) whose tiles fill more than half the resident slots but at most two thirds of them
+ * (the slot rule above leaves K whole there: 133-176 tiles of 64 x 64 on 132 multiprocessors,
+ * one block on most of them, two on a few): K in this many parts, 1.5-2 layers of blocks.
+ * H100 against cuBLAS, two rounds, the sweep's column-major "NN" with mma:64x64, whole -> 3
+ * parts (2 / 4 parts): 8500 x 40 x 1000 0.73-0.75x -> 0.84x (0.80 / 0.82-0.83x), 9000 x 48 x
+ * 1000 0.77-0.78x -> 0.87x, 10000 x 40 x 800 0.72-0.73x -> 0.77-0.78x, 10000 x 33 x 768
+ * 0.75-0.76x -> 0.79-0.81x, 9000 x 40 x 1000 0.80x -> 0.90-0.92x, 11000 x 40 x 1000 (172
+ * tiles) 0.74-0.75x -> 0.79x; at 14000 rows (219 tiles) no count gained (0.78x whole, 0.77x in
+ * 3); bench/NOTES-gemm.md. */
+#define CM__SPLITK_TF32_ROW_PARTS 3
 /* TF32 on the mma.sync tiles' 16-byte form with K under
  * CM__SPLITK_LONG_K splits as the align1 form over a thin C does: from K = CM__SPLITK_A1_THIN_K,
  * parts of at least CM__SPLITK_ALIGN1_MIN_K, wherever C's tiles leave half the slots empty (the
@@ -2130,6 +2156,9 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
     } else if (ffma_float || mma_short || bf16_mma_mid || p->k >= CM__SPLITK_LONG_K) {
         const int64_t slots = (int64_t)sms * per_sm;
         if (2 * tiles <= slots) parts = slots / tiles;
+        else if (tf32_mma && !align1 && ch.config == CM__MMA_64x64 &&
+                 cm__gemm_c_short(p) <= bm && 3 * tiles <= 2 * slots)
+            parts = CM__SPLITK_TF32_ROW_PARTS;
         if (ffma_float)
             min_k = p->k >= CM__SPLITK_FFMA_LONG_K ? CM__SPLITK_FFMA_MIN_K
                                                    : CM__SPLITK_FFMA_TINY_MIN_K;

@@ -883,8 +883,8 @@ static void test_dispatch(void **state) {
     /* Hopper FP32, C of at most 64 rows beside many columns from K = 32
      * (cm__gemm_ffma_narrow_config): up to 32 rows the 32 x 64 tiles in place of the table's
      * 64 x 64 or 128 x 128 ones (or the short-K rule's 64 x 64), up to 64 rows (or columns)
-     * the 64 x 64 ones in place of 128 x 128; either layout; not under K = 32, not a batch,
-     * not before sm_90 */
+     * the 64 x 64 ones in place of 128 x 128; under K = 32 the 32 x 64 ones at a short side up
+     * to 64; either layout; not a batch, not before sm_90 */
     {
         static const struct {
             int m, n, k;
@@ -896,8 +896,13 @@ static void test_dispatch(void **state) {
             {30000, 64, 600, "ffma:64x64x16"},   {32, 20000, 256, "ffma:32x64x16"},
             {32, 20000, 128, "ffma:32x64x16"},   {32, 12000, 384, "ffma:32x64x16"},
             {64, 30000, 256, "ffma:64x64x16"},   {20000, 32, 256, "ffma:64x64x16"},
-            {32, 40000, 32, "ffma:32x64x16"},    {32, 40000, 31, "ffma:128x128x16q3"},
+            {32, 40000, 32, "ffma:32x64x16"},    {32, 40000, 31, "ffma:32x64x16"},
             {65, 30000, 512, "ffma:128x128x16q3"}, {30000, 65, 512, "ffma:128x128x16q3"},
+            /* K under 32: the 32 x 64 tiles at a short side up to 64 */
+            {64, 20000, 24, "ffma:32x64x16"},    {20000, 64, 24, "ffma:32x64x16"},
+            {24, 30000, 8, "ffma:32x64x16"},     {40000, 32, 16, "ffma:32x64x16"},
+            {48, 30000, 1, "ffma:32x64x16"},     {65, 30000, 16, "ffma:128x128x16q3"},
+            {30000, 65, 16, "ffma:128x128x16q3"},
         };
         for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; ++i) {
             for (int lay = 0; lay < 2; ++lay) {
@@ -1250,7 +1255,7 @@ static void test_dispatch(void **state) {
     }
 
     {
-        /* rule 4 (cm__gemm_sm90_bf16_narrow): BF16 over a C of 32-56 by at least 5000 with K
+        /* rule 4 (cm__gemm_sm90_bf16_narrow): BF16 over a C of 32-64 by at least 5000 with K
          * from 768 to under 1024, in the tiny class: the Hopper kernel whole in place of
          * mma:64x64 split, B MN-major by the transposed-B form ("NN"), both K-contiguous as
          * they are ("TN"); either output type; outside its bounds mma:64x64 stays */
@@ -1260,8 +1265,9 @@ static void test_dispatch(void **state) {
         } bn[] = {
             {32, 8192, 900, 1},  {32, 6000, 900, 1},  {48, 8192, 900, 1}, {40, 7000, 800, 1},
             {32, 8192, 768, 1},  {48, 6000, 1023, 1}, {32, 5000, 896, 1}, {56, 8192, 896, 1},
-            {49, 8192, 900, 1},  {32, 4999, 900, 0},  {57, 8192, 900, 0}, {32, 8192, 767, 0},
-            {64, 8192, 900, 0},  {32, 4096, 900, 0},  {31, 8192, 900, 0}, {40, 5000, 700, 0},
+            {49, 8192, 900, 1},  {32, 4999, 900, 0},  {57, 8192, 900, 1}, {32, 8192, 767, 0},
+            {64, 8192, 900, 1},  {32, 4096, 900, 0},  {31, 8192, 900, 0}, {40, 5000, 700, 0},
+            {60, 6000, 896, 1},  {64, 8192, 896, 1},  {64, 4999, 900, 0},
         };
         for (size_t i = 0; i < sizeof bn / sizeof bn[0]; ++i) {
             for (int turned = 0; turned < 2; ++turned) {
@@ -2770,6 +2776,21 @@ static void test_splitk_parts(void **state) {
         {64, 4096, 1000, 1, 1, MMA, CM_GEMM_BF16, 0, 4}, /* BF16 from K = 768, parts >= 192 */
         {64, 4096, 767, 1, 1, MMA, CM_GEMM_BF16, 0, 1},
         {64, 4096, 600, 1, 1, MMA, CM_GEMM_BF16, 0, 1},
+        /* TF32 on mma:64x64's 16-byte form, C one tile deep with 133-176 tiles (more than
+         * half of 2 x 132 slots, at most two thirds): 3 parts at any K the split takes; 132
+         * tiles or fewer keep the slot rule (8000 rows: 125 tiles -> 2), more (14000: 219)
+         * and a C two tiles deep (65 rows) keep K whole */
+        {40, 8500, 1000, 1, 1, MMA, CM_GEMM_TF32, 0, 3},
+        {8500, 40, 1000, 1, 0, MMA, CM_GEMM_TF32, 0, 3},
+        {64, 11000, 768, 1, 1, MMA, CM_GEMM_TF32, 0, 3},
+        {40, 9000, 2048, 1, 1, MMA, CM_GEMM_TF32, 0, 3},
+        {40, 11264, 1000, 1, 1, MMA, CM_GEMM_TF32, 0, 3},
+        {40, 11265, 1000, 1, 1, MMA, CM_GEMM_TF32, 0, 1},
+        {40, 8000, 1000, 1, 1, MMA, CM_GEMM_TF32, 0, 2},
+        {40, 14000, 1000, 1, 1, MMA, CM_GEMM_TF32, 0, 1},
+        {65, 8500, 1000, 1, 1, MMA, CM_GEMM_TF32, 0, 1},
+        {40, 8500, 383, 1, 1, MMA, CM_GEMM_TF32, 0, 1},
+        {40, 8500, 1000, 1, 1, MMA, CM_GEMM_BF16, 0, 1},
         /* the first rule fills the resident slots: 127 x 1000, 32 tiles of 64 x 64 in 2 x 132
          * slots -> 8 parts (K / 256 = 11 allows them); 8 tiles of 32 x 64 in 4 x 132 -> 66,
          * capped by CM__SPLITK_MAX (float inputs: K / 64) */
