@@ -12,7 +12,7 @@
 # (4) CM_GEMM_FP32_3XTF32 over a C whose short side is 96-128 (past CM__GEMM_3X_NARROW_SIDE):
 # its Hopper path (the default) against the FP32 tiles, for a later bound. Round 1, the
 # selection GPU tests (test_gpu_gemm's test_every*, test_3xtf32*, test_explain*,
-# test_split_k*, medium_odd, skinny, ffma_small_class), round 2. One device call (~4 min
+# test_split_k*, medium_odd, skinny, ffma_small_class, narrow_c_rules), round 2. One device call (~4 min
 # cold), carry .deps. Into $OUT (tar it): tf32_{1,2}.txt, fp32k_{1,2}.txt, bf16_{1,2}.txt,
 # x3_{1,2}.txt, tests.txt, summary.txt. A rule stands where the default is within the rounds'
 # spread of the best column in both layouts.
@@ -40,7 +40,7 @@ round() {
 }
 round 1
 exp_test_runs none 200 'test_every*' 'test_3xtf32*' 'test_explain*' 'test_split_k*' \
-    test_medium_odd test_skinny test_ffma_small_class >"$R/tests.txt" 2>&1
+    test_medium_odd test_skinny test_ffma_small_class test_narrow_c_rules >"$R/tests.txt" 2>&1
 exp_say "tests" | tee -a "$R/summary.txt"
 round 2
 exp_say "done" | tee -a "$R/summary.txt"

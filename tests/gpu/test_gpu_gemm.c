@@ -1051,6 +1051,61 @@ static void test_ffma_small_class(void **state) {
                 }
 }
 
+/* The narrow-C rules on Hopper (src/compute/gemm_api.c), column-major as cuBLAS users call
+ * them, each against a float64 reference on sampled entries: FP32 with K under 32 over a C
+ * whose short side is at most 64 on the 32 x 64 FFMA tiles (CM__GEMM_FFMA_NARROW_SHORT_K_SIDE);
+ * TF32 "NN" on mma:64x64 over a C one tile deep with 133-176 tiles, K in 3 parts
+ * (CM__SPLITK_TF32_ROW_PARTS); BF16 over 57-64 by at least 5000 on the Hopper kernel whole
+ * (rule 4's short side). The choice and the parts are checked on a GPU of 132 SMs of compute
+ * capability 9 (H100 / H200), the results everywhere. */
+static void test_narrow_c_rules(void **state) {
+    (void)state;
+    CM_REQUIRE_GPU();
+    int sms = 0, major = 0;
+    assert_int_equal(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0),
+                     cudaSuccess);
+    assert_int_equal(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0),
+                     cudaSuccess);
+    const bool hopper132 = sms == 132 && major == 9;
+    static const struct {
+        cm_gemm_precision_t prec;
+        int ob; /* op(B): 0 N, 1 T */
+        size_t m, n, k;
+        const char *choice;
+        int parts;
+    } cases[] = {
+        {CM_GEMM_FP32, 0, 40000, 32, 16, "ffma:32x64x16", 1},
+        {CM_GEMM_FP32, 1, 40000, 32, 16, "ffma:32x64x16", 1},
+        {CM_GEMM_FP32, 0, 20000, 64, 24, "ffma:32x64x16", 1},
+        {CM_GEMM_FP32, 0, 32, 40000, 16, "ffma:32x64x16", 1},
+        {CM_GEMM_FP32, 0, 30000, 48, 1, "ffma:32x64x16", 1},
+        {CM_GEMM_TF32, 0, 8500, 40, 1000, "mma:64x64", 3},
+        {CM_GEMM_TF32, 0, 11000, 40, 1000, "mma:64x64", 3},
+        {CM_GEMM_TF32, 1, 8500, 40, 1000, "mma:64x64", 3},
+        {CM_GEMM_TF32, 0, 14000, 40, 1000, "mma:64x64", 1},
+        {CM_GEMM_BF16, 0, 8192, 64, 896, "sm90+bt", 1},
+        {CM_GEMM_BF16, 0, 6000, 60, 896, "sm90+bt", 1},
+        {CM_GEMM_BF16_OUT_BF16, 0, 8192, 64, 896, "sm90+bt", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        if (cm_test_under_sanitizer() && i % 3 != 0) continue;
+        gcase_t g = {cases[i].prec, CM_GEMM_COL_MAJOR, CM_GEMM_OP_N,
+                     cases[i].ob ? CM_GEMM_OP_T : CM_GEMM_OP_N, cases[i].m, cases[i].n,
+                     cases[i].k, 0.75f, -0.5f, 0, 0, NULL, 4096};
+        run_case(&g, i);
+        cm__gemm_ran_t ran;
+        cm__gemm_last_ran_for_tests(&ran);
+        const char *name = cm__gemm_choice_name(ran.choice);
+        print_message("prec %d %zux%zux%zu op(B) %c: %s in %d part(s)\n", (int)g.prec, g.m, g.n,
+                      g.k, cases[i].ob ? 'T' : 'N', name, ran.parts);
+        if (!hopper132) continue;
+        if (strcmp(name, cases[i].choice) != 0 || ran.parts != cases[i].parts)
+            fail_msg("prec %d %zux%zux%zu: ran %s in %d part(s), expected %s in %d",
+                     (int)g.prec, g.m, g.n, g.k, name, ran.parts, cases[i].choice,
+                     cases[i].parts);
+    }
+}
+
 /* FP32 operands contiguous along M or N without 16-byte rows (odd leading dimensions, a base
  * one float off) copied as they are into scratch rows of whole 16 bytes first, where the
  * default FFMA tile then runs its pipelined kernel (cm__gemm_pitch_wanted): every layout and
@@ -1964,6 +2019,7 @@ int main(void) {
         cmocka_unit_test(test_fp32_pitched),
         cmocka_unit_test(test_wave_split),
         cmocka_unit_test(test_ffma_small_class),
+        cmocka_unit_test(test_narrow_c_rules),
         cmocka_unit_test(test_reproducible),
     };
     cm_test_filter_from_env();
