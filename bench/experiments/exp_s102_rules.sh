@@ -15,7 +15,8 @@
 # test_split_k*, medium_odd, skinny, ffma_small_class, narrow_c_rules), round 2. One device call (~4 min
 # cold), carry .deps. Into $OUT (tar it): tf32_{1,2}.txt, fp32k_{1,2}.txt, bf16_{1,2}.txt,
 # x3_{1,2}.txt, tests.txt, summary.txt. A rule stands where the default is within the rounds'
-# spread of the best column in both layouts.
+# spread of the best column in both layouts. EXP_S102_ROUNDS=1 skips round 2 (a call with
+# little device time left).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/exp_lib.sh"
 exp_start
@@ -42,5 +43,5 @@ round 1
 exp_test_runs none 200 'test_every*' 'test_3xtf32*' 'test_explain*' 'test_split_k*' \
     test_medium_odd test_skinny test_ffma_small_class test_narrow_c_rules >"$R/tests.txt" 2>&1
 exp_say "tests" | tee -a "$R/summary.txt"
-round 2
+[ "${EXP_S102_ROUNDS:-2}" -ge 2 ] && round 2
 exp_say "done" | tee -a "$R/summary.txt"
