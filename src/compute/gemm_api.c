@@ -2076,6 +2076,21 @@ static int cm__gemm_a1_thin_parts(int64_t tiles, int64_t k, int sms, int per_sm)
     return 0;
 }
 
+/* Whether CM__SPLITK_TF32_ROW_PARTS's rule takes choice ch over p: TF32 on mma:64x64's 16-byte
+ * form, C one tile deep, its tiles more than half and at most two thirds of the resident slots
+ * (cm__gemm_splitk_parts_of gives the parts where K allows them; cm_gemm_explain says why) */
+static int cm__gemm_splitk_tf32_row(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int sms) {
+    if (ch.kernel != CM__GEMM_KERNEL_MMA || ch.config != CM__MMA_64x64 ||
+        p->in_type != CM__GEMM_F32 || !cm__gemm_mma_aligned(p) || sms < 1)
+        return 0;
+    int bm = 0, bn = 0;
+    cm__gemm_mma_tile(ch.config, &bm, &bn);
+    if (bm < 1 || bn < 1 || cm__gemm_c_short(p) > (bm < bn ? bm : bn)) return 0;
+    const int64_t tiles = ((int64_t)p->m + bm - 1) / bm * (((int64_t)p->n + bn - 1) / bn);
+    const int64_t slots = (int64_t)sms * cm__gemm_resident_blocks(ch, bm, bn);
+    return 2 * tiles > slots && 3 * tiles <= 2 * slots;
+}
+
 /* cm__gemm_splitk_parts; thin_whole 0: without cm__gemm_sm90_thin_whole's exception (the
  * realignment's test of a C too small for the GPU) */
 static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t ch,
@@ -2156,8 +2171,7 @@ static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t 
     } else if (ffma_float || mma_short || bf16_mma_mid || p->k >= CM__SPLITK_LONG_K) {
         const int64_t slots = (int64_t)sms * per_sm;
         if (2 * tiles <= slots) parts = slots / tiles;
-        else if (tf32_mma && !align1 && ch.config == CM__MMA_64x64 &&
-                 cm__gemm_c_short(p) <= bm && 3 * tiles <= 2 * slots)
+        else if (cm__gemm_splitk_tf32_row(p, ch, sms))
             parts = CM__SPLITK_TF32_ROW_PARTS;
         if (ffma_float)
             min_k = p->k >= CM__SPLITK_FFMA_LONG_K ? CM__SPLITK_FFMA_MIN_K
@@ -2782,6 +2796,10 @@ static void cm__gemm_explain_piece(cm__text_t *t, int user_precision, int major,
         if (rem > 0) cm__text_printf(t, " (the last of %lld)", (long long)rem);
         if (split_forced > 1)
             cm__text_printf(t, " as CUDAMODEL_GEMM_SPLITK=%d asks", split_forced);
+        else if (cm__gemm_splitk_tf32_row(&q, ch, sms))
+            cm__text_printf(t, " since C's one row of tiles would give most of the %d "
+                            "multiprocessors one block where each holds %d",
+                            sms, cm__gemm_resident_blocks(ch, 64, 64));
         else
             cm__text_printf(t, " since C alone would leave most of the %d multiprocessors idle",
                             sms);

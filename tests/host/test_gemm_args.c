@@ -2253,6 +2253,26 @@ static void test_explain(void **state) {
     assert_non_null(strstr(text, "K = 4096 is split into"));
     assert_non_null(strstr(text, " parts of C, ")); /* the tiles of every part counted */
     assert_non_null(strstr(text, "132 multiprocessors"));
+    assert_non_null(strstr(text, "since C alone would leave most of the 132 multiprocessors "
+                                 "idle"));
+    /* TF32 column-major "NN" 8500 x 40 x 1000 on mma:64x64: 133 tiles, one row of them, more
+     * than half of the 264 resident slots: 3 parts, and the text says why */
+    {
+        cm_buffer_t *a3 = NULL, *b3 = NULL, *c3 = NULL;
+        CM_ASSERT_OK(cm_buffer_create(g.dev0, (size_t)8500 * 1000 * 4, &a3));
+        CM_ASSERT_OK(cm_buffer_create(g.dev0, (size_t)1000 * 40 * 4, &b3));
+        CM_ASSERT_OK(cm_buffer_create(g.dev0, (size_t)8500 * 40 * 4, &c3));
+        CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, CO, N_, N_, 8500, 40, 1000, a3, 0, 8500, 0,
+                                     b3, 0, 1000, 0, c3, 0, 8500, 0, 1, text, sizeof text,
+                                     &len));
+        assert_non_null(strstr(text, "mma:64x64: "));
+        assert_non_null(strstr(text, "K = 1000 is split into 3 parts of 352 (the last of 296) "
+                                     "since C's one row of tiles would give most of the 132 "
+                                     "multiprocessors one block where each holds 2"));
+        CM_ASSERT_OK(cm_buffer_destroy(a3));
+        CM_ASSERT_OK(cm_buffer_destroy(b3));
+        CM_ASSERT_OK(cm_buffer_destroy(c3));
+    }
     /* a forced configuration is named as forced; a forced single part is not split */
     cm__gemm_config_override_set_for_tests("ffma:64x64x16");
     cm__gemm_splitk_override_set_for_tests(1);
