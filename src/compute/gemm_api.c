@@ -2078,7 +2078,8 @@ static int cm__gemm_a1_thin_parts(int64_t tiles, int64_t k, int sms, int per_sm)
 
 /* Whether CM__SPLITK_TF32_ROW_PARTS's rule takes choice ch over p: TF32 on mma:64x64's 16-byte
  * form, C one tile deep, its tiles more than half and at most two thirds of the resident slots
- * (cm__gemm_splitk_parts_of gives the parts where K allows them; cm_gemm_explain says why) */
+ * (cm__gemm_splitk_parts_of gives the parts where K allows them; cm_gemm_explain says why).
+ * Returns the tile's resident blocks a multiprocessor where it does, else 0. */
 static int cm__gemm_splitk_tf32_row(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int sms) {
     if (ch.kernel != CM__GEMM_KERNEL_MMA || ch.config != CM__MMA_64x64 ||
         p->in_type != CM__GEMM_F32 || !cm__gemm_mma_aligned(p) || sms < 1)
@@ -2087,8 +2088,9 @@ static int cm__gemm_splitk_tf32_row(const cm__gemm_args_t *p, cm__gemm_choice_t 
     cm__gemm_mma_tile(ch.config, &bm, &bn);
     if (bm < 1 || bn < 1 || cm__gemm_c_short(p) > (bm < bn ? bm : bn)) return 0;
     const int64_t tiles = ((int64_t)p->m + bm - 1) / bm * (((int64_t)p->n + bn - 1) / bn);
-    const int64_t slots = (int64_t)sms * cm__gemm_resident_blocks(ch, bm, bn);
-    return 2 * tiles > slots && 3 * tiles <= 2 * slots;
+    const int per_sm = cm__gemm_resident_blocks(ch, bm, bn);
+    const int64_t slots = (int64_t)sms * per_sm;
+    return 2 * tiles > slots && 3 * tiles <= 2 * slots ? per_sm : 0;
 }
 
 /* cm__gemm_splitk_parts; thin_whole 0: without cm__gemm_sm90_thin_whole's exception (the
@@ -2791,15 +2793,16 @@ static void cm__gemm_explain_piece(cm__text_t *t, int user_precision, int major,
         cm__gemm_splitk_chunks(q.k, parts, cm__gemm_takes_k_last(ch), &kc, &full, &rem);
     if (parts > 1 && full >= 1) { /* (cm__gemm_splitk runs it whole without a full part) */
         const int total = full + (rem > 0);
+        const int row_per_sm = cm__gemm_splitk_tf32_row(&q, ch, sms);
         cm__text_printf(t, "; K = %d is split into %d parts of %lld", q.k, total,
                         (long long)kc);
         if (rem > 0) cm__text_printf(t, " (the last of %lld)", (long long)rem);
         if (split_forced > 1)
             cm__text_printf(t, " as CUDAMODEL_GEMM_SPLITK=%d asks", split_forced);
-        else if (cm__gemm_splitk_tf32_row(&q, ch, sms))
+        else if (row_per_sm > 0)
             cm__text_printf(t, " since C's one row of tiles would give most of the %d "
                             "multiprocessors one block where each holds %d",
-                            sms, cm__gemm_resident_blocks(ch, 64, 64));
+                            sms, row_per_sm);
         else
             cm__text_printf(t, " since C alone would leave most of the %d multiprocessors idle",
                             sms);

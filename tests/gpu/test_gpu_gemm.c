@@ -113,6 +113,12 @@ static int current_attr(enum cudaDeviceAttr attr) {
 /* The compute capability's major number of the calling thread's current device */
 static int current_major(void) { return current_attr(cudaDevAttrComputeCapabilityMajor); }
 
+/* Whether the current device is a Hopper of 132 multiprocessors (H100 SXM, H200), where the
+ * dispatch's expected choices below were measured */
+static bool hopper_132_sms(void) {
+    return current_attr(cudaDevAttrMultiProcessorCount) == 132 && current_major() == 9;
+}
+
 /* The default choice for a row-major "NN" product of m x n x k in precision p */
 static const char *nn_choice(cm_gemm_precision_t p, size_t m, size_t n, size_t k) {
     const gcase_t g = {p, CM_GEMM_ROW_MAJOR, CM_GEMM_OP_N, CM_GEMM_OP_N, m, n, k,
@@ -1006,12 +1012,7 @@ static void test_wave_split(void **state) {
 static void test_ffma_small_class(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
-    int sms = 0, major = 0;
-    assert_int_equal(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0),
-                     cudaSuccess);
-    assert_int_equal(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0),
-                     cudaSuccess);
-    const bool h200 = sms == 132 && major == 9;
+    const bool h200 = hopper_132_sms();
     static const struct {
         size_t m, n, k;
         const char *tile; /* on the H200 */
@@ -1061,12 +1062,7 @@ static void test_ffma_small_class(void **state) {
 static void test_narrow_c_rules(void **state) {
     (void)state;
     CM_REQUIRE_GPU();
-    int sms = 0, major = 0;
-    assert_int_equal(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0),
-                     cudaSuccess);
-    assert_int_equal(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0),
-                     cudaSuccess);
-    const bool hopper132 = sms == 132 && major == 9;
+    const bool hopper132 = hopper_132_sms();
     static const struct {
         cm_gemm_precision_t prec;
         int ob; /* op(B): 0 N, 1 T */
