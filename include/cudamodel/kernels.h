@@ -459,8 +459,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  *   summation (the CM_GEMM_FP32 bound above; measured against cublasSgemm in bench_gemm), at
  *   tensor-core speed. On sm_90 where the library carries the Hopper kernel, a problem that
  *   fills the GPU (the large class, or a skinny one with at least one 128 x 256 tile of C per
- *   multiprocessor) with K >= 512 and more than 64 rows and columns of C (the tiles would
- *   cover a narrower C at least twice over; the FP32 kernels fit it) runs a split pre-pass
+ *   multiprocessor) with K >= 512 and more than 128 rows and columns of C (its tiles would
+ *   stand one deep over a narrower C, partly idle; the FP32 kernels fit it) runs a split pre-pass
  *   (kernels/gemm_pack.cu: A and B become K-contiguous TF32 operands of 3 x K, K rounded up
  *   to 32; scratch of 12 (M + N) K bytes at most 1 GiB per pass from the device object's pool,
  *   longer K in several passes) and then a
@@ -527,8 +527,8 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * least 7/8 of their slots: 3001 x 1000 x 64; a product with K >= 32 and C of at most 64
  * rows or columns beside many more runs the tiles that fit that side instead of larger ones:
  * 32 x 64 where C has at most 32 rows, else 64 x 64 (32 x 20000 x 900, 20000 x 64 x 600),
- * and with K under 32 (bound by writing C) the 32 x 64 tiles at such a side of up to 64
- * (64 x 20000 x 24);
+ * and with K under 32 (bound by writing C) the 32 x 64 tiles at such a side of up to 32 and
+ * the 64 x 64 ones above it up to 64 (32 x 40000 x 16, 48 x 25000 x 20);
  * the 64 x 64 and 32 x 64 tiles run their 3-stage
  * cp.async forms, "ffma:64x64x16q3" / "ffma:32x64x16q3", where split-K cuts a K of at least
  * 2048 into parts: 64 x 64 x 4096, 1000 x 127 x 3001); TF32 and BF16 run an mma.sync tensor-core kernel
@@ -623,7 +623,9 @@ static inline cm_status_t cm_reduce_dot_f64_to_host(cm_stream_t *stream, const c
  * 64 x 1000; TF32 on them in parts of at least 128 from K >= 384, the align1
  * form only where a side of C is at most 16 below K 1024: 4096 x 12 x 767, 384 x 384 x 600;
  * TF32 on the 16-byte form of the 64 x 64 tiles over a C one tile deep whose tiles fill more
- * than half and at most two thirds of the resident slots in 3 parts: 40 x 8500 x 1000);
+ * than half and at most two thirds of the resident slots in 3 parts: 40 x 8500 x 1000, and
+ * where the Hopper kernel's register-A form would otherwise run such a product: 40 x 9000 x
+ * 2048 "NN");
  * "skinny" with K >= 2048 over at most 64 rows per multiprocessor (7 x 4096 x 4096: 2 parts); a
  * matrix-vector product read across K over 512 to 2048 rows with K >= 2048 (1000 x 1 x 4096),
  * and over fewer rows (64 or more) from K >= 2000 into about one of its 1024-thread blocks (32

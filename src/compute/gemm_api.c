@@ -481,6 +481,7 @@ static int cm__gemm_sm90_bf16_narrow(const cm__gemm_args_t *p) {
 }
 static int cm__gemm_splitk_parts_of(const cm__gemm_args_t *p, cm__gemm_choice_t ch,
                                     int precision, int sms, int forced, int thin_whole);
+static int cm__gemm_splitk_tf32_row(const cm__gemm_args_t *p, cm__gemm_choice_t ch, int sms);
 /* cm__gemm_sm90_tiny; tf32_any_c 1: TF32 rule 1 at any C and K from
  * CM__GEMM_SM90_TF32_TINY_MIN_K (without its long-side / tile-count condition: the realignment's
  * test of a copied form that the Hopper kernel would run split, cm__gemm_realign_mode) */
@@ -656,22 +657,31 @@ static int cm__gemm_ffma_128_thin_wave(const cm__gemm_args_t *p, int sm_count) {
  * 20000 x 256 0.45-0.49x -> 0.93-0.95x; bench/NOTES-gemm.md. One product only (a batch was
  * not measured). */
 #define CM__GEMM_FFMA_NARROW_MIN_K CM__GEMM_FFMA_SHORT_K_MIN
-/* Under that floor (K of 1-31, bound by writing C), a C whose short side is at most this
- * many rows or columns takes the 32 x 64 tiles, the most blocks, at any such side: H100
- * against cuBLAS, two rounds, the column-major sweep's "NN" / "TN", the default (128 x 128
- * tiles) -> 32 x 64: 40000 x 32 x 16 1.10-1.18x -> 1.60-1.76x, 30000 x 24 x 8 1.47-1.53x ->
- * 1.59-1.65x, 20000 x 64 x 24 1.25-1.31x -> 1.49-1.56x (64 x 64: 1.26-1.47x), turned 32 x
- * 40000 x 16 1.07-1.11x -> 1.41-1.45x (64 x 64: 1.19-1.41x); bench/NOTES-gemm.md. */
+/* Under that floor (K of 1-31, bound by writing C), a C whose short side is at most
+ * CM__GEMM_FFMA_NARROW_SHORT_K_32 rows or columns takes the 32 x 64 tiles (the most blocks),
+ * and one whose short side is above that and at most CM__GEMM_FFMA_NARROW_SHORT_K_SIDE the 64 x
+ * 64 ones. H100 against cuBLAS, two rounds each, the column-major sweep's "NN" / "TN", the
+ * 128 x 128 tiles / 32 x 64 / 64 x 64: short side up to 32, 40000 x 32 x 16
+ * 1.10-1.18x / 1.49-1.76x / 1.18-1.41x, 30000 x 24 x 8 1.47-1.53x / 1.59-1.65x / 1.45-1.55x,
+ * 50000 x 16 x 12 0.89-1.10x / 1.35-1.37x / 1.12-1.31x, turned 32 x 40000 x 16 1.05-1.11x /
+ * 1.41-1.45x / 1.19-1.41x; above 32, 25000 x 48 x 20 1.12-1.32x / 1.19-1.23x / 1.36-1.54x,
+ * 30000 x 56 x 31 1.07-1.15x / 1.19-1.25x / 1.32-1.49x, turned 64 x 30000 x 8 1.31-1.40x /
+ * 1.29-1.32x / 1.38-1.58x, 3000 x 64 x 16 1.23-1.26x / 1.60-1.63x / 1.55-1.75x, 20000 x 64 x
+ * 24 1.24-1.31x / 1.49-1.56x / 1.26-1.47x; bench/NOTES-gemm.md. */
+#define CM__GEMM_FFMA_NARROW_SHORT_K_32 32
 #define CM__GEMM_FFMA_NARROW_SHORT_K_SIDE 64
 static int cm__gemm_ffma_narrow_config(const cm__gemm_args_t *p, int config) {
     if (p->batch > 1 || p->k < 1 ||
         (config != CM__FFMA_128x128x16q3 && config != CM__FFMA_64x64x16))
         return config;
-    if (p->k < CM__GEMM_FFMA_NARROW_MIN_K)
-        return cm__gemm_c_short(p) <= CM__GEMM_FFMA_NARROW_SHORT_K_SIDE &&
-                       cm__gemm_ffma_built(CM__FFMA_32x64x16)
-                   ? CM__FFMA_32x64x16
-                   : config;
+    if (p->k < CM__GEMM_FFMA_NARROW_MIN_K) {
+        const int side = cm__gemm_c_short(p);
+        if (side <= CM__GEMM_FFMA_NARROW_SHORT_K_32 && cm__gemm_ffma_built(CM__FFMA_32x64x16))
+            return CM__FFMA_32x64x16;
+        if (side <= CM__GEMM_FFMA_NARROW_SHORT_K_SIDE && cm__gemm_ffma_built(CM__FFMA_64x64x16))
+            return CM__FFMA_64x64x16;
+        return config;
+    }
     if (p->m <= 32 && cm__gemm_ffma_built(CM__FFMA_32x64x16)) return CM__FFMA_32x64x16;
     if (config == CM__FFMA_128x128x16q3 && (p->m <= 64 || p->n <= 64) &&
         cm__gemm_ffma_built(CM__FFMA_64x64x16))
@@ -934,6 +944,23 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
         } else {
             c = (cm__gemm_choice_t){CM__GEMM_KERNEL_MMA, CM__MMA_128x128};
         }
+    }
+    /* TF32 on the Hopper kernel's register-A form over a C one 64 x 64 tile deep whose
+     * mma:64x64 tiles fill more than half and at most two thirds of that tile's resident slots
+     * (cm__gemm_splitk_tf32_row): mma:64x64 with K split in CM__SPLITK_TF32_ROW_PARTS parts,
+     * where K allows the split. The Hopper kernel's 128-row tiles leave most multiprocessors
+     * idle there (55-80 tiles on 132). H100 against cuBLAS, column-major "NN" (the register-A
+     * form on C^T), two rounds each in two experiments, sm90+at -> mma:64x64 in 3 parts: 9000
+     * x 40 x 2048 0.59-0.68x -> 0.98-1.00x, 8800 x 64 x 900 0.71-0.75x -> 0.86-0.88x, 10200 x
+     * 40 x 1500 0.65-0.66x -> 0.97x, 9500 x 56 x 1200 0.83-0.86x -> 0.98x; below the band, 7000
+     * x 62 x 800 (110 tiles; mma:64x64 keeps K whole) sm90+at 0.84x against 0.70x
+     * (bench/NOTES-gemm.md) */
+    if (!is_forced && precision == CM_GEMM_TF32 && p->batch <= 1 &&
+        c.kernel == CM__GEMM_KERNEL_SM90 && c.config == CM__GEMM_SM90_AT) {
+        const cm__gemm_choice_t m64 = {CM__GEMM_KERNEL_MMA, CM__MMA_64x64};
+        if (cm__gemm_splitk_tf32_row(p, m64, sm_count) > 0 &&
+            cm__gemm_splitk_parts(p, m64, precision, sm_count, 0) > 1)
+            c = m64;
     }
     /* mma.sync tiles need 16-byte rows; forced, a TF32 product without them runs the tiles'
      * align1 form where it takes them (by default cm__gemm_realign_mode chooses it) */
@@ -2876,8 +2903,8 @@ static void cm__gemm_explain_piece(cm__text_t *t, int user_precision, int major,
                             "the error floor of its tensor-core path", p->k, CM__GEMM_3X_MIN_K);
         else if (cm__gemm_c_short(p) <= CM__GEMM_3X_NARROW_SIDE)
             cm__text_printf(t, "C's short side (%d) is at most %d, which its tensor-core path's "
-                            "128 x 192 tiles would cover at least twice over; the FP32 tiles "
-                            "fit it", cm__gemm_c_short(p), CM__GEMM_3X_NARROW_SIDE);
+                            "128 x 192 tiles would cover one tile deep, partly idle; the FP32 "
+                            "tiles fit it", cm__gemm_c_short(p), CM__GEMM_3X_NARROW_SIDE);
         else
             cm__text_printf(t, "the product is too small to fill the GPU with its tensor-core "
                             "path's 128 x 192 tiles");

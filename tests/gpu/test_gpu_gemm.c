@@ -1054,10 +1054,12 @@ static void test_ffma_small_class(void **state) {
 
 /* The narrow-C rules on Hopper (src/compute/gemm_api.c), column-major as cuBLAS users call
  * them, each against a float64 reference on sampled entries: FP32 with K under 32 over a C
- * whose short side is at most 64 on the 32 x 64 FFMA tiles (CM__GEMM_FFMA_NARROW_SHORT_K_SIDE);
- * TF32 "NN" on mma:64x64 over a C one tile deep with 133-176 tiles, K in 3 parts
- * (CM__SPLITK_TF32_ROW_PARTS); BF16 over 57-64 by at least 5000 on the Hopper kernel whole
- * (rule 4's short side). The choice and the parts are checked on a GPU of 132 SMs of compute
+ * whose short side is at most 32 on the 32 x 64 FFMA tiles, 33-64 on the 64 x 64 ones
+ * (CM__GEMM_FFMA_NARROW_SHORT_K_32 / _SIDE); TF32 "NN" on mma:64x64 over a C one tile deep with
+ * 133-176 tiles, K in 3 parts (CM__SPLITK_TF32_ROW_PARTS), also where the Hopper kernel's
+ * register-A form was the choice (K of 2048), which keeps 110 tiles; BF16 over 57-64 by at
+ * least 5000 on the Hopper kernel whole (rule 4's short side); CM_GEMM_FP32_3XTF32 over a C
+ * whose short side is 65-128 on FP32's choice (CM__GEMM_3X_NARROW_SIDE). The choice and the parts are checked on a GPU of 132 SMs of compute
  * capability 9 (H100 / H200), the results everywhere. */
 static void test_narrow_c_rules(void **state) {
     (void)state;
@@ -1072,13 +1074,18 @@ static void test_narrow_c_rules(void **state) {
     } cases[] = {
         {CM_GEMM_FP32, 0, 40000, 32, 16, "ffma:32x64x16", 1},
         {CM_GEMM_FP32, 1, 40000, 32, 16, "ffma:32x64x16", 1},
-        {CM_GEMM_FP32, 0, 20000, 64, 24, "ffma:32x64x16", 1},
+        {CM_GEMM_FP32, 0, 20000, 64, 24, "ffma:64x64x16", 1},
         {CM_GEMM_FP32, 0, 32, 40000, 16, "ffma:32x64x16", 1},
-        {CM_GEMM_FP32, 0, 30000, 48, 1, "ffma:32x64x16", 1},
+        {CM_GEMM_FP32, 0, 30000, 48, 1, "ffma:64x64x16", 1},
+        {CM_GEMM_FP32, 1, 25000, 48, 20, "ffma:64x64x16", 1},
         {CM_GEMM_TF32, 0, 8500, 40, 1000, "mma:64x64", 3},
         {CM_GEMM_TF32, 0, 11000, 40, 1000, "mma:64x64", 3},
         {CM_GEMM_TF32, 1, 8500, 40, 1000, "mma:64x64", 3},
         {CM_GEMM_TF32, 0, 14000, 40, 1000, "mma:64x64", 1},
+        {CM_GEMM_TF32, 0, 9000, 40, 2048, "mma:64x64", 3},
+        {CM_GEMM_TF32, 0, 7000, 62, 800, "sm90+at", 1},
+        {CM_GEMM_FP32_3XTF32, 0, 96, 30000, 1024, "ffma:128x128x16q3", 1},
+        {CM_GEMM_FP32_3XTF32, 1, 128, 30000, 1024, "ffma:128x128x16q3", 1},
         {CM_GEMM_BF16, 0, 8192, 64, 896, "sm90+bt", 1},
         {CM_GEMM_BF16, 0, 6000, 60, 896, "sm90+bt", 1},
         {CM_GEMM_BF16_OUT_BF16, 0, 8192, 64, 896, "sm90+bt", 1},

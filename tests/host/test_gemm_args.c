@@ -884,7 +884,8 @@ static void test_dispatch(void **state) {
      * (cm__gemm_ffma_narrow_config): up to 32 rows the 32 x 64 tiles in place of the table's
      * 64 x 64 or 128 x 128 ones (or the short-K rule's 64 x 64), up to 64 rows (or columns)
      * the 64 x 64 ones in place of 128 x 128; under K = 32 the 32 x 64 ones at a short side up
-     * to 64; either layout; not a batch, not before sm_90 */
+     * to 32 and the 64 x 64 ones above it up to 64; either layout; not a batch, not before
+     * sm_90 */
     {
         static const struct {
             int m, n, k;
@@ -898,10 +899,13 @@ static void test_dispatch(void **state) {
             {64, 30000, 256, "ffma:64x64x16"},   {20000, 32, 256, "ffma:64x64x16"},
             {32, 40000, 32, "ffma:32x64x16"},    {32, 40000, 31, "ffma:32x64x16"},
             {65, 30000, 512, "ffma:128x128x16q3"}, {30000, 65, 512, "ffma:128x128x16q3"},
-            /* K under 32: the 32 x 64 tiles at a short side up to 64 */
-            {64, 20000, 24, "ffma:32x64x16"},    {20000, 64, 24, "ffma:32x64x16"},
+            /* K under 32: the 32 x 64 tiles at a short side up to 32, 64 x 64 up to 64 */
+            {64, 20000, 24, "ffma:64x64x16"},    {20000, 64, 24, "ffma:64x64x16"},
             {24, 30000, 8, "ffma:32x64x16"},     {40000, 32, 16, "ffma:32x64x16"},
-            {48, 30000, 1, "ffma:32x64x16"},     {65, 30000, 16, "ffma:128x128x16q3"},
+            {32, 40000, 16, "ffma:32x64x16"},    {16, 50000, 12, "ffma:32x64x16"},
+            {33, 30000, 16, "ffma:64x64x16"},    {30000, 33, 16, "ffma:64x64x16"},
+            {48, 30000, 1, "ffma:64x64x16"},     {25000, 48, 20, "ffma:64x64x16"},
+            {56, 30000, 31, "ffma:64x64x16"},    {65, 30000, 16, "ffma:128x128x16q3"},
             {30000, 65, 16, "ffma:128x128x16q3"},
         };
         for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; ++i) {
@@ -1253,6 +1257,49 @@ static void test_dispatch(void **state) {
         t.stride_a = t.stride_b = 4096 * 4096;
         assert_string_equal(NAME(CM_GEMM_TF32, 9, t, 1, NULL), "mma:64x64");
     }
+    /* TF32 "NN" where the Hopper kernel's register-A form would run over a C one 64 x 64 tile
+     * deep whose mma:64x64 tiles number more than half and at most two thirds of its resident
+     * slots (133-176 on 132 multiprocessors, cm__gemm_splitk_tf32_row): mma:64x64 in
+     * CM__SPLITK_TF32_ROW_PARTS parts where K takes the split; K under its floor (384), fewer or
+     * more tiles, a C two tiles deep, a batch or both operands K-contiguous keep the Hopper
+     * kernel */
+    {
+        static const struct {
+            int m, n, k;
+            const char *tf32;
+        } band[] = {
+            {40, 9000, 2048, "mma:64x64"},  {64, 8800, 900, "mma:64x64"},
+            {40, 10200, 1500, "mma:64x64"}, {56, 9500, 1200, "mma:64x64"},
+            {40, 11264, 2048, "mma:64x64"}, {40, 8452, 4096, "mma:64x64"},
+            {62, 7000, 800, "sm90+at"},     {40, 8448, 2048, "sm90+at"},
+            {40, 11268, 2048, "sm90+at"},   {40, 9000, 300, "sm90+at"},
+            {65, 9000, 2048, "sm90+at"},
+        };
+        for (size_t i = 0; i < sizeof band / sizeof band[0]; ++i) {
+            cm__gemm_args_t w =
+                args(band[i].m, band[i].n, band[i].k, 1, 0, CM__GEMM_F32, band[i].k);
+            w.ldb = band[i].n;
+            const char *tf = NAME(CM_GEMM_TF32, 9, w, 1, NULL);
+            if (strcmp(tf, band[i].tf32) != 0)
+                fail_msg("TF32 NN %d x %d x %d: %s, expected %s", band[i].m, band[i].n,
+                         band[i].k, tf, band[i].tf32);
+            if (strcmp(band[i].tf32, "mma:64x64") == 0) {
+                const cm__gemm_choice_t m64 = {CM__GEMM_KERNEL_MMA, CM__MMA_64x64};
+                assert_int_equal(cm__gemm_splitk_parts(&w, m64, CM_GEMM_TF32, 132, 0), 3);
+                assert_string_equal(NAME(CM_GEMM_TF32, 9, w, 1, "sm90+at"), "sm90+at");
+                cm__gemm_args_t u = w; /* "TN": the Hopper kernel as it is */
+                u.b_kmajor = 1;
+                u.ldb = u.k;
+                assert_string_equal(NAME(CM_GEMM_TF32, 9, u, 1, NULL), "sm90");
+                u = w; /* a batch */
+                u.batch = 2;
+                u.stride_a = (int64_t)u.m * u.k;
+                u.stride_b = (int64_t)u.n * u.k;
+                u.stride_c = (int64_t)u.m * u.n;
+                assert_string_not_equal(NAME(CM_GEMM_TF32, 9, u, 1, NULL), "mma:64x64");
+            }
+        }
+    }
 
     {
         /* rule 4 (cm__gemm_sm90_bf16_narrow): BF16 over a C of 32-64 by at least 5000 with K
@@ -1393,7 +1440,7 @@ static void test_dispatch(void **state) {
     /* skinny: many tiles take it when K >= CM__GEMM_3X_MIN_K (below, FP32's own error is under
      * the split's floor: FFMA); a narrow C (few 128 x 256 tiles) does not */
     assert_string_equal(NAME(X3, 9, skinny_nn, 1, NULL), NAME(CM_GEMM_FP32, 9, skinny_nn, 1, NULL));
-    cm__gemm_args_t narrow = args(65536, 128, 128, 1, 1, CM__GEMM_F32, 128);
+    cm__gemm_args_t narrow = args(65536, 256, 128, 1, 1, CM__GEMM_F32, 128);
     assert_string_equal(NAME(X3, 9, narrow, 1, NULL), NAME(CM_GEMM_FP32, 9, narrow, 1, NULL));
     narrow.k = CM__GEMM_3X_MIN_K - 1;
     assert_string_equal(NAME(X3, 9, narrow, 1, NULL), NAME(CM_GEMM_FP32, 9, narrow, 1, NULL));
@@ -1402,11 +1449,13 @@ static void test_dispatch(void **state) {
     assert_string_equal(NAME(X3, 9, narrow, 1, NULL), "sm90+3xtf32"); /* 512 tiles */
     cm__gemm_args_t narrow2 = args(16384, 256, 8192, 1, 1, CM__GEMM_F32, 8192);
     assert_string_equal(NAME(X3, 9, narrow2, 1, NULL), "ffma:128x128x16q3"); /* 128 tiles */
-    /* a C whose short side is at most CM__GEMM_3X_NARROW_SIDE (64): FP32's choice (its narrow
-     * rule's 32 x 64 or 64 x 64 tiles) however many 128 x 192 tiles would cover it */
+    /* a C whose short side is at most CM__GEMM_3X_NARROW_SIDE (128): FP32's choice (up to 64
+     * its narrow rule's 32 x 64 or 64 x 64 tiles) however many 128 x 192 tiles would cover it */
     {
-        static const int nw[][3] = {{20000, 32, 900}, {32, 20000, 900}, {30000, 64, 600},
-                                    {64, 30000, 600}, {40000, 48, 2048}};
+        static const int nw[][3] = {{20000, 32, 900},   {32, 20000, 900},   {30000, 64, 600},
+                                    {64, 30000, 600},   {40000, 48, 2048},  {30000, 96, 1024},
+                                    {96, 30000, 1024},  {30000, 128, 1024}, {128, 30000, 1024},
+                                    {20000, 112, 2048}, {65536, 128, 512},  {30000, 65, 600}};
         for (size_t i = 0; i < sizeof nw / sizeof nw[0]; ++i) {
             cm__gemm_args_t w = args(nw[i][0], nw[i][1], nw[i][2], 1, 1, CM__GEMM_F32, nw[i][2]);
             w.ldb = nw[i][2];
@@ -1414,9 +1463,12 @@ static void test_dispatch(void **state) {
             assert_string_not_equal(NAME(X3, 9, w, 1, NULL), "sm90+3xtf32");
             assert_string_equal(NAME(X3, 9, w, 1, "sm90+3xtf32"), "sm90+3xtf32"); /* forced */
         }
-        cm__gemm_args_t w = args(30000, 65, 600, 1, 1, CM__GEMM_F32, 600);
+        cm__gemm_args_t w = args(30000, 129, 600, 1, 1, CM__GEMM_F32, 600);
         w.ldb = 600;
-        assert_string_equal(NAME(X3, 9, w, 1, NULL), "sm90+3xtf32"); /* 157 tiles over 65 columns */
+        assert_string_equal(NAME(X3, 9, w, 1, NULL), "sm90+3xtf32"); /* 235 tiles over 129 columns */
+        w = args(129, 30000, 600, 1, 1, CM__GEMM_F32, 600);
+        w.ldb = 600;
+        assert_string_equal(NAME(X3, 9, w, 1, NULL), "sm90+3xtf32"); /* over 129 rows */
     }
     /* forced: an SM90 name takes the split path anywhere it can run; mma is never run;
      * an FFMA name is kept */
