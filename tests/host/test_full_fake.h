@@ -2011,9 +2011,10 @@ static inline void cmf_after_sticky(int err) {
 }
 
 static inline cudaError_t cmf_fail_cudaError_t(int m, int err) {
-    (void)m;
     cmf_after_sticky(err);
-    cmf_tl_last_error = err;
+    /* a failed call leaves its error as the thread's last error, but cudaGetLastError returns
+     * the last error and resets it: its injected failure reports err and leaves none behind */
+    cmf_tl_last_error = m == CMF_IDX_get_last_error ? (int)cudaSuccess : err;
     return (cudaError_t)err;
 }
 static inline cmf_cstr cmf_fail_cmf_cstr(int m, int err) {
