@@ -948,8 +948,8 @@ cm__gemm_choice_t cm__gemm_select(int precision, int major, int minor, int sm_co
     /* TF32 on the Hopper kernel's register-A form over a C one 64 x 64 tile deep whose
      * mma:64x64 tiles fill more than half and at most two thirds of that tile's resident slots
      * (cm__gemm_splitk_tf32_row): mma:64x64 with K split in CM__SPLITK_TF32_ROW_PARTS parts,
-     * where K allows the split. The Hopper kernel's 128-row tiles leave most multiprocessors
-     * idle there (55-80 tiles on 132). H100 against cuBLAS, column-major "NN" (the register-A
+     * where K allows the split. The Hopper kernel's 256 x 128 tiles leave most multiprocessors
+     * idle there (69-80 tiles on 132). H100 against cuBLAS, column-major "NN" (the register-A
      * form on C^T), two rounds each in two experiments, sm90+at -> mma:64x64 in 3 parts: 9000
      * x 40 x 2048 0.59-0.68x -> 0.98-1.00x, 8800 x 64 x 900 0.71-0.75x -> 0.86-0.88x, 10200 x
      * 40 x 1500 0.65-0.66x -> 0.97x, 9500 x 56 x 1200 0.83-0.86x -> 0.98x; below the band, 7000

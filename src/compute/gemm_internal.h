@@ -112,10 +112,11 @@ enum {
 /** CM_GEMM_FP32_3XTF32 takes the split-TF32 Hopper path only over a C whose short side (rows or
  *  columns) is above this: its 128 x 192 tiles stand one deep over such a C, idle over a third
  *  or more of each tile where the short side runs along their 192; the FP32 kernels fit it
- *  (their narrow rule's 32 x 64 or 64 x 64 tiles up to 64). Against cuBLAS, column-major, the Hopper path -> the FFMA tiles
- *  (FP32's choice): H200 32 x 20000 x 900 0.29x -> 0.68-0.71x; H100, two rounds, "NN" / "TN",
- *  96 x 30000 x 1024 0.55-0.57x -> 0.83-0.88x, 128 x 30000 x 1024 0.58-0.60x -> 0.92-1.00x,
- *  112 x 20000 x 2048 0.54-0.58x -> 0.57-0.63x (bench/NOTES-gemm.md). */
+ *  (their narrow rule's 32 x 64 or 64 x 64 tiles up to 64). Against cuBLAS, column-major, the
+ *  Hopper path -> the FFMA tiles (FP32's choice): H200 32 x 20000 x 900 0.29x -> 0.68-0.71x;
+ *  H100, two rounds, "NN" / "TN", 96 x 30000 x 1024 0.55-0.57x -> 0.83-0.88x, 128 x 30000 x
+ *  1024 0.58-0.60x -> 0.92-1.00x, 112 x 20000 x 2048 0.54-0.58x -> 0.57-0.63x
+ *  (bench/NOTES-gemm.md). */
 #define CM__GEMM_3X_NARROW_SIDE 128
 
 /** Shape classes (cm__gemm_shape_class). */

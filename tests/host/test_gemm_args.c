@@ -1465,7 +1465,8 @@ static void test_dispatch(void **state) {
         }
         cm__gemm_args_t w = args(30000, 129, 600, 1, 1, CM__GEMM_F32, 600);
         w.ldb = 600;
-        assert_string_equal(NAME(X3, 9, w, 1, NULL), "sm90+3xtf32"); /* 235 tiles over 129 columns */
+        /* 235 tiles over 129 columns */
+        assert_string_equal(NAME(X3, 9, w, 1, NULL), "sm90+3xtf32");
         w = args(129, 30000, 600, 1, 1, CM__GEMM_F32, 600);
         w.ldb = 600;
         assert_string_equal(NAME(X3, 9, w, 1, NULL), "sm90+3xtf32"); /* over 129 rows */
