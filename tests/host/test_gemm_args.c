@@ -2326,6 +2326,34 @@ static void test_explain(void **state) {
         CM_ASSERT_OK(cm_buffer_destroy(b3));
         CM_ASSERT_OK(cm_buffer_destroy(c3));
     }
+    /* "NN" 8800 x 64 x 900 (the Hopper kernel's register-A form by rule 3 before the band's
+     * exception): 138 tiles, mma:64x64 in 3 parts with the same reason; and
+     * CM_GEMM_FP32_3XTF32 over 96 x 4096 x 512 (a short side of at most 128): the FP32
+     * kernels, and the text says why */
+    {
+        cm_buffer_t *a3 = NULL, *b3 = NULL, *c3 = NULL;
+        CM_ASSERT_OK(cm_buffer_create(g.dev0, (size_t)8800 * 900 * 4, &a3));
+        CM_ASSERT_OK(cm_buffer_create(g.dev0, (size_t)512 * 4096 * 4, &b3));
+        CM_ASSERT_OK(cm_buffer_create(g.dev0, (size_t)8800 * 64 * 4, &c3));
+        CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_TF32, CO, N_, N_, 8800, 64, 900, a3, 0, 8800, 0,
+                                     b3, 0, 900, 0, c3, 0, 8800, 0, 1, text, sizeof text,
+                                     &len));
+        assert_non_null(strstr(text, "mma:64x64: "));
+        assert_non_null(strstr(text, "K = 900 is split into 3 parts"));
+        assert_non_null(strstr(text, "since C's one row of tiles would give most of the 132 "
+                                     "multiprocessors one block where each holds 2"));
+        CM_ASSERT_OK(cm_gemm_explain(CM_GEMM_FP32_3XTF32, CO, N_, N_, 96, 4096, 512, a3, 0, 96,
+                                     0, b3, 0, 512, 0, c3, 0, 96, 0, 1, text, sizeof text,
+                                     &len));
+        assert_null(strstr(text, "sm90+3xtf32"));
+        assert_non_null(strstr(text, "CM_GEMM_FP32_3XTF32 runs this on the FP32 kernels"));
+        assert_non_null(strstr(text, "C's short side (96) is at most 128, which its "
+                                     "tensor-core path's 128 x 192 tiles would cover one tile "
+                                     "deep, partly idle; the FP32 tiles fit it"));
+        CM_ASSERT_OK(cm_buffer_destroy(a3));
+        CM_ASSERT_OK(cm_buffer_destroy(b3));
+        CM_ASSERT_OK(cm_buffer_destroy(c3));
+    }
     /* a forced configuration is named as forced; a forced single part is not split */
     cm__gemm_config_override_set_for_tests("ffma:64x64x16");
     cm__gemm_splitk_override_set_for_tests(1);
