@@ -418,6 +418,18 @@ static int ffma_parts(const cm__gemm_args_t *p, int config) {
 #define AT_OR_PACK (CM__GEMM_SM90_AT_DISPATCH ? "sm90+at" : "sm90+pack")
 #define NAME(prec, maj, p, sm90, ov) cm__gemm_choice_name(cm__gemm_select((prec), (maj), 0, 132, &(p), (sm90), (ov)))
 
+/* TF32 "NN" in the column-major sense (row-major C^T here: A K-major, B MN-major with rows of n)
+ * on sm_90 with the Hopper kernel built: fails unless the dispatch names `want`; returns the
+ * arguments for the row's further checks */
+static cm__gemm_args_t tf32_nn_expect(int m, int n, int k, const char *want) {
+    cm__gemm_args_t w = args(m, n, k, 1, 0, CM__GEMM_F32, k);
+    w.ldb = n;
+    const char *tf = NAME(CM_GEMM_TF32, 9, w, 1, NULL);
+    if (strcmp(tf, want) != 0)
+        fail_msg("TF32 NN %d x %d x %d: %s, expected %s", m, n, k, tf, want);
+    return w;
+}
+
 static void test_dispatch(void **state) {
     (void)state;
     assert_int_equal(cm__gemm_shape_class(512, 512, 512, 132), CM__GEMM_SHAPE_TINY);
@@ -1227,13 +1239,7 @@ static void test_dispatch(void **state) {
             {48, 12000, 900, "mma:64x64", 1}, {40, 9000, 1000, "mma:64x64", 1},
         };
         for (size_t i = 0; i < sizeof whole / sizeof whole[0]; ++i) {
-            cm__gemm_args_t w =
-                args(whole[i].m, whole[i].n, whole[i].k, 1, 0, CM__GEMM_F32, whole[i].k);
-            w.ldb = whole[i].n;
-            const char *tf = NAME(CM_GEMM_TF32, 9, w, 1, NULL);
-            if (strcmp(tf, whole[i].tf32) != 0)
-                fail_msg("TF32 NN %d x %d x %d: %s, expected %s", whole[i].m, whole[i].n,
-                         whole[i].k, tf, whole[i].tf32);
+            cm__gemm_args_t w = tf32_nn_expect(whole[i].m, whole[i].n, whole[i].k, whole[i].tf32);
             const cm__gemm_choice_t at = {CM__GEMM_KERNEL_SM90, CM__GEMM_SM90_AT};
             assert_int_equal(cm__gemm_splitk_parts(&w, at, CM_GEMM_TF32, 132, 0),
                              whole[i].parts);
@@ -1276,13 +1282,7 @@ static void test_dispatch(void **state) {
             {65, 9000, 2048, "sm90+at"},
         };
         for (size_t i = 0; i < sizeof band / sizeof band[0]; ++i) {
-            cm__gemm_args_t w =
-                args(band[i].m, band[i].n, band[i].k, 1, 0, CM__GEMM_F32, band[i].k);
-            w.ldb = band[i].n;
-            const char *tf = NAME(CM_GEMM_TF32, 9, w, 1, NULL);
-            if (strcmp(tf, band[i].tf32) != 0)
-                fail_msg("TF32 NN %d x %d x %d: %s, expected %s", band[i].m, band[i].n,
-                         band[i].k, tf, band[i].tf32);
+            cm__gemm_args_t w = tf32_nn_expect(band[i].m, band[i].n, band[i].k, band[i].tf32);
             if (strcmp(band[i].tf32, "mma:64x64") == 0) {
                 const cm__gemm_choice_t m64 = {CM__GEMM_KERNEL_MMA, CM__MMA_64x64};
                 assert_int_equal(cm__gemm_splitk_parts(&w, m64, CM_GEMM_TF32, 132, 0), 3);
